@@ -1,0 +1,50 @@
+import { RabbitError } from '../core/errors.js';
+import { PROTOTYPES_LIST_PATH } from '../manifest/types.js';
+
+/** All API paths live under this prefix. */
+export const API_PREFIX = '/rabbit/api/';
+
+/**
+ * Where a response body goes inside the archive.
+ *   /rabbit/api/prototypes.json             -> prototypes.json
+ *   /rabbit/api/prototypes/{id}.json        -> prototypes/{id}/r{rev}/prototype.json
+ *   /rabbit/api/prototypes/{id}/{rest}      -> prototypes/{id}/r{rev}/{rest}
+ * The source must already be built from validated ids; this re-checks every segment anyway,
+ * because an entry name is the last place a hostile id could do harm.
+ */
+export function archivePathFor(source: string, revision: number): string {
+  if (!source.startsWith(API_PREFIX)) throw unsafe(source);
+  const rest = source.slice(API_PREFIX.length);
+  if (rest === 'prototypes.json') return PROTOTYPES_LIST_PATH;
+  if (!Number.isSafeInteger(revision) || revision < 0) throw unsafe(source);
+  const meta = /^prototypes\/(\d+)\.json$/.exec(rest);
+  if (meta) return `prototypes/${meta[1]}/r${revision}/prototype.json`;
+  const nested = /^prototypes\/(\d+)\/(.+)$/.exec(rest);
+  if (!nested) throw unsafe(source);
+  const [, id, tail] = nested as unknown as [string, string, string];
+  assertSafeRelative(tail, source);
+  return `prototypes/${id}/r${revision}/${tail}`;
+}
+
+/** A relative entry name made only of plain segments: no `..`, no empty or absolute parts. */
+export function assertSafeRelative(path: string, source = path): void {
+  const segments = path.split('/');
+  for (const segment of segments) {
+    if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(segment) || segment.includes('..')) throw unsafe(source);
+  }
+}
+
+export function isSafeEntryName(name: string): boolean {
+  try {
+    assertSafeRelative(name);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function unsafe(source: string): RabbitError {
+  return new RabbitError('BAD_ID', `refusing to archive ${JSON.stringify(source)}: not a safe path`, {
+    source,
+  });
+}

@@ -1,0 +1,88 @@
+/**
+ * Typed errors with a stable `code`. Tests and the CLI branch on codes, never on wording.
+ *
+ * Failures are grouped by what happens next (STYLE 4):
+ *  - retryable: the request may succeed if tried again (429, 5xx, resets, timeouts, cut bodies);
+ *  - resource: one resource failed for good; it is recorded in the manifest and the crawl goes on;
+ *  - fatal: the run cannot continue (key refused, host unreachable, output unwritable).
+ */
+export type ErrorCode =
+  | 'USAGE'
+  | 'NO_API_KEY'
+  | 'KEY_REFUSED'
+  | 'HOST_UNREACHABLE'
+  | 'HTTP_STATUS'
+  | 'NETWORK'
+  | 'TIMEOUT'
+  | 'BODY_TOO_LARGE'
+  | 'BODY_TRUNCATED'
+  | 'BAD_JSON'
+  | 'BAD_SHAPE'
+  | 'BAD_ID'
+  | 'OUTPUT_EXISTS'
+  | 'OUTPUT_UNWRITABLE'
+  | 'DISK_FULL'
+  | 'INTERRUPTED'
+  | 'NOT_A_ZIP'
+  | 'ARCHIVE_CORRUPT'
+  | 'LOCKED';
+
+export type ErrorClass = 'retryable' | 'resource' | 'fatal';
+
+export interface RabbitErrorDetails {
+  cause?: unknown;
+  /** HTTP method of the request that failed, if any. */
+  method?: string;
+  /** HTTP status, if the server answered. */
+  status?: number;
+  /** API path without query string: never carries the key. */
+  source?: string;
+  /** An offending id, for BAD_ID. */
+  id?: string;
+  /** Seconds or HTTP date from a Retry-After header, already parsed to milliseconds. */
+  retryAfterMs?: number;
+  errorClass?: ErrorClass;
+}
+
+export class RabbitError extends Error {
+  readonly code: ErrorCode;
+  readonly errorClass: ErrorClass;
+  readonly method?: string;
+  readonly status?: number;
+  readonly source?: string;
+  readonly id?: string;
+  readonly retryAfterMs?: number;
+
+  constructor(code: ErrorCode, message: string, details: RabbitErrorDetails = {}) {
+    super(message, details.cause === undefined ? undefined : { cause: details.cause });
+    this.name = 'RabbitError';
+    this.code = code;
+    this.errorClass = details.errorClass ?? defaultClass(code);
+    if (details.method !== undefined) this.method = details.method;
+    if (details.status !== undefined) this.status = details.status;
+    if (details.source !== undefined) this.source = details.source;
+    if (details.id !== undefined) this.id = details.id;
+    if (details.retryAfterMs !== undefined) this.retryAfterMs = details.retryAfterMs;
+  }
+}
+
+function defaultClass(code: ErrorCode): ErrorClass {
+  switch (code) {
+    case 'NETWORK':
+    case 'TIMEOUT':
+    case 'BODY_TRUNCATED':
+      return 'retryable';
+    case 'HTTP_STATUS':
+    case 'BODY_TOO_LARGE':
+    case 'BAD_JSON':
+    case 'BAD_SHAPE':
+    case 'BAD_ID':
+      return 'resource';
+    default:
+      return 'fatal';
+  }
+}
+
+export function isRabbitError(error: unknown, code?: ErrorCode): error is RabbitError {
+  return error instanceof RabbitError && (code === undefined || error.code === code);
+}

@@ -1,0 +1,55 @@
+import { RabbitError } from './errors.js';
+
+/**
+ * Identifier shapes from service-api.md section 2. Ids are strings all the way through:
+ * `page0001` and `page1` are different pages, so nothing here parses digits as numbers.
+ * An id that does not fit its shape never reaches a URL or an archive entry name.
+ */
+export type IdKind = 'prototype' | 'page' | 'layer' | 'element' | 'discussion';
+
+const SHAPES: Record<IdKind, RegExp> = {
+  prototype: /^\d{1,30}$/,
+  page: /^page\d{1,30}$/,
+  layer: /^layer\d{1,30}$/,
+  element: /^element\d{1,30}$/,
+  discussion: /^\d{1,30}$/,
+};
+
+/** Integer ids arrive as JSON numbers; they must be non-negative safe integers. */
+export function normalizeId(kind: IdKind, raw: unknown): string | undefined {
+  if (kind === 'prototype' || kind === 'discussion') {
+    if (typeof raw === 'number') {
+      return Number.isSafeInteger(raw) && raw >= 0 ? String(raw) : undefined;
+    }
+    // Some services send integer ids as strings; accept them when they are digits only.
+    if (typeof raw === 'string' && SHAPES[kind].test(raw)) return raw;
+    return undefined;
+  }
+  return typeof raw === 'string' && SHAPES[kind].test(raw) ? raw : undefined;
+}
+
+export function isValidId(kind: IdKind, raw: unknown): boolean {
+  return normalizeId(kind, raw) !== undefined;
+}
+
+export function requireId(kind: IdKind, raw: unknown, source: string): string {
+  const id = normalizeId(kind, raw);
+  if (id === undefined) {
+    throw new RabbitError('BAD_ID', `${kind} id ${describe(raw)} does not have the documented shape`, {
+      source,
+      id: describe(raw),
+    });
+  }
+  return id;
+}
+
+/** A short printable rendering of an untrusted value for error messages. */
+export function describe(raw: unknown): string {
+  let text: string;
+  try {
+    text = typeof raw === 'string' ? JSON.stringify(raw) : (JSON.stringify(raw) ?? String(raw));
+  } catch {
+    text = String(raw);
+  }
+  return text.length > 80 ? `${text.slice(0, 77)}...` : text;
+}

@@ -1,0 +1,24 @@
+/**
+ * The API key travels only in the `api_key` query parameter of outgoing requests.
+ * Everything that leaves the process (messages, logs, manifest, archive) goes through here.
+ */
+const KEY_PARAM = /([?&]api_key=)[^&#\s"']*/gi;
+
+export function redactUrl(text: string): string {
+  return text.replace(KEY_PARAM, '$1REDACTED');
+}
+
+/** Remove every literal occurrence of the given secrets as well as any api_key parameter. */
+export function redactSecrets(text: string, secrets: readonly string[]): string {
+  let out = redactUrl(text);
+  for (const secret of secrets) {
+    if (secret.length >= 4) out = out.split(secret).join('REDACTED');
+  }
+  return out;
+}
+
+/** The API path of a URL without its query string: what the manifest records as `source`. */
+export function sourceOf(url: string | URL): string {
+  const parsed = typeof url === 'string' ? new URL(url) : url;
+  return parsed.pathname;
+}

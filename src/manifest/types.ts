@@ -1,0 +1,93 @@
+/**
+ * The archive's `manifest.json`. Its JSON Schema is `schema/manifest.schema.json`; keep both in step
+ * and bump FORMAT_VERSION on any change that an older reader would misread.
+ */
+export const FORMAT_VERSION = 1;
+export const MANIFEST_PATH = 'manifest.json';
+export const PROTOTYPES_LIST_PATH = 'prototypes.json';
+
+export interface FileEntry {
+  /** Entry name inside the zip. */
+  path: string;
+  /** The API path it was served from, without query string (never the key). */
+  source: string;
+  sha256: string;
+  size: number;
+  contentType: string;
+  /** The `Last-Modified` header as served, or null when the service sent none. */
+  lastModified: string | null;
+}
+
+export interface ManifestError {
+  /** API path (or archive path for local failures) the error belongs to. */
+  source: string;
+  status?: number;
+  /** Stable error code (see src/core/errors.ts). */
+  code?: string;
+  /** The offending id for rejected ids. */
+  id?: string;
+  message: string;
+  /** How many attempts were made before giving up. */
+  attempts?: number;
+}
+
+export interface Milestone {
+  revision: number;
+  created?: string;
+  name?: string;
+  user?: { id?: number; name?: string };
+  [key: string]: unknown;
+}
+
+export interface PrototypeRevision {
+  /** The milestone object as served for this revision, or null when the prototype had none. */
+  milestone: Milestone | null;
+  files: FileEntry[];
+}
+
+export interface PrototypeOrigin {
+  /** `fetched` from the service, or `reused` from an earlier archive (export --since). */
+  mode: 'fetched' | 'reused';
+  /** File name of the archive the prototype was reused from. */
+  archive?: string;
+}
+
+export interface PrototypeRecord {
+  name: string | null;
+  lastModification: number | null;
+  lastUser?: string | null;
+  revision: number;
+  /** True when every resource of this prototype was archived. */
+  complete: boolean;
+  origin?: PrototypeOrigin;
+  revisions: Record<string, PrototypeRevision>;
+}
+
+export interface Manifest {
+  formatVersion: typeof FORMAT_VERSION;
+  tool: { name: string; version: string };
+  source: { baseUrl: string };
+  startedAt: string;
+  finishedAt: string;
+  complete: boolean;
+  prototypes: Record<string, PrototypeRecord>;
+  /** Entries outside any prototype, such as prototypes.json. */
+  files: FileEntry[];
+  errors: ManifestError[];
+  /** Counts for humans and for `ls`; derived from the rest. */
+  stats?: {
+    requests: number;
+    retries: number;
+    bytes: number;
+    files: number;
+  };
+}
+
+/** Every file entry of a manifest, prototype entries first in manifest order. */
+export function allFileEntries(manifest: Manifest): FileEntry[] {
+  const out: FileEntry[] = [...manifest.files];
+  for (const record of Object.values(manifest.prototypes)) {
+    for (const revision of Object.values(record.revisions)) out.push(...revision.files);
+  }
+  return out;
+}
