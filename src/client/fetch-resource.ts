@@ -1,0 +1,173 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { RabbitError, isRabbitError } from '../core/errors.js';
+import type { HttpClient } from './http-client.js';
+import { toNetworkError } from './http-client.js';
+import type { AdaptiveConcurrency } from './adaptive-concurrency.js';
+import type { RateLimiter } from './rate-limiter.js';
+import { isRetryableStatus, isThrottleStatus, mayRetry, parseRetryAfter, retryDelay, type RetryPolicy } from './retry-policy.js';
+import type { Spool, SpooledBody } from './spool.js';
+
+export interface FetchContext {
+  client: HttpClient;
+  spool: Spool;
+  retry: RetryPolicy;
+  signal: AbortSignal;
+  random: () => number;
+  now: () => number;
+  adaptive?: AdaptiveConcurrency;
+  rateLimiter?: RateLimiter;
+  onAttempt?: (event: AttemptEvent) => void;
+}
+
+export type AttemptEvent =
+  | { type: 'response'; source: string; status: number; bytes: number; attempt: number }
+  | { type: 'retry'; source: string; attempt: number; delayMs: number; reason: string; status?: number };
+
+export interface FetchRequest {
+  source: string;
+  key: string;
+  maxBytes: number;
+  /** Keep the body in memory too (JSON that will be parsed). */
+  keep: boolean;
+  ifModifiedSince?: string;
+  anonymous?: boolean;
+}
+
+export type FetchResult =
+  | { status: 200; body: SpooledBody; contentType: string; lastModified: string | null; attempts: number }
+  | { status: 304; attempts: number };
+
+/** Error bodies are read (to keep the connection alive) but never kept beyond this. */
+const ERROR_BODY_LIMIT = 64 * 1024;
+
+/**
+ * One resource, fetched until it is safely in the spool or has failed for good. Retries what
+ * may succeed next time (429, 5xx, resets, timeouts, bodies cut short), waiting per the retry
+ * policy; everything else throws at once. The limiter slot is held while waiting, which is what
+ * the adaptive concurrency accounts for.
+ */
+export async function fetchResource(ctx: FetchContext, request: FetchRequest): Promise<FetchResult> {
+  let waited = 0;
+  for (let attempt = 1; ; attempt++) {
+    let failure: RabbitError;
+    let retryAfterMs: number | undefined;
+    try {
+      await ctx.rateLimiter?.take(ctx.signal);
+      const response = await ctx.client.get(request.source, {
+        key: request.key,
+        signal: ctx.signal,
+        ...(request.ifModifiedSince ? { ifModifiedSince: request.ifModifiedSince } : {}),
+        ...(request.anonymous ? { anonymous: true } : {}),
+      });
+      if (response.status === 200) {
+        const lengthHeader = response.headers['content-length'];
+        const expectedLength = lengthHeader && /^\d+$/.test(lengthHeader) ? Number(lengthHeader) : undefined;
+        if (expectedLength !== undefined && expectedLength > request.maxBytes) {
+          response.body.destroy();
+          throw tooLarge(request, expectedLength);
+        }
+        const body = await ctx.spool
+          .write(response.body, {
+            maxBytes: request.maxBytes,
+            keep: request.keep,
+            source: request.source,
+            ...(expectedLength !== undefined ? { expectedLength } : {}),
+          })
+          .catch((error: unknown) => {
+            response.body.destroy();
+            throw bodyError(error, request.source, ctx.signal);
+          });
+        ctx.adaptive?.succeeded();
+        ctx.onAttempt?.({ type: 'response', source: request.source, status: 200, bytes: body.size, attempt });
+        return {
+          status: 200,
+          body,
+          contentType: response.headers['content-type'] ?? 'application/octet-stream',
+          lastModified: response.headers['last-modified'] ?? null,
+          attempts: attempt,
+        };
+      }
+      await discard(response.body);
+      ctx.onAttempt?.({ type: 'response', source: request.source, status: response.status, bytes: 0, attempt });
+      if (response.status === 304) {
+        ctx.adaptive?.succeeded();
+        return { status: 304, attempts: attempt };
+      }
+      if (isThrottleStatus(response.status)) ctx.adaptive?.throttled();
+      retryAfterMs = parseRetryAfter(response.headers['retry-after'], ctx.now());
+      failure = new RabbitError('HTTP_STATUS', `GET ${request.source} answered ${response.status}`, {
+        source: request.source,
+        method: 'GET',
+        status: response.status,
+        errorClass: isRetryableStatus(response.status) ? 'retryable' : 'resource',
+      });
+    } catch (error) {
+      failure = isRabbitError(error) ? error : toNetworkError(error, request.source, ctx.signal);
+    }
+    if (ctx.signal.aborted) throw new RabbitError('INTERRUPTED', 'interrupted', { source: request.source });
+    if (failure.errorClass !== 'retryable') throw withAttempts(failure, attempt);
+    const delay = retryDelay(attempt, ctx.retry, ctx.random, retryAfterMs);
+    if (!mayRetry(attempt, waited, delay, ctx.retry)) throw withAttempts(failure, attempt);
+    waited += delay;
+    ctx.onAttempt?.({
+      type: 'retry',
+      source: request.source,
+      attempt,
+      delayMs: delay,
+      reason: failure.code === 'HTTP_STATUS' ? String(failure.status) : failure.code,
+      ...(failure.status !== undefined ? { status: failure.status } : {}),
+    });
+    try {
+      await sleep(delay, undefined, { signal: ctx.signal });
+    } catch {
+      throw new RabbitError('INTERRUPTED', 'interrupted', { source: request.source });
+    }
+  }
+}
+
+function tooLarge(request: FetchRequest, length: number): RabbitError {
+  return new RabbitError(
+    'BODY_TOO_LARGE',
+    `GET ${request.source}: body of ${length} bytes exceeds the cap of ${request.maxBytes}`,
+    { source: request.source, method: 'GET' },
+  );
+}
+
+/** A failure while reading the body after good headers: the body was cut short, retry it. */
+function bodyError(error: unknown, source: string, signal: AbortSignal): unknown {
+  if (isRabbitError(error)) return error;
+  if ((error as { code?: string } | null)?.code === 'ENOSPC') return error;
+  const network = toNetworkError(error, source, signal);
+  if (network.code === 'NETWORK') {
+    return new RabbitError('BODY_TRUNCATED', `GET ${source}: body cut short (${network.message})`, {
+      source,
+      method: 'GET',
+      cause: error,
+    });
+  }
+  return network;
+}
+
+function withAttempts(error: RabbitError, attempts: number): RabbitError {
+  (error as RabbitError & { attempts?: number }).attempts = attempts;
+  return error;
+}
+
+async function discard(body: AsyncIterable<Buffer> & { destroy(error?: Error): void }): Promise<void> {
+  let read = 0;
+  try {
+    for await (const chunk of body) {
+      read += chunk.length;
+      if (read > ERROR_BODY_LIMIT) {
+        body.destroy();
+        return;
+      }
+    }
+  } catch {
+    // An error body that breaks off tells us nothing more than its status already did.
+  }
+}
+
+export function attemptsOf(error: unknown): number | undefined {
+  return (error as { attempts?: number } | null)?.attempts;
+}

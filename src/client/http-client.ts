@@ -1,0 +1,128 @@
+import { Pool, type Dispatcher } from 'undici';
+import { RabbitError } from '../core/errors.js';
+import { redactUrl } from '../core/redact.js';
+
+export interface HttpClientOptions {
+  /** Service base URL, e.g. https://pidoco.com; the API lives under {baseUrl}/rabbit/api/. */
+  baseUrl: string;
+  /** Keep-alive connections to keep open: the crawl's concurrency. */
+  connections: number;
+  /** Connect, headers and body-idle timeout in milliseconds. */
+  timeoutMs: number;
+  /** A dispatcher to use instead of the built-in pool (tests, proxies). */
+  dispatcher?: Dispatcher;
+}
+
+export interface HttpResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: AsyncIterable<Buffer> & { destroy(error?: Error): void };
+}
+
+export interface GetOptions {
+  key: string;
+  signal?: AbortSignal;
+  ifModifiedSince?: string;
+  /** Send no api_key (static assets on the service host). */
+  anonymous?: boolean;
+}
+
+/**
+ * GET requests against one service origin over a keep-alive pool sized to the crawl's concurrency.
+ * The key goes only into the query string of the outgoing request; nothing returned or thrown here
+ * carries it.
+ */
+export class HttpClient {
+  readonly origin: string;
+  readonly basePath: string;
+  private readonly dispatcher: Dispatcher;
+  private readonly ownsDispatcher: boolean;
+
+  constructor(options: HttpClientOptions) {
+    const base = parseBaseUrl(options.baseUrl);
+    this.origin = base.origin;
+    this.basePath = base.basePath;
+    this.ownsDispatcher = options.dispatcher === undefined;
+    this.dispatcher =
+      options.dispatcher ??
+      new Pool(this.origin, {
+        connections: options.connections,
+        connectTimeout: options.timeoutMs,
+        headersTimeout: options.timeoutMs,
+        bodyTimeout: options.timeoutMs,
+        keepAliveTimeout: 10_000,
+        pipelining: 1,
+      });
+  }
+
+  /** GET an API path (e.g. `/rabbit/api/prototypes.json`) or a root-relative asset path. */
+  async get(source: string, options: GetOptions): Promise<HttpResponse> {
+    const query = options.anonymous ? '' : `?api_key=${encodeURIComponent(options.key)}`;
+    const headers: Record<string, string> = { accept: '*/*', 'user-agent': 'rabbit-export' };
+    if (!options.anonymous) headers['content-type'] = 'application/json';
+    if (options.ifModifiedSince) headers['if-modified-since'] = options.ifModifiedSince;
+    try {
+      const response = await this.dispatcher.request({
+        origin: this.origin,
+        path: `${this.basePath}${source}${query}`,
+        method: 'GET',
+        headers,
+        signal: options.signal,
+      });
+      return {
+        status: response.statusCode,
+        headers: flattenHeaders(response.headers),
+        body: response.body,
+      };
+    } catch (error) {
+      throw toNetworkError(error, source, options.signal);
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.ownsDispatcher) await this.dispatcher.destroy().catch(() => undefined);
+  }
+}
+
+export function parseBaseUrl(baseUrl: string): { origin: string; basePath: string } {
+  let url: URL;
+  try {
+    url = new URL(baseUrl);
+  } catch {
+    throw new RabbitError('USAGE', `--base-url ${JSON.stringify(redactUrl(baseUrl))} is not a URL`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new RabbitError('USAGE', `--base-url must be http or https, not ${url.protocol}`);
+  }
+  if (url.search || url.hash || url.username || url.password) {
+    throw new RabbitError('USAGE', '--base-url must not carry a query, fragment or credentials');
+  }
+  return { origin: url.origin, basePath: url.pathname.replace(/\/+$/, '') };
+}
+
+function flattenHeaders(raw: Record<string, string | string[] | undefined>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(raw)) {
+    if (value === undefined) continue;
+    out[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return out;
+}
+
+const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
+
+/** Map undici and socket failures to typed errors; these are all worth another attempt. */
+export function toNetworkError(error: unknown, source: string, signal?: AbortSignal): RabbitError {
+  if (error instanceof RabbitError) return error;
+  if (signal?.aborted) return new RabbitError('INTERRUPTED', 'interrupted', { source, cause: error });
+  const code = (error as { code?: string } | null)?.code ?? '';
+  const message = redactUrl((error as Error | null)?.message ?? String(error));
+  if (TIMEOUT_CODES.has(code)) {
+    return new RabbitError('TIMEOUT', `GET ${source} timed out (${code})`, { source, method: 'GET', cause: error });
+  }
+  return new RabbitError('NETWORK', `GET ${source} failed: ${code ? `${code} ` : ''}${message}`, {
+    source,
+    method: 'GET',
+    cause: error,
+  });
+}

@@ -1,0 +1,303 @@
+import { readFile } from 'node:fs/promises';
+import { RabbitError, isRabbitError } from '../core/errors.js';
+import { archivePathFor, API_PREFIX } from '../archive/paths.js';
+import { currentRevision } from '../archive/revision.js';
+import { attemptsOf, fetchResource, type FetchContext, type FetchResult } from '../client/fetch-resource.js';
+import type { ArchiveModel, StoredFile } from '../export/archive-model.js';
+import type { Frontier } from './frontier.js';
+import { parseIdList, parseJson, parsePrototype, requireObject, type IdList } from './parse.js';
+
+export type BodyKind = 'json' | 'html' | 'png';
+export type Format = BodyKind;
+
+export interface SizeCaps {
+  json: number;
+  html: number;
+  png: number;
+}
+
+export const DEFAULT_SIZE_CAPS: SizeCaps = {
+  json: 32 * 1024 * 1024,
+  html: 32 * 1024 * 1024,
+  png: 256 * 1024 * 1024,
+};
+
+/** The prototype a resource belongs to, as known once its metadata has been read. */
+export interface PrototypeContext {
+  id: string;
+  key: string;
+  revision: number;
+  lastModification: number | null;
+}
+
+/** A body already on disk from an earlier run that may stand in for a request (resume, --since). */
+export interface CachedBody {
+  sha256: string;
+  size: number;
+  file: string;
+  contentType: string;
+  lastModified: string | null;
+}
+
+export interface BodyCache {
+  lookup(source: string, prototype: PrototypeContext | undefined): Promise<CachedBody | undefined>;
+}
+
+export interface CrawlHooks {
+  /** A body was stored (fetched or reused); the journal records it. */
+  stored?(file: StoredFile, prototype: PrototypeContext | undefined): void;
+  /** A prototype's metadata was read and its revision is known. */
+  prototype?(prototype: PrototypeContext, name: string | null): void;
+  /** A resource failed for good and was recorded. */
+  failed?(source: string, error: RabbitError): void;
+}
+
+export interface CrawlOptions {
+  fetch: FetchContext;
+  frontier: Frontier;
+  model: ArchiveModel;
+  keys: readonly string[];
+  caps: SizeCaps;
+  formats: ReadonlySet<Format>;
+  /** Only these prototype ids, when given (`--prototype`). */
+  only?: ReadonlySet<string>;
+  cache?: BodyCache;
+  hooks?: CrawlHooks;
+}
+
+const api = (rest: string): string => `${API_PREFIX}${rest}`;
+
+/**
+ * Walks everything the keys can read. Each resource is one task on the frontier; a handler parses
+ * what it fetched and adds the resources it names, so the whole walk shares one limiter.
+ */
+export class AccountCrawler {
+  constructor(private readonly options: CrawlOptions) {}
+
+  /** Fetches the prototype lists (fatal on failure) and schedules everything below them. */
+  async start(): Promise<void> {
+    const owner = new Map<string, string>();
+    for (const [index, key] of this.options.keys.entries()) {
+      const list = await this.fetchRootList(key, index);
+      for (const id of list.ids) {
+        if (!owner.has(id) && (!this.options.only || this.options.only.has(id))) owner.set(id, key);
+      }
+    }
+    if (this.options.only) {
+      for (const id of this.options.only) {
+        if (!owner.has(id)) {
+          this.recordError(api(`prototypes/${id}.json`), new RabbitError('HTTP_STATUS', `prototype ${id} is not in the list any key can read`, { source: api(`prototypes/${id}.json`) }));
+        }
+      }
+    }
+    for (const [id, key] of owner) this.schedule(() => this.prototype(id, key));
+  }
+
+  private async fetchRootList(key: string, index: number): Promise<IdList> {
+    const source = api('prototypes.json');
+    try {
+      const result = await fetchResource(this.options.fetch, { source, key, maxBytes: this.options.caps.json, keep: true });
+      if (result.status !== 200) throw new RabbitError('HTTP_STATUS', `GET ${source} answered 304 without a request for it`, { source });
+      const path = index === 0 ? 'prototypes.json' : `prototypes.key${index + 1}.json`;
+      this.store(undefined, { path, source, result: bodyResultOf(result) });
+      const list = parseIdList(parseJson(result.body.buffer as Buffer, source), 'prototype', source);
+      for (const id of list.rejected) this.recordError(source, badId(source, id));
+      return list;
+    } catch (error) {
+      throw rootFailure(error, source, this.options.keys.length > 1 ? index + 1 : undefined);
+    }
+  }
+
+  private async prototype(id: string, key: string): Promise<void> {
+    const source = api(`prototypes/${id}.json`);
+    const body = await this.fetchBody(undefined, source, 'json', key, (buffer) => {
+      const value = parseJson(buffer, source);
+      const info = parsePrototype(value, source);
+      const { revision, milestone } = currentRevision(value);
+      const context: PrototypeContext = { id, key, revision, lastModification: info.lastModification };
+      this.options.model.addPrototype({
+        id,
+        name: info.name,
+        lastModification: info.lastModification,
+        lastUser: info.lastUser,
+        revision,
+        milestone,
+        origin: { mode: 'fetched' },
+      });
+      this.options.hooks?.prototype?.(context, info.name);
+      return context;
+    });
+    if (!body) return;
+    const proto = body.parsed;
+    this.store(proto, { path: archivePathFor(source, proto.revision), source, result: body.result });
+    const base = `prototypes/${id}`;
+    this.schedule(() => this.list(proto, `${base}/pages.json`, 'page', (page) => this.page(proto, page), true));
+    this.schedule(() => this.list(proto, `${base}/layers.json`, 'layer', (layer) => this.layer(proto, layer)));
+    const discussions = new Set<string>();
+    const discussion = (d: string): void => {
+      if (discussions.has(d)) return;
+      discussions.add(d);
+      this.schedule(() => this.resource(proto, `${base}/discussions/${d}.json`, 'json', 'discussion'));
+    };
+    this.discussionSink.set(id, discussion);
+    this.schedule(() => this.list(proto, `${base}/discussions.json`, 'discussion', discussion));
+  }
+
+  /** Per prototype: schedules each discussion id once, whichever list named it first. */
+  private readonly discussionSink = new Map<string, (id: string) => void>();
+
+  private page(proto: PrototypeContext, page: string): void {
+    const base = `prototypes/${proto.id}/pages/${page}`;
+    this.schedule(() => this.resource(proto, `${base}.json`, 'json', 'page'));
+    if (this.options.formats.has('html')) this.schedule(() => this.resource(proto, `${base}.html`, 'html'));
+    if (this.options.formats.has('png')) this.schedule(() => this.resource(proto, `${base}.png`, 'png'));
+    this.schedule(() => this.list(proto, `${base}/elements.json`, 'element', (element) => {
+      this.schedule(() => this.resource(proto, `${base}/elements/${element}.json`, 'json', 'element'));
+    }));
+    const discussion = this.discussionSink.get(proto.id) as (id: string) => void;
+    this.schedule(() => this.list(proto, `${base}/discussions.json`, 'discussion', discussion));
+  }
+
+  private layer(proto: PrototypeContext, layer: string): void {
+    const base = `prototypes/${proto.id}/layers/${layer}`;
+    this.schedule(() => this.resource(proto, `${base}.json`, 'json', 'layer'));
+    this.schedule(() => this.list(proto, `${base}/elements.json`, 'element', (element) => {
+      this.schedule(() => this.resource(proto, `${base}/elements/${element}.json`, 'json', 'element'));
+    }));
+  }
+
+  private async list(
+    proto: PrototypeContext,
+    rest: string,
+    kind: 'page' | 'layer' | 'element' | 'discussion',
+    each: (id: string) => void,
+    allowObjectForm = false,
+  ): Promise<void> {
+    const source = api(rest);
+    const body = await this.fetchBody(proto, source, 'json', proto.key, (buffer) =>
+      parseIdList(parseJson(buffer, source), kind, source, allowObjectForm),
+    );
+    if (!body) return;
+    // The list is archived as served even when some of its ids are rejected.
+    this.store(proto, { path: archivePathFor(source, proto.revision), source, result: body.result });
+    for (const id of body.parsed.rejected) this.recordError(source, badId(source, id));
+    for (const id of body.parsed.ids) each(id);
+  }
+
+  private async resource(proto: PrototypeContext, rest: string, kind: BodyKind, what?: string): Promise<void> {
+    const source = api(rest);
+    const body = await this.fetchBody(proto, source, kind, proto.key, (buffer) => {
+      if (kind === 'json') requireObject(parseJson(buffer, source), `${what ?? 'resource'} metadata`, source);
+      return undefined;
+    });
+    if (body) this.store(proto, { path: archivePathFor(source, proto.revision), source, result: body.result });
+  }
+
+  /**
+   * Fetch (or reuse) one body and check it. Resource failures are recorded and yield null; fatal
+   * ones (disk full, interruption) propagate and end the run.
+   */
+  private async fetchBody<T>(
+    proto: PrototypeContext | undefined,
+    source: string,
+    kind: BodyKind,
+    key: string,
+    check: (buffer: Buffer) => T,
+  ): Promise<{ result: BodyResult; parsed: T } | null> {
+    try {
+      const cached = await this.options.cache?.lookup(source, proto);
+      let result: BodyResult;
+      let buffer: Buffer | undefined;
+      if (cached) {
+        result = { ...cached, reused: true };
+        if (kind === 'json') buffer = await readFile(cached.file);
+      } else {
+        const fetched = await fetchResource(this.options.fetch, { source, key, maxBytes: this.options.caps[kind], keep: kind === 'json' });
+        if (fetched.status !== 200) throw new RabbitError('HTTP_STATUS', `GET ${source} answered 304 unasked`, { source });
+        result = bodyResultOf(fetched);
+        buffer = fetched.body.buffer;
+      }
+      const parsed = check(buffer ?? Buffer.alloc(0));
+      return { result, parsed };
+    } catch (error) {
+      if (isRabbitError(error) && error.errorClass !== 'fatal') {
+        this.recordError(source, error);
+        return null;
+      }
+      throw error;
+    }
+  }
+
+  private store(proto: PrototypeContext | undefined, entry: { path: string; source: string; result: BodyResult }): void {
+    const file: StoredFile = {
+      path: entry.path,
+      source: entry.source,
+      sha256: entry.result.sha256,
+      size: entry.result.size,
+      contentType: entry.result.contentType,
+      lastModified: entry.result.lastModified,
+      file: entry.result.file,
+    };
+    this.options.model.addFile(proto?.id, file);
+    this.options.hooks?.stored?.(file, proto);
+  }
+
+  private recordError(source: string, error: RabbitError): void {
+    const attempts = attemptsOf(error);
+    this.options.model.addError({
+      source,
+      code: error.code,
+      message: error.message,
+      ...(error.status !== undefined ? { status: error.status } : {}),
+      ...(error.id !== undefined ? { id: error.id } : {}),
+      ...(attempts !== undefined ? { attempts } : {}),
+    });
+    this.options.hooks?.failed?.(source, error);
+  }
+
+  private schedule(task: () => Promise<void> | void): void {
+    this.options.frontier.add(async () => {
+      await task();
+    });
+  }
+}
+
+type BodyResult = CachedBody & { reused: boolean };
+
+function bodyResultOf(fetched: Extract<FetchResult, { status: 200 }>): BodyResult {
+  return {
+    sha256: fetched.body.sha256,
+    size: fetched.body.size,
+    file: fetched.body.file,
+    contentType: fetched.contentType,
+    lastModified: fetched.lastModified,
+    reused: false,
+  };
+}
+
+function badId(source: string, id: string): RabbitError {
+  return new RabbitError('BAD_ID', `${source} lists an id of the wrong shape: ${id}; it was not requested`, { source, id });
+}
+
+/** The root list decides the run: without it nothing can be exported. */
+function rootFailure(error: unknown, source: string, keyNumber: number | undefined): unknown {
+  if (!isRabbitError(error)) return error;
+  const which = keyNumber === undefined ? 'the API key' : `API key number ${keyNumber}`;
+  if (error.status === 401 || error.status === 403) {
+    return new RabbitError('KEY_REFUSED', `the service refused ${which} (HTTP ${error.status} on ${source})`, {
+      source,
+      status: error.status,
+      cause: error,
+    });
+  }
+  if (error.code === 'NETWORK' || error.code === 'TIMEOUT') {
+    return new RabbitError('HOST_UNREACHABLE', `cannot reach the service: ${error.message}`, { source, cause: error });
+  }
+  if (error.errorClass === 'fatal') return error;
+  return new RabbitError(error.code, `cannot read the list of prototypes: ${error.message}`, {
+    source,
+    ...(error.status !== undefined ? { status: error.status } : {}),
+    errorClass: 'fatal',
+    cause: error,
+  });
+}

@@ -1,0 +1,140 @@
+import pLimit, { type LimitFunction } from 'p-limit';
+
+/**
+ * Pending work feeding one limiter. Tasks wait here, not inside the limiter, and are handed over
+ * only while fewer than `concurrency` are running, so exactly N run while work remains and the
+ * limiter's own queue never grows. Tasks are taken newest first: finishing a page's subtree before
+ * starting the next keeps the frontier small for accounts with many thousands of resources.
+ * Handlers enqueue follow-up tasks instead of awaiting them; nesting limiters would deadlock.
+ */
+export interface FrontierOptions {
+  concurrency: number;
+  /** Called before a task is started; may wait (rate limiting). */
+  beforeStart?: () => Promise<void>;
+}
+
+type Task = () => Promise<void>;
+
+export class Frontier {
+  private readonly limit: LimitFunction;
+  private readonly pending: Task[] = [];
+  private readonly beforeStart: (() => Promise<void>) | undefined;
+  private starting = 0;
+  private failure: unknown;
+  private idle: { resolve: () => void; reject: (error: unknown) => void } | undefined;
+  private stopped = false;
+  peakRunning = 0;
+
+  constructor(options: FrontierOptions) {
+    this.limit = pLimit(Math.max(1, options.concurrency));
+    this.beforeStart = options.beforeStart;
+  }
+
+  get concurrency(): number {
+    return this.limit.concurrency;
+  }
+
+  /** Lower or raise the number of tasks run at once (adaptive concurrency). */
+  set concurrency(value: number) {
+    this.limit.concurrency = Math.max(1, Math.floor(value));
+    this.pump();
+  }
+
+  get running(): number {
+    return this.limit.activeCount;
+  }
+
+  get queued(): number {
+    return this.pending.length + this.starting + this.limit.pendingCount;
+  }
+
+  add(task: Task): void {
+    if (this.stopped) return;
+    this.pending.push(task);
+    this.pump();
+  }
+
+  /** Resolves when no task is pending or running; rejects with the first task failure. */
+  drain(): Promise<void> {
+    if (this.failure !== undefined) return Promise.reject(this.failure);
+    if (this.isIdle()) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      this.idle = { resolve, reject };
+    });
+  }
+
+  /** Resolves once no task is running any more (after stop, before cleaning up after them). */
+  async quiet(): Promise<void> {
+    while (this.limit.activeCount > 0 || this.starting > 0) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  }
+
+  /** Drop everything not yet started and fail the drain (fatal error, interruption). */
+  stop(reason: unknown): void {
+    this.stopped = true;
+    this.pending.length = 0;
+    this.limit.clearQueue();
+    this.fail(reason);
+  }
+
+  private isIdle(): boolean {
+    return this.pending.length === 0 && this.starting === 0 && this.limit.activeCount === 0 && this.limit.pendingCount === 0;
+  }
+
+  private pump(): void {
+    while (
+      !this.stopped &&
+      this.pending.length > 0 &&
+      this.limit.activeCount + this.limit.pendingCount + this.starting < this.limit.concurrency
+    ) {
+      const task = this.pending.pop() as Task;
+      if (this.beforeStart) {
+        this.starting++;
+        void this.beforeStart().then(
+          () => {
+            this.starting--;
+            this.run(task);
+          },
+          (error: unknown) => {
+            this.starting--;
+            this.fail(error);
+          },
+        );
+      } else {
+        this.run(task);
+      }
+    }
+    if (this.isIdle() && this.idle) {
+      const { resolve } = this.idle;
+      this.idle = undefined;
+      resolve();
+    }
+  }
+
+  private run(task: Task): void {
+    if (this.stopped) {
+      this.pump();
+      return;
+    }
+    void this.limit(async () => {
+      this.peakRunning = Math.max(this.peakRunning, this.limit.activeCount);
+      await task();
+    }).then(
+      () => this.pump(),
+      (error: unknown) => {
+        this.fail(error);
+        this.pump();
+      },
+    );
+  }
+
+  private fail(error: unknown): void {
+    if (this.failure === undefined) this.failure = error;
+    if (this.idle) {
+      const { reject } = this.idle;
+      this.idle = undefined;
+      reject(this.failure);
+    }
+  }
+}

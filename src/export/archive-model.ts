@@ -1,0 +1,141 @@
+import type { FileEntry, Manifest, ManifestError, Milestone, PrototypeOrigin, PrototypeRecord } from '../manifest/types.js';
+import { FORMAT_VERSION, MANIFEST_PATH } from '../manifest/types.js';
+import { API_PREFIX } from '../archive/paths.js';
+
+/** A file entry and where its bytes wait on disk until the zip is written. */
+export interface StoredFile extends FileEntry {
+  file: string;
+}
+
+interface PrototypeState {
+  id: string;
+  name: string | null;
+  lastModification: number | null;
+  lastUser: string | null;
+  revision: number;
+  milestone: Milestone | null;
+  origin: PrototypeOrigin;
+  files: StoredFile[];
+}
+
+/**
+ * What the run has archived so far: metadata only (the bodies are on disk), so it grows with the
+ * number of resources, not with their size.
+ */
+export class ArchiveModel {
+  readonly topFiles: StoredFile[] = [];
+  readonly errors: ManifestError[] = [];
+  private readonly prototypes = new Map<string, PrototypeState>();
+  private readonly paths = new Set<string>();
+
+  addPrototype(state: Omit<PrototypeState, 'files'>): void {
+    this.prototypes.set(state.id, { ...state, files: [] });
+  }
+
+  hasPrototype(id: string): boolean {
+    return this.prototypes.has(id);
+  }
+
+  prototypeIds(): string[] {
+    return [...this.prototypes.keys()];
+  }
+
+  /** Adds a file; a path already archived (the same resource listed twice) is kept once. */
+  addFile(prototypeId: string | undefined, file: StoredFile): void {
+    if (this.paths.has(file.path)) return;
+    this.paths.add(file.path);
+    if (prototypeId === undefined) {
+      this.topFiles.push(file);
+      return;
+    }
+    const state = this.prototypes.get(prototypeId);
+    if (!state) throw new Error(`internal: file for unknown prototype ${prototypeId}`);
+    state.files.push(file);
+  }
+
+  addError(error: ManifestError): void {
+    this.errors.push(error);
+  }
+
+  get fileCount(): number {
+    return this.paths.size;
+  }
+
+  /** Every stored file, in the order they go into the zip: top-level first, then by path. */
+  allFiles(): StoredFile[] {
+    const files = [...this.topFiles];
+    for (const id of sortedIds([...this.prototypes.keys()])) {
+      files.push(...(this.prototypes.get(id) as PrototypeState).files);
+    }
+    return files.sort(byZipOrder);
+  }
+
+  toManifest(meta: {
+    toolVersion: string;
+    baseUrl: string;
+    startedAt: string;
+    finishedAt: string;
+    stats: NonNullable<Manifest['stats']>;
+  }): Manifest {
+    const prototypes: Record<string, PrototypeRecord> = {};
+    for (const id of sortedIds([...this.prototypes.keys()])) {
+      const state = this.prototypes.get(id) as PrototypeState;
+      const errorPrefix = `${API_PREFIX}prototypes/${id}`;
+      const failed = this.errors.some((e) => e.source === `${errorPrefix}.json` || e.source.startsWith(`${errorPrefix}/`));
+      prototypes[id] = {
+        name: state.name,
+        lastModification: state.lastModification,
+        lastUser: state.lastUser,
+        revision: state.revision,
+        complete: !failed,
+        origin: state.origin,
+        revisions: {
+          [String(state.revision)]: {
+            milestone: state.milestone,
+            files: [...state.files].sort(byZipOrder).map(entryOf),
+          },
+        },
+      };
+    }
+    return {
+      formatVersion: FORMAT_VERSION,
+      tool: { name: 'rabbit-export', version: meta.toolVersion },
+      source: { baseUrl: meta.baseUrl },
+      startedAt: meta.startedAt,
+      finishedAt: meta.finishedAt,
+      complete: this.errors.length === 0,
+      prototypes,
+      files: [...this.topFiles].sort(byZipOrder).map(entryOf),
+      errors: [...this.errors].sort((a, b) => compareStrings(a.source, b.source)),
+      stats: meta.stats,
+    };
+  }
+}
+
+export function entryOf(file: StoredFile): FileEntry {
+  return {
+    path: file.path,
+    source: file.source,
+    sha256: file.sha256,
+    size: file.size,
+    contentType: file.contentType,
+    lastModified: file.lastModified,
+  };
+}
+
+/** Numeric-aware id order, so prototype 9 comes before 10 and page0001 before page7830. */
+export function sortedIds(ids: string[]): string[] {
+  return ids.sort(compareStrings);
+}
+
+const collator = new Intl.Collator('en', { numeric: true });
+
+function compareStrings(a: string, b: string): number {
+  return collator.compare(a, b) || (a < b ? -1 : a > b ? 1 : 0);
+}
+
+function byZipOrder(a: FileEntry, b: FileEntry): number {
+  if (a.path === MANIFEST_PATH) return -1;
+  if (b.path === MANIFEST_PATH) return 1;
+  return compareStrings(a.path, b.path);
+}
