@@ -1,0 +1,208 @@
+import { randomInt } from 'node:crypto';
+import { join } from 'node:path';
+import type { Dispatcher } from 'undici';
+import { RabbitError, isRabbitError } from '../core/errors.js';
+import { redactSecrets } from '../core/redact.js';
+import { TOOL_VERSION } from '../core/version.js';
+import { HttpClient, parseBaseUrl } from '../client/http-client.js';
+import { AdaptiveConcurrency } from '../client/adaptive-concurrency.js';
+import { RateLimiter } from '../client/rate-limiter.js';
+import { RETRY_DEFAULTS, type RetryPolicy } from '../client/retry-policy.js';
+import { Spool } from '../client/spool.js';
+import { AccountCrawler, DEFAULT_SIZE_CAPS, type BodyCache, type CrawlHooks, type Format, type SizeCaps } from '../crawl/crawl-account.js';
+import { Frontier } from '../crawl/frontier.js';
+import { writeZip, type ZipSource } from '../archive/zip-writer.js';
+import type { Manifest } from '../manifest/types.js';
+import { MANIFEST_PATH } from '../manifest/types.js';
+import { ArchiveModel, type StoredFile } from './archive-model.js';
+import type { EventSink } from './events.js';
+import { acquireLock } from './lock.js';
+import { checkOutput, makeWorkDir, outputPaths, removeWorkDir } from './output.js';
+
+export interface ExportOptions {
+  out: string;
+  baseUrl: string;
+  /** One or more API keys; each prototype is read with the first key that lists it. */
+  keys: readonly string[];
+  concurrency?: number;
+  timeoutMs?: number;
+  retry?: Partial<RetryPolicy>;
+  maxRps?: number;
+  caps?: Partial<SizeCaps>;
+  formats?: ReadonlySet<Format>;
+  prototypes?: ReadonlySet<string>;
+  force?: boolean;
+  signal?: AbortSignal;
+  onEvent?: EventSink;
+  dispatcher?: Dispatcher;
+  now?: () => number;
+  random?: () => number;
+}
+
+export const EXPORT_DEFAULTS = {
+  concurrency: 8,
+  timeoutMs: 60_000,
+  formats: new Set<Format>(['json', 'html', 'png']) as ReadonlySet<Format>,
+} as const;
+
+export interface ExportResult {
+  out: string;
+  complete: boolean;
+  manifest: Manifest;
+  archiveBytes: number;
+  peakInFlight: number;
+}
+
+/**
+ * Exports everything the keys can read into one zip at `options.out`. Bodies stream to a work
+ * directory beside the output as they arrive; the zip is assembled from there into a temp file and
+ * renamed into place only when it is whole. Resource failures end up in `manifest.errors`
+ * (complete: false); fatal ones throw a RabbitError and leave nothing at `out`.
+ */
+export async function exportAccount(options: ExportOptions): Promise<ExportResult> {
+  if (options.keys.length === 0) throw new RabbitError('NO_API_KEY', 'no API key given');
+  parseBaseUrl(options.baseUrl);
+  const concurrency = options.concurrency ?? EXPORT_DEFAULTS.concurrency;
+  if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 256) {
+    throw new RabbitError('USAGE', '--concurrency must be a whole number from 1 to 256');
+  }
+  const now = options.now ?? Date.now;
+  const emit: EventSink = options.onEvent ?? (() => undefined);
+  const secrets = options.keys;
+  const startedAt = new Date(now()).toISOString();
+  const paths = outputPaths(options.out);
+
+  await checkOutput(paths, options.force ?? false);
+  const hadWorkDir = await makeWorkDir(paths);
+  const lock = await acquireLock(join(paths.work, 'lock'), `the output ${paths.out}`);
+  const controller = new AbortController();
+  const abort = (): void => controller.abort(options.signal?.reason);
+  options.signal?.addEventListener('abort', abort, { once: true });
+  if (options.signal?.aborted) abort();
+
+  const spool = new Spool(join(paths.work, 'spool'));
+  const client = new HttpClient({
+    baseUrl: options.baseUrl,
+    connections: concurrency,
+    timeoutMs: options.timeoutMs ?? EXPORT_DEFAULTS.timeoutMs,
+    ...(options.dispatcher ? { dispatcher: options.dispatcher } : {}),
+  });
+  const frontier = new Frontier({ concurrency });
+  const model = new ArchiveModel();
+  const stats = { requests: 0, retries: 0, bytes: 0, files: 0 };
+  const adaptive = new AdaptiveConcurrency(concurrency, (value) => {
+    frontier.concurrency = value;
+    emit({ type: 'concurrency', value });
+  }, now);
+
+  let keepWorkDir = hadWorkDir;
+  try {
+    await spool.init();
+    emit({ type: 'start', baseUrl: options.baseUrl, out: paths.out, concurrency, resumed: 0 });
+    emit({ type: 'phase', phase: 'crawl' });
+    const hooks: CrawlHooks = {
+      prototype: (proto, name) => emit({ type: 'prototype', id: proto.id, name, revision: proto.revision }),
+      failed: (source, error) => emit({ type: 'error', error: { source, code: error.code, message: redactSecrets(error.message, secrets) } }),
+    };
+    const crawler = new AccountCrawler({
+      fetch: {
+        client,
+        spool,
+        retry: { ...RETRY_DEFAULTS, ...options.retry },
+        signal: controller.signal,
+        random: options.random ?? (() => randomInt(0, 2 ** 32) / 2 ** 32),
+        now,
+        adaptive,
+        ...(options.maxRps ? { rateLimiter: new RateLimiter(options.maxRps, now) } : {}),
+        onAttempt: (event) => {
+          if (event.type === 'response') {
+            stats.requests++;
+            stats.bytes += event.bytes;
+            emit({ type: 'response', source: event.source, status: event.status, bytes: event.bytes, queued: frontier.queued, inFlight: frontier.running });
+          } else {
+            stats.retries++;
+            emit({ type: 'retry', source: event.source, attempt: event.attempt, delayMs: event.delayMs, reason: event.reason });
+          }
+        },
+      },
+      frontier,
+      model,
+      keys: options.keys,
+      caps: { ...DEFAULT_SIZE_CAPS, ...options.caps },
+      formats: options.formats ?? EXPORT_DEFAULTS.formats,
+      ...(options.prototypes ? { only: options.prototypes } : {}),
+      hooks,
+    });
+    controller.signal.addEventListener('abort', () => frontier.stop(interrupted()), { once: true });
+    try {
+      await crawler.start();
+      await frontier.drain();
+    } catch (error) {
+      frontier.stop(error);
+      controller.abort();
+      await frontier.quiet();
+      throw controller.signal.aborted && !isRabbitError(error) ? interrupted() : error;
+    }
+
+    emit({ type: 'phase', phase: 'archive' });
+    for (const error of model.errors) error.message = redactSecrets(error.message, secrets);
+    stats.files = model.fileCount;
+    const manifest = model.toManifest({
+      toolVersion: TOOL_VERSION,
+      baseUrl: options.baseUrl,
+      startedAt,
+      finishedAt: new Date(now()).toISOString(),
+      stats,
+    });
+    const files = model.allFiles();
+    const written = await writeZip(zipSources(manifest, files), paths.out, {
+      signal: controller.signal,
+      onProgress: (bytes) => emit({ type: 'archive-progress', bytes, entries: 0, total: files.length + 1 }),
+    });
+    keepWorkDir = false;
+    emit({ type: 'phase', phase: 'done' });
+    return { out: paths.out, complete: manifest.complete, manifest, archiveBytes: written.bytes, peakInFlight: frontier.peakRunning };
+  } catch (error) {
+    const failure = sanitize(error, secrets, controller.signal.aborted);
+    // An interrupted run keeps what it saved for the next run; any other failure cleans up.
+    if (isRabbitError(failure, 'INTERRUPTED')) keepWorkDir = true;
+    throw failure;
+  } finally {
+    options.signal?.removeEventListener('abort', abort);
+    await client.close();
+    await lock.release();
+    if (!keepWorkDir) await removeWorkDir(paths);
+  }
+}
+
+function* zipSources(manifest: Manifest, files: StoredFile[]): Generator<ZipSource> {
+  yield { name: MANIFEST_PATH, data: `${JSON.stringify(manifest, null, 2)}\n`, store: false };
+  for (const file of files) {
+    yield { name: file.path, file: file.file, store: isStoredAsIs(file), ...entryDate(file.lastModified) };
+  }
+}
+
+/** PNG is already compressed: store it as served rather than deflate it again. */
+function isStoredAsIs(file: StoredFile): boolean {
+  return file.contentType.startsWith('image/png') || file.path.endsWith('.png');
+}
+
+function entryDate(lastModified: string | null): { date?: Date } {
+  if (!lastModified) return {};
+  const ms = Date.parse(lastModified);
+  // Zip dates start in 1980; anything earlier (or unparseable) keeps the writer's fixed default.
+  return Number.isNaN(ms) || ms < Date.UTC(1980, 0, 2) ? {} : { date: new Date(ms) };
+}
+
+function interrupted(): RabbitError {
+  return new RabbitError('INTERRUPTED', 'the export was interrupted');
+}
+
+/** Whatever escapes carries no key: messages are scrubbed of every key and api_key parameter. */
+function sanitize(error: unknown, secrets: readonly string[], aborted: boolean): unknown {
+  if (aborted && !(isRabbitError(error) && error.errorClass === 'fatal' && error.code !== 'INTERRUPTED')) {
+    return interrupted();
+  }
+  if (error instanceof Error) error.message = redactSecrets(error.message, secrets);
+  return error;
+}

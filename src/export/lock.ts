@@ -1,0 +1,59 @@
+import { open, readFile, rm } from 'node:fs/promises';
+import { hostname } from 'node:os';
+import { RabbitError } from '../core/errors.js';
+
+export interface Lock {
+  release(): Promise<void>;
+}
+
+/**
+ * An exclusive lock file holding the owner's pid and host. A lock whose process is gone (crash,
+ * kill -9, reboot) is stale and taken over; a live owner makes the caller fail with LOCKED.
+ */
+export async function acquireLock(path: string, what: string): Promise<Lock> {
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      const handle = await open(path, 'wx');
+      await handle.writeFile(JSON.stringify({ pid: process.pid, host: hostname(), since: new Date().toISOString() }));
+      await handle.sync();
+      await handle.close();
+      return { release: () => rm(path, { force: true }) };
+    } catch (error) {
+      if ((error as { code?: string }).code !== 'EEXIST') throw error;
+      const owner = await readOwner(path);
+      if (owner && isAlive(owner)) {
+        throw new RabbitError('LOCKED', `${what} is in use by process ${owner.pid} (since ${owner.since}); lock file ${path}`);
+      }
+      // The owner is gone: the lock is stale. Remove it and try once more.
+      await rm(path, { force: true });
+    }
+  }
+  throw new RabbitError('LOCKED', `${what} is locked by another process; lock file ${path}`);
+}
+
+interface Owner {
+  pid: number;
+  host: string;
+  since: string;
+}
+
+async function readOwner(path: string): Promise<Owner | undefined> {
+  try {
+    const owner = JSON.parse(await readFile(path, 'utf8')) as Partial<Owner>;
+    if (typeof owner.pid === 'number') return { pid: owner.pid, host: owner.host ?? '', since: owner.since ?? '?' };
+  } catch {
+    // An unreadable or half-written lock file is treated as stale below.
+  }
+  return undefined;
+}
+
+function isAlive(owner: Owner): boolean {
+  // A lock from another host cannot be checked from here; respect it.
+  if (owner.host && owner.host !== hostname()) return true;
+  try {
+    process.kill(owner.pid, 0);
+    return true;
+  } catch (error) {
+    return (error as { code?: string }).code === 'EPERM';
+  }
+}

@@ -1,0 +1,49 @@
+import { access, constants, mkdir, rm, stat } from 'node:fs/promises';
+import { basename, dirname, join, resolve } from 'node:path';
+import { RabbitError } from '../core/errors.js';
+
+export interface OutputPaths {
+  out: string;
+  dir: string;
+  /** Work directory beside the output: spool of bodies, journal, lock. */
+  work: string;
+}
+
+export function outputPaths(out: string): OutputPaths {
+  const absolute = resolve(out);
+  const dir = dirname(absolute);
+  return { out: absolute, dir, work: join(dir, `.${basename(absolute)}.rabbit-work`) };
+}
+
+/**
+ * Checks made before any request: the output must not be silently replaced and its directory
+ * must take files, so a long crawl never ends in "cannot write".
+ */
+export async function checkOutput(paths: OutputPaths, force: boolean): Promise<void> {
+  const existing = await stat(paths.out).catch(() => undefined);
+  if (existing?.isDirectory()) throw new RabbitError('USAGE', `--out ${paths.out} is a directory; give a file name such as backup.zip`);
+  if (existing && !force) {
+    throw new RabbitError('OUTPUT_EXISTS', `${paths.out} already exists; pass --force to replace it`);
+  }
+  const dir = await stat(paths.dir).catch(() => undefined);
+  if (!dir?.isDirectory()) throw new RabbitError('OUTPUT_UNWRITABLE', `the output directory ${paths.dir} does not exist`);
+  try {
+    await access(paths.dir, constants.W_OK);
+  } catch (error) {
+    throw new RabbitError('OUTPUT_UNWRITABLE', `the output directory ${paths.dir} is not writable`, { cause: error });
+  }
+}
+
+export async function makeWorkDir(paths: OutputPaths): Promise<boolean> {
+  const existed = await stat(paths.work).then(() => true, () => false);
+  try {
+    await mkdir(paths.work, { recursive: true });
+  } catch (error) {
+    throw new RabbitError('OUTPUT_UNWRITABLE', `cannot create the work directory ${paths.work}`, { cause: error });
+  }
+  return existed;
+}
+
+export async function removeWorkDir(paths: OutputPaths): Promise<void> {
+  await rm(paths.work, { recursive: true, force: true });
+}
