@@ -1,0 +1,128 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { mayRead } from './auth.js';
+import { badIdsReply, endlessReply, isStatusFault, malformedJsonReply, statusFaultReply } from './fault-replies.js';
+import type { FaultKind, FaultPlan } from './faults.js';
+import type { Reply, Representation } from './payload.js';
+import { errorReply, httpDate } from './payload.js';
+import { representationOf } from './resources.js';
+import { allowedMethods, isApiPath, matchRoute, routePrototype } from './routes.js';
+import type { SendMode } from './send-reply.js';
+import { sendReply } from './send-reply.js';
+import type { FakeStats } from './stats.js';
+import { countRequest, countStatus } from './stats.js';
+import type { FakeStore } from './store.js';
+import { answerWrite } from './writes.js';
+
+/** The parts of a running service that requests read; latency and faults change at run time. */
+export interface ServiceState {
+  store: FakeStore;
+  stats: FakeStats;
+  staticAssets: Map<string, Representation>;
+  baseUrl: string;
+  latencyMs: number;
+  faults: FaultPlan;
+}
+
+const WRITE_METHODS = new Set(['POST', 'PUT', 'DELETE']);
+
+export function createHandler(state: ServiceState): (req: IncomingMessage, res: ServerResponse) => void {
+  return (req, res) => {
+    handle(state, req, res).catch(() => {
+      // A bug here must not take the test run down with it; the client sees a 500 or a reset.
+      if (!res.headersSent) {
+        countStatus(state.stats, 500);
+        res.writeHead(500, { 'content-type': 'application/json; charset=utf-8' }).end('{"error":"internal_error"}');
+      } else {
+        res.destroy();
+      }
+    });
+  };
+}
+
+async function handle(state: ServiceState, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const url = new URL(req.url ?? '/', 'http://fake.invalid');
+  const path = url.pathname;
+  res.on('close', countRequest(state.stats, path));
+  let fault = state.faults.pick(path, isApiPath(path));
+  if (state.latencyMs > 0) await sleep(state.latencyMs);
+  if (fault === 'reset') {
+    state.stats.faultsInjected++;
+    req.socket.destroy();
+    return;
+  }
+  let reply: Reply;
+  if (fault !== undefined && isStatusFault(fault)) {
+    reply = statusFaultReply(fault, state.stats.faultsInjected);
+  } else {
+    reply = await answer(state, req, url);
+    const faulted = fault === undefined ? reply : applyContentFault(fault, reply, path);
+    if (faulted === undefined) fault = undefined;
+    reply = faulted ?? reply;
+  }
+  if (fault !== undefined) state.stats.faultsInjected++;
+  countStatus(state.stats, reply.status);
+  const mode: SendMode = {};
+  if (fault === 'truncate') mode.truncate = true;
+  if (fault === 'slow-body') mode.slowBodyMs = state.faults.slowBodyMs;
+  await sendReply(req, res, reply, mode);
+}
+
+/** Undefined when the fault has nothing to act on (bad ids in a PNG), so it is not counted. */
+function applyContentFault(fault: FaultKind, reply: Reply, path: string): Reply | undefined {
+  switch (fault) {
+    case 'malformed-json':
+      return malformedJsonReply(reply);
+    case 'bad-ids':
+      return badIdsReply(reply);
+    case 'endless-body':
+      return endlessReply(reply, path);
+    default:
+      return reply;
+  }
+}
+
+async function answer(state: ServiceState, req: IncomingMessage, url: URL): Promise<Reply> {
+  const method = req.method ?? 'GET';
+  const asset = state.staticAssets.get(url.pathname);
+  if (asset !== undefined) {
+    return method === 'GET' || method === 'HEAD' ? conditional(req, asset) : notAllowed(['GET', 'HEAD']);
+  }
+  if (!isApiPath(url.pathname)) return errorReply(404, 'not_found', 'no such resource');
+  const access = state.store.keyRing.lookup(url.searchParams.get('api_key'));
+  if (access === undefined) return errorReply(401, 'unauthorized', 'missing or unknown api_key');
+  const route = matchRoute(url.pathname);
+  if (route === undefined) return errorReply(404, 'not_found', 'no such resource');
+  const allowed = allowedMethods(route);
+  if (!allowed.includes(method)) return notAllowed(allowed);
+  if (WRITE_METHODS.has(method) && !access.write) return forbidden('this key is read-only');
+  const protoId = routePrototype(route);
+  if (protoId !== undefined && !mayRead(access, protoId)) return forbidden('this key may not read this prototype');
+  if (WRITE_METHODS.has(method) && (route.kind === 'elements' || route.kind === 'element')) {
+    return answerWrite(req, state.store, state.baseUrl, route, access);
+  }
+  const found = representationOf(state.store, state.baseUrl, route, access);
+  return found === undefined ? errorReply(404, 'not_found', 'no such resource') : conditional(req, found);
+}
+
+/** 304 when the client's copy is as new as ours, compared at the second resolution of HTTP dates. */
+function conditional(req: IncomingMessage, found: Representation): Reply {
+  const lastModified = httpDate(found.lastModified);
+  const since = Date.parse(req.headers['if-modified-since'] ?? '');
+  if (!Number.isNaN(since) && Math.floor(found.lastModified / 1000) * 1000 <= since) {
+    return { status: 304, headers: { 'last-modified': lastModified } };
+  }
+  return {
+    status: 200,
+    headers: { 'content-type': found.contentType, 'last-modified': lastModified },
+    payload: found.payload,
+  };
+}
+
+function forbidden(message: string): Reply {
+  return errorReply(403, 'forbidden', message);
+}
+
+function notAllowed(allowed: string[]): Reply {
+  return errorReply(405, 'method_not_allowed', `use ${allowed.join(', ')}`, { allow: allowed.join(', ') });
+}

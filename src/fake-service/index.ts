@@ -1,0 +1,110 @@
+import { createServer } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import type { ServiceKeys } from './auth.js';
+import type { FaultOptions } from './faults.js';
+import { FaultPlan } from './faults.js';
+import type { ServiceState } from './handler.js';
+import { createHandler } from './handler.js';
+import type { DatasetOptions } from './model.js';
+import { DEFAULT_DATASET } from './model.js';
+import { buildStaticAssets } from './static-assets.js';
+import type { FakeStats } from './stats.js';
+import { createStats } from './stats.js';
+import { FakeStore } from './store.js';
+
+/**
+ * The bundled fake of the wireframing service: tests, `demo`, `serve` and the benchmarks talk to
+ * it over real HTTP. Data, keys and injected faults all follow from seeds, so any run can be
+ * repeated byte for byte.
+ */
+export interface FakeServiceOptions {
+  host?: string;
+  port?: number;
+  /** All data and keys derive from it. Default 1. */
+  seed?: number;
+  /** Delay before every response's headers. */
+  latencyMs?: number;
+  dataset?: Partial<DatasetOptions>;
+  faults?: FaultOptions;
+  /** Clock (ms) for writes. */
+  now?: () => number;
+}
+
+export interface FakeService {
+  /** e.g. http://127.0.0.1:41234; the API lives under `${baseUrl}/rabbit/api/`. */
+  baseUrl: string;
+  keys: ServiceKeys;
+  stats: FakeStats;
+  store: FakeStore;
+  setFaults(faults: FaultOptions | undefined): void;
+  setLatency(ms: number): void;
+  /** Closes the server and every open connection, endless bodies included. */
+  close(): Promise<void>;
+}
+
+export async function startFakeService(options: FakeServiceOptions = {}): Promise<FakeService> {
+  const dataset: DatasetOptions = { ...DEFAULT_DATASET, ...options.dataset };
+  const store = new FakeStore(options.seed ?? 1, dataset, options.now ?? Date.now);
+  const state: ServiceState = {
+    store,
+    stats: createStats(),
+    staticAssets: buildStaticAssets(),
+    baseUrl: '',
+    latencyMs: options.latencyMs ?? 0,
+    faults: new FaultPlan(options.faults),
+  };
+  const server = createServer(createHandler(state));
+  // Endless bodies never finish by themselves; keep hold of every socket so close() can end them.
+  const sockets = new Set<Socket>();
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  state.baseUrl = baseUrlOf(server.address() as AddressInfo);
+  return {
+    baseUrl: state.baseUrl,
+    keys: store.keyRing.keys,
+    stats: state.stats,
+    store,
+    setFaults(faults) {
+      state.faults = new FaultPlan(faults);
+    },
+    setLatency(ms) {
+      state.latencyMs = ms;
+    },
+    close() {
+      return new Promise((resolve, reject) => {
+        server.close((error) => (error ? reject(error) : resolve()));
+        for (const socket of sockets) socket.destroy();
+      });
+    },
+  };
+}
+
+/** A wildcard bind address is not somewhere a client can connect to; use loopback instead. */
+function baseUrlOf(address: AddressInfo): string {
+  if (address.family === 'IPv6') {
+    const host = address.address === '::' ? '::1' : address.address;
+    return `http://[${host}]:${address.port}`;
+  }
+  const host = address.address === '0.0.0.0' ? '127.0.0.1' : address.address;
+  return `http://${host}:${address.port}`;
+}
+
+export { parseFaultSpec, FAULT_KINDS, TRANSIENT_FAULTS } from './faults.js';
+export type { FaultKind, FaultOptions, PathFault } from './faults.js';
+export type { DatasetOptions } from './model.js';
+export type { ServiceKeys } from './auth.js';
+export type { FakeStats } from './stats.js';
+export { FakeStore } from './store.js';
+export { DEFAULT_DATASET } from './model.js';
+export { AWKWARD_IDS, FIRST_ORDINARY_ID } from './sample-data.js';
+export { STATIC_PATHS } from './static-assets.js';
+export { FOREIGN_STYLESHEET } from './render-xhtml.js';

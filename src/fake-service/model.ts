@@ -1,0 +1,107 @@
+/**
+ * The account the fake service holds, as plain data. Representations (JSON, XHTML, PNG) are
+ * rendered from these records; nothing here knows about HTTP.
+ */
+export interface DatasetOptions {
+  /** Ordinary prototypes beyond the fixed awkward ones. */
+  prototypes: number;
+  pagesPerPrototype: number;
+  elementsPerPage: number;
+  layersPerPrototype: number;
+  elementsPerLayer: number;
+  discussionsPerPrototype: number;
+  /** Extra incompressible bytes per page PNG, streamed rather than held in memory. */
+  pngPaddingBytes: number;
+  /** Include the prototype whose pages.json uses the old API's `{"pageN": "name"}` object form. */
+  legacyPagesList: boolean;
+}
+
+export const DEFAULT_DATASET: Readonly<DatasetOptions> = {
+  prototypes: 2,
+  pagesPerPrototype: 4,
+  elementsPerPage: 5,
+  layersPerPrototype: 2,
+  elementsPerLayer: 3,
+  discussionsPerPrototype: 3,
+  pngPaddingBytes: 0,
+  legacyPagesList: true,
+};
+
+export interface Position {
+  x: number;
+  y: number;
+}
+
+export interface Dimensions {
+  width: number;
+  height: number;
+}
+
+/** Attributes beyond these are kept and served as sent: the API lets clients add their own. */
+export interface ElementRecord {
+  [attribute: string]: unknown;
+  id: string;
+  type: string;
+}
+
+export interface PageRecord {
+  id: string;
+  name: string;
+  layers: string[];
+  elements: ElementRecord[];
+}
+
+export interface LayerRecord {
+  id: string;
+  name: string;
+  elements: ElementRecord[];
+}
+
+export interface DiscussionEntry {
+  timestamp: number;
+  author: string;
+  text: string;
+}
+
+export interface DiscussionRecord {
+  id: number;
+  pageId: string;
+  title: string;
+  positionX: number;
+  positionY: number;
+  timestamp: number;
+  entries: DiscussionEntry[];
+  readAt: number;
+}
+
+export interface MilestoneRecord {
+  revision: number;
+  created: string;
+  name: string;
+  user: { id: number; name: string };
+}
+
+export interface PrototypeRecord {
+  id: number;
+  name: string;
+  lastUser: string;
+  lastModification: number;
+  /** Kept in the order served, which is not always ascending (api-notes.md). */
+  milestones: MilestoneRecord[];
+  pages: PageRecord[];
+  layers: LayerRecord[];
+  discussions: DiscussionRecord[];
+  legacyPagesList: boolean;
+  /** Element ids are unique across the pages and layers of one prototype. */
+  nextElement: number;
+}
+
+export type ParentKind = 'page' | 'layer';
+
+export const SYSTEM_USER = { id: 0, name: 'System' } as const;
+
+export function parentKindOf(parentId: string): ParentKind | undefined {
+  if (/^page\d+$/.test(parentId)) return 'page';
+  if (/^layer\d+$/.test(parentId)) return 'layer';
+  return undefined;
+}

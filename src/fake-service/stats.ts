@@ -1,0 +1,53 @@
+/**
+ * What the service saw, for tests and benchmarks: how many requests, where, how many at once, and
+ * which statuses and faults they got.
+ */
+export interface FakeStats {
+  requests: number;
+  /** Path without query -> requests. */
+  byPath: Map<string, number>;
+  inFlight: number;
+  peakInFlight: number;
+  /** Status sent -> responses. A 'reset' sends none and is not counted here. */
+  statuses: Map<number, number>;
+  faultsInjected: number;
+  reset(): void;
+}
+
+export function createStats(): FakeStats {
+  const stats: FakeStats = {
+    requests: 0,
+    byPath: new Map(),
+    inFlight: 0,
+    peakInFlight: 0,
+    statuses: new Map(),
+    faultsInjected: 0,
+    reset() {
+      stats.requests = 0;
+      stats.byPath.clear();
+      // Requests still running finish after the reset; the peak restarts from them.
+      stats.peakInFlight = stats.inFlight;
+      stats.statuses.clear();
+      stats.faultsInjected = 0;
+    },
+  };
+  return stats;
+}
+
+/** Counts a request in and returns the function that counts it out, exactly once. */
+export function countRequest(stats: FakeStats, path: string): () => void {
+  stats.requests++;
+  stats.byPath.set(path, (stats.byPath.get(path) ?? 0) + 1);
+  stats.inFlight++;
+  stats.peakInFlight = Math.max(stats.peakInFlight, stats.inFlight);
+  let done = false;
+  return () => {
+    if (done) return;
+    done = true;
+    stats.inFlight--;
+  };
+}
+
+export function countStatus(stats: FakeStats, status: number): void {
+  stats.statuses.set(status, (stats.statuses.get(status) ?? 0) + 1);
+}

@@ -1,0 +1,243 @@
+import { KeyRing } from './auth.js';
+import type {
+  DatasetOptions,
+  DiscussionEntry,
+  DiscussionRecord,
+  ElementRecord,
+  LayerRecord,
+  PageRecord,
+  PrototypeRecord,
+} from './model.js';
+import { parentKindOf, SYSTEM_USER } from './model.js';
+import type { Representation } from './payload.js';
+import { buildSampleData } from './sample-data.js';
+
+/**
+ * The account's data and every way to change it. HTTP writes and tests go through the same
+ * mutation methods, so both see one notion of "a change": the prototype's lastModification moves
+ * forward, an 'autosaved' milestone is appended and its rendered bodies are dropped.
+ */
+export class FakeStore {
+  readonly keyRing: KeyRing;
+  private readonly prototypes = new Map<string, PrototypeRecord>();
+  private readonly bodies = new Map<string, Map<string, Representation>>();
+  private listModified = 0;
+  private nextDiscussionId: number;
+
+  constructor(
+    readonly seed: number,
+    readonly dataset: Readonly<DatasetOptions>,
+    private readonly now: () => number,
+  ) {
+    const sample = buildSampleData(seed, dataset);
+    for (const proto of sample.prototypes) this.prototypes.set(String(proto.id), proto);
+    this.nextDiscussionId = sample.nextDiscussionId;
+    this.keyRing = new KeyRing(seed, [...this.prototypes.keys()]);
+  }
+
+  prototypeIds(): string[] {
+    return [...this.prototypes.keys()];
+  }
+
+  prototype(id: string | number): PrototypeRecord | undefined {
+    return this.prototypes.get(String(id));
+  }
+
+  page(protoId: string | number, pageId: string): PageRecord | undefined {
+    return this.prototype(protoId)?.pages.find((page) => page.id === pageId);
+  }
+
+  layer(protoId: string | number, layerId: string): LayerRecord | undefined {
+    return this.prototype(protoId)?.layers.find((layer) => layer.id === layerId);
+  }
+
+  /** The page or layer that holds elements, by its id (`page…` or `layer…`). */
+  parent(protoId: string | number, parentId: string): PageRecord | LayerRecord | undefined {
+    const kind = parentKindOf(parentId);
+    if (kind === 'page') return this.page(protoId, parentId);
+    return kind === 'layer' ? this.layer(protoId, parentId) : undefined;
+  }
+
+  element(protoId: string | number, parentId: string, elementId: string): ElementRecord | undefined {
+    return this.parent(protoId, parentId)?.elements.find((element) => element.id === elementId);
+  }
+
+  discussion(protoId: string | number, discussionId: string | number): DiscussionRecord | undefined {
+    return this.prototype(protoId)?.discussions.find((d) => String(d.id) === String(discussionId));
+  }
+
+  /** Last-Modified of the prototypes list as one key sees it. */
+  listLastModified(visible: readonly string[]): number {
+    let latest = this.listModified;
+    for (const id of visible) latest = Math.max(latest, this.prototypes.get(id)?.lastModification ?? 0);
+    return latest;
+  }
+
+  /** Rendered bodies are built once per state of a prototype (or of the list, under null). */
+  cached(protoId: string | null, key: string, build: () => Representation): Representation {
+    const scope = protoId ?? '';
+    let bodies = this.bodies.get(scope);
+    if (bodies === undefined) this.bodies.set(scope, (bodies = new Map()));
+    let body = bodies.get(key);
+    if (body === undefined) bodies.set(key, (body = build()));
+    return body;
+  }
+
+  addPrototype(name: string): number {
+    const id = Math.max(0, ...[...this.prototypes.values()].map((p) => p.id)) + 1;
+    const proto: PrototypeRecord = {
+      id,
+      name,
+      lastUser: SYSTEM_USER.name,
+      lastModification: 0,
+      milestones: [],
+      pages: [],
+      layers: [],
+      discussions: [],
+      legacyPagesList: false,
+      nextElement: 1,
+    };
+    this.prototypes.set(String(id), proto);
+    this.keyRing.addPrototype(String(id));
+    this.change(proto);
+    this.listModified = proto.lastModification;
+    return id;
+  }
+
+  deletePrototype(id: string | number): void {
+    const proto = this.require(id);
+    this.prototypes.delete(String(id));
+    this.bodies.delete(String(id));
+    this.listModified = this.nextTimestamp(Math.max(this.listModified, proto.lastModification));
+    this.bodies.delete('');
+  }
+
+  renamePrototype(id: string | number, name: string): void {
+    const proto = this.require(id);
+    proto.name = name;
+    this.change(proto);
+  }
+
+  addPage(protoId: string | number, name: string, layers: string[] = []): string {
+    const proto = this.require(protoId);
+    const id = `page${Math.max(0, ...proto.pages.map((page) => Number(page.id.slice(4)))) + 1}`;
+    proto.pages.push({ id, name, layers: [...layers], elements: [] });
+    this.change(proto);
+    return id;
+  }
+
+  addLayer(protoId: string | number, name: string): string {
+    const proto = this.require(protoId);
+    const id = `layer${Math.max(0, ...proto.layers.map((layer) => Number(layer.id.slice(5)))) + 1}`;
+    proto.layers.push({ id, name, elements: [] });
+    this.change(proto);
+    return id;
+  }
+
+  /** Creates an element; `type` is required, as for the API's create. */
+  addElement(protoId: string | number, parentId: string, attrs: Record<string, unknown>): ElementRecord {
+    const proto = this.require(protoId);
+    const parent = this.requireParent(protoId, parentId);
+    if (typeof attrs.type !== 'string' || attrs.type === '') throw new TypeError('an element needs a string type');
+    const { id: _ignored, ...rest } = attrs;
+    const element: ElementRecord = { id: `element${proto.nextElement++}`, type: attrs.type, ...rest };
+    parent.elements.push(element);
+    this.change(proto);
+    return element;
+  }
+
+  /** Attributes left out keep their values (service-api.md 4.4 rule 1); the id never changes. */
+  updateElement(
+    protoId: string | number,
+    parentId: string,
+    elementId: string,
+    attrs: Record<string, unknown>,
+  ): ElementRecord {
+    const proto = this.require(protoId);
+    const element = this.requireParent(protoId, parentId).elements.find((e) => e.id === elementId);
+    if (element === undefined) throw new RangeError(`no element ${elementId} on ${parentId}`);
+    if ('type' in attrs && (typeof attrs.type !== 'string' || attrs.type === '')) {
+      throw new TypeError('an element type must be a non-empty string');
+    }
+    for (const [name, value] of Object.entries(attrs)) {
+      if (name !== 'id') element[name] = value;
+    }
+    this.change(proto);
+    return element;
+  }
+
+  deleteElement(protoId: string | number, parentId: string, elementId: string): void {
+    const proto = this.require(protoId);
+    const parent = this.requireParent(protoId, parentId);
+    const index = parent.elements.findIndex((e) => e.id === elementId);
+    if (index < 0) throw new RangeError(`no element ${elementId} on ${parentId}`);
+    parent.elements.splice(index, 1);
+    this.change(proto);
+  }
+
+  addDiscussion(protoId: string | number, pageId: string, title: string, author: string): number {
+    const proto = this.require(protoId);
+    if (this.page(protoId, pageId) === undefined) throw new RangeError(`no page ${pageId}`);
+    const timestamp = this.nextTimestamp(proto.lastModification);
+    proto.discussions.push({
+      id: this.nextDiscussionId++,
+      pageId,
+      title,
+      positionX: 10,
+      positionY: 10,
+      timestamp,
+      entries: [{ timestamp, author, text: `set the title to "${title}"` }],
+      readAt: 0,
+    });
+    this.change(proto);
+    return this.nextDiscussionId - 1;
+  }
+
+  addDiscussionEntry(protoId: string | number, discussionId: number, author: string, text: string): DiscussionEntry {
+    const proto = this.require(protoId);
+    const discussion = this.discussion(protoId, discussionId);
+    if (discussion === undefined) throw new RangeError(`no discussion ${discussionId}`);
+    const entry = { timestamp: this.nextTimestamp(proto.lastModification), author, text };
+    discussion.entries.push(entry);
+    this.change(proto);
+    return entry;
+  }
+
+  /** A change with no edit, for tests that only need a new revision. */
+  touch(protoId: string | number): void {
+    this.change(this.require(protoId));
+  }
+
+  private change(proto: PrototypeRecord): void {
+    proto.lastModification = this.nextTimestamp(proto.lastModification);
+    const highest = Math.max(0, ...proto.milestones.map((m) => m.revision));
+    proto.milestones.push({
+      revision: highest + 1,
+      created: String(proto.lastModification),
+      name: 'autosaved',
+      user: { ...SYSTEM_USER },
+    });
+    this.bodies.delete(String(proto.id));
+    this.bodies.delete('');
+  }
+
+  /**
+   * At least one whole second after `previous`: Last-Modified has second resolution, and a change
+   * within the same second would otherwise be answered 304 to a client that already has the old body.
+   */
+  private nextTimestamp(previous: number): number {
+    return Math.max(this.now(), (Math.floor(previous / 1000) + 1) * 1000);
+  }
+
+  private require(id: string | number): PrototypeRecord {
+    const proto = this.prototype(id);
+    if (proto === undefined) throw new RangeError(`no prototype ${id}`);
+    return proto;
+  }
+
+  private requireParent(protoId: string | number, parentId: string): PageRecord | LayerRecord {
+    const parent = this.parent(protoId, parentId);
+    if (parent === undefined) throw new RangeError(`no page or layer ${parentId} in prototype ${protoId}`);
+    return parent;
+  }
+}
