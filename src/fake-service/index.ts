@@ -68,6 +68,7 @@ export async function startFakeService(options: FakeServiceOptions = {}): Promis
     });
   });
   state.baseUrl = baseUrlOf(server.address() as AddressInfo);
+  let closing: Promise<void> | undefined;
   return {
     baseUrl: state.baseUrl,
     keys: store.keyRing.keys,
@@ -80,10 +81,12 @@ export async function startFakeService(options: FakeServiceOptions = {}): Promis
       state.latencyMs = ms;
     },
     close() {
-      return new Promise((resolve, reject) => {
+      // Idempotent: afterEach hooks and a test's own finally may both close the same service.
+      closing ??= new Promise((resolve, reject) => {
         server.close((error) => (error ? reject(error) : resolve()));
         for (const socket of sockets) socket.destroy();
       });
+      return closing;
     },
   };
 }

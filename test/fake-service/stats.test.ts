@@ -61,6 +61,12 @@ describe('latency', () => {
     }
   });
 
+  test('close() can be called twice', async () => {
+    const other = await startFakeService();
+    await other.close();
+    await expect(other.close()).resolves.toBeUndefined();
+  });
+
   test('many delayed requests run concurrently, not one after another', async () => {
     service.setLatency(200);
     const started = Date.now();
