@@ -73,20 +73,15 @@ export async function writeZip(
   const written = pipeline(archive, output);
   let current: Readable | undefined;
 
-  // Settles with the first thing that ends the write early: a failed output, an archiver error,
-  // or the abort signal. Every wait below races against it so nothing hangs on a dead stream.
-  let onAbort: (() => void) | undefined;
-  const stopped = new Promise<never>((_, reject) => {
-    written.catch(reject);
-    archive.on('error', reject);
-    // Warnings are stat failures of sources; a missing source is a broken export, not a detail.
-    archive.on('warning', reject);
-    if (signal) {
-      onAbort = () => reject(interrupted(signal));
-      signal.addEventListener('abort', onAbort, { once: true });
-    }
-  });
-  stopped.catch(() => undefined);
+  // The first thing that ends the write early: a failed output, an archiver error, or the abort
+  // signal. Every wait below is guarded by it so nothing hangs on a dead stream.
+  const stop = tripwire();
+  written.catch(stop.trip);
+  archive.on('error', stop.trip);
+  // Warnings are stat failures of sources; a missing source is a broken export, not a detail.
+  archive.on('warning', stop.trip);
+  const onAbort = () => stop.trip(interrupted(signal));
+  signal?.addEventListener('abort', onAbort, { once: true });
 
   let count = 0;
   try {
@@ -96,13 +91,13 @@ export async function writeZip(
       checkName(source.name, seen);
       current = source.file === undefined ? undefined : createReadStream(source.file);
       const input = current ?? source.data ?? Buffer.alloc(0);
-      await Promise.race([appendOne(archive, input, source, current), stopped]);
+      await stop.guard(appendOne(archive, input, source, current));
       current = undefined;
       count += 1;
       onProgress?.(archive.pointer());
     }
-    await Promise.race([archive.finalize(), stopped]);
-    await Promise.race([written, stopped]);
+    await stop.guard(archive.finalize());
+    await stop.guard(written);
     await rename(temp, target);
     await syncDirectory(dirname(target));
   } catch (error) {
@@ -114,7 +109,7 @@ export async function writeZip(
     await unlink(temp).catch(() => undefined);
     throw outputError(error, target);
   } finally {
-    if (onAbort) signal?.removeEventListener('abort', onAbort);
+    signal?.removeEventListener('abort', onAbort);
   }
   const bytes = archive.pointer();
   onProgress?.(bytes);
@@ -175,8 +170,44 @@ async function syncDirectory(directory: string): Promise<void> {
   }
 }
 
-function interrupted(signal: AbortSignal): RabbitError {
-  return new RabbitError('INTERRUPTED', 'writing the archive was interrupted', { cause: signal.reason });
+/**
+ * A one-shot failure that every pending wait rejects with. Not `Promise.race` against one long-lived
+ * promise: each race leaves a reaction on it until it settles, which grows with the entry count.
+ */
+function tripwire(): { trip(error: unknown): void; guard<T>(work: Promise<T>): Promise<T> } {
+  let tripped: { error: unknown } | undefined;
+  const waiting = new Set<(error: unknown) => void>();
+  return {
+    trip(error) {
+      if (tripped) return;
+      tripped = { error };
+      for (const reject of waiting) reject(error);
+      waiting.clear();
+    },
+    guard(work) {
+      if (tripped) {
+        work.catch(() => undefined);
+        return Promise.reject(tripped.error);
+      }
+      return new Promise((resolvePromise, reject) => {
+        waiting.add(reject);
+        work.then(
+          (value) => {
+            waiting.delete(reject);
+            resolvePromise(value);
+          },
+          (error: unknown) => {
+            waiting.delete(reject);
+            reject(error);
+          },
+        );
+      });
+    },
+  };
+}
+
+function interrupted(signal: AbortSignal | undefined): RabbitError {
+  return new RabbitError('INTERRUPTED', 'writing the archive was interrupted', { cause: signal?.reason });
 }
 
 /** Maps file-system failures to the codes the CLI turns into exit codes. */
