@@ -30,7 +30,7 @@ export interface PrototypeContext {
   lastModification: number | null;
 }
 
-/** A body already on disk from an earlier run that may stand in for a request (resume, --since). */
+/** A body in the spool, ready to be archived. */
 export interface CachedBody {
   sha256: string;
   size: number;
@@ -39,13 +39,28 @@ export interface CachedBody {
   lastModified: string | null;
 }
 
+/**
+ * A copy of a resource from an earlier run (a resumed run's journal, or the archive given to
+ * --since) that may stand in for a request.
+ */
+export interface CacheCandidate {
+  /** True when the copy may be used without asking (the prototype is unchanged). */
+  fresh: boolean;
+  /** Last-Modified of the copy, for an If-Modified-Since request when it is not fresh. */
+  lastModified: string | null;
+  /** Where it comes from, for the manifest (an archive's file name), if not this run's journal. */
+  origin?: string;
+  /** Puts the copy into the spool, verified against its sha256; rejects when it is damaged. */
+  load(): Promise<CachedBody>;
+}
+
 export interface BodyCache {
-  lookup(source: string, prototype: PrototypeContext | undefined): Promise<CachedBody | undefined>;
+  lookup(source: string, prototype: PrototypeContext): Promise<CacheCandidate | undefined>;
 }
 
 export interface CrawlHooks {
-  /** A body was stored (fetched or reused); the journal records it. */
-  stored?(file: StoredFile, prototype: PrototypeContext | undefined): void;
+  /** A body was stored; `reusedFrom` names where a copy came from when none was downloaded. */
+  stored?(file: StoredFile, prototype: PrototypeContext | undefined, reusedFrom: string | undefined): void;
   /** A prototype's metadata was read and its revision is known. */
   prototype?(prototype: PrototypeContext, name: string | null): void;
   /** A resource failed for good and was recorded. */
@@ -205,18 +220,7 @@ export class AccountCrawler {
     check: (buffer: Buffer) => T,
   ): Promise<{ result: BodyResult; parsed: T } | null> {
     try {
-      const cached = await this.options.cache?.lookup(source, proto);
-      let result: BodyResult;
-      let buffer: Buffer | undefined;
-      if (cached) {
-        result = { ...cached, reused: true };
-        if (kind === 'json') buffer = await readFile(cached.file);
-      } else {
-        const fetched = await fetchResource(this.options.fetch, { source, key, maxBytes: this.options.caps[kind], keep: kind === 'json' });
-        if (fetched.status !== 200) throw new RabbitError('HTTP_STATUS', `GET ${source} answered 304 unasked`, { source });
-        result = bodyResultOf(fetched);
-        buffer = fetched.body.buffer;
-      }
+      const { result, buffer } = await this.obtain(proto, source, kind, key);
       const parsed = check(buffer ?? Buffer.alloc(0));
       return { result, parsed };
     } catch (error) {
@@ -226,6 +230,40 @@ export class AccountCrawler {
       }
       throw error;
     }
+  }
+
+  /**
+   * The body of one resource: a fresh copy from the cache, else a request (conditional when an
+   * older copy exists: a 304 means the copy is still right), else a plain request. A damaged copy
+   * is never used: the resource is fetched instead.
+   */
+  private async obtain(
+    proto: PrototypeContext | undefined,
+    source: string,
+    kind: BodyKind,
+    key: string,
+  ): Promise<{ result: BodyResult; buffer: Buffer | undefined }> {
+    const candidate = proto ? await this.options.cache?.lookup(source, proto) : undefined;
+    const fromCache = async (copy: CacheCandidate): Promise<{ result: BodyResult; buffer: Buffer | undefined } | undefined> => {
+      const body = await copy.load().catch(() => undefined);
+      if (!body) return undefined;
+      return { result: { ...body, reused: copy.origin ?? 'journal' }, buffer: kind === 'json' ? await readFile(body.file) : undefined };
+    };
+    if (candidate?.fresh) {
+      const hit = await fromCache(candidate);
+      if (hit) return hit;
+    }
+    const request = { source, key, maxBytes: this.options.caps[kind], keep: kind === 'json' };
+    const conditional = candidate && !candidate.fresh && candidate.lastModified ? candidate : undefined;
+    if (conditional) {
+      const answer = await fetchResource(this.options.fetch, { ...request, ifModifiedSince: conditional.lastModified as string });
+      if (answer.status === 200) return { result: bodyResultOf(answer), buffer: answer.body.buffer };
+      const hit = await fromCache(conditional);
+      if (hit) return hit;
+    }
+    const answer = await fetchResource(this.options.fetch, request);
+    if (answer.status !== 200) throw new RabbitError('HTTP_STATUS', `GET ${source} answered 304 unasked`, { source });
+    return { result: bodyResultOf(answer), buffer: answer.body.buffer };
   }
 
   private store(proto: PrototypeContext | undefined, entry: { path: string; source: string; result: BodyResult }): void {
@@ -239,7 +277,7 @@ export class AccountCrawler {
       file: entry.result.file,
     };
     this.options.model.addFile(proto?.id, file);
-    this.options.hooks?.stored?.(file, proto);
+    this.options.hooks?.stored?.(file, proto, entry.result.reused);
   }
 
   private recordError(source: string, error: RabbitError): void {
@@ -262,7 +300,8 @@ export class AccountCrawler {
   }
 }
 
-type BodyResult = CachedBody & { reused: boolean };
+/** `reused` names the copy's origin when nothing was downloaded for it. */
+type BodyResult = CachedBody & { reused: string | undefined };
 
 function bodyResultOf(fetched: Extract<FetchResult, { status: 200 }>): BodyResult {
   return {
@@ -271,7 +310,7 @@ function bodyResultOf(fetched: Extract<FetchResult, { status: 200 }>): BodyResul
     file: fetched.body.file,
     contentType: fetched.contentType,
     lastModified: fetched.lastModified,
-    reused: false,
+    reused: undefined,
   };
 }
 

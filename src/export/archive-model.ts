@@ -16,6 +16,10 @@ interface PrototypeState {
   milestone: Milestone | null;
   origin: PrototypeOrigin;
   files: StoredFile[];
+  /** Files downloaded by this run (or an interrupted run it resumes), metadata aside. */
+  downloaded: number;
+  /** Archives that files were copied from (export --since). */
+  reusedFrom: Set<string>;
 }
 
 /**
@@ -28,8 +32,16 @@ export class ArchiveModel {
   private readonly prototypes = new Map<string, PrototypeState>();
   private readonly paths = new Set<string>();
 
-  addPrototype(state: Omit<PrototypeState, 'files'>): void {
-    this.prototypes.set(state.id, { ...state, files: [] });
+  addPrototype(state: Omit<PrototypeState, 'files' | 'downloaded' | 'reusedFrom'>): void {
+    this.prototypes.set(state.id, { ...state, files: [], downloaded: 0, reusedFrom: new Set() });
+  }
+
+  /** Notes where a prototype's file came from: an earlier archive's name, or undefined if downloaded. */
+  noteOrigin(prototypeId: string, path: string, archive: string | undefined): void {
+    const state = this.prototypes.get(prototypeId);
+    if (!state || path.endsWith('/prototype.json')) return;
+    if (archive === undefined) state.downloaded++;
+    else state.reusedFrom.add(archive);
   }
 
   hasPrototype(id: string): boolean {
@@ -88,7 +100,7 @@ export class ArchiveModel {
         lastUser: state.lastUser,
         revision: state.revision,
         complete: !failed,
-        origin: state.origin,
+        origin: originOf(state),
         revisions: {
           [String(state.revision)]: {
             milestone: state.milestone,
@@ -110,6 +122,14 @@ export class ArchiveModel {
       stats: meta.stats,
     };
   }
+}
+
+/** A prototype is "reused" when everything but its metadata came from one earlier archive. */
+function originOf(state: PrototypeState): PrototypeOrigin {
+  if (state.downloaded === 0 && state.reusedFrom.size > 0) {
+    return { mode: 'reused', archive: [...state.reusedFrom].sort().join(', ') };
+  }
+  return state.origin;
 }
 
 export function entryOf(file: StoredFile): FileEntry {

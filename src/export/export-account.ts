@@ -39,6 +39,9 @@ export interface ExportOptions {
   random?: () => number;
 }
 
+/** Origin label of copies from this output's own journal (a resumed run): they count as downloaded. */
+const JOURNAL = 'journal';
+
 export const EXPORT_DEFAULTS = {
   concurrency: 8,
   timeoutMs: 60_000,
@@ -102,6 +105,9 @@ export async function exportAccount(options: ExportOptions): Promise<ExportResul
     emit({ type: 'phase', phase: 'crawl' });
     const hooks: CrawlHooks = {
       prototype: (proto, name) => emit({ type: 'prototype', id: proto.id, name, revision: proto.revision }),
+      stored: (file, proto, reusedFrom) => {
+        if (proto) model.noteOrigin(proto.id, file.path, reusedFrom === JOURNAL ? undefined : reusedFrom);
+      },
       failed: (source, error) => emit({ type: 'error', error: { source, code: error.code, message: redactSecrets(error.message, secrets) } }),
     };
     const crawler = new AccountCrawler({
