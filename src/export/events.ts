@@ -11,6 +11,7 @@ export type ExportEvent =
   | { type: 'prototype'; id: string; name: string | null; revision: number }
   | { type: 'error'; error: ManifestError }
   | { type: 'concurrency'; value: number }
+  | { type: 'journal-set-aside'; reason: string }
   | { type: 'phase'; phase: 'crawl' | 'archive' | 'done' }
   | { type: 'archive-progress'; bytes: number; entries: number; total: number };
 

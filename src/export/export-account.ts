@@ -17,7 +17,8 @@ import { MANIFEST_PATH } from '../manifest/types.js';
 import { ArchiveModel, type StoredFile } from './archive-model.js';
 import type { EventSink } from './events.js';
 import { acquireLock } from './lock.js';
-import { checkOutput, makeWorkDir, outputPaths, removeWorkDir } from './output.js';
+import { JournalCache, JournalWriter, readJournal } from './journal.js';
+import { checkOutput, makeWorkDir, outputPaths, removeStaleTemps, removeWorkDir } from './output.js';
 
 export interface ExportOptions {
   out: string;
@@ -77,6 +78,7 @@ export async function exportAccount(options: ExportOptions): Promise<ExportResul
 
   await checkOutput(paths, options.force ?? false);
   const hadWorkDir = await makeWorkDir(paths);
+  await removeStaleTemps(paths);
   const lock = await acquireLock(join(paths.work, 'lock'), `the output ${paths.out}`);
   const controller = new AbortController();
   const abort = (): void => controller.abort(options.signal?.reason);
@@ -84,6 +86,11 @@ export async function exportAccount(options: ExportOptions): Promise<ExportResul
   if (options.signal?.aborted) abort();
 
   const spool = new Spool(join(paths.work, 'spool'));
+  const journalPath = join(paths.work, 'journal.jsonl');
+  const saved = await readJournal(journalPath, options.baseUrl);
+  const journal = await JournalWriter.open(journalPath, options.baseUrl, saved.records.size === 0);
+  const journalCache = new JournalCache(saved, (sha) => spool.pathOf(sha));
+  const caches: BodyCache[] = journalCache.size > 0 ? [journalCache] : [];
   const client = new HttpClient({
     baseUrl: options.baseUrl,
     connections: concurrency,
@@ -101,12 +108,15 @@ export async function exportAccount(options: ExportOptions): Promise<ExportResul
   let keepWorkDir = hadWorkDir;
   try {
     await spool.init();
-    emit({ type: 'start', baseUrl: options.baseUrl, out: paths.out, concurrency, resumed: 0 });
+    if (saved.setAside) emit({ type: 'journal-set-aside', reason: saved.setAside });
+    emit({ type: 'start', baseUrl: options.baseUrl, out: paths.out, concurrency, resumed: journalCache.size });
     emit({ type: 'phase', phase: 'crawl' });
     const hooks: CrawlHooks = {
       prototype: (proto, name) => emit({ type: 'prototype', id: proto.id, name, revision: proto.revision }),
       stored: (file, proto, reusedFrom) => {
-        if (proto) model.noteOrigin(proto.id, file.path, reusedFrom === JOURNAL ? undefined : reusedFrom);
+        if (!proto) return;
+        model.noteOrigin(proto.id, file.path, reusedFrom === JOURNAL ? undefined : reusedFrom);
+        if (reusedFrom !== JOURNAL) journal.record(file, proto);
       },
       failed: (source, error) => emit({ type: 'error', error: { source, code: error.code, message: redactSecrets(error.message, secrets) } }),
     };
@@ -137,6 +147,7 @@ export async function exportAccount(options: ExportOptions): Promise<ExportResul
       caps: { ...DEFAULT_SIZE_CAPS, ...options.caps },
       formats: options.formats ?? EXPORT_DEFAULTS.formats,
       ...(options.prototypes ? { only: options.prototypes } : {}),
+      ...(caches.length > 0 ? { cache: firstCandidate(caches) } : {}),
       hooks,
     });
     controller.signal.addEventListener('abort', () => frontier.stop(interrupted()), { once: true });
@@ -175,10 +186,24 @@ export async function exportAccount(options: ExportOptions): Promise<ExportResul
     throw failure;
   } finally {
     options.signal?.removeEventListener('abort', abort);
+    await journal.close();
     await client.close();
     await lock.release();
     if (!keepWorkDir) await removeWorkDir(paths);
   }
+}
+
+/** Several caches asked in order; the first with a candidate answers. */
+function firstCandidate(caches: readonly BodyCache[]): BodyCache {
+  return {
+    async lookup(source, proto) {
+      for (const cache of caches) {
+        const candidate = await cache.lookup(source, proto);
+        if (candidate) return candidate;
+      }
+      return undefined;
+    },
+  };
 }
 
 function* zipSources(manifest: Manifest, files: StoredFile[]): Generator<ZipSource> {

@@ -1,6 +1,7 @@
 import { open, readFile, rm } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { RabbitError } from '../core/errors.js';
+import { isProcessAlive } from '../core/process-alive.js';
 
 export interface Lock {
   release(): Promise<void>;
@@ -50,10 +51,5 @@ async function readOwner(path: string): Promise<Owner | undefined> {
 function isAlive(owner: Owner): boolean {
   // A lock from another host cannot be checked from here; respect it.
   if (owner.host && owner.host !== hostname()) return true;
-  try {
-    process.kill(owner.pid, 0);
-    return true;
-  } catch (error) {
-    return (error as { code?: string }).code === 'EPERM';
-  }
+  return isProcessAlive(owner.pid);
 }

@@ -1,6 +1,7 @@
-import { access, constants, mkdir, rm, stat } from 'node:fs/promises';
+import { access, constants, mkdir, readdir, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { RabbitError } from '../core/errors.js';
+import { isProcessAlive } from '../core/process-alive.js';
 
 export interface OutputPaths {
   out: string;
@@ -46,4 +47,16 @@ export async function makeWorkDir(paths: OutputPaths): Promise<boolean> {
 
 export async function removeWorkDir(paths: OutputPaths): Promise<void> {
   await rm(paths.work, { recursive: true, force: true });
+}
+
+/**
+ * Temp files a killed run left beside the output (`.<name>.<pid>.<random>.tmp`): removed when
+ * their process is gone, so a kill -9 during the last step does not leave gigabytes behind.
+ */
+export async function removeStaleTemps(paths: OutputPaths): Promise<void> {
+  const prefix = `.${basename(paths.out)}.`;
+  for (const name of await readdir(paths.dir).catch(() => [] as string[])) {
+    const match = name.startsWith(prefix) ? /^(\d+)\.[0-9a-f]+\.tmp$/.exec(name.slice(prefix.length)) : null;
+    if (match && !isProcessAlive(Number(match[1]))) await rm(join(paths.dir, name), { force: true });
+  }
 }
