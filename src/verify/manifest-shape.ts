@@ -1,0 +1,112 @@
+import { FORMAT_VERSION } from '../manifest/types.js';
+
+/**
+ * The structure `verify` and `ls` rely on, checked by hand because ajv is a dev dependency only.
+ * It follows schema/manifest.schema.json for required fields and types, but tolerates unknown
+ * properties: an archive years old must still verify if a later 1.x writer added a field. Entry
+ * path safety is not checked here; the verifier reports it per entry as `unsafe-name`.
+ * Returns human-readable issues, empty when the shape is right.
+ */
+export function checkManifestShape(value: unknown): string[] {
+  const issues: string[] = [];
+  const at = (where: string, what: string) => issues.push(`${where} ${what}`);
+  if (!isObject(value)) return ['manifest.json is not a JSON object'];
+
+  if (typeof value.formatVersion !== 'number') at('formatVersion', 'is missing');
+  else if (value.formatVersion > FORMAT_VERSION) {
+    at('formatVersion', `is ${value.formatVersion}, newer than this tool reads (${FORMAT_VERSION}); update rabbit-export`);
+  } else if (value.formatVersion !== FORMAT_VERSION) at('formatVersion', `is ${value.formatVersion}, not ${FORMAT_VERSION}`);
+
+  if (!isObject(value.tool) || typeof value.tool.name !== 'string' || typeof value.tool.version !== 'string') {
+    at('tool', 'must be { name, version }');
+  }
+  if (!isObject(value.source) || typeof value.source.baseUrl !== 'string') at('source', 'must be { baseUrl }');
+  for (const key of ['startedAt', 'finishedAt'] as const) {
+    if (typeof value[key] !== 'string') at(key, 'must be a string');
+  }
+  if (typeof value.complete !== 'boolean') at('complete', 'must be true or false');
+
+  if (!isObject(value.prototypes)) at('prototypes', 'must be an object');
+  else {
+    for (const [id, record] of Object.entries(value.prototypes)) checkPrototype(`prototypes.${id}`, id, record, at);
+  }
+  checkFiles('files', value.files, at);
+  if (!Array.isArray(value.errors)) at('errors', 'must be an array');
+  else value.errors.forEach((error, i) => checkError(`errors[${i}]`, error, at));
+  if (value.stats !== undefined) {
+    const stats = value.stats;
+    const counts = ['requests', 'retries', 'bytes', 'files'];
+    if (!isObject(stats) || counts.some((key) => !isCount(stats[key]))) at('stats', `must hold counts ${counts.join(', ')}`);
+  }
+  return issues;
+}
+
+type Report = (where: string, what: string) => void;
+
+function checkPrototype(where: string, id: string, record: unknown, at: Report): void {
+  if (!/^\d+$/.test(id)) at(where, 'is not keyed by a prototype id');
+  if (!isObject(record)) return at(where, 'must be an object');
+  if (record.name !== null && typeof record.name !== 'string') at(`${where}.name`, 'must be a string or null');
+  if (record.lastModification !== null && typeof record.lastModification !== 'number') {
+    at(`${where}.lastModification`, 'must be a number or null');
+  }
+  if (record.lastUser !== undefined && record.lastUser !== null && typeof record.lastUser !== 'string') {
+    at(`${where}.lastUser`, 'must be a string or null');
+  }
+  if (!isCount(record.revision)) at(`${where}.revision`, 'must be a non-negative integer');
+  if (typeof record.complete !== 'boolean') at(`${where}.complete`, 'must be true or false');
+  if (record.origin !== undefined) {
+    const origin = record.origin;
+    if (!isObject(origin) || (origin.mode !== 'fetched' && origin.mode !== 'reused')) {
+      at(`${where}.origin`, 'must be { mode: "fetched" | "reused" }');
+    }
+  }
+  if (!isObject(record.revisions)) return at(`${where}.revisions`, 'must be an object');
+  for (const [revision, entry] of Object.entries(record.revisions)) {
+    const here = `${where}.revisions.${revision}`;
+    if (!/^\d+$/.test(revision)) at(here, 'is not keyed by a revision number');
+    if (!isObject(entry)) {
+      at(here, 'must be an object');
+      continue;
+    }
+    if (entry.milestone !== null && !isObject(entry.milestone)) at(`${here}.milestone`, 'must be an object or null');
+    checkFiles(`${here}.files`, entry.files, at);
+  }
+}
+
+function checkFiles(where: string, files: unknown, at: Report): void {
+  if (!Array.isArray(files)) return at(where, 'must be an array');
+  files.forEach((file, i) => {
+    const here = `${where}[${i}]`;
+    if (!isObject(file)) return at(here, 'must be an object');
+    for (const key of ['path', 'source', 'contentType'] as const) {
+      if (typeof file[key] !== 'string' || file[key] === '') at(`${here}.${key}`, 'must be a non-empty string');
+    }
+    if (typeof file.sha256 !== 'string' || !/^[0-9a-f]{64}$/.test(file.sha256)) {
+      at(`${here}.sha256`, 'must be 64 lowercase hex digits');
+    }
+    if (!isCount(file.size)) at(`${here}.size`, 'must be a non-negative integer');
+    if (file.lastModified !== null && typeof file.lastModified !== 'string') {
+      at(`${here}.lastModified`, 'must be a string or null');
+    }
+  });
+}
+
+function checkError(where: string, error: unknown, at: Report): void {
+  if (!isObject(error)) return at(where, 'must be an object');
+  if (typeof error.source !== 'string') at(`${where}.source`, 'must be a string');
+  if (typeof error.message !== 'string') at(`${where}.message`, 'must be a string');
+  if (error.status !== undefined && !Number.isInteger(error.status)) at(`${where}.status`, 'must be an integer');
+  if (error.attempts !== undefined && !isCount(error.attempts)) at(`${where}.attempts`, 'must be a count');
+  for (const key of ['code', 'id'] as const) {
+    if (error[key] !== undefined && typeof error[key] !== 'string') at(`${where}.${key}`, 'must be a string');
+  }
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function isCount(value: unknown): value is number {
+  return Number.isSafeInteger(value) && (value as number) >= 0;
+}
