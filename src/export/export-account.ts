@@ -18,6 +18,7 @@ import { ArchiveModel, type StoredFile } from './archive-model.js';
 import type { EventSink } from './events.js';
 import { acquireLock } from './lock.js';
 import { JournalCache, JournalWriter, readJournal } from './journal.js';
+import { openSinceCache, type SinceCache } from './since-cache.js';
 import { checkOutput, makeWorkDir, outputPaths, removeStaleTemps, removeWorkDir } from './output.js';
 
 export interface ExportOptions {
@@ -32,6 +33,8 @@ export interface ExportOptions {
   caps?: Partial<SizeCaps>;
   formats?: ReadonlySet<Format>;
   prototypes?: ReadonlySet<string>;
+  /** An earlier archive (export --since): unchanged prototypes are copied from it, not fetched. */
+  since?: string;
   force?: boolean;
   signal?: AbortSignal;
   onEvent?: EventSink;
@@ -106,8 +109,14 @@ export async function exportAccount(options: ExportOptions): Promise<ExportResul
   }, now);
 
   let keepWorkDir = hadWorkDir;
+  // export --since (issue 4): asked after this output's own journal, which is newer.
+  let since: SinceCache | undefined;
   try {
     await spool.init();
+    if (options.since !== undefined) {
+      since = await openSinceCache(options.since, spool, { baseUrl: options.baseUrl });
+      caches.push(since);
+    }
     if (saved.setAside) emit({ type: 'journal-set-aside', reason: saved.setAside });
     emit({ type: 'start', baseUrl: options.baseUrl, out: paths.out, concurrency, resumed: journalCache.size });
     emit({ type: 'phase', phase: 'crawl' });
@@ -187,6 +196,7 @@ export async function exportAccount(options: ExportOptions): Promise<ExportResul
   } finally {
     options.signal?.removeEventListener('abort', abort);
     await journal.close();
+    since?.close();
     await client.close();
     await lock.release();
     if (!keepWorkDir) await removeWorkDir(paths);
