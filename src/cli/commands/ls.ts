@@ -1,0 +1,21 @@
+import type { Command } from 'commander';
+import { listArchive } from '../../verify/list-archive.js';
+import { formatListTable } from '../format-archive.js';
+import { EXIT } from '../exit-codes.js';
+import { runAction, type CliIO } from '../run.js';
+
+export function registerLs(program: Command, io: CliIO): void {
+  program
+    .command('ls')
+    .description('list the prototypes in an archive')
+    .argument('<file.zip>', 'the archive to list')
+    .option('--json', 'print the rows as JSON')
+    .addHelpText('after', '\nExamples:\n  rabbit-export ls team.zip\n  rabbit-export ls team.zip --json | jq .')
+    .action((file: string, flags: { json?: boolean }) =>
+      runAction(io, flags.json ?? false, async () => {
+        const rows = await listArchive(file);
+        io.stdout.write(flags.json ? `${JSON.stringify(rows)}\n` : `${formatListTable(rows)}\n`);
+        return EXIT.ok;
+      }),
+    );
+}

@@ -1,0 +1,60 @@
+import { isRabbitError } from '../core/errors.js';
+import { redactUrl } from '../core/redact.js';
+import { EXIT, exitCodeFor } from './exit-codes.js';
+import { printable } from './format.js';
+
+export interface CliIO {
+  stdout: NodeJS.WriteStream;
+  stderr: NodeJS.WriteStream;
+  env: NodeJS.ProcessEnv;
+}
+
+export const processIO = (): CliIO => ({ stdout: process.stdout, stderr: process.stderr, env: process.env });
+
+/**
+ * Runs a command's action and turns whatever it throws into one message and an exit code. With
+ * --json the failure is one JSON line on stdout too, so cron logs stay machine-readable.
+ */
+export async function runAction(io: CliIO, json: boolean, action: () => Promise<number>): Promise<void> {
+  try {
+    process.exitCode = await action();
+  } catch (error) {
+    const code = exitCodeFor(error);
+    const message = redactUrl(printable(error instanceof Error ? error.message : String(error)));
+    const errorCode = isRabbitError(error) ? error.code : 'INTERNAL';
+    if (json) {
+      io.stdout.write(`${JSON.stringify({ ok: false, exitCode: code, error: { code: errorCode, message } })}\n`);
+    }
+    io.stderr.write(`rabbit-export: ${message}\n`);
+    if (!isRabbitError(error) && error instanceof Error && error.stack && io.env['RABBIT_DEBUG']) {
+      io.stderr.write(`${redactUrl(error.stack)}\n`);
+    }
+    process.exitCode = code;
+  }
+}
+
+/**
+ * SIGINT and SIGTERM abort the signal given to `task`; the task then stops its requests and
+ * cleans up. A second signal, or a task that has not stopped within `graceMs`, exits at once:
+ * the promise to the user is "stops within 5 s".
+ */
+export async function withInterrupts<T>(io: CliIO, task: (signal: AbortSignal) => Promise<T>, graceMs = 4_000): Promise<T> {
+  const controller = new AbortController();
+  let watchdog: NodeJS.Timeout | undefined;
+  const onSignal = (name: NodeJS.Signals): void => {
+    if (controller.signal.aborted) process.exit(EXIT.interrupted);
+    io.stderr.write(`\nrabbit-export: ${name} received, stopping...\n`);
+    controller.abort(new Error(name));
+    watchdog = setTimeout(() => process.exit(EXIT.interrupted), graceMs);
+    watchdog.unref();
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  try {
+    return await task(controller.signal);
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    if (watchdog) clearTimeout(watchdog);
+  }
+}

@@ -1,0 +1,159 @@
+import { createHash } from 'node:crypto';
+import { readdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { startFakeService, type FakeService } from '../../src/fake-service/index.js';
+import { exportAccount } from '../../src/export/export-account.js';
+import { archivePathFor } from '../../src/archive/paths.js';
+import { allFileEntries } from '../../src/manifest/types.js';
+import { isRabbitError } from '../../src/core/errors.js';
+import { walkService } from '../helpers/oracle.js';
+import { readArchive } from '../helpers/archive.js';
+import { tempDir } from '../helpers/temp.js';
+import { assertValidManifest } from '../helpers/manifest-schema.js';
+
+let service: FakeService;
+
+beforeEach(async () => {
+  service = await startFakeService({ seed: 1 });
+});
+afterEach(async () => {
+  await service.close();
+});
+
+const sha256 = (data: Buffer): string => createHash('sha256').update(data).digest('hex');
+
+describe('exportAccount', () => {
+  it('archives every body the service serves, byte for byte, with a valid manifest', async () => {
+    const dir = await tempDir();
+    const out = join(dir, 'account.zip');
+    const result = await exportAccount({ out, baseUrl: service.baseUrl, keys: [service.keys.readOnly], concurrency: 4 });
+    expect(result.complete).toBe(true);
+
+    const served = await walkService(service.baseUrl, service.keys.readOnly);
+    const { manifest, entries } = await readArchive(out);
+    assertValidManifest(manifest);
+    expect(manifest.complete).toBe(true);
+    expect(manifest.errors).toEqual([]);
+
+    const files = allFileEntries(manifest);
+    // Every GET is there exactly once, and nothing else.
+    expect(new Set(files.map((f) => f.source))).toEqual(new Set(served.keys()));
+    expect(files.length).toBe(served.size);
+    expect(new Set(entries.keys())).toEqual(new Set(['manifest.json', ...files.map((f) => f.path)]));
+
+    for (const file of files) {
+      const body = served.get(file.source) as Buffer;
+      const entry = entries.get(file.path);
+      expect(entry, file.path).toBeDefined();
+      expect(entry?.data.equals(body), `${file.path} differs from ${file.source}`).toBe(true);
+      expect(file.sha256).toBe(sha256(body));
+      expect(file.size).toBe(body.length);
+      expect(entry?.method, file.path).toBe(file.path.endsWith('.png') ? 0 : 8);
+    }
+    for (const [id, record] of Object.entries(manifest.prototypes)) {
+      const rev = String(record.revision);
+      expect(Object.keys(record.revisions)).toEqual([rev]);
+      for (const file of record.revisions[rev]?.files ?? []) {
+        expect(file.path).toBe(archivePathFor(file.source, record.revision));
+        expect(file.path.startsWith(`prototypes/${id}/r${rev}/`)).toBe(true);
+      }
+    }
+    expect(manifest.files.map((f) => f.path)).toEqual(['prototypes.json']);
+    expect(manifest.source.baseUrl).toBe(service.baseUrl);
+  });
+
+  it('names each revision by the highest milestone, whatever order they are listed in', async () => {
+    const dir = await tempDir();
+    const out = join(dir, 'a.zip');
+    await exportAccount({ out, baseUrl: service.baseUrl, keys: [service.keys.readOnly] });
+    const { manifest, entries } = await readArchive(out);
+    let sawUnsorted = false;
+    let sawNone = false;
+    for (const [id, record] of Object.entries(manifest.prototypes)) {
+      const metaPath = `prototypes/${id}/r${record.revision}/prototype.json`;
+      const meta = JSON.parse((entries.get(metaPath)?.data ?? Buffer.from('null')).toString()) as {
+        versions?: { milestones?: Array<{ revision: number }> };
+      };
+      const revisions = (meta.versions?.milestones ?? []).map((m) => m.revision);
+      expect(record.revision).toBe(revisions.length ? Math.max(...revisions) : 0);
+      if (revisions.some((r, i) => i > 0 && r < (revisions[i - 1] as number))) sawUnsorted = true;
+      if (!revisions.length) sawNone = true;
+    }
+    // The sample must exercise both awkward cases, or this test proves nothing.
+    expect(sawUnsorted).toBe(true);
+    expect(sawNone).toBe(true);
+  });
+
+  it('keeps exactly N requests in flight while work remains, never more', async () => {
+    service.setLatency(15);
+    const dir = await tempDir();
+    const result = await exportAccount({ out: join(dir, 'c.zip'), baseUrl: service.baseUrl, keys: [service.keys.readOnly], concurrency: 6 });
+    expect(service.stats.peakInFlight).toBe(6);
+    expect(result.peakInFlight).toBe(6);
+  });
+
+  it('prints nothing itself and never writes the key anywhere', async () => {
+    const writes = vi.spyOn(process.stdout, 'write');
+    const errors = vi.spyOn(process.stderr, 'write');
+    const dir = await tempDir();
+    const out = join(dir, 'k.zip');
+    const events: unknown[] = [];
+    await exportAccount({ out, baseUrl: service.baseUrl, keys: [service.keys.readOnly], onEvent: (e) => events.push(e) });
+    expect(writes).not.toHaveBeenCalled();
+    expect(errors).not.toHaveBeenCalled();
+    writes.mockRestore();
+    errors.mockRestore();
+    const { entries } = await readArchive(out);
+    for (const [name, entry] of entries) {
+      expect(entry.data.includes(service.keys.readOnly), name).toBe(false);
+    }
+    expect(JSON.stringify(events)).not.toContain(service.keys.readOnly);
+    expect(await readdir(dir)).toEqual(['k.zip']);
+  });
+
+  it('fails fast on a refused key, leaving nothing in the output directory', async () => {
+    const dir = await tempDir();
+    const started = Date.now();
+    const error = await exportAccount({ out: join(dir, 'x.zip'), baseUrl: service.baseUrl, keys: [service.keys.invalid] }).catch((e: unknown) => e);
+    expect(isRabbitError(error, 'KEY_REFUSED')).toBe(true);
+    expect(String((error as Error).message)).not.toContain(service.keys.invalid);
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(await readdir(dir)).toEqual([]);
+  });
+
+  it('fails on an unreachable host, leaving nothing behind', async () => {
+    const dir = await tempDir();
+    const closed = await startFakeService();
+    const url = closed.baseUrl;
+    await closed.close();
+    const error = await exportAccount({
+      out: join(dir, 'x.zip'),
+      baseUrl: url,
+      keys: ['k'.repeat(40)],
+      retry: { attempts: 2, baseDelayMs: 10 },
+    }).catch((e: unknown) => e);
+    expect(isRabbitError(error, 'HOST_UNREACHABLE')).toBe(true);
+    expect(await readdir(dir)).toEqual([]);
+  });
+
+  it('does not replace an existing archive without force', async () => {
+    const dir = await tempDir();
+    const out = join(dir, 'exists.zip');
+    await writeFile(out, 'precious');
+    const error = await exportAccount({ out, baseUrl: service.baseUrl, keys: [service.keys.readOnly] }).catch((e: unknown) => e);
+    expect(isRabbitError(error, 'OUTPUT_EXISTS')).toBe(true);
+    expect(await readdir(dir)).toEqual(['exists.zip']);
+    const result = await exportAccount({ out, baseUrl: service.baseUrl, keys: [service.keys.readOnly], force: true });
+    expect(result.complete).toBe(true);
+  });
+
+  it('exports only what a per-prototype key can read', async () => {
+    const [id, key] = Object.entries(service.keys.perPrototype)[0] as [string, string];
+    const dir = await tempDir();
+    const out = join(dir, 'one.zip');
+    const result = await exportAccount({ out, baseUrl: service.baseUrl, keys: [key] });
+    expect(Object.keys(result.manifest.prototypes)).toEqual([id]);
+    expect(result.complete).toBe(true);
+  });
+});

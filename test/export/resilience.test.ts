@@ -1,0 +1,128 @@
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startFakeService, TRANSIENT_FAULTS, type FakeService } from '../../src/fake-service/index.js';
+import { exportAccount } from '../../src/export/export-account.js';
+import { isSafeEntryName } from '../../src/archive/paths.js';
+import { allFileEntries } from '../../src/manifest/types.js';
+import { walkService } from '../helpers/oracle.js';
+import { readArchive } from '../helpers/archive.js';
+import { tempDir } from '../helpers/temp.js';
+
+let service: FakeService | undefined;
+afterEach(async () => {
+  await service?.close();
+  service = undefined;
+});
+
+async function expectExact(out: string, svc: FakeService): Promise<void> {
+  svc.setFaults(undefined);
+  const served = await walkService(svc.baseUrl, svc.keys.readOnly);
+  const { manifest, entries } = await readArchive(out);
+  const files = allFileEntries(manifest);
+  expect(new Set(files.map((f) => f.source))).toEqual(new Set(served.keys()));
+  for (const file of files) {
+    expect(entries.get(file.path)?.data.equals(served.get(file.source) as Buffer), file.path).toBe(true);
+  }
+}
+
+describe('exports through faults', () => {
+  it('ends complete and byte-exact through 15 % transient faults of every kind', async () => {
+    service = await startFakeService({
+      faults: { rate: 0.15, seed: 11, kinds: [...TRANSIENT_FAULTS, 'slow-body'], slowBodyMs: 200 },
+    });
+    const dir = await tempDir();
+    const out = join(dir, 'faulty.zip');
+    const result = await exportAccount({
+      out,
+      baseUrl: service.baseUrl,
+      keys: [service.keys.readOnly],
+      // The order requests meet the seeded faults varies with timing; 8 attempts keep the chance
+      // that one resource draws a fault every time below 1 in 10,000 runs.
+      retry: { attempts: 8 },
+    });
+    expect(service.stats.faultsInjected).toBeGreaterThan(15);
+    expect(result.manifest.errors).toEqual([]);
+    expect(result.complete).toBe(true);
+    expect(result.manifest.stats?.retries).toBeGreaterThan(0);
+    await expectExact(out, service);
+  });
+
+  it('records a resource that fails for good, after a bounded number of attempts, and exports the rest exactly', async () => {
+    const broken = '/rabbit/api/prototypes/3/pages/page0001.png';
+    service = await startFakeService({ faults: { paths: [{ path: broken, kind: '500' }] } });
+    const dir = await tempDir();
+    const out = join(dir, 'partial.zip');
+    const result = await exportAccount({ out, baseUrl: service.baseUrl, keys: [service.keys.readOnly], retry: { baseDelayMs: 20 } });
+    expect(result.complete).toBe(false);
+    expect(result.manifest.errors).toEqual([
+      expect.objectContaining({ source: broken, status: 500, code: 'HTTP_STATUS', attempts: 5 }),
+    ]);
+    expect(service.stats.byPath.get(broken)).toBe(5);
+    expect(result.manifest.prototypes['3']?.complete).toBe(false);
+    expect(result.manifest.prototypes['17']?.complete).toBe(true);
+    const served = await walkService(service.baseUrl, service.keys.readOnly).catch(() => undefined);
+    expect(served).toBeUndefined(); // the oracle cannot read it either: the fault is permanent
+    service.setFaults(undefined);
+    const { manifest, entries } = await readArchive(out);
+    const all = await walkService(service.baseUrl, service.keys.readOnly);
+    const files = allFileEntries(manifest);
+    expect(new Set(files.map((f) => f.source))).toEqual(new Set([...all.keys()].filter((s) => s !== broken)));
+    for (const file of files) expect(entries.get(file.path)?.data.equals(all.get(file.source) as Buffer)).toBe(true);
+  });
+
+  it('does not retry 403 and 404, and records them', async () => {
+    const forbidden = '/rabbit/api/prototypes/3/discussions/1.json';
+    const missing = '/rabbit/api/prototypes/17/pages/page1.html';
+    service = await startFakeService({ faults: { paths: [{ path: forbidden, kind: '403' }, { path: missing, kind: '404' }] } });
+    const dir = await tempDir();
+    const result = await exportAccount({ out: join(dir, 'x.zip'), baseUrl: service.baseUrl, keys: [service.keys.readOnly] });
+    const failed = result.manifest.errors.map((e) => [e.source, e.status]);
+    expect(failed).toContainEqual([missing, 404]);
+    expect(service.stats.byPath.get(missing)).toBe(1);
+    expect(failed).toContainEqual([forbidden, 403]);
+    expect(service.stats.byPath.get(forbidden)).toBe(1);
+  });
+});
+
+describe('hostile answers', () => {
+  it('names traversal ids, malformed JSON and endless bodies, fast, with only safe entry names', async () => {
+    const pagesList = '/rabbit/api/prototypes/3/pages.json';
+    const element = '/rabbit/api/prototypes/1001/layers.json';
+    const endlessPng = '/rabbit/api/prototypes/3/pages/page7830.png';
+    const endlessJson = '/rabbit/api/prototypes/17/discussions.json';
+    const malformed = '/rabbit/api/prototypes/1002/pages.json';
+    service = await startFakeService({
+      faults: {
+        paths: [
+          { path: pagesList, kind: 'bad-ids' },
+          { path: element, kind: 'bad-ids' },
+          { path: endlessPng, kind: 'endless-body' },
+          { path: endlessJson, kind: 'endless-body' },
+          { path: malformed, kind: 'malformed-json' },
+        ],
+      },
+    });
+    const dir = await tempDir();
+    const out = join(dir, 'hostile.zip');
+    const rssBefore = process.memoryUsage().rss;
+    const result = await exportAccount({ out, baseUrl: service.baseUrl, keys: [service.keys.readOnly] });
+    const rssGrowth = process.memoryUsage().rss - rssBefore;
+    expect(result.complete).toBe(false);
+    const codes = (source: string): string[] => result.manifest.errors.filter((e) => e.source === source).map((e) => e.code ?? '');
+    expect(codes(pagesList).length).toBeGreaterThan(0);
+    expect(new Set(codes(pagesList))).toEqual(new Set(['BAD_ID']));
+    expect(result.manifest.errors.filter((e) => e.source === pagesList).map((e) => e.id)).toContain('"../../x"');
+    expect(codes(endlessPng)).toEqual(['BODY_TOO_LARGE']);
+    expect(codes(endlessJson)).toEqual(['BODY_TOO_LARGE']);
+    expect(codes(malformed)).toEqual(['BAD_JSON']);
+    // The hostile list itself is archived as served; nothing it named became an entry.
+    const { entries } = await readArchive(out);
+    expect([...entries.keys()].some((name) => name.endsWith('/r6/pages.json'))).toBe(true);
+    for (const name of entries.keys()) expect(isSafeEntryName(name), name).toBe(true);
+    for (const name of entries.keys()) expect(name).not.toMatch(/\.\.|etc/);
+    expect(await readdir(dir)).toEqual(['hostile.zip']);
+    // Bodies are capped while streaming: a 4 GiB answer never reaches memory.
+    expect(rssGrowth).toBeLessThan(400 * 1024 * 1024);
+  });
+});
