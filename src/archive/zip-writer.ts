@@ -23,8 +23,8 @@ export interface ZipSource {
 
 export interface WriteZipOptions {
   signal?: AbortSignal;
-  /** Called after each entry with the number of archive bytes produced so far. */
-  onProgress?(bytes: number): void;
+  /** Called after each entry with the archive bytes produced and the entries written so far. */
+  onProgress?(bytes: number, entries: number): void;
 }
 
 export interface WriteZipResult {
@@ -94,7 +94,7 @@ export async function writeZip(
       await stop.guard(appendOne(archive, input, source, current));
       current = undefined;
       count += 1;
-      onProgress?.(archive.pointer());
+      onProgress?.(archive.pointer(), count);
     }
     await stop.guard(archive.finalize());
     await stop.guard(written);
@@ -112,7 +112,7 @@ export async function writeZip(
     signal?.removeEventListener('abort', onAbort);
   }
   const bytes = archive.pointer();
-  onProgress?.(bytes);
+  onProgress?.(bytes, count);
   return { bytes, entries: count };
 }
 

@@ -114,8 +114,16 @@ describe('writeZip', () => {
         yield { name: `e${i}.json`, data: `{"i":${i}}`, store: false };
       }
     }
-    await writeZip(sources(), join(dir, 'lazy.zip'), { onProgress: (bytes) => written.push(bytes) });
+    const counts: number[] = [];
+    await writeZip(sources(), join(dir, 'lazy.zip'), {
+      onProgress: (bytes, entries) => {
+        written.push(bytes);
+        counts.push(entries);
+      },
+    });
     expect(pulledAfter).toEqual([0, 1, 2, 3, 4]);
+    expect(counts).toEqual([1, 2, 3, 4, 5, 5]); // one per entry, then the finished archive
+    expect(written.every((bytes, i) => i === 0 || bytes >= (written[i - 1] ?? 0))).toBe(true);
   });
 
   it('handles thousands of file entries', async () => {
