@@ -1,0 +1,144 @@
+import { execFileSync } from 'node:child_process';
+import { mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startFakeService, type FakeService } from '../../src/fake-service/index.js';
+import { exportAccount } from '../../src/export/export-account.js';
+import { isRabbitError } from '../../src/core/errors.js';
+import type { ExportEvent } from '../../src/export/events.js';
+import { allFileEntries } from '../../src/manifest/types.js';
+import { walkService } from '../helpers/oracle.js';
+import { readArchive } from '../helpers/archive.js';
+import { tempDir } from '../helpers/temp.js';
+
+let service: FakeService;
+afterEach(async () => {
+  await service?.close();
+});
+
+const FULL = 192; // requests of a full export of the default sample (checked below)
+
+async function expectExact(out: string): Promise<void> {
+  const served = await walkService(service.baseUrl, service.keys.readOnly);
+  const { manifest, entries } = await readArchive(out);
+  expect(manifest.complete).toBe(true);
+  const files = allFileEntries(manifest);
+  expect(new Set(files.map((f) => f.source))).toEqual(new Set(served.keys()));
+  for (const file of files) expect(entries.get(file.path)?.data.equals(served.get(file.source) as Buffer), file.path).toBe(true);
+}
+
+async function journalRecords(dir: string, out: string): Promise<number> {
+  const text = await readFile(join(dir, `.${out}.rabbit-work`, 'journal.jsonl'), 'utf8');
+  return text.split('\n').filter((line) => line.includes('"t":"file"')).length;
+}
+
+/** Interrupts an export once the service has answered `after` requests. */
+async function interruptedExport(dir: string, out: string, after: number): Promise<unknown> {
+  const controller = new AbortController();
+  const timer = setInterval(() => {
+    if (service.stats.requests >= after) controller.abort();
+  }, 2);
+  try {
+    return await exportAccount({
+      out: join(dir, out),
+      baseUrl: service.baseUrl,
+      keys: [service.keys.readOnly],
+      concurrency: 4,
+      signal: controller.signal,
+    }).catch((error: unknown) => error);
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+describe('interrupted exports resume', () => {
+  it('leaves nothing at --out, then finishes byte-exact fetching little more than what was missing', async () => {
+    service = await startFakeService({ latencyMs: 5 });
+    const dir = await tempDir();
+    const error = await interruptedExport(dir, 'a.zip', FULL / 2);
+    expect(isRabbitError(error, 'INTERRUPTED')).toBe(true);
+    expect(await readdir(dir)).toEqual(['.a.zip.rabbit-work']);
+    const saved = await journalRecords(dir, 'a.zip');
+    expect(saved).toBeGreaterThan(FULL / 4);
+
+    service.stats.reset();
+    const events: ExportEvent[] = [];
+    const result = await exportAccount({ out: join(dir, 'a.zip'), baseUrl: service.baseUrl, keys: [service.keys.readOnly], onEvent: (e) => events.push(e) });
+    expect(result.complete).toBe(true);
+    expect(events.find((e) => e.type === 'start')).toMatchObject({ resumed: saved });
+    const missing = FULL - saved;
+    expect(service.stats.requests).toBeLessThanOrEqual(missing + FULL * 0.1);
+    expect(await readdir(dir)).toEqual(['a.zip']);
+    await expectExact(join(dir, 'a.zip'));
+  });
+
+  it('a full export makes exactly the documented number of requests', async () => {
+    service = await startFakeService();
+    const dir = await tempDir();
+    await exportAccount({ out: join(dir, 'f.zip'), baseUrl: service.baseUrl, keys: [service.keys.readOnly] });
+    expect(service.stats.requests).toBe(FULL);
+  });
+
+  it('never trusts a damaged spool copy: the resource is fetched again', async () => {
+    service = await startFakeService({ latencyMs: 5 });
+    const dir = await tempDir();
+    await interruptedExport(dir, 'd.zip', FULL / 2);
+    const spool = join(dir, '.d.zip.rabbit-work', 'spool');
+    const files = (await readdir(spool)).filter((name) => /^[0-9a-f]{64}$/.test(name));
+    expect(files.length).toBeGreaterThan(3);
+    for (const name of files.slice(0, 3)) await writeFile(join(spool, name), 'damaged');
+    const result = await exportAccount({ out: join(dir, 'd.zip'), baseUrl: service.baseUrl, keys: [service.keys.readOnly] });
+    expect(result.complete).toBe(true);
+    await expectExact(join(dir, 'd.zip'));
+  });
+
+  it('sets aside a journal written for another service', async () => {
+    service = await startFakeService({ latencyMs: 5 });
+    const dir = await tempDir();
+    await interruptedExport(dir, 's.zip', FULL / 2);
+    const journal = join(dir, '.s.zip.rabbit-work', 'journal.jsonl');
+    const text = await readFile(journal, 'utf8');
+    await writeFile(journal, text.replace(service.baseUrl, 'http://127.0.0.1:9'));
+    service.stats.reset();
+    const events: ExportEvent[] = [];
+    await exportAccount({ out: join(dir, 's.zip'), baseUrl: service.baseUrl, keys: [service.keys.readOnly], onEvent: (e) => events.push(e) });
+    expect(events.some((e) => e.type === 'journal-set-aside')).toBe(true);
+    expect(service.stats.requests).toBe(FULL);
+    await expectExact(join(dir, 's.zip'));
+  });
+
+  it('reuses nothing of a prototype that changed since the interruption', async () => {
+    service = await startFakeService({ latencyMs: 5 });
+    const dir = await tempDir();
+    await interruptedExport(dir, 'c.zip', FULL - 20);
+    service.store.renamePrototype(3, 'renamed while interrupted');
+    service.stats.reset();
+    const result = await exportAccount({ out: join(dir, 'c.zip'), baseUrl: service.baseUrl, keys: [service.keys.readOnly] });
+    expect(result.manifest.prototypes['3']?.name).toBe('renamed while interrupted');
+    expect(service.stats.byPath.get('/rabbit/api/prototypes/3/pages.json')).toBe(1);
+    await expectExact(join(dir, 'c.zip'));
+  });
+});
+
+describe('a full disk', () => {
+  it('ends with DISK_FULL, nothing at --out and the space given back', async (context) => {
+    const dir = await tempDir();
+    const mountPoint = join(dir, 'small');
+    await mkdir(mountPoint);
+    try {
+      execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=512k', 'tmpfs', mountPoint], { stdio: 'ignore' });
+    } catch {
+      // Mounting needs root; CI runs as root, so there this must work.
+      if (process.env['CI']) throw new Error('cannot mount a tmpfs to simulate a full disk');
+      context.skip();
+    }
+    try {
+      service = await startFakeService({ dataset: { pngPaddingBytes: 200_000 } });
+      const error = await exportAccount({ out: join(mountPoint, 'full.zip'), baseUrl: service.baseUrl, keys: [service.keys.readOnly] }).catch((e: unknown) => e);
+      expect(isRabbitError(error, 'DISK_FULL')).toBe(true);
+      expect(await readdir(mountPoint)).toEqual([]);
+    } finally {
+      execFileSync('umount', [mountPoint]);
+    }
+  });
+});
