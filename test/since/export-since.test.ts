@@ -1,0 +1,160 @@
+import { copyFile, readdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { startFakeService, type FakeService } from '../../src/fake-service/index.js';
+import { exportAccount } from '../../src/export/export-account.js';
+import { isRabbitError } from '../../src/core/errors.js';
+import { allFileEntries } from '../../src/manifest/types.js';
+import { readArchive } from '../helpers/archive.js';
+import { tempDir } from '../helpers/temp.js';
+import { flipEntryByte } from '../helpers/zip-layout.js';
+import { expectSameArchive, requestsFor } from './since-helpers.js';
+
+let service: FakeService;
+let dir: string;
+
+beforeEach(async () => {
+  service = await startFakeService({ seed: 1 });
+  dir = await tempDir();
+});
+afterEach(async () => {
+  await service.close();
+});
+
+const run = (out: string, extra: { since?: string; prototypes?: Set<string> } = {}) =>
+  exportAccount({ out: join(dir, out), baseUrl: service.baseUrl, keys: [service.keys.readOnly], concurrency: 4, ...extra });
+
+/** Moves the first element of the first page of prototype 3: one change, made through the store. */
+function moveAnElement(): { proto: string; page: string; element: string } {
+  const page = service.store.prototype(3)?.pages[0];
+  const element = page?.elements[0];
+  if (!page || !element) throw new Error('sample data changed: prototype 3 has no element on its first page');
+  service.store.updateElement(3, page.id, element.id, { position: { x: 321, y: 123 } });
+  return { proto: '3', page: page.id, element: element.id };
+}
+
+describe('export --since', () => {
+  it('after a change, is byte-exact to a full export, with one request per unchanged prototype', async () => {
+    await run('prev.zip');
+    const before = service.store.prototypeIds();
+    moveAnElement();
+
+    service.stats.reset();
+    const inc = await run('inc.zip', { since: join(dir, 'prev.zip') });
+    const incStats = new Map(service.stats.byPath);
+    expect(inc.complete).toBe(true);
+    const full = await run('full.zip');
+    expect(full.complete).toBe(true);
+
+    await expectSameArchive(join(dir, 'inc.zip'), join(dir, 'full.zip'));
+
+    service.stats.byPath.clear();
+    for (const [path, count] of incStats) service.stats.byPath.set(path, count);
+    for (const id of before) {
+      const seen = requestsFor(service, id);
+      if (id === '3') {
+        expect(seen.size, 'the changed prototype is fetched in full').toBeGreaterThan(10);
+        expect(inc.manifest.prototypes[id]?.origin).toEqual({ mode: 'fetched' });
+      } else {
+        expect([...seen], `prototype ${id}`).toEqual([[`/rabbit/api/prototypes/${id}.json`, 1]]);
+        expect(inc.manifest.prototypes[id]?.origin).toEqual({ mode: 'reused', archive: 'prev.zip' });
+      }
+    }
+    // The lists were asked once; nothing outside the prototypes besides.
+    expect(incStats.get('/rabbit/api/prototypes.json')).toBe(1);
+  });
+
+  it('refetches an entry damaged in PREV (flipped byte) and reuses the rest', async () => {
+    const prev = join(dir, 'prev.zip');
+    const first = await run('prev.zip');
+    const victim = first.manifest.prototypes['1001']?.revisions[String(first.manifest.prototypes['1001']?.revision)]?.files
+      .find((file) => file.path.endsWith('.png'));
+    if (!victim) throw new Error('prototype 1001 has no PNG');
+    await flipEntryByte(prev, victim.path);
+
+    service.stats.reset();
+    const inc = await run('inc.zip', { since: prev });
+    expect(inc.complete).toBe(true);
+    expect([...requestsFor(service, '1001')].sort()).toEqual(
+      [[`/rabbit/api/prototypes/1001.json`, 1], [victim.source, 1]].sort(),
+    );
+    expect(requestsFor(service, '1002').size).toBe(1);
+    expect(inc.manifest.prototypes['1001']?.origin).toEqual({ mode: 'fetched' });
+    expect(inc.manifest.prototypes['1002']?.origin?.mode).toBe('reused');
+    await run('full.zip');
+    await expectSameArchive(join(dir, 'inc.zip'), join(dir, 'full.zip'));
+  });
+
+  it('fetches in full a prototype PREV does not hold, and leaves out a deleted one', async () => {
+    const ids = service.store.prototypeIds();
+    await run('partial.zip', { prototypes: new Set(ids.filter((id) => id !== '1002')) });
+    service.store.deletePrototype(1001);
+
+    service.stats.reset();
+    const inc = await run('inc.zip', { since: join(dir, 'partial.zip') });
+    expect(inc.complete).toBe(true);
+    expect(requestsFor(service, '1002').size).toBeGreaterThan(10);
+    expect(inc.manifest.prototypes['1002']?.origin).toEqual({ mode: 'fetched' });
+    expect(inc.manifest.prototypes['1001']).toBeUndefined();
+    expect(allFileEntries(inc.manifest).some((file) => file.path.startsWith('prototypes/1001/'))).toBe(false);
+    expect(inc.manifest.prototypes['3']?.origin?.mode).toBe('reused');
+    await run('full.zip');
+    await expectSameArchive(join(dir, 'inc.zip'), join(dir, 'full.zip'));
+  });
+
+  it('revalidates a changed prototype with If-Modified-Since and keeps the copies the service calls unmodified', async () => {
+    await run('prev.zip');
+    // A change of revision that leaves every body and Last-Modified as it was is what a 304 is for:
+    // simulate it by making PREV's record claim an older revision.
+    const { manifest, entries } = await readArchive(join(dir, 'prev.zip'));
+    const record = manifest.prototypes['1001'];
+    if (!record) throw new Error('no prototype 1001');
+    record.revisions = { [String(record.revision - 1)]: record.revisions[String(record.revision)] as never };
+    record.revision -= 1;
+    const { writeZip } = await import('../../src/archive/zip-writer.js');
+    await writeZip(
+      [...entries].map(([name, entry]) => ({
+        name,
+        data: name === 'manifest.json' ? JSON.stringify(manifest) : entry.data,
+        store: entry.method === 0,
+      })),
+      join(dir, 'older.zip'),
+    );
+
+    service.stats.reset();
+    const inc = await run('inc.zip', { since: join(dir, 'older.zip') });
+    expect(inc.complete).toBe(true);
+    const seen = requestsFor(service, '1001');
+    expect(seen.size).toBeGreaterThan(10);
+    expect(service.stats.statuses.get(304)).toBe(seen.size - 1);
+    expect(inc.manifest.prototypes['1001']?.origin).toEqual({ mode: 'reused', archive: 'older.zip' });
+    await expectSameArchive(join(dir, 'inc.zip'), join(dir, 'prev.zip'));
+  });
+
+  it('refuses an unreadable PREV or one from another service before any request, writing nothing', async () => {
+    await writeFile(join(dir, 'junk.zip'), 'not a zip at all');
+    service.stats.reset();
+    const error = await run('inc.zip', { since: join(dir, 'junk.zip') }).catch((e: unknown) => e);
+    expect(isRabbitError(error, 'USAGE')).toBe(true);
+    expect(service.stats.requests).toBe(0);
+
+    await run('prev.zip');
+    const other = await startFakeService({ seed: 1 });
+    try {
+      const refused = await exportAccount({ out: join(dir, 'x.zip'), baseUrl: other.baseUrl, keys: [other.keys.readOnly], since: join(dir, 'prev.zip') })
+        .catch((e: unknown) => e);
+      expect(isRabbitError(refused, 'USAGE')).toBe(true);
+      expect(other.stats.requests).toBe(0);
+    } finally {
+      await other.close();
+    }
+    expect((await readdir(dir)).sort()).toEqual(['junk.zip', 'prev.zip']);
+  });
+
+  it('a copy of PREV under another name is named as the origin', async () => {
+    await run('prev.zip');
+    await copyFile(join(dir, 'prev.zip'), join(dir, 'monday.zip'));
+    const inc = await run('inc.zip', { since: join(dir, 'monday.zip') });
+    expect(inc.manifest.prototypes['3']?.origin).toEqual({ mode: 'reused', archive: 'monday.zip' });
+  });
+});
