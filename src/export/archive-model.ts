@@ -1,4 +1,4 @@
-import type { FileEntry, Manifest, ManifestError, Milestone, PrototypeOrigin, PrototypeRecord } from '../manifest/types.js';
+import type { FileEntry, ForeignReference, Manifest, ManifestError, Milestone, PrototypeOrigin, PrototypeRecord } from '../manifest/types.js';
 import { FORMAT_VERSION, MANIFEST_PATH } from '../manifest/types.js';
 import { API_PREFIX } from '../archive/paths.js';
 
@@ -29,6 +29,8 @@ interface PrototypeState {
 export class ArchiveModel {
   readonly topFiles: StoredFile[] = [];
   readonly errors: ManifestError[] = [];
+  /** References of archived pages to other hosts (offline viewer, src/assets). */
+  readonly foreignReferences: ForeignReference[] = [];
   private readonly prototypes = new Map<string, PrototypeState>();
   private readonly paths = new Set<string>();
 
@@ -119,6 +121,7 @@ export class ArchiveModel {
       prototypes,
       files: [...this.topFiles].sort(byZipOrder).map(entryOf),
       errors: [...this.errors].sort((a, b) => compareStrings(a.source, b.source)),
+      ...(this.foreignReferences.length > 0 ? { foreignReferences: this.foreignReferences } : {}),
       stats: meta.stats,
     };
   }
@@ -140,6 +143,7 @@ export function entryOf(file: StoredFile): FileEntry {
     size: file.size,
     contentType: file.contentType,
     lastModified: file.lastModified,
+    ...(file.generatedFrom !== undefined ? { generatedFrom: file.generatedFrom } : {}),
   };
 }
 

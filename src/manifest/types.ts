@@ -9,14 +9,33 @@ export const PROTOTYPES_LIST_PATH = 'prototypes.json';
 export interface FileEntry {
   /** Entry name inside the zip. */
   path: string;
-  /** The API path it was served from, without query string (never the key). */
+  /**
+   * The path it was served from on the service host, without query string (never the key): an API
+   * path, or for a page asset (`assets/...`) its path outside the API. `generated` for files
+   * rabbit-export made itself (see generatedFrom).
+   */
   source: string;
   sha256: string;
   size: number;
   contentType: string;
   /** The `Last-Modified` header as served, or null when the service sent none. */
   lastModified: string | null;
+  /**
+   * Only on files rabbit-export generated (the offline viewer): the entry they were made from, e.g.
+   * the raw page a `.view.html` copy rewrites; `manifest.json` for index.html, made from the whole.
+   */
+  generatedFrom?: string;
 }
+
+/** A reference in an archived page or stylesheet to another host: never fetched, left as written. */
+export interface ForeignReference {
+  url: string;
+  /** Archive paths of the pages and stylesheets that reference it. */
+  referencedBy: string[];
+}
+
+/** The `source` of generated files. */
+export const GENERATED_SOURCE = 'generated';
 
 export interface ManifestError {
   /** API path (or archive path for local failures) the error belongs to. */
@@ -74,6 +93,8 @@ export interface Manifest {
   /** Entries outside any prototype, such as prototypes.json. */
   files: FileEntry[];
   errors: ManifestError[];
+  /** References of archived pages to other hosts, when there are any. */
+  foreignReferences?: ForeignReference[];
   /** Counts for humans and for `ls`; derived from the rest. */
   stats?: {
     requests: number;
