@@ -43,12 +43,13 @@ export function formatListTable(rows: ListRow[]): string {
 
 export function formatVerifyReport(report: VerifyReport): string {
   const name = clean(basename(report.path));
+  const unreadable = report.problems.find((p) => p.kind === 'not-a-zip');
+  // A file that is no zip at all has one thing wrong with it: say it in one line.
+  if (unreadable) return `FAILED: ${clean(unreadable.detail)}`;
   const kindWidth = Math.max(0, ...report.problems.map((p) => p.kind.length));
   const lines = report.problems.map((problem) => formatProblem(problem, kindWidth));
   const checked = `${report.checked} entr${report.checked === 1 ? 'y' : 'ies'}, ${megabytes(report.bytes)} checked`;
-  if (report.problems.some((p) => p.kind === 'not-a-zip')) {
-    lines.push(`FAILED: ${name} cannot be read as a zip archive`);
-  } else if (!report.ok) {
+  if (!report.ok) {
     const count = report.problems.length;
     lines.push(`FAILED: ${name} has ${count} problem${count === 1 ? '' : 's'} (${checked})`);
   } else if (report.manifest && !report.manifest.complete) {

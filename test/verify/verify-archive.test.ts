@@ -127,6 +127,8 @@ describe('verifyArchive', () => {
     expect(report.problems[0]?.kind).toBe('not-a-zip');
     expect(report.problems[0]?.detail).toContain('export.zip');
     expect(report.problems[0]?.detail).not.toContain('\n');
-    expect(formatVerifyReport(report).split('\n')).toHaveLength(2);
+    const printed = formatVerifyReport(report);
+    expect(printed.split('\n')).toHaveLength(1);
+    expect(printed).toContain(report.problems[0]?.detail);
   });
 });

@@ -1,0 +1,171 @@
+import { readFile, readdir, truncate, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { startFakeService, type FakeService } from '../../src/fake-service/index.js';
+import { openZip } from '../../src/archive/zip-reader.js';
+import { runCli, startCli } from '../helpers/cli.js';
+import { tempDir } from '../helpers/temp.js';
+
+let service: FakeService;
+beforeEach(async () => {
+  service = await startFakeService();
+});
+afterEach(async () => {
+  await service.close();
+});
+
+const env = (key = service.keys.readOnly): Record<string, string> => ({ RABBIT_API_KEY: key, RABBIT_BASE_URL: service.baseUrl });
+
+describe('rabbit-export CLI', () => {
+  it('without a key exits 2 and names both ways to give one', async () => {
+    const dir = await tempDir();
+    const run = await runCli(['export', '--out', join(dir, 'x.zip')]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('RABBIT_API_KEY');
+    expect(run.stderr).toContain('--api-key-file');
+    expect(await readdir(dir)).toEqual([]);
+  });
+
+  it.each([
+    [['--help'], 0, 'Examples:'],
+    [['export', '--help'], 0, 'Examples:'],
+    [['--version'], 0, JSON.parse('"0.1.0"') as string],
+    [['export'], 2, "required option '-o, --out"],
+    [['export', '--out', 'x.zip', '--concurrency', 'many'], 2, '--concurrency takes a whole number'],
+    [['frobnicate'], 2, 'unknown command'],
+  ])('%j exits %i', async (args, code, text) => {
+    const run = await runCli(args);
+    expect(run.code).toBe(code);
+    expect(run.stdout + run.stderr).toContain(text);
+  });
+
+  it('exports with --json: one summary line on stdout, exit 0, the key nowhere', async () => {
+    const dir = await tempDir();
+    const out = join(dir, 'team.zip');
+    const run = await runCli(['export', '--out', out, '--json'], env());
+    expect(run.code).toBe(0);
+    const lines = run.stdout.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(JSON.parse(lines[0] as string)).toMatchObject({ ok: true, exitCode: 0, complete: true, prototypes: 5, files: 192, errors: 0 });
+    expect(run.stdout + run.stderr).not.toContain(service.keys.readOnly);
+  });
+
+  it('reads keys from --api-key-file', async () => {
+    const dir = await tempDir();
+    const keyFile = join(dir, 'keys.txt');
+    await writeFile(keyFile, `# our key\n${service.keys.readOnly}\n`);
+    const run = await runCli(['export', '--out', join(dir, 'k.zip'), '--api-key-file', keyFile, '--base-url', service.baseUrl, '--quiet']);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toBe('');
+  });
+
+  it('a refused key exits 1 within seconds, saying so, leaving nothing', async () => {
+    const dir = await tempDir();
+    const started = Date.now();
+    const run = await runCli(['export', '--out', join(dir, 'x.zip')], env(service.keys.invalid));
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/refused the API key/);
+    expect(run.stderr).not.toContain(service.keys.invalid);
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(await readdir(dir)).toEqual([]);
+  });
+
+  it('exits 3 on an incomplete archive, names what failed and how to fetch it', async () => {
+    const broken = '/rabbit/api/prototypes/17/pages/page1.png';
+    service.setFaults({ paths: [{ path: broken, kind: '404' }] });
+    const dir = await tempDir();
+    const run = await runCli(['export', '--out', join(dir, 'p.zip')], env());
+    expect(run.code).toBe(3);
+    expect(run.stdout).toContain('INCOMPLETE');
+    expect(run.stderr).toContain(broken);
+    expect(run.stderr).toContain('rabbit-export export --out');
+  });
+
+  it('verify: 0 on an intact archive; 1 naming a flipped byte; 1 with one line for a truncated file', async () => {
+    const dir = await tempDir();
+    const out = join(dir, 'v.zip');
+    expect((await runCli(['export', '--out', out, '--quiet'], env())).code).toBe(0);
+    const intact = await runCli(['verify', out]);
+    expect(intact.code).toBe(0);
+
+    // Flip one byte inside a stored PNG entry's data.
+    const zip = await openZip(out);
+    const png = [...zip.entries.values()].find((e) => e.name.endsWith('.png') && e.compressionMethod === 0);
+    zip.close();
+    const bytes = await readFile(out);
+    const nameAt = bytes.indexOf(Buffer.from(png?.name ?? 'none'));
+    const dataAt = nameAt + Buffer.byteLength(png?.name ?? '') + 40;
+    const flipped = Buffer.from(bytes);
+    flipped[dataAt] = (flipped[dataAt] as number) ^ 0xff;
+    const corrupt = join(dir, 'corrupt.zip');
+    await writeFile(corrupt, flipped);
+    const bad = await runCli(['verify', corrupt]);
+    expect(bad.code).toBe(1);
+    expect(bad.stdout).toContain(png?.name);
+
+    const truncated = join(dir, 'truncated.zip');
+    await writeFile(truncated, bytes);
+    await truncate(truncated, Math.floor(bytes.length / 2));
+    const cut = await runCli(['verify', truncated]);
+    expect(cut.code).toBe(1);
+    expect((cut.stdout + cut.stderr).trim().split('\n')).toHaveLength(1);
+    expect(cut.stdout + cut.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('ls lists every prototype with its counts', async () => {
+    const dir = await tempDir();
+    const out = join(dir, 'l.zip');
+    await runCli(['export', '--out', out, '--quiet'], env());
+    const run = await runCli(['ls', out]);
+    expect(run.code).toBe(0);
+    for (const id of ['3', '17', '42', '1001', '1002']) expect(run.stdout).toMatch(new RegExp(`^${id}\\s`, 'm'));
+    const json = await runCli(['ls', out, '--json']);
+    const rows = JSON.parse(json.stdout) as Array<{ id: string; pages: number }>;
+    expect(rows.find((r) => r.id === '42')?.pages).toBe(2);
+  });
+
+  it('SIGINT stops within 5 s with exit 130, nothing at --out, and says how to resume; the same command then finishes', async () => {
+    service.setLatency(30);
+    const dir = await tempDir();
+    const out = join(dir, 'i.zip');
+    const { child, done } = startCli(['export', '--out', out, '--concurrency', '2'], env());
+    await until(() => service.stats.requests >= 40);
+    const sent = Date.now();
+    child.kill('SIGINT');
+    const run = await done;
+    expect(Date.now() - sent).toBeLessThan(5_000);
+    expect(run.code).toBe(130);
+    expect(run.stderr).toMatch(/run the same command again/i);
+    expect(await readdir(dir)).toEqual(['.i.zip.rabbit-work']);
+    service.setLatency(0);
+    const again = await runCli(['export', '--out', out, '--concurrency', '2'], env());
+    expect(again.code).toBe(0);
+    expect((await runCli(['verify', out])).code).toBe(0);
+  });
+
+  it('after kill -9 nothing is at --out and the same command resumes', async () => {
+    service.setLatency(30);
+    const dir = await tempDir();
+    const out = join(dir, 'k9.zip');
+    const { child, done } = startCli(['export', '--out', out, '--concurrency', '2'], env());
+    await until(() => service.stats.requests >= 100);
+    child.kill('SIGKILL');
+    await done;
+    expect((await readdir(dir)).filter((name) => !name.startsWith('.'))).toEqual([]);
+    service.setLatency(0);
+    service.stats.reset();
+    const again = await runCli(['export', '--out', out, '--json'], env());
+    expect(again.code).toBe(0);
+    // 192 in a full export: resuming after ~100 saved must not fetch them again.
+    expect(service.stats.requests).toBeLessThan(192 - 100 + 20);
+    expect((await runCli(['verify', out])).code).toBe(0);
+  });
+});
+
+async function until(condition: () => boolean, timeoutMs = 30_000): Promise<void> {
+  const started = Date.now();
+  while (!condition()) {
+    if (Date.now() - started > timeoutMs) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
