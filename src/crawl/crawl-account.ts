@@ -89,6 +89,11 @@ const api = (rest: string): string => `${API_PREFIX}${rest}`;
 export class AccountCrawler {
   constructor(private readonly options: CrawlOptions) {}
 
+  /** For work that follows the crawl on the same client, spool and counters (page assets). */
+  get fetchContext(): FetchContext {
+    return this.options.fetch;
+  }
+
   /** Fetches the prototype lists (fatal on failure) and schedules everything below them. */
   async start(): Promise<void> {
     const owner = new Map<string, string>();

@@ -15,6 +15,7 @@ import { writeZip, type ZipSource } from '../archive/zip-writer.js';
 import type { Manifest } from '../manifest/types.js';
 import { MANIFEST_PATH } from '../manifest/types.js';
 import { ArchiveModel, type StoredFile } from './archive-model.js';
+import { addOfflineViewer } from '../viewer/build-viewer.js';
 import type { EventSink } from './events.js';
 import { acquireLock } from './lock.js';
 import { JournalCache, JournalWriter, readJournal } from './journal.js';
@@ -163,6 +164,11 @@ export async function exportAccount(options: ExportOptions): Promise<ExportResul
     try {
       await crawler.start();
       await frontier.drain();
+      // Offline viewer (issue 5): page assets, viewable page copies and index.html (src/viewer/).
+      await addOfflineViewer({
+        fetch: crawler.fetchContext, frontier, model, service: { origin: client.origin, basePath: client.basePath },
+        baseUrl: options.baseUrl, pages: (options.formats ?? EXPORT_DEFAULTS.formats).has('html'), onFailed: hooks.failed,
+      });
     } catch (error) {
       frontier.stop(error);
       controller.abort();

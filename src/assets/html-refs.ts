@@ -1,0 +1,168 @@
+import { scanCss } from './css-refs.js';
+
+/**
+ * References in (X)HTML markup that a browser follows to draw the page, plus links to other pages.
+ * A small tag scanner rather than a DOM parser: it reports byte offsets of each attribute value so
+ * a rewrite can splice new values in and leave every other byte of the document alone. It works on
+ * a latin1 view of the bytes (see css-refs.ts for why).
+ */
+export type HtmlRefKind =
+  /** A stylesheet: fetched, and scanned for references of its own. */
+  | 'stylesheet'
+  /** An image, icon or other resource the page draws with. */
+  | 'resource'
+  /** A hyperlink: never fetched; rewritten only when it points at another archived page. */
+  | 'link';
+
+export interface HtmlRef {
+  start: number;
+  end: number;
+  /** The value with character references decoded, as UTF-8 text. */
+  value: string;
+  kind: HtmlRefKind;
+}
+
+/** Attributes holding one URL of a resource, by element (lower case). */
+const RESOURCE_ATTRIBUTES: Record<string, readonly string[]> = {
+  img: ['src'],
+  input: ['src'],
+  embed: ['src'],
+  source: ['src'],
+  video: ['src', 'poster'],
+  audio: ['src'],
+  image: ['href', 'xlink:href'],
+};
+
+const SRCSET_ELEMENTS = new Set(['img', 'source']);
+
+export function scanHtml(html: string): HtmlRef[] {
+  const refs: HtmlRef[] = [];
+  let i = 0;
+  while (i < html.length) {
+    const open = html.indexOf('<', i);
+    if (open < 0) break;
+    if (html.startsWith('<!--', open)) i = skipPast(html, open + 4, '-->');
+    else if (html.startsWith('<![CDATA[', open)) i = skipPast(html, open + 9, ']]>');
+    else if (html[open + 1] === '!' || html[open + 1] === '?' || html[open + 1] === '/') i = skipPast(html, open + 2, '>');
+    else if (/[A-Za-z]/.test(html[open + 1] ?? '')) i = scanTag(html, open, refs);
+    else i = open + 1;
+  }
+  return refs;
+}
+
+interface Attribute {
+  name: string;
+  start: number;
+  end: number;
+  raw: string;
+}
+
+/** Reads one start tag, records its references, and skips a script or style body. */
+function scanTag(html: string, open: number, refs: HtmlRef[]): number {
+  const nameMatch = /^[A-Za-z][^\t\n\f\r />]*/.exec(html.slice(open + 1, open + 64)) as RegExpExecArray;
+  const element = nameMatch[0].toLowerCase();
+  const attributes: Attribute[] = [];
+  const pattern = /[\t\n\f\r ]*([^\t\n\f\r "'>/=]+)(?:[\t\n\f\r ]*=[\t\n\f\r ]*(?:"([^"]*)"|'([^']*)'|([^\t\n\f\r >]+)))?|[\t\n\f\r ]*(\/?>)|[\t\n\f\r ]*[^]/gy;
+  pattern.lastIndex = open + 1 + nameMatch[0].length;
+  let end = html.length;
+  let selfClosing = false;
+  for (let m = pattern.exec(html); m; m = pattern.exec(html)) {
+    if (m[5] !== undefined) {
+      end = pattern.lastIndex;
+      selfClosing = m[5] === '/>';
+      break;
+    }
+    const name = m[1];
+    const value = m[2] ?? m[3] ?? m[4];
+    if (name === undefined || value === undefined) continue;
+    const valueEnd = pattern.lastIndex - (m[4] === undefined ? 1 : 0);
+    attributes.push({ name: name.toLowerCase(), start: valueEnd - value.length, end: valueEnd, raw: value });
+  }
+  collect(element, attributes, refs);
+  if (!selfClosing && (element === 'script' || element === 'style')) {
+    const close = new RegExp(`</${element}`, 'ig');
+    close.lastIndex = end;
+    const found = close.exec(html);
+    const bodyEnd = found ? found.index : html.length;
+    if (element === 'style') refs.push(...scanCss(html.slice(end, bodyEnd), end).map(cssRef));
+    return bodyEnd;
+  }
+  return end;
+}
+
+function collect(element: string, attributes: Attribute[], refs: HtmlRef[]): void {
+  const get = (name: string): Attribute | undefined => attributes.find((a) => a.name === name);
+  const add = (attribute: Attribute | undefined, kind: HtmlRefKind): void => {
+    if (attribute) refs.push({ start: attribute.start, end: attribute.end, value: decodeEntities(attribute.raw), kind });
+  };
+  for (const name of RESOURCE_ATTRIBUTES[element] ?? []) add(get(name), 'resource');
+  if (element === 'link') {
+    const rel = decodeEntities(get('rel')?.raw ?? '').toLowerCase().split(/[\t\n\f\r ]+/);
+    if (rel.includes('stylesheet')) add(get('href'), 'stylesheet');
+    else if (rel.some((r) => r === 'icon' || r === 'apple-touch-icon')) add(get('href'), 'resource');
+  }
+  if (element === 'a' || element === 'area') add(get('href'), 'link');
+  add(get('background'), 'resource');
+  const srcset = SRCSET_ELEMENTS.has(element) ? get('srcset') : undefined;
+  if (srcset) refs.push(...srcsetRefs(srcset));
+  const style = get('style');
+  if (style) {
+    // Character references in a style attribute would shift CSS offsets; real pages never use them there.
+    if (!style.raw.includes('&')) refs.push(...scanCss(style.raw, style.start).map(cssRef));
+  }
+}
+
+function cssRef(ref: { start: number; end: number; value: string; kind: 'import' | 'url' }): HtmlRef {
+  return { start: ref.start, end: ref.end, value: ref.value, kind: ref.kind === 'import' ? 'stylesheet' : 'resource' };
+}
+
+/** `a.png 1x, b.png 2x`: each candidate's URL is a reference of its own (the HTML srcset algorithm). */
+function srcsetRefs(attribute: Attribute): HtmlRef[] {
+  const refs: HtmlRef[] = [];
+  const raw = attribute.raw;
+  let i = 0;
+  while (i < raw.length) {
+    while (i < raw.length && (isSpace(raw[i]) || raw[i] === ',')) i++;
+    const start = i;
+    while (i < raw.length && !isSpace(raw[i])) i++;
+    let end = i;
+    const endsCandidate = raw[end - 1] === ',';
+    while (end > start && raw[end - 1] === ',') end--;
+    if (end > start) {
+      const url = raw.slice(start, end);
+      refs.push({ start: attribute.start + start, end: attribute.start + end, value: decodeEntities(url), kind: 'resource' });
+    }
+    if (!endsCandidate) {
+      let depth = 0;
+      while (i < raw.length && (raw[i] !== ',' || depth > 0)) {
+        if (raw[i] === '(') depth++;
+        else if (raw[i] === ')') depth = Math.max(0, depth - 1);
+        i++;
+      }
+    }
+  }
+  return refs;
+}
+
+/** HTML whitespace only: `\s` would also match 0xA0, a UTF-8 continuation byte in latin1 text. */
+function isSpace(c: string | undefined): boolean {
+  return c === ' ' || c === '\t' || c === '\n' || c === '\r' || c === '\f';
+}
+
+function skipPast(html: string, from: number, marker: string): number {
+  const at = html.indexOf(marker, from);
+  return at < 0 ? html.length : at + marker.length;
+}
+
+const NAMED: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
+
+/** The character references an attribute holding a URL may use; other named ones are left as written. */
+export function decodeEntities(latin1: string): string {
+  const decoded = latin1.replace(/&(?:#(\d{1,7})|#[xX]([0-9a-fA-F]{1,6})|([A-Za-z]+));/g, (whole, dec: string | undefined, hex: string | undefined, name: string | undefined) => {
+    if (name !== undefined) return NAMED[name] ?? whole;
+    const code = dec !== undefined ? Number(dec) : parseInt(hex as string, 16);
+    const char = code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : '\ufffd';
+    return Buffer.from(char, 'utf8').toString('latin1');
+  });
+  return Buffer.from(decoded, 'latin1').toString('utf8');
+}

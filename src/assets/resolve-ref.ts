@@ -1,0 +1,64 @@
+/**
+ * What a reference found in a page or stylesheet points at, decided without any I/O. Only http(s)
+ * URLs on the service's own origin, under its base path, are ever fetched; everything else is
+ * either ignored (fragments, data: URIs, other schemes) or kept as a foreign reference.
+ */
+export interface ServiceLocation {
+  /** e.g. `https://pidoco.com` */
+  origin: string;
+  /** The base URL's path without a trailing slash, usually empty. */
+  basePath: string;
+}
+
+export type Resolution =
+  | { kind: 'ignored'; reason: 'empty' | 'fragment' | 'data' | 'scheme' | 'invalid' }
+  /** Another host (or credentials in the URL): never fetched, listed in the manifest. */
+  | { kind: 'foreign'; url: string }
+  /**
+   * On the service host. `request` is what the HTTP client asks for (relative to the base path,
+   * with any query but never an api_key); `source` is the same without the query, for the manifest.
+   */
+  | { kind: 'service'; source: string; request: string; url: string };
+
+/** A reference longer than this is not a stylesheet or image URL (data: URIs are ignored before). */
+const MAX_REFERENCE_LENGTH = 4096;
+
+export function resolveReference(value: string, base: string, service: ServiceLocation): Resolution {
+  // Browsers strip leading and trailing C0 controls and spaces, and drop tabs and newlines inside.
+  // eslint-disable-next-line no-control-regex
+  const ref = value.replace(/^[\u0000-\u0020]+|[\u0000-\u0020]+$/g, '').replace(/[\t\n\r]/g, '');
+  if (ref === '') return { kind: 'ignored', reason: 'empty' };
+  if (ref.startsWith('#')) return { kind: 'ignored', reason: 'fragment' };
+  if (/^data:/i.test(ref)) return { kind: 'ignored', reason: 'data' };
+  if (ref.length > MAX_REFERENCE_LENGTH) return { kind: 'ignored', reason: 'invalid' };
+  let url: URL;
+  try {
+    url = new URL(ref, base);
+  } catch {
+    return { kind: 'ignored', reason: 'invalid' };
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return { kind: 'ignored', reason: 'scheme' };
+  url.hash = '';
+  if (url.origin !== service.origin || url.username !== '' || url.password !== '') {
+    return { kind: 'foreign', url: withoutCredentials(url) };
+  }
+  // A key in a reference must never travel on, nor be written anywhere.
+  // (Only touched when present: re-serialising a query changes its encoding.)
+  if (url.searchParams.has('api_key')) url.searchParams.delete('api_key');
+  const path = url.pathname;
+  if (service.basePath !== '' && !path.startsWith(`${service.basePath}/`)) return { kind: 'foreign', url: url.href };
+  const source = path.slice(service.basePath.length);
+  return { kind: 'service', source, request: `${source}${url.search}`, url: url.href };
+}
+
+function withoutCredentials(url: URL): string {
+  const copy = new URL(url.href);
+  copy.username = '';
+  copy.password = '';
+  return copy.href;
+}
+
+/** The URL a resource was served from, to resolve the references inside it against. */
+export function serviceUrl(service: ServiceLocation, request: string): string {
+  return `${service.origin}${service.basePath}${request}`;
+}

@@ -1,0 +1,177 @@
+import { open, readFile } from 'node:fs/promises';
+import type { StoredFile } from '../export/archive-model.js';
+import type { ManifestError } from '../manifest/types.js';
+import { API_PREFIX } from '../archive/paths.js';
+
+/**
+ * What index.html shows, read back from the archived bodies themselves (not from the crawl's
+ * memory), so the overview shows exactly what the archive holds. Bodies are the service's text:
+ * every field is checked for its type and anything odd shows as missing rather than failing.
+ */
+export interface PrototypeSummary {
+  id: string;
+  revision: string;
+  name: string | null;
+  lastModification: number | null;
+  lastUser: string | null;
+  milestones: { revision: number; name: string; created: number | null; user: string | null }[];
+  pages: PageSummary[];
+  layers: { id: string; name: string | null; elementCount: number | null }[];
+  /** Discussions whose page is not among the archived pages. */
+  otherDiscussions: DiscussionSummary[];
+  complete: boolean;
+}
+
+export interface PageSummary {
+  id: string;
+  name: string | null;
+  layerNames: string[];
+  elementCount: number | null;
+  png?: { path: string; width: number; height: number };
+  /** The page to open: its viewable copy, else the raw rendering. */
+  open?: string;
+  discussions: DiscussionSummary[];
+}
+
+export interface DiscussionSummary {
+  id: string;
+  title: string | null;
+  x: number | null;
+  y: number | null;
+  entries: { author: string | null; timestamp: number | null; text: string | null }[];
+}
+
+type Json = Record<string, unknown>;
+
+export async function readArchiveData(files: readonly StoredFile[], errors: readonly ManifestError[]): Promise<PrototypeSummary[]> {
+  const byDir = new Map<string, Map<string, StoredFile>>();
+  for (const file of files) {
+    const match = /^prototypes\/(\d+)\/r(\d+)\/(.+)$/.exec(file.path);
+    if (!match) continue;
+    const key = `${match[1]}/${match[2]}`;
+    const inDir = byDir.get(key) ?? new Map<string, StoredFile>();
+    inDir.set(match[3] as string, file);
+    byDir.set(key, inDir);
+  }
+  const out: PrototypeSummary[] = [];
+  for (const [key, inDir] of byDir) {
+    const [id, revision] = key.split('/') as [string, string];
+    out.push(await summarize(id, revision, inDir, errors));
+  }
+  return out.sort((a, b) => Number(a.id) - Number(b.id));
+}
+
+async function summarize(id: string, revision: string, inDir: Map<string, StoredFile>, errors: readonly ManifestError[]): Promise<PrototypeSummary> {
+  const json = async (rest: string): Promise<unknown> => {
+    const file = inDir.get(rest);
+    if (!file) return undefined;
+    try {
+      return JSON.parse((await readFile(file.file)).toString('utf8')) as unknown;
+    } catch {
+      return undefined;
+    }
+  };
+  const meta = asObject(await json('prototype.json'));
+  const data = asObject(meta?.prototypeData);
+  const versions = asObject(meta?.versions);
+  const milestones = (Array.isArray(versions?.milestones) ? versions.milestones : [])
+    .map(asObject)
+    .filter((m): m is Json => m !== undefined && typeof m.revision === 'number')
+    .map((m) => ({ revision: m.revision as number, name: str(m.name) ?? '', created: num(Number(str(m.created) ?? m.created)), user: str(asObject(m.user)?.name) }))
+    .sort((a, b) => a.revision - b.revision);
+
+  const layers = [];
+  for (const layerId of idsOf(await json('layers.json'))) {
+    layers.push({ id: layerId, name: str(asObject(await json(`layers/${layerId}.json`))?.name), elementCount: countOf(await json(`layers/${layerId}/elements.json`)) });
+  }
+  const layerName = new Map(layers.map((l) => [l.id, l.name ?? l.id]));
+
+  const discussions: (DiscussionSummary & { pageId: string | null })[] = [];
+  for (const [rest] of [...inDir].sort(([a], [b]) => a.localeCompare(b, 'en', { numeric: true }))) {
+    const match = /^discussions\/(\d+)\.json$/.exec(rest);
+    if (match) discussions.push(discussionOf(match[1] as string, asObject(await json(rest))));
+  }
+
+  const pages: PageSummary[] = [];
+  for (const pageId of idsOf(await json('pages.json'))) {
+    const meta_ = asObject(await json(`pages/${pageId}.json`));
+    const png = inDir.get(`pages/${pageId}.png`);
+    const size = png ? await pngSize(png.file) : undefined;
+    const open = inDir.get(`pages/${pageId}.view.html`) ?? inDir.get(`pages/${pageId}.html`);
+    pages.push({
+      id: pageId,
+      name: str(meta_?.name),
+      layerNames: (Array.isArray(meta_?.layers) ? meta_.layers : []).filter((l): l is string => typeof l === 'string').map((l) => layerName.get(l) ?? l),
+      elementCount: countOf(await json(`pages/${pageId}/elements.json`)),
+      ...(png && size ? { png: { path: png.path, ...size } } : {}),
+      ...(open ? { open: open.path } : {}),
+      discussions: discussions.filter((d) => d.pageId === pageId),
+    });
+  }
+  const pageIds = new Set(pages.map((p) => p.id));
+  const prefix = `${API_PREFIX}prototypes/${id}`;
+  return {
+    id,
+    revision,
+    name: str(data?.name),
+    lastModification: num(data?.lastModification),
+    lastUser: str(data?.lastUser),
+    milestones,
+    pages,
+    layers,
+    otherDiscussions: discussions.filter((d) => d.pageId === null || !pageIds.has(d.pageId)),
+    complete: !errors.some((e) => e.source === `${prefix}.json` || e.source.startsWith(`${prefix}/`)),
+  };
+}
+
+function discussionOf(id: string, value: Json | undefined): DiscussionSummary & { pageId: string | null } {
+  return {
+    id,
+    pageId: str(value?.pageId),
+    title: str(value?.title),
+    x: num(value?.positionX),
+    y: num(value?.positionY),
+    entries: (Array.isArray(value?.entries) ? value.entries : []).map(asObject).map((e) => ({
+      author: str(e?.author),
+      timestamp: num(e?.timestamp),
+      text: str(e?.text),
+    })),
+  };
+}
+
+/** Both list forms the service used: an array of ids, and the old `{"page2200": "name"}` object. */
+function idsOf(value: unknown): string[] {
+  const ids = Array.isArray(value) ? value : asObject(value) ? Object.keys(value as Json) : [];
+  return ids.filter((id) => typeof id === 'string' || typeof id === 'number').map(String).filter((id) => /^[A-Za-z0-9]+$/.test(id));
+}
+
+function countOf(value: unknown): number | null {
+  return Array.isArray(value) ? value.length : null;
+}
+
+function asObject(value: unknown): Json | undefined {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Json) : undefined;
+}
+
+function str(value: unknown): string | null {
+  return typeof value === 'string' ? value : null;
+}
+
+function num(value: unknown): number | null {
+  return typeof value === 'number' && Number.isFinite(value) ? value : null;
+}
+
+/** Width and height from the IHDR chunk, which a valid PNG has first. */
+async function pngSize(path: string): Promise<{ width: number; height: number } | undefined> {
+  const handle = await open(path, 'r');
+  const head = Buffer.alloc(24);
+  try {
+    await handle.read(head, 0, 24, 0);
+  } finally {
+    await handle.close();
+  }
+  if (head.length < 24 || head.toString('latin1', 12, 16) !== 'IHDR') return undefined;
+  const width = head.readUInt32BE(16);
+  const height = head.readUInt32BE(20);
+  return width > 0 && height > 0 ? { width, height } : undefined;
+}

@@ -1,0 +1,110 @@
+import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import type { StoredFile } from '../export/archive-model.js';
+import { ASSET_LIMITS, isCss } from '../assets/asset-types.js';
+import { isPageHtml, localPathOf, type AssetCatalog } from '../assets/collect-assets.js';
+import { scanCss } from '../assets/css-refs.js';
+import { scanHtml } from '../assets/html-refs.js';
+import { resolveReference, serviceUrl, type ServiceLocation } from '../assets/resolve-ref.js';
+import { applyReplacements, relativeEntryUrl, type Replacement } from '../assets/rewrite.js';
+
+/** A file the viewer made; the export stores it like a downloaded one, marked as generated. */
+export interface GeneratedFile {
+  path: string;
+  data: Buffer;
+  contentType: string;
+  generatedFrom: string;
+}
+
+/**
+ * Keeps a viewable copy offline and private: nothing outside the archive may load, so a foreign
+ * reference left as written stays inert, and no script (the service's or anyone's) runs.
+ */
+export const VIEW_CSP =
+  "default-src 'none'; img-src 'self' file: data:; style-src 'self' file: data: 'unsafe-inline'; font-src 'self' file: data:; media-src 'self' file: data:";
+
+const CSP_META = `<meta http-equiv="Content-Security-Policy" content="${VIEW_CSP}" />`;
+
+/** `prototypes/3/r6/pages/page1.html` -> `prototypes/3/r6/pages/page1.view.html` */
+export function viewPathOf(pagePath: string): string {
+  return pagePath.replace(/\.html$/, '.view.html');
+}
+
+/**
+ * Viewable copies: every page rendering with its references rewritten to the archived assets (and
+ * its links to sibling pages to their viewable copies), and every stylesheet whose references need
+ * the same. References the archive cannot satisfy are left as written. The raw files are untouched.
+ */
+export async function buildPageViews(files: readonly StoredFile[], catalog: AssetCatalog, service: ServiceLocation): Promise<GeneratedFile[]> {
+  const out: GeneratedFile[] = [];
+  const cssViews = await buildCssViews(catalog, service, out);
+  const pages = files.filter(isPageHtml);
+  const viewBySource = new Map(pages.map((page) => [page.source, viewPathOf(page.path)]));
+  for (const page of pages) {
+    const path = viewPathOf(page.path);
+    const html = (await readFile(page.file)).toString('latin1');
+    const base = serviceUrl(service, page.source);
+    const replacements: Replacement[] = [];
+    for (const ref of scanHtml(html)) {
+      const resolution = resolveReference(ref.value, base, service);
+      if (resolution.kind !== 'service') continue;
+      const target =
+        ref.kind === 'link'
+          ? viewBySource.get(resolution.source)
+          : (cssViews.get(resolution.request) ?? localPathOf(catalog, resolution));
+      if (target !== undefined) replacements.push({ start: ref.start, end: ref.end, text: relativeEntryUrl(path, target) });
+    }
+    out.push({
+      path,
+      data: Buffer.from(withPolicy(applyReplacements(html, replacements)), 'latin1'),
+      contentType: 'text/html; charset=utf-8',
+      generatedFrom: page.path,
+    });
+  }
+  return out;
+}
+
+/** Stylesheet request -> path of its viewable copy, for the stylesheets that need one. */
+async function buildCssViews(catalog: AssetCatalog, service: ServiceLocation, out: GeneratedFile[]): Promise<Map<string, string>> {
+  const sheets: { request: string; file: StoredFile; css: string; base: string; path: string }[] = [];
+  for (const [request, file] of [...catalog.assets].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+    if (!isCss(file.contentType) || file.size > ASSET_LIMITS.maxCssBytes) continue;
+    const css = (await readFile(file.file)).toString('latin1');
+    // Named after the URL, not the bytes: the same sheet served at two URLs resolves differently.
+    const path = `assets/${createHash('sha256').update(`view:${request}`).digest('hex')}.view.css`;
+    sheets.push({ request, file, css, base: serviceUrl(service, request), path });
+  }
+  const targetsOf = (sheet: (typeof sheets)[number]) =>
+    scanCss(sheet.css).map((ref) => ({ ref, target: localPathOf(catalog, resolveReference(ref.value, sheet.base, service)) }));
+  // A sheet needs a copy when any of its references leads into the archive; imports then point at
+  // the imported sheet's copy when it has one. Deciding first keeps import cycles harmless.
+  const views = new Map<string, string>();
+  for (const sheet of sheets) if (targetsOf(sheet).some((t) => t.target !== undefined)) views.set(sheet.request, sheet.path);
+  const viewByPath = new Map([...views].map(([request, path]) => [catalog.assets.get(request)?.path, path]));
+  for (const sheet of sheets) {
+    if (!views.has(sheet.request)) continue;
+    const replacements: Replacement[] = [];
+    for (const { ref, target } of targetsOf(sheet)) {
+      if (target === undefined) continue;
+      const resolved = resolveReference(ref.value, sheet.base, service);
+      const view = resolved.kind === 'service' ? views.get(resolved.request) : undefined;
+      replacements.push({ start: ref.start, end: ref.end, text: relativeEntryUrl(sheet.path, view ?? viewByPath.get(target) ?? target) });
+    }
+    out.push({
+      path: sheet.path,
+      data: Buffer.from(applyReplacements(sheet.css, replacements), 'latin1'),
+      contentType: 'text/css; charset=utf-8',
+      generatedFrom: sheet.file.path,
+    });
+  }
+  return views;
+}
+
+/** The policy goes first thing in the head, before anything it must govern. */
+function withPolicy(html: string): string {
+  const head = /<head(?:[\t\n\f\r ][^>]*)?>/i.exec(html);
+  if (head) return `${html.slice(0, head.index + head[0].length)}\n${CSP_META}${html.slice(head.index + head[0].length)}`;
+  const root = /<html(?:[\t\n\f\r ][^>]*)?>/i.exec(html);
+  const at = root ? root.index + root[0].length : 0;
+  return `${html.slice(0, at)}<head>${CSP_META}</head>${html.slice(at)}`;
+}
