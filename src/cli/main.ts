@@ -7,6 +7,7 @@ import { registerExport } from './commands/export.js';
 import { registerLs } from './commands/ls.js';
 import { registerServe } from './commands/serve.js';
 import { registerVerify } from './commands/verify.js';
+import { registerView } from './commands/view.js';
 
 const io = processIO();
 const program = new Command('rabbit-export')
@@ -26,7 +27,7 @@ Examples:
 Exit codes: 0 complete, 1 failed, 2 usage, 3 archive written but incomplete, 130 interrupted.`,
   );
 
-for (const register of [registerExport, registerVerify, registerLs, registerServe, registerDemo]) register(program, io);
+for (const register of [registerExport, registerVerify, registerLs, registerServe, registerDemo, registerView]) register(program, io);
 for (const command of program.commands) command.exitOverride();
 
 try {

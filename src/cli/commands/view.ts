@@ -1,0 +1,34 @@
+import type { Command } from 'commander';
+import { serveArchive } from '../../viewer/serve-archive.js';
+import { EXIT } from '../exit-codes.js';
+import { intOption } from '../options.js';
+import { runAction, type CliIO } from '../run.js';
+
+interface ViewFlags {
+  port: number;
+}
+
+export function registerView(program: Command, io: CliIO): void {
+  program
+    .command('view')
+    .description('browse an archive in your browser: serves it on loopback without extracting it')
+    .argument('<file.zip>', 'the archive to browse')
+    .option('-p, --port <port>', 'port to listen on (0: any free port)', intOption('--port', 0, 65535), 0)
+    .addHelpText('after', '\nExamples:\n  rabbit-export view team.zip\n  rabbit-export view team.zip --port 8080\n\nAn unzipped archive also opens without this: open its index.html in any browser.')
+    .action((file: string, flags: ViewFlags) =>
+      runAction(io, false, async () => {
+        const server = await serveArchive(file, { port: flags.port });
+        io.stdout.write(`serving ${file} at ${server.url}\nstop with Ctrl-C\n`);
+        await new Promise<void>((resolve) => {
+          const stop = (): void => {
+            process.off('SIGINT', stop);
+            process.off('SIGTERM', stop);
+            void server.close().then(resolve);
+          };
+          process.on('SIGINT', stop);
+          process.on('SIGTERM', stop);
+        });
+        return EXIT.ok;
+      }),
+    );
+}
