@@ -1,0 +1,28 @@
+import type { Command } from 'commander';
+import { diffArchives } from '../../diff/diff-archives.js';
+import { formatDiff } from '../format-diff.js';
+import { EXIT } from '../exit-codes.js';
+import { runAction, type CliIO } from '../run.js';
+
+export function registerDiff(program: Command, io: CliIO): void {
+  program
+    .command('diff')
+    .description('what changed between two archives: prototypes added, removed and changed, and in each the items that changed')
+    .argument('<a.zip>', 'the older archive')
+    .argument('<b.zip>', 'the newer archive')
+    .option('--json', 'print the differences as one JSON line')
+    .addHelpText(
+      'after',
+      '\nCompares manifests only (sha256 of every body), so it is quick on archives of any size.\n' +
+        'Exit code 0 whether or not they differ.\n\nExamples:\n' +
+        '  rabbit-export diff backups/2026-11-21T031500Z.zip backups/2026-11-22T031500Z.zip\n' +
+        '  rabbit-export diff monday.zip tuesday.zip --json | jq .changed',
+    )
+    .action((a: string, b: string, flags: { json?: boolean }) =>
+      runAction(io, flags.json ?? false, async () => {
+        const diff = await diffArchives(a, b);
+        io.stdout.write(flags.json ? `${JSON.stringify(diff)}\n` : `${formatDiff(diff)}\n`);
+        return EXIT.ok;
+      }),
+    );
+}
