@@ -130,7 +130,7 @@ h1{margin:20px 0 4px}h2{margin:0 0 4px}h3{margin:18px 0 8px;font-size:15px;text-
 .meta,.muted{color:#666}.warn{color:#b00}
 .pages{display:flex;flex-wrap:wrap;gap:16px}
 .page{margin:0;width:260px}
-.shot{position:relative;display:block;width:100%;border:1px solid #ccc;background:#fafafa;overflow:hidden}
+.shot{position:relative;display:block;width:100%;border:1px solid #ccc;background:#fafafa}
 .shot img{display:block;width:100%;height:100%}
 .noimage{display:block;padding:40% 0;text-align:center;color:#999}
 .marker{position:absolute;transform:translate(-50%,-50%);min-width:20px;height:20px;border-radius:10px;background:#e5482d;color:#fff;font:bold 12px/20px sans-serif;text-align:center;box-shadow:0 0 0 2px #fff}

@@ -23,6 +23,12 @@ export interface GeneratedFile {
 export const VIEW_CSP =
   "default-src 'none'; img-src 'self' file: data:; style-src 'self' file: data: 'unsafe-inline'; font-src 'self' file: data:; media-src 'self' file: data:";
 
+/**
+ * What a reference to another host becomes in a viewable copy: an empty resource, so opening the
+ * archive never contacts a third party. The raw file keeps the URL and the manifest lists it.
+ */
+const INERT = 'data:,';
+
 const CSP_META = `<meta http-equiv="Content-Security-Policy" content="${VIEW_CSP}" />`;
 
 /** `prototypes/3/r6/pages/page1.html` -> `prototypes/3/r6/pages/page1.view.html` */
@@ -33,7 +39,9 @@ export function viewPathOf(pagePath: string): string {
 /**
  * Viewable copies: every page rendering with its references rewritten to the archived assets (and
  * its links to sibling pages to their viewable copies), and every stylesheet whose references need
- * the same. References the archive cannot satisfy are left as written. The raw files are untouched.
+ * the same. References to other hosts become inert; references to the service host the archive
+ * cannot satisfy are left as written (and the policy keeps them from loading). The raw files are
+ * untouched.
  */
 export async function buildPageViews(files: readonly StoredFile[], catalog: AssetCatalog, service: ServiceLocation): Promise<GeneratedFile[]> {
   const out: GeneratedFile[] = [];
@@ -47,6 +55,7 @@ export async function buildPageViews(files: readonly StoredFile[], catalog: Asse
     const replacements: Replacement[] = [];
     for (const ref of scanHtml(html)) {
       const resolution = resolveReference(ref.value, base, service);
+      if (resolution.kind === 'foreign' && ref.kind !== 'link') replacements.push({ start: ref.start, end: ref.end, text: INERT });
       if (resolution.kind !== 'service') continue;
       const target =
         ref.kind === 'link'
@@ -75,9 +84,13 @@ async function buildCssViews(catalog: AssetCatalog, service: ServiceLocation, ou
     sheets.push({ request, file, css, base: serviceUrl(service, request), path });
   }
   const targetsOf = (sheet: (typeof sheets)[number]) =>
-    scanCss(sheet.css).map((ref) => ({ ref, target: localPathOf(catalog, resolveReference(ref.value, sheet.base, service)) }));
-  // A sheet needs a copy when any of its references leads into the archive; imports then point at
-  // the imported sheet's copy when it has one. Deciding first keeps import cycles harmless.
+    scanCss(sheet.css).map((ref) => {
+      const resolution = resolveReference(ref.value, sheet.base, service);
+      return { ref, target: resolution.kind === 'foreign' ? INERT : localPathOf(catalog, resolution) };
+    });
+  // A sheet needs a copy when any of its references leads into the archive or to another host;
+  // imports then point at the imported sheet's copy when it has one. Deciding first keeps import
+  // cycles harmless.
   const views = new Map<string, string>();
   for (const sheet of sheets) if (targetsOf(sheet).some((t) => t.target !== undefined)) views.set(sheet.request, sheet.path);
   const viewByPath = new Map([...views].map(([request, path]) => [catalog.assets.get(request)?.path, path]));
@@ -86,6 +99,10 @@ async function buildCssViews(catalog: AssetCatalog, service: ServiceLocation, ou
     const replacements: Replacement[] = [];
     for (const { ref, target } of targetsOf(sheet)) {
       if (target === undefined) continue;
+      if (target === INERT) {
+        replacements.push({ start: ref.start, end: ref.end, text: INERT });
+        continue;
+      }
       const resolved = resolveReference(ref.value, sheet.base, service);
       const view = resolved.kind === 'service' ? views.get(resolved.request) : undefined;
       replacements.push({ start: ref.start, end: ref.end, text: relativeEntryUrl(sheet.path, view ?? viewByPath.get(target) ?? target) });

@@ -1,0 +1,108 @@
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve, sep } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFakeService } from '../../src/fake-service/index.js';
+import { exportAccount } from '../../src/export/export-account.js';
+
+/**
+ * The offline viewer in a real browser (Debian's Chromium): the unzipped archive is opened from
+ * file:// with no server at all, and every request the browser makes must stay inside it.
+ */
+const CHROMIUM = '/usr/bin/chromium';
+const SCREENSHOTS = fileURLToPath(new URL('../../docs/screenshots/', import.meta.url));
+const available = existsSync(CHROMIUM);
+if (!available && process.env['CI']) throw new Error(`${CHROMIUM} is missing: CI must install chromium (see .ci/run)`);
+// Outside CI a missing browser skips, and the suite's name says why.
+const title = available ? 'offline viewer in Chromium' : `offline viewer in Chromium: SKIPPED, ${CHROMIUM} is not installed (apt-get install chromium)`;
+
+const run = promisify(execFile);
+
+/** The one property of an image element read here (tsconfig has no DOM library). */
+interface Shown {
+  naturalWidth: number;
+}
+
+describe.skipIf(!available)(title, () => {
+  let browser: BrowserContext | undefined;
+  let dir: string;
+  let root: string;
+  let page: Page;
+  const requests: string[] = [];
+
+  beforeAll(async () => {
+    const service = await startFakeService({ seed: 1 });
+    // Not tempDir(): that one is emptied after each test, and both tests use the same archive.
+    dir = await mkdtemp(join(tmpdir(), 'rabbit-browser-'));
+    try {
+      const result = await exportAccount({ out: join(dir, 'archive.zip'), baseUrl: service.baseUrl, keys: [service.keys.readOnly] });
+      expect(result.complete).toBe(true);
+    } finally {
+      await service.close();
+    }
+    root = join(dir, 'unzipped');
+    await run('unzip', ['-q', join(dir, 'archive.zip'), '-d', root]);
+    // A fresh profile each run: nothing cached or configured from elsewhere.
+    browser = await chromium.launchPersistentContext(join(dir, 'profile'), {
+      executablePath: CHROMIUM,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      viewport: { width: 1200, height: 900 },
+    });
+    page = await browser.newPage();
+    page.on('request', (request) => requests.push(request.url()));
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  const insideArchive = (url: string): boolean => {
+    if (url.startsWith('data:')) return true;
+    if (!url.startsWith('file://')) return false;
+    return resolve(fileURLToPath(url.split('#')[0] as string)).startsWith(`${resolve(root)}${sep}`);
+  };
+
+  it('shows every prototype and page from file://, loading only files of the archive', async () => {
+    await page.goto(pathToFileURL(join(root, 'index.html')).href);
+    const prototypes = await page.locator('section.prototype').evaluateAll((sections) => sections.map((s) => s.id));
+    expect(prototypes).toEqual(['prototype-3', 'prototype-17', 'prototype-42', 'prototype-1001', 'prototype-1002']);
+    // Names are shown as text, never as markup.
+    await expect(page.locator('#page-page7830 figcaption a').innerText()).resolves.toBe(`<b>Checkout</b> & "Pay" 'now'`);
+    expect(await page.locator('b').count()).toBe(0);
+    const thumbnails = await page.locator('figure.page img').evaluateAll((images) =>
+      images.map((img) => ({ src: img.getAttribute('src'), width: (img as unknown as Shown).naturalWidth })),
+    );
+    expect(thumbnails.length).toBe(16);
+    for (const thumbnail of thumbnails) expect(thumbnail.width, thumbnail.src ?? '').toBeGreaterThan(0);
+    expect(await page.locator('.marker').count()).toBeGreaterThanOrEqual(4);
+    await mkdir(SCREENSHOTS, { recursive: true });
+    await page.screenshot({ path: join(SCREENSHOTS, 'index.png') });
+    expect(requests.filter((url) => !insideArchive(url))).toEqual([]);
+  });
+
+  it('opens every page view with all of its images, still without leaving the archive', async () => {
+    await page.goto(pathToFileURL(join(root, 'index.html')).href);
+    const links = await page.locator('figure.page > a').evaluateAll((anchors) => anchors.map((a) => (a as unknown as { href: string }).href));
+    expect(links.length).toBe(16);
+    for (const link of links) {
+      expect(link).toMatch(/\.view\.html$/);
+      await page.goto(link);
+      const images = await page.locator('img').evaluateAll((all) => all.map((img) => (img as unknown as Shown).naturalWidth));
+      expect(images.length, link).toBeGreaterThanOrEqual(2);
+      for (const width of images) expect(width, link).toBeGreaterThan(0);
+      // The archived stylesheet applied: its background image and the page box are there.
+      const background = await page.evaluate<string>('getComputedStyle(document.body).backgroundImage');
+      expect(background, link).toMatch(/^url\("file:/);
+      expect(await page.evaluate<string>("getComputedStyle(document.querySelector('.page')).position"), link).toBe('relative');
+    }
+    await page.goto(links[0] as string);
+    await page.screenshot({ path: join(SCREENSHOTS, 'page-view.png') });
+    expect(requests.filter((url) => !insideArchive(url))).toEqual([]);
+  });
+});
