@@ -8,6 +8,8 @@ import { registerLs } from './commands/ls.js';
 import { registerServe } from './commands/serve.js';
 import { registerVerify } from './commands/verify.js';
 import { registerView } from './commands/view.js';
+import { registerBackup } from './commands/backup.js';
+import { registerDiff } from './commands/diff.js';
 
 const io = processIO();
 const program = new Command('rabbit-export')
@@ -27,7 +29,7 @@ Examples:
 Exit codes: 0 complete, 1 failed, 2 usage, 3 archive written but incomplete, 130 interrupted.`,
   );
 
-for (const register of [registerExport, registerVerify, registerLs, registerServe, registerDemo, registerView]) register(program, io);
+for (const register of [registerExport, registerVerify, registerLs, registerServe, registerDemo, registerView, registerBackup, registerDiff]) register(program, io);
 for (const command of program.commands) command.exitOverride();
 
 try {

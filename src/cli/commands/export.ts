@@ -7,11 +7,12 @@ import { mib, printable, seconds, shellQuote } from '../format.js';
 import { createProgress } from '../progress.js';
 import { runAction, withInterrupts, type CliIO } from '../run.js';
 import { intOption } from '../options.js';
+import { collectPrototype, parseFormats, SELECTION_HELP, selectionArgs, selectionOf, type SelectionFlags } from '../export-flags.js';
 import { RabbitError, isRabbitError } from '../../core/errors.js';
 
 export const DEFAULT_BASE_URL = 'https://pidoco.com';
 
-interface ExportFlags {
+interface ExportFlags extends SelectionFlags {
   out: string;
   baseUrl?: string;
   apiKeyFile?: string;
@@ -34,13 +35,18 @@ export function registerExport(program: Command, io: CliIO): void {
     .option('-f, --force', 'replace an existing archive at --out')
     .option('--json', 'print one JSON summary line on stdout')
     .option('-q, --quiet', 'print nothing but errors')
+    .option('--since <prev.zip>', SELECTION_HELP.since)
+    .option('--prototype <id>', SELECTION_HELP.prototype, collectPrototype)
+    .option('--formats <list>', SELECTION_HELP.formats, parseFormats)
     .addHelpText(
       'after',
       `
 Examples:
   RABBIT_API_KEY=... rabbit-export export --out team.zip
   rabbit-export export --out team.zip --api-key-file ~/.rabbit-key --concurrency 4
-  rabbit-export export --out nightly.zip --json --quiet      # for cron: one JSON line`,
+  rabbit-export export --out nightly.zip --json --quiet      # for cron: one JSON line
+  rabbit-export export --out today.zip --since yesterday.zip # fetch only what changed
+  rabbit-export export --out two.zip --prototype 3 --prototype 17 --formats json`,
     )
     .action((flags: ExportFlags) =>
       runAction(io, flags.json ?? false, async () => {
@@ -63,6 +69,7 @@ Examples:
               force: flags.force ?? false,
               signal,
               onEvent: progress.onEvent,
+              ...selectionOf(flags),
             }),
           );
         } catch (error) {
@@ -123,6 +130,7 @@ function exportCommand(flags: ExportFlags, force: boolean): string {
   if (flags.baseUrl) args.push('--base-url', flags.baseUrl);
   if (flags.apiKeyFile) args.push('--api-key-file', flags.apiKeyFile);
   if (flags.concurrency !== EXPORT_DEFAULTS.concurrency) args.push('--concurrency', String(flags.concurrency));
+  args.push(...selectionArgs(flags));
   if (force || flags.force) args.push('--force');
   return args.map(shellQuote).join(' ');
 }

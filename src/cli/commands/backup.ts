@@ -1,0 +1,107 @@
+import type { Command } from 'commander';
+import { backupAccount, BACKUP_DEFAULTS, type BackupResult } from '../../backup/backup-account.js';
+import { EXPORT_DEFAULTS } from '../../export/export-account.js';
+import { collectPrototype, parseFormats, SELECTION_HELP, selectionOf, type SelectionFlags } from '../export-flags.js';
+import { readKeys } from '../keys.js';
+import { EXIT } from '../exit-codes.js';
+import { mib, printable, seconds } from '../format.js';
+import { intOption } from '../options.js';
+import { createProgress } from '../progress.js';
+import { runAction, withInterrupts, type CliIO } from '../run.js';
+import { DEFAULT_BASE_URL } from './export.js';
+
+interface BackupFlags extends Omit<SelectionFlags, 'since'> {
+  dir: string;
+  keep: number;
+  baseUrl?: string;
+  apiKeyFile?: string;
+  concurrency: number;
+  timeout: number;
+  json?: boolean;
+  quiet?: boolean;
+}
+
+export function registerBackup(program: Command, io: CliIO): void {
+  program
+    .command('backup')
+    .description('one scheduled backup: export into DIR, copying what did not change from the newest archive there, then rotate')
+    .requiredOption('-d, --dir <folder>', 'folder of the backups; archives are named by UTC time, e.g. 2026-11-22T031500Z.zip')
+    .option('-k, --keep <n>', 'archives to keep (the newest complete one is always kept)', intOption('--keep', 1, 100_000), BACKUP_DEFAULTS.keep)
+    .option('--base-url <url>', `service base URL (env RABBIT_BASE_URL, default ${DEFAULT_BASE_URL})`)
+    .option('--api-key-file <path>', 'file with the API key(s), one per line (default: env RABBIT_API_KEY, comma-separated)')
+    .option('-c, --concurrency <n>', 'requests in flight at most', intOption('--concurrency', 1, 256), EXPORT_DEFAULTS.concurrency)
+    .option('--timeout <seconds>', 'connect and idle timeout per request', intOption('--timeout', 1, 3600), EXPORT_DEFAULTS.timeoutMs / 1000)
+    .option('--prototype <id>', SELECTION_HELP.prototype, collectPrototype)
+    .option('--formats <list>', SELECTION_HELP.formats, parseFormats)
+    .option('--json', 'print one JSON summary line on stdout (for logs)')
+    .option('-q, --quiet', 'print nothing but errors')
+    .addHelpText(
+      'after',
+      `
+Runs never overlap: a second run while one is going says so and exits 1. Exit codes as for export.
+
+Examples:
+  rabbit-export backup --dir /var/backups/rabbit --keep 14 --api-key-file ~/.rabbit-keys
+  15 3 * * * rabbit-export backup --dir ~/rabbit-backups --keep 14 --json --api-key-file ~/.rabbit-keys >> ~/rabbit-backup.log 2>&1`,
+    )
+    .action((flags: BackupFlags) =>
+      runAction(io, flags.json ?? false, async () => {
+        const keys = await readKeys(flags.apiKeyFile, io.env);
+        const progress = createProgress(flags.quiet || flags.json ? 'silent' : io.stderr.isTTY ? 'spinner' : 'lines', io.stderr);
+        const started = Date.now();
+        let result: BackupResult;
+        try {
+          result = await withInterrupts(io, (signal) =>
+            backupAccount({
+              dir: flags.dir,
+              keep: flags.keep,
+              baseUrl: flags.baseUrl ?? io.env['RABBIT_BASE_URL'] ?? DEFAULT_BASE_URL,
+              keys,
+              concurrency: flags.concurrency,
+              timeoutMs: flags.timeout * 1000,
+              signal,
+              onEvent: progress.onEvent,
+              ...selectionOf(flags),
+            }),
+          );
+        } finally {
+          progress.stop();
+        }
+        const manifest = result.export.manifest;
+        const code = result.export.complete ? EXIT.ok : EXIT.incomplete;
+        const origins = Object.values(manifest.prototypes).map((record) => record.origin?.mode ?? 'fetched');
+        const summary = {
+          ok: result.export.complete,
+          exitCode: code,
+          out: result.out,
+          since: result.since,
+          complete: result.export.complete,
+          prototypes: origins.length,
+          reused: origins.filter((mode) => mode === 'reused').length,
+          fetched: origins.filter((mode) => mode === 'fetched').length,
+          files: manifest.stats?.files ?? 0,
+          bytes: result.export.archiveBytes,
+          requests: manifest.stats?.requests ?? 0,
+          errors: manifest.errors.length,
+          pruned: result.pruned,
+          kept: result.kept.length,
+          durationMs: Date.now() - started,
+        };
+        if (flags.json) {
+          io.stdout.write(`${JSON.stringify(summary)}\n`);
+          return code;
+        }
+        if (!flags.quiet) {
+          io.stdout.write(
+            `${summary.complete ? 'complete' : 'INCOMPLETE'}: ${result.out}\n` +
+              `  ${summary.prototypes} prototypes: ${summary.reused} unchanged, copied from ${result.since ?? '-'}; ${summary.fetched} fetched\n` +
+              `  ${summary.requests} requests, ${mib(summary.bytes)} in ${seconds(summary.durationMs)}\n` +
+              `  ${summary.kept} archives kept${summary.pruned.length > 0 ? `, removed ${summary.pruned.join(', ')}` : ''}\n`,
+          );
+        }
+        for (const name of result.unreadable) io.stderr.write(`warning: ${printable(name)} could not be read and was not used as the previous backup\n`);
+        if (!summary.complete) io.stderr.write(`${summary.errors} resources could not be archived; see "errors" in the manifest of ${result.out}\n`);
+        return code;
+      }),
+    );
+}
