@@ -63,7 +63,8 @@ function readUrl(css: string, at: number, offset: number, kind: CssRef['kind']):
     return { ref: ref_, next: css[i] === ')' ? i + 1 : i };
   }
   const start = i;
-  while (i < css.length && css[i] !== ')') i++;
+  while (i < css.length && css[i] !== ')') i += css[i] === '\\' ? 2 : 1;
+  i = Math.min(i, css.length);
   let end = i;
   while (end > start && isSpace(css[end - 1])) end--;
   return { ref: ref(css, start, end, offset, kind), next: i + 1 };

@@ -1,0 +1,144 @@
+import { createHash } from 'node:crypto';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { startFakeService, type FakeService } from '../../src/fake-service/index.js';
+import { STATIC_PATHS } from '../../src/fake-service/static-assets.js';
+import { exportAccount } from '../../src/export/export-account.js';
+import { scanHtml } from '../../src/assets/html-refs.js';
+import { scanCss } from '../../src/assets/css-refs.js';
+import { allFileEntries, type Manifest } from '../../src/manifest/types.js';
+import { verifyArchive } from '../../src/verify/verify-archive.js';
+import { entryNameOf, serveArchive } from '../../src/viewer/serve-archive.js';
+import { readArchive } from '../helpers/archive.js';
+import { assertValidManifest } from '../helpers/manifest-schema.js';
+
+let service: FakeService;
+let dir: string;
+let out: string;
+let manifest: Manifest;
+let entries: Map<string, { data: Buffer; method: number }>;
+
+beforeAll(async () => {
+  service = await startFakeService({ seed: 1 });
+  dir = await mkdtemp(join(tmpdir(), 'rabbit-viewer-'));
+  out = join(dir, 'account.zip');
+  const result = await exportAccount({ out, baseUrl: service.baseUrl, keys: [service.keys.readOnly], concurrency: 4 });
+  expect(result.complete).toBe(true);
+  ({ manifest, entries } = await readArchive(out));
+});
+afterAll(async () => {
+  await service.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+const text = (path: string): string => (entries.get(path)?.data ?? Buffer.alloc(0)).toString('utf8');
+const sha256 = (data: Buffer): string => createHash('sha256').update(data).digest('hex');
+
+describe('export with the offline viewer', () => {
+  it('fetches each page asset once, without the key, and stores it content-addressed with its source', () => {
+    for (const path of Object.values(STATIC_PATHS)) expect(service.stats.byPath.get(path), path).toBe(1);
+    const assets = manifest.files.filter((f) => f.path.startsWith('assets/') && f.generatedFrom === undefined);
+    expect(new Set(assets.map((a) => a.source))).toEqual(new Set(Object.values(STATIC_PATHS)));
+    for (const asset of assets) {
+      expect(asset.path).toMatch(/^assets\/[0-9a-f]{64}\.(css|png)$/);
+      expect(asset.path).toContain(asset.sha256);
+      expect(sha256(entries.get(asset.path)?.data as Buffer)).toBe(asset.sha256);
+    }
+  });
+
+  it('keeps the raw XHTML byte for byte and writes a viewable copy beside it', async () => {
+    const pages = allFileEntries(manifest).filter((f) => /\/pages\/page\d+\.html$/.test(f.path));
+    expect(pages.length).toBe(16);
+    for (const page of pages) {
+      const served = await fetch(`${service.baseUrl}${page.source}?api_key=${service.keys.readOnly}`);
+      expect(entries.get(page.path)?.data.equals(Buffer.from(await served.arrayBuffer())), page.path).toBe(true);
+      const view = allFileEntries(manifest).find((f) => f.path === page.path.replace(/\.html$/, '.view.html'));
+      expect(view, page.path).toMatchObject({ source: 'generated', generatedFrom: page.path });
+    }
+  });
+
+  it('makes viewable copies that reference only files inside the archive', () => {
+    const views = allFileEntries(manifest).filter((f) => f.path.endsWith('.view.html') || f.path.endsWith('.view.css'));
+    expect(views.length).toBeGreaterThan(16);
+    for (const view of views) {
+      const body = entries.get(view.path)?.data.toString('latin1') ?? '';
+      const refs = view.path.endsWith('.css') ? scanCss(body) : scanHtml(body);
+      expect(refs.length, view.path).toBeGreaterThan(0);
+      for (const ref of refs) {
+        if (ref.value === 'data:,') continue;
+        expect(ref.value, view.path).not.toMatch(/^[a-z]+:|^\/|^\/\//i);
+        const target = new URL(ref.value, `file:///archive/${view.path}`).pathname.slice('/archive/'.length);
+        expect(entries.has(target), `${view.path} -> ${ref.value}`).toBe(true);
+      }
+    }
+  });
+
+  it('lists references to other hosts and leaves them out of the viewable copies', () => {
+    expect(manifest.foreignReferences?.map((r) => r.url)).toEqual(['https://fonts.example.com/x.css']);
+    expect(manifest.foreignReferences?.[0]?.referencedBy).toContain('prototypes/3/r6/pages/page0001.html');
+    expect(text('prototypes/3/r6/pages/page0001.html')).toContain('https://fonts.example.com/x.css');
+    expect(text('prototypes/3/r6/pages/page0001.view.html')).not.toContain('fonts.example.com');
+  });
+
+  it('writes an index.html that escapes every name', () => {
+    const index = text('index.html');
+    expect(index).toContain('&#60;b&#62;Checkout&#60;/b&#62; &#38; &#34;Pay&#34; &#39;now&#39;');
+    expect(index).toContain('Shop 🛒 &#60;i&#62;beta&#60;/i&#62; &#38; &#34;friends&#34; – 日本語');
+    expect(index).toContain('Use &#60;strong&#62; &#38; &#34;quotes&#34;');
+    expect(index).toContain('Jürgen 🐇');
+    for (const raw of ['<b>Checkout', '<i>beta', '<v3>', '<strong> &', '<nav> &']) expect(index).not.toContain(raw);
+    for (const id of Object.keys(manifest.prototypes)) expect(index).toContain(`id="prototype-${id}"`);
+    expect(index).not.toMatch(/<script/i);
+  });
+
+  it('lists every generated entry, so the archive verifies and matches the schema', async () => {
+    assertValidManifest(manifest);
+    expect(manifest.files.find((f) => f.path === 'index.html')).toMatchObject({ source: 'generated', generatedFrom: 'manifest.json' });
+    const report = await verifyArchive(out);
+    expect(report.problems).toEqual([]);
+  });
+});
+
+describe('rabbit-export view', () => {
+  it('serves the archive from the zip, with types, and nothing outside it', async () => {
+    const server = await serveArchive(out);
+    try {
+      expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
+      const root = await fetch(server.url);
+      expect(root.status).toBe(200);
+      expect(root.headers.get('content-type')).toBe('text/html; charset=utf-8');
+      expect(await root.text()).toBe(text('index.html'));
+      const asset = manifest.files.find((f) => f.path.endsWith('.png') && f.path.startsWith('assets/'));
+      const png = await fetch(`${server.url}${asset?.path ?? ''}`);
+      expect(png.headers.get('content-type')).toBe('image/png');
+      expect(sha256(Buffer.from(await png.arrayBuffer()))).toBe(asset?.sha256);
+      for (const bad of ['..%2F..%2Fetc%2Fpasswd', 'assets%2F..%2Fmanifest.json', 'nope.html', '%00', '%E0%A4%A']) {
+        const response = await fetch(`${server.url}${bad}`);
+        expect(response.status, bad).toBe(404);
+        await response.arrayBuffer();
+      }
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe('entryNameOf', () => {
+  it.each([
+    ['/', 'index.html'],
+    ['/index.html?x=1#y', 'index.html'],
+    ['/assets/ab.png', 'assets/ab.png'],
+    ['/../etc/passwd', undefined],
+    ['/%2e%2e/etc/passwd', undefined],
+    ['/assets/..%2fmanifest.json', undefined],
+    ['/a%5Cb', undefined],
+    ['//etc/passwd', undefined],
+    ['/.hidden', undefined],
+    ['/%ZZ', undefined],
+    ['relative', undefined],
+  ])('%s names %s', (url, name) => {
+    expect(entryNameOf(url)).toBe(name);
+  });
+});
