@@ -1,4 +1,6 @@
-import { randomInt } from 'node:crypto';
+import { createHash, randomInt } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { setMaxListeners } from 'node:events';
 import { join } from 'node:path';
 import type { Dispatcher } from 'undici';
 import { RabbitError, isRabbitError } from '../core/errors.js';
@@ -85,6 +87,8 @@ export async function exportAccount(options: ExportOptions): Promise<ExportResul
   await removeStaleTemps(paths);
   const lock = await acquireLock(join(paths.work, 'lock'), `the output ${paths.out}`);
   const controller = new AbortController();
+  // Every request in flight and every backoff listens on this one signal.
+  setMaxListeners(0, controller.signal);
   const abort = (): void => controller.abort(options.signal?.reason);
   options.signal?.addEventListener('abort', abort, { once: true });
   if (options.signal?.aborted) abort();
@@ -222,12 +226,29 @@ function firstCandidate(caches: readonly BodyCache[]): BodyCache {
   };
 }
 
-function* zipSources(manifest: Manifest, files: StoredFile[]): Generator<ZipSource> {
+/**
+ * The zip's entries, pulled one at a time by the writer. Small bodies are read whole and checked
+ * against their sha256 on the way (a spool file damaged since it was written must not reach the
+ * archive); they go in as data, which archiver writes faster than a file per entry.
+ */
+async function* zipSources(manifest: Manifest, files: StoredFile[]): AsyncGenerator<ZipSource> {
   yield { name: MANIFEST_PATH, data: `${JSON.stringify(manifest, null, 2)}\n`, store: false };
   for (const file of files) {
-    yield { name: file.path, file: file.file, store: isStoredAsIs(file), ...entryDate(file.lastModified) };
+    const base = { name: file.path, store: isStoredAsIs(file), ...entryDate(file.lastModified) };
+    if (file.size > INLINE_ENTRY_BYTES) {
+      yield { ...base, file: file.file };
+      continue;
+    }
+    const data = await readFile(file.file);
+    if (createHash('sha256').update(data).digest('hex') !== file.sha256) {
+      throw new RabbitError('ARCHIVE_CORRUPT', `the saved body of ${file.source} was damaged on disk before it could be archived; run the export again`);
+    }
+    yield { ...base, data };
   }
 }
+
+/** Entries up to this size are read whole and verified while the archive is written. */
+const INLINE_ENTRY_BYTES = 1024 * 1024;
 
 /** PNG is already compressed: store it as served rather than deflate it again. */
 function isStoredAsIs(file: StoredFile): boolean {
