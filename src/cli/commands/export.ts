@@ -1,4 +1,6 @@
-import type { Command } from 'commander';
+import { InvalidArgumentError, type Command } from 'commander';
+import { RETRY_DEFAULTS } from '../../client/retry-policy.js';
+import type { SizeCaps } from '../../crawl/crawl-account.js';
 import { exportAccount, EXPORT_DEFAULTS, type ExportResult } from '../../export/export-account.js';
 import { outputPaths } from '../../export/output.js';
 import { readKeys } from '../keys.js';
@@ -18,6 +20,9 @@ interface ExportFlags extends SelectionFlags {
   apiKeyFile?: string;
   concurrency: number;
   timeout: number;
+  retries: number;
+  maxRps?: number;
+  maxSize?: Partial<SizeCaps>;
   force?: boolean;
   json?: boolean;
   quiet?: boolean;
@@ -32,6 +37,9 @@ export function registerExport(program: Command, io: CliIO): void {
     .option('--api-key-file <path>', 'file with the API key(s), one per line (default: env RABBIT_API_KEY)')
     .option('-c, --concurrency <n>', 'requests in flight at most', intOption('--concurrency', 1, 256), EXPORT_DEFAULTS.concurrency)
     .option('--timeout <seconds>', 'connect and idle timeout per request', intOption('--timeout', 1, 3600), EXPORT_DEFAULTS.timeoutMs / 1000)
+    .option('--retries <n>', 'attempts per resource before it is recorded as failed', intOption('--retries', 1, 100), RETRY_DEFAULTS.attempts)
+    .option('--max-rps <n>', 'requests per second at most', intOption('--max-rps', 1, 100_000))
+    .option('--max-size <caps>', 'body size caps in MiB, e.g. "png=512,json=64" (default json=32,html=32,png=256)', parseSizeCaps)
     .option('-f, --force', 'replace an existing archive at --out')
     .option('--json', 'print one JSON summary line on stdout')
     .option('-q, --quiet', 'print nothing but errors')
@@ -66,6 +74,9 @@ Examples:
               keys,
               concurrency: flags.concurrency,
               timeoutMs: flags.timeout * 1000,
+              retry: { attempts: flags.retries },
+              ...(flags.maxRps ? { maxRps: flags.maxRps } : {}),
+              ...(flags.maxSize ? { caps: flags.maxSize } : {}),
               force: flags.force ?? false,
               signal,
               onEvent: progress.onEvent,
@@ -93,6 +104,7 @@ Examples:
           retries: result.manifest.stats?.retries ?? 0,
           errors: result.manifest.errors.length,
           durationMs: Date.now() - started,
+          peakRssBytes: process.resourceUsage().maxRSS * 1024,
         };
         if (flags.json) {
           io.stdout.write(`${JSON.stringify(summary)}\n`);
@@ -119,6 +131,17 @@ Examples:
         return code;
       }),
     );
+}
+
+/** `--max-size png=512,json=64`: MiB per kind of body. */
+function parseSizeCaps(value: string): Partial<SizeCaps> {
+  const caps: Partial<SizeCaps> = {};
+  for (const part of value.split(',')) {
+    const match = /^\s*(json|html|png)\s*=\s*(\d+)\s*$/.exec(part);
+    if (!match || Number(match[2]) < 1) throw new InvalidArgumentError('--max-size takes kind=MiB pairs, e.g. "png=512,json=64" (kinds: json, html, png)');
+    caps[match[1] as keyof SizeCaps] = Number(match[2]) * 1024 * 1024;
+  }
+  return caps;
 }
 
 function resumeHint(flags: ExportFlags): string {

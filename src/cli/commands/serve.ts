@@ -8,6 +8,10 @@ interface ServeFlags {
   port: number;
   seed: number;
   latency: number;
+  prototypes?: number;
+  pages?: number;
+  elements?: number;
+  pngBytes?: number;
   faults?: string;
   json?: boolean;
 }
@@ -19,6 +23,10 @@ export function registerServe(program: Command, io: CliIO): void {
     .option('-p, --port <port>', 'port to listen on (0: any free port)', intOption('--port', 0, 65535), 0)
     .option('--seed <n>', 'seed of the sample data', intOption('--seed', 0, 2 ** 31), 1)
     .option('--latency <ms>', 'delay before every response', intOption('--latency', 0, 60_000), 0)
+    .option('--prototypes <n>', 'ordinary prototypes beside the awkward sample ones', intOption('--prototypes', 0, 100_000))
+    .option('--pages <n>', 'pages per ordinary prototype', intOption('--pages', 0, 10_000))
+    .option('--elements <n>', 'elements per page', intOption('--elements', 0, 10_000))
+    .option('--png-bytes <n>', 'extra incompressible bytes in every page PNG', intOption('--png-bytes', 0, 2 ** 30))
     .option('--faults <spec>', 'inject faults, e.g. "rate=0.15,seed=7,kinds=429+503+reset"')
     .option('--json', 'print the base URL and keys as one JSON line')
     .addHelpText('after', '\nExamples:\n  rabbit-export serve --port 8080 --latency 20\n  rabbit-export serve --faults "rate=0.1,seed=3"')
@@ -34,6 +42,12 @@ export function registerServe(program: Command, io: CliIO): void {
           port: flags.port,
           seed: flags.seed,
           latencyMs: flags.latency,
+          dataset: {
+            ...(flags.prototypes !== undefined ? { prototypes: flags.prototypes } : {}),
+            ...(flags.pages !== undefined ? { pagesPerPrototype: flags.pages } : {}),
+            ...(flags.elements !== undefined ? { elementsPerPage: flags.elements } : {}),
+            ...(flags.pngBytes !== undefined ? { pngPaddingBytes: flags.pngBytes } : {}),
+          },
           ...(faults ? { faults } : {}),
         });
         printService(io, service, flags.json ?? false);
@@ -41,6 +55,11 @@ export function registerServe(program: Command, io: CliIO): void {
           const stop = (): void => {
             process.off('SIGINT', stop);
             process.off('SIGTERM', stop);
+            // With --json the service's own counts close the output, for benchmarks and scripts.
+            if (flags.json) {
+              const { requests, peakInFlight, faultsInjected } = service.stats;
+              io.stdout.write(`${JSON.stringify({ stats: { requests, peakInFlight, faultsInjected } })}\n`);
+            }
             void service.close().then(resolve);
           };
           process.on('SIGINT', stop);
