@@ -7,7 +7,7 @@ import { exportAccount } from '../../src/export/export-account.js';
 import { archivePathFor } from '../../src/archive/paths.js';
 import { allFileEntries } from '../../src/manifest/types.js';
 import { isRabbitError } from '../../src/core/errors.js';
-import { walkService } from '../helpers/oracle.js';
+import { FULL_EXPORT_REQUESTS, servedEntries, walkService } from '../helpers/oracle.js';
 import { readArchive } from '../helpers/archive.js';
 import { tempDir } from '../helpers/temp.js';
 import { assertValidManifest } from '../helpers/manifest-schema.js';
@@ -36,11 +36,11 @@ describe('exportAccount', () => {
     expect(manifest.complete).toBe(true);
     expect(manifest.errors).toEqual([]);
 
-    const files = allFileEntries(manifest);
+    const files = servedEntries(allFileEntries(manifest));
     // Every GET is there exactly once, and nothing else.
     expect(new Set(files.map((f) => f.source))).toEqual(new Set(served.keys()));
     expect(files.length).toBe(served.size);
-    expect(new Set(entries.keys())).toEqual(new Set(['manifest.json', ...files.map((f) => f.path)]));
+    expect(new Set(entries.keys())).toEqual(new Set(['manifest.json', ...allFileEntries(manifest).map((f) => f.path)]));
 
     for (const file of files) {
       const body = served.get(file.source) as Buffer;
@@ -54,12 +54,17 @@ describe('exportAccount', () => {
     for (const [id, record] of Object.entries(manifest.prototypes)) {
       const rev = String(record.revision);
       expect(Object.keys(record.revisions)).toEqual([rev]);
-      for (const file of record.revisions[rev]?.files ?? []) {
+      for (const file of servedEntries(record.revisions[rev]?.files ?? [])) {
         expect(file.path).toBe(archivePathFor(file.source, record.revision));
         expect(file.path.startsWith(`prototypes/${id}/r${rev}/`)).toBe(true);
       }
     }
-    expect(manifest.files.map((f) => f.path)).toEqual(['prototypes.json']);
+    // Outside the prototypes: the list, the viewer's index and the content-addressed page requisites.
+    for (const file of manifest.files) {
+      if (file.path === 'prototypes.json' || file.path === 'index.html') continue;
+      expect(file.path).toMatch(new RegExp(`^assets/${file.source === 'generated' ? '[0-9a-f]{64}\\.view' : file.sha256}\\.[a-z]+$`));
+    }
+    expect(manifest.files.map((f) => f.path)).toContain('prototypes.json');
     expect(manifest.source.baseUrl).toBe(service.baseUrl);
   });
 

@@ -5,7 +5,7 @@ import { startFakeService, TRANSIENT_FAULTS, type FakeService } from '../../src/
 import { exportAccount } from '../../src/export/export-account.js';
 import { isSafeEntryName } from '../../src/archive/paths.js';
 import { allFileEntries } from '../../src/manifest/types.js';
-import { walkService } from '../helpers/oracle.js';
+import { FULL_EXPORT_REQUESTS, servedEntries, walkService } from '../helpers/oracle.js';
 import { readArchive } from '../helpers/archive.js';
 import { tempDir } from '../helpers/temp.js';
 
@@ -19,7 +19,7 @@ async function expectExact(out: string, svc: FakeService): Promise<void> {
   svc.setFaults(undefined);
   const served = await walkService(svc.baseUrl, svc.keys.readOnly);
   const { manifest, entries } = await readArchive(out);
-  const files = allFileEntries(manifest);
+  const files = servedEntries(allFileEntries(manifest));
   expect(new Set(files.map((f) => f.source))).toEqual(new Set(served.keys()));
   for (const file of files) {
     expect(entries.get(file.path)?.data.equals(served.get(file.source) as Buffer), file.path).toBe(true);
@@ -66,7 +66,7 @@ describe('exports through faults', () => {
     service.setFaults(undefined);
     const { manifest, entries } = await readArchive(out);
     const all = await walkService(service.baseUrl, service.keys.readOnly);
-    const files = allFileEntries(manifest);
+    const files = servedEntries(allFileEntries(manifest));
     expect(new Set(files.map((f) => f.source))).toEqual(new Set([...all.keys()].filter((s) => s !== broken)));
     for (const file of files) expect(entries.get(file.path)?.data.equals(all.get(file.source) as Buffer)).toBe(true);
   });

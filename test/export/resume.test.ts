@@ -7,7 +7,7 @@ import { exportAccount } from '../../src/export/export-account.js';
 import { isRabbitError } from '../../src/core/errors.js';
 import type { ExportEvent } from '../../src/export/events.js';
 import { allFileEntries } from '../../src/manifest/types.js';
-import { walkService } from '../helpers/oracle.js';
+import { FULL_EXPORT_REQUESTS, servedEntries, walkService } from '../helpers/oracle.js';
 import { readArchive } from '../helpers/archive.js';
 import { tempDir } from '../helpers/temp.js';
 
@@ -16,13 +16,13 @@ afterEach(async () => {
   await service?.close();
 });
 
-const FULL = 192; // requests of a full export of the default sample (checked below)
+const FULL = FULL_EXPORT_REQUESTS;
 
 async function expectExact(out: string): Promise<void> {
   const served = await walkService(service.baseUrl, service.keys.readOnly);
   const { manifest, entries } = await readArchive(out);
   expect(manifest.complete).toBe(true);
-  const files = allFileEntries(manifest);
+  const files = servedEntries(allFileEntries(manifest));
   expect(new Set(files.map((f) => f.source))).toEqual(new Set(served.keys()));
   for (const file of files) expect(entries.get(file.path)?.data.equals(served.get(file.source) as Buffer), file.path).toBe(true);
 }

@@ -1,3 +1,5 @@
+import { STATIC_PATHS } from '../../src/fake-service/index.js';
+
 /**
  * An independent, sequential walk of the fake service with the global fetch: what a complete
  * export must contain. Deliberately written apart from src/crawl so a bug there cannot hide here.
@@ -37,5 +39,19 @@ export async function walkService(baseUrl: string, key: string): Promise<Map<str
     }
     for (const d of discussions) await get(`${p}/discussions/${d}.json`);
   }
+  // Page requisites: the sample's XHTML and stylesheet reference every static file the service has.
+  for (const path of Object.values(STATIC_PATHS)) {
+    const response = await fetch(`${baseUrl}${path}`);
+    if (response.status !== 200) throw new Error(`oracle: ${path} answered ${response.status}`);
+    bodies.set(path, Buffer.from(await response.arrayBuffer()));
+  }
   return bodies;
+}
+
+/** Requests of a full export of the default sample: 192 API paths and 5 static assets. */
+export const FULL_EXPORT_REQUESTS = 197;
+
+/** Manifest entries that hold a served body (not the viewer's generated files). */
+export function servedEntries<T extends { source: string }>(files: T[]): T[] {
+  return files.filter((file) => file.source !== 'generated');
 }
