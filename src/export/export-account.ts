@@ -130,7 +130,7 @@ export async function exportAccount(options: ExportOptions): Promise<ExportResul
       stored: (file, proto, reusedFrom) => {
         if (!proto) return;
         model.noteOrigin(proto.id, file.path, reusedFrom === JOURNAL ? undefined : reusedFrom);
-        if (reusedFrom !== JOURNAL) journal.record(file, proto);
+        if (reusedFrom !== JOURNAL) journal.record(file, proto, reusedFrom);
       },
       failed: (source, error) => emit({ type: 'error', error: { source, code: error.code, message: redactSecrets(error.message, secrets) } }),
     };

@@ -36,6 +36,8 @@ interface FileRecord {
   size: number;
   contentType: string;
   lastModified: string | null;
+  /** The earlier archive the body was copied from (export --since), so a resumed run says so too. */
+  from?: string;
 }
 
 export interface JournalState {
@@ -99,7 +101,7 @@ export class JournalWriter {
     return writer;
   }
 
-  record(file: StoredFile, proto: PrototypeContext): void {
+  record(file: StoredFile, proto: PrototypeContext, from?: string): void {
     const record: FileRecord = {
       t: 'file',
       proto: proto.id,
@@ -110,6 +112,7 @@ export class JournalWriter {
       size: file.size,
       contentType: file.contentType,
       lastModified: file.lastModified,
+      ...(from !== undefined ? { from } : {}),
     };
     this.append(record);
   }
@@ -165,6 +168,7 @@ export class JournalCache implements BodyCache {
     return {
       fresh: true,
       lastModified: record.lastModified,
+      ...(record.from !== undefined ? { origin: record.from } : {}),
       load: async (): Promise<CachedBody> => {
         if ((await sha256Of(file)) !== record.sha256) throw new Error(`spool copy of ${source} is damaged`);
         return { sha256: record.sha256, size: record.size, file, contentType: record.contentType, lastModified: record.lastModified };
