@@ -7,7 +7,7 @@ import { exportAccount } from '../../src/export/export-account.js';
 import { archivePathFor } from '../../src/archive/paths.js';
 import { allFileEntries } from '../../src/manifest/types.js';
 import { isRabbitError } from '../../src/core/errors.js';
-import { FULL_EXPORT_REQUESTS, servedEntries, walkService } from '../helpers/oracle.js';
+import { servedEntries, walkService } from '../helpers/oracle.js';
 import { readArchive } from '../helpers/archive.js';
 import { tempDir } from '../helpers/temp.js';
 import { assertValidManifest } from '../helpers/manifest-schema.js';

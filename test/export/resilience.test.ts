@@ -5,7 +5,7 @@ import { startFakeService, TRANSIENT_FAULTS, type FakeService } from '../../src/
 import { exportAccount } from '../../src/export/export-account.js';
 import { isSafeEntryName } from '../../src/archive/paths.js';
 import { allFileEntries } from '../../src/manifest/types.js';
-import { FULL_EXPORT_REQUESTS, servedEntries, walkService } from '../helpers/oracle.js';
+import { servedEntries, walkService } from '../helpers/oracle.js';
 import { readArchive } from '../helpers/archive.js';
 import { tempDir } from '../helpers/temp.js';
 
