@@ -1,7 +1,7 @@
-import { readFile } from 'node:fs/promises';
 import { RabbitError, isRabbitError } from '../core/errors.js';
 import { archivePathFor, API_PREFIX } from '../archive/paths.js';
 import { currentRevision } from '../archive/revision.js';
+import { readSpooled, type BodyRef } from '../client/spool.js';
 import { attemptsOf, fetchResource, type FetchContext, type FetchResult } from '../client/fetch-resource.js';
 import type { ArchiveModel, StoredFile } from '../export/archive-model.js';
 import type { Frontier } from './frontier.js';
@@ -31,10 +31,8 @@ export interface PrototypeContext {
 }
 
 /** A body in the spool, ready to be archived. */
-export interface CachedBody {
+export interface CachedBody extends BodyRef {
   sha256: string;
-  size: number;
-  file: string;
   contentType: string;
   lastModified: string | null;
 }
@@ -252,7 +250,7 @@ export class AccountCrawler {
     const fromCache = async (copy: CacheCandidate): Promise<{ result: BodyResult; buffer: Buffer | undefined } | undefined> => {
       const body = await copy.load().catch(() => undefined);
       if (!body) return undefined;
-      return { result: { ...body, reused: copy.origin ?? 'journal' }, buffer: kind === 'json' ? await readFile(body.file) : undefined };
+      return { result: { ...body, reused: copy.origin ?? 'journal' }, buffer: kind === 'json' ? await readSpooled(body) : undefined };
     };
     if (candidate?.fresh) {
       const hit = await fromCache(candidate);
@@ -280,6 +278,7 @@ export class AccountCrawler {
       contentType: entry.result.contentType,
       lastModified: entry.result.lastModified,
       file: entry.result.file,
+      ...(entry.result.offset !== undefined ? { offset: entry.result.offset } : {}),
     };
     this.options.model.addFile(proto?.id, file);
     this.options.hooks?.stored?.(file, proto, entry.result.reused);
@@ -313,6 +312,7 @@ function bodyResultOf(fetched: Extract<FetchResult, { status: 200 }>): BodyResul
     sha256: fetched.body.sha256,
     size: fetched.body.size,
     file: fetched.body.file,
+    ...(fetched.body.offset !== undefined ? { offset: fetched.body.offset } : {}),
     contentType: fetched.contentType,
     lastModified: fetched.lastModified,
     reused: undefined,

@@ -5,6 +5,8 @@ import { API_PREFIX } from '../archive/paths.js';
 /** A file entry and where its bytes wait on disk until the zip is written. */
 export interface StoredFile extends FileEntry {
   file: string;
+  /** Set when the body is `size` bytes at this offset of the spool's pack file. */
+  offset?: number;
 }
 
 interface PrototypeState {

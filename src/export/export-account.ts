@@ -1,5 +1,4 @@
 import { createHash, randomInt } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
 import { setMaxListeners } from 'node:events';
 import { join } from 'node:path';
 import type { Dispatcher } from 'undici';
@@ -97,7 +96,7 @@ export async function exportAccount(options: ExportOptions): Promise<ExportResul
   const journalPath = join(paths.work, 'journal.jsonl');
   const saved = await readJournal(journalPath, options.baseUrl);
   const journal = await JournalWriter.open(journalPath, options.baseUrl, saved.records.size === 0);
-  const journalCache = new JournalCache(saved, (sha) => spool.pathOf(sha));
+  const journalCache = new JournalCache(saved, spool);
   const caches: BodyCache[] = journalCache.size > 0 ? [journalCache] : [];
   const client = new HttpClient({
     baseUrl: options.baseUrl,
@@ -191,7 +190,7 @@ export async function exportAccount(options: ExportOptions): Promise<ExportResul
       stats,
     });
     const files = model.allFiles();
-    const written = await writeZip(zipSources(manifest, files), paths.out, {
+    const written = await writeZip(zipSources(manifest, files, spool), paths.out, {
       signal: controller.signal,
       onProgress: (bytes) => emit({ type: 'archive-progress', bytes, entries: 0, total: files.length + 1 }),
     });
@@ -206,6 +205,7 @@ export async function exportAccount(options: ExportOptions): Promise<ExportResul
   } finally {
     options.signal?.removeEventListener('abort', abort);
     await journal.close();
+    await spool.close();
     since?.close();
     await client.close();
     await lock.release();
@@ -231,15 +231,15 @@ function firstCandidate(caches: readonly BodyCache[]): BodyCache {
  * against their sha256 on the way (a spool file damaged since it was written must not reach the
  * archive); they go in as data, which archiver writes faster than a file per entry.
  */
-async function* zipSources(manifest: Manifest, files: StoredFile[]): AsyncGenerator<ZipSource> {
+async function* zipSources(manifest: Manifest, files: StoredFile[], spool: Spool): AsyncGenerator<ZipSource> {
   yield { name: MANIFEST_PATH, data: `${JSON.stringify(manifest, null, 2)}\n`, store: false };
   for (const file of files) {
     const base = { name: file.path, store: isStoredAsIs(file), ...entryDate(file.lastModified) };
-    if (file.size > INLINE_ENTRY_BYTES) {
+    if (file.offset === undefined && file.size > INLINE_ENTRY_BYTES) {
       yield { ...base, file: file.file };
       continue;
     }
-    const data = await readFile(file.file);
+    const data = await spool.read(file);
     if (createHash('sha256').update(data).digest('hex') !== file.sha256) {
       throw new RabbitError('ARCHIVE_CORRUPT', `the saved body of ${file.source} was damaged on disk before it could be archived; run the export again`);
     }

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
 import { open, readFile, rename, stat, type FileHandle } from 'node:fs/promises';
+import { readSpooled, type BodyRef } from '../client/spool.js';
 import type { BodyCache, CacheCandidate, CachedBody, PrototypeContext } from '../crawl/crawl-account.js';
 import type { StoredFile } from './archive-model.js';
 
@@ -34,6 +34,8 @@ interface FileRecord {
   source: string;
   sha256: string;
   size: number;
+  /** Offset in the spool's pack file; absent for a body in a file of its own (named by sha256). */
+  offset?: number;
   contentType: string;
   lastModified: string | null;
   /** The earlier archive the body was copied from (export --since), so a resumed run says so too. */
@@ -110,6 +112,7 @@ export class JournalWriter {
       source: file.source,
       sha256: file.sha256,
       size: file.size,
+      ...(file.offset !== undefined ? { offset: file.offset } : {}),
       contentType: file.contentType,
       lastModified: file.lastModified,
       ...(from !== undefined ? { from } : {}),
@@ -152,7 +155,7 @@ export class JournalWriter {
 export class JournalCache implements BodyCache {
   constructor(
     private readonly state: JournalState,
-    private readonly spoolPath: (sha256: string) => string,
+    private readonly spool: { pathOf(sha256: string): string; packPath: string },
   ) {}
 
   get size(): number {
@@ -164,23 +167,21 @@ export class JournalCache implements BodyCache {
   async lookup(source: string, proto: PrototypeContext): Promise<CacheCandidate | undefined> {
     const record = this.state.records.get(proto.id)?.get(source);
     if (!record || record.rev !== proto.revision || record.lm !== proto.lastModification) return undefined;
-    const file = this.spoolPath(record.sha256);
+    const ref: BodyRef =
+      record.offset === undefined
+        ? { file: this.spool.pathOf(record.sha256), size: record.size }
+        : { file: this.spool.packPath, offset: record.offset, size: record.size };
     return {
       fresh: true,
       lastModified: record.lastModified,
       ...(record.from !== undefined ? { origin: record.from } : {}),
       load: async (): Promise<CachedBody> => {
-        if ((await sha256Of(file)) !== record.sha256) throw new Error(`spool copy of ${source} is damaged`);
-        return { sha256: record.sha256, size: record.size, file, contentType: record.contentType, lastModified: record.lastModified };
+        const data = await readSpooled(ref);
+        if (createHash('sha256').update(data).digest('hex') !== record.sha256) throw new Error(`spool copy of ${source} is damaged`);
+        return { ...ref, sha256: record.sha256, contentType: record.contentType, lastModified: record.lastModified };
       },
     };
   }
-}
-
-export async function sha256Of(path: string): Promise<string> {
-  const hash = createHash('sha256');
-  for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
-  return hash.digest('hex');
 }
 
 function parseLine(line: string): unknown {
@@ -202,6 +203,7 @@ function isFileRecord(value: Partial<FileRecord>): value is FileRecord {
     typeof value.size === 'number' &&
     typeof value.rev === 'number' &&
     (value.lm === null || typeof value.lm === 'number') &&
+    (value.offset === undefined || (Number.isSafeInteger(value.offset) && value.offset >= 0)) &&
     typeof value.contentType === 'string'
   );
 }

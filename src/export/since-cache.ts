@@ -67,7 +67,7 @@ export async function openSinceCache(prevPath: string, spool: Spool, options: Si
         source: entry.source,
       });
     }
-    return { sha256: body.sha256, size: body.size, file: body.file, contentType: entry.contentType, lastModified: entry.lastModified };
+    return { sha256: body.sha256, size: body.size, file: body.file, ...(body.offset !== undefined ? { offset: body.offset } : {}), contentType: entry.contentType, lastModified: entry.lastModified };
   };
 
   return {

@@ -1,4 +1,4 @@
-import { open, readFile } from 'node:fs/promises';
+import { readSpooled, type BodyRef } from '../client/spool.js';
 import type { StoredFile } from '../export/archive-model.js';
 import type { ManifestError } from '../manifest/types.js';
 import { API_PREFIX } from '../archive/paths.js';
@@ -66,7 +66,7 @@ async function summarize(id: string, revision: string, inDir: Map<string, Stored
     const file = inDir.get(rest);
     if (!file) return undefined;
     try {
-      return JSON.parse((await readFile(file.file)).toString('utf8')) as unknown;
+      return JSON.parse((await readSpooled(file)).toString('utf8')) as unknown;
     } catch {
       return undefined;
     }
@@ -96,7 +96,7 @@ async function summarize(id: string, revision: string, inDir: Map<string, Stored
   for (const pageId of idsOf(await json('pages.json'))) {
     const meta_ = asObject(await json(`pages/${pageId}.json`));
     const png = inDir.get(`pages/${pageId}.png`);
-    const size = png ? await pngSize(png.file) : undefined;
+    const size = png ? await pngSize(png) : undefined;
     const open = inDir.get(`pages/${pageId}.view.html`) ?? inDir.get(`pages/${pageId}.html`);
     pages.push({
       id: pageId,
@@ -162,14 +162,9 @@ function num(value: unknown): number | null {
 }
 
 /** Width and height from the IHDR chunk, which a valid PNG has first. */
-async function pngSize(path: string): Promise<{ width: number; height: number } | undefined> {
-  const handle = await open(path, 'r');
-  const head = Buffer.alloc(24);
-  try {
-    await handle.read(head, 0, 24, 0);
-  } finally {
-    await handle.close();
-  }
+async function pngSize(png: BodyRef): Promise<{ width: number; height: number } | undefined> {
+  if (png.size < 24) return undefined;
+  const head = await readSpooled({ ...png, size: 24 });
   if (head.length < 24 || head.toString('latin1', 12, 16) !== 'IHDR') return undefined;
   const width = head.readUInt32BE(16);
   const height = head.readUInt32BE(20);

@@ -58,6 +58,7 @@ async function store(options: OfflineViewerOptions, generated: GeneratedFile): P
     contentType: generated.contentType,
     lastModified: null,
     file: body.file,
+    ...(body.offset !== undefined ? { offset: body.offset } : {}),
     generatedFrom: generated.generatedFrom,
   };
   const owner = /^prototypes\/(\d+)\//.exec(generated.path)?.[1];

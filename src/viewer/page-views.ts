@@ -1,5 +1,5 @@
+import { readSpooled } from '../client/spool.js';
 import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
 import type { StoredFile } from '../export/archive-model.js';
 import { ASSET_LIMITS, isCss } from '../assets/asset-types.js';
 import { isPageHtml, localPathOf, type AssetCatalog } from '../assets/collect-assets.js';
@@ -50,7 +50,7 @@ export async function buildPageViews(files: readonly StoredFile[], catalog: Asse
   const viewBySource = new Map(pages.map((page) => [page.source, viewPathOf(page.path)]));
   for (const page of pages) {
     const path = viewPathOf(page.path);
-    const html = (await readFile(page.file)).toString('latin1');
+    const html = (await readSpooled(page)).toString('latin1');
     const base = serviceUrl(service, page.source);
     const replacements: Replacement[] = [];
     for (const ref of scanHtml(html)) {
@@ -78,7 +78,7 @@ async function buildCssViews(catalog: AssetCatalog, service: ServiceLocation, ou
   const sheets: { request: string; file: StoredFile; css: string; base: string; path: string }[] = [];
   for (const [request, file] of [...catalog.assets].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
     if (!isCss(file.contentType) || file.size > ASSET_LIMITS.maxCssBytes) continue;
-    const css = (await readFile(file.file)).toString('latin1');
+    const css = (await readSpooled(file)).toString('latin1');
     // Named after the URL, not the bytes: the same sheet served at two URLs resolves differently.
     const path = `assets/${createHash('sha256').update(`view:${request}`).digest('hex')}.view.css`;
     sheets.push({ request, file, css, base: serviceUrl(service, request), path });

@@ -83,12 +83,21 @@ describe('interrupted exports resume', () => {
     service = await startFakeService({ latencyMs: 5 });
     const dir = await tempDir();
     await interruptedExport(dir, 'd.zip', FULL / 2);
-    const spool = join(dir, '.d.zip.rabbit-work', 'spool');
-    const files = (await readdir(spool)).filter((name) => /^[0-9a-f]{64}$/.test(name));
-    expect(files.length).toBeGreaterThan(3);
-    for (const name of files.slice(0, 3)) await writeFile(join(spool, name), 'damaged');
+    // Small bodies live in one pack file: damage the start of it, where the first bodies are.
+    const pack = join(dir, '.d.zip.rabbit-work', 'spool', 'pack');
+    const bytes = await readFile(pack);
+    expect(bytes.length).toBeGreaterThan(8192);
+    bytes.fill(0x20, 0, 4096);
+    await writeFile(pack, bytes);
+    const journal = (await readFile(join(dir, '.d.zip.rabbit-work', 'journal.jsonl'), 'utf8')).split('\n');
+    const records = journal.filter((line) => line.includes('"t":"file"')).map((line) => JSON.parse(line) as { offset?: number; source: string });
+    const damaged = records.filter((r) => r.offset !== undefined && r.offset < 4096 && !r.source.endsWith('/prototype.json'));
+    expect(damaged.length).toBeGreaterThan(5);
+    service.stats.reset();
     const result = await exportAccount({ out: join(dir, 'd.zip'), baseUrl: service.baseUrl, keys: [service.keys.readOnly] });
     expect(result.complete).toBe(true);
+    // Every damaged body was fetched again.
+    for (const record of damaged) expect(service.stats.byPath.get(record.source), record.source).toBe(1);
     await expectExact(join(dir, 'd.zip'));
   });
 
