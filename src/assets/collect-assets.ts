@@ -1,4 +1,3 @@
-import { readSpooled } from '../client/spool.js';
 import { RabbitError, isRabbitError } from '../core/errors.js';
 import { API_PREFIX } from '../archive/paths.js';
 import { attemptsOf, fetchResource, type FetchContext } from '../client/fetch-resource.js';
@@ -120,14 +119,14 @@ export async function collectAssets(options: CollectAssetsOptions): Promise<Asse
     if (stored.size > limits.maxCssBytes) {
       return fail(asset.source, new RabbitError('BODY_TOO_LARGE', `${asset.source}: stylesheet of ${stored.size} bytes is too large to scan for its references`, { source: asset.source }));
     }
-    const css = (await readSpooled(stored)).toString('latin1');
+    const css = (await options.fetch.spool.read(stored)).toString('latin1');
     const base = serviceUrl(service, asset.request);
     for (const ref of scanCss(css)) follow(ref.value, base, stored.path, ref.kind === 'import', depth + 1);
   };
 
   for (const page of files.filter(isPageHtml)) {
     if (!page.source.startsWith(API_PREFIX)) continue;
-    const html = (await readSpooled(page)).toString('latin1');
+    const html = (await options.fetch.spool.read(page)).toString('latin1');
     const base = serviceUrl(service, page.source);
     for (const ref of scanHtml(html)) {
       if (ref.kind !== 'link') follow(ref.value, base, page.path, ref.kind === 'stylesheet', 1);

@@ -173,6 +173,9 @@ class FileWriter {
   }
 }
 
+/** Reads a spooled body's bytes; `Spool.read` is the fast one, `readSpooled` works without a Spool. */
+export type BodyReader = (ref: BodyRef) => Promise<Buffer>;
+
 /** The bytes of a spooled body, wherever they are (opens the file: for occasional reads). */
 export async function readSpooled(ref: BodyRef): Promise<Buffer> {
   const start = ref.offset ?? 0;

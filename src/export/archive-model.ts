@@ -36,6 +36,9 @@ export class ArchiveModel {
   private readonly prototypes = new Map<string, PrototypeState>();
   private readonly paths = new Set<string>();
 
+  /** `onAdd` hears of every file the moment it is accepted (the zip is written as the crawl goes). */
+  constructor(private readonly onAdd: (file: StoredFile) => void = () => undefined) {}
+
   addPrototype(state: Omit<PrototypeState, 'files' | 'downloaded' | 'reusedFrom'>): void {
     this.prototypes.set(state.id, { ...state, files: [], downloaded: 0, reusedFrom: new Set() });
   }
@@ -60,6 +63,7 @@ export class ArchiveModel {
   addFile(prototypeId: string | undefined, file: StoredFile): void {
     if (this.paths.has(file.path)) return;
     this.paths.add(file.path);
+    this.onAdd(file);
     if (prototypeId === undefined) {
       this.topFiles.push(file);
       return;

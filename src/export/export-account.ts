@@ -12,7 +12,8 @@ import { RETRY_DEFAULTS, type RetryPolicy } from '../client/retry-policy.js';
 import { Spool } from '../client/spool.js';
 import { AccountCrawler, DEFAULT_SIZE_CAPS, type BodyCache, type CrawlHooks, type Format, type SizeCaps } from '../crawl/crawl-account.js';
 import { Frontier } from '../crawl/frontier.js';
-import { writeZip, type ZipSource } from '../archive/zip-writer.js';
+import { writeZip, type WriteZipResult, type ZipSource } from '../archive/zip-writer.js';
+import { EntryChannel } from './entry-channel.js';
 import type { Manifest } from '../manifest/types.js';
 import { MANIFEST_PATH } from '../manifest/types.js';
 import { ArchiveModel, type StoredFile } from './archive-model.js';
@@ -105,7 +106,10 @@ export async function exportAccount(options: ExportOptions): Promise<ExportResul
     ...(options.dispatcher ? { dispatcher: options.dispatcher } : {}),
   });
   const frontier = new Frontier({ concurrency });
-  const model = new ArchiveModel();
+  // The zip is written while the crawl runs: each body goes in as soon as it is stored, so
+  // writing the archive costs little time after the last response. manifest.json comes last.
+  const entries = new EntryChannel<StoredFile | ManifestSource>();
+  const model = new ArchiveModel((file) => entries.push(file));
   const stats = { requests: 0, retries: 0, bytes: 0, files: 0 };
   const adaptive = new AdaptiveConcurrency(concurrency, (value) => {
     frontier.concurrency = value;
@@ -113,10 +117,17 @@ export async function exportAccount(options: ExportOptions): Promise<ExportResul
   }, now);
 
   let keepWorkDir = hadWorkDir;
+  let zipping: Promise<WriteZipResult> | undefined;
   // export --since (issue 4): asked after this output's own journal, which is newer.
   let since: SinceCache | undefined;
   try {
     await spool.init();
+    zipping = writeZip(zipEntries(entries, spool), paths.out, {
+      signal: controller.signal,
+      onProgress: (bytes, written) => emit({ type: 'archive-progress', bytes, entries: written, total: model.fileCount + 1 }),
+    });
+    // Its failure is awaited below; until then it must not count as unhandled.
+    zipping.catch(() => undefined);
     if (options.since !== undefined) {
       since = await openSinceCache(options.since, spool, { baseUrl: options.baseUrl });
       caches.push(since);
@@ -189,15 +200,15 @@ export async function exportAccount(options: ExportOptions): Promise<ExportResul
       finishedAt: new Date(now()).toISOString(),
       stats,
     });
-    const files = model.allFiles();
-    const written = await writeZip(zipSources(manifest, files, spool), paths.out, {
-      signal: controller.signal,
-      onProgress: (bytes) => emit({ type: 'archive-progress', bytes, entries: 0, total: files.length + 1 }),
-    });
+    entries.push({ manifest });
+    entries.close();
+    const written = await zipping;
     keepWorkDir = false;
     emit({ type: 'phase', phase: 'done' });
     return { out: paths.out, complete: manifest.complete, manifest, archiveBytes: written.bytes, peakInFlight: frontier.peakRunning };
   } catch (error) {
+    entries.fail(error);
+    await zipping?.catch(() => undefined);
     const failure = sanitize(error, secrets, controller.signal.aborted);
     // An interrupted run keeps what it saved for the next run; any other failure cleans up.
     if (isRabbitError(failure, 'INTERRUPTED')) keepWorkDir = true;
@@ -226,14 +237,22 @@ function firstCandidate(caches: readonly BodyCache[]): BodyCache {
   };
 }
 
+interface ManifestSource {
+  manifest: Manifest;
+}
+
 /**
- * The zip's entries, pulled one at a time by the writer. Small bodies are read whole and checked
- * against their sha256 on the way (a spool file damaged since it was written must not reach the
- * archive); they go in as data, which archiver writes faster than a file per entry.
+ * The zip's entries, pulled one at a time by the writer as the crawl stores them. Small bodies are
+ * read whole and checked against their sha256 on the way (a spool file damaged since it was
+ * written must not reach the archive); they go in as data, which archiver writes faster than a
+ * file per entry.
  */
-async function* zipSources(manifest: Manifest, files: StoredFile[], spool: Spool): AsyncGenerator<ZipSource> {
-  yield { name: MANIFEST_PATH, data: `${JSON.stringify(manifest, null, 2)}\n`, store: false };
-  for (const file of files) {
+async function* zipEntries(entries: AsyncIterable<StoredFile | ManifestSource>, spool: Spool): AsyncGenerator<ZipSource> {
+  for await (const file of entries) {
+    if ('manifest' in file) {
+      yield { name: MANIFEST_PATH, data: `${JSON.stringify(file.manifest, null, 2)}\n`, store: false };
+      continue;
+    }
     const base = { name: file.path, store: isStoredAsIs(file), ...entryDate(file.lastModified) };
     if (file.offset === undefined && file.size > INLINE_ENTRY_BYTES) {
       yield { ...base, file: file.file };

@@ -1,4 +1,4 @@
-import { readSpooled, type BodyRef } from '../client/spool.js';
+import { readSpooled, type BodyReader, type BodyRef } from '../client/spool.js';
 import type { StoredFile } from '../export/archive-model.js';
 import type { ManifestError } from '../manifest/types.js';
 import { API_PREFIX } from '../archive/paths.js';
@@ -43,7 +43,11 @@ export interface DiscussionSummary {
 
 type Json = Record<string, unknown>;
 
-export async function readArchiveData(files: readonly StoredFile[], errors: readonly ManifestError[]): Promise<PrototypeSummary[]> {
+export async function readArchiveData(
+  files: readonly StoredFile[],
+  errors: readonly ManifestError[],
+  read: BodyReader = readSpooled,
+): Promise<PrototypeSummary[]> {
   const byDir = new Map<string, Map<string, StoredFile>>();
   for (const file of files) {
     const match = /^prototypes\/(\d+)\/r(\d+)\/(.+)$/.exec(file.path);
@@ -56,17 +60,23 @@ export async function readArchiveData(files: readonly StoredFile[], errors: read
   const out: PrototypeSummary[] = [];
   for (const [key, inDir] of byDir) {
     const [id, revision] = key.split('/') as [string, string];
-    out.push(await summarize(id, revision, inDir, errors));
+    out.push(await summarize(id, revision, inDir, errors, read));
   }
   return out.sort((a, b) => Number(a.id) - Number(b.id));
 }
 
-async function summarize(id: string, revision: string, inDir: Map<string, StoredFile>, errors: readonly ManifestError[]): Promise<PrototypeSummary> {
+async function summarize(
+  id: string,
+  revision: string,
+  inDir: Map<string, StoredFile>,
+  errors: readonly ManifestError[],
+  read: BodyReader,
+): Promise<PrototypeSummary> {
   const json = async (rest: string): Promise<unknown> => {
     const file = inDir.get(rest);
     if (!file) return undefined;
     try {
-      return JSON.parse((await readSpooled(file)).toString('utf8')) as unknown;
+      return JSON.parse((await read(file)).toString('utf8')) as unknown;
     } catch {
       return undefined;
     }
@@ -96,7 +106,7 @@ async function summarize(id: string, revision: string, inDir: Map<string, Stored
   for (const pageId of idsOf(await json('pages.json'))) {
     const meta_ = asObject(await json(`pages/${pageId}.json`));
     const png = inDir.get(`pages/${pageId}.png`);
-    const size = png ? await pngSize(png) : undefined;
+    const size = png ? await pngSize(png, read) : undefined;
     const open = inDir.get(`pages/${pageId}.view.html`) ?? inDir.get(`pages/${pageId}.html`);
     pages.push({
       id: pageId,
@@ -162,9 +172,9 @@ function num(value: unknown): number | null {
 }
 
 /** Width and height from the IHDR chunk, which a valid PNG has first. */
-async function pngSize(png: BodyRef): Promise<{ width: number; height: number } | undefined> {
+async function pngSize(png: BodyRef, read: BodyReader): Promise<{ width: number; height: number } | undefined> {
   if (png.size < 24) return undefined;
-  const head = await readSpooled({ ...png, size: 24 });
+  const head = await read({ ...png, size: 24 });
   if (head.length < 24 || head.toString('latin1', 12, 16) !== 'IHDR') return undefined;
   const width = head.readUInt32BE(16);
   const height = head.readUInt32BE(20);

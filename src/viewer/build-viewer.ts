@@ -1,5 +1,6 @@
 import type { RabbitError } from '../core/errors.js';
 import type { FetchContext } from '../client/fetch-resource.js';
+import type { BodyRef } from '../client/spool.js';
 import type { Frontier } from '../crawl/frontier.js';
 import type { ArchiveModel, StoredFile } from '../export/archive-model.js';
 import { GENERATED_SOURCE, MANIFEST_PATH } from '../manifest/types.js';
@@ -31,6 +32,7 @@ export interface OfflineViewerOptions {
  */
 export async function addOfflineViewer(options: OfflineViewerOptions): Promise<void> {
   const { model } = options;
+  const read = (ref: BodyRef): Promise<Buffer> => options.fetch.spool.read(ref);
   if (options.pages) {
     const catalog = await collectAssets({
       fetch: options.fetch,
@@ -41,9 +43,9 @@ export async function addOfflineViewer(options: OfflineViewerOptions): Promise<v
       ...(options.onFailed ? { onFailed: options.onFailed } : {}),
     });
     model.foreignReferences.push(...foreignList(catalog));
-    for (const view of await buildPageViews(model.allFiles(), catalog, options.service)) await store(options, view);
+    for (const view of await buildPageViews(model.allFiles(), catalog, options.service, read)) await store(options, view);
   }
-  const prototypes = await readArchiveData(model.allFiles(), model.errors);
+  const prototypes = await readArchiveData(model.allFiles(), model.errors, read);
   const index = renderIndex({ baseUrl: options.baseUrl, prototypes, errors: model.errors });
   await store(options, { path: INDEX_PATH, data: Buffer.from(index, 'utf8'), contentType: 'text/html; charset=utf-8', generatedFrom: MANIFEST_PATH });
 }

@@ -1,4 +1,4 @@
-import { readSpooled } from '../client/spool.js';
+import { readSpooled, type BodyReader } from '../client/spool.js';
 import { createHash } from 'node:crypto';
 import type { StoredFile } from '../export/archive-model.js';
 import { ASSET_LIMITS, isCss } from '../assets/asset-types.js';
@@ -43,14 +43,19 @@ export function viewPathOf(pagePath: string): string {
  * cannot satisfy are left as written (and the policy keeps them from loading). The raw files are
  * untouched.
  */
-export async function buildPageViews(files: readonly StoredFile[], catalog: AssetCatalog, service: ServiceLocation): Promise<GeneratedFile[]> {
+export async function buildPageViews(
+  files: readonly StoredFile[],
+  catalog: AssetCatalog,
+  service: ServiceLocation,
+  read: BodyReader = readSpooled,
+): Promise<GeneratedFile[]> {
   const out: GeneratedFile[] = [];
-  const cssViews = await buildCssViews(catalog, service, out);
+  const cssViews = await buildCssViews(catalog, service, out, read);
   const pages = files.filter(isPageHtml);
   const viewBySource = new Map(pages.map((page) => [page.source, viewPathOf(page.path)]));
   for (const page of pages) {
     const path = viewPathOf(page.path);
-    const html = (await readSpooled(page)).toString('latin1');
+    const html = (await read(page)).toString('latin1');
     const base = serviceUrl(service, page.source);
     const replacements: Replacement[] = [];
     for (const ref of scanHtml(html)) {
@@ -74,11 +79,16 @@ export async function buildPageViews(files: readonly StoredFile[], catalog: Asse
 }
 
 /** Stylesheet request -> path of its viewable copy, for the stylesheets that need one. */
-async function buildCssViews(catalog: AssetCatalog, service: ServiceLocation, out: GeneratedFile[]): Promise<Map<string, string>> {
+async function buildCssViews(
+  catalog: AssetCatalog,
+  service: ServiceLocation,
+  out: GeneratedFile[],
+  read: BodyReader,
+): Promise<Map<string, string>> {
   const sheets: { request: string; file: StoredFile; css: string; base: string; path: string }[] = [];
   for (const [request, file] of [...catalog.assets].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
     if (!isCss(file.contentType) || file.size > ASSET_LIMITS.maxCssBytes) continue;
-    const css = (await readSpooled(file)).toString('latin1');
+    const css = (await read(file)).toString('latin1');
     // Named after the URL, not the bytes: the same sheet served at two URLs resolves differently.
     const path = `assets/${createHash('sha256').update(`view:${request}`).digest('hex')}.view.css`;
     sheets.push({ request, file, css, base: serviceUrl(service, request), path });
