@@ -59,12 +59,14 @@ async function latencyBench({ faults, label }) {
   const { seconds, summary } = await exportOnce(service, concurrency, faults ? ['--retries', '8'] : []);
   const stats = await service.stop();
   const ideal = (summary.requests * latency) / concurrency / 1000;
+  const inside = summary.durationMs / 1000;
   console.log(`\n(${label}) ${summary.requests} requests, ${latency} ms latency, concurrency ${concurrency}`);
-  console.log(`  time ${seconds.toFixed(2)} s, ideal ${ideal.toFixed(2)} s: ${(seconds / ideal).toFixed(2)} x ideal (export only, process start included)`);
+  console.log(`  export ${inside.toFixed(2)} s, ideal ${ideal.toFixed(2)} s: ${(inside / ideal).toFixed(2)} x ideal (archive written and renamed into place)`);
+  console.log(`  whole command ${seconds.toFixed(2)} s: ${(seconds / ideal).toFixed(2)} x ideal (node start-up and module loading included)`);
   console.log(`  peak requests in flight at the service: ${stats.peakInFlight}`);
   console.log(`  retries ${summary.retries}, faults injected ${stats.faultsInjected}, complete: ${summary.complete}`);
   console.log(`  peak RSS of the exporter: ${(summary.peakRssBytes / MiB).toFixed(0)} MiB`);
-  return { ratio: seconds / ideal, peak: stats.peakInFlight };
+  return { ratio: inside / ideal, wall: seconds / ideal, peak: stats.peakInFlight };
 }
 
 async function pngBench() {
@@ -80,6 +82,6 @@ const a = await latencyBench({ label: 'a', faults: undefined });
 const b = await pngBench();
 const c = await latencyBench({ label: 'c: 10 % transient faults', faults: 'rate=0.1,seed=7' });
 console.log('\nsummary:');
-console.log(`  (a) ${a.ratio.toFixed(2)} x ideal (goal <= 1.3), peak in flight ${a.peak} (goal 16)`);
+console.log(`  (a) ${a.ratio.toFixed(2)} x ideal (goal <= 1.3; ${a.wall.toFixed(2)} x with process start), peak in flight ${a.peak} (goal 16)`);
 console.log(`  (b) peak RSS ${b.rss.toFixed(0)} MiB for ${(b.bytes / MiB).toFixed(0)} MiB of archive (goal <= 160 MiB, >= 300 MiB of PNG)`);
-console.log(`  (c) ${c.ratio.toFixed(2)} x ideal with 10 % faults`);
+console.log(`  (c) ${c.ratio.toFixed(2)} x ideal with 10 % faults (each 429/503 asks for Retry-After: 1 s, and halves the concurrency)`);
