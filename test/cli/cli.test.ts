@@ -84,6 +84,18 @@ describe('rabbit-export CLI', () => {
     expect(run.stdout).toContain('INCOMPLETE');
     expect(run.stderr).toContain(broken);
     expect(run.stderr).toContain('rabbit-export export --out');
+    expect(run.stderr).toMatch(/--since \S*p\.zip --force/);
+
+    // The suggested command fetches what is missing and copies the rest, verified.
+    service.setFaults(undefined);
+    service.stats.reset();
+    const out = join(dir, 'p.zip');
+    const fill = await runCli(['export', '--out', out, '--since', out, '--force', '--json'], env());
+    expect(fill.code).toBe(0);
+    expect(service.stats.byPath.get(broken)).toBe(1);
+    // The list, the five prototypes' metadata, the missing PNG and the five page requisites.
+    expect(service.stats.requests).toBe(1 + 5 + 1 + 5);
+    expect((await runCli(['verify', out])).code).toBe(0);
   });
 
   it('verify: 0 on an intact archive; 1 naming a flipped byte; 1 with one line for a truncated file', async () => {

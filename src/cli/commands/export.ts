@@ -126,7 +126,8 @@ Examples:
           if (result.manifest.errors.length > shown.length) {
             io.stderr.write(`  ... and ${result.manifest.errors.length - shown.length} more (see manifest.json "errors")\n`);
           }
-          io.stderr.write(`to fetch what is missing later: ${exportCommand(flags, true)}\n`);
+          // --since the incomplete archive itself: what it holds is copied (verified), only the rest is fetched.
+          io.stderr.write(`to fetch only what is missing: ${exportCommand(flags, result.out)}\n`);
         }
         return code;
       }),
@@ -145,15 +146,15 @@ function parseSizeCaps(value: string): Partial<SizeCaps> {
 }
 
 function resumeHint(flags: ExportFlags): string {
-  return `Run the same command again to resume: ${exportCommand(flags, false)}`;
+  return `Run the same command again to resume: ${exportCommand(flags)}`;
 }
 
-function exportCommand(flags: ExportFlags, force: boolean): string {
+function exportCommand(flags: ExportFlags, fillFrom?: string): string {
   const args = ['rabbit-export', 'export', '--out', flags.out];
   if (flags.baseUrl) args.push('--base-url', flags.baseUrl);
   if (flags.apiKeyFile) args.push('--api-key-file', flags.apiKeyFile);
   if (flags.concurrency !== EXPORT_DEFAULTS.concurrency) args.push('--concurrency', String(flags.concurrency));
-  args.push(...selectionArgs(flags));
-  if (force || flags.force) args.push('--force');
+  args.push(...selectionArgs(fillFrom === undefined ? flags : { ...flags, since: fillFrom }));
+  if (fillFrom !== undefined || flags.force) args.push('--force');
   return args.map(shellQuote).join(' ');
 }
