@@ -15,7 +15,11 @@ import { exportAccount } from '../../src/export/export-account.js';
  * file:// with no server at all, and every request the browser makes must stay inside it.
  */
 const CHROMIUM = '/usr/bin/chromium';
-const SCREENSHOTS = fileURLToPath(new URL('../../docs/screenshots/', import.meta.url));
+// The README's screenshots are refreshed with UPDATE_SCREENSHOTS=1 npm test; ordinary runs write
+// theirs to test-output/ so that running the tests does not change tracked files.
+const SCREENSHOTS = fileURLToPath(
+  new URL(process.env['UPDATE_SCREENSHOTS'] ? '../../docs/screenshots/' : '../../test-output/screenshots/', import.meta.url),
+);
 const available = existsSync(CHROMIUM);
 if (!available && process.env['CI']) throw new Error(`${CHROMIUM} is missing: CI must install chromium (see .ci/run)`);
 // Outside CI a missing browser skips, and the suite's name says why.
