@@ -6,7 +6,7 @@ import type {
   PageRecord,
   PrototypeRecord,
 } from './model.js';
-import { SYSTEM_USER } from './model.js';
+import { newPrototype, SYSTEM_USER } from './model.js';
 import type { Rng } from './prng.js';
 import { createRng } from './prng.js';
 
@@ -133,18 +133,7 @@ function ordinaryPrototype(
 }
 
 function emptyPrototype(rng: Rng, id: number, name: string, lastUser: string): PrototypeRecord {
-  return {
-    id,
-    name,
-    lastUser,
-    lastModification: EPOCH + rng.int(0, 900) * DAY + rng.int(0, DAY),
-    milestones: [],
-    pages: [],
-    layers: [],
-    discussions: [],
-    legacyPagesList: false,
-    nextElement: 1,
-  };
+  return newPrototype(id, name, lastUser, EPOCH + rng.int(0, 900) * DAY + rng.int(0, DAY));
 }
 
 /** Creation times in ascending revision order, the last one a while before lastModification. */

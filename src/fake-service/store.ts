@@ -8,7 +8,7 @@ import type {
   PageRecord,
   PrototypeRecord,
 } from './model.js';
-import { parentKindOf, SYSTEM_USER } from './model.js';
+import { newPrototype, parentKindOf, SYSTEM_USER } from './model.js';
 import type { Representation } from './payload.js';
 import { buildSampleData } from './sample-data.js';
 
@@ -85,18 +85,7 @@ export class FakeStore {
 
   addPrototype(name: string): number {
     const id = Math.max(0, ...[...this.prototypes.values()].map((p) => p.id)) + 1;
-    const proto: PrototypeRecord = {
-      id,
-      name,
-      lastUser: SYSTEM_USER.name,
-      lastModification: 0,
-      milestones: [],
-      pages: [],
-      layers: [],
-      discussions: [],
-      legacyPagesList: false,
-      nextElement: 1,
-    };
+    const proto = newPrototype(id, name, SYSTEM_USER.name, 0);
     this.prototypes.set(String(id), proto);
     this.keyRing.addPrototype(String(id));
     this.change(proto);
