@@ -1,10 +1,6 @@
-import { basename } from 'node:path';
-import { RabbitError } from '../core/errors.js';
 import { API_PREFIX } from '../archive/paths.js';
-import { openZip } from '../archive/zip-reader.js';
+import { readArchiveManifest } from '../manifest/read-manifest.js';
 import type { FileEntry, Manifest } from '../manifest/types.js';
-import { MANIFEST_PATH } from '../manifest/types.js';
-import { checkManifestShape } from './manifest-shape.js';
 
 export interface ListRow {
   id: string;
@@ -37,7 +33,7 @@ const byId = new Intl.Collator('en', { numeric: true }).compare;
  * too, so `ls` never hides a prototype the export knew about.
  */
 export async function listArchive(path: string): Promise<ListRow[]> {
-  const manifest = await readManifestOnly(path);
+  const manifest = await readArchiveManifest(path);
   const errorsById = countErrors(manifest);
   const rows: ListRow[] = [];
   for (const [id, record] of Object.entries(manifest.prototypes)) {
@@ -80,27 +76,4 @@ function countErrors(manifest: Manifest): Map<string, number> {
     if (id !== undefined) counts.set(id, (counts.get(id) ?? 0) + 1);
   }
   return counts;
-}
-
-async function readManifestOnly(path: string): Promise<Manifest> {
-  const reader = await openZip(path);
-  try {
-    if (!reader.entries.has(MANIFEST_PATH)) {
-      throw new RabbitError('ARCHIVE_CORRUPT', `${basename(path)} has no ${MANIFEST_PATH}; it was not written by rabbit-export`);
-    }
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse((await reader.readEntry(MANIFEST_PATH)).toString('utf8'));
-    } catch (error) {
-      if (error instanceof RabbitError) throw error;
-      throw new RabbitError('ARCHIVE_CORRUPT', `${MANIFEST_PATH} in ${basename(path)} is not valid JSON`, { cause: error });
-    }
-    const issues = checkManifestShape(parsed);
-    if (issues.length > 0) {
-      throw new RabbitError('ARCHIVE_CORRUPT', `${MANIFEST_PATH} in ${basename(path)} is not a manifest: ${issues[0]}`);
-    }
-    return parsed as Manifest;
-  } finally {
-    reader.close();
-  }
 }
