@@ -11,6 +11,14 @@ import { registerView } from './commands/view.js';
 import { registerBackup } from './commands/backup.js';
 import { registerDiff } from './commands/diff.js';
 
+// `rabbit-export ls big.zip | head` closes the pipe early: that is the reader's choice, not an error.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+    throw error;
+  });
+}
+
 const io = processIO();
 const program = new Command('rabbit-export')
   .description('Rescue everything a team keeps in the Rabbit wireframing service into one verifiable zip.')

@@ -1,36 +1,28 @@
 import type { Command } from 'commander';
 import { backupAccount, BACKUP_DEFAULTS, type BackupResult } from '../../backup/backup-account.js';
-import { EXPORT_DEFAULTS } from '../../export/export-account.js';
 import { collectPrototype, parseFormats, SELECTION_HELP, selectionOf, type SelectionFlags } from '../export-flags.js';
-import { readKeys } from '../keys.js';
 import { EXIT } from '../exit-codes.js';
 import { mib, printable, seconds } from '../format.js';
 import { intOption } from '../options.js';
 import { createProgress } from '../progress.js';
 import { runAction, withInterrupts, type CliIO } from '../run.js';
-import { DEFAULT_BASE_URL } from './export.js';
+import { addServiceOptions, serviceOptionsOf, type ServiceFlags } from '../service-flags.js';
 
-interface BackupFlags extends Omit<SelectionFlags, 'since'> {
+interface BackupFlags extends Omit<SelectionFlags, 'since'>, ServiceFlags {
   dir: string;
   keep: number;
-  baseUrl?: string;
-  apiKeyFile?: string;
-  concurrency: number;
-  timeout: number;
   json?: boolean;
   quiet?: boolean;
 }
 
 export function registerBackup(program: Command, io: CliIO): void {
-  program
-    .command('backup')
-    .description('one scheduled backup: export into DIR, copying what did not change from the newest archive there, then rotate')
-    .requiredOption('-d, --dir <folder>', 'folder of the backups; archives are named by UTC time, e.g. 2026-11-22T031500Z.zip')
-    .option('-k, --keep <n>', 'archives to keep (the newest complete one is always kept)', intOption('--keep', 1, 100_000), BACKUP_DEFAULTS.keep)
-    .option('--base-url <url>', `service base URL (env RABBIT_BASE_URL, default ${DEFAULT_BASE_URL})`)
-    .option('--api-key-file <path>', 'file with the API key(s), one per line (default: env RABBIT_API_KEY, comma-separated)')
-    .option('-c, --concurrency <n>', 'requests in flight at most', intOption('--concurrency', 1, 256), EXPORT_DEFAULTS.concurrency)
-    .option('--timeout <seconds>', 'connect and idle timeout per request', intOption('--timeout', 1, 3600), EXPORT_DEFAULTS.timeoutMs / 1000)
+  addServiceOptions(
+    program
+      .command('backup')
+      .description('one scheduled backup: export into DIR, copying what did not change from the newest archive there, then rotate')
+      .requiredOption('-d, --dir <folder>', 'folder of the backups; archives are named by UTC time, e.g. 2026-11-22T031500Z.zip')
+      .option('-k, --keep <n>', 'archives to keep (the newest complete one is always kept)', intOption('--keep', 1, 100_000), BACKUP_DEFAULTS.keep),
+  )
     .option('--prototype <id>', SELECTION_HELP.prototype, collectPrototype)
     .option('--formats <list>', SELECTION_HELP.formats, parseFormats)
     .option('--json', 'print one JSON summary line on stdout (for logs)')
@@ -46,7 +38,7 @@ Examples:
     )
     .action((flags: BackupFlags) =>
       runAction(io, flags.json ?? false, async () => {
-        const keys = await readKeys(flags.apiKeyFile, io.env);
+        const service = await serviceOptionsOf(flags, io.env);
         const progress = createProgress(flags.quiet || flags.json ? 'silent' : io.stderr.isTTY ? 'spinner' : 'lines', io.stderr);
         const started = Date.now();
         let result: BackupResult;
@@ -55,10 +47,7 @@ Examples:
             backupAccount({
               dir: flags.dir,
               keep: flags.keep,
-              baseUrl: flags.baseUrl ?? io.env['RABBIT_BASE_URL'] ?? DEFAULT_BASE_URL,
-              keys,
-              concurrency: flags.concurrency,
-              timeoutMs: flags.timeout * 1000,
+              ...service,
               signal,
               onEvent: progress.onEvent,
               ...selectionOf(flags),

@@ -1,45 +1,28 @@
-import { InvalidArgumentError, type Command } from 'commander';
-import { RETRY_DEFAULTS } from '../../client/retry-policy.js';
-import type { SizeCaps } from '../../crawl/crawl-account.js';
-import { exportAccount, EXPORT_DEFAULTS, type ExportResult } from '../../export/export-account.js';
+import type { Command } from 'commander';
+import { exportAccount, type ExportResult } from '../../export/export-account.js';
 import { outputPaths } from '../../export/output.js';
-import { readKeys } from '../keys.js';
+import { addServiceOptions, serviceArgs, serviceOptionsOf, type ServiceFlags } from '../service-flags.js';
 import { EXIT } from '../exit-codes.js';
 import { mib, printable, seconds, shellQuote } from '../format.js';
 import { createProgress } from '../progress.js';
 import { runAction, withInterrupts, type CliIO } from '../run.js';
-import { intOption } from '../options.js';
 import { collectPrototype, parseFormats, SELECTION_HELP, selectionArgs, selectionOf, type SelectionFlags } from '../export-flags.js';
 import { RabbitError, isRabbitError } from '../../core/errors.js';
 
-export const DEFAULT_BASE_URL = 'https://pidoco.com';
-
-interface ExportFlags extends SelectionFlags {
+interface ExportFlags extends SelectionFlags, ServiceFlags {
   out: string;
-  baseUrl?: string;
-  apiKeyFile?: string;
-  concurrency: number;
-  timeout: number;
-  retries: number;
-  maxRps?: number;
-  maxSize?: Partial<SizeCaps>;
   force?: boolean;
   json?: boolean;
   quiet?: boolean;
 }
 
 export function registerExport(program: Command, io: CliIO): void {
-  program
-    .command('export')
-    .description('export everything the API key can read into one zip')
-    .requiredOption('-o, --out <file.zip>', 'the archive to write')
-    .option('--base-url <url>', `service base URL (env RABBIT_BASE_URL, default ${DEFAULT_BASE_URL})`)
-    .option('--api-key-file <path>', 'file with the API key(s), one per line (default: env RABBIT_API_KEY)')
-    .option('-c, --concurrency <n>', 'requests in flight at most', intOption('--concurrency', 1, 256), EXPORT_DEFAULTS.concurrency)
-    .option('--timeout <seconds>', 'connect and idle timeout per request', intOption('--timeout', 1, 3600), EXPORT_DEFAULTS.timeoutMs / 1000)
-    .option('--retries <n>', 'attempts per resource before it is recorded as failed', intOption('--retries', 1, 100), RETRY_DEFAULTS.attempts)
-    .option('--max-rps <n>', 'requests per second at most', intOption('--max-rps', 1, 100_000))
-    .option('--max-size <caps>', 'body size caps in MiB, e.g. "png=512,json=64" (default json=32,html=32,png=256)', parseSizeCaps)
+  addServiceOptions(
+    program
+      .command('export')
+      .description('export everything the API key can read into one zip')
+      .requiredOption('-o, --out <file.zip>', 'the archive to write'),
+  )
     .option('-f, --force', 'replace an existing archive at --out')
     .option('--json', 'print one JSON summary line on stdout')
     .option('-q, --quiet', 'print nothing but errors')
@@ -58,8 +41,7 @@ Examples:
     )
     .action((flags: ExportFlags) =>
       runAction(io, flags.json ?? false, async () => {
-        const keys = await readKeys(flags.apiKeyFile, io.env);
-        const baseUrl = flags.baseUrl ?? io.env['RABBIT_BASE_URL'] ?? DEFAULT_BASE_URL;
+        const service = await serviceOptionsOf(flags, io.env);
         const progress = createProgress(
           flags.quiet || flags.json ? 'silent' : io.stderr.isTTY ? 'spinner' : 'lines',
           io.stderr,
@@ -70,13 +52,7 @@ Examples:
           result = await withInterrupts(io, (signal) =>
             exportAccount({
               out: flags.out,
-              baseUrl,
-              keys,
-              concurrency: flags.concurrency,
-              timeoutMs: flags.timeout * 1000,
-              retry: { attempts: flags.retries },
-              ...(flags.maxRps ? { maxRps: flags.maxRps } : {}),
-              ...(flags.maxSize ? { caps: flags.maxSize } : {}),
+              ...service,
               force: flags.force ?? false,
               signal,
               onEvent: progress.onEvent,
@@ -134,26 +110,12 @@ Examples:
     );
 }
 
-/** `--max-size png=512,json=64`: MiB per kind of body. */
-function parseSizeCaps(value: string): Partial<SizeCaps> {
-  const caps: Partial<SizeCaps> = {};
-  for (const part of value.split(',')) {
-    const match = /^\s*(json|html|png)\s*=\s*(\d+)\s*$/.exec(part);
-    if (!match || Number(match[2]) < 1) throw new InvalidArgumentError('--max-size takes kind=MiB pairs, e.g. "png=512,json=64" (kinds: json, html, png)');
-    caps[match[1] as keyof SizeCaps] = Number(match[2]) * 1024 * 1024;
-  }
-  return caps;
-}
-
 function resumeHint(flags: ExportFlags): string {
   return `Run the same command again to resume: ${exportCommand(flags)}`;
 }
 
 function exportCommand(flags: ExportFlags, fillFrom?: string): string {
-  const args = ['rabbit-export', 'export', '--out', flags.out];
-  if (flags.baseUrl) args.push('--base-url', flags.baseUrl);
-  if (flags.apiKeyFile) args.push('--api-key-file', flags.apiKeyFile);
-  if (flags.concurrency !== EXPORT_DEFAULTS.concurrency) args.push('--concurrency', String(flags.concurrency));
+  const args = ['rabbit-export', 'export', '--out', flags.out, ...serviceArgs(flags)];
   args.push(...selectionArgs(fillFrom === undefined ? flags : { ...flags, since: fillFrom }));
   if (fillFrom !== undefined || flags.force) args.push('--force');
   return args.map(shellQuote).join(' ');

@@ -1,0 +1,72 @@
+import { InvalidArgumentError, type Command } from 'commander';
+import { RETRY_DEFAULTS } from '../client/retry-policy.js';
+import type { SizeCaps } from '../crawl/crawl-account.js';
+import { EXPORT_DEFAULTS, type ExportOptions } from '../export/export-account.js';
+import { readKeys } from './keys.js';
+import { intOption } from './options.js';
+
+export const DEFAULT_BASE_URL = 'https://pidoco.com';
+
+/** How to reach the service and how hard to push it: the same flags on `export` and `backup`. */
+export interface ServiceFlags {
+  baseUrl?: string;
+  apiKeyFile?: string;
+  concurrency: number;
+  timeout: number;
+  retries: number;
+  maxRps?: number;
+  maxSize?: Partial<SizeCaps>;
+}
+
+export function addServiceOptions(command: Command): Command {
+  return command
+    .option('--base-url <url>', `service base URL (env RABBIT_BASE_URL, default ${DEFAULT_BASE_URL})`)
+    .option('--api-key-file <path>', 'file with the API key(s), one per line (default: env RABBIT_API_KEY, comma-separated)')
+    .option('-c, --concurrency <n>', 'requests in flight at most', intOption('--concurrency', 1, 256), EXPORT_DEFAULTS.concurrency)
+    .option('--timeout <seconds>', 'connect and idle timeout per request', intOption('--timeout', 1, 3600), EXPORT_DEFAULTS.timeoutMs / 1000)
+    .option('--retries <n>', 'attempts per resource before it is recorded as failed', intOption('--retries', 1, 100), RETRY_DEFAULTS.attempts)
+    .option('--max-rps <n>', 'requests per second at most', intOption('--max-rps', 1, 100_000))
+    .option('--max-size <caps>', 'body size caps in MiB, e.g. "png=512,json=64" (default json=32,html=32,png=256)', parseSizeCaps);
+}
+
+/** The export options these flags stand for; reads the key(s) from the file or the environment. */
+export async function serviceOptionsOf(
+  flags: ServiceFlags,
+  env: NodeJS.ProcessEnv,
+): Promise<Pick<ExportOptions, 'baseUrl' | 'keys' | 'concurrency' | 'timeoutMs' | 'retry' | 'maxRps' | 'caps'>> {
+  return {
+    baseUrl: flags.baseUrl ?? env['RABBIT_BASE_URL'] ?? DEFAULT_BASE_URL,
+    keys: await readKeys(flags.apiKeyFile, env),
+    concurrency: flags.concurrency,
+    timeoutMs: flags.timeout * 1000,
+    retry: { attempts: flags.retries },
+    ...(flags.maxRps ? { maxRps: flags.maxRps } : {}),
+    ...(flags.maxSize ? { caps: flags.maxSize } : {}),
+  };
+}
+
+/** The flags again, for a command line the user can copy (resume hints); never a key. */
+export function serviceArgs(flags: ServiceFlags): string[] {
+  const args: string[] = [];
+  if (flags.baseUrl) args.push('--base-url', flags.baseUrl);
+  if (flags.apiKeyFile) args.push('--api-key-file', flags.apiKeyFile);
+  if (flags.concurrency !== EXPORT_DEFAULTS.concurrency) args.push('--concurrency', String(flags.concurrency));
+  if (flags.timeout !== EXPORT_DEFAULTS.timeoutMs / 1000) args.push('--timeout', String(flags.timeout));
+  if (flags.retries !== RETRY_DEFAULTS.attempts) args.push('--retries', String(flags.retries));
+  if (flags.maxRps) args.push('--max-rps', String(flags.maxRps));
+  if (flags.maxSize) {
+    args.push('--max-size', Object.entries(flags.maxSize).map(([kind, bytes]) => `${kind}=${Math.round(bytes / 1024 / 1024)}`).join(','));
+  }
+  return args;
+}
+
+/** `--max-size png=512,json=64`: MiB per kind of body. */
+function parseSizeCaps(value: string): Partial<SizeCaps> {
+  const caps: Partial<SizeCaps> = {};
+  for (const part of value.split(',')) {
+    const match = /^\s*(json|html|png)\s*=\s*(\d+)\s*$/.exec(part);
+    if (!match || Number(match[2]) < 1) throw new InvalidArgumentError('--max-size takes kind=MiB pairs, e.g. "png=512,json=64" (kinds: json, html, png)');
+    caps[match[1] as keyof SizeCaps] = Number(match[2]) * 1024 * 1024;
+  }
+  return caps;
+}
