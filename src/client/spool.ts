@@ -26,8 +26,7 @@ export interface SpooledBody extends BodyRef {
  */
 export class Spool {
   private counter = 0;
-  private pack: FileHandle | undefined;
-  private packEnd = 0;
+  private pack: PackFile | undefined;
 
   constructor(readonly dir: string) {}
 
@@ -37,39 +36,19 @@ export class Spool {
 
   async init(): Promise<void> {
     await mkdir(this.dir, { recursive: true });
-    // Not O_APPEND: offsets are handed out before the writes complete, in any order.
-    this.pack = await open(this.packPath, constants.O_RDWR | constants.O_CREAT);
-    this.packEnd = (await this.pack.stat()).size;
+    this.pack = await PackFile.open(this.packPath);
   }
 
+  /** Writes what is still buffered and closes the pack. */
   async close(): Promise<void> {
-    await this.pack?.close().catch(() => undefined);
+    await this.pack?.close();
     this.pack = undefined;
-  }
-
-  private async append(buffer: Buffer): Promise<number> {
-    if (!this.pack) throw new Error('internal: spool used before init');
-    const offset = this.packEnd;
-    this.packEnd += buffer.length;
-    let written = 0;
-    while (written < buffer.length) {
-      const { bytesWritten } = await this.pack.write(buffer, written, buffer.length - written, offset + written);
-      written += bytesWritten;
-    }
-    return offset;
   }
 
   /** A spooled body's bytes, through the open pack for packed ones (the zip writer reads thousands). */
   async read(ref: BodyRef): Promise<Buffer> {
     if (ref.offset === undefined || ref.file !== this.packPath || !this.pack) return readSpooled(ref);
-    const buffer = Buffer.alloc(ref.size);
-    let read = 0;
-    while (read < ref.size) {
-      const { bytesRead } = await this.pack.read(buffer, read, ref.size - read, ref.offset + read);
-      if (bytesRead === 0) throw new Error(`spooled body at ${ref.offset} is cut short`);
-      read += bytesRead;
-    }
-    return buffer;
+    return this.pack.read(ref.offset, ref.size);
   }
 
   pathOf(sha256: string): string {
@@ -132,7 +111,8 @@ export class Spool {
         return { sha256, size, file };
       }
       const buffer = Buffer.concat(held, size);
-      const offset = await this.append(buffer);
+      if (!this.pack) throw new Error('internal: spool used before init');
+      const offset = this.pack.append(buffer);
       const body: SpooledBody = { sha256, size, file: this.packPath, offset };
       if (options.keep) body.buffer = buffer;
       return body;
@@ -142,6 +122,112 @@ export class Spool {
     }
   }
 }
+
+/**
+ * The pack: small bodies one after another in one file. Appends are gathered in memory and written
+ * a batch at a time (one write per ~1 MiB or per tick of the clock instead of one per body); reads
+ * of what is not written yet are served from memory. Whatever a crash loses here, the journal's
+ * sha256 check catches on the next run.
+ */
+class PackFile {
+  private end: number;
+  /** Appended but not yet handed to a write, starting at `pendingStart`; `pendingAt` their offsets. */
+  private pending: Buffer[] = [];
+  private pendingAt: number[] = [];
+  private pendingStart: number;
+  private pendingBytes = 0;
+  /** Handed to a write that has not finished: start offset -> bytes. */
+  private readonly writing = new Map<number, Buffer>();
+  private chain: Promise<void> = Promise.resolve();
+  private failure: unknown;
+  private readonly timer: NodeJS.Timeout;
+
+  private constructor(private readonly handle: FileHandle, size: number) {
+    this.end = size;
+    this.pendingStart = size;
+    this.timer = setInterval(() => this.flush(), PACK_FLUSH_MS);
+    this.timer.unref();
+  }
+
+  static async open(path: string): Promise<PackFile> {
+    // Not O_APPEND: every batch is written at the offset its bodies were given.
+    const handle = await open(path, constants.O_RDWR | constants.O_CREAT);
+    return new PackFile(handle, (await handle.stat()).size);
+  }
+
+  /** Where the body will be; it can be read back at once. */
+  append(buffer: Buffer): number {
+    if (this.failure) throw this.failure;
+    const offset = this.end;
+    this.end += buffer.length;
+    this.pending.push(buffer);
+    this.pendingAt.push(offset);
+    this.pendingBytes += buffer.length;
+    if (this.pendingBytes >= PACK_BATCH_BYTES) this.flush();
+    return offset;
+  }
+
+  async read(offset: number, size: number): Promise<Buffer> {
+    if (this.failure) throw this.failure;
+    if (offset >= this.pendingStart) {
+      // Nearly always a whole body just appended: find it rather than join the batch.
+      for (let i = this.pendingAt.length - 1; i >= 0; i--) {
+        const at = this.pendingAt[i] as number;
+        if (at <= offset) return slice(this.pending[i] as Buffer, offset - at, size);
+      }
+    }
+    for (const [start, batch] of this.writing) {
+      if (offset >= start && offset + size <= start + batch.length) return slice(batch, offset - start, size);
+    }
+    const buffer = Buffer.alloc(size);
+    let read = 0;
+    while (read < size) {
+      const { bytesRead } = await this.handle.read(buffer, read, size - read, offset + read);
+      if (bytesRead === 0) throw new Error(`spooled body at ${offset} is cut short`);
+      read += bytesRead;
+    }
+    return buffer;
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.timer);
+    this.flush();
+    await this.chain;
+    // A failed write has already failed every later append and read; what the pack holds now only
+    // serves a resumed run, which checks every body's sha256 anyway.
+    await this.handle.close().catch(() => undefined);
+  }
+
+  private flush(): void {
+    if (this.pendingBytes === 0 || this.failure) return;
+    const start = this.pendingStart;
+    const batch = Buffer.concat(this.pending, this.pendingBytes);
+    this.pending = [];
+    this.pendingAt = [];
+    this.pendingStart += this.pendingBytes;
+    this.pendingBytes = 0;
+    this.writing.set(start, batch);
+    this.chain = this.chain
+      .then(async () => {
+        let written = 0;
+        while (written < batch.length) {
+          written += (await this.handle.write(batch, written, batch.length - written, start + written)).bytesWritten;
+        }
+      })
+      .catch((error: unknown) => {
+        this.failure ??= mapDiskError(error, 'the spool');
+      })
+      .finally(() => this.writing.delete(start));
+  }
+}
+
+function slice(buffer: Buffer, from: number, size: number): Buffer {
+  if (from < 0 || from + size > buffer.length) throw new Error('internal: read across spooled bodies');
+  return from === 0 && size === buffer.length ? buffer : buffer.subarray(from, from + size);
+}
+
+const PACK_BATCH_BYTES = 1024 * 1024;
+const PACK_FLUSH_MS = 50;
 
 /** Bodies up to this size are held in memory until complete, then written in one go. */
 const SMALL_BODY_BYTES = 256 * 1024;

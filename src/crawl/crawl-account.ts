@@ -1,7 +1,7 @@
 import { RabbitError, isRabbitError } from '../core/errors.js';
 import { archivePathFor, API_PREFIX } from '../archive/paths.js';
 import { currentRevision } from '../archive/revision.js';
-import { readSpooled, type BodyRef } from '../client/spool.js';
+import type { BodyRef } from '../client/spool.js';
 import { attemptsOf, fetchResource, type FetchContext, type FetchResult } from '../client/fetch-resource.js';
 import type { ArchiveModel, StoredFile } from '../export/archive-model.js';
 import type { Frontier } from './frontier.js';
@@ -250,7 +250,7 @@ export class AccountCrawler {
     const fromCache = async (copy: CacheCandidate): Promise<{ result: BodyResult; buffer: Buffer | undefined } | undefined> => {
       const body = await copy.load().catch(() => undefined);
       if (!body) return undefined;
-      return { result: { ...body, reused: copy.origin ?? 'journal' }, buffer: kind === 'json' ? await readSpooled(body) : undefined };
+      return { result: { ...body, reused: copy.origin ?? 'journal' }, buffer: kind === 'json' ? await this.options.fetch.spool.read(body) : undefined };
     };
     if (candidate?.fresh) {
       const hit = await fromCache(candidate);

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { open, readFile, rename, stat, type FileHandle } from 'node:fs/promises';
-import { readSpooled, type BodyRef } from '../client/spool.js';
+import type { BodyRef, Spool } from '../client/spool.js';
 import type { BodyCache, CacheCandidate, CachedBody, PrototypeContext } from '../crawl/crawl-account.js';
 import type { StoredFile } from './archive-model.js';
 
@@ -155,7 +155,7 @@ export class JournalWriter {
 export class JournalCache implements BodyCache {
   constructor(
     private readonly state: JournalState,
-    private readonly spool: { pathOf(sha256: string): string; packPath: string },
+    private readonly spool: Pick<Spool, 'pathOf' | 'packPath' | 'read'>,
   ) {}
 
   get size(): number {
@@ -176,7 +176,7 @@ export class JournalCache implements BodyCache {
       lastModified: record.lastModified,
       ...(record.from !== undefined ? { origin: record.from } : {}),
       load: async (): Promise<CachedBody> => {
-        const data = await readSpooled(ref);
+        const data = await this.spool.read(ref);
         if (createHash('sha256').update(data).digest('hex') !== record.sha256) throw new Error(`spool copy of ${source} is damaged`);
         return { ...ref, sha256: record.sha256, contentType: record.contentType, lastModified: record.lastModified };
       },

@@ -1,4 +1,4 @@
-import { readSpooled, type BodyReader, type BodyRef } from '../client/spool.js';
+import type { BodyReader, BodyRef } from '../client/spool.js';
 import type { StoredFile } from '../export/archive-model.js';
 import type { ManifestError } from '../manifest/types.js';
 import { API_PREFIX } from '../archive/paths.js';
@@ -46,7 +46,7 @@ type Json = Record<string, unknown>;
 export async function readArchiveData(
   files: readonly StoredFile[],
   errors: readonly ManifestError[],
-  read: BodyReader = readSpooled,
+  read: BodyReader,
 ): Promise<PrototypeSummary[]> {
   const byDir = new Map<string, Map<string, StoredFile>>();
   for (const file of files) {

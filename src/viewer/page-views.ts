@@ -1,4 +1,4 @@
-import { readSpooled, type BodyReader } from '../client/spool.js';
+import type { BodyReader } from '../client/spool.js';
 import { createHash } from 'node:crypto';
 import type { StoredFile } from '../export/archive-model.js';
 import { ASSET_LIMITS, isCss } from '../assets/asset-types.js';
@@ -47,7 +47,7 @@ export async function buildPageViews(
   files: readonly StoredFile[],
   catalog: AssetCatalog,
   service: ServiceLocation,
-  read: BodyReader = readSpooled,
+  read: BodyReader,
 ): Promise<GeneratedFile[]> {
   const out: GeneratedFile[] = [];
   const cssViews = await buildCssViews(catalog, service, out, read);
