@@ -78,10 +78,14 @@ async function pngBench() {
   return { rss: summary.peakRssBytes / MiB, bytes: summary.bytes };
 }
 
-const a = await latencyBench({ label: 'a', faults: undefined });
+// These machines are shared and noisy: (a) runs three times and reports the median.
+const runs = [];
+for (let i = 1; i <= 3; i++) runs.push(await latencyBench({ label: `a, run ${i} of 3`, faults: undefined }));
+const a = runs.sort((x, y) => x.ratio - y.ratio)[1];
+const spread = `${runs[0].ratio.toFixed(2)}-${runs[2].ratio.toFixed(2)}`;
 const b = await pngBench();
 const c = await latencyBench({ label: 'c: 10 % transient faults', faults: 'rate=0.1,seed=7' });
 console.log('\nsummary:');
-console.log(`  (a) ${a.ratio.toFixed(2)} x ideal (goal <= 1.3; ${a.wall.toFixed(2)} x with process start), peak in flight ${a.peak} (goal 16)`);
+console.log(`  (a) median ${a.ratio.toFixed(2)} x ideal (runs ${spread}; goal <= 1.3; ${a.wall.toFixed(2)} x with process start), peak in flight ${runs.map((r) => r.peak).join('/')} (goal 16)`);
 console.log(`  (b) peak RSS ${b.rss.toFixed(0)} MiB for ${(b.bytes / MiB).toFixed(0)} MiB of archive (goal <= 160 MiB, >= 300 MiB of PNG)`);
 console.log(`  (c) ${c.ratio.toFixed(2)} x ideal with 10 % faults (each 429/503 asks for Retry-After: 1 s, and halves the concurrency)`);
