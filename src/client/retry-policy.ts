@@ -33,6 +33,8 @@ export function parseRetryAfter(value: string | undefined, nowMs: number): numbe
   if (value === undefined) return undefined;
   const trimmed = value.trim();
   if (/^\d+$/.test(trimmed)) return Number(trimmed) * 1000;
+  // Every HTTP-date form starts with the day's name; Date.parse alone would take "-1" or "1.5".
+  if (!/^[A-Za-z]{3}/.test(trimmed)) return undefined;
   const date = Date.parse(trimmed);
   if (Number.isNaN(date)) return undefined;
   return Math.max(0, date - nowMs);

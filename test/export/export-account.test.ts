@@ -142,6 +142,14 @@ describe('exportAccount', () => {
     expect(await readdir(dir)).toEqual([]);
   });
 
+  it('refuses an output directory that does not exist, before any request', async () => {
+    const dir = await tempDir();
+    const error = await exportAccount({ out: join(dir, 'missing', 'x.zip'), baseUrl: service.baseUrl, keys: [service.keys.readOnly] }).catch((e: unknown) => e);
+    expect(isRabbitError(error, 'OUTPUT_UNWRITABLE')).toBe(true);
+    expect(service.stats.requests).toBe(0);
+    expect(await readdir(dir)).toEqual([]);
+  });
+
   it('does not replace an existing archive without force', async () => {
     const dir = await tempDir();
     const out = join(dir, 'exists.zip');
