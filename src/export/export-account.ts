@@ -126,8 +126,9 @@ export async function exportAccount(options: ExportOptions): Promise<ExportResul
       signal: controller.signal,
       onProgress: (bytes, written) => emit({ type: 'archive-progress', bytes, entries: written, total: model.fileCount + 1 }),
     });
-    // Its failure is awaited below; until then it must not count as unhandled.
-    zipping.catch(() => undefined);
+    // A zip that cannot be written (disk full) ends the crawl now rather than after it; the
+    // error itself is rethrown where the writer is awaited.
+    zipping.catch((error: unknown) => frontier.stop(error));
     if (options.since !== undefined) {
       since = await openSinceCache(options.since, spool, { baseUrl: options.baseUrl });
       caches.push(since);
