@@ -95,12 +95,25 @@ export class AccountCrawler {
   /** Fetches the prototype lists (fatal on failure) and schedules everything below them. */
   async start(): Promise<void> {
     const owner = new Map<string, string>();
+    const refused: RabbitError[] = [];
     for (const [index, key] of this.options.keys.entries()) {
-      const list = await this.fetchRootList(key, index);
+      let list: IdList;
+      try {
+        list = await this.fetchRootList(key, index);
+      } catch (error) {
+        // One revoked key among several must not cost the prototypes the others can read: that
+        // run is incomplete (exit 3), naming the key by its position. Only when every key is
+        // refused is there nothing to export.
+        if (!isRabbitError(error, 'KEY_REFUSED') || this.options.keys.length === 1) throw error;
+        refused.push(error);
+        this.recordError(api('prototypes.json'), error);
+        continue;
+      }
       for (const id of list.ids) {
         if (!owner.has(id) && (!this.options.only || this.options.only.has(id))) owner.set(id, key);
       }
     }
+    if (refused.length === this.options.keys.length) throw refused[0];
     if (this.options.only) {
       for (const id of this.options.only) {
         if (!owner.has(id)) {

@@ -5,6 +5,7 @@ import { startFakeService, type FakeService } from '../../src/fake-service/index
 import { exportAccount } from '../../src/export/export-account.js';
 import { registerExport } from '../../src/cli/commands/export.js';
 import { readArchive } from '../helpers/archive.js';
+import { isRabbitError } from '../../src/core/errors.js';
 import { runCli } from '../helpers/run-cli.js';
 import { tempDir } from '../helpers/temp.js';
 import { comparable } from './since-helpers.js';
@@ -41,6 +42,22 @@ async function expectNoKeyIn(paths: string[], texts: string[] = []): Promise<voi
 }
 
 describe('several keys', () => {
+  it('a refused key among several costs only its own prototypes: incomplete, named by position', async () => {
+    const keys = [service.keys.perPrototype['3'] as string, service.keys.invalid, service.keys.perPrototype['17'] as string];
+    const result = await exportWith('partly.zip', keys);
+    expect(result.complete).toBe(false);
+    expect(Object.keys(result.manifest.prototypes).sort()).toEqual(['17', '3']);
+    expect(result.manifest.errors).toEqual([
+      expect.objectContaining({ source: '/rabbit/api/prototypes.json', code: 'KEY_REFUSED', message: expect.stringContaining('API key number 2') }),
+    ]);
+    expect(JSON.stringify(result.manifest)).not.toContain(service.keys.invalid);
+  });
+
+  it('fails when every key is refused', async () => {
+    const error = await exportWith('none.zip', [service.keys.invalid, service.keys.invalid.replace(/.$/, 'x')]).catch((e: unknown) => e);
+    expect(isRabbitError(error, 'KEY_REFUSED')).toBe(true);
+  });
+
   it('two keys with overlapping prototypes merge exactly: each prototype once, as one full export has it', async () => {
     await exportWith('full.zip', [service.keys.readOnly]);
     service.stats.reset();
