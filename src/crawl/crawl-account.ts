@@ -1,60 +1,14 @@
 import { RabbitError, isRabbitError } from '../core/errors.js';
 import { archivePathFor, API_PREFIX } from '../archive/paths.js';
 import { currentRevision } from '../archive/revision.js';
-import type { BodyRef } from '../client/spool.js';
-import { attemptsOf, fetchResource, type FetchContext, type FetchResult } from '../client/fetch-resource.js';
+import { attemptsOf, fetchResource, type FetchContext } from '../client/fetch-resource.js';
 import type { ArchiveModel, StoredFile } from '../export/archive-model.js';
 import type { Frontier } from './frontier.js';
+import { bodyResultOf, obtainBody, type BodyCache, type BodyKind, type BodyResult, type Format, type PrototypeContext, type SizeCaps } from './obtain-body.js';
 import { parseIdList, parseJson, parsePrototype, requireObject, type IdList } from './parse.js';
 
-export type BodyKind = 'json' | 'html' | 'png';
-export type Format = BodyKind;
-
-export interface SizeCaps {
-  json: number;
-  html: number;
-  png: number;
-}
-
-export const DEFAULT_SIZE_CAPS: SizeCaps = {
-  json: 32 * 1024 * 1024,
-  html: 32 * 1024 * 1024,
-  png: 256 * 1024 * 1024,
-};
-
-/** The prototype a resource belongs to, as known once its metadata has been read. */
-export interface PrototypeContext {
-  id: string;
-  key: string;
-  revision: number;
-  lastModification: number | null;
-}
-
-/** A body in the spool, ready to be archived. */
-export interface CachedBody extends BodyRef {
-  sha256: string;
-  contentType: string;
-  lastModified: string | null;
-}
-
-/**
- * A copy of a resource from an earlier run (a resumed run's journal, or the archive given to
- * --since) that may stand in for a request.
- */
-export interface CacheCandidate {
-  /** True when the copy may be used without asking (the prototype is unchanged). */
-  fresh: boolean;
-  /** Last-Modified of the copy, for an If-Modified-Since request when it is not fresh. */
-  lastModified: string | null;
-  /** Where it comes from, for the manifest (an archive's file name), if not this run's journal. */
-  origin?: string;
-  /** Puts the copy into the spool, verified against its sha256; rejects when it is damaged. */
-  load(): Promise<CachedBody>;
-}
-
-export interface BodyCache {
-  lookup(source: string, prototype: PrototypeContext): Promise<CacheCandidate | undefined>;
-}
+export type { BodyCache, BodyKind, CacheCandidate, CachedBody, Format, PrototypeContext, SizeCaps } from './obtain-body.js';
+export { DEFAULT_SIZE_CAPS } from './obtain-body.js';
 
 export interface CrawlHooks {
   /** A body was stored; `reusedFrom` names where a copy came from when none was downloaded. */
@@ -236,7 +190,7 @@ export class AccountCrawler {
     check: (buffer: Buffer) => T,
   ): Promise<{ result: BodyResult; parsed: T } | null> {
     try {
-      const { result, buffer } = await this.obtain(proto, source, kind, key);
+      const { result, buffer } = await obtainBody(this.options, proto, source, kind, key);
       const parsed = check(buffer ?? Buffer.alloc(0));
       return { result, parsed };
     } catch (error) {
@@ -246,40 +200,6 @@ export class AccountCrawler {
       }
       throw error;
     }
-  }
-
-  /**
-   * The body of one resource: a fresh copy from the cache, else a request (conditional when an
-   * older copy exists: a 304 means the copy is still right), else a plain request. A damaged copy
-   * is never used: the resource is fetched instead.
-   */
-  private async obtain(
-    proto: PrototypeContext | undefined,
-    source: string,
-    kind: BodyKind,
-    key: string,
-  ): Promise<{ result: BodyResult; buffer: Buffer | undefined }> {
-    const candidate = proto ? await this.options.cache?.lookup(source, proto) : undefined;
-    const fromCache = async (copy: CacheCandidate): Promise<{ result: BodyResult; buffer: Buffer | undefined } | undefined> => {
-      const body = await copy.load().catch(() => undefined);
-      if (!body) return undefined;
-      return { result: { ...body, reused: copy.origin ?? 'journal' }, buffer: kind === 'json' ? await this.options.fetch.spool.read(body) : undefined };
-    };
-    if (candidate?.fresh) {
-      const hit = await fromCache(candidate);
-      if (hit) return hit;
-    }
-    const request = { source, key, maxBytes: this.options.caps[kind], keep: kind === 'json' };
-    const conditional = candidate && !candidate.fresh && candidate.lastModified ? candidate : undefined;
-    if (conditional) {
-      const answer = await fetchResource(this.options.fetch, { ...request, ifModifiedSince: conditional.lastModified as string });
-      if (answer.status === 200) return { result: bodyResultOf(answer), buffer: answer.body.buffer };
-      const hit = await fromCache(conditional);
-      if (hit) return hit;
-    }
-    const answer = await fetchResource(this.options.fetch, request);
-    if (answer.status !== 200) throw new RabbitError('HTTP_STATUS', `GET ${source} answered 304 unasked`, { source });
-    return { result: bodyResultOf(answer), buffer: answer.body.buffer };
   }
 
   private store(proto: PrototypeContext | undefined, entry: { path: string; source: string; result: BodyResult }): void {
@@ -315,21 +235,6 @@ export class AccountCrawler {
       await task();
     });
   }
-}
-
-/** `reused` names the copy's origin when nothing was downloaded for it. */
-type BodyResult = CachedBody & { reused: string | undefined };
-
-function bodyResultOf(fetched: Extract<FetchResult, { status: 200 }>): BodyResult {
-  return {
-    sha256: fetched.body.sha256,
-    size: fetched.body.size,
-    file: fetched.body.file,
-    ...(fetched.body.offset !== undefined ? { offset: fetched.body.offset } : {}),
-    contentType: fetched.contentType,
-    lastModified: fetched.lastModified,
-    reused: undefined,
-  };
 }
 
 function badId(source: string, id: string): RabbitError {

@@ -1,0 +1,113 @@
+import { RabbitError } from '../core/errors.js';
+import type { BodyRef } from '../client/spool.js';
+import { fetchResource, type FetchContext, type FetchResult } from '../client/fetch-resource.js';
+
+// Where a body comes from: a copy an earlier run left (this output's journal, or the archive given
+// to --since) when it may stand in for a request, else the service, asked conditionally when an
+// older copy can be revalidated.
+
+export type BodyKind = 'json' | 'html' | 'png';
+export type Format = BodyKind;
+
+export interface SizeCaps {
+  json: number;
+  html: number;
+  png: number;
+}
+
+export const DEFAULT_SIZE_CAPS: SizeCaps = {
+  json: 32 * 1024 * 1024,
+  html: 32 * 1024 * 1024,
+  png: 256 * 1024 * 1024,
+};
+
+/** The prototype a resource belongs to, as known once its metadata has been read. */
+export interface PrototypeContext {
+  id: string;
+  key: string;
+  revision: number;
+  lastModification: number | null;
+}
+
+/** A body in the spool, ready to be archived. */
+export interface CachedBody extends BodyRef {
+  sha256: string;
+  contentType: string;
+  lastModified: string | null;
+}
+
+/**
+ * A copy of a resource from an earlier run (a resumed run's journal, or the archive given to
+ * --since) that may stand in for a request.
+ */
+export interface CacheCandidate {
+  /** True when the copy may be used without asking (the prototype is unchanged). */
+  fresh: boolean;
+  /** Last-Modified of the copy, for an If-Modified-Since request when it is not fresh. */
+  lastModified: string | null;
+  /** Where it comes from, for the manifest (an archive's file name), if not this run's journal. */
+  origin?: string;
+  /** Puts the copy into the spool, verified against its sha256; rejects when it is damaged. */
+  load(): Promise<CachedBody>;
+}
+
+export interface BodyCache {
+  lookup(source: string, prototype: PrototypeContext): Promise<CacheCandidate | undefined>;
+}
+
+
+export interface BodySources {
+  fetch: FetchContext;
+  cache?: BodyCache;
+  caps: SizeCaps;
+}
+
+/**
+ * The body of one resource: a fresh copy from the cache, else a request (conditional when an
+ * older copy exists: a 304 means the copy is still right), else a plain request. A damaged copy
+ * is never used: the resource is fetched instead.
+ */
+export async function obtainBody(
+  options: BodySources,
+  proto: PrototypeContext | undefined,
+  source: string,
+  kind: BodyKind,
+  key: string,
+): Promise<{ result: BodyResult; buffer: Buffer | undefined }> {
+  const candidate = proto ? await options.cache?.lookup(source, proto) : undefined;
+  const fromCache = async (copy: CacheCandidate): Promise<{ result: BodyResult; buffer: Buffer | undefined } | undefined> => {
+    const body = await copy.load().catch(() => undefined);
+    if (!body) return undefined;
+    return { result: { ...body, reused: copy.origin ?? 'journal' }, buffer: kind === 'json' ? await options.fetch.spool.read(body) : undefined };
+  };
+  if (candidate?.fresh) {
+    const hit = await fromCache(candidate);
+    if (hit) return hit;
+  }
+  const request = { source, key, maxBytes: options.caps[kind], keep: kind === 'json' };
+  const conditional = candidate && !candidate.fresh && candidate.lastModified ? candidate : undefined;
+  if (conditional) {
+    const answer = await fetchResource(options.fetch, { ...request, ifModifiedSince: conditional.lastModified as string });
+    if (answer.status === 200) return { result: bodyResultOf(answer), buffer: answer.body.buffer };
+    const hit = await fromCache(conditional);
+    if (hit) return hit;
+  }
+  const answer = await fetchResource(options.fetch, request);
+  if (answer.status !== 200) throw new RabbitError('HTTP_STATUS', `GET ${source} answered 304 unasked`, { source });
+  return { result: bodyResultOf(answer), buffer: answer.body.buffer };
+}
+
+/** `reused` names the copy's origin when nothing was downloaded for it. */
+export type BodyResult = CachedBody & { reused: string | undefined };
+
+export function bodyResultOf(fetched: Extract<FetchResult, { status: 200 }>): BodyResult {
+  return {
+    sha256: fetched.body.sha256,
+    size: fetched.body.size,
+    file: fetched.body.file,
+    ...(fetched.body.offset !== undefined ? { offset: fetched.body.offset } : {}),
+    contentType: fetched.contentType,
+    lastModified: fetched.lastModified,
+    reused: undefined,
+  };
+}
