@@ -4,6 +4,15 @@ import { mib, printable } from './format.js';
 
 export type ProgressMode = 'spinner' | 'lines' | 'silent';
 
+/**
+ * A spinner only on a terminal that says how wide it is: ora divides by the width, and a pseudo
+ * terminal reporting 0 columns (script, some CI runners) would make it loop forever.
+ */
+export function progressMode(stream: NodeJS.WriteStream, silent: boolean): ProgressMode {
+  if (silent) return 'silent';
+  return stream.isTTY && (stream.columns ?? 0) > 0 ? 'spinner' : 'lines';
+}
+
 export interface ProgressReporter {
   onEvent(event: ExportEvent): void;
   /** Live counts, shared with the summary. */

@@ -4,7 +4,7 @@ import { collectPrototype, parseFormats, SELECTION_HELP, selectionOf, type Selec
 import { EXIT } from '../exit-codes.js';
 import { mib, printable, seconds } from '../format.js';
 import { intOption } from '../options.js';
-import { createProgress } from '../progress.js';
+import { createProgress, progressMode } from '../progress.js';
 import { runAction, withInterrupts, type CliIO } from '../run.js';
 import { addServiceOptions, serviceOptionsOf, type ServiceFlags } from '../service-flags.js';
 
@@ -39,7 +39,7 @@ Examples:
     .action((flags: BackupFlags) =>
       runAction(io, flags.json ?? false, async () => {
         const service = await serviceOptionsOf(flags, io.env);
-        const progress = createProgress(flags.quiet || flags.json ? 'silent' : io.stderr.isTTY ? 'spinner' : 'lines', io.stderr);
+        const progress = createProgress(progressMode(io.stderr, Boolean(flags.quiet || flags.json)), io.stderr);
         const started = Date.now();
         let result: BackupResult;
         try {

@@ -6,7 +6,7 @@ import { listArchive } from '../../verify/list-archive.js';
 import { formatListTable, formatVerifyReport } from '../format-archive.js';
 import { EXIT } from '../exit-codes.js';
 import { mib, seconds } from '../format.js';
-import { createProgress } from '../progress.js';
+import { createProgress, progressMode } from '../progress.js';
 import { runAction, withInterrupts, type CliIO } from '../run.js';
 
 export function registerDemo(program: Command, io: CliIO): void {
@@ -18,7 +18,7 @@ export function registerDemo(program: Command, io: CliIO): void {
     .action((flags: { out: string }) =>
       runAction(io, false, async () => {
         const service = await startFakeService({ seed: 1 });
-        const progress = createProgress(io.stderr.isTTY ? 'spinner' : 'lines', io.stderr);
+        const progress = createProgress(progressMode(io.stderr, false), io.stderr);
         const started = Date.now();
         try {
           io.stdout.write(`sample service on ${service.baseUrl}\n`);

@@ -4,7 +4,7 @@ import { outputPaths } from '../../export/output.js';
 import { addServiceOptions, serviceArgs, serviceOptionsOf, type ServiceFlags } from '../service-flags.js';
 import { EXIT } from '../exit-codes.js';
 import { mib, printable, seconds, shellQuote } from '../format.js';
-import { createProgress } from '../progress.js';
+import { createProgress, progressMode } from '../progress.js';
 import { runAction, withInterrupts, type CliIO } from '../run.js';
 import { collectPrototype, parseFormats, SELECTION_HELP, selectionArgs, selectionOf, type SelectionFlags } from '../export-flags.js';
 import { RabbitError, isRabbitError } from '../../core/errors.js';
@@ -42,10 +42,7 @@ Examples:
     .action((flags: ExportFlags) =>
       runAction(io, flags.json ?? false, async () => {
         const service = await serviceOptionsOf(flags, io.env);
-        const progress = createProgress(
-          flags.quiet || flags.json ? 'silent' : io.stderr.isTTY ? 'spinner' : 'lines',
-          io.stderr,
-        );
+        const progress = createProgress(progressMode(io.stderr, Boolean(flags.quiet || flags.json)), io.stderr);
         const started = Date.now();
         let result: ExportResult;
         try {
