@@ -9,8 +9,6 @@ import pLimit, { type LimitFunction } from 'p-limit';
  */
 export interface FrontierOptions {
   concurrency: number;
-  /** Called before a task is started; may wait (rate limiting). */
-  beforeStart?: () => Promise<void>;
 }
 
 type Task = () => Promise<void>;
@@ -18,8 +16,6 @@ type Task = () => Promise<void>;
 export class Frontier {
   private readonly limit: LimitFunction;
   private readonly pending: Task[] = [];
-  private readonly beforeStart: (() => Promise<void>) | undefined;
-  private starting = 0;
   private failure: unknown;
   private idle: { resolve: () => void; reject: (error: unknown) => void } | undefined;
   private stopped = false;
@@ -27,7 +23,6 @@ export class Frontier {
 
   constructor(options: FrontierOptions) {
     this.limit = pLimit(Math.max(1, options.concurrency));
-    this.beforeStart = options.beforeStart;
   }
 
   get concurrency(): number {
@@ -45,7 +40,7 @@ export class Frontier {
   }
 
   get queued(): number {
-    return this.pending.length + this.starting + this.limit.pendingCount;
+    return this.pending.length + this.limit.pendingCount;
   }
 
   add(task: Task): void {
@@ -65,7 +60,7 @@ export class Frontier {
 
   /** Resolves once no task is running any more (after stop, before cleaning up after them). */
   async quiet(): Promise<void> {
-    while (this.limit.activeCount > 0 || this.starting > 0) {
+    while (this.limit.activeCount > 0) {
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
   }
@@ -79,31 +74,16 @@ export class Frontier {
   }
 
   private isIdle(): boolean {
-    return this.pending.length === 0 && this.starting === 0 && this.limit.activeCount === 0 && this.limit.pendingCount === 0;
+    return this.pending.length === 0 && this.limit.activeCount === 0 && this.limit.pendingCount === 0;
   }
 
   private pump(): void {
     while (
       !this.stopped &&
       this.pending.length > 0 &&
-      this.limit.activeCount + this.limit.pendingCount + this.starting < this.limit.concurrency
+      this.limit.activeCount + this.limit.pendingCount < this.limit.concurrency
     ) {
-      const task = this.pending.pop() as Task;
-      if (this.beforeStart) {
-        this.starting++;
-        void this.beforeStart().then(
-          () => {
-            this.starting--;
-            this.run(task);
-          },
-          (error: unknown) => {
-            this.starting--;
-            this.fail(error);
-          },
-        );
-      } else {
-        this.run(task);
-      }
+      this.run(this.pending.pop() as Task);
     }
     if (this.isIdle() && this.idle) {
       const { resolve } = this.idle;

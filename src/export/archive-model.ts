@@ -55,10 +55,6 @@ export class ArchiveModel {
     return this.prototypes.has(id);
   }
 
-  prototypeIds(): string[] {
-    return [...this.prototypes.keys()];
-  }
-
   /** Adds a file; a path already archived (the same resource listed twice) is kept once. */
   addFile(prototypeId: string | undefined, file: StoredFile): void {
     if (this.paths.has(file.path)) return;
