@@ -179,14 +179,7 @@ class PackFile {
     for (const [start, batch] of this.writing) {
       if (offset >= start && offset + size <= start + batch.length) return slice(batch, offset - start, size);
     }
-    const buffer = Buffer.alloc(size);
-    let read = 0;
-    while (read < size) {
-      const { bytesRead } = await this.handle.read(buffer, read, size - read, offset + read);
-      if (bytesRead === 0) throw new Error(`spooled body at ${offset} is cut short`);
-      read += bytesRead;
-    }
-    return buffer;
+    return readAt(this.handle, offset, size, 'the pack');
   }
 
   async close(): Promise<void> {
@@ -264,20 +257,24 @@ export type BodyReader = (ref: BodyRef) => Promise<Buffer>;
 
 /** The bytes of a spooled body, wherever they are (opens the file: for occasional reads). */
 export async function readSpooled(ref: BodyRef): Promise<Buffer> {
-  const start = ref.offset ?? 0;
   const handle = await open(ref.file, 'r');
   try {
-    const buffer = Buffer.alloc(ref.size);
-    let read = 0;
-    while (read < ref.size) {
-      const { bytesRead } = await handle.read(buffer, read, ref.size - read, start + read);
-      if (bytesRead === 0) throw new Error(`spooled body at ${start} in ${ref.file} is cut short`);
-      read += bytesRead;
-    }
-    return buffer;
+    return await readAt(handle, ref.offset ?? 0, ref.size, ref.file);
   } finally {
     await handle.close();
   }
+}
+
+/** Exactly `size` bytes at `offset`; a file that ends sooner was cut short. */
+async function readAt(handle: FileHandle, offset: number, size: number, what: string): Promise<Buffer> {
+  const buffer = Buffer.alloc(size);
+  let read = 0;
+  while (read < size) {
+    const { bytesRead } = await handle.read(buffer, read, size - read, offset + read);
+    if (bytesRead === 0) throw new Error(`spooled body at ${offset} in ${what} is cut short`);
+    read += bytesRead;
+  }
+  return buffer;
 }
 
 export function mapDiskError(error: unknown, source: string): unknown {

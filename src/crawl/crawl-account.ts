@@ -8,7 +8,7 @@ import { bodyResultOf, obtainBody, type BodyCache, type BodyKind, type BodyResul
 import { parseIdList, parseJson, parsePrototype, requireObject, type IdList } from './parse.js';
 
 export type { BodyCache, BodyKind, CacheCandidate, CachedBody, Format, PrototypeContext, SizeCaps } from './obtain-body.js';
-export { DEFAULT_SIZE_CAPS } from './obtain-body.js';
+export { DEFAULT_SIZE_CAPS, JOURNAL_ORIGIN } from './obtain-body.js';
 
 export interface CrawlHooks {
   /** A body was stored; `reusedFrom` names where a copy came from when none was downloaded. */

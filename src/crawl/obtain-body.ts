@@ -7,6 +7,9 @@ import { fetchResource, type FetchContext, type FetchResult } from '../client/fe
 // older copy can be revalidated.
 
 export type BodyKind = 'json' | 'html' | 'png';
+
+/** Origin label of copies from the output's own journal (a resumed run): they count as downloaded. */
+export const JOURNAL_ORIGIN = 'journal';
 export type Format = BodyKind;
 
 export interface SizeCaps {
@@ -78,7 +81,7 @@ export async function obtainBody(
   const fromCache = async (copy: CacheCandidate): Promise<{ result: BodyResult; buffer: Buffer | undefined } | undefined> => {
     const body = await copy.load().catch(() => undefined);
     if (!body) return undefined;
-    return { result: { ...body, reused: copy.origin ?? 'journal' }, buffer: kind === 'json' ? await options.fetch.spool.read(body) : undefined };
+    return { result: { ...body, reused: copy.origin ?? JOURNAL_ORIGIN }, buffer: kind === 'json' ? await options.fetch.spool.read(body) : undefined };
   };
   if (candidate?.fresh) {
     const hit = await fromCache(candidate);

@@ -10,7 +10,7 @@ import { AdaptiveConcurrency } from '../client/adaptive-concurrency.js';
 import { RateLimiter } from '../client/rate-limiter.js';
 import { RETRY_DEFAULTS, type RetryPolicy } from '../client/retry-policy.js';
 import { Spool } from '../client/spool.js';
-import { AccountCrawler, DEFAULT_SIZE_CAPS, type BodyCache, type CrawlHooks, type Format, type SizeCaps } from '../crawl/crawl-account.js';
+import { AccountCrawler, DEFAULT_SIZE_CAPS, JOURNAL_ORIGIN, type BodyCache, type CrawlHooks, type Format, type SizeCaps } from '../crawl/crawl-account.js';
 import { Frontier } from '../crawl/frontier.js';
 import { writeZip, type WriteZipResult, type ZipSource } from '../archive/zip-writer.js';
 import { EntryChannel } from './entry-channel.js';
@@ -45,9 +45,6 @@ export interface ExportOptions {
   now?: () => number;
   random?: () => number;
 }
-
-/** Origin label of copies from this output's own journal (a resumed run): they count as downloaded. */
-const JOURNAL = 'journal';
 
 export const EXPORT_DEFAULTS = {
   concurrency: 8,
@@ -140,8 +137,8 @@ export async function exportAccount(options: ExportOptions): Promise<ExportResul
       prototype: (proto, name) => emit({ type: 'prototype', id: proto.id, name, revision: proto.revision }),
       stored: (file, proto, reusedFrom) => {
         if (!proto) return;
-        model.noteOrigin(proto.id, file.path, reusedFrom === JOURNAL ? undefined : reusedFrom);
-        if (reusedFrom !== JOURNAL) journal.record(file, proto, reusedFrom);
+        model.noteOrigin(proto.id, file.path, reusedFrom === JOURNAL_ORIGIN ? undefined : reusedFrom);
+        if (reusedFrom !== JOURNAL_ORIGIN) journal.record(file, proto, reusedFrom);
       },
       failed: (source, error) => emit({ type: 'error', error: { source, code: error.code, message: redactSecrets(error.message, secrets) } }),
     };
