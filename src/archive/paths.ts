@@ -1,5 +1,7 @@
 import { RabbitError } from '../core/errors.js';
-import { PROTOTYPES_LIST_PATH } from '../manifest/types.js';
+
+/** The archive entry of the account's list of prototypes. */
+export const PROTOTYPES_LIST_PATH = 'prototypes.json';
 
 /** All API paths live under this prefix. */
 export const API_PREFIX = '/rabbit/api/';

@@ -2,7 +2,7 @@ import { RabbitError, isRabbitError } from '../core/errors.js';
 import { API_PREFIX } from '../archive/paths.js';
 import { attemptsOf, fetchResource, type FetchContext } from '../client/fetch-resource.js';
 import type { Frontier } from '../crawl/frontier.js';
-import type { ArchiveModel, StoredFile } from '../export/archive-model.js';
+import type { ArchiveModel, StoredFile } from '../manifest/archive-model.js';
 import { ASSET_LIMITS, assetPath, isCss, type AssetLimits } from './asset-types.js';
 import { scanCss } from './css-refs.js';
 import { scanHtml } from './html-refs.js';

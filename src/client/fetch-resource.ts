@@ -5,7 +5,7 @@ import { toNetworkError } from './http-client.js';
 import type { AdaptiveConcurrency } from './adaptive-concurrency.js';
 import type { RateLimiter } from './rate-limiter.js';
 import { isRetryableStatus, isThrottleStatus, mayRetry, parseRetryAfter, retryDelay, type RetryPolicy } from './retry-policy.js';
-import type { Spool, SpooledBody } from './spool.js';
+import type { Spool, SpooledBody } from '../storage/spool.js';
 
 export interface FetchContext {
   client: HttpClient;

@@ -1,8 +1,8 @@
 import { RabbitError, isRabbitError } from '../core/errors.js';
 import { archivePathFor, API_PREFIX } from '../archive/paths.js';
-import { currentRevision } from '../archive/revision.js';
+import { currentRevision } from '../manifest/revision.js';
 import { attemptsOf, fetchResource, type FetchContext } from '../client/fetch-resource.js';
-import type { ArchiveModel, StoredFile } from '../export/archive-model.js';
+import type { ArchiveModel, StoredFile } from '../manifest/archive-model.js';
 import type { Frontier } from './frontier.js';
 import { bodyResultOf, obtainBody, type BodyCache, type BodyKind, type BodyResult, type Format, type PrototypeContext, type SizeCaps } from './obtain-body.js';
 import { parseIdList, parseJson, parsePrototype, requireObject, type IdList } from './parse.js';

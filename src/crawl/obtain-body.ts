@@ -1,5 +1,5 @@
 import { RabbitError } from '../core/errors.js';
-import type { BodyRef } from '../client/spool.js';
+import type { BodyCache, CacheCandidate, CachedBody, PrototypeContext } from '../storage/body-cache.js';
 import { fetchResource, type FetchContext, type FetchResult } from '../client/fetch-resource.js';
 
 // Where a body comes from: a copy an earlier run left (this output's journal, or the archive given
@@ -7,6 +7,7 @@ import { fetchResource, type FetchContext, type FetchResult } from '../client/fe
 // older copy can be revalidated.
 
 export type BodyKind = 'json' | 'html' | 'png';
+export type { BodyCache, CacheCandidate, CachedBody, PrototypeContext };
 
 /** Origin label of copies from the output's own journal (a resumed run): they count as downloaded. */
 export const JOURNAL_ORIGIN = 'journal';
@@ -23,41 +24,6 @@ export const DEFAULT_SIZE_CAPS: SizeCaps = {
   html: 32 * 1024 * 1024,
   png: 256 * 1024 * 1024,
 };
-
-/** The prototype a resource belongs to, as known once its metadata has been read. */
-export interface PrototypeContext {
-  id: string;
-  key: string;
-  revision: number;
-  lastModification: number | null;
-}
-
-/** A body in the spool, ready to be archived. */
-export interface CachedBody extends BodyRef {
-  sha256: string;
-  contentType: string;
-  lastModified: string | null;
-}
-
-/**
- * A copy of a resource from an earlier run (a resumed run's journal, or the archive given to
- * --since) that may stand in for a request.
- */
-export interface CacheCandidate {
-  /** True when the copy may be used without asking (the prototype is unchanged). */
-  fresh: boolean;
-  /** Last-Modified of the copy, for an If-Modified-Since request when it is not fresh. */
-  lastModified: string | null;
-  /** Where it comes from, for the manifest (an archive's file name), if not this run's journal. */
-  origin?: string;
-  /** Puts the copy into the spool, verified against its sha256; rejects when it is damaged. */
-  load(): Promise<CachedBody>;
-}
-
-export interface BodyCache {
-  lookup(source: string, prototype: PrototypeContext): Promise<CacheCandidate | undefined>;
-}
-
 
 export interface BodySources {
   fetch: FetchContext;

@@ -9,20 +9,20 @@ import { HttpClient, parseBaseUrl } from '../client/http-client.js';
 import { AdaptiveConcurrency } from '../client/adaptive-concurrency.js';
 import { RateLimiter } from '../client/rate-limiter.js';
 import { RETRY_DEFAULTS, type RetryPolicy } from '../client/retry-policy.js';
-import { Spool } from '../client/spool.js';
+import { Spool } from '../storage/spool.js';
 import { AccountCrawler, DEFAULT_SIZE_CAPS, JOURNAL_ORIGIN, type BodyCache, type CrawlHooks, type Format, type SizeCaps } from '../crawl/crawl-account.js';
 import { Frontier } from '../crawl/frontier.js';
 import { writeZip, type WriteZipResult, type ZipSource } from '../archive/zip-writer.js';
 import { EntryChannel } from './entry-channel.js';
 import type { Manifest } from '../manifest/types.js';
 import { MANIFEST_PATH } from '../manifest/types.js';
-import { ArchiveModel, type StoredFile } from './archive-model.js';
+import { ArchiveModel, type StoredFile } from '../manifest/archive-model.js';
 import { addOfflineViewer } from '../viewer/build-viewer.js';
 import type { EventSink } from './events.js';
-import { acquireLock } from './lock.js';
-import { JournalCache, JournalWriter, readJournal } from './journal.js';
+import { acquireLock } from '../storage/lock.js';
+import { JournalCache, JournalWriter, readJournal } from '../storage/journal.js';
 import { openSinceCache, type SinceCache } from './since-cache.js';
-import { checkOutput, makeWorkDir, outputPaths, removeStaleTemps, removeWorkDir } from './output.js';
+import { checkOutput, makeWorkDir, outputPaths, removeStaleTemps, removeWorkDir } from '../storage/work-dir.js';
 
 export interface ExportOptions {
   out: string;

@@ -2,8 +2,8 @@ import { basename } from 'node:path';
 import { RabbitError } from '../core/errors.js';
 import { API_PREFIX, isSafeEntryName } from '../archive/paths.js';
 import { openZip, type ZipReader } from '../archive/zip-reader.js';
-import type { Spool } from '../client/spool.js';
-import type { BodyCache, CacheCandidate, CachedBody, PrototypeContext } from '../crawl/crawl-account.js';
+import type { Spool } from '../storage/spool.js';
+import type { BodyCache, CacheCandidate, CachedBody, PrototypeContext } from '../storage/body-cache.js';
 import { readManifestFrom } from '../manifest/read-manifest.js';
 import type { FileEntry, Manifest } from '../manifest/types.js';
 

@@ -1,7 +1,7 @@
 import { basename } from 'node:path';
 import { RabbitError, isRabbitError } from '../core/errors.js';
 import { openZip, type ZipReader } from '../archive/zip-reader.js';
-import { checkManifestShape } from '../verify/manifest-shape.js';
+import { checkManifestShape } from './manifest-shape.js';
 import type { Manifest } from './types.js';
 import { MANIFEST_PATH } from './types.js';
 

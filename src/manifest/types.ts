@@ -4,7 +4,6 @@
  */
 export const FORMAT_VERSION = 1;
 export const MANIFEST_PATH = 'manifest.json';
-export const PROTOTYPES_LIST_PATH = 'prototypes.json';
 
 export interface FileEntry {
   /** Entry name inside the zip. */

@@ -6,7 +6,7 @@ import type { ZipReader } from '../archive/zip-reader.js';
 import { openZip, unsafeNameOf } from '../archive/zip-reader.js';
 import type { FileEntry, Manifest } from '../manifest/types.js';
 import { MANIFEST_PATH, allFileEntries } from '../manifest/types.js';
-import { checkManifestShape } from './manifest-shape.js';
+import { checkManifestShape } from '../manifest/manifest-shape.js';
 
 export type ProblemKind =
   | 'not-a-zip'

@@ -1,5 +1,5 @@
-import type { BodyReader, BodyRef } from '../client/spool.js';
-import type { StoredFile } from '../export/archive-model.js';
+import type { BodyReader, BodyRef } from '../storage/spool.js';
+import type { StoredFile } from '../manifest/archive-model.js';
 import type { ManifestError } from '../manifest/types.js';
 import { API_PREFIX } from '../archive/paths.js';
 

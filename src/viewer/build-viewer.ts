@@ -1,8 +1,8 @@
 import type { RabbitError } from '../core/errors.js';
 import type { FetchContext } from '../client/fetch-resource.js';
-import type { BodyRef } from '../client/spool.js';
+import type { BodyRef } from '../storage/spool.js';
 import type { Frontier } from '../crawl/frontier.js';
-import type { ArchiveModel, StoredFile } from '../export/archive-model.js';
+import type { ArchiveModel, StoredFile } from '../manifest/archive-model.js';
 import { GENERATED_SOURCE, MANIFEST_PATH } from '../manifest/types.js';
 import { collectAssets, type AssetCatalog } from '../assets/collect-assets.js';
 import type { AssetLimits } from '../assets/asset-types.js';

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeService, type FakeService } from '../../src/fake-service/index.js';
 import { backupAccount, BACKUP_LOCK, type BackupOptions } from '../../src/backup/backup-account.js';
-import { acquireLock } from '../../src/export/lock.js';
+import { acquireLock } from '../../src/storage/lock.js';
 import { isRabbitError } from '../../src/core/errors.js';
 import { readArchive } from '../helpers/archive.js';
 import { tempDir } from '../helpers/temp.js';

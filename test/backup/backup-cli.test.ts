@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeService, type FakeService } from '../../src/fake-service/index.js';
 import { registerBackup } from '../../src/cli/commands/backup.js';
 import { BACKUP_LOCK } from '../../src/backup/backup-account.js';
-import { acquireLock } from '../../src/export/lock.js';
+import { acquireLock } from '../../src/storage/lock.js';
 import { runCli } from '../helpers/run-cli.js';
 import { tempDir } from '../helpers/temp.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Manifest } from '../../src/manifest/types.js';
-import { checkManifestShape } from '../../src/verify/manifest-shape.js';
+import { checkManifestShape } from '../../src/manifest/manifest-shape.js';
 import { assertValidManifest, manifestSchemaErrors } from '../helpers/manifest-schema.js';
 import { sampleManifest } from './sample-archive.js';
 

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { exportAccount, type ExportResult } from '../../export/export-account.js';
-import { outputPaths } from '../../export/output.js';
+import { outputPaths } from '../../storage/work-dir.js';
 import { addServiceOptions, serviceArgs, serviceOptionsOf, type ServiceFlags } from '../service-flags.js';
 import { EXIT } from '../exit-codes.js';
 import { mib, printable, seconds, shellQuote } from '../format.js';

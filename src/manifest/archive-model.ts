@@ -1,5 +1,5 @@
-import type { FileEntry, ForeignReference, Manifest, ManifestError, Milestone, PrototypeOrigin, PrototypeRecord } from '../manifest/types.js';
-import { FORMAT_VERSION, MANIFEST_PATH } from '../manifest/types.js';
+import type { FileEntry, ForeignReference, Manifest, ManifestError, Milestone, PrototypeOrigin, PrototypeRecord } from './types.js';
+import { FORMAT_VERSION, MANIFEST_PATH } from './types.js';
 import { API_PREFIX } from '../archive/paths.js';
 
 /** A file entry and where its bytes wait on disk until the zip is written. */

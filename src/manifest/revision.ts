@@ -1,4 +1,4 @@
-import type { Milestone } from '../manifest/types.js';
+import type { Milestone } from './types.js';
 
 /**
  * The prototype's current revision: the highest milestone `revision`, since the live service did

@@ -1,4 +1,4 @@
-import { FORMAT_VERSION } from '../manifest/types.js';
+import { FORMAT_VERSION } from './types.js';
 
 /**
  * The structure `verify` and `ls` rely on, checked by hand because ajv is a dev dependency only.

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { open, readFile, rename, stat, type FileHandle } from 'node:fs/promises';
-import type { BodyRef, Spool } from '../client/spool.js';
-import type { BodyCache, CacheCandidate, CachedBody, PrototypeContext } from '../crawl/crawl-account.js';
-import type { StoredFile } from './archive-model.js';
+import type { BodyRef, Spool } from './spool.js';
+import type { BodyCache, CacheCandidate, CachedBody, PrototypeContext } from './body-cache.js';
+import type { StoredFile } from '../manifest/archive-model.js';
 
 /**
  * The progress of one export, appended as it goes to a file in the work directory, so that running
