@@ -1,8 +1,9 @@
 import { RabbitError, isRabbitError } from '../core/errors.js';
 import { API_PREFIX } from '../archive/paths.js';
+import type { FileEntry } from '../manifest/types.js';
 import { attemptsOf, fetchResource, type FetchContext } from '../client/fetch-resource.js';
 import type { Frontier } from '../crawl/frontier.js';
-import type { ArchiveModel, StoredFile } from '../manifest/archive-model.js';
+import type { ArchiveModel, ArchivedEntry, StoredFile } from '../manifest/archive-model.js';
 import { ASSET_LIMITS, assetPath, isCss, type AssetLimits } from './asset-types.js';
 import { scanCss } from './css-refs.js';
 import { scanHtml } from './html-refs.js';
@@ -14,6 +15,8 @@ export interface CollectAssetsOptions {
   /** The crawl's frontier, drained: assets go through the same single limiter. */
   frontier: Frontier;
   model: ArchiveModel;
+  /** Where a body the model lists is in the spool. */
+  locate: (entry: ArchivedEntry) => StoredFile;
   service: ServiceLocation;
   limits?: Partial<AssetLimits>;
   onFailed?(source: string, error: RabbitError): void;
@@ -23,14 +26,25 @@ export interface CollectAssetsOptions {
 export interface AssetCatalog {
   /** Fetched assets by request (path and query below the base path). */
   assets: Map<string, StoredFile>;
-  /** Every archived file by its source, so a page referring to an archived API resource needs no fetch. */
+  /**
+   * The archived files of the prototype being worked on (and those outside any prototype) by
+   * source, so a page referring to an archived API resource needs no fetch. One prototype's at a
+   * time: an account's worth would not fit in memory.
+   */
   archived: Map<string, string>;
   /** References to other hosts: URL to the archive paths of the pages or stylesheets naming them. */
   foreign: Map<string, Set<string>>;
 }
 
+/** Points the catalog's archived files at one prototype's (and those outside any prototype). */
+export function setArchived(catalog: AssetCatalog, top: readonly FileEntry[], files: readonly FileEntry[]): void {
+  catalog.archived.clear();
+  for (const file of top) catalog.archived.set(file.source, file.path);
+  for (const file of files) catalog.archived.set(file.source, file.path);
+}
+
 /** A raw page rendering, as the crawl archives it. */
-export function isPageHtml(file: StoredFile): boolean {
+export function isPageHtml(file: FileEntry): boolean {
   return /^prototypes\/\d+\/r\d+\/pages\/[^/]+\.html$/.test(file.path) && !file.path.endsWith('.view.html');
 }
 
@@ -51,8 +65,6 @@ export async function collectAssets(options: CollectAssetsOptions): Promise<Asse
   const limits = { ...ASSET_LIMITS, ...options.limits };
   const { model, service } = options;
   const catalog: AssetCatalog = { assets: new Map(), archived: new Map(), foreign: new Map() };
-  const files = model.allFiles();
-  for (const file of files) catalog.archived.set(file.source, file.path);
   const requested = new Set<string>();
   let capReported = false;
 
@@ -124,14 +136,22 @@ export async function collectAssets(options: CollectAssetsOptions): Promise<Asse
     for (const ref of scanCss(css)) follow(ref.value, base, stored.path, ref.kind === 'import', depth + 1);
   };
 
-  for (const page of files.filter(isPageHtml)) {
-    if (!page.source.startsWith(API_PREFIX)) continue;
-    const html = (await options.fetch.spool.read(page)).toString('latin1');
-    const base = serviceUrl(service, page.source);
-    for (const ref of scanHtml(html)) {
-      if (ref.kind !== 'link') follow(ref.value, base, page.path, ref.kind === 'stylesheet', 1);
+  const top = await model.files(undefined);
+  for (const id of model.prototypeIds()) {
+    const files = await model.files(id);
+    setArchived(catalog, top, files);
+    for (const page of files.filter(isPageHtml)) {
+      if (!page.source.startsWith(API_PREFIX)) continue;
+      const html = (await options.fetch.spool.read(options.locate(page))).toString('latin1');
+      const base = serviceUrl(service, page.source);
+      for (const ref of scanHtml(html)) {
+        if (ref.kind !== 'link') follow(ref.value, base, page.path, ref.kind === 'stylesheet', 1);
+      }
     }
+    // Fetch this prototype's requisites before reading the next one's pages: the frontier stays
+    // small and the stylesheets found are followed while their pages are still at hand.
+    await options.frontier.drain();
   }
-  await options.frontier.drain();
+  catalog.archived.clear();
   return catalog;
 }

@@ -1,6 +1,5 @@
-import type { FileEntry, ForeignReference, Manifest, ManifestError, Milestone, PrototypeOrigin, PrototypeRecord } from './types.js';
-import { FORMAT_VERSION, MANIFEST_PATH } from './types.js';
-import { API_PREFIX } from '../archive/paths.js';
+import type { FileEntry, ForeignReference, ManifestError, Milestone, PrototypeOrigin } from './types.js';
+import { compareIds } from '../core/ids.js';
 
 /** A file entry and where its bytes wait on disk until the zip is written. */
 export interface StoredFile extends FileEntry {
@@ -9,7 +8,16 @@ export interface StoredFile extends FileEntry {
   offset?: number;
 }
 
-interface PrototypeState {
+/** A file entry as read back from the model: `offset` says where in the pack its body is, if it is. */
+export type ArchivedEntry = FileEntry & { offset?: number };
+
+/** Where the model files its records: lines under a key, on disk (storage/keyed-spill.ts). */
+export interface LineStore {
+  append(key: string, line: string): void;
+  lines(key: string): Promise<string[]>;
+}
+
+export interface PrototypeState {
   id: string;
   name: string | null;
   lastModification: number | null;
@@ -17,30 +25,42 @@ interface PrototypeState {
   revision: number;
   milestone: Milestone | null;
   origin: PrototypeOrigin;
-  files: StoredFile[];
+}
+
+interface PrototypeTally extends PrototypeState {
+  files: number;
+  bytes: number;
+  errors: number;
   /** Files downloaded by this run (or an interrupted run it resumes), metadata aside. */
   downloaded: number;
   /** Archives that files were copied from (export --since). */
   reusedFrom: Set<string>;
 }
 
+/** The key of entries outside any prototype (prototypes.json, assets, index.html). */
+const TOP = '';
+const errorKey = (owner: string): string => `!${owner}`;
+
 /**
- * What the run has archived so far: metadata only (the bodies are on disk), so it grows with the
- * number of resources, not with their size.
+ * What the run has archived so far. Per prototype it keeps a few counters in memory; every file
+ * entry and error goes to a line store on disk, so memory does not grow with the number of
+ * resources. Read back one prototype at a time (the manifest, the offline viewer).
  */
 export class ArchiveModel {
-  readonly topFiles: StoredFile[] = [];
-  readonly errors: ManifestError[] = [];
-  /** References of archived pages to other hosts (offline viewer, src/assets). */
   readonly foreignReferences: ForeignReference[] = [];
-  private readonly prototypes = new Map<string, PrototypeState>();
-  private readonly paths = new Set<string>();
+  private readonly prototypes = new Map<string, PrototypeTally>();
+  private top = { files: 0, errors: 0 };
 
   /** `onAdd` hears of every file the moment it is accepted (the zip is written as the crawl goes). */
-  constructor(private readonly onAdd: (file: StoredFile) => void = () => undefined) {}
+  constructor(
+    private readonly store: LineStore,
+    private readonly onAdd: (file: StoredFile) => void = () => undefined,
+    /** Applied to every error message before it is kept (keys out). */
+    private readonly redact: (text: string) => string = (text) => text,
+  ) {}
 
-  addPrototype(state: Omit<PrototypeState, 'files' | 'downloaded' | 'reusedFrom'>): void {
-    this.prototypes.set(state.id, { ...state, files: [], downloaded: 0, reusedFrom: new Set() });
+  addPrototype(state: PrototypeState): void {
+    this.prototypes.set(state.id, { ...state, files: 0, bytes: 0, errors: 0, downloaded: 0, reusedFrom: new Set() });
   }
 
   /** Notes where a prototype's file came from: an earlier archive's name, or undefined if downloaded. */
@@ -55,89 +75,103 @@ export class ArchiveModel {
     return this.prototypes.has(id);
   }
 
-  /** Adds a file; a path already archived (the same resource listed twice) is kept once. */
+  /**
+   * Adds a file. Each entry name is added once: the crawl asks for every resource once (lists are
+   * deduplicated as they are parsed) and the zip writer refuses a name it has already written.
+   */
   addFile(prototypeId: string | undefined, file: StoredFile): void {
-    if (this.paths.has(file.path)) return;
-    this.paths.add(file.path);
-    this.onAdd(file);
+    const entry: ArchivedEntry = { ...entryOf(file), ...(file.offset !== undefined ? { offset: file.offset } : {}) };
     if (prototypeId === undefined) {
-      this.topFiles.push(file);
-      return;
+      this.top.files++;
+    } else {
+      const state = this.prototypes.get(prototypeId);
+      if (!state) throw new Error(`internal: file for unknown prototype ${prototypeId}`);
+      state.files++;
+      state.bytes += file.size;
     }
-    const state = this.prototypes.get(prototypeId);
-    if (!state) throw new Error(`internal: file for unknown prototype ${prototypeId}`);
-    state.files.push(file);
+    this.store.append(prototypeId ?? TOP, JSON.stringify(entry));
+    this.onAdd(file);
   }
 
+  /** Records an error against the prototype its source belongs to (or the account as a whole). */
   addError(error: ManifestError): void {
-    this.errors.push(error);
+    const owner = ownerOf(error.source);
+    const state = owner === undefined ? undefined : this.prototypes.get(owner);
+    if (state) state.errors++;
+    else this.top.errors++;
+    this.store.append(errorKey(state ? state.id : TOP), JSON.stringify({ ...error, message: this.redact(error.message) }));
   }
 
   get fileCount(): number {
-    return this.paths.size;
+    let count = this.top.files;
+    for (const state of this.prototypes.values()) count += state.files;
+    return count;
   }
 
-  /** Every stored file, in the order they go into the zip: top-level first, then by path. */
-  allFiles(): StoredFile[] {
-    const files = [...this.topFiles];
-    for (const id of sortedIds([...this.prototypes.keys()])) {
-      files.push(...(this.prototypes.get(id) as PrototypeState).files);
-    }
-    return files.sort(byZipOrder);
+  get errorCount(): number {
+    let count = this.top.errors;
+    for (const state of this.prototypes.values()) count += state.errors;
+    return count;
   }
 
-  toManifest(meta: {
-    toolVersion: string;
-    baseUrl: string;
-    startedAt: string;
-    finishedAt: string;
-    stats: NonNullable<Manifest['stats']>;
-  }): Manifest {
-    const prototypes: Record<string, PrototypeRecord> = {};
-    for (const id of sortedIds([...this.prototypes.keys()])) {
-      const state = this.prototypes.get(id) as PrototypeState;
-      const errorPrefix = `${API_PREFIX}prototypes/${id}`;
-      const failed = this.errors.some((e) => e.source === `${errorPrefix}.json` || e.source.startsWith(`${errorPrefix}/`));
-      prototypes[id] = {
-        name: state.name,
-        lastModification: state.lastModification,
-        lastUser: state.lastUser,
-        revision: state.revision,
-        complete: !failed,
-        origin: originOf(state),
-        revisions: {
-          [String(state.revision)]: {
-            milestone: state.milestone,
-            files: [...state.files].sort(byZipOrder).map(entryOf),
-          },
-        },
-      };
+  /** Prototype ids in archive order (numeric). */
+  prototypeIds(): string[] {
+    return [...this.prototypes.keys()].sort(compareIds);
+  }
+
+  prototype(id: string): (PrototypeState & { complete: boolean; files: number; bytes: number }) | undefined {
+    const state = this.prototypes.get(id);
+    if (!state) return undefined;
+    return { ...state, origin: originOf(state), complete: state.errors === 0 };
+  }
+
+  /** How many prototypes there are, and how many were copied from an earlier archive or fetched. */
+  origins(): { total: number; reused: number; fetched: number } {
+    let reused = 0;
+    for (const state of this.prototypes.values()) if (originOf(state).mode === 'reused') reused++;
+    return { total: this.prototypes.size, reused, fetched: this.prototypes.size - reused };
+  }
+
+  /** The first `limit` errors: the account's own first, then each prototype's in id order. */
+  async firstErrors(limit: number): Promise<ManifestError[]> {
+    const out = await this.errors(undefined);
+    for (const id of this.prototypeIds()) {
+      if (out.length >= limit) break;
+      out.push(...(await this.errors(id)));
     }
-    return {
-      formatVersion: FORMAT_VERSION,
-      tool: { name: 'rabbit-export', version: meta.toolVersion },
-      source: { baseUrl: meta.baseUrl },
-      startedAt: meta.startedAt,
-      finishedAt: meta.finishedAt,
-      complete: this.errors.length === 0,
-      prototypes,
-      files: [...this.topFiles].sort(byZipOrder).map(entryOf),
-      errors: [...this.errors].sort((a, b) => compareStrings(a.source, b.source)),
-      ...(this.foreignReferences.length > 0 ? { foreignReferences: this.foreignReferences } : {}),
-      stats: meta.stats,
-    };
+    return out.slice(0, limit);
+  }
+
+  /** The files of one prototype (or, for undefined, those outside any), in zip path order. */
+  async files(prototypeId: string | undefined): Promise<ArchivedEntry[]> {
+    const lines = await this.store.lines(prototypeId ?? TOP);
+    return lines.map((line) => JSON.parse(line) as ArchivedEntry).sort((a, b) => compareIds(a.path, b.path));
+  }
+
+  /** The errors of one prototype (or, for undefined, those of the account), by source. */
+  async errors(prototypeId: string | undefined): Promise<ManifestError[]> {
+    const key = errorKey(prototypeId ?? TOP);
+    const count = prototypeId === undefined ? this.top.errors : (this.prototypes.get(prototypeId)?.errors ?? 0);
+    if (count === 0) return [];
+    const lines = await this.store.lines(key);
+    return lines.map((line) => JSON.parse(line) as ManifestError).sort((a, b) => compareIds(a.source, b.source));
   }
 }
 
+/** The prototype an API source belongs to: `/rabbit/api/prototypes/{id}.json` or `.../{id}/...`. */
+function ownerOf(source: string): string | undefined {
+  return /^\/rabbit\/api\/prototypes\/(\d+)(?:\.json$|\/)/.exec(source)?.[1];
+}
+
 /** A prototype is "reused" when everything but its metadata came from one earlier archive. */
-function originOf(state: PrototypeState): PrototypeOrigin {
+function originOf(state: PrototypeTally): PrototypeOrigin {
   if (state.downloaded === 0 && state.reusedFrom.size > 0) {
     return { mode: 'reused', archive: [...state.reusedFrom].sort().join(', ') };
   }
   return state.origin;
 }
 
-export function entryOf(file: StoredFile): FileEntry {
+export function entryOf(file: FileEntry): FileEntry {
   return {
     path: file.path,
     source: file.source,
@@ -147,21 +181,4 @@ export function entryOf(file: StoredFile): FileEntry {
     lastModified: file.lastModified,
     ...(file.generatedFrom !== undefined ? { generatedFrom: file.generatedFrom } : {}),
   };
-}
-
-/** Numeric-aware id order, so prototype 9 comes before 10 and page0001 before page7830. */
-export function sortedIds(ids: string[]): string[] {
-  return ids.sort(compareStrings);
-}
-
-const collator = new Intl.Collator('en', { numeric: true });
-
-function compareStrings(a: string, b: string): number {
-  return collator.compare(a, b) || (a < b ? -1 : a > b ? 1 : 0);
-}
-
-function byZipOrder(a: FileEntry, b: FileEntry): number {
-  if (a.path === MANIFEST_PATH) return -1;
-  if (b.path === MANIFEST_PATH) return 1;
-  return compareStrings(a.path, b.path);
 }

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { open, readFile, rename, stat, type FileHandle } from 'node:fs/promises';
-import type { BodyRef, Spool } from './spool.js';
+import { open, rename, stat, type FileHandle } from 'node:fs/promises';
+import { readAt, type Spool } from './spool.js';
 import type { BodyCache, CacheCandidate, CachedBody, PrototypeContext } from './body-cache.js';
 import type { StoredFile } from '../manifest/archive-model.js';
 
@@ -43,39 +43,81 @@ interface FileRecord {
 }
 
 export interface JournalState {
-  /** Usable records, by prototype then source. */
-  records: Map<string, Map<string, FileRecord>>;
+  path: string;
+  /** Where each prototype's usable records are: byte offset and length pairs in the journal. */
+  spans: Map<string, number[]>;
+  /** How many usable records there are. */
+  records: number;
   /** Why an existing journal was not used, if it was not. */
   setAside?: string;
 }
 
-/** Reads the journal left by an earlier run; anything doubtful is set aside, never trusted. */
+/**
+ * Indexes the journal left by an earlier run: which byte ranges hold each prototype's records, not
+ * the records themselves (a million-resource run leaves a journal of hundreds of megabytes).
+ * Anything doubtful is set aside, never trusted.
+ */
 export async function readJournal(path: string, baseUrl: string): Promise<JournalState> {
-  const records = new Map<string, Map<string, FileRecord>>();
-  let text: string;
+  const state: JournalState = { path, spans: new Map(), records: 0 };
+  let handle: FileHandle;
   try {
-    text = await readFile(path, 'utf8');
+    handle = await open(path, 'r');
   } catch {
-    return { records };
+    return state;
   }
-  const lines = text.split('\n');
-  const header = parseLine(lines[0] ?? '') as Partial<Header> | undefined;
-  if (header?.t !== 'header' || header.v !== JOURNAL_VERSION || header.baseUrl !== baseUrl) {
-    const reason = header?.t !== 'header' ? 'it has no valid header' : header.v !== JOURNAL_VERSION ? 'it is from another version' : 'it was written for another service URL';
-    await rename(path, `${path}.set-aside`).catch(() => undefined);
-    return { records, setAside: reason };
+  try {
+    let header: Partial<Header> | undefined;
+    for await (const { line, offset } of linesOf(handle)) {
+      if (header === undefined) {
+        header = (parseLine(line) as Partial<Header> | undefined) ?? {};
+        if (header.t !== 'header' || header.v !== JOURNAL_VERSION || header.baseUrl !== baseUrl) break;
+        continue;
+      }
+      const record = parseLine(line) as Partial<FileRecord> | undefined;
+      // A torn last line (power cut mid-write) ends the usable part.
+      if (!record) break;
+      if (!isFileRecord(record)) continue;
+      state.records++;
+      const spans = state.spans.get(record.proto) ?? [];
+      const last = spans.length - 2;
+      const length = Buffer.byteLength(line) + 1;
+      if (last >= 0 && (spans[last] as number) + (spans[last + 1] as number) === offset) spans[last + 1] = (spans[last + 1] as number) + length;
+      else spans.push(offset, length);
+      state.spans.set(record.proto, spans);
+    }
+    if (header !== undefined && (header.t !== 'header' || header.v !== JOURNAL_VERSION || header.baseUrl !== baseUrl)) {
+      const reason = header.t !== 'header' ? 'it has no valid header' : header.v !== JOURNAL_VERSION ? 'it is from another version' : 'it was written for another service URL';
+      await handle.close();
+      await rename(path, `${path}.set-aside`).catch(() => undefined);
+      return { path, spans: new Map(), records: 0, setAside: reason };
+    }
+  } finally {
+    await handle.close().catch(() => undefined);
   }
-  for (const line of lines.slice(1)) {
-    const record = parseLine(line) as Partial<FileRecord> | undefined;
-    // A torn last line (power cut mid-write) ends the usable part.
-    if (!record) break;
-    if (!isFileRecord(record)) continue;
-    let byProto = records.get(record.proto);
-    if (!byProto) records.set(record.proto, (byProto = new Map()));
-    byProto.set(record.source, record);
-  }
-  return { records };
+  return state;
 }
+
+/** The lines of a file with the byte offset each starts at; a last line without its newline is left out. */
+async function* linesOf(handle: FileHandle): AsyncGenerator<{ line: string; offset: number }> {
+  const buffer = Buffer.alloc(READ_CHUNK_BYTES);
+  let carry = Buffer.alloc(0);
+  let position = 0;
+  for (;;) {
+    const { bytesRead } = await handle.read(buffer, 0, buffer.length, position);
+    if (bytesRead === 0) return;
+    const data = Buffer.concat([carry, buffer.subarray(0, bytesRead)]);
+    const dataAt = position - carry.length;
+    position += bytesRead;
+    let start = 0;
+    for (let nl = data.indexOf(10); nl !== -1; nl = data.indexOf(10, start)) {
+      yield { line: data.toString('utf8', start, nl), offset: dataAt + start };
+      start = nl + 1;
+    }
+    carry = Buffer.from(data.subarray(start));
+  }
+}
+
+const READ_CHUNK_BYTES = 1024 * 1024;
 
 /**
  * Appends records. Lines are gathered and written a batch at a time (one write per batch, not per
@@ -92,9 +134,12 @@ export class JournalWriter {
   private constructor(private readonly handle: FileHandle) {}
 
   static async open(path: string, baseUrl: string, fresh: boolean): Promise<JournalWriter> {
-    const handle = await open(path, fresh ? 'w' : 'a');
+    const handle = await open(path, fresh ? 'w' : 'a+');
     const writer = new JournalWriter(handle);
-    if (fresh || (await stat(path)).size === 0) writer.append({ t: 'header', v: JOURNAL_VERSION, baseUrl });
+    const size = fresh ? 0 : (await stat(path)).size;
+    if (size === 0) writer.append({ t: 'header', v: JOURNAL_VERSION, baseUrl });
+    // A line torn by a kill must not swallow the first record appended after it.
+    else if ((await readAt(handle, size - 1, 1, path))[0] !== 10) writer.pending = '\n';
     // Written every WRITE_INTERVAL_MS (a killed process loses nothing the kernel has), forced to
     // disk every SYNC_INTERVAL_MS (a power cut loses at most that).
     let ticks = 0;
@@ -151,26 +196,27 @@ export class JournalWriter {
   }
 }
 
-/** Bodies saved by an earlier run, reusable while their prototype has not changed since. */
+/**
+ * Bodies saved by an earlier run, reusable while their prototype has not changed since. A
+ * prototype's records are read from the journal when it is first asked about and kept while the
+ * crawl is on it: a few prototypes at a time, not the whole journal.
+ */
 export class JournalCache implements BodyCache {
+  private readonly loaded = new Map<string, Promise<Map<string, FileRecord>>>();
+
   constructor(
     private readonly state: JournalState,
-    private readonly spool: Pick<Spool, 'pathOf' | 'packPath' | 'read'>,
+    private readonly spool: Pick<Spool, 'refOf' | 'read'>,
   ) {}
 
   get size(): number {
-    let count = 0;
-    for (const byProto of this.state.records.values()) count += byProto.size;
-    return count;
+    return this.state.records;
   }
 
   async lookup(source: string, proto: PrototypeContext): Promise<CacheCandidate | undefined> {
-    const record = this.state.records.get(proto.id)?.get(source);
+    const record = (await this.recordsOf(proto.id))?.get(source);
     if (!record || record.rev !== proto.revision || record.lm !== proto.lastModification) return undefined;
-    const ref: BodyRef =
-      record.offset === undefined
-        ? { file: this.spool.pathOf(record.sha256), size: record.size }
-        : { file: this.spool.packPath, offset: record.offset, size: record.size };
+    const ref = this.spool.refOf(record);
     return {
       fresh: true,
       lastModified: record.lastModified,
@@ -182,6 +228,42 @@ export class JournalCache implements BodyCache {
       },
     };
   }
+
+  private recordsOf(proto: string): Promise<Map<string, FileRecord>> | undefined {
+    const spans = this.state.spans.get(proto);
+    if (!spans) return undefined;
+    let records = this.loaded.get(proto);
+    if (records) {
+      // Most recently used last, so the oldest is the first to go.
+      this.loaded.delete(proto);
+      this.loaded.set(proto, records);
+      return records;
+    }
+    records = loadRecords(this.state.path, spans);
+    this.loaded.set(proto, records);
+    if (this.loaded.size > CACHED_PROTOTYPES) this.loaded.delete(this.loaded.keys().next().value as string);
+    return records;
+  }
+}
+
+/** Prototypes whose journal records are kept in memory at once (the crawl works on a few at a time). */
+const CACHED_PROTOTYPES = 8;
+
+async function loadRecords(path: string, spans: readonly number[]): Promise<Map<string, FileRecord>> {
+  const records = new Map<string, FileRecord>();
+  const handle = await open(path, 'r');
+  try {
+    for (let i = 0; i < spans.length; i += 2) {
+      const text = (await readAt(handle, spans[i] as number, spans[i + 1] as number, path)).toString('utf8');
+      for (const line of text.split('\n')) {
+        const record = parseLine(line) as Partial<FileRecord> | undefined;
+        if (record && isFileRecord(record)) records.set(record.source, record);
+      }
+    }
+  } finally {
+    await handle.close();
+  }
+  return records;
 }
 
 function parseLine(line: string): unknown {

@@ -51,6 +51,13 @@ export class Spool {
     return this.pack.read(ref.offset, ref.size);
   }
 
+  /** Where a body the spool holds is: in the pack at `offset`, else in a file named by its sha256. */
+  refOf(body: { sha256: string; size: number; offset?: number }): BodyRef {
+    return body.offset === undefined
+      ? { file: this.pathOf(body.sha256), size: body.size }
+      : { file: this.packPath, offset: body.offset, size: body.size };
+  }
+
   pathOf(sha256: string): string {
     return join(this.dir, sha256);
   }
@@ -266,12 +273,12 @@ export async function readSpooled(ref: BodyRef): Promise<Buffer> {
 }
 
 /** Exactly `size` bytes at `offset`; a file that ends sooner was cut short. */
-async function readAt(handle: FileHandle, offset: number, size: number, what: string): Promise<Buffer> {
+export async function readAt(handle: FileHandle, offset: number, size: number, what: string): Promise<Buffer> {
   const buffer = Buffer.alloc(size);
   let read = 0;
   while (read < size) {
     const { bytesRead } = await handle.read(buffer, read, size - read, offset + read);
-    if (bytesRead === 0) throw new Error(`spooled body at ${offset} in ${what} is cut short`);
+    if (bytesRead === 0) throw new Error(`${what} is cut short at ${offset}`);
     read += bytesRead;
   }
   return buffer;

@@ -3,17 +3,39 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { RabbitError } from '../core/errors.js';
 import { isProcessAlive } from '../core/process-alive.js';
 
+/**
+ * Every name an export uses on disk: the output, the work directory beside it (kept between an
+ * interrupted run and the next) and what lives there. Temp files beside the output are
+ * `.{name}.{pid}.{random}.tmp` (see the zip writer), which removeStaleTemps recognises.
+ */
 export interface OutputPaths {
   out: string;
   dir: string;
   /** Work directory beside the output: spool of bodies, journal, lock. */
   work: string;
+  lock: string;
+  spool: string;
+  journal: string;
+  /** The archive's file entries and errors while the crawl runs, filed by prototype. */
+  entries: string;
+  /** manifest.json, put together here before it goes into the zip. */
+  manifest: string;
 }
 
 export function outputPaths(out: string): OutputPaths {
   const absolute = resolve(out);
   const dir = dirname(absolute);
-  return { out: absolute, dir, work: join(dir, `.${basename(absolute)}.rabbit-work`) };
+  const work = join(dir, `.${basename(absolute)}.rabbit-work`);
+  return {
+    out: absolute,
+    dir,
+    work,
+    lock: join(work, 'lock'),
+    spool: join(work, 'spool'),
+    journal: join(work, 'journal.jsonl'),
+    entries: join(work, 'entries'),
+    manifest: join(work, 'manifest.json'),
+  };
 }
 
 /**

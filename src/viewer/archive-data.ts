@@ -1,7 +1,6 @@
 import type { BodyReader, BodyRef } from '../storage/spool.js';
 import type { StoredFile } from '../manifest/archive-model.js';
-import type { ManifestError } from '../manifest/types.js';
-import { API_PREFIX } from '../archive/paths.js';
+import { compareIds } from '../core/ids.js';
 
 /**
  * What index.html shows, read back from the archived bodies themselves (not from the crawl's
@@ -43,33 +42,32 @@ export interface DiscussionSummary {
 
 type Json = Record<string, unknown>;
 
-export async function readArchiveData(
+/**
+ * One prototype's overview, from its archived files (at most one revision: the export archives the
+ * current one). Undefined when the archive holds nothing of it under a revision.
+ */
+export async function summarizePrototype(
+  id: string,
   files: readonly StoredFile[],
-  errors: readonly ManifestError[],
+  complete: boolean,
   read: BodyReader,
-): Promise<PrototypeSummary[]> {
-  const byDir = new Map<string, Map<string, StoredFile>>();
+): Promise<PrototypeSummary | undefined> {
+  let revision: string | undefined;
+  const inDir = new Map<string, StoredFile>();
   for (const file of files) {
     const match = /^prototypes\/(\d+)\/r(\d+)\/(.+)$/.exec(file.path);
-    if (!match) continue;
-    const key = `${match[1]}/${match[2]}`;
-    const inDir = byDir.get(key) ?? new Map<string, StoredFile>();
-    inDir.set(match[3] as string, file);
-    byDir.set(key, inDir);
+    if (!match || match[1] !== id) continue;
+    revision ??= match[2] as string;
+    if (match[2] === revision) inDir.set(match[3] as string, file);
   }
-  const out: PrototypeSummary[] = [];
-  for (const [key, inDir] of byDir) {
-    const [id, revision] = key.split('/') as [string, string];
-    out.push(await summarize(id, revision, inDir, errors, read));
-  }
-  return out.sort((a, b) => Number(a.id) - Number(b.id));
+  return revision === undefined ? undefined : summarize(id, revision, inDir, complete, read);
 }
 
 async function summarize(
   id: string,
   revision: string,
   inDir: Map<string, StoredFile>,
-  errors: readonly ManifestError[],
+  complete: boolean,
   read: BodyReader,
 ): Promise<PrototypeSummary> {
   const json = async (rest: string): Promise<unknown> => {
@@ -97,7 +95,7 @@ async function summarize(
   const layerName = new Map(layers.map((l) => [l.id, l.name ?? l.id]));
 
   const discussions: (DiscussionSummary & { pageId: string | null })[] = [];
-  for (const [rest] of [...inDir].sort(([a], [b]) => a.localeCompare(b, 'en', { numeric: true }))) {
+  for (const [rest] of [...inDir].sort(([a], [b]) => compareIds(a, b))) {
     const match = /^discussions\/(\d+)\.json$/.exec(rest);
     if (match) discussions.push(discussionOf(match[1] as string, asObject(await json(rest))));
   }
@@ -119,7 +117,6 @@ async function summarize(
     });
   }
   const pageIds = new Set(pages.map((p) => p.id));
-  const prefix = `${API_PREFIX}prototypes/${id}`;
   return {
     id,
     revision,
@@ -130,7 +127,7 @@ async function summarize(
     pages,
     layers,
     otherDiscussions: discussions.filter((d) => d.pageId === null || !pageIds.has(d.pageId)),
-    complete: !errors.some((e) => e.source === `${prefix}.json` || e.source.startsWith(`${prefix}/`)),
+    complete,
   };
 }
 

@@ -2,14 +2,14 @@ import type { RabbitError } from '../core/errors.js';
 import type { FetchContext } from '../client/fetch-resource.js';
 import type { BodyRef } from '../storage/spool.js';
 import type { Frontier } from '../crawl/frontier.js';
-import type { ArchiveModel, StoredFile } from '../manifest/archive-model.js';
+import type { ArchiveModel, ArchivedEntry, StoredFile } from '../manifest/archive-model.js';
 import { GENERATED_SOURCE, MANIFEST_PATH } from '../manifest/types.js';
-import { collectAssets, type AssetCatalog } from '../assets/collect-assets.js';
+import { collectAssets, setArchived, type AssetCatalog } from '../assets/collect-assets.js';
 import type { AssetLimits } from '../assets/asset-types.js';
 import type { ServiceLocation } from '../assets/resolve-ref.js';
-import { readArchiveData } from './archive-data.js';
-import { INDEX_PATH, renderIndex } from './index-html.js';
-import { buildPageViews, type GeneratedFile } from './page-views.js';
+import { summarizePrototype } from './archive-data.js';
+import { INDEX_ERROR_LIMIT, INDEX_PATH, prototypeIndexPath, renderIndex, renderPrototypePage, type IndexEntry } from './index-html.js';
+import { buildCssViews, buildPageViews, type GeneratedFile } from './page-views.js';
 
 export interface OfflineViewerOptions {
   fetch: FetchContext;
@@ -25,32 +25,62 @@ export interface OfflineViewerOptions {
 }
 
 /**
- * Makes the archive browsable offline (issue 5): fetches the page requisites, writes a viewable
- * copy of every page and stylesheet that needs one, and index.html at the root. Everything made
- * here is stored through the spool and listed in the manifest as generated, so `verify` checks it
- * like any other entry. Runs after the crawl has drained, before the manifest is built.
+ * Makes the archive browsable offline: fetches the page requisites, writes a viewable copy of every
+ * page and stylesheet that needs one, an overview page per prototype and index.html at the root.
+ * Everything made here is stored through the spool and listed in the manifest as generated, so
+ * `verify` checks it like any other entry. Runs after the crawl has drained, before the manifest
+ * is written, one prototype at a time.
  */
 export async function addOfflineViewer(options: OfflineViewerOptions): Promise<void> {
-  const { model } = options;
-  const read = (ref: BodyRef): Promise<Buffer> => options.fetch.spool.read(ref);
+  const { model, fetch } = options;
+  const read = (ref: BodyRef): Promise<Buffer> => fetch.spool.read(ref);
+  const locate = (entry: ArchivedEntry): StoredFile => ({ ...entry, ...fetch.spool.refOf(entry) });
+  let catalog: AssetCatalog | undefined;
+  let cssViews = new Map<string, string>();
   if (options.pages) {
-    const catalog = await collectAssets({
-      fetch: options.fetch,
+    catalog = await collectAssets({
+      fetch,
       frontier: options.frontier,
       model,
+      locate,
       service: options.service,
       ...(options.limits ? { limits: options.limits } : {}),
       ...(options.onFailed ? { onFailed: options.onFailed } : {}),
     });
     model.foreignReferences.push(...foreignList(catalog));
-    for (const view of await buildPageViews(model.allFiles(), catalog, options.service, read)) await store(options, view);
+    const sheets: GeneratedFile[] = [];
+    cssViews = await buildCssViews(catalog, options.service, sheets, read);
+    for (const sheet of sheets) await store(options, sheet);
   }
-  const prototypes = await readArchiveData(model.allFiles(), model.errors, read);
-  const index = renderIndex({ baseUrl: options.baseUrl, prototypes, errors: model.errors });
+  const top = await model.files(undefined);
+  const entries: IndexEntry[] = [];
+  for (const id of model.prototypeIds()) {
+    const files = (await model.files(id)).map(locate);
+    if (catalog) {
+      setArchived(catalog, top, files);
+      for (const view of await buildPageViews(files, catalog, cssViews, options.service, read)) files.push(await store(options, view));
+    }
+    const state = model.prototype(id);
+    const summary = await summarizePrototype(id, files, state?.complete ?? false, read);
+    if (!summary) continue;
+    const page = renderPrototypePage(summary, options.baseUrl);
+    await store(options, { path: prototypeIndexPath(id), data: Buffer.from(page, 'utf8'), contentType: 'text/html; charset=utf-8', generatedFrom: MANIFEST_PATH });
+    const first = summary.pages.find((p) => p.png);
+    entries.push({
+      id,
+      name: summary.name,
+      revision: summary.revision,
+      complete: summary.complete,
+      pages: summary.pages.length,
+      ...(first?.png ? { thumbnail: first.png } : {}),
+    });
+  }
+  const errors = await model.firstErrors(INDEX_ERROR_LIMIT);
+  const index = renderIndex({ baseUrl: options.baseUrl, prototypes: entries, errors, errorCount: model.errorCount });
   await store(options, { path: INDEX_PATH, data: Buffer.from(index, 'utf8'), contentType: 'text/html; charset=utf-8', generatedFrom: MANIFEST_PATH });
 }
 
-async function store(options: OfflineViewerOptions, generated: GeneratedFile): Promise<void> {
+async function store(options: OfflineViewerOptions, generated: GeneratedFile): Promise<StoredFile> {
   const body = await options.fetch.spool.write(once(generated.data), { maxBytes: Number.MAX_SAFE_INTEGER, source: generated.path });
   const file: StoredFile = {
     path: generated.path,
@@ -65,6 +95,7 @@ async function store(options: OfflineViewerOptions, generated: GeneratedFile): P
   };
   const owner = /^prototypes\/(\d+)\//.exec(generated.path)?.[1];
   options.model.addFile(owner !== undefined && options.model.hasPrototype(owner) ? owner : undefined, file);
+  return file;
 }
 
 async function* once(data: Buffer): AsyncGenerator<Buffer> {

@@ -1,45 +1,94 @@
 import type { ManifestError } from '../manifest/types.js';
 import type { DiscussionSummary, PageSummary, PrototypeSummary } from './archive-data.js';
+import { relativeEntryUrl } from '../assets/rewrite.js';
 
 /**
- * index.html at the archive root: one self-contained page (inline CSS, no script) that works from
- * file:// after unzipping and from `rabbit-export view`. Every name is the service's text and goes
- * through `escapeHtml`; every link is an archive entry name, which is safe by construction.
+ * The overview: index.html at the archive root lists the prototypes, and each prototype has a page
+ * of its own (`overview/prototype-{id}.html`) with its pages, milestones, layers and discussions, so
+ * the top page stays small however large the account. Self-contained pages (inline CSS, no script)
+ * that work from file:// after unzipping and from `rabbit-export view`. Every name is the
+ * service's text and goes through `escapeHtml`; every link is an archive entry name, safe by
+ * construction.
  */
 export interface IndexInput {
   baseUrl: string;
-  prototypes: PrototypeSummary[];
+  prototypes: IndexEntry[];
+  /** The first errors of the archive, and how many there are in all. */
   errors: readonly ManifestError[];
+  errorCount: number;
+}
+
+/** What the top page says of one prototype. */
+export interface IndexEntry {
+  id: string;
+  name: string | null;
+  revision: string;
+  complete: boolean;
+  pages: number;
+  /** The first page's image, as a thumbnail. */
+  thumbnail?: { path: string; width: number; height: number };
 }
 
 export const INDEX_PATH = 'index.html';
 
+/**
+ * The page of one prototype's overview: beside index.html rather than among the prototype's files,
+ * which hold only what the service served and the viewable copies made from it.
+ */
+export function prototypeIndexPath(id: string): string {
+  return `overview/prototype-${id}.html`;
+}
+
+/** Errors listed on the top page; the manifest lists them all. */
+export const INDEX_ERROR_LIMIT = 100;
+
 const INDEX_CSP = "default-src 'none'; img-src 'self' file: data:; style-src 'unsafe-inline'";
 
 export function renderIndex(input: IndexInput): string {
-  const toc = input.prototypes.map((p) => `<li><a href="#prototype-${p.id}">${nameOf(p.name, `Prototype ${p.id}`)}</a></li>`).join('');
+  const count = input.prototypes.length;
+  const warn = input.errorCount > 0 ? ` <strong class="warn">Incomplete: ${input.errorCount} resource${input.errorCount === 1 ? '' : 's'} could not be archived (see the end of this page).</strong>` : '';
+  const items = input.prototypes.map((p) => {
+    const href = prototypeIndexPath(p.id);
+    const image = p.thumbnail
+      ? `<img src="${p.thumbnail.path}" width="${p.thumbnail.width}" height="${p.thumbnail.height}" alt="">`
+      : '<span class="noimage">no image archived</span>';
+    return `<li class="entry" id="prototype-${p.id}"><a href="${href}"><span class="shot">${image}</span>${nameOf(p.name, `Prototype ${p.id}`)}</a>${p.complete ? '' : ' <span class="warn">(incomplete)</span>'}<br><span class="muted">Prototype ${p.id} · revision ${escapeHtml(p.revision)} · ${p.pages} page${p.pages === 1 ? '' : 's'}</span></li>`;
+  });
+  const body = `<header><h1>Rabbit archive</h1><p>Exported from <code>${escapeHtml(input.baseUrl)}</code>: ${count} prototype${count === 1 ? '' : 's'}.${warn}</p></header>
+<main><ul class="prototypes">${items.join('\n')}</ul></main>
+${renderErrors(input.errors, input.errorCount)}`;
+  return page(`Rabbit archive – ${input.baseUrl}`, body);
+}
+
+/** One prototype's page; `path` is where it lies in the archive, for relative links. */
+export function renderPrototypePage(p: PrototypeSummary, baseUrl: string): string {
+  const path = prototypeIndexPath(p.id);
+  const href = (to: string): string => relativeEntryUrl(path, to);
+  const body = `<header><p><a href="${href(INDEX_PATH)}">All prototypes</a> · <code>${escapeHtml(baseUrl)}</code></p></header>
+<main>
+${renderPrototype(p, href)}
+</main>`;
+  return page(`${p.name ?? `Prototype ${p.id}`} – Rabbit archive`, body);
+}
+
+function page(title: string, body: string): string {
   return `<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="${INDEX_CSP}">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Rabbit archive – ${escapeHtml(input.baseUrl)}</title>
+<title>${escapeHtml(title)}</title>
 <style>${STYLE}</style>
 </head>
 <body>
-<header><h1>Rabbit archive</h1><p>Exported from <code>${escapeHtml(input.baseUrl)}</code>: ${input.prototypes.length} prototype${input.prototypes.length === 1 ? '' : 's'}.${input.errors.length > 0 ? ` <strong class="warn">Incomplete: ${input.errors.length} resource${input.errors.length === 1 ? '' : 's'} could not be archived (see the end of this page).</strong>` : ''}</p>
-<nav><ul class="toc">${toc}</ul></nav></header>
-<main>
-${input.prototypes.map(renderPrototype).join('\n')}
-</main>
-${renderErrors(input.errors)}
+${body}
 </body>
 </html>
 `;
 }
 
-function renderPrototype(p: PrototypeSummary): string {
+function renderPrototype(p: PrototypeSummary, href: (path: string) => string): string {
   const changed = p.lastModification === null ? 'unknown' : formatDate(p.lastModification);
   const milestones = p.milestones.length === 0
     ? '<p class="muted">No milestones.</p>'
@@ -58,16 +107,16 @@ function renderPrototype(p: PrototypeSummary): string {
 <h2>${nameOf(p.name, `Prototype ${p.id}`)}${p.complete ? '' : ' <span class="warn">(incomplete)</span>'}</h2>
 <p class="meta">Prototype ${p.id} · revision ${escapeHtml(p.revision)} · last changed ${changed}${p.lastUser === null ? '' : ` by ${escapeHtml(p.lastUser)}`}</p>
 <h3>Pages</h3>
-<div class="pages">${p.pages.map((page) => renderPage(page, numbered)).join('')}</div>
+<div class="pages">${p.pages.map((page) => renderPage(page, numbered, href)).join('')}</div>
 <div class="columns"><div><h3>Milestones</h3>${milestones}</div><div><h3>Layers</h3>${layers}</div></div>
 <h3>Discussions</h3>${discussions === '' ? '<p class="muted">No discussions.</p>' : `<ol class="discussions">${discussions}</ol>`}
 </section>`;
 }
 
-function renderPage(page: PageSummary, numbered: Map<DiscussionSummary, number>): string {
+function renderPage(page: PageSummary, numbered: Map<DiscussionSummary, number>, href: (path: string) => string): string {
   const size = page.png ?? { width: 320, height: 240 };
   const image = page.png
-    ? `<img src="${page.png.path}" width="${size.width}" height="${size.height}" alt="${escapeHtml(page.name ?? page.id)}">`
+    ? `<img src="${href(page.png.path)}" width="${size.width}" height="${size.height}" alt="${escapeHtml(page.name ?? page.id)}">`
     : `<span class="noimage">no image archived</span>`;
   const markers = page.discussions
     .filter((d) => d.x !== null && d.y !== null)
@@ -79,8 +128,8 @@ function renderPage(page: PageSummary, numbered: Map<DiscussionSummary, number>)
     .join('');
   const shot = `<span class="shot" style="aspect-ratio:${size.width} / ${size.height}">${image}${markers}</span>`;
   const layers = page.layerNames.length === 0 ? '' : `<br><span class="muted">Layers: ${page.layerNames.map(escapeHtml).join(', ')}</span>`;
-  return `<figure class="page" id="page-${page.id}">${page.open ? `<a href="${page.open}">${shot}</a>` : shot}
-<figcaption>${page.open ? `<a href="${page.open}">${nameOf(page.name, page.id)}</a>` : nameOf(page.name, page.id)} <span class="muted">(${countText(page.elementCount)})</span>${layers}</figcaption></figure>`;
+  return `<figure class="page" id="page-${page.id}">${page.open ? `<a href="${href(page.open)}">${shot}</a>` : shot}
+<figcaption>${page.open ? `<a href="${href(page.open)}">${nameOf(page.name, page.id)}</a>` : nameOf(page.name, page.id)} <span class="muted">(${countText(page.elementCount)})</span>${layers}</figcaption></figure>`;
 }
 
 function renderDiscussion(d: DiscussionSummary, n: number, p: PrototypeSummary): string {
@@ -92,10 +141,11 @@ function renderDiscussion(d: DiscussionSummary, n: number, p: PrototypeSummary):
   return `<li value="${n}"><strong>${nameOf(d.title, `Discussion ${d.id}`)}</strong>${where}<ul class="entries">${entries}</ul></li>`;
 }
 
-function renderErrors(errors: readonly ManifestError[]): string {
-  if (errors.length === 0) return '';
+function renderErrors(errors: readonly ManifestError[], count: number): string {
+  if (count === 0) return '';
   const items = errors.map((e) => `<li><code>${escapeHtml(e.source)}</code>: ${escapeHtml(e.message)}</li>`).join('');
-  return `<footer><h2>Not archived</h2><ul>${items}</ul></footer>`;
+  const more = count > errors.length ? `<p class="muted">And ${count - errors.length} more: manifest.json lists every one.</p>` : '';
+  return `<footer><h2>Not archived</h2><ul>${items}</ul>${more}</footer>`;
 }
 
 function nameOf(name: string | null, fallback: string): string {
@@ -125,7 +175,7 @@ const STYLE = `
 body{font:15px/1.45 system-ui,sans-serif;margin:0;color:#222;background:#f6f6f4}
 header,main,footer{max-width:1100px;margin:0 auto;padding:0 20px}
 h1{margin:20px 0 4px}h2{margin:0 0 4px}h3{margin:18px 0 8px;font-size:15px;text-transform:uppercase;letter-spacing:.05em;color:#555}
-.toc{display:flex;flex-wrap:wrap;gap:6px 18px;padding:0;list-style:none}
+.prototypes{display:flex;flex-wrap:wrap;gap:16px;padding:0;list-style:none}.entry{width:260px}.entry .shot{margin-bottom:6px}
 .prototype{background:#fff;border:1px solid #ddd;border-radius:8px;padding:18px 20px;margin:20px 0}
 .meta,.muted{color:#666}.warn{color:#b00}
 .pages{display:flex;flex-wrap:wrap;gap:16px}

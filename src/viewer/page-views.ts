@@ -46,11 +46,11 @@ export function viewPathOf(pagePath: string): string {
 export async function buildPageViews(
   files: readonly StoredFile[],
   catalog: AssetCatalog,
+  cssViews: ReadonlyMap<string, string>,
   service: ServiceLocation,
   read: BodyReader,
 ): Promise<GeneratedFile[]> {
   const out: GeneratedFile[] = [];
-  const cssViews = await buildCssViews(catalog, service, out, read);
   const pages = files.filter(isPageHtml);
   const viewBySource = new Map(pages.map((page) => [page.source, viewPathOf(page.path)]));
   for (const page of pages) {
@@ -78,8 +78,11 @@ export async function buildPageViews(
   return out;
 }
 
-/** Stylesheet request -> path of its viewable copy, for the stylesheets that need one. */
-async function buildCssViews(
+/**
+ * Viewable copies of the stylesheets that need one (written to `out`), and for each its request ->
+ * path of the copy. Made once for the whole archive, before the pages that use them.
+ */
+export async function buildCssViews(
   catalog: AssetCatalog,
   service: ServiceLocation,
   out: GeneratedFile[],

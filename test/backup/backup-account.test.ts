@@ -7,7 +7,7 @@ import { startFakeService, type FakeService } from '../../src/fake-service/index
 import { backupAccount, BACKUP_LOCK, type BackupOptions } from '../../src/backup/backup-account.js';
 import { acquireLock } from '../../src/storage/lock.js';
 import { isRabbitError } from '../../src/core/errors.js';
-import { readArchive } from '../helpers/archive.js';
+import { manifestOf, readArchive } from '../helpers/archive.js';
 import { tempDir } from '../helpers/temp.js';
 import { flipEntryByte } from '../helpers/zip-layout.js';
 
@@ -110,7 +110,7 @@ describe('backupAccount', () => {
 
   it('uses what a damaged previous archive verifiably holds', async () => {
     const first = await backup(NIGHT_1);
-    const png = first.export.manifest.prototypes['3']?.revisions[String(first.export.manifest.prototypes['3']?.revision)]?.files
+    const png = (await manifestOf(first.out)).prototypes['3']?.revisions[String((await manifestOf(first.out)).prototypes['3']?.revision)]?.files
       .find((file) => file.path.endsWith('.png'));
     if (!png) throw new Error('prototype 3 has no PNG');
     await flipEntryByte(first.out, png.path);
@@ -118,7 +118,7 @@ describe('backupAccount', () => {
     const next = await backup(NIGHT_1 + DAY);
     expect(next.export.complete).toBe(true);
     expect(service.stats.byPath.get(png.source)).toBe(1);
-    expect(next.export.manifest.prototypes['1001']?.origin?.mode).toBe('reused');
+    expect((await manifestOf(next.out)).prototypes['1001']?.origin?.mode).toBe('reused');
   });
 
   it('clears what an interrupted night left behind', async () => {

@@ -5,6 +5,7 @@ import { exportAccount } from '../../src/export/export-account.js';
 import { diffArchives, itemOf, type ArchiveDiff } from '../../src/diff/diff-archives.js';
 import { registerDiff } from '../../src/cli/commands/diff.js';
 import { tempDir } from '../helpers/temp.js';
+import { manifestOf } from '../helpers/archive.js';
 import { runCli } from '../helpers/run-cli.js';
 
 let service: FakeService;
@@ -18,8 +19,10 @@ afterEach(async () => {
   await service.close();
 });
 
-const run = (out: string) =>
-  exportAccount({ out: join(dir, out), baseUrl: service.baseUrl, keys: [service.keys.readOnly], concurrency: 4 });
+const run = async (out: string) => {
+  const result = await exportAccount({ out: join(dir, out), baseUrl: service.baseUrl, keys: [service.keys.readOnly], concurrency: 4 });
+  return { ...result, manifest: await manifestOf(result.out) };
+};
 
 const none = { added: [], removed: [], changed: [] };
 

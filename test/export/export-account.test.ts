@@ -8,7 +8,7 @@ import { archivePathFor } from '../../src/archive/paths.js';
 import { allFileEntries } from '../../src/manifest/types.js';
 import { isRabbitError } from '../../src/core/errors.js';
 import { servedEntries, walkService } from '../helpers/oracle.js';
-import { readArchive } from '../helpers/archive.js';
+import { manifestOf, readArchive } from '../helpers/archive.js';
 import { tempDir } from '../helpers/temp.js';
 import { assertValidManifest } from '../helpers/manifest-schema.js';
 
@@ -59,9 +59,15 @@ describe('exportAccount', () => {
         expect(file.path.startsWith(`prototypes/${id}/r${rev}/`)).toBe(true);
       }
     }
-    // Outside the prototypes: the list, the viewer's index and the content-addressed page requisites.
+    // Outside the prototypes: the list, the viewer's index and overview pages, and the
+    // content-addressed page requisites.
     for (const file of manifest.files) {
       if (file.path === 'prototypes.json' || file.path === 'index.html') continue;
+      if (file.path.startsWith('overview/')) {
+        expect(file.path).toMatch(/^overview\/prototype-\d+\.html$/);
+        expect(file.source).toBe('generated');
+        continue;
+      }
       expect(file.path).toMatch(new RegExp(`^assets/${file.source === 'generated' ? '[0-9a-f]{64}\\.view' : file.sha256}\\.[a-z]+$`));
     }
     expect(manifest.files.map((f) => f.path)).toContain('prototypes.json');
@@ -166,7 +172,7 @@ describe('exportAccount', () => {
     const dir = await tempDir();
     const out = join(dir, 'one.zip');
     const result = await exportAccount({ out, baseUrl: service.baseUrl, keys: [key] });
-    expect(Object.keys(result.manifest.prototypes)).toEqual([id]);
+    expect(Object.keys((await manifestOf(result.out)).prototypes)).toEqual([id]);
     expect(result.complete).toBe(true);
   });
 });

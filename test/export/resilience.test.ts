@@ -6,7 +6,7 @@ import { exportAccount } from '../../src/export/export-account.js';
 import { isSafeEntryName } from '../../src/archive/paths.js';
 import { allFileEntries } from '../../src/manifest/types.js';
 import { servedEntries, walkService } from '../helpers/oracle.js';
-import { readArchive } from '../helpers/archive.js';
+import { manifestOf, readArchive } from '../helpers/archive.js';
 import { tempDir } from '../helpers/temp.js';
 
 let service: FakeService | undefined;
@@ -42,9 +42,9 @@ describe('exports through faults', () => {
       retry: { attempts: 8 },
     });
     expect(service.stats.faultsInjected).toBeGreaterThan(15);
-    expect(result.manifest.errors).toEqual([]);
+    expect((await manifestOf(result.out)).errors).toEqual([]);
     expect(result.complete).toBe(true);
-    expect(result.manifest.stats?.retries).toBeGreaterThan(0);
+    expect((await manifestOf(result.out)).stats?.retries).toBeGreaterThan(0);
     await expectExact(out, service);
   });
 
@@ -55,12 +55,12 @@ describe('exports through faults', () => {
     const out = join(dir, 'partial.zip');
     const result = await exportAccount({ out, baseUrl: service.baseUrl, keys: [service.keys.readOnly], retry: { baseDelayMs: 20 } });
     expect(result.complete).toBe(false);
-    expect(result.manifest.errors).toEqual([
+    expect((await manifestOf(result.out)).errors).toEqual([
       expect.objectContaining({ source: broken, status: 500, code: 'HTTP_STATUS', attempts: 5 }),
     ]);
     expect(service.stats.byPath.get(broken)).toBe(5);
-    expect(result.manifest.prototypes['3']?.complete).toBe(false);
-    expect(result.manifest.prototypes['17']?.complete).toBe(true);
+    expect((await manifestOf(result.out)).prototypes['3']?.complete).toBe(false);
+    expect((await manifestOf(result.out)).prototypes['17']?.complete).toBe(true);
     const served = await walkService(service.baseUrl, service.keys.readOnly).catch(() => undefined);
     expect(served).toBeUndefined(); // the oracle cannot read it either: the fault is permanent
     service.setFaults(undefined);
@@ -77,7 +77,7 @@ describe('exports through faults', () => {
     service = await startFakeService({ faults: { paths: [{ path: forbidden, kind: '403' }, { path: missing, kind: '404' }] } });
     const dir = await tempDir();
     const result = await exportAccount({ out: join(dir, 'x.zip'), baseUrl: service.baseUrl, keys: [service.keys.readOnly] });
-    const failed = result.manifest.errors.map((e) => [e.source, e.status]);
+    const failed = (await manifestOf(result.out)).errors.map((e) => [e.source, e.status]);
     expect(failed).toContainEqual([missing, 404]);
     expect(service.stats.byPath.get(missing)).toBe(1);
     expect(failed).toContainEqual([forbidden, 403]);
@@ -109,10 +109,11 @@ describe('hostile answers', () => {
     const result = await exportAccount({ out, baseUrl: service.baseUrl, keys: [service.keys.readOnly] });
     const rssGrowth = process.memoryUsage().rss - rssBefore;
     expect(result.complete).toBe(false);
-    const codes = (source: string): string[] => result.manifest.errors.filter((e) => e.source === source).map((e) => e.code ?? '');
+    const manifest = await manifestOf(result.out);
+    const codes = (source: string): string[] => manifest.errors.filter((e) => e.source === source).map((e) => e.code ?? '');
     expect(codes(pagesList).length).toBeGreaterThan(0);
     expect(new Set(codes(pagesList))).toEqual(new Set(['BAD_ID']));
-    expect(result.manifest.errors.filter((e) => e.source === pagesList).map((e) => e.id)).toContain('"../../x"');
+    expect((await manifestOf(result.out)).errors.filter((e) => e.source === pagesList).map((e) => e.id)).toContain('"../../x"');
     expect(codes(endlessPng)).toEqual(['BODY_TOO_LARGE']);
     expect(codes(endlessJson)).toEqual(['BODY_TOO_LARGE']);
     expect(codes(malformed)).toEqual(['BAD_JSON']);

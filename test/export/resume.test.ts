@@ -8,7 +8,7 @@ import { isRabbitError } from '../../src/core/errors.js';
 import type { ExportEvent } from '../../src/export/events.js';
 import { allFileEntries } from '../../src/manifest/types.js';
 import { FULL_EXPORT_REQUESTS, servedEntries, walkService } from '../helpers/oracle.js';
-import { readArchive } from '../helpers/archive.js';
+import { manifestOf, readArchive } from '../helpers/archive.js';
 import { tempDir } from '../helpers/temp.js';
 
 let service: FakeService;
@@ -123,7 +123,7 @@ describe('interrupted exports resume', () => {
     service.store.renamePrototype(3, 'renamed while interrupted');
     service.stats.reset();
     const result = await exportAccount({ out: join(dir, 'c.zip'), baseUrl: service.baseUrl, keys: [service.keys.readOnly] });
-    expect(result.manifest.prototypes['3']?.name).toBe('renamed while interrupted');
+    expect((await manifestOf(result.out)).prototypes['3']?.name).toBe('renamed while interrupted');
     expect(service.stats.byPath.get('/rabbit/api/prototypes/3/pages.json')).toBe(1);
     await expectExact(join(dir, 'c.zip'));
   });

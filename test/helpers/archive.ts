@@ -19,3 +19,13 @@ export async function readArchive(path: string): Promise<{
     zip.close();
   }
 }
+
+/** An archive's manifest.json, parsed whole. For small test archives. */
+export async function manifestOf(path: string): Promise<Manifest> {
+  const zip = await openZip(path);
+  try {
+    return JSON.parse((await zip.readEntry('manifest.json')).toString('utf8')) as Manifest;
+  } finally {
+    zip.close();
+  }
+}

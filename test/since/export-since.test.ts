@@ -5,7 +5,7 @@ import { startFakeService, type FakeService } from '../../src/fake-service/index
 import { exportAccount } from '../../src/export/export-account.js';
 import { isRabbitError } from '../../src/core/errors.js';
 import { allFileEntries } from '../../src/manifest/types.js';
-import { readArchive } from '../helpers/archive.js';
+import { manifestOf, readArchive } from '../helpers/archive.js';
 import { tempDir } from '../helpers/temp.js';
 import { flipEntryByte } from '../helpers/zip-layout.js';
 import { expectSameArchive, requestsFor } from './since-helpers.js';
@@ -21,8 +21,10 @@ afterEach(async () => {
   await service.close();
 });
 
-const run = (out: string, extra: { since?: string; prototypes?: Set<string> } = {}) =>
-  exportAccount({ out: join(dir, out), baseUrl: service.baseUrl, keys: [service.keys.readOnly], concurrency: 4, ...extra });
+const run = async (out: string, extra: { since?: string; prototypes?: Set<string> } = {}) => {
+  const result = await exportAccount({ out: join(dir, out), baseUrl: service.baseUrl, keys: [service.keys.readOnly], concurrency: 4, ...extra });
+  return { ...result, manifest: await manifestOf(result.out) };
+};
 
 /** Moves the first element of the first page of prototype 3: one change, made through the store. */
 function moveAnElement(): { proto: string; page: string; element: string } {

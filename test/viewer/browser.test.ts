@@ -72,27 +72,49 @@ describe.skipIf(!available)(title, () => {
     return resolve(fileURLToPath(url.split('#')[0] as string)).startsWith(`${resolve(root)}${sep}`);
   };
 
+  /** Follows the top page's link to each prototype's page, in order. */
+  const prototypePages = async (): Promise<string[]> => {
+    await page.goto(pathToFileURL(join(root, 'index.html')).href);
+    return page.locator('li.entry > a').evaluateAll((anchors) => anchors.map((a) => (a as unknown as { href: string }).href));
+  };
+
   it('shows every prototype and page from file://, loading only files of the archive', async () => {
     await page.goto(pathToFileURL(join(root, 'index.html')).href);
-    const prototypes = await page.locator('section.prototype').evaluateAll((sections) => sections.map((s) => s.id));
-    expect(prototypes).toEqual(['prototype-3', 'prototype-17', 'prototype-42', 'prototype-1001', 'prototype-1002']);
-    // Names are shown as text, never as markup.
-    await expect(page.locator('#page-page7830 figcaption a').innerText()).resolves.toBe(`<b>Checkout</b> & "Pay" 'now'`);
+    const entries = await page.locator('li.entry').evaluateAll((items) => items.map((item) => item.id));
+    expect(entries).toEqual(['prototype-3', 'prototype-17', 'prototype-42', 'prototype-1001', 'prototype-1002']);
     expect(await page.locator('b').count()).toBe(0);
-    const thumbnails = await page.locator('figure.page img').evaluateAll((images) =>
-      images.map((img) => ({ src: img.getAttribute('src'), width: (img as unknown as Shown).naturalWidth })),
-    );
-    expect(thumbnails.length).toBe(16);
-    for (const thumbnail of thumbnails) expect(thumbnail.width, thumbnail.src ?? '').toBeGreaterThan(0);
-    expect(await page.locator('.marker').count()).toBeGreaterThanOrEqual(4);
     await mkdir(SCREENSHOTS, { recursive: true });
     await page.screenshot({ path: join(SCREENSHOTS, 'index.png') });
+    const sections: string[] = [];
+    const thumbnails: { src: string | null; width: number }[] = [];
+    let markers = 0;
+    for (const link of await prototypePages()) {
+      await page.goto(link);
+      sections.push(...(await page.locator('section.prototype').evaluateAll((all) => all.map((s) => s.id))));
+      thumbnails.push(...(await page.locator('figure.page img').evaluateAll((images) =>
+        images.map((img) => ({ src: img.getAttribute('src'), width: (img as unknown as Shown).naturalWidth })),
+      )));
+      markers += await page.locator('.marker').count();
+      // Names are shown as text, never as markup.
+      expect(await page.locator('b').count(), link).toBe(0);
+      if (link.endsWith('prototype-3.html')) {
+        await expect(page.locator('#page-page7830 figcaption a').innerText()).resolves.toBe(`<b>Checkout</b> & "Pay" 'now'`);
+        await page.screenshot({ path: join(SCREENSHOTS, 'prototype.png') });
+      }
+    }
+    expect(sections).toEqual(entries);
+    expect(thumbnails.length).toBe(16);
+    for (const thumbnail of thumbnails) expect(thumbnail.width, thumbnail.src ?? '').toBeGreaterThan(0);
+    expect(markers).toBeGreaterThanOrEqual(4);
     expect(requests.filter((url) => !insideArchive(url))).toEqual([]);
   });
 
   it('opens every page view with all of its images, still without leaving the archive', async () => {
-    await page.goto(pathToFileURL(join(root, 'index.html')).href);
-    const links = await page.locator('figure.page > a').evaluateAll((anchors) => anchors.map((a) => (a as unknown as { href: string }).href));
+    const links: string[] = [];
+    for (const prototype of await prototypePages()) {
+      await page.goto(prototype);
+      links.push(...(await page.locator('figure.page > a').evaluateAll((anchors) => anchors.map((a) => (a as unknown as { href: string }).href))));
+    }
     expect(links.length).toBe(16);
     for (const link of links) {
       expect(link).toMatch(/\.view\.html$/);

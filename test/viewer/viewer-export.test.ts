@@ -82,15 +82,22 @@ describe('export with the offline viewer', () => {
     expect(text('prototypes/3/r6/pages/page0001.view.html')).not.toContain('fonts.example.com');
   });
 
-  it('writes an index.html that escapes every name', () => {
+  it('writes an index.html and a page per prototype, all escaping every name', () => {
     const index = text('index.html');
-    expect(index).toContain('&#60;b&#62;Checkout&#60;/b&#62; &#38; &#34;Pay&#34; &#39;now&#39;');
+    const ids = Object.keys(manifest.prototypes);
+    const overviews = ids.map((id) => text(`overview/prototype-${id}.html`));
+    const all = [index, ...overviews].join('\n');
+    expect(all).toContain('&#60;b&#62;Checkout&#60;/b&#62; &#38; &#34;Pay&#34; &#39;now&#39;');
     expect(index).toContain('Shop 🛒 &#60;i&#62;beta&#60;/i&#62; &#38; &#34;friends&#34; – 日本語');
-    expect(index).toContain('Use &#60;strong&#62; &#38; &#34;quotes&#34;');
-    expect(index).toContain('Jürgen 🐇');
-    for (const raw of ['<b>Checkout', '<i>beta', '<v3>', '<strong> &', '<nav> &']) expect(index).not.toContain(raw);
-    for (const id of Object.keys(manifest.prototypes)) expect(index).toContain(`id="prototype-${id}"`);
-    expect(index).not.toMatch(/<script/i);
+    expect(all).toContain('Use &#60;strong&#62; &#38; &#34;quotes&#34;');
+    expect(all).toContain('Jürgen 🐇');
+    for (const raw of ['<b>Checkout', '<i>beta', '<v3>', '<strong> &', '<nav> &']) expect(all).not.toContain(raw);
+    for (const [n, id] of ids.entries()) {
+      expect(index).toContain(`id="prototype-${id}"`);
+      expect(index).toContain(`href="overview/prototype-${id}.html"`);
+      expect(overviews[n]).toContain(`id="prototype-${id}"`);
+    }
+    expect(all).not.toMatch(/<script/i);
   });
 
   it('lists every generated entry, so the archive verifies and matches the schema', async () => {

@@ -56,22 +56,21 @@ Examples:
         } finally {
           progress.stop();
         }
-        const manifest = result.export.manifest;
         const code = result.export.complete ? EXIT.ok : EXIT.incomplete;
-        const origins = Object.values(manifest.prototypes).map((record) => record.origin?.mode ?? 'fetched');
+        const { prototypes } = result.export;
         const summary = {
           ok: result.export.complete,
           exitCode: code,
           out: result.out,
           since: result.since,
           complete: result.export.complete,
-          prototypes: origins.length,
-          reused: origins.filter((mode) => mode === 'reused').length,
-          fetched: origins.filter((mode) => mode === 'fetched').length,
-          files: manifest.stats?.files ?? 0,
+          prototypes: prototypes.total,
+          reused: prototypes.reused,
+          fetched: prototypes.fetched,
+          files: result.export.stats.files,
           bytes: result.export.archiveBytes,
-          requests: manifest.stats?.requests ?? 0,
-          errors: manifest.errors.length,
+          requests: result.export.stats.requests,
+          errors: result.export.errorCount,
           pruned: result.pruned,
           kept: result.kept.length,
           durationMs: Date.now() - started,

@@ -37,7 +37,7 @@ export function registerDemo(program: Command, io: CliIO): void {
           io.stdout.write(`${formatListTable(await listArchive(result.out))}\n`);
           io.stdout.write(`${formatVerifyReport(report)}\n`);
           io.stdout.write(
-            `exported ${Object.keys(result.manifest.prototypes).length} prototypes, ${result.manifest.stats?.files ?? 0} files, ` +
+            `exported ${result.prototypes.total} prototypes, ${result.stats.files} files, ` +
               `${mib(result.archiveBytes)} in ${seconds(Date.now() - started)}\n` +
               `archive: ${result.out}\n`,
           );

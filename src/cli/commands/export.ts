@@ -70,12 +70,12 @@ Examples:
           exitCode: code,
           out: result.out,
           complete: result.complete,
-          prototypes: Object.keys(result.manifest.prototypes).length,
-          files: result.manifest.stats?.files ?? 0,
+          prototypes: result.prototypes.total,
+          files: result.stats.files,
           bytes: result.archiveBytes,
-          requests: result.manifest.stats?.requests ?? 0,
-          retries: result.manifest.stats?.retries ?? 0,
-          errors: result.manifest.errors.length,
+          requests: result.stats.requests,
+          retries: result.stats.retries,
+          errors: result.errorCount,
           durationMs: Date.now() - started,
           peakRssBytes: process.resourceUsage().maxRSS * 1024,
         };
@@ -91,13 +91,13 @@ Examples:
           );
         }
         if (!result.complete) {
-          const shown = result.manifest.errors.slice(0, 20);
-          io.stderr.write(`${result.manifest.errors.length} resources could not be archived:\n`);
+          const shown = result.errors;
+          io.stderr.write(`${result.errorCount} resources could not be archived:\n`);
           for (const error of shown) {
             io.stderr.write(`  ${error.source}${error.status ? ` (HTTP ${error.status})` : ''}: ${printable(error.message)}\n`);
           }
-          if (result.manifest.errors.length > shown.length) {
-            io.stderr.write(`  ... and ${result.manifest.errors.length - shown.length} more (see manifest.json "errors")\n`);
+          if (result.errorCount > shown.length) {
+            io.stderr.write(`  ... and ${result.errorCount - shown.length} more (see manifest.json "errors")\n`);
           }
           // --since the incomplete archive itself: what it holds is copied (verified), only the rest is fetched.
           io.stderr.write(`to fetch only what is missing: ${exportCommand(flags, result.out)}\n`);

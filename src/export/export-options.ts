@@ -1,0 +1,62 @@
+import type { Dispatcher } from 'undici';
+import { RabbitError } from '../core/errors.js';
+import { parseBaseUrl } from '../client/http-client.js';
+import type { RetryPolicy } from '../client/retry-policy.js';
+import type { Format, SizeCaps } from '../crawl/crawl-account.js';
+import type { ManifestError } from '../manifest/types.js';
+import type { EventSink } from './events.js';
+
+export interface ExportOptions {
+  out: string;
+  baseUrl: string;
+  /** One or more API keys; each prototype is read with the first key that lists it. */
+  keys: readonly string[];
+  concurrency?: number;
+  timeoutMs?: number;
+  retry?: Partial<RetryPolicy>;
+  maxRps?: number;
+  caps?: Partial<SizeCaps>;
+  formats?: ReadonlySet<Format>;
+  prototypes?: ReadonlySet<string>;
+  /** An earlier archive (export --since): unchanged prototypes are copied from it, not fetched. */
+  since?: string;
+  force?: boolean;
+  signal?: AbortSignal;
+  onEvent?: EventSink;
+  dispatcher?: Dispatcher;
+  now?: () => number;
+  random?: () => number;
+}
+
+export const EXPORT_DEFAULTS = {
+  concurrency: 8,
+  timeoutMs: 60_000,
+  formats: new Set<Format>(['json', 'html', 'png']) as ReadonlySet<Format>,
+} as const;
+
+/** What an export did; manifest.json in the archive has the whole of it. */
+export interface ExportResult {
+  out: string;
+  complete: boolean;
+  archiveBytes: number;
+  peakInFlight: number;
+  prototypes: { total: number; reused: number; fetched: number };
+  stats: { requests: number; retries: number; bytes: number; files: number };
+  errorCount: number;
+  /** The first errors, for a message; the manifest lists every one. */
+  errors: ManifestError[];
+}
+
+/** Errors a result carries; the manifest has the rest. */
+export const RESULT_ERROR_LIMIT = 20;
+
+/** The options' own checks, before anything touches the disk or the network. */
+export function checkExportOptions(options: ExportOptions): { concurrency: number } {
+  if (options.keys.length === 0) throw new RabbitError('NO_API_KEY', 'no API key given');
+  parseBaseUrl(options.baseUrl);
+  const concurrency = options.concurrency ?? EXPORT_DEFAULTS.concurrency;
+  if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 256) {
+    throw new RabbitError('USAGE', '--concurrency must be a whole number from 1 to 256');
+  }
+  return { concurrency };
+}

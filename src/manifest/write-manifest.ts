@@ -1,0 +1,94 @@
+import type { ArchiveModel } from './archive-model.js';
+import { entryOf } from './archive-model.js';
+import { compareIds } from '../core/ids.js';
+import { FORMAT_VERSION, type Manifest, type ManifestError, type PrototypeRecord } from './types.js';
+
+export interface ManifestMeta {
+  toolVersion: string;
+  baseUrl: string;
+  startedAt: string;
+  finishedAt: string;
+  stats: NonNullable<Manifest['stats']>;
+}
+
+/**
+ * manifest.json as text, one prototype at a time: the same document `JSON.stringify(manifest,
+ * null, 2)` would give for the whole, but only one prototype's entries are in memory at once.
+ * Prototypes in id order, each one's files in path order; errors by source.
+ */
+export async function* manifestText(model: ArchiveModel, meta: ManifestMeta): AsyncGenerator<string> {
+  const head = {
+    formatVersion: FORMAT_VERSION,
+    tool: { name: 'rabbit-export', version: meta.toolVersion },
+    source: { baseUrl: meta.baseUrl },
+    startedAt: meta.startedAt,
+    finishedAt: meta.finishedAt,
+    complete: model.errorCount === 0,
+  };
+  yield `{\n${members(head)},\n  "prototypes": {`;
+  const ids = model.prototypeIds();
+  for (const [index, id] of ids.entries()) {
+    const state = model.prototype(id);
+    if (!state) continue;
+    const files = (await model.files(id)).map(entryOf);
+    const record: PrototypeRecord = {
+      name: state.name,
+      lastModification: state.lastModification,
+      lastUser: state.lastUser,
+      revision: state.revision,
+      complete: state.complete,
+      origin: state.origin,
+      revisions: { [String(state.revision)]: { milestone: state.milestone, files: [] } },
+    };
+    // The record is small; its file list is written entry by entry into the place it leaves.
+    // The milestone is the service's object and could hold a "files" key of its own: the list of
+    // the revision is the last one.
+    const text = indent(JSON.stringify(record, null, 2), 4);
+    const at = text.lastIndexOf('"files": []');
+    yield `${index === 0 ? '' : ','}\n    ${JSON.stringify(id)}: ${text.slice(0, at)}"files": ${array(files, 10)}${text.slice(at + 11)}`;
+  }
+  yield `${ids.length === 0 ? '' : '\n  '}},\n  "files": ${array((await model.files(undefined)).map(entryOf), 2)},\n  "errors": `;
+  yield* errorsText(model, ids);
+  const tail: Partial<Manifest> = {
+    ...(model.foreignReferences.length > 0 ? { foreignReferences: model.foreignReferences } : {}),
+    stats: meta.stats,
+  };
+  yield `,\n${members(tail)}\n}\n`;
+}
+
+/** Errors of the account and of each prototype merged into one list ordered by source. */
+async function* errorsText(model: ArchiveModel, ids: readonly string[]): AsyncGenerator<string> {
+  const top = await model.errors(undefined);
+  let first = true;
+  const emit = (error: ManifestError): string => {
+    const text = `${first ? '[' : ','}\n    ${indent(JSON.stringify(error, null, 2), 4)}`;
+    first = false;
+    return text;
+  };
+  let t = 0;
+  for (const id of ids) {
+    const group = await model.errors(id);
+    if (group.length === 0) continue;
+    const firstSource = (group[0] as ManifestError).source;
+    while (t < top.length && compareIds((top[t] as ManifestError).source, firstSource) < 0) yield emit(top[t++] as ManifestError);
+    for (const error of group) yield emit(error);
+  }
+  while (t < top.length) yield emit(top[t++] as ManifestError);
+  yield first ? '[]' : '\n  ]';
+}
+
+/** The members of an object as they appear inside `JSON.stringify(outer, null, 2)`. */
+function members(value: object): string {
+  return indent(JSON.stringify(value, null, 2), 0).slice(2, -2);
+}
+
+/** An array pretty-printed at the given depth of indentation, entry by entry. */
+function array(items: readonly unknown[], depth: number): string {
+  if (items.length === 0) return '[]';
+  const pad = ' '.repeat(depth + 2);
+  return `[\n${items.map((item) => pad + indent(JSON.stringify(item, null, 2), depth + 2)).join(',\n')}\n${' '.repeat(depth)}]`;
+}
+
+function indent(text: string, depth: number): string {
+  return depth === 0 ? text : text.replaceAll('\n', `\n${' '.repeat(depth)}`);
+}

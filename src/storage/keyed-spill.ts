@@ -1,0 +1,104 @@
+import { open, type FileHandle } from 'node:fs/promises';
+import { mapDiskError, readAt } from './spool.js';
+
+/**
+ * Lines filed under a key (a prototype id), kept on disk so that what grows with the account does
+ * not grow in memory. Appends are gathered and written a batch at a time, each batch grouped by
+ * key, so one key's lines sit in a few contiguous segments of one file; reading a key back reads
+ * only its segments. Memory holds one segment list per key (a handful of numbers while a crawl
+ * works through an account depth-first) and at most one batch of lines.
+ */
+export class KeyedSpill {
+  private readonly segments = new Map<string, number[]>();
+  private readonly counts = new Map<string, number>();
+  private pending = new Map<string, string[]>();
+  private pendingBytes = 0;
+  private end = 0;
+  private chain: Promise<void> = Promise.resolve();
+  private failure: unknown;
+
+  private constructor(private readonly handle: FileHandle, readonly path: string) {}
+
+  static async create(path: string): Promise<KeyedSpill> {
+    try {
+      return new KeyedSpill(await open(path, 'w+'), path);
+    } catch (error) {
+      throw mapDiskError(error, path);
+    }
+  }
+
+  append(key: string, line: string): void {
+    if (this.failure) throw this.failure;
+    let lines = this.pending.get(key);
+    if (!lines) this.pending.set(key, (lines = []));
+    lines.push(line);
+    this.counts.set(key, (this.counts.get(key) ?? 0) + 1);
+    this.pendingBytes += line.length + 1;
+    if (this.pendingBytes >= BATCH_BYTES) this.flush();
+  }
+
+  /** How many lines were filed under the key. */
+  count(key: string): number {
+    return this.counts.get(key) ?? 0;
+  }
+
+  keys(): string[] {
+    return [...this.counts.keys()];
+  }
+
+  /** Every line filed under the key, in the order appended. */
+  async lines(key: string): Promise<string[]> {
+    this.flush();
+    await this.chain;
+    if (this.failure) throw this.failure;
+    const spans = this.segments.get(key) ?? [];
+    const out: string[] = [];
+    for (let i = 0; i < spans.length; i += 2) {
+      const text = (await readAt(this.handle, spans[i] as number, spans[i + 1] as number, this.path)).toString('utf8');
+      const parts = text.split('\n');
+      parts.pop();
+      for (const part of parts) out.push(part);
+    }
+    return out;
+  }
+
+  async close(): Promise<void> {
+    this.flush();
+    await this.chain;
+    await this.handle.close().catch(() => undefined);
+  }
+
+  private flush(): void {
+    if (this.pendingBytes === 0) return;
+    const parts: Buffer[] = [];
+    let at = this.end;
+    for (const [key, lines] of this.pending) {
+      const chunk = Buffer.from(`${lines.join('\n')}\n`, 'utf8');
+      const spans = this.segments.get(key) ?? [];
+      const last = spans.length - 2;
+      // A key written in consecutive batches grows its last segment instead of adding one.
+      if (last >= 0 && (spans[last] as number) + (spans[last + 1] as number) === at) spans[last + 1] = (spans[last + 1] as number) + chunk.length;
+      else spans.push(at, chunk.length);
+      this.segments.set(key, spans);
+      parts.push(chunk);
+      at += chunk.length;
+    }
+    const batch = Buffer.concat(parts);
+    const start = this.end;
+    this.end = at;
+    this.pending = new Map();
+    this.pendingBytes = 0;
+    this.chain = this.chain
+      .then(async () => {
+        let written = 0;
+        while (written < batch.length) {
+          written += (await this.handle.write(batch, written, batch.length - written, start + written)).bytesWritten;
+        }
+      })
+      .catch((error: unknown) => {
+        this.failure ??= mapDiskError(error, this.path);
+      });
+  }
+}
+
+const BATCH_BYTES = 1024 * 1024;
