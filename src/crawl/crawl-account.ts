@@ -212,6 +212,7 @@ export class AccountCrawler {
       lastModified: entry.result.lastModified,
       file: entry.result.file,
       ...(entry.result.offset !== undefined ? { offset: entry.result.offset } : {}),
+      ...(entry.result.data ? { data: entry.result.data } : {}),
     };
     this.options.model.addFile(proto?.id, file);
     this.options.hooks?.stored?.(file, proto, entry.result.reused);

@@ -66,8 +66,11 @@ export async function obtainBody(
   return { result: bodyResultOf(answer), buffer: answer.body.buffer };
 }
 
-/** `reused` names the copy's origin when nothing was downloaded for it. */
-export type BodyResult = CachedBody & { reused: string | undefined };
+/**
+ * `reused` names the copy's origin when nothing was downloaded for it; `data` is the body when it
+ * is still in memory (just downloaded and small), so the archive need not read it back.
+ */
+export type BodyResult = CachedBody & { reused: string | undefined; data?: Buffer };
 
 export function bodyResultOf(fetched: Extract<FetchResult, { status: 200 }>): BodyResult {
   return {
@@ -78,5 +81,6 @@ export function bodyResultOf(fetched: Extract<FetchResult, { status: 200 }>): Bo
     contentType: fetched.contentType,
     lastModified: fetched.lastModified,
     reused: undefined,
+    ...(fetched.body.buffer ? { data: fetched.body.buffer } : {}),
   };
 }

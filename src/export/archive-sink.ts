@@ -24,6 +24,8 @@ export interface ArchiveSinkOptions {
 export class ArchiveSink {
   readonly written: Promise<WriteZipResult>;
   private readonly channel = new EntryChannel<StoredFile | { manifest: string }>();
+  /** Bytes of bodies waiting in the channel in memory. */
+  private held = 0;
 
   constructor(out: string, private readonly options: ArchiveSinkOptions) {
     this.written = writeZip(this.sources(), out, {
@@ -34,6 +36,13 @@ export class ArchiveSink {
   }
 
   add(file: StoredFile): void {
+    if (file.data && this.held + file.size > HELD_BYTES) {
+      // The writer is behind: let it read this one back from the spool rather than hold more.
+      const { data: _data, ...onDisk } = file;
+      this.channel.push(onDisk);
+      return;
+    }
+    if (file.data) this.held += file.size;
     this.channel.push(file);
   }
 
@@ -71,6 +80,12 @@ export class ArchiveSink {
         yield { ...base, file: file.file };
         continue;
       }
+      if (file.data) {
+        this.held -= file.size;
+        // Hashed as it arrived, and never left memory since.
+        yield { ...base, data: file.data };
+        continue;
+      }
       const data = await this.options.spool.read(file);
       if (createHash('sha256').update(data).digest('hex') !== file.sha256) {
         throw new RabbitError('ARCHIVE_CORRUPT', `the saved body of ${file.source} was damaged on disk before it could be archived; run the export again`);
@@ -79,6 +94,9 @@ export class ArchiveSink {
     }
   }
 }
+
+/** Bodies held in memory for the writer at most; beyond, it reads them back from the spool. */
+const HELD_BYTES = 16 * 1024 * 1024;
 
 /** Entries up to this size are read whole and verified while the archive is written. */
 const INLINE_ENTRY_BYTES = 1024 * 1024;

@@ -6,6 +6,8 @@ export interface StoredFile extends FileEntry {
   file: string;
   /** Set when the body is `size` bytes at this offset of the spool's pack file. */
   offset?: number;
+  /** The bytes themselves while still in memory (a small body just downloaded): saves a read. */
+  data?: Buffer;
 }
 
 /** A file entry as read back from the model: `offset` says where in the pack its body is, if it is. */

@@ -13,7 +13,10 @@ export interface BodyRef {
 
 export interface SpooledBody extends BodyRef {
   sha256: string;
-  /** The body itself when it was asked to be kept (JSON to parse); otherwise undefined. */
+  /**
+   * The body itself when it is in memory anyway: every small body (written once, whole) and any
+   * asked to be kept (JSON to parse); undefined for a large body streamed to a file of its own.
+   */
   buffer?: Buffer;
 }
 
@@ -120,9 +123,7 @@ export class Spool {
       const buffer = Buffer.concat(held, size);
       if (!this.pack) throw new Error('internal: spool used before init');
       const offset = this.pack.append(buffer);
-      const body: SpooledBody = { sha256, size, file: this.packPath, offset };
-      if (options.keep) body.buffer = buffer;
-      return body;
+      return { sha256, size, file: this.packPath, offset, buffer };
     } catch (error) {
       if (out) await out.discard();
       throw mapDiskError(error, options.source);
