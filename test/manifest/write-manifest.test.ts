@@ -1,0 +1,101 @@
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ArchiveModel, type StoredFile } from '../../src/manifest/archive-model.js';
+import { manifestText } from '../../src/manifest/write-manifest.js';
+import type { FileEntry, Manifest } from '../../src/manifest/types.js';
+import { KeyedSpill } from '../../src/storage/keyed-spill.js';
+import { compareIds } from '../../src/core/ids.js';
+import { assertValidManifest } from '../helpers/manifest-schema.js';
+import { tempDir } from '../helpers/temp.js';
+
+const meta = { toolVersion: '9.9.9', baseUrl: 'https://rabbit.test', startedAt: '2026-01-01T00:00:00.000Z', finishedAt: '2026-01-01T00:01:00.000Z', stats: { requests: 7, retries: 1, bytes: 99, files: 5 } };
+
+function stored(path: string, source: string, size = 3): StoredFile {
+  return { path, source, sha256: 'ab'.repeat(32), size, contentType: 'application/json', lastModified: null, file: '/spool/pack', offset: 0 };
+}
+
+async function model(): Promise<{ model: ArchiveModel; spill: KeyedSpill }> {
+  const spill = await KeyedSpill.create(join(await tempDir(), 'entries'));
+  return { model: new ArchiveModel(spill, () => undefined, (text) => text.replaceAll('SECRET', '***')), spill };
+}
+
+async function text(m: ArchiveModel): Promise<string> {
+  let out = '';
+  for await (const chunk of manifestText(m, meta)) out += chunk;
+  return out;
+}
+
+describe('manifest.json streamed by prototype', () => {
+  it('is exactly what JSON.stringify makes of the whole, with prototypes, files and errors in order', async () => {
+    const { model: m, spill } = await model();
+    // Milestones are the service's objects: one carries a "files" key of its own.
+    m.addPrototype({ id: '10', name: 'Ten "quoted" <b>', lastModification: 5, lastUser: 'Ada', revision: 2, milestone: { revision: 2, files: [] }, origin: { mode: 'fetched' } });
+    m.addPrototype({ id: '9', name: null, lastModification: null, lastUser: null, revision: 1, milestone: null, origin: { mode: 'fetched' } });
+    m.addFile('10', stored('prototypes/10/r2/pages/page10.json', '/rabbit/api/prototypes/10/pages/page10.json'));
+    m.addFile('10', stored('prototypes/10/r2/pages/page9.json', '/rabbit/api/prototypes/10/pages/page9.json'));
+    m.addFile('9', stored('prototypes/9/r1/prototype.json', '/rabbit/api/prototypes/9.json'));
+    m.addFile(undefined, stored('prototypes.json', '/rabbit/api/prototypes.json'));
+    m.addError({ source: '/rabbit/api/prototypes/10/layers.json', status: 500, message: 'GET failed api_key=SECRET', attempts: 5 });
+    m.addError({ source: '/css/site.css', code: 'HTTP_STATUS', message: 'gone' });
+    m.addError({ source: '/rabbit/api/prototypes/9/pages.json', code: 'BAD_SHAPE', message: 'not a list' });
+    m.foreignReferences.push({ url: 'https://fonts.example.com/x.css', referencedBy: ['prototypes/10/r2/pages/page9.html'] });
+
+    const written = await text(m);
+    await spill.close();
+    const expected: Manifest = {
+      formatVersion: 1,
+      tool: { name: 'rabbit-export', version: '9.9.9' },
+      source: { baseUrl: 'https://rabbit.test' },
+      startedAt: meta.startedAt,
+      finishedAt: meta.finishedAt,
+      complete: false,
+      prototypes: {
+        '9': { name: null, lastModification: null, lastUser: null, revision: 1, complete: false, origin: { mode: 'fetched' }, revisions: { '1': { milestone: null, files: [entry('prototypes/9/r1/prototype.json', '/rabbit/api/prototypes/9.json')] } } },
+        '10': {
+          name: 'Ten "quoted" <b>', lastModification: 5, lastUser: 'Ada', revision: 2, complete: false, origin: { mode: 'fetched' },
+          revisions: { '2': { milestone: { revision: 2, files: [] }, files: [entry('prototypes/10/r2/pages/page9.json', '/rabbit/api/prototypes/10/pages/page9.json'), entry('prototypes/10/r2/pages/page10.json', '/rabbit/api/prototypes/10/pages/page10.json')] } },
+        },
+      },
+      files: [entry('prototypes.json', '/rabbit/api/prototypes.json')],
+      errors: [
+        { source: '/css/site.css', code: 'HTTP_STATUS', message: 'gone' },
+        { source: '/rabbit/api/prototypes/9/pages.json', code: 'BAD_SHAPE', message: 'not a list' },
+        { source: '/rabbit/api/prototypes/10/layers.json', status: 500, message: 'GET failed api_key=***', attempts: 5 },
+      ],
+      foreignReferences: [{ url: 'https://fonts.example.com/x.css', referencedBy: ['prototypes/10/r2/pages/page9.html'] }],
+      stats: meta.stats,
+    };
+    // Object keys that look like integers come first in JSON.stringify, as in the manifest.
+    expect(written).toBe(`${JSON.stringify(expected, null, 2)}\n`);
+    assertValidManifest(JSON.parse(written));
+  });
+
+  it('writes an empty account as a valid, complete manifest', async () => {
+    const { model: m, spill } = await model();
+    const written = await text(m);
+    await spill.close();
+    const parsed = JSON.parse(written) as Manifest;
+    expect(parsed).toMatchObject({ complete: true, prototypes: {}, files: [], errors: [] });
+    expect(written).toBe(`${JSON.stringify(parsed, null, 2)}\n`);
+  });
+});
+
+describe('compareIds', () => {
+  it.each([
+    ['9', '10', -1],
+    ['page2', 'page10', -1],
+    ['page0001', 'page1', -1],
+    ['page0001', 'page0001', 0],
+    ['prototypes/9/r1/x', 'prototypes/10/r1/x', -1],
+    ['a', 'a1', -1],
+    ['element99.json', 'element100.json', -1],
+    ['B', 'a', -1],
+  ])('%s vs %s', (a, b, sign) => {
+    expect(Math.sign(compareIds(a, b)) || 0).toBe(sign);
+    expect(Math.sign(compareIds(b, a)) || 0).toBe(-sign || 0);
+  });
+});
+
+function entry(path: string, source: string): FileEntry {
+  return { path, source, sha256: 'ab'.repeat(32), size: 3, contentType: 'application/json', lastModified: null };
+}

@@ -1,0 +1,61 @@
+import { appendFile, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { JournalCache, JournalWriter, readJournal } from '../../src/storage/journal.js';
+import { Spool } from '../../src/storage/spool.js';
+import { tempDir } from '../helpers/temp.js';
+
+const BASE = 'https://rabbit.test';
+
+async function body(spool: Spool, text: string) {
+  const spooled = await spool.write((async function* () { yield Buffer.from(text); })(), { maxBytes: 1 << 20, source: text });
+  return { path: `p/${text}`, source: `/rabbit/api/${text}`, sha256: spooled.sha256, size: spooled.size, contentType: 'application/json', lastModified: null, file: spooled.file, ...(spooled.offset !== undefined ? { offset: spooled.offset } : {}) };
+}
+
+describe('journal', () => {
+  it('indexes records by prototype, reads one prototype when asked, and survives a torn last line', async () => {
+    const dir = await tempDir();
+    const path = join(dir, 'journal.jsonl');
+    const spool = new Spool(join(dir, 'spool'));
+    await spool.init();
+    const writer = await JournalWriter.open(path, BASE, true);
+    const protos = ['3', '17'].map((id) => ({ id, key: 'k', revision: 2, lastModification: 5 }));
+    for (let i = 0; i < 50; i++) writer.record(await body(spool, `a${i}`), protos[i % 2] as (typeof protos)[number]);
+    await writer.close();
+    await spool.close();
+    // A kill mid-write leaves half a line.
+    await appendFile(path, '{"t":"file","proto":"3","rev":2,"lm":5,"sou');
+
+    const state = await readJournal(path, BASE);
+    expect(state.records).toBe(50);
+    expect([...state.spans.keys()].sort()).toEqual(['17', '3']);
+    await spool.init();
+    const cache = new JournalCache(state, spool);
+    const hit = await cache.lookup('/rabbit/api/a4', protos[0] as (typeof protos)[number]);
+    expect(hit?.fresh).toBe(true);
+    expect((await spool.read(await (hit as NonNullable<typeof hit>).load())).toString()).toBe('a4');
+    expect(await cache.lookup('/rabbit/api/a4', protos[1] as (typeof protos)[number])).toBeUndefined();
+    expect(await cache.lookup('/rabbit/api/a4', { ...(protos[0] as (typeof protos)[number]), revision: 3 })).toBeUndefined();
+
+    // The next run appends after the torn line without gluing its first record onto it.
+    const again = await JournalWriter.open(path, BASE, false);
+    again.record(await body(spool, 'late'), protos[1] as (typeof protos)[number]);
+    await again.close();
+    await spool.close();
+    const lines = (await readFile(path, 'utf8')).split('\n');
+    expect(lines.at(-2)).toContain('"source":"/rabbit/api/late"');
+    const reread = await readJournal(path, BASE);
+    // The torn line ends what is trusted: records after it are not read as this run's.
+    expect(reread.records).toBe(50);
+  });
+
+  it('sets aside a journal written for another service', async () => {
+    const dir = await tempDir();
+    const path = join(dir, 'journal.jsonl');
+    const writer = await JournalWriter.open(path, 'https://other.test', true);
+    await writer.close();
+    const state = await readJournal(path, BASE);
+    expect(state.setAside).toMatch(/another service/);
+    expect(state.records).toBe(0);
+  });
+});

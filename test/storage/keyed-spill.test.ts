@@ -1,0 +1,28 @@
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { KeyedSpill } from '../../src/storage/keyed-spill.js';
+import { tempDir } from '../helpers/temp.js';
+
+describe('KeyedSpill', () => {
+  it('gives back each key its own lines in order, across many batches and interleaved keys', async () => {
+    const spill = await KeyedSpill.create(join(await tempDir(), 'spill'));
+    const expected = new Map<string, string[]>();
+    // Enough text for several 1 MiB batches, keys interleaved as a concurrent crawl files them.
+    for (let i = 0; i < 30_000; i++) {
+      const key = String(i % 7);
+      const line = JSON.stringify({ i, pad: 'x'.repeat(i % 200), text: 'ü🐇\n"' });
+      spill.append(key, line);
+      const lines = expected.get(key) ?? [];
+      lines.push(line);
+      expected.set(key, lines);
+      if (i === 15_000) expect(await spill.lines('3')).toEqual(expected.get('3'));
+    }
+    for (const [key, lines] of expected) {
+      expect(spill.count(key)).toBe(lines.length);
+      expect(await spill.lines(key)).toEqual(lines);
+    }
+    expect(await spill.lines('absent')).toEqual([]);
+    expect(spill.keys().sort()).toEqual(['0', '1', '2', '3', '4', '5', '6']);
+    await spill.close();
+  });
+});
