@@ -16,6 +16,8 @@ export interface ParentRef {
 
 export interface ArchivedParent extends ParentRef {
   elements: ElementState[];
+  /** Ids the archive lists whose bodies could not be used: kept as they are live. */
+  unusable: string[];
 }
 
 export interface Skip {
@@ -58,12 +60,17 @@ export async function readArchivedParents(
     const ids = await archivedIds(source, `${base}.json`, 'element', skipped, ref.id);
     if (ids === undefined) continue;
     const elements: ElementState[] = [];
+    const unusable: string[] = [];
     for (const id of ids) {
       const element = await archivedElement(source, `${base}/${id}.json`, id);
-      if ('reason' in element) skipped.push({ parent: ref.id, element: id, reason: element.reason });
-      else elements.push(element);
+      if ('reason' in element) {
+        skipped.push({ parent: ref.id, element: id, reason: element.reason });
+        unusable.push(id);
+      } else {
+        elements.push(element);
+      }
     }
-    parents.push({ ...ref, elements });
+    parents.push({ ...ref, elements, unusable });
   }
   return { parents, skipped };
 }

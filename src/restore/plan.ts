@@ -44,14 +44,19 @@ export interface PlanInput {
   live: readonly ElementState[];
   /** Archived id -> live id, from the journal of an earlier restore of the same prototype. */
   known?: ReadonlyMap<string, string>;
+  /**
+   * Ids the archive lists but could not give back (a damaged or missing body): their live
+   * elements are left alone, never deleted as strays nor taken for another element.
+   */
+  keep?: ReadonlySet<string>;
   prune: boolean;
 }
 
 export function planParent(input: PlanInput): ParentPlan {
   const { parent } = input;
   const liveById = new Map(input.live.map((element) => [element.id, element]));
-  const archivedIds = new Set(input.archived.map((element) => element.id));
-  const claimed = new Set<string>();
+  const archivedIds = new Set([...input.archived.map((element) => element.id), ...(input.keep ?? [])]);
+  const claimed = new Set<string>(input.keep ?? []);
   const matches = new Map<string, ElementState>();
   const found: Record<string, string> = {};
   const claim = (archivedId: string, live: ElementState): void => {

@@ -184,7 +184,7 @@ async function makePlan(
       if (id !== undefined) known.set(element.id, id);
     }
     liveIds.set(parent.id, new Set(live.map((element) => element.id)));
-    plans.push(planParent({ parent: parent.id, archived: parent.elements, live, known, prune }));
+    plans.push(planParent({ parent: parent.id, archived: parent.elements, live, known, keep: new Set(parent.unusable), prune }));
   }
   return { plan: { prototype, revision, parents: plans, skipped, unfinishedBefore: state.unfinished }, liveIds };
 }

@@ -13,6 +13,7 @@ interface Row {
   archived: ElementState[];
   live: ElementState[];
   known?: Array<[string, string]>;
+  keep?: string[];
   prune?: boolean;
   expect: {
     creates?: string[];
@@ -95,12 +96,21 @@ const rows: Row[] = [
     live: [el('element40', { ...A.attributes, note: 'n' }), el('element41', A.attributes)],
     expect: { unchanged: ['element41', 'element40'], found: { element1: 'element41', element7: 'element40' } },
   },
+  {
+    name: 'an element the archive lists but cannot give back is neither deleted nor taken for another',
+    archived: [A],
+    live: [el('element8', A.attributes)],
+    keep: ['element8'],
+    prune: true,
+    expect: { creates: ['element1'] },
+  },
 ];
 
 describe('planParent', () => {
   test.each(rows)('$name', (row) => {
     const input: PlanInput = { parent: 'page1', archived: row.archived, live: row.live, prune: row.prune ?? false };
     if (row.known) input.known = new Map(row.known);
+    if (row.keep) input.keep = new Set(row.keep);
     const plan = planParent(input);
     const ops = (op: string): string[] =>
       plan.writes.filter((w) => w.op === op).map((w) => (w.op === 'create' ? w.archivedId : w.op === 'update' ? w.id : w.id));

@@ -139,6 +139,19 @@ describe('rabbit-export restore', () => {
     expect(run.summary.skipped).toEqual([{ parent: 'page0004', reason: expect.stringMatching(/no longer exists/) as unknown }]);
   });
 
+  it('an element an incomplete archive lacks is skipped and its live copy kept, even with --prune: exit 3', async () => {
+    const missing = service.store.page(PROTO, 'page0002')!.elements[1]!.id;
+    service.setFaults({ paths: [{ path: `/rabbit/api/prototypes/${PROTO}/pages/page0002/elements/${missing}.json`, kind: '404' }] });
+    archive = await exportPrototype(service, dir, 'partial.zip');
+    service.setFaults(undefined);
+    service.stats.reset();
+    const run = await restore('--prune');
+    expect(run.code).toBe(3);
+    expect(run.summary.skipped).toEqual([{ parent: 'page0002', element: missing, reason: expect.stringMatching(/does not hold/) as unknown }]);
+    expect(service.store.element(PROTO, 'page0002', missing)).toBeDefined();
+    expect(writeRequests(service.stats)).toBe(0);
+  });
+
   it('usage errors exit 2 before any request', async () => {
     service.stats.reset();
     for (const args of [['--page', '../x'], ['--page', 'page999']]) {
