@@ -129,13 +129,19 @@ describe('writes whose answers go missing', () => {
 describe('kill -9 in the middle of a restore', () => {
   it('the same command again ends with every element once', async () => {
     damage(service);
-    service.setLatency(150);
+    service.setLatency(50);
     const env = { RABBIT_API_KEY: service.keys.readWrite, RABBIT_BASE_URL: service.baseUrl };
     const { child, done } = startCli(['restore', archive, '--prototype', PROTO, '--prune', '--json'], env);
-    // The second POST is applied on arrival; its answer waits out the latency: kill it then.
+    // Once the plan is out (it precedes every write), answers wait a second: the second POST is
+    // applied on arrival and its answer is still pending when the kill lands, however slow the machine.
+    child.stderr?.on('data', (chunk: Buffer) => {
+      if (chunk.toString().includes('restore plan')) service.setLatency(1000);
+    });
     await new Promise<void>((resolve) => {
       const poll = setInterval(() => {
-        if ((service.stats.byMethod.get('POST') ?? 0) >= 2) {
+        const posts = service.stats.byMethod.get('POST') ?? 0;
+        if (posts === 1) service.setLatency(1000);
+        if (posts >= 2) {
           child.kill('SIGKILL');
           clearInterval(poll);
           resolve();
