@@ -27,8 +27,15 @@ export interface GetOptions {
   anonymous?: boolean;
 }
 
+export interface SendOptions {
+  key: string;
+  /** The JSON text to send; none for DELETE. */
+  body?: string;
+  signal?: AbortSignal;
+}
+
 /**
- * GET requests against one service origin over a keep-alive pool sized to the crawl's concurrency.
+ * GET requests (and the restore's writes) against one service origin over a keep-alive pool sized to the crawl's concurrency.
  * The key goes only into the query string of the outgoing request; nothing returned or thrown here
  * carries it.
  */
@@ -79,6 +86,27 @@ export class HttpClient {
     }
   }
 
+  /**
+   * A write (POST, PUT, DELETE) of a JSON body to an API path, over the same dispatcher as reads.
+   * Whether to try again is the caller's call: a POST whose answer was lost may have been applied.
+   */
+  async send(method: 'POST' | 'PUT' | 'DELETE', source: string, options: SendOptions): Promise<HttpResponse> {
+    const headers: Record<string, string> = { accept: '*/*', 'user-agent': 'rabbit-export', 'content-type': 'application/json' };
+    try {
+      const response = await this.dispatcher.request({
+        origin: this.origin,
+        path: `${this.basePath}${source}?api_key=${encodeURIComponent(options.key)}`,
+        method,
+        headers,
+        ...(options.body !== undefined ? { body: options.body } : {}),
+        signal: options.signal,
+      });
+      return { status: response.statusCode, headers: flattenHeaders(response.headers), body: response.body };
+    } catch (error) {
+      throw toNetworkError(error, source, options.signal, method);
+    }
+  }
+
   async close(): Promise<void> {
     if (this.ownsDispatcher) await this.dispatcher.destroy().catch(() => undefined);
   }
@@ -112,17 +140,17 @@ function flattenHeaders(raw: Record<string, string | string[] | undefined>): Rec
 const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
 
 /** Map undici and socket failures to typed errors; these are all worth another attempt. */
-export function toNetworkError(error: unknown, source: string, signal?: AbortSignal): RabbitError {
+export function toNetworkError(error: unknown, source: string, signal?: AbortSignal, method = 'GET'): RabbitError {
   if (error instanceof RabbitError) return error;
   if (signal?.aborted) return new RabbitError('INTERRUPTED', 'interrupted', { source, cause: error });
   const code = (error as { code?: string } | null)?.code ?? '';
   const message = redactUrl((error as Error | null)?.message ?? String(error));
   if (TIMEOUT_CODES.has(code)) {
-    return new RabbitError('TIMEOUT', `GET ${source} timed out (${code})`, { source, method: 'GET', cause: error });
+    return new RabbitError('TIMEOUT', `${method} ${source} timed out (${code})`, { source, method, cause: error });
   }
-  return new RabbitError('NETWORK', `GET ${source} failed: ${code ? `${code} ` : ''}${message}`, {
+  return new RabbitError('NETWORK', `${method} ${source} failed: ${code ? `${code} ` : ''}${message}`, {
     source,
-    method: 'GET',
+    method,
     cause: error,
   });
 }

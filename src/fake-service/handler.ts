@@ -43,7 +43,7 @@ export function createHandler(state: ServiceState): (req: IncomingMessage, res: 
 async function handle(state: ServiceState, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const url = new URL(req.url ?? '/', 'http://fake.invalid');
   const path = url.pathname;
-  res.on('close', countRequest(state.stats, path));
+  res.on('close', countRequest(state.stats, path, req.method ?? 'GET'));
   // Latency is the time from the request to the headers: the work of answering happens inside it,
   // not on top of it, so a benchmark's "ideal" (requests x latency / concurrency) is what a
   // server with that latency would allow.

@@ -106,6 +106,7 @@ export type { FaultKind, FaultOptions, PathFault } from './faults.js';
 export type { DatasetOptions } from './model.js';
 export type { ServiceKeys } from './auth.js';
 export type { FakeStats } from './stats.js';
+export { writeRequests } from './stats.js';
 export { FakeStore } from './store.js';
 export { DEFAULT_DATASET } from './model.js';
 export { AWKWARD_IDS, FIRST_ORDINARY_ID } from './sample-data.js';

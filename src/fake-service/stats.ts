@@ -6,6 +6,8 @@ export interface FakeStats {
   requests: number;
   /** Path without query -> requests. */
   byPath: Map<string, number>;
+  /** Method -> requests, so a test can tell that nothing was written (no POST, PUT or DELETE). */
+  byMethod: Map<string, number>;
   inFlight: number;
   peakInFlight: number;
   /** Status sent -> responses. A 'reset' sends none and is not counted here. */
@@ -18,6 +20,7 @@ export function createStats(): FakeStats {
   const stats: FakeStats = {
     requests: 0,
     byPath: new Map(),
+    byMethod: new Map(),
     inFlight: 0,
     peakInFlight: 0,
     statuses: new Map(),
@@ -25,6 +28,7 @@ export function createStats(): FakeStats {
     reset() {
       stats.requests = 0;
       stats.byPath.clear();
+      stats.byMethod.clear();
       // Requests still running finish after the reset; the peak restarts from them.
       stats.peakInFlight = stats.inFlight;
       stats.statuses.clear();
@@ -35,9 +39,10 @@ export function createStats(): FakeStats {
 }
 
 /** Counts a request in and returns the function that counts it out, exactly once. */
-export function countRequest(stats: FakeStats, path: string): () => void {
+export function countRequest(stats: FakeStats, path: string, method = 'GET'): () => void {
   stats.requests++;
   stats.byPath.set(path, (stats.byPath.get(path) ?? 0) + 1);
+  stats.byMethod.set(method, (stats.byMethod.get(method) ?? 0) + 1);
   stats.inFlight++;
   stats.peakInFlight = Math.max(stats.peakInFlight, stats.inFlight);
   let done = false;
@@ -50,4 +55,9 @@ export function countRequest(stats: FakeStats, path: string): () => void {
 
 export function countStatus(stats: FakeStats, status: number): void {
   stats.statuses.set(status, (stats.statuses.get(status) ?? 0) + 1);
+}
+
+/** Write requests the service received (answered or not): POST, PUT and DELETE. */
+export function writeRequests(stats: FakeStats): number {
+  return ['POST', 'PUT', 'DELETE'].reduce((sum, method) => sum + (stats.byMethod.get(method) ?? 0), 0);
 }

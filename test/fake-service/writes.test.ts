@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import type { FakeService } from '../../src/fake-service/index.js';
-import { startFakeService } from '../../src/fake-service/index.js';
+import { startFakeService, writeRequests } from '../../src/fake-service/index.js';
 import { get, getJson, send } from './helpers.js';
 
 interface Meta {
@@ -174,5 +174,42 @@ describe('store mutations for tests', () => {
     expect(() => service.store.updateElement(3, 'page0001', 'element1', {})).toThrow(RangeError);
     expect(() => service.store.addElement(3, 'page0001', {})).toThrow(TypeError);
     expect(() => service.store.deletePrototype(12345)).toThrow(RangeError);
+  });
+});
+
+describe('what restore relies on (issue 11)', () => {
+  test('stats count requests by method, so a test can prove nothing was written', async () => {
+    service.stats.reset();
+    await getJson(service, 'prototypes/3/pages/page0001/elements.json');
+    await send(service, 'POST', 'prototypes/3/pages/page0001/elements.json', { type: 'text' });
+    await send(service, 'DELETE', 'prototypes/3/pages/page0001/elements/element4');
+    expect(Object.fromEntries(service.stats.byMethod)).toEqual({ GET: 1, POST: 1, DELETE: 1 });
+    expect(writeRequests(service.stats)).toBe(2);
+  });
+
+  test.each([
+    ['the read-only key', 'readOnly'],
+    ['a per-prototype key', 'proto'],
+  ])('a write with %s is refused with 403 and changes nothing', async (_what, which) => {
+    const key = which === 'readOnly' ? service.keys.readOnly : service.keys.perPrototype['3']!;
+    const before = await getJson<Meta>(service, 'prototypes/3.json');
+    const html = await (await get(service, 'prototypes/3/pages/page0001.html')).text();
+    for (const [method, path] of [
+      ['POST', 'prototypes/3/pages/page0001/elements.json'],
+      ['PUT', 'prototypes/3/pages/page0001/elements/element3.json'],
+      ['DELETE', 'prototypes/3/pages/page0001/elements/element3'],
+    ] as const) {
+      expect((await send(service, method, path, method === 'DELETE' ? undefined : { type: 'x' }, key)).status).toBe(403);
+    }
+    expect(await getJson(service, 'prototypes/3.json')).toEqual(before);
+    expect(await (await get(service, 'prototypes/3/pages/page0001.html')).text()).toBe(html);
+  });
+
+  test('the XHTML rendering follows a create: the new element is on the page', async () => {
+    const res = await send(service, 'POST', 'prototypes/3/pages/page0001/elements.json', { type: 'note', text: 'restored' });
+    const id = /(element\d+)\.json$/.exec(res.headers.get('location')!)![1]!;
+    const html = await (await get(service, 'prototypes/3/pages/page0001.html')).text();
+    expect(html).toContain(`id="${id}"`);
+    expect(html).toContain('restored');
   });
 });

@@ -1,0 +1,113 @@
+import type { Command } from 'commander';
+import { restorePrototype } from '../../restore/restore-prototype.js';
+import type { RestoreReport } from '../../restore/report.js';
+import { totalWrites } from '../../restore/report.js';
+import { redactUrl } from '../../core/redact.js';
+import { EXIT, exitCodeFor } from '../exit-codes.js';
+import { printable } from '../format.js';
+import { formatOutcome, formatPlan, formatWrite } from '../format-restore.js';
+import { runAction, withInterrupts, type CliIO } from '../run.js';
+import { addServiceOptions, serviceOptionsOf, type ServiceFlags } from '../service-flags.js';
+
+interface RestoreFlags extends ServiceFlags {
+  prototype: string;
+  page?: string[];
+  layer?: string[];
+  prune?: boolean;
+  dryRun?: boolean;
+  json?: boolean;
+  journal?: string;
+}
+
+const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
+
+export function registerRestore(program: Command, io: CliIO): void {
+  addServiceOptions(
+    program
+      .command('restore')
+      .description("put a prototype's elements back as an archive holds them (needs a read-write key)")
+      .argument('<archive.zip>', 'the archive to restore from')
+      .requiredOption('--prototype <id>', 'the prototype to restore'),
+  )
+    .option('--page <id>', 'only this page (repeatable; default every page and layer)', collect)
+    .option('--layer <id>', 'only this layer (repeatable)', collect)
+    .option('--prune', 'also delete live elements the archive does not have')
+    .option('--dry-run', 'print the plan and write nothing')
+    .option('--json', 'print one JSON line at the end (the plan goes to stderr)')
+    .option('--journal <file>', 'the write journal (default .ARCHIVE.restore-ID.jsonl beside the archive)')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  rabbit-export restore nightly.zip --prototype 3 --dry-run
+  rabbit-export restore nightly.zip --prototype 3 --page page0001 --prune
+  rabbit-export restore nightly.zip --prototype 3 --json
+
+Exit codes: 0 restored, 1 failed (nothing, or the reported part, written), 2 usage,
+3 partly restored (the report says what not), 130 interrupted (run again to finish).`,
+    )
+    .action((archive: string, flags: RestoreFlags) =>
+      runAction(io, flags.json ?? false, async () => {
+        const service = await serviceOptionsOf(flags, io.env);
+        const human = flags.json ? io.stderr : io.stdout;
+        const report = await withInterrupts(io, (signal) =>
+          restorePrototype({
+            archive,
+            prototype: flags.prototype,
+            ...(flags.page ? { pages: flags.page } : {}),
+            ...(flags.layer ? { layers: flags.layer } : {}),
+            prune: flags.prune ?? false,
+            dryRun: flags.dryRun ?? false,
+            baseUrl: service.baseUrl,
+            keys: service.keys,
+            ...(service.concurrency ? { concurrency: service.concurrency } : {}),
+            ...(service.timeoutMs ? { timeoutMs: service.timeoutMs } : {}),
+            ...(service.retry ? { retry: service.retry } : {}),
+            ...(service.maxRps ? { maxRps: service.maxRps } : {}),
+            ...(flags.journal ? { journal: flags.journal } : {}),
+            signal,
+            onEvent: (event) => {
+              if (event.type === 'plan') human.write(formatPlan(event.plan, event.report));
+              else if (event.type === 'write') human.write(formatWrite(event.write, event.outcome, event.newId));
+              else if (event.type === 'journal-set-aside') io.stderr.write(`a journal of another restore was moved to ${event.path}\n`);
+            },
+          }),
+        );
+        const code = restoreExitCode(report);
+        human.write(formatOutcome(report));
+        if (report.fatal) io.stderr.write(`rabbit-export: ${redactUrl(printable(report.fatal.message))}\n`);
+        if (flags.json) io.stdout.write(`${JSON.stringify(summaryOf(report, code))}\n`);
+        return code;
+      }),
+    );
+}
+
+/** 0 all restored, 1 stopped (or nothing could be written), 3 partly restored. */
+export function restoreExitCode(report: RestoreReport): number {
+  if (report.fatal) return exitCodeFor(report.fatal);
+  if (report.failed.length > 0 && totalWrites(report.done) === 0) return EXIT.failed;
+  if (report.failed.length > 0 || report.skipped.length > 0) return EXIT.incomplete;
+  return EXIT.ok;
+}
+
+function summaryOf(report: RestoreReport, code: number): Record<string, unknown> {
+  const counts = report.dryRun ? report.planned : report.done;
+  return {
+    ok: code === EXIT.ok,
+    exitCode: code,
+    dryRun: report.dryRun,
+    prototype: report.prototype,
+    create: counts.create,
+    update: counts.update,
+    delete: counts.delete,
+    unchanged: report.unchanged,
+    planned: report.planned,
+    skipped: report.skipped,
+    idMap: report.idMap,
+    extraAttributes: report.extraAttributes,
+    strays: report.strays,
+    failed: report.failed,
+    ...(report.journal ? { journal: report.journal } : {}),
+    ...(report.fatal ? { error: { code: report.fatal.code, message: redactUrl(printable(report.fatal.message)) } } : {}),
+  };
+}

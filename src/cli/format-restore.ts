@@ -1,0 +1,59 @@
+import type { RestorePlan, RestoreReport } from '../restore/report.js';
+import type { PlannedWrite } from '../restore/plan.js';
+import { printable } from './format.js';
+
+/** What `restore` prints: the plan before any write, one line per write, the outcome. */
+export function formatPlan(plan: RestorePlan, report: RestoreReport): string {
+  const { create, update, delete: remove } = report.planned;
+  const lines = [
+    `restore plan for prototype ${plan.prototype} (archived revision ${plan.revision}): ` +
+      `${create} to create, ${update} to update, ${remove} to delete, ${report.unchanged} unchanged`,
+  ];
+  if (plan.unfinishedBefore > 0) {
+    lines.push(`  (an earlier run stopped with ${plan.unfinishedBefore} write(s) unanswered; what they did is in the live state this plan was made from)`);
+  }
+  for (const parent of plan.parents) {
+    for (const write of parent.writes) lines.push(`  ${parent.parent}: ${describeWrite(write)}`);
+    for (const [archivedId, liveId] of Object.entries(parent.found)) {
+      lines.push(`  ${parent.parent}: ${archivedId} is live as ${liveId} (restored earlier)`);
+    }
+    for (const id of parent.strays) lines.push(`  ${parent.parent}: ${id} is not in the archive; kept (--prune deletes it)`);
+    for (const extra of parent.extraAttributes) {
+      lines.push(`  ${parent.parent}: ${extra.id} has attributes the archive lacks, which the API cannot remove: ${extra.names.map(printable).join(', ')}`);
+    }
+  }
+  for (const skip of report.skipped) lines.push(`  skipped ${skipSubject(skip)}: ${printable(skip.reason)}`);
+  return `${lines.join('\n')}\n`;
+}
+
+export function formatWrite(write: PlannedWrite, outcome: 'done' | 'failed', newId?: string): string {
+  if (outcome === 'failed') return `  failed: ${write.parent}: ${describeWrite(write)}\n`;
+  if (write.op === 'create') return `  created ${write.archivedId} on ${write.parent} as ${newId ?? '?'}\n`;
+  if (write.op === 'update') return `  updated ${write.id} on ${write.parent}\n`;
+  return `  deleted ${write.id} from ${write.parent}\n`;
+}
+
+export function formatOutcome(report: RestoreReport): string {
+  if (report.dryRun) return 'dry run: nothing was written\n';
+  const { create, update, delete: remove } = report.done;
+  const lines = [`written: ${create} created, ${update} updated, ${remove} deleted; ${report.unchanged} were unchanged`];
+  for (const failure of report.failed) {
+    lines.push(`  not restored: ${failure.op} ${failure.element} on ${failure.parent}: ${printable(failure.message)}`);
+  }
+  if (report.journal) lines.push(`journal: ${report.journal} (running the same command again resumes without duplicates)`);
+  return `${lines.join('\n')}\n`;
+}
+
+function describeWrite(write: PlannedWrite): string {
+  if (write.op === 'create') return `create ${write.archivedId} (${printable(String(write.attributes['type']))}; the service gives it a new id)`;
+  if (write.op === 'update') {
+    const to = write.archivedId === write.id ? '' : ` (archived as ${write.archivedId})`;
+    return `update ${write.id}${to}: ${write.changed.map(printable).join(', ')}`;
+  }
+  return `delete ${write.id} (not in the archive)`;
+}
+
+function skipSubject(skip: { parent?: string; element?: string }): string {
+  if (skip.element !== undefined) return `${skip.element}${skip.parent ? ` on ${skip.parent}` : ''}`;
+  return skip.parent ?? 'archive';
+}

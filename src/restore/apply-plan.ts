@@ -1,0 +1,118 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { RetryPolicy } from '../client/retry-policy.js';
+import { mayRetry, retryDelay } from '../client/retry-policy.js';
+import { RabbitError } from '../core/errors.js';
+import type { LiveService, WriteResult } from './live-service.js';
+import type { ElementState, PlannedWrite } from './plan.js';
+import { contains } from './plan.js';
+import type { RestoreReport } from './report.js';
+import { totalWrites } from './report.js';
+import type { WriteJournal } from './write-journal.js';
+
+/**
+ * Sends a plan's writes one at a time, each journaled before and after. One write at a time is
+ * deliberate: a restore is a few dozen writes, and sequential writes keep "what was done before
+ * the stop" a prefix of the plan that the journal and the report can state exactly.
+ */
+export interface ApplyContext {
+  live: LiveService;
+  journal: WriteJournal;
+  retry: RetryPolicy;
+  random: () => number;
+  signal: AbortSignal;
+  /** URL paths of a parent's element list and of one element. */
+  paths: { list(parent: string): string; element(parent: string, id: string): string };
+  /** The elements of a parent that are live now, except those in `skip`: to find a create whose answer was lost. */
+  relist(parent: string, skip: ReadonlySet<string>): Promise<ElementState[]>;
+  /** Live ids per parent when the plan was made. */
+  liveIds: Map<string, Set<string>>;
+  onWrite?: (write: PlannedWrite, outcome: 'done' | 'failed', newId?: string) => void;
+}
+
+export type ParentWrites = Array<{ parent: string; writes: readonly PlannedWrite[] }>;
+
+export async function applyPlan(ctx: ApplyContext, parents: ParentWrites, report: RestoreReport): Promise<void> {
+  for (const { writes } of parents) {
+    for (const write of writes) {
+      if (ctx.signal.aborted) throw new RabbitError('INTERRUPTED', 'interrupted');
+      await ctx.journal.begin(write);
+      const result = write.op === 'create' ? await create(ctx, write) : await repeatable(ctx, write);
+      if (result.kind === 'ok') {
+        await ctx.journal.done(write, result.newId);
+        report.done[write.op]++;
+        if (write.op === 'create' && result.newId !== undefined) report.idMap[write.archivedId] = result.newId;
+        ctx.onWrite?.(write, 'done', result.newId);
+        continue;
+      }
+      const status = result.kind === 'refused' ? result.status : result.error.status;
+      await ctx.journal.failed(write, status);
+      ctx.onWrite?.(write, 'failed');
+      if (status === 403 || status === 401) {
+        report.fatal = refusedKey(status, totalWrites(report.done));
+        return;
+      }
+      report.failed.push({
+        op: write.op,
+        parent: write.parent,
+        element: write.op === 'delete' ? write.id : write.archivedId,
+        ...(status !== undefined ? { status } : {}),
+        ...(result.kind === 'unknown' ? { code: result.error.code } : {}),
+        message: failureMessage(write, result),
+      });
+    }
+  }
+}
+
+/** PUT and DELETE may be repeated; the service's retries live in LiveService. */
+async function repeatable(ctx: ApplyContext, write: Exclude<PlannedWrite, { op: 'create' }>): Promise<WriteResult> {
+  const path = ctx.paths.element(write.parent, write.id);
+  if (write.op === 'update') return ctx.live.put(`${path}.json`, JSON.stringify(write.attributes));
+  const result = await ctx.live.delete(path);
+  // Gone is what a delete wants, whether this run or someone else removed it first.
+  return result.kind === 'refused' && result.status === 404 ? { kind: 'ok', status: 404 } : result;
+}
+
+/**
+ * A POST, sent again only after a fresh listing shows it was not applied: a POST whose answer was
+ * lost may have created the element, and a blind retry would create it twice.
+ */
+async function create(ctx: ApplyContext, write: Extract<PlannedWrite, { op: 'create' }>): Promise<WriteResult> {
+  const known = ctx.liveIds.get(write.parent) ?? new Set<string>();
+  ctx.liveIds.set(write.parent, known);
+  const body = JSON.stringify(write.attributes);
+  const wanted: ElementState = { id: write.archivedId, attributes: write.attributes };
+  let waited = 0;
+  for (let attempt = 1; ; attempt++) {
+    const result = await ctx.live.post(`${ctx.paths.list(write.parent)}.json`, body);
+    if (result.kind === 'ok' && result.newId !== undefined) known.add(result.newId);
+    if (result.kind !== 'unknown') return result;
+    const delay = retryDelay(attempt, ctx.retry, ctx.random);
+    if (!mayRetry(attempt, waited, delay, ctx.retry)) return result;
+    waited += delay;
+    try {
+      await sleep(delay, undefined, { signal: ctx.signal });
+    } catch {
+      throw new RabbitError('INTERRUPTED', 'interrupted');
+    }
+    const fresh = await ctx.relist(write.parent, known);
+    for (const element of fresh) known.add(element.id);
+    const applied = fresh.find((element) => contains(element, wanted));
+    if (applied !== undefined) return { kind: 'ok', status: 200, newId: applied.id };
+  }
+}
+
+function refusedKey(status: number, written: number): RabbitError {
+  const what = written === 0 ? 'nothing was written' : `${written} writes were done before it (see the report)`;
+  return new RabbitError(
+    'KEY_REFUSED',
+    `the API key is read-only: the service refused a write with HTTP ${status}; ${what}. A restore needs a read-write key.`,
+    { status },
+  );
+}
+
+function failureMessage(write: PlannedWrite, result: Exclude<WriteResult, { kind: 'ok' }>): string {
+  if (result.kind === 'unknown') return result.error.message;
+  if (result.status === 404 && write.op === 'update') return 'the element was deleted while the restore ran';
+  if (result.status === 404) return `the ${write.parent.startsWith('page') ? 'page' : 'layer'} no longer exists`;
+  return `the service answered ${result.status}`;
+}

@@ -1,0 +1,74 @@
+import { describe } from '../core/ids.js';
+import { isPlainObject } from '../crawl/parse.js';
+
+/**
+ * What an element body must look like before any of it goes into a URL or a request body, and
+ * how two bodies are compared. Archived bodies were checked by the exporter only as far as their
+ * ids; an archive may also have been edited by hand or by another tool, so the restore checks
+ * every attribute again: names printable and short, values nested shallowly, the whole small.
+ */
+export const ELEMENT_LIMITS = {
+  /** The serialized attributes; a wireframe element is a few hundred bytes. */
+  maxBytes: 256 * 1024,
+  maxAttributes: 500,
+  maxNameLength: 128,
+  maxDepth: 32,
+} as const;
+
+export type Attributes = Record<string, unknown>;
+
+/** The attributes of a body, `id` excepted, or why they cannot be sent. */
+export function checkElementBody(body: unknown, expectedId: string): { attributes: Attributes } | { problem: string } {
+  if (!isPlainObject(body)) return { problem: 'the element body is not a JSON object' };
+  if (body['id'] !== expectedId) return { problem: `the body's id ${describe(body['id'])} is not ${expectedId}` };
+  const type = body['type'];
+  if (typeof type !== 'string' || type === '' || type.length > ELEMENT_LIMITS.maxNameLength) {
+    return { problem: `type ${describe(type)} is not a short non-empty string` };
+  }
+  if (Buffer.byteLength(JSON.stringify(body)) > ELEMENT_LIMITS.maxBytes) {
+    return { problem: `the element exceeds ${ELEMENT_LIMITS.maxBytes} bytes` };
+  }
+  const names = Object.keys(body).filter((name) => name !== 'id');
+  if (names.length > ELEMENT_LIMITS.maxAttributes) return { problem: `${names.length} attributes, more than ${ELEMENT_LIMITS.maxAttributes}` };
+  for (const name of names) {
+    // __proto__ survives JSON.parse as an own key but not an assignment; nothing real is named so.
+    // eslint-disable-next-line no-control-regex
+    if (name === '' || name.length > ELEMENT_LIMITS.maxNameLength || /[\u0000-\u001f\u007f]/.test(name) || name === '__proto__') {
+      return { problem: `attribute name ${describe(name)} is not a short printable name` };
+    }
+    if (depthOf(body[name], 1) > ELEMENT_LIMITS.maxDepth) return { problem: `attribute ${describe(name)} is nested too deeply` };
+  }
+  return { attributes: Object.fromEntries(names.map((name) => [name, body[name]])) };
+}
+
+/** JSON text with object keys sorted: equal values give equal text whatever the key order. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (isPlainObject(value)) {
+    const keys = Object.keys(value).sort();
+    return `{${keys.map((key) => `${JSON.stringify(key)}:${canonicalJson(value[key])}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+export function sameValue(a: unknown, b: unknown): boolean {
+  return canonicalJson(a) === canonicalJson(b);
+}
+
+/** Archived attributes whose live value differs or is missing: what an update has to send. */
+export function changedAttributes(archived: Attributes, live: Attributes): string[] {
+  return Object.keys(archived).filter((name) => !(name in live) || !sameValue(archived[name], live[name]));
+}
+
+/** Live attributes the archive does not have: an update cannot remove them (service-api.md 4.4 rule 1). */
+export function extraAttributes(archived: Attributes, live: Attributes): string[] {
+  return Object.keys(live).filter((name) => !(name in archived));
+}
+
+function depthOf(value: unknown, depth: number): number {
+  if (depth > ELEMENT_LIMITS.maxDepth) return depth;
+  const children = Array.isArray(value) ? value : isPlainObject(value) ? Object.values(value) : [];
+  let deepest = depth;
+  for (const child of children) deepest = Math.max(deepest, depthOf(child, depth + 1));
+  return deepest;
+}

@@ -1,0 +1,81 @@
+import pLimit from 'p-limit';
+import { RabbitError } from '../core/errors.js';
+import { API_PREFIX } from '../archive/paths.js';
+import { isPlainObject, parseIdList } from '../crawl/parse.js';
+import type { ParentRef, Skip } from './archived-elements.js';
+import { collectionOf, READ_CAPS } from './archived-elements.js';
+import type { LiveService } from './live-service.js';
+import type { ElementState } from './plan.js';
+
+/**
+ * What the service holds now for one prototype: which pages and layers exist, and the elements
+ * of one of them. Ids from the service are shape-checked like the exporter's (crawl/parse.ts)
+ * before they are put into a URL.
+ */
+export class LiveElements {
+  constructor(
+    private readonly live: LiveService,
+    private readonly prototype: string,
+    private readonly concurrency: number,
+  ) {}
+
+  paths = {
+    list: (parent: string): string => `${this.parentPath(parent)}/elements`,
+    element: (parent: string, id: string): string => `${this.parentPath(parent)}/elements/${id}`,
+  };
+
+  /** The ids of the live pages or layers. */
+  async parentIds(kind: ParentRef['kind']): Promise<Set<string>> {
+    const source = `${API_PREFIX}prototypes/${this.prototype}/${collectionOf(kind)}.json`;
+    const answer = await this.live.getJson(source, READ_CAPS.list);
+    if (answer.status !== 200 || !('value' in answer)) throw unreadable(source, answer.status);
+    return new Set(parseIdList(answer.value, kind, source, kind === 'page').ids);
+  }
+
+  /**
+   * The elements of a page or layer, except those in `skip`; a Skip when they cannot be read
+   * whole (a plan made from half a list could create what is there).
+   */
+  async elements(parent: string, skip: ReadonlySet<string> = new Set()): Promise<ElementState[] | Skip> {
+    const source = `${this.paths.list(parent)}.json`;
+    const answer = await this.live.getJson(source, READ_CAPS.list);
+    if (answer.status === 404) return { parent, reason: `the ${kindName(parent)} no longer exists; pages and layers cannot be recreated through the API` };
+    if (answer.status !== 200 || !('value' in answer)) return { parent, reason: `its live elements could not be listed (HTTP ${answer.status})` };
+    const list = parseIdList(answer.value, 'element', source);
+    if (list.rejected.length > 0) return { parent, reason: `the service lists element ids of an unknown shape: ${list.rejected.slice(0, 3).join(', ')}` };
+    const limit = pLimit(this.concurrency);
+    const read = await Promise.all(
+      list.ids.filter((id) => !skip.has(id)).map((id) => limit(() => this.element(parent, id))),
+    );
+    const elements: ElementState[] = [];
+    for (const element of read) {
+      if (element === undefined) continue;
+      if ('reason' in element) return element;
+      elements.push(element);
+    }
+    return elements;
+  }
+
+  /** Undefined for an element deleted since the list was read. */
+  private async element(parent: string, id: string): Promise<ElementState | Skip | undefined> {
+    const source = `${this.paths.element(parent, id)}.json`;
+    const answer = await this.live.getJson(source, READ_CAPS.element);
+    if (answer.status === 404) return undefined;
+    if (answer.status !== 200 || !('value' in answer)) return { parent, element: id, reason: `the live element could not be read (HTTP ${answer.status})` };
+    if (!isPlainObject(answer.value)) return { parent, element: id, reason: 'the live element is not a JSON object' };
+    const attributes = Object.fromEntries(Object.entries(answer.value).filter(([name]) => name !== 'id'));
+    return { id, attributes };
+  }
+
+  private parentPath(parent: string): string {
+    return `${API_PREFIX}prototypes/${this.prototype}/${parent.startsWith('page') ? 'pages' : 'layers'}/${parent}`;
+  }
+}
+
+function kindName(parent: string): string {
+  return parent.startsWith('page') ? 'page' : 'layer';
+}
+
+function unreadable(source: string, status: number): RabbitError {
+  return new RabbitError('HTTP_STATUS', `GET ${source} answered ${status}`, { source, method: 'GET', status, errorClass: 'fatal' });
+}

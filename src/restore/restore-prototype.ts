@@ -1,0 +1,222 @@
+import { randomInt } from 'node:crypto';
+import { basename, dirname, join } from 'node:path';
+import type { Dispatcher } from 'undici';
+import { HttpClient } from '../client/http-client.js';
+import { RateLimiter } from '../client/rate-limiter.js';
+import type { RetryPolicy } from '../client/retry-policy.js';
+import { RETRY_DEFAULTS } from '../client/retry-policy.js';
+import { API_PREFIX } from '../archive/paths.js';
+import { RabbitError, isRabbitError } from '../core/errors.js';
+import { requireId } from '../core/ids.js';
+import { acquireLock } from '../storage/lock.js';
+import { applyPlan } from './apply-plan.js';
+import { openArchivedPrototype } from './archive-source.js';
+import type { ArchivedParent, Skip } from './archived-elements.js';
+import { readArchivedParents, READ_CAPS } from './archived-elements.js';
+import { LiveElements } from './live-elements.js';
+import { LiveService } from './live-service.js';
+import type { ParentPlan, PlannedWrite } from './plan.js';
+import { planParent } from './plan.js';
+import type { RestorePlan, RestoreReport } from './report.js';
+import { reportOfPlan } from './report.js';
+import type { JournalIdentity, JournalState } from './write-journal.js';
+import { createdKey, readJournal, WriteJournal } from './write-journal.js';
+
+/**
+ * Puts a prototype's elements back as an archive holds them, through the service's element
+ * writes (service-api.md 4.4): plan from archived vs. live, announce the plan, then write.
+ * Pages, layers, discussions and prototypes have no writes in the API and are not restored.
+ */
+export interface RestoreOptions {
+  archive: string;
+  prototype: string;
+  pages?: readonly string[];
+  layers?: readonly string[];
+  prune?: boolean;
+  dryRun?: boolean;
+  baseUrl: string;
+  keys: readonly string[];
+  /** Reads in flight at most; writes go one at a time. */
+  concurrency?: number;
+  timeoutMs?: number;
+  retry?: Partial<RetryPolicy>;
+  maxRps?: number;
+  /** Where the write journal lives; default beside the archive. */
+  journal?: string;
+  signal?: AbortSignal;
+  onEvent?: (event: RestoreEvent) => void;
+  dispatcher?: Dispatcher;
+  now?: () => number;
+  random?: () => number;
+}
+
+export type RestoreEvent =
+  | { type: 'plan'; plan: RestorePlan; report: RestoreReport }
+  | { type: 'write'; write: PlannedWrite; outcome: 'done' | 'failed'; newId?: string }
+  | { type: 'retry'; method: string; source: string; attempt: number; delayMs: number; reason: string }
+  | { type: 'journal-set-aside'; path: string };
+
+export const RESTORE_DEFAULTS = { concurrency: 4, timeoutMs: 60_000 } as const;
+
+/** `.team.zip.restore-3.jsonl` beside the archive: one journal per archive and prototype. */
+export function defaultJournalPath(archive: string, prototype: string): string {
+  return join(dirname(archive), `.${basename(archive)}.restore-${prototype}.jsonl`);
+}
+
+/**
+ * Plans and (unless dry-run) applies. Throws for what stops a restore before any write (usage,
+ * unreadable archive, prototype gone, no key may read it); after writes began, a stop is the
+ * report's `fatal`, so what was written is still reported.
+ */
+export async function restorePrototype(options: RestoreOptions): Promise<RestoreReport> {
+  const prototype = usageId('prototype', options.prototype);
+  const pages = options.pages?.map((id) => usageId('page', id));
+  const layers = options.layers?.map((id) => usageId('layer', id));
+  const signal = options.signal ?? new AbortController().signal;
+  const retry: RetryPolicy = { ...RETRY_DEFAULTS, ...options.retry };
+  const random = options.random ?? (() => randomInt(0, 2 ** 32) / 2 ** 32);
+  const now = options.now ?? Date.now;
+
+  const archived = await openArchivedPrototype(options.archive, prototype);
+  let parents: ArchivedParent[];
+  let skipped: Skip[];
+  let revision: number;
+  try {
+    ({ parents, skipped } = await readArchivedParents(archived, { ...(pages ? { pages } : {}), ...(layers ? { layers } : {}) }));
+    revision = archived.revision;
+  } finally {
+    archived.close();
+  }
+
+  const client = new HttpClient({
+    baseUrl: options.baseUrl,
+    connections: options.concurrency ?? RESTORE_DEFAULTS.concurrency,
+    timeoutMs: options.timeoutMs ?? RESTORE_DEFAULTS.timeoutMs,
+    ...(options.dispatcher ? { dispatcher: options.dispatcher } : {}),
+  });
+  const journalPath = options.journal ?? defaultJournalPath(options.archive, prototype);
+  const lock = options.dryRun ? undefined : await acquireLock(`${journalPath}.lock`, `the restore journal ${journalPath}`);
+  try {
+    const rateLimiter = options.maxRps ? new RateLimiter(options.maxRps, now) : undefined;
+    const live = await readableAs(options.keys, prototype, (key) =>
+      new LiveService({
+        client,
+        key,
+        retry,
+        signal,
+        random,
+        now,
+        ...(rateLimiter ? { rateLimiter } : {}),
+        onRetry: (event) => options.onEvent?.({ type: 'retry', ...event }),
+      }),
+    );
+    const identity: JournalIdentity = { baseUrl: client.origin + client.basePath, prototype };
+    const state = await readJournal(journalPath, identity);
+    const elements = new LiveElements(live, prototype, options.concurrency ?? RESTORE_DEFAULTS.concurrency);
+    const { plan, liveIds } = await makePlan(elements, parents, skipped, state, options.prune ?? false, prototype, revision);
+    const report = reportOfPlan(plan, options.dryRun ?? false);
+    options.onEvent?.({ type: 'plan', plan, report });
+    const writes = plan.parents.filter((parent) => parent.writes.length > 0);
+    if (options.dryRun || writes.length === 0) return report;
+
+    const journal = await WriteJournal.open(journalPath, identity, state);
+    if (state.setAside !== undefined) options.onEvent?.({ type: 'journal-set-aside', path: state.setAside });
+    report.journal = journalPath;
+    try {
+      await applyPlan(
+        {
+          live,
+          journal,
+          retry,
+          random,
+          signal,
+          paths: elements.paths,
+          liveIds,
+          relist: async (parent, skip) => {
+            const fresh = await elements.elements(parent, skip);
+            return Array.isArray(fresh) ? fresh : [];
+          },
+          onWrite: (write, outcome, newId) => options.onEvent?.({ type: 'write', write, outcome, ...(newId ? { newId } : {}) }),
+        },
+        writes,
+        report,
+      );
+    } catch (error) {
+      // Stopped between writes (Ctrl-C): what was done is in the journal and the report.
+      if (!isRabbitError(error)) throw error;
+      report.fatal = error;
+    } finally {
+      await journal.close();
+    }
+    return report;
+  } finally {
+    await lock?.release();
+    await client.close();
+  }
+}
+
+async function makePlan(
+  elements: LiveElements,
+  parents: readonly ArchivedParent[],
+  skippedInArchive: Skip[],
+  state: JournalState,
+  prune: boolean,
+  prototype: string,
+  revision: number,
+): Promise<{ plan: RestorePlan; liveIds: Map<string, Set<string>> }> {
+  const skipped = [...skippedInArchive];
+  const liveParents = { page: await elements.parentIds('page'), layer: await elements.parentIds('layer') };
+  const plans: ParentPlan[] = [];
+  const liveIds = new Map<string, Set<string>>();
+  for (const parent of parents) {
+    if (!liveParents[parent.kind].has(parent.id)) {
+      skipped.push({ parent: parent.id, reason: `the ${parent.kind} no longer exists; pages and layers cannot be recreated through the API` });
+      continue;
+    }
+    const live = await elements.elements(parent.id);
+    if (!Array.isArray(live)) {
+      skipped.push(live);
+      continue;
+    }
+    const known = new Map<string, string>();
+    for (const element of parent.elements) {
+      const id = state.created.get(createdKey(parent.id, element.id));
+      if (id !== undefined) known.set(element.id, id);
+    }
+    liveIds.set(parent.id, new Set(live.map((element) => element.id)));
+    plans.push(planParent({ parent: parent.id, archived: parent.elements, live, known, keep: new Set(parent.unusable), prune }));
+  }
+  return { plan: { prototype, revision, parents: plans, skipped, unfinishedBefore: state.unfinished }, liveIds };
+}
+
+/** A service client with the first key that may read the prototype; the prototype must exist. */
+async function readableAs(keys: readonly string[], prototype: string, make: (key: string) => LiveService): Promise<LiveService> {
+  const source = `${API_PREFIX}prototypes/${prototype}.json`;
+  let refused = 0;
+  for (const key of keys) {
+    const live = make(key);
+    const answer = await live.getJson(source, READ_CAPS.list);
+    if (answer.status === 200) return live;
+    if (answer.status === 401 || answer.status === 403) {
+      refused = answer.status;
+      continue;
+    }
+    if (answer.status === 404) {
+      throw new RabbitError('HTTP_STATUS', `prototype ${prototype} no longer exists on the service; prototypes cannot be recreated through the API`, {
+        source,
+        status: 404,
+        errorClass: 'fatal',
+      });
+    }
+    throw new RabbitError('HTTP_STATUS', `GET ${source} answered ${answer.status}`, { source, status: answer.status, errorClass: 'fatal' });
+  }
+  throw new RabbitError('KEY_REFUSED', `no API key given may read prototype ${prototype} (HTTP ${refused})`, { source, status: refused });
+}
+
+function usageId(kind: 'prototype' | 'page' | 'layer', raw: string): string {
+  try {
+    return requireId(kind, raw, 'the command line');
+  } catch {
+    throw new RabbitError('USAGE', `${JSON.stringify(raw).slice(0, 60)} is not a ${kind} id`);
+  }
+}

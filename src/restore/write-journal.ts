@@ -1,0 +1,133 @@
+import type { FileHandle } from 'node:fs/promises';
+import { open, readFile, rename } from 'node:fs/promises';
+import { RabbitError } from '../core/errors.js';
+import { normalizeId } from '../core/ids.js';
+import { isPlainObject } from '../crawl/parse.js';
+import type { PlannedWrite } from './plan.js';
+
+/**
+ * Every write of a restore, recorded before it is sent and again when its answer is in, one JSON
+ * line each and synced to disk before the request goes out. After Ctrl-C or kill -9 the next run
+ * reads it back: a create that finished maps its archived id to the new one, so the element is
+ * compared rather than created again; a write that began and never finished is counted, and the
+ * next run's plan (made from what is live now, by content) settles it.
+ */
+export interface JournalIdentity {
+  baseUrl: string;
+  prototype: string;
+}
+
+export interface JournalState {
+  /** `${parent} ${archivedId}` -> the id the element was created under. */
+  created: Map<string, string>;
+  /** Writes that began and have no recorded outcome: their answers were lost. */
+  unfinished: number;
+  /** An earlier journal for another service or prototype was moved aside to this path. */
+  setAside?: string;
+}
+
+type Record =
+  | { t: 'start'; baseUrl: string; prototype: string; at: string }
+  | { t: 'begin' | 'done' | 'failed'; op: PlannedWrite['op']; parent: string; archived?: string; id?: string; status?: number };
+
+export function createdKey(parent: string, archivedId: string): string {
+  return `${parent} ${archivedId}`;
+}
+
+/** What an earlier run left; an absent journal is an empty one. */
+export async function readJournal(path: string, identity: JournalIdentity): Promise<JournalState> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { created: new Map(), unfinished: 0 };
+    throw new RabbitError('OUTPUT_UNWRITABLE', `cannot read the restore journal ${path}: ${(error as NodeJS.ErrnoException).code ?? 'unreadable'}`);
+  }
+  const records = parseLines(text);
+  const first = records[0];
+  if (first !== undefined && (first.t !== 'start' || first.baseUrl !== identity.baseUrl || first.prototype !== identity.prototype)) {
+    return { created: new Map(), unfinished: 0, setAside: path };
+  }
+  const created = new Map<string, string>();
+  const open = new Map<string, number>();
+  for (const record of records) {
+    if (record.t === 'start') continue;
+    const key = `${record.op} ${record.parent} ${record.archived ?? record.id ?? ''}`;
+    if (record.t === 'begin') open.set(key, (open.get(key) ?? 0) + 1);
+    else open.set(key, Math.max(0, (open.get(key) ?? 0) - 1));
+    const id = normalizeId('element', record.id);
+    const archived = normalizeId('element', record.archived);
+    if (record.t === 'done' && record.op === 'create' && id !== undefined && archived !== undefined) {
+      created.set(createdKey(record.parent, archived), id);
+    }
+  }
+  return { created, unfinished: [...open.values()].reduce((sum, n) => sum + n, 0) };
+}
+
+export class WriteJournal {
+  private constructor(private readonly handle: FileHandle) {}
+
+  /** Opens for appending; a journal of another service or prototype is renamed aside first. */
+  static async open(path: string, identity: JournalIdentity, state: JournalState): Promise<WriteJournal> {
+    if (state.setAside !== undefined) {
+      const aside = `${path}.${Date.now()}.old`;
+      await rename(path, aside).catch(() => undefined);
+      state.setAside = aside;
+    }
+    let handle: FileHandle;
+    try {
+      handle = await open(path, 'a');
+    } catch (error) {
+      throw new RabbitError('OUTPUT_UNWRITABLE', `cannot write the restore journal ${path}: ${(error as NodeJS.ErrnoException).code ?? 'unwritable'}`);
+    }
+    const journal = new WriteJournal(handle);
+    if ((await handle.stat()).size === 0) {
+      await journal.append({ t: 'start', baseUrl: identity.baseUrl, prototype: identity.prototype, at: new Date().toISOString() });
+    }
+    return journal;
+  }
+
+  begin(write: PlannedWrite): Promise<void> {
+    return this.append({ t: 'begin', ...fields(write) });
+  }
+
+  /** The outcome; for a create, `id` is the new element's id. */
+  done(write: PlannedWrite, id?: string): Promise<void> {
+    return this.append({ t: 'done', ...fields(write), ...(id !== undefined ? { id } : {}) });
+  }
+
+  failed(write: PlannedWrite, status?: number): Promise<void> {
+    return this.append({ t: 'failed', ...fields(write), ...(status !== undefined ? { status } : {}) });
+  }
+
+  close(): Promise<void> {
+    return this.handle.close();
+  }
+
+  private async append(record: Record): Promise<void> {
+    await this.handle.write(`${JSON.stringify(record)}\n`);
+    // On disk before the request leaves: a kill -9 or a power cut must not lose a begun write.
+    await this.handle.datasync();
+  }
+}
+
+function fields(write: PlannedWrite): { op: PlannedWrite['op']; parent: string; archived?: string; id?: string } {
+  if (write.op === 'create') return { op: 'create', parent: write.parent, archived: write.archivedId };
+  if (write.op === 'update') return { op: 'update', parent: write.parent, archived: write.archivedId, id: write.id };
+  return { op: 'delete', parent: write.parent, id: write.id };
+}
+
+/** Lines that parse; a line torn by a kill in mid-write is the last one and is dropped. */
+function parseLines(text: string): Record[] {
+  const records: Record[] = [];
+  for (const line of text.split('\n')) {
+    if (line.trim() === '') continue;
+    try {
+      const value: unknown = JSON.parse(line);
+      if (isPlainObject(value) && typeof value['t'] === 'string') records.push(value as Record);
+    } catch {
+      // A torn line carries nothing a later run could rely on.
+    }
+  }
+  return records;
+}

@@ -1,0 +1,61 @@
+import { join } from 'node:path';
+import type { FakeService } from '../../src/fake-service/index.js';
+import { exportAccount } from '../../src/export/export-account.js';
+import { canonicalJson } from '../../src/restore/element-shape.js';
+import { readArchive } from '../helpers/archive.js';
+
+/** The ordinary sample prototype: 4 pages of 5 elements, 2 layers of 3. */
+export const PROTO = '1001';
+
+/** An archive of PROTO as it is now, JSON only. */
+export async function exportPrototype(service: FakeService, dir: string, name: string): Promise<string> {
+  const out = join(dir, name);
+  await exportAccount({ out, baseUrl: service.baseUrl, keys: [service.keys.readOnly], prototypes: new Set([PROTO]), formats: new Set(['json']) });
+  return out;
+}
+
+/**
+ * The issue's mistake: on page0001 three elements deleted, two moved, one added; on layer1 one
+ * deleted. Returns the id of the added (stray) element.
+ */
+export function damage(service: FakeService): string {
+  const page = service.store.page(PROTO, 'page0001')!;
+  const [a, b, c, d, e] = page.elements.map((element) => element.id);
+  for (const id of [a!, b!, c!]) service.store.deleteElement(PROTO, 'page0001', id);
+  service.store.updateElement(PROTO, 'page0001', d!, { position: { x: 1, y: 1 } });
+  service.store.updateElement(PROTO, 'page0001', e!, { position: { x: 2, y: 2 } });
+  const layer = service.store.layer(PROTO, 'layer1')!;
+  service.store.deleteElement(PROTO, 'layer1', layer.elements[0]!.id);
+  return service.store.addElement(PROTO, 'page0001', { type: 'sticker', text: 'oops' }).id;
+}
+
+/** Parent id -> its elements (id and attributes as canonical JSON), from an archive. */
+export async function archivedElements(path: string): Promise<Map<string, Array<{ id: string; content: string }>>> {
+  const { entries } = await readArchive(path);
+  const out = new Map<string, Array<{ id: string; content: string }>>();
+  for (const [name, { data }] of entries) {
+    const match = new RegExp(`^prototypes/${PROTO}/r\\d+/(?:pages|layers)/((?:page|layer)\\d+)/elements/(element\\d+)\\.json$`).exec(name);
+    if (!match) continue;
+    const { id, ...attributes } = JSON.parse(data.toString('utf8')) as Record<string, unknown>;
+    const list = out.get(match[1]!) ?? [];
+    list.push({ id: String(id), content: canonicalJson(attributes) });
+    out.set(match[1]!, list);
+  }
+  return out;
+}
+
+/** Parent id -> sorted contents (ids aside). */
+export function contents(elements: Map<string, Array<{ id: string; content: string }>>): Record<string, string[]> {
+  return Object.fromEntries([...elements].map(([parent, list]) => [parent, list.map((e) => e.content).sort()]));
+}
+
+/** The live elements of PROTO the same way, read from the store. */
+export function liveContents(service: FakeService): Record<string, string[]> {
+  const proto = service.store.prototype(PROTO)!;
+  const out: Record<string, string[]> = {};
+  for (const parent of [...proto.pages, ...proto.layers]) {
+    if (parent.elements.length === 0) continue;
+    out[parent.id] = parent.elements.map(({ id: _id, ...attributes }) => canonicalJson(attributes)).sort();
+  }
+  return out;
+}
