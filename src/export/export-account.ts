@@ -23,6 +23,8 @@ import { acquireLock } from '../storage/lock.js';
 import { JournalCache, JournalWriter, readJournal } from '../storage/journal.js';
 import { openSinceCache, type SinceCache } from './since-cache.js';
 import { checkOutput, makeWorkDir, outputPaths, removeStaleTemps, removeWorkDir } from '../storage/work-dir.js';
+import { STALL_DEFAULTS, type StallPolicy } from '../client/transfer-watchdog.js';
+import { Deadline, recordDeadlineError, recordUnfinished } from './deadline.js';
 
 export interface ExportOptions {
   out: string;
@@ -44,6 +46,10 @@ export interface ExportOptions {
   dispatcher?: Dispatcher;
   now?: () => number;
   random?: () => number;
+  /** Minimum transfer rate before a body counts as stalled (issue 14); STALL_DEFAULTS otherwise. */
+  stall?: Partial<StallPolicy>;
+  /** Stop fetching after this long and write what was stored, marked incomplete (issue 14). */
+  maxDurationMs?: number;
 }
 
 export const EXPORT_DEFAULTS = {
@@ -58,6 +64,8 @@ export interface ExportResult {
   manifest: Manifest;
   archiveBytes: number;
   peakInFlight: number;
+  /** True when --max-duration cut the run short (manifest.errors name what was left undone). */
+  deadlineReached: boolean;
 }
 
 /**
@@ -103,6 +111,8 @@ export async function exportAccount(options: ExportOptions): Promise<ExportResul
     ...(options.dispatcher ? { dispatcher: options.dispatcher } : {}),
   });
   const frontier = new Frontier({ concurrency });
+  // issue 14: at --max-duration nothing new starts and requests in flight end with DEADLINE.
+  const deadline = new Deadline(options.maxDurationMs, () => frontier.halt());
   // The zip is written while the crawl runs: each body goes in as soon as it is stored, so
   // writing the archive costs little time after the last response. manifest.json comes last.
   const entries = new EntryChannel<StoredFile | ManifestSource>();
@@ -147,7 +157,8 @@ export async function exportAccount(options: ExportOptions): Promise<ExportResul
         client,
         spool,
         retry: { ...RETRY_DEFAULTS, ...options.retry },
-        signal: controller.signal,
+        signal: deadline.requestSignal(controller.signal),
+        stall: { ...STALL_DEFAULTS, ...options.stall },
         random: options.random ?? (() => randomInt(0, 2 ** 32) / 2 ** 32),
         now,
         adaptive,
@@ -174,8 +185,13 @@ export async function exportAccount(options: ExportOptions): Promise<ExportResul
     });
     controller.signal.addEventListener('abort', () => frontier.stop(interrupted()), { once: true });
     try {
-      await crawler.start();
+      await crawler.start().catch((error: unknown) => {
+        // issue 14: the prototype list itself cut off by the deadline still leaves an archive.
+        if (!deadline.cutOff(error)) throw error;
+        recordDeadlineError(model, error, hooks.failed);
+      });
       await frontier.drain();
+      if (deadline.expired) recordUnfinished(model, crawler.unfinishedPrototypes(), deadline, hooks.failed);
       // Offline viewer (issue 5): page assets, viewable page copies and index.html (src/viewer/).
       await addOfflineViewer({
         fetch: crawler.fetchContext, frontier, model, service: { origin: client.origin, basePath: client.basePath },
@@ -203,7 +219,8 @@ export async function exportAccount(options: ExportOptions): Promise<ExportResul
     const written = await zipping;
     keepWorkDir = false;
     emit({ type: 'phase', phase: 'done' });
-    return { out: paths.out, complete: manifest.complete, manifest, archiveBytes: written.bytes, peakInFlight: frontier.peakRunning };
+    const deadlineReached = manifest.errors.some((error) => error.code === 'DEADLINE');
+    return { out: paths.out, complete: manifest.complete, manifest, archiveBytes: written.bytes, peakInFlight: frontier.peakRunning, deadlineReached };
   } catch (error) {
     entries.fail(error);
     await zipping?.catch(() => undefined);
@@ -212,6 +229,7 @@ export async function exportAccount(options: ExportOptions): Promise<ExportResul
     if (isRabbitError(failure, 'INTERRUPTED')) keepWorkDir = true;
     throw failure;
   } finally {
+    deadline.cancel();
     options.signal?.removeEventListener('abort', abort);
     await journal.close();
     await spool.close();
