@@ -56,6 +56,16 @@ describe('stalled transfers end', () => {
     await expectExact(out, service, [TRICKLING]);
   });
 
+  it('holds for page assets too: a trickling stylesheet is recorded as STALLED', async () => {
+    const css = '/rabbit/static/css/page.css';
+    service = await startFakeService({ faults: { paths: [{ path: css, kind: 'trickle' }], trickleMs: 500 } });
+    const out = join(await tempDir(), 'assets.zip');
+    const run = await runCli(registerExport, ['export', '--out', out, '--speed-time', '2', '--retries', '1', '--quiet'], env(service));
+    expect(run.code).toBe(3);
+    const { manifest } = await readArchive(out);
+    expect(manifest.errors).toEqual([expect.objectContaining({ source: css, code: 'STALLED' })]);
+  });
+
   it('Ctrl-C stops a run waiting on a trickling body at once, leaving nothing at --out', async () => {
     service = await startFakeService({ faults: { paths: [{ path: TRICKLING, kind: 'trickle' }] } });
     const out = join(await tempDir(), 'interrupted.zip');
