@@ -8,6 +8,7 @@ import { outputPaths } from '../storage/work-dir.js';
 import { readArchiveManifest } from '../manifest/read-manifest.js';
 import { backupArchives, nextBackupName, parseBackupName } from './archive-names.js';
 import { planPrune } from './rotation.js';
+import { isSameService } from '../core/service-url.js';
 
 export interface BackupOptions extends Omit<ExportOptions, 'out' | 'since' | 'force' | 'now'> {
   dir: string;
@@ -22,6 +23,8 @@ export interface BackupResult {
   out: string;
   /** Name of the archive used as --since, or null for a full export. */
   since: string | null;
+  /** Why no archive was used as --since although there were some (another service's), else null. */
+  sinceSkipped: string | null;
   /** Newer archives of ours that were passed over because their manifest could not be read. */
   unreadable: string[];
   export: ExportResult;
@@ -55,12 +58,15 @@ export async function backupAccount(options: BackupOptions): Promise<BackupResul
     lock = await acquireLock(join(dir, BACKUP_LOCK), `the backup folder ${dir}`);
   } catch (error) {
     if (!isRabbitError(error, 'LOCKED')) throw error;
-    throw new RabbitError('LOCKED', `another backup is running, so this one did nothing: ${error.message}`, { cause: error });
+    throw new RabbitError('LOCKED', `another backup is running, so this one did nothing: ${error.message}`, {
+      cause: error,
+      ...(error.data ? { data: error.data } : {}),
+    });
   }
   try {
     await removeAbandoned(dir);
     const names = await readdir(dir);
-    const { since, unreadable } = await newestReadable(dir, backupArchives(names).map((archive) => archive.name));
+    const { since, unreadable, sinceSkipped } = await chooseSince(dir, backupArchives(names).map((archive) => archive.name), exportOptions.baseUrl);
     const name = nextBackupName(now(), new Set(names));
     const out = join(dir, name);
     const result = await exportAccount({ ...exportOptions, out, ...(since !== null ? { since: join(dir, since) } : {}) });
@@ -72,7 +78,7 @@ export async function backupAccount(options: BackupOptions): Promise<BackupResul
     // A clock set back could sort tonight's archive below older ones; it is never the one to go.
     const pruned = plan.remove.filter((archive) => archive !== name);
     for (const archive of pruned) await rm(join(dir, archive), { force: true });
-    return { out, since, unreadable, export: result, kept: ours.filter((archive) => !pruned.includes(archive)), pruned };
+    return { out, since, sinceSkipped, unreadable, export: result, kept: ours.filter((archive) => !pruned.includes(archive)), pruned };
   } finally {
     await lock.release();
   }
@@ -88,18 +94,31 @@ async function checkDir(dir: string): Promise<void> {
   }
 }
 
-/** The newest of our archives whose manifest reads; the ones passed over on the way are reported. */
-async function newestReadable(dir: string, archives: string[]): Promise<{ since: string | null; unreadable: string[] }> {
+/**
+ * The newest of our archives whose manifest reads and that was exported from this same service
+ * (issue 14: compared as normalized URLs, so an edited crontab URL for the same service still
+ * reuses, while an archive of another service, whose ids mean other things, never is). With none,
+ * the night makes a full export and says why rather than failing every night from now on.
+ */
+async function chooseSince(
+  dir: string,
+  archives: string[],
+  baseUrl: string,
+): Promise<{ since: string | null; unreadable: string[]; sinceSkipped: string | null }> {
   const unreadable: string[] = [];
+  let sinceSkipped: string | null = null;
   for (const name of archives) {
+    let source: string;
     try {
-      await readArchiveManifest(join(dir, name));
-      return { since: name, unreadable };
+      source = (await readArchiveManifest(join(dir, name))).source.baseUrl;
     } catch {
       unreadable.push(name);
+      continue;
     }
+    if (isSameService(source, baseUrl)) return { since: name, unreadable, sinceSkipped: null };
+    sinceSkipped ??= `${name} was exported from ${source}, not ${baseUrl}; nothing was reused, this is a full export`;
   }
-  return { since: null, unreadable };
+  return { since: null, unreadable, sinceSkipped };
 }
 
 /**

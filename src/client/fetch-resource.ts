@@ -6,6 +6,8 @@ import type { AdaptiveConcurrency } from './adaptive-concurrency.js';
 import type { RateLimiter } from './rate-limiter.js';
 import { isRetryableStatus, isThrottleStatus, mayRetry, parseRetryAfter, retryDelay, type RetryPolicy } from './retry-policy.js';
 import type { Spool, SpooledBody } from '../storage/spool.js';
+import { stopReason } from './stop-reason.js';
+import { watchTransfer, type StallPolicy } from './transfer-watchdog.js';
 
 export interface FetchContext {
   client: HttpClient;
@@ -17,6 +19,8 @@ export interface FetchContext {
   adaptive?: AdaptiveConcurrency;
   rateLimiter?: RateLimiter;
   onAttempt?: (event: AttemptEvent) => void;
+  /** Minimum transfer rate (issue 14); STALL_DEFAULTS when absent, so every caller is covered. */
+  stall?: StallPolicy;
 }
 
 export type AttemptEvent =
@@ -59,6 +63,7 @@ export async function fetchResource(ctx: FetchContext, request: FetchRequest): P
         ...(request.ifModifiedSince ? { ifModifiedSince: request.ifModifiedSince } : {}),
         ...(request.anonymous ? { anonymous: true } : {}),
       });
+      response.body = watchTransfer(response.body, ctx.stall, request.source);
       if (response.status === 200) {
         const lengthHeader = response.headers['content-length'];
         const expectedLength = lengthHeader && /^\d+$/.test(lengthHeader) ? Number(lengthHeader) : undefined;
@@ -104,7 +109,7 @@ export async function fetchResource(ctx: FetchContext, request: FetchRequest): P
     } catch (error) {
       failure = isRabbitError(error) ? error : toNetworkError(error, request.source, ctx.signal);
     }
-    if (ctx.signal.aborted) throw new RabbitError('INTERRUPTED', 'interrupted', { source: request.source });
+    if (ctx.signal.aborted) throw stopReason(ctx.signal, request.source);
     if (failure.errorClass !== 'retryable') throw withAttempts(failure, attempt);
     const delay = retryDelay(attempt, ctx.retry, ctx.random, retryAfterMs);
     if (!mayRetry(attempt, waited, delay, ctx.retry)) throw withAttempts(failure, attempt);
@@ -120,7 +125,7 @@ export async function fetchResource(ctx: FetchContext, request: FetchRequest): P
     try {
       await sleep(delay, undefined, { signal: ctx.signal });
     } catch {
-      throw new RabbitError('INTERRUPTED', 'interrupted', { source: request.source });
+      throw stopReason(ctx.signal, request.source);
     }
   }
 }

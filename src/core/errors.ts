@@ -2,8 +2,10 @@
  * Typed errors with a stable `code`. Tests and the CLI branch on codes, never on wording.
  *
  * Failures are grouped by what happens next (STYLE 4):
- *  - retryable: the request may succeed if tried again (429, 5xx, resets, timeouts, cut bodies);
- *  - resource: one resource failed for good; it is recorded in the manifest and the crawl goes on;
+ *  - retryable: the request may succeed if tried again (429, 5xx, resets, timeouts, stalled or
+ *    cut bodies);
+ *  - resource: one resource failed for good (or was cut off by --max-duration: DEADLINE); it is
+ *    recorded in the manifest and the crawl goes on;
  *  - fatal: the run cannot continue (key refused, host unreachable, output unwritable).
  */
 export type ErrorCode =
@@ -14,6 +16,8 @@ export type ErrorCode =
   | 'HTTP_STATUS'
   | 'NETWORK'
   | 'TIMEOUT'
+  | 'STALLED'
+  | 'DEADLINE'
   | 'BODY_TOO_LARGE'
   | 'BODY_TRUNCATED'
   | 'BAD_JSON'
@@ -42,6 +46,8 @@ export interface RabbitErrorDetails {
   /** Seconds or HTTP date from a Retry-After header, already parsed to milliseconds. */
   retryAfterMs?: number;
   errorClass?: ErrorClass;
+  /** Machine-readable context for the --json error line (e.g. who holds a lock); never a secret. */
+  data?: Readonly<Record<string, unknown>>;
 }
 
 export class RabbitError extends Error {
@@ -52,6 +58,7 @@ export class RabbitError extends Error {
   readonly source?: string;
   readonly id?: string;
   readonly retryAfterMs?: number;
+  readonly data?: Readonly<Record<string, unknown>>;
 
   constructor(code: ErrorCode, message: string, details: RabbitErrorDetails = {}) {
     super(message, details.cause === undefined ? undefined : { cause: details.cause });
@@ -63,6 +70,7 @@ export class RabbitError extends Error {
     if (details.source !== undefined) this.source = details.source;
     if (details.id !== undefined) this.id = details.id;
     if (details.retryAfterMs !== undefined) this.retryAfterMs = details.retryAfterMs;
+    if (details.data !== undefined) this.data = details.data;
   }
 }
 
@@ -70,6 +78,7 @@ function defaultClass(code: ErrorCode): ErrorClass {
   switch (code) {
     case 'NETWORK':
     case 'TIMEOUT':
+    case 'STALLED':
     case 'BODY_TRUNCATED':
       return 'retryable';
     case 'HTTP_STATUS':
@@ -77,6 +86,7 @@ function defaultClass(code: ErrorCode): ErrorClass {
     case 'BAD_JSON':
     case 'BAD_SHAPE':
     case 'BAD_ID':
+    case 'DEADLINE':
       return 'resource';
     default:
       return 'fatal';

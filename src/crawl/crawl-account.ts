@@ -75,7 +75,7 @@ export class AccountCrawler {
         }
       }
     }
-    for (const [id, key] of owner) this.schedule(() => this.prototype(id, key));
+    for (const [id, key] of owner) this.schedule(id, () => this.prototype(id, key));
   }
 
   private async fetchRootList(key: string, index: number): Promise<IdList> {
@@ -116,16 +116,16 @@ export class AccountCrawler {
     const proto = body.parsed;
     this.store(proto, { path: archivePathFor(source, proto.revision), source, result: body.result });
     const base = `prototypes/${id}`;
-    this.schedule(() => this.list(proto, `${base}/pages.json`, 'page', (page) => this.page(proto, page), true));
-    this.schedule(() => this.list(proto, `${base}/layers.json`, 'layer', (layer) => this.layer(proto, layer)));
+    this.schedule(proto.id, () => this.list(proto, `${base}/pages.json`, 'page', (page) => this.page(proto, page), true));
+    this.schedule(proto.id, () => this.list(proto, `${base}/layers.json`, 'layer', (layer) => this.layer(proto, layer)));
     const discussions = new Set<string>();
     const discussion = (d: string): void => {
       if (discussions.has(d)) return;
       discussions.add(d);
-      this.schedule(() => this.resource(proto, `${base}/discussions/${d}.json`, 'json', 'discussion'));
+      this.schedule(proto.id, () => this.resource(proto, `${base}/discussions/${d}.json`, 'json', 'discussion'));
     };
     this.discussionSink.set(id, discussion);
-    this.schedule(() => this.list(proto, `${base}/discussions.json`, 'discussion', discussion));
+    this.schedule(proto.id, () => this.list(proto, `${base}/discussions.json`, 'discussion', discussion));
   }
 
   /** Per prototype: schedules each discussion id once, whichever list named it first. */
@@ -133,21 +133,21 @@ export class AccountCrawler {
 
   private page(proto: PrototypeContext, page: string): void {
     const base = `prototypes/${proto.id}/pages/${page}`;
-    this.schedule(() => this.resource(proto, `${base}.json`, 'json', 'page'));
-    if (this.options.formats.has('html')) this.schedule(() => this.resource(proto, `${base}.html`, 'html'));
-    if (this.options.formats.has('png')) this.schedule(() => this.resource(proto, `${base}.png`, 'png'));
-    this.schedule(() => this.list(proto, `${base}/elements.json`, 'element', (element) => {
-      this.schedule(() => this.resource(proto, `${base}/elements/${element}.json`, 'json', 'element'));
+    this.schedule(proto.id, () => this.resource(proto, `${base}.json`, 'json', 'page'));
+    if (this.options.formats.has('html')) this.schedule(proto.id, () => this.resource(proto, `${base}.html`, 'html'));
+    if (this.options.formats.has('png')) this.schedule(proto.id, () => this.resource(proto, `${base}.png`, 'png'));
+    this.schedule(proto.id, () => this.list(proto, `${base}/elements.json`, 'element', (element) => {
+      this.schedule(proto.id, () => this.resource(proto, `${base}/elements/${element}.json`, 'json', 'element'));
     }));
     const discussion = this.discussionSink.get(proto.id) as (id: string) => void;
-    this.schedule(() => this.list(proto, `${base}/discussions.json`, 'discussion', discussion));
+    this.schedule(proto.id, () => this.list(proto, `${base}/discussions.json`, 'discussion', discussion));
   }
 
   private layer(proto: PrototypeContext, layer: string): void {
     const base = `prototypes/${proto.id}/layers/${layer}`;
-    this.schedule(() => this.resource(proto, `${base}.json`, 'json', 'layer'));
-    this.schedule(() => this.list(proto, `${base}/elements.json`, 'element', (element) => {
-      this.schedule(() => this.resource(proto, `${base}/elements/${element}.json`, 'json', 'element'));
+    this.schedule(proto.id, () => this.resource(proto, `${base}.json`, 'json', 'layer'));
+    this.schedule(proto.id, () => this.list(proto, `${base}/elements.json`, 'element', (element) => {
+      this.schedule(proto.id, () => this.resource(proto, `${base}/elements/${element}.json`, 'json', 'element'));
     }));
   }
 
@@ -231,9 +231,23 @@ export class AccountCrawler {
     this.options.hooks?.failed?.(source, error);
   }
 
-  private schedule(task: () => Promise<void> | void): void {
+  // issue 14 (--max-duration): tasks scheduled and not yet finished, per prototype. A task the
+  // frontier dropped when it was halted never finishes, so what is left here after the drain is
+  // exactly the prototypes with work undone.
+  private readonly outstanding = new Map<string, number>();
+
+  /** Prototypes with scheduled work that never finished, and how many tasks each (after a halt). */
+  unfinishedPrototypes(): [id: string, tasks: number][] {
+    return [...this.outstanding];
+  }
+
+  private schedule(protoId: string, task: () => Promise<void> | void): void {
+    this.outstanding.set(protoId, (this.outstanding.get(protoId) ?? 0) + 1);
     this.options.frontier.add(async () => {
       await task();
+      const left = (this.outstanding.get(protoId) ?? 1) - 1;
+      if (left > 0) this.outstanding.set(protoId, left);
+      else this.outstanding.delete(protoId);
     });
   }
 }

@@ -65,6 +65,22 @@ export class Frontier {
     }
   }
 
+  /**
+   * Drop everything not yet started and refuse new tasks, but let the drain resolve as usual once
+   * the running ones end (--max-duration: the run stops fetching, it does not fail).
+   */
+  halt(): void {
+    this.stopped = true;
+    this.pending.length = 0;
+    this.limit.clearQueue();
+    this.pump();
+  }
+
+  /** True once halted or stopped: tasks added now are dropped. */
+  get halted(): boolean {
+    return this.stopped;
+  }
+
   /** Drop everything not yet started and fail the drain (fatal error, interruption). */
   stop(reason: unknown): void {
     this.stopped = true;

@@ -14,7 +14,9 @@ import { ArchiveModel } from '../manifest/archive-model.js';
 import { manifestText } from '../manifest/write-manifest.js';
 import { openWorkspace } from '../storage/workspace.js';
 import { addOfflineViewer } from '../viewer/build-viewer.js';
+import { STALL_DEFAULTS } from '../client/transfer-watchdog.js';
 import { ArchiveSink } from './archive-sink.js';
+import { Deadline, recordDeadlineError, recordUnfinished } from './deadline.js';
 import type { EventSink } from './events.js';
 import { checkExportOptions, EXPORT_DEFAULTS, RESULT_ERROR_LIMIT, type ExportOptions, type ExportResult } from './export-options.js';
 import { openSinceCache } from './since-cache.js';
@@ -53,6 +55,8 @@ export async function exportAccount(options: ExportOptions): Promise<ExportResul
     ...(options.dispatcher ? { dispatcher: options.dispatcher } : {}),
   });
   const frontier = new Frontier({ concurrency });
+  // At --max-duration nothing new starts and requests in flight end with DEADLINE.
+  const deadline = new Deadline(options.maxDurationMs, () => frontier.halt());
   const stats = { requests: 0, retries: 0, bytes: 0, files: 0 };
   const sink = new ArchiveSink(work.paths.out, {
     spool: work.spool,
@@ -66,7 +70,8 @@ export async function exportAccount(options: ExportOptions): Promise<ExportResul
     client,
     spool: work.spool,
     retry: { ...RETRY_DEFAULTS, ...options.retry },
-    signal: controller.signal,
+    signal: deadline.requestSignal(controller.signal),
+    stall: { ...STALL_DEFAULTS, ...options.stall },
     random: options.random ?? (() => randomInt(0, 2 ** 32) / 2 ** 32),
     now,
     adaptive: new AdaptiveConcurrency(concurrency, (value) => {
@@ -111,8 +116,13 @@ export async function exportAccount(options: ExportOptions): Promise<ExportResul
     });
     controller.signal.addEventListener('abort', () => frontier.stop(interrupted()), { once: true });
     try {
-      await crawler.start();
+      await crawler.start().catch((error: unknown) => {
+        // The prototype list itself cut off by the deadline still leaves an archive.
+        if (!deadline.cutOff(error)) throw error;
+        recordDeadlineError(model, error, failed);
+      });
       await frontier.drain();
+      if (deadline.expired) recordUnfinished(model, crawler.unfinishedPrototypes(), deadline, failed);
       await addOfflineViewer({
         fetch, frontier, model, service: { origin: client.origin, basePath: client.basePath },
         baseUrl: options.baseUrl, pages: (options.formats ?? EXPORT_DEFAULTS.formats).has('html'), onFailed: failed,
@@ -133,6 +143,7 @@ export async function exportAccount(options: ExportOptions): Promise<ExportResul
       complete: model.errorCount === 0,
       archiveBytes: written.bytes,
       peakInFlight: frontier.peakRunning,
+      deadlineReached: deadline.expired,
       prototypes: model.origins(),
       stats,
       errorCount: model.errorCount,
@@ -147,6 +158,7 @@ export async function exportAccount(options: ExportOptions): Promise<ExportResul
     await work.close(isRabbitError(failure, 'INTERRUPTED') ? 'interrupted' : 'failed');
     throw failure;
   } finally {
+    deadline.cancel();
     options.signal?.removeEventListener('abort', abort);
     since?.close();
     await client.close();

@@ -2,6 +2,7 @@ import type { Dispatcher } from 'undici';
 import { RabbitError } from '../core/errors.js';
 import { parseBaseUrl } from '../client/http-client.js';
 import type { RetryPolicy } from '../client/retry-policy.js';
+import type { StallPolicy } from '../client/transfer-watchdog.js';
 import type { Format, SizeCaps } from '../crawl/crawl-account.js';
 import type { ManifestError } from '../manifest/types.js';
 import type { EventSink } from './events.js';
@@ -26,6 +27,10 @@ export interface ExportOptions {
   dispatcher?: Dispatcher;
   now?: () => number;
   random?: () => number;
+  /** Minimum transfer rate before a body counts as stalled; STALL_DEFAULTS otherwise. */
+  stall?: Partial<StallPolicy>;
+  /** Stop fetching after this long and write what was stored, marked incomplete. */
+  maxDurationMs?: number;
 }
 
 export const EXPORT_DEFAULTS = {
@@ -40,6 +45,8 @@ export interface ExportResult {
   complete: boolean;
   archiveBytes: number;
   peakInFlight: number;
+  /** True when --max-duration cut the run short (the manifest's errors name what was left undone). */
+  deadlineReached: boolean;
   prototypes: { total: number; reused: number; fetched: number };
   stats: { requests: number; retries: number; bytes: number; files: number };
   errorCount: number;

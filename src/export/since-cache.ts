@@ -5,6 +5,7 @@ import { openZip, type ZipReader } from '../archive/zip-reader.js';
 import type { Spool } from '../storage/spool.js';
 import type { BodyCache, CacheCandidate, CachedBody, PrototypeContext } from '../storage/body-cache.js';
 import { readManifestFrom } from '../manifest/read-manifest.js';
+import { isSameService } from '../core/service-url.js';
 import type { FileEntry, Manifest } from '../manifest/types.js';
 
 export interface SinceCacheOptions {
@@ -50,7 +51,7 @@ export async function openSinceCache(prevPath: string, spool: Spool, options: Si
   let index: Map<string, PrevPrototype>;
   try {
     const manifest = await readManifestFrom(reader);
-    if (options.baseUrl !== undefined && trimSlash(manifest.source.baseUrl) !== trimSlash(options.baseUrl)) {
+    if (options.baseUrl !== undefined && !isSameService(manifest.source.baseUrl, options.baseUrl)) {
       throw new RabbitError('USAGE', `--since ${origin} was exported from ${manifest.source.baseUrl}, not ${options.baseUrl}`);
     }
     index = indexPrototypes(manifest, reader);
@@ -118,8 +119,4 @@ function unusable(origin: string, error: unknown): RabbitError {
   return new RabbitError('USAGE', `--since ${origin} cannot be used: ${reason}; name an archive written by rabbit-export, or leave out --since`, {
     cause: error,
   });
-}
-
-function trimSlash(url: string): string {
-  return url.replace(/\/+$/, '');
 }

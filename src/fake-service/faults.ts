@@ -18,12 +18,13 @@ export type FaultKind =
   | 'malformed-json'
   | 'bad-ids'
   | 'endless-body'
+  | 'trickle'
   | '403'
   | '404';
 
 export const FAULT_KINDS: readonly FaultKind[] = [
   '429', '500', '502', '503', '504', 'reset', 'truncate', 'slow-body',
-  'malformed-json', 'bad-ids', 'endless-body', '403', '404',
+  'malformed-json', 'bad-ids', 'endless-body', 'trickle', '403', '404',
 ];
 
 /** The faults a retrying client should get through: the default for `rate`. */
@@ -45,9 +46,12 @@ export interface FaultOptions {
   paths?: PathFault[];
   /** Total pauses of a 'slow-body' response, spread over 10 chunks. Default 3000. */
   slowBodyMs?: number;
+  /** Pause between the single bytes of a 'trickle' body, which never ends. Default 2000. */
+  trickleMs?: number;
 }
 
 export const DEFAULT_SLOW_BODY_MS = 3000;
+export const DEFAULT_TRICKLE_MS = 2000;
 
 export class FaultPlan {
   private readonly rng: Rng;
@@ -60,6 +64,10 @@ export class FaultPlan {
 
   get slowBodyMs(): number {
     return this.options.slowBodyMs ?? DEFAULT_SLOW_BODY_MS;
+  }
+
+  get trickleMs(): number {
+    return this.options.trickleMs ?? DEFAULT_TRICKLE_MS;
   }
 
   /** Path faults reach every path; rate faults only API paths, never static assets. */
@@ -88,10 +96,12 @@ export class FaultPlan {
  *   kinds=<kind>+<kind>...       kinds drawn at `rate` (default 429+500+502+503+504+reset+truncate)
  *   path=<path>:<kind>[*<n>]     always (or the first n times) fail this exact path, repeatable
  *   slow-body-ms=<integer>       total pause of a slow-body response
+ *   trickle-ms=<integer>         pause between the bytes of a trickle body (default 2000)
  *
  * e.g. "rate=0.15,seed=7,kinds=429+503+reset+truncate" or
  *      "path=/rabbit/api/prototypes/3/pages/page0001.png:500*2;path=/rabbit/api/prototypes.json:reset".
- * Kinds: 429 500 502 503 504 403 404 reset truncate slow-body malformed-json bad-ids endless-body.
+ * Kinds: 429 500 502 503 504 403 404 reset truncate slow-body malformed-json bad-ids endless-body
+ * trickle (a 200 whose body sends one byte every trickle-ms and never ends: never idle, never done).
  */
 export function parseFaultSpec(spec: string): FaultOptions {
   const options: FaultOptions = {};
@@ -109,6 +119,9 @@ export function parseFaultSpec(spec: string): FaultOptions {
       case 'slow-body-ms':
         options.slowBodyMs = integer(value, clause);
         break;
+      case 'trickle-ms':
+        options.trickleMs = integer(value, clause);
+        break;
       case 'kinds':
         options.kinds = value.split('+').map((kind) => faultKind(kind.trim(), clause));
         break;
@@ -116,7 +129,7 @@ export function parseFaultSpec(spec: string): FaultOptions {
         (options.paths ??= []).push(pathFault(value, clause));
         break;
       default:
-        throw usage(clause, 'expected rate=, seed=, kinds=, path= or slow-body-ms=');
+        throw usage(clause, 'expected rate=, seed=, kinds=, path=, slow-body-ms= or trickle-ms=');
     }
   }
   return options;

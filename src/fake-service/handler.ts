@@ -74,6 +74,7 @@ async function handle(state: ServiceState, req: IncomingMessage, res: ServerResp
   const mode: SendMode = {};
   if (fault === 'truncate') mode.truncate = true;
   if (fault === 'slow-body') mode.slowBodyMs = state.faults.slowBodyMs;
+  if (fault === 'trickle') mode.trickleMs = state.faults.trickleMs;
   await sendReply(req, res, reply, mode);
 }
 

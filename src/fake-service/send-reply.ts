@@ -11,6 +11,8 @@ export interface SendMode {
   truncate?: boolean;
   /** Spread the body over 10 pieces with pauses adding up to this many milliseconds. */
   slowBodyMs?: number;
+  /** Send the body chunked, one byte every this many milliseconds, for ever (until the client goes). */
+  trickleMs?: number;
 }
 
 const SLOW_PIECES = 10;
@@ -22,6 +24,7 @@ export async function sendReply(
   mode: SendMode = {},
 ): Promise<void> {
   const payload = reply.payload;
+  if (mode.trickleMs !== undefined && payload !== undefined && req.method !== 'HEAD') return trickle(res, reply, payload, mode.trickleMs);
   const headers = { ...reply.headers };
   if (payload?.size !== undefined) headers['content-length'] = String(payload.size);
   res.writeHead(reply.status, headers);
@@ -56,6 +59,21 @@ export async function sendReply(
   if (gone(res)) return;
   if (mode.truncate) return dropAfterFlush(res);
   res.end();
+}
+
+/**
+ * An overloaded server or a broken proxy: headers at once, then the body's bytes one at a time,
+ * round and round, without end. No idle timeout ever fires on it; only a minimum rate does.
+ */
+async function trickle(res: ServerResponse, reply: Reply, payload: NonNullable<Reply['payload']>, pauseMs: number): Promise<void> {
+  res.writeHead(reply.status, reply.headers);
+  res.flushHeaders();
+  const [first] = payload.bytes === undefined ? payload.chunks() : [payload.bytes];
+  const source = first !== undefined && first.length > 0 ? first : Buffer.from(' ');
+  for (let i = 0; !gone(res); i++) {
+    res.write(source.subarray(i % source.length, (i % source.length) + 1));
+    await sleep(pauseMs);
+  }
 }
 
 function gone(res: ServerResponse): boolean {

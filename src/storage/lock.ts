@@ -2,6 +2,7 @@ import { open, readFile, rm } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { RabbitError } from '../core/errors.js';
 import { isProcessAlive } from '../core/process-alive.js';
+import { formatDuration } from '../core/duration.js';
 
 export interface Lock {
   release(): Promise<void>;
@@ -22,9 +23,7 @@ export async function acquireLock(path: string, what: string): Promise<Lock> {
     } catch (error) {
       if ((error as { code?: string }).code !== 'EEXIST') throw error;
       const owner = await readOwner(path);
-      if (owner && isAlive(owner)) {
-        throw new RabbitError('LOCKED', `${what} is in use by process ${owner.pid} (since ${owner.since}); lock file ${path}`);
-      }
+      if (owner && isAlive(owner)) throw heldBy(owner, what, path);
       // The owner is gone: the lock is stale. Remove it and try once more.
       await rm(path, { force: true });
     }
@@ -46,6 +45,27 @@ async function readOwner(path: string): Promise<Owner | undefined> {
     // An unreadable or half-written lock file is treated as stale below.
   }
   return undefined;
+}
+
+/** Who holds a lock, for people and for monitoring: a lock held for days means a stuck run. */
+export interface LockHolder {
+  pid: number;
+  host: string;
+  /** When the holder took the lock (ISO 8601), or null if the lock file does not say. */
+  since: string | null;
+  /** Seconds since then, or null when unknown. */
+  ageSeconds: number | null;
+}
+
+function heldBy(owner: Owner, what: string, path: string, now = Date.now()): RabbitError {
+  const taken = Date.parse(owner.since);
+  const ageSeconds = Number.isNaN(taken) ? null : Math.max(0, Math.floor((now - taken) / 1000));
+  const holder: LockHolder = { pid: owner.pid, host: owner.host, since: Number.isNaN(taken) ? null : owner.since, ageSeconds };
+  const where = owner.host ? ` on ${owner.host}` : '';
+  const age = ageSeconds === null ? '' : `, running for ${formatDuration(ageSeconds * 1000)}`;
+  return new RabbitError('LOCKED', `${what} is in use by process ${owner.pid}${where} (since ${owner.since}${age}); lock file ${path}`, {
+    data: { holder },
+  });
 }
 
 function isAlive(owner: Owner): boolean {

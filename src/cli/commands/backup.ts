@@ -7,8 +7,9 @@ import { intOption } from '../options.js';
 import { createProgress, progressMode } from '../progress.js';
 import { runAction, withInterrupts, type CliIO } from '../run.js';
 import { addServiceOptions, serviceOptionsOf, type ServiceFlags } from '../service-flags.js';
+import { addRunLimitOptions, runLimitsOf, type RunLimitFlags } from '../run-limit-flags.js';
 
-interface BackupFlags extends Omit<SelectionFlags, 'since'>, ServiceFlags {
+interface BackupFlags extends Omit<SelectionFlags, 'since'>, ServiceFlags, RunLimitFlags {
   dir: string;
   keep: number;
   json?: boolean;
@@ -16,13 +17,13 @@ interface BackupFlags extends Omit<SelectionFlags, 'since'>, ServiceFlags {
 }
 
 export function registerBackup(program: Command, io: CliIO): void {
-  addServiceOptions(
+  addRunLimitOptions(addServiceOptions(
     program
       .command('backup')
       .description('one scheduled backup: export into DIR, copying what did not change from the newest archive there, then rotate')
       .requiredOption('-d, --dir <folder>', 'folder of the backups; archives are named by UTC time, e.g. 2026-11-22T031500Z.zip')
       .option('-k, --keep <n>', 'archives to keep (the newest complete one is always kept)', intOption('--keep', 1, 100_000), BACKUP_DEFAULTS.keep),
-  )
+  ))
     .option('--prototype <id>', SELECTION_HELP.prototype, collectPrototype)
     .option('--formats <list>', SELECTION_HELP.formats, parseFormats)
     .option('--json', 'print one JSON summary line on stdout (for logs)')
@@ -30,11 +31,13 @@ export function registerBackup(program: Command, io: CliIO): void {
     .addHelpText(
       'after',
       `
-Runs never overlap: a second run while one is going says so and exits 1. Exit codes as for export.
+Runs never overlap: a second run while one is going says so (its pid, host and how long it has
+been running, also in the --json line) and exits 1. Exit codes as for export. With --max-duration
+a night that runs long stops fetching, writes what it has (exit 3) and the next night goes on.
 
 Examples:
   rabbit-export backup --dir /var/backups/rabbit --keep 14 --api-key-file ~/.rabbit-keys
-  15 3 * * * rabbit-export backup --dir ~/rabbit-backups --keep 14 --json --api-key-file ~/.rabbit-keys >> ~/rabbit-backup.log 2>&1`,
+  15 3 * * * rabbit-export backup --dir ~/rabbit-backups --keep 14 --max-duration 3h --json --api-key-file ~/.rabbit-keys >> ~/rabbit-backup.log 2>&1`,
     )
     .action((flags: BackupFlags) =>
       runAction(io, flags.json ?? false, async () => {
@@ -51,6 +54,7 @@ Examples:
               signal,
               onEvent: progress.onEvent,
               ...selectionOf(flags),
+              ...runLimitsOf(flags),
             }),
           );
         } finally {
@@ -63,6 +67,8 @@ Examples:
           exitCode: code,
           out: result.out,
           since: result.since,
+          sinceSkipped: result.sinceSkipped,
+          deadlineReached: result.export.deadlineReached,
           complete: result.export.complete,
           prototypes: prototypes.total,
           reused: prototypes.reused,
@@ -83,6 +89,8 @@ Examples:
           io.stdout.write(
             `${summary.complete ? 'complete' : 'INCOMPLETE'}: ${result.out}\n` +
               `  ${summary.prototypes} prototypes: ${summary.reused} unchanged, copied from ${result.since ?? '-'}; ${summary.fetched} fetched\n` +
+              (result.sinceSkipped !== null ? `  full export: ${printable(result.sinceSkipped)}\n` : '') +
+              (result.export.deadlineReached ? '  stopped fetching at --max-duration; the next backup fetches the rest\n' : '') +
               `  ${summary.requests} requests, ${mib(summary.bytes)} in ${seconds(summary.durationMs)}\n` +
               `  ${summary.kept} archives kept${summary.pruned.length > 0 ? `, removed ${summary.pruned.join(', ')}` : ''}\n`,
           );

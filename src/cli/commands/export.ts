@@ -8,8 +8,9 @@ import { createProgress, progressMode } from '../progress.js';
 import { runAction, withInterrupts, type CliIO } from '../run.js';
 import { collectPrototype, parseFormats, SELECTION_HELP, selectionArgs, selectionOf, type SelectionFlags } from '../export-flags.js';
 import { RabbitError, isRabbitError } from '../../core/errors.js';
+import { addRunLimitOptions, runLimitArgs, runLimitsOf, type RunLimitFlags } from '../run-limit-flags.js';
 
-interface ExportFlags extends SelectionFlags, ServiceFlags {
+interface ExportFlags extends SelectionFlags, ServiceFlags, RunLimitFlags {
   out: string;
   force?: boolean;
   json?: boolean;
@@ -17,12 +18,12 @@ interface ExportFlags extends SelectionFlags, ServiceFlags {
 }
 
 export function registerExport(program: Command, io: CliIO): void {
-  addServiceOptions(
+  addRunLimitOptions(addServiceOptions(
     program
       .command('export')
       .description('export everything the API key can read into one zip')
       .requiredOption('-o, --out <file.zip>', 'the archive to write'),
-  )
+  ))
     .option('-f, --force', 'replace an existing archive at --out')
     .option('--json', 'print one JSON summary line on stdout')
     .option('-q, --quiet', 'print nothing but errors')
@@ -54,6 +55,7 @@ Examples:
               signal,
               onEvent: progress.onEvent,
               ...selectionOf(flags),
+              ...runLimitsOf(flags),
             }),
           );
         } catch (error) {
@@ -76,6 +78,7 @@ Examples:
           requests: result.stats.requests,
           retries: result.stats.retries,
           errors: result.errorCount,
+          deadlineReached: result.deadlineReached,
           durationMs: Date.now() - started,
           peakRssBytes: process.resourceUsage().maxRSS * 1024,
         };
@@ -90,6 +93,7 @@ Examples:
               `archive: ${result.out}\n`,
           );
         }
+        if (result.deadlineReached) io.stderr.write('stopped fetching at --max-duration; the archive holds what was fetched until then\n');
         if (!result.complete) {
           const shown = result.errors;
           io.stderr.write(`${result.errorCount} resources could not be archived:\n`);
@@ -113,7 +117,7 @@ function resumeHint(flags: ExportFlags): string {
 
 function exportCommand(flags: ExportFlags, fillFrom?: string): string {
   const args = ['rabbit-export', 'export', '--out', flags.out, ...serviceArgs(flags)];
-  args.push(...selectionArgs(fillFrom === undefined ? flags : { ...flags, since: fillFrom }));
+  args.push(...selectionArgs(fillFrom === undefined ? flags : { ...flags, since: fillFrom }), ...runLimitArgs(flags));
   if (fillFrom !== undefined || flags.force) args.push('--force');
   return args.map(shellQuote).join(' ');
 }

@@ -1,0 +1,57 @@
+import { InvalidArgumentError, type Command } from 'commander';
+import { isRabbitError } from '../core/errors.js';
+import { STALL_DEFAULTS } from '../client/transfer-watchdog.js';
+import { formatDuration, parseDuration } from '../export/deadline.js';
+import type { ExportOptions } from '../export/export-account.js';
+import { intOption } from './options.js';
+
+/**
+ * Flags that make an unattended run always end (issue 14), shared by `export` and `backup`:
+ * curl's --speed-limit/--speed-time against bodies that trickle, rclone's --max-duration against a
+ * night that runs into the working day.
+ */
+export interface RunLimitFlags {
+  speedLimit: number;
+  speedTime: number;
+  maxDuration?: number;
+}
+
+export function addRunLimitOptions(command: Command): Command {
+  return command
+    .option(
+      '--speed-limit <bytes>',
+      'a body slower than this many bytes/s for --speed-time is aborted and retried; 0 turns it off',
+      intOption('--speed-limit', 0, 1_000_000_000),
+      STALL_DEFAULTS.minBytesPerSecond,
+    )
+    .option('--speed-time <seconds>', 'how long a body may stay under --speed-limit', intOption('--speed-time', 1, 3600), STALL_DEFAULTS.windowMs / 1000)
+    .option(
+      '--max-duration <duration>',
+      'stop fetching after this long (e.g. 90s, 45m, 6h) and write what was fetched, marked incomplete (exit 3)',
+      durationOption,
+    );
+}
+
+export function runLimitsOf(flags: RunLimitFlags): Pick<ExportOptions, 'stall' | 'maxDurationMs'> {
+  return {
+    stall: { minBytesPerSecond: flags.speedLimit, windowMs: flags.speedTime * 1000 },
+    ...(flags.maxDuration !== undefined ? { maxDurationMs: flags.maxDuration } : {}),
+  };
+}
+
+/** The flags again, for a command line the user can copy (resume hints). */
+export function runLimitArgs(flags: RunLimitFlags): string[] {
+  const args: string[] = [];
+  if (flags.speedLimit !== STALL_DEFAULTS.minBytesPerSecond) args.push('--speed-limit', String(flags.speedLimit));
+  if (flags.speedTime !== STALL_DEFAULTS.windowMs / 1000) args.push('--speed-time', String(flags.speedTime));
+  if (flags.maxDuration !== undefined) args.push('--max-duration', formatDuration(flags.maxDuration));
+  return args;
+}
+
+function durationOption(value: string): number {
+  try {
+    return parseDuration(value);
+  } catch (error) {
+    throw new InvalidArgumentError(isRabbitError(error) ? error.message : String(error));
+  }
+}

@@ -1,0 +1,135 @@
+import { RabbitError } from '../core/errors.js';
+
+/**
+ * The minimum transfer rate (curl's --speed-limit / --speed-time). undici's bodyTimeout is an idle
+ * timeout: a server or proxy that sends one byte every two seconds is never idle, and without this
+ * a night's backup could hang on one such body for ever, holding its lock. A transfer that brings
+ * fewer than `minBytesPerSecond` on average over the last `windowMs` is aborted with STALLED, which
+ * the fetch layer retries like a timeout.
+ */
+export interface StallPolicy {
+  /** Average bytes per second below which a transfer counts as stalled; 0 turns the check off. */
+  minBytesPerSecond: number;
+  /** How long the rate must stay below the limit before the transfer is aborted. */
+  windowMs: number;
+}
+
+export const STALL_DEFAULTS: StallPolicy = {
+  minBytesPerSecond: 1024,
+  windowMs: 30_000,
+};
+
+/** The time source and timer of the watchdog; tests pass a fake one. */
+export interface WatchdogClock {
+  now(): number;
+  every(ms: number, tick: () => void): () => void;
+}
+
+export const SYSTEM_CLOCK: WatchdogClock = {
+  now: () => performance.now(),
+  every(ms, tick) {
+    const timer = setInterval(tick, ms);
+    // A watchdog must never be what keeps the process alive.
+    timer.unref();
+    return () => clearInterval(timer);
+  },
+};
+
+/** Buckets per window: the sliding window is exact to one bucket (1 s with the defaults). */
+const BUCKETS = 30;
+
+/**
+ * Bytes received per time bucket over the last window, in a fixed ring: constant memory however
+ * fast or long the transfer. The sum covers at least a whole window (one bucket more than it), so
+ * a transfer is never called stalled on less than `windowMs` of evidence.
+ */
+export class RateMeter {
+  private readonly bucketMs: number;
+  private readonly counts: number[];
+  private current = 0;
+
+  constructor(
+    private readonly policy: StallPolicy,
+    private readonly startMs: number,
+  ) {
+    this.bucketMs = Math.max(1, policy.windowMs / BUCKETS);
+    this.counts = new Array<number>(BUCKETS + 1).fill(0);
+  }
+
+  add(bytes: number, nowMs: number): void {
+    this.advance(nowMs);
+    this.counts[this.current % this.counts.length] = (this.counts[this.current % this.counts.length] ?? 0) + bytes;
+  }
+
+  stalled(nowMs: number): boolean {
+    if (this.policy.minBytesPerSecond <= 0 || nowMs - this.startMs < this.policy.windowMs) return false;
+    this.advance(nowMs);
+    const received = this.counts.reduce((sum, count) => sum + count, 0);
+    return received < (this.policy.minBytesPerSecond * this.policy.windowMs) / 1000;
+  }
+
+  /** Buckets the clock has moved past since the last call are emptied for reuse. */
+  private advance(nowMs: number): void {
+    const bucket = Math.floor(Math.max(0, nowMs - this.startMs) / this.bucketMs);
+    const steps = Math.min(bucket - this.current, this.counts.length);
+    for (let i = 1; i <= steps; i++) this.counts[(this.current + i) % this.counts.length] = 0;
+    if (bucket > this.current) this.current = bucket;
+  }
+}
+
+export interface WatchedBody extends AsyncIterable<Buffer> {
+  destroy(error?: Error): void;
+}
+
+/**
+ * The same body, watched: when it stalls, the underlying stream is destroyed with a STALLED error,
+ * so a read waiting on it fails at once. Checking on a timer (not only when a chunk arrives)
+ * catches a body that stops altogether before the idle timeout would. The timer stops when the
+ * body is read to its end, fails, or is destroyed.
+ */
+export function watchTransfer(
+  body: WatchedBody,
+  policy: StallPolicy = STALL_DEFAULTS,
+  source = '',
+  clock: WatchdogClock = SYSTEM_CLOCK,
+): WatchedBody {
+  if (policy.minBytesPerSecond <= 0) return body;
+  const meter = new RateMeter(policy, clock.now());
+  let stopped = false;
+  const cancel = clock.every(Math.max(1, policy.windowMs / BUCKETS), () => {
+    if (meter.stalled(clock.now())) {
+      stop();
+      body.destroy(stalledError(policy, source));
+    }
+  });
+  function stop(): void {
+    if (stopped) return;
+    stopped = true;
+    cancel();
+  }
+  return {
+    destroy(error?: Error) {
+      stop();
+      body.destroy(error);
+    },
+    async *[Symbol.asyncIterator]() {
+      try {
+        for await (const chunk of body) {
+          meter.add(chunk.length, clock.now());
+          yield chunk;
+        }
+      } finally {
+        stop();
+      }
+    },
+  };
+}
+
+export function stalledError(policy: StallPolicy, source: string): RabbitError {
+  const seconds = Math.round(policy.windowMs / 100) / 10;
+  return new RabbitError(
+    'STALLED',
+    `GET ${source} stalled: under ${policy.minBytesPerSecond} bytes/s for ${seconds} s (--speed-limit, --speed-time)`,
+    { source, method: 'GET' },
+  );
+}

@@ -1,0 +1,98 @@
+import { setMaxListeners } from 'node:events';
+import { RabbitError, isRabbitError } from '../core/errors.js';
+import { API_PREFIX } from '../archive/paths.js';
+import type { ArchiveModel } from '../manifest/archive-model.js';
+import { formatDuration } from '../core/duration.js';
+
+export { formatDuration, parseDuration } from '../core/duration.js';
+
+/**
+ * `--max-duration` (issue 14): an unattended run that must end by a given time, like rclone's
+ * --max-duration. When it expires the run stops fetching (requests in flight are abandoned, nothing
+ * new starts) but is not interrupted: the archive is written with what was stored, and whatever
+ * was left undone is recorded with a DEADLINE error, so the archive says it is incomplete and the
+ * next `--since` (or the next night's backup) fetches only the rest. Ctrl-C is unchanged.
+ */
+
+/** The timer the deadline runs on; tests pass their own. */
+export type DeadlineTimer = (ms: number, expire: () => void) => () => void;
+
+const SYSTEM_TIMER: DeadlineTimer = (ms, expire) => {
+  const timer = setTimeout(expire, ms);
+  timer.unref();
+  return () => clearTimeout(timer);
+};
+
+export class Deadline {
+  private readonly controller = new AbortController();
+  private readonly cancelTimer: () => void;
+
+  /** `onExpire` runs once, after the signal has fired; undefined `maxDurationMs` never expires. */
+  constructor(
+    readonly maxDurationMs: number | undefined,
+    onExpire: () => void,
+    timer: DeadlineTimer = SYSTEM_TIMER,
+  ) {
+    setMaxListeners(0, this.controller.signal);
+    this.cancelTimer =
+      maxDurationMs === undefined
+        ? () => undefined
+        : timer(maxDurationMs, () => {
+            this.controller.abort(this.error());
+            onExpire();
+          });
+  }
+
+  get expired(): boolean {
+    return this.controller.signal.aborted;
+  }
+
+  /** What requests listen to: the run's own signal, and this deadline when there is one. */
+  requestSignal(run: AbortSignal): AbortSignal {
+    if (this.maxDurationMs === undefined) return run;
+    const both = AbortSignal.any([run, this.controller.signal]);
+    // Every request in flight and every backoff listens on it.
+    setMaxListeners(0, both);
+    return both;
+  }
+
+  /** Whether `error` is this deadline cutting off the run (not a failure of the service). */
+  cutOff(error: unknown): error is RabbitError {
+    return this.expired && isRabbitError(error, 'DEADLINE');
+  }
+
+  cancel(): void {
+    this.cancelTimer();
+  }
+
+  error(): RabbitError {
+    return new RabbitError('DEADLINE', `the run reached --max-duration ${formatDuration(this.maxDurationMs ?? 0)}`, {
+      errorClass: 'resource',
+    });
+  }
+}
+
+/**
+ * Records what the deadline left undone: each prototype with work that never started (or was never
+ * read at all) gets one DEADLINE error, so its record says incomplete and the next run redoes it.
+ */
+export function recordUnfinished(
+  model: ArchiveModel,
+  unfinished: Iterable<[id: string, tasks: number]>,
+  deadline: Deadline,
+  onFailed?: (source: string, error: RabbitError) => void,
+): void {
+  for (const [id, tasks] of unfinished) {
+    const read = model.hasPrototype(id);
+    const source = read ? `${API_PREFIX}prototypes/${id}/` : `${API_PREFIX}prototypes/${id}.json`;
+    const what = read ? `${tasks} request${tasks === 1 ? '' : 's'} of prototype ${id} did not start` : `prototype ${id} was not read`;
+    recordDeadlineError(model, new RabbitError('DEADLINE', `${what}: ${deadline.error().message}`, { source, errorClass: 'resource' }), onFailed);
+  }
+}
+
+/** One DEADLINE error in the manifest (and the error event), e.g. for a prototype list cut off. */
+export function recordDeadlineError(model: ArchiveModel, error: RabbitError, onFailed?: (source: string, error: RabbitError) => void): void {
+  const source = error.source ?? `${API_PREFIX}prototypes.json`;
+  model.addError({ source, code: error.code, message: error.message });
+  onFailed?.(source, error);
+}

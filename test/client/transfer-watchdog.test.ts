@@ -1,0 +1,160 @@
+import { describe, expect, it } from 'vitest';
+import { isRabbitError } from '../../src/core/errors.js';
+import { RateMeter, STALL_DEFAULTS, watchTransfer, type WatchdogClock, type WatchedBody } from '../../src/client/transfer-watchdog.js';
+
+/** A clock the test moves by hand; its timers fire as time passes. */
+function fakeClock(): WatchdogClock & { advance(ms: number): void; timers: number } {
+  let now = 0;
+  const timers = new Set<{ every: number; next: number; tick: () => void }>();
+  return {
+    now: () => now,
+    every(ms, tick) {
+      const timer = { every: ms, next: now + ms, tick };
+      timers.add(timer);
+      return () => timers.delete(timer);
+    },
+    advance(ms) {
+      const end = now + ms;
+      for (;;) {
+        const due = [...timers].filter((t) => t.next <= end).sort((a, b) => a.next - b.next)[0];
+        if (!due) break;
+        now = due.next;
+        due.next += due.every;
+        due.tick();
+      }
+      now = end;
+    },
+    get timers() {
+      return timers.size;
+    },
+  };
+}
+
+/** Feeds `bytesPerSecond` in one chunk per second up to `seconds`; the first second it is stalled, or null. */
+function firstStall(bytesPerSecond: number, seconds: number, policy = STALL_DEFAULTS): number | null {
+  const meter = new RateMeter(policy, 0);
+  for (let second = 1; second <= seconds; second++) {
+    if (meter.stalled(second * 1000 - 1)) return second - 1;
+    meter.add(bytesPerSecond, second * 1000 - 1);
+    if (meter.stalled(second * 1000)) return second;
+  }
+  return null;
+}
+
+describe('minimum transfer rate (curl --speed-limit/--speed-time defaults: 1 KiB/s for 30 s)', () => {
+  it.each([
+    { rate: 0, expected: 30 },
+    { rate: 1, expected: 30 },
+    { rate: 1000, expected: 30 },
+    { rate: 1023, expected: 30 },
+    { rate: 1024, expected: null },
+    { rate: 1100, expected: null },
+    { rate: 1_000_000, expected: null },
+  ])('$rate bytes/s for 2 minutes: stalled at second $expected', ({ rate, expected }) => {
+    expect(firstStall(rate, 120)).toBe(expected);
+  });
+
+  it('a fast start followed by silence is stalled once the whole last window is slow, not before', () => {
+    const meter = new RateMeter(STALL_DEFAULTS, 0);
+    meter.add(10 * 1024 * 1024, 500);
+    expect(meter.stalled(30_000)).toBe(false);
+    expect(meter.stalled(30_999)).toBe(false);
+    // The burst at 0.5 s is now more than a window ago.
+    expect(meter.stalled(31_000)).toBe(true);
+  });
+
+  it('the limit and the window are both settable; 0 turns the check off', () => {
+    expect(firstStall(5000, 60, { minBytesPerSecond: 10_000, windowMs: 5000 })).toBe(5);
+    expect(firstStall(0, 600, { minBytesPerSecond: 0, windowMs: 5000 })).toBe(null);
+  });
+});
+
+/** A body whose chunks the test pushes; destroy(error) makes the pending read fail, as undici's does. */
+function manualBody(): WatchedBody & { push(chunk: Buffer): void; end(): void; destroyed: Error | undefined } {
+  const queue: (Buffer | null)[] = [];
+  let wake: (() => void) | undefined;
+  let failure: Error | undefined;
+  const body = {
+    destroyed: undefined as Error | undefined,
+    push(chunk: Buffer) {
+      queue.push(chunk);
+      wake?.();
+    },
+    end() {
+      queue.push(null);
+      wake?.();
+    },
+    destroy(error?: Error) {
+      failure = error ?? new Error('destroyed');
+      body.destroyed = failure;
+      wake?.();
+    },
+    async *[Symbol.asyncIterator]() {
+      for (;;) {
+        if (failure) throw failure;
+        const next = queue.shift();
+        if (next === null) return;
+        if (next !== undefined) {
+          yield next;
+          continue;
+        }
+        await new Promise<void>((resolve) => (wake = resolve));
+      }
+    },
+  };
+  return body;
+}
+
+/** Lets the reader take what was pushed before the clock moves on. */
+const flush = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+async function readAll(body: AsyncIterable<Buffer>): Promise<number> {
+  let bytes = 0;
+  for await (const chunk of body) bytes += chunk.length;
+  return bytes;
+}
+
+describe('watchTransfer', () => {
+  it('aborts a trickling body with STALLED once it has been under the limit for the window (fake clock)', async () => {
+    const clock = fakeClock();
+    const inner = manualBody();
+    const reading = readAll(watchTransfer(inner, STALL_DEFAULTS, '/rabbit/api/x.json', clock));
+    // One byte every two seconds: never idle, never done.
+    for (let t = 0; t < 28_000; t += 2000) {
+      inner.push(Buffer.from('x'));
+      clock.advance(2000);
+      await flush();
+    }
+    expect(inner.destroyed).toBeUndefined();
+    clock.advance(2000);
+    const error: unknown = await reading.catch((e: unknown) => e);
+    expect(isRabbitError(error, 'STALLED')).toBe(true);
+    expect((error as Error).message).toContain('/rabbit/api/x.json');
+    expect(clock.timers).toBe(0);
+  });
+
+  it('lets a body that keeps the rate through, and stops its timer at the end', async () => {
+    const clock = fakeClock();
+    const inner = manualBody();
+    const reading = readAll(watchTransfer(inner, STALL_DEFAULTS, '/x', clock));
+    for (let second = 0; second < 90; second++) {
+      inner.push(Buffer.alloc(2048));
+      clock.advance(1000);
+      await flush();
+    }
+    inner.end();
+    expect(await reading).toBe(90 * 2048);
+    expect(inner.destroyed).toBeUndefined();
+    expect(clock.timers).toBe(0);
+  });
+
+  it('destroying the watched body destroys the real one and stops the timer', () => {
+    const clock = fakeClock();
+    const inner = manualBody();
+    const watched = watchTransfer(inner, STALL_DEFAULTS, '/x', clock);
+    expect(clock.timers).toBe(1);
+    watched.destroy();
+    expect(inner.destroyed).toBeDefined();
+    expect(clock.timers).toBe(0);
+  });
+});

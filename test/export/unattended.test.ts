@@ -1,0 +1,204 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startFakeService, type FakeService } from '../../src/fake-service/index.js';
+import { exportAccount } from '../../src/export/export-account.js';
+import { registerExport } from '../../src/cli/commands/export.js';
+import { verifyArchive } from '../../src/verify/verify-archive.js';
+import { isRabbitError } from '../../src/core/errors.js';
+import { allFileEntries } from '../../src/manifest/types.js';
+import { servedEntries, walkService } from '../helpers/oracle.js';
+import { readArchive } from '../helpers/archive.js';
+import { runCli } from '../helpers/run-cli.js';
+import { tempDir } from '../helpers/temp.js';
+
+// issue 14: an unattended run always ends. Bodies that trickle a byte at a time are never idle,
+// so only a minimum rate or a deadline ends them.
+
+let service: FakeService | undefined;
+afterEach(async () => {
+  await service?.close();
+  service = undefined;
+});
+
+const TRICKLING = '/rabbit/api/prototypes/3/pages/page0001.png';
+
+/** Every file the archive holds from the service is what the service serves, byte for byte. */
+async function expectExact(out: string, svc: FakeService, missing: readonly string[] = []): Promise<void> {
+  svc.setFaults(undefined);
+  const served = await walkService(svc.baseUrl, svc.keys.readOnly);
+  for (const source of missing) served.delete(source);
+  const { manifest, entries } = await readArchive(out);
+  const files = servedEntries(allFileEntries(manifest));
+  expect(new Set(files.map((f) => f.source))).toEqual(new Set(served.keys()));
+  for (const file of files) {
+    expect(entries.get(file.path)?.data.equals(served.get(file.source) as Buffer), file.path).toBe(true);
+  }
+}
+
+function env(svc: FakeService): NodeJS.ProcessEnv {
+  return { RABBIT_API_KEY: svc.keys.readOnly, RABBIT_BASE_URL: svc.baseUrl };
+}
+
+describe('stalled transfers end', () => {
+  it('a body that trickles for ever is aborted, retried, recorded as STALLED (exit 3), and everything else is exact', async () => {
+    service = await startFakeService({ faults: { paths: [{ path: TRICKLING, kind: 'trickle' }], trickleMs: 500 } });
+    const out = join(await tempDir(), 'trickle.zip');
+    // Default flags but a 2 s window instead of 30 s, so the test is quick; the default is proven
+    // with a fake clock in test/client/transfer-watchdog.test.ts.
+    const run = await runCli(registerExport, ['export', '--out', out, '--speed-time', '2', '--retries', '2', '--quiet'], env(service));
+    expect(run.code).toBe(3);
+    const { manifest } = await readArchive(out);
+    expect(manifest.errors).toEqual([expect.objectContaining({ source: TRICKLING, code: 'STALLED', attempts: 2 })]);
+    expect(manifest.prototypes['3']?.complete).toBe(false);
+    for (const [id, record] of Object.entries(manifest.prototypes)) if (id !== '3') expect(record.complete, id).toBe(true);
+    expect(service.stats.faultsInjected).toBe(2);
+    await expectExact(out, service, [TRICKLING]);
+  });
+
+  it('holds for page assets too: a trickling stylesheet is recorded as STALLED', async () => {
+    const css = '/rabbit/static/css/page.css';
+    service = await startFakeService({ faults: { paths: [{ path: css, kind: 'trickle' }], trickleMs: 500 } });
+    const out = join(await tempDir(), 'assets.zip');
+    const run = await runCli(registerExport, ['export', '--out', out, '--speed-time', '2', '--retries', '1', '--quiet'], env(service));
+    expect(run.code).toBe(3);
+    const { manifest } = await readArchive(out);
+    expect(manifest.errors).toEqual([expect.objectContaining({ source: css, code: 'STALLED' })]);
+  });
+
+  it('Ctrl-C stops a run waiting on a trickling body at once, leaving nothing at --out', async () => {
+    service = await startFakeService({ faults: { paths: [{ path: TRICKLING, kind: 'trickle' }] } });
+    const out = join(await tempDir(), 'interrupted.zip');
+    const controller = new AbortController();
+    let aborted = 0;
+    const running = exportAccount({
+      out,
+      baseUrl: service.baseUrl,
+      keys: [service.keys.readOnly],
+      signal: controller.signal,
+      onEvent: (event) => {
+        // Once the trickle has started and nothing else is waiting, interrupt.
+        if (event.type === 'response' && service!.stats.faultsInjected > 0 && event.queued === 0 && aborted === 0) {
+          aborted = performance.now();
+          setTimeout(() => controller.abort(new Error('SIGINT')), 200);
+        }
+      },
+    });
+    const error: unknown = await running.catch((e: unknown) => e);
+    expect(isRabbitError(error, 'INTERRUPTED')).toBe(true);
+    expect(aborted).toBeGreaterThan(0);
+    // The issue's bound: a stalled request does not hold up SIGINT; the run stops within 5 s.
+    expect(performance.now() - aborted).toBeLessThan(5000);
+    expect(existsSync(out)).toBe(false);
+  });
+});
+
+describe('--max-duration', () => {
+  it('stops fetching, writes a whole archive of what it has (complete prototypes stay complete), exits 3; --since then completes it', async () => {
+    const slow = ['/rabbit/api/prototypes/3/pages/page0001.png', '/rabbit/api/prototypes/3/layers.json'];
+    service = await startFakeService({ faults: { paths: slow.map((path) => ({ path, kind: 'trickle' as const })) } });
+    const dir = await tempDir();
+    const first = join(dir, 'night1.zip');
+    const run = await runCli(registerExport, ['export', '--out', first, '--max-duration', '4s', '--json'], env(service));
+    expect(run.code).toBe(3);
+    expect(JSON.parse(run.stdout)).toMatchObject({ exitCode: 3, complete: false, deadlineReached: true });
+
+    const report = await verifyArchive(first);
+    expect(report.problems).toEqual([]);
+    expect(report.ok).toBe(true);
+    const manifest = report.manifest!;
+    expect(manifest.complete).toBe(false);
+    expect(manifest.prototypes['3']?.complete).toBe(false);
+    const others = Object.entries(manifest.prototypes).filter(([id]) => id !== '3');
+    expect(others.length).toBeGreaterThan(0);
+    for (const [id, record] of others) expect(record.complete, id).toBe(true);
+    expect(manifest.errors.length).toBeGreaterThan(0);
+    for (const error of manifest.errors) {
+      expect(error.code).toBe('DEADLINE');
+      // Prototype 3's own resources, or page assets the deadline left unfetched (they belong to
+      // no prototype; the viewer pages that use them are the only thing missing them).
+      const apiSource = error.source.startsWith('/rabbit/api/');
+      expect(!apiSource || error.source.startsWith('/rabbit/api/prototypes/3'), error.source).toBe(true);
+    }
+    expect(manifest.errors.map((e) => e.source)).toEqual(expect.arrayContaining(slow));
+
+    // The next run against a healthy service fetches what is missing and copies the rest.
+    service.setFaults(undefined);
+    const second = join(dir, 'night2.zip');
+    const next = await runCli(registerExport, ['export', '--out', second, '--since', first, '--quiet'], env(service));
+    expect(next.code).toBe(0);
+    const { manifest: completed } = await readArchive(second);
+    expect(completed.complete).toBe(true);
+    for (const [id] of others) expect(completed.prototypes[id]?.origin?.mode, id).toBe('reused');
+    await expectExact(second, service);
+  });
+
+  it('records the prototypes whose work never started: with one request at a time, the rest wait behind a trickle', async () => {
+    // The frontier takes the newest task first, so prototype 1002 (listed last) goes early and its
+    // pages.json holds the only slot until the deadline; prototypes still queued were never read.
+    service = await startFakeService({ faults: { paths: [{ path: '/rabbit/api/prototypes/1002/pages.json', kind: 'trickle' }] } });
+    const dir = await tempDir();
+    const out = join(dir, 'queued.zip');
+    const run = await runCli(registerExport, ['export', '--out', out, '--max-duration', '3s', '--concurrency', '1', '--quiet'], env(service));
+    expect(run.code).toBe(3);
+    const report = await verifyArchive(out);
+    expect(report.ok).toBe(true);
+    const errors = report.manifest?.errors ?? [];
+    expect(errors.every((e) => e.code === 'DEADLINE')).toBe(true);
+    const sources = new Set(errors.map((e) => e.source));
+    expect(sources.has('/rabbit/api/prototypes/1002/pages.json')).toBe(true);
+    // Nothing is lost without a word: every listed prototype is in the archive or named as not read.
+    const read = Object.keys(report.manifest?.prototypes ?? {});
+    const notRead = ['3', '17', '42', '1001', '1002'].filter((id) => !read.includes(id));
+    expect(notRead.length).toBeGreaterThan(0);
+    for (const id of notRead) expect(sources.has(`/rabbit/api/prototypes/${id}.json`), id).toBe(true);
+    expect(report.manifest?.prototypes['1002']?.complete).toBe(false);
+
+    service.setFaults(undefined);
+    const next = await runCli(registerExport, ['export', '--out', join(dir, 'full.zip'), '--since', out, '--quiet'], env(service));
+    expect(next.code).toBe(0);
+    await expectExact(join(dir, 'full.zip'), service);
+  });
+
+  it('when every body trickles, the run still ends soon after the deadline with exit 3 and a verifiable, incomplete archive', async () => {
+    service = await startFakeService({ faults: { rate: 1, kinds: ['trickle'] } });
+    const dir = await tempDir();
+    const out = join(dir, 'cut.zip');
+    const started = performance.now();
+    const run = await runCli(registerExport, ['export', '--out', out, '--max-duration', '2s', '--quiet'], env(service));
+    // The issue's bound for --max-duration 20s is 35 s: the deadline plus 15 s.
+    expect(performance.now() - started).toBeLessThan(2000 + 15_000);
+    expect(run.code).toBe(3);
+    expect(run.stderr).toContain('--max-duration');
+    const report = await verifyArchive(out);
+    expect(report.ok).toBe(true);
+    expect(report.manifest?.complete).toBe(false);
+    expect(report.manifest?.errors).toEqual([expect.objectContaining({ source: '/rabbit/api/prototypes.json', code: 'DEADLINE' })]);
+
+    service.setFaults(undefined);
+    const next = await runCli(registerExport, ['export', '--out', join(dir, 'full.zip'), '--since', out, '--quiet'], env(service));
+    expect(next.code).toBe(0);
+    await expectExact(join(dir, 'full.zip'), service);
+  });
+
+  it('a bad duration is a usage error', async () => {
+    service = await startFakeService({});
+    const run = await runCli(registerExport, ['export', '--out', join(await tempDir(), 'x.zip'), '--max-duration', 'soon'], env(service));
+    expect(run.code).toBe(2);
+    expect(service.stats.requests).toBe(0);
+  });
+});
+
+describe('export --since by hand', () => {
+  it('takes an archive of the same service however its URL is spelled, and refuses another service (exit 2)', async () => {
+    service = await startFakeService({});
+    const dir = await tempDir();
+    const prev = join(dir, 'prev.zip');
+    expect((await runCli(registerExport, ['export', '--out', prev, '--quiet'], env(service))).code).toBe(0);
+    const spelled = service.baseUrl.replace('http://', 'HTTP://') + '/';
+    const same = await runCli(registerExport, ['export', '--out', join(dir, 'same.zip'), '--since', prev, '--base-url', spelled, '--quiet'], env(service));
+    expect(same.code).toBe(0);
+    const other = await runCli(registerExport, ['export', '--out', join(dir, 'other.zip'), '--since', prev, '--base-url', service.baseUrl.replace('127.0.0.1', 'localhost'), '--quiet'], env(service));
+    expect(other.code).toBe(2);
+  });
+});
