@@ -6,6 +6,7 @@ import { RabbitError, isRabbitError } from '../core/errors.js';
 import { redactSecrets } from '../core/redact.js';
 import { TOOL_VERSION } from '../core/version.js';
 import { HttpClient, parseBaseUrl } from '../client/http-client.js';
+import type { ProxySettings } from '../client/proxy-env.js';
 import { AdaptiveConcurrency } from '../client/adaptive-concurrency.js';
 import { RateLimiter } from '../client/rate-limiter.js';
 import { RETRY_DEFAULTS, type RetryPolicy } from '../client/retry-policy.js';
@@ -41,6 +42,10 @@ export interface ExportOptions {
   force?: boolean;
   signal?: AbortSignal;
   onEvent?: EventSink;
+  /** Proxy settings, e.g. proxySettingsFromEnv(process.env); none connects directly. */
+  proxy?: ProxySettings;
+  /** Allow an http:// base URL to a host that is not loopback (the key in clear text). */
+  allowInsecureHttp?: boolean;
   dispatcher?: Dispatcher;
   now?: () => number;
   random?: () => number;
@@ -68,7 +73,8 @@ export interface ExportResult {
  */
 export async function exportAccount(options: ExportOptions): Promise<ExportResult> {
   if (options.keys.length === 0) throw new RabbitError('NO_API_KEY', 'no API key given');
-  parseBaseUrl(options.baseUrl);
+  const transport = { ...(options.proxy ? { proxy: options.proxy } : {}), allowInsecureHttp: options.allowInsecureHttp ?? false };
+  parseBaseUrl(options.baseUrl, transport);
   const concurrency = options.concurrency ?? EXPORT_DEFAULTS.concurrency;
   if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 256) {
     throw new RabbitError('USAGE', '--concurrency must be a whole number from 1 to 256');
@@ -100,6 +106,7 @@ export async function exportAccount(options: ExportOptions): Promise<ExportResul
     baseUrl: options.baseUrl,
     connections: concurrency,
     timeoutMs: options.timeoutMs ?? EXPORT_DEFAULTS.timeoutMs,
+    ...transport,
     ...(options.dispatcher ? { dispatcher: options.dispatcher } : {}),
   });
   const frontier = new Frontier({ concurrency });
