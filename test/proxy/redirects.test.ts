@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startFakeService, type FakeService } from '../../src/fake-service/index.js';
+import { startFakeService } from '../../src/fake-service/index.js';
 import { exportAccount } from '../../src/export/export-account.js';
 import { MAX_REDIRECTS } from '../../src/client/redirects.js';
 import { walkService } from '../helpers/oracle.js';
@@ -62,11 +62,13 @@ const closeServer = (server: Server) => () => new Promise<void>((resolve) => ser
 describe('redirects', () => {
   it('never takes the key to another origin, follows same-origin redirects a bounded number of times, and records the rest', async () => {
     const rules = new Map<string, Rule>();
-    let service: FakeService | undefined;
-    const front = await startFront(rules, () => service?.baseUrl ?? '');
+    const backend = { url: '' };
+    const front = await startFront(rules, () => backend.url);
     closers.push(closeServer(front.server));
-    service = await startFakeService({ seed: 1, advertisedBaseUrl: front.baseUrl });
-    closers.push(() => (service as FakeService).close());
+    // The service names the front as its own address, so its pages' absolute links stay on-site.
+    const service = await startFakeService({ seed: 1, advertisedBaseUrl: front.baseUrl });
+    backend.url = service.baseUrl;
+    closers.push(() => service.close());
     const other = await startRecorder();
     closers.push(closeServer(other.server));
     const key = service.keys.readOnly;
