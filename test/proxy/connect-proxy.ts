@@ -1,4 +1,5 @@
-import { createServer, request as httpRequest, type IncomingMessage } from 'node:http';
+import { createServer, request as httpRequest, type IncomingMessage, type RequestListener } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
 import { connect, type AddressInfo, type Socket } from 'node:net';
 
 export interface TestProxy {
@@ -20,6 +21,8 @@ export interface TestProxyOptions {
   hosts?: Record<string, number>;
   /** `user:password` the proxy insists on (407 otherwise). */
   credentials?: string;
+  /** Key and certificate: an https:// proxy (TLS between client and proxy). */
+  tls?: { key: Buffer; cert: Buffer };
 }
 
 /**
@@ -47,7 +50,7 @@ export async function startConnectProxy(options: TestProxyOptions = {}): Promise
     return socket;
   };
 
-  const server = createServer((req, res) => {
+  const listener: RequestListener = (req, res) => {
     proxy.plain.push(req.url ?? '');
     if (!authorized(req)) {
       res.writeHead(407, { 'proxy-authenticate': 'Basic realm="test"' }).end();
@@ -66,7 +69,8 @@ export async function startConnectProxy(options: TestProxyOptions = {}): Promise
     onward.on('socket', (socket) => socket.once('connect', () => proxy.upstreamPorts.add(socket.localPort ?? 0)));
     onward.on('error', () => res.destroy());
     req.pipe(onward);
-  });
+  };
+  const server = options.tls ? createTlsServer(options.tls, listener) : createServer(listener);
   server.on('connection', track);
   server.on('connect', (req: IncomingMessage, client: Socket, head: Buffer) => {
     track(client);
@@ -96,7 +100,7 @@ export async function startConnectProxy(options: TestProxyOptions = {}): Promise
   const { port } = server.address() as AddressInfo;
   return {
     ...proxy,
-    url: `http://127.0.0.1:${port}`,
+    url: `${options.tls ? 'https' : 'http'}://127.0.0.1:${port}`,
     close: () =>
       new Promise<void>((resolve) => {
         for (const socket of sockets) socket.destroy();

@@ -59,6 +59,23 @@ describe('export behind a proxy', () => {
     expect(run.stdout + run.stderr).not.toContain(service.keys.readOnly);
   });
 
+  it('an https:// proxy is verified with the same private CA, and tunnels TLS to the service inside its own', async () => {
+    const secure = await startConnectProxy({ hosts: { 'rabbit.test': front.port }, tls: { key: ca.key, cert: ca.cert } });
+    try {
+      const out = join(await tempDir(), 'secure-proxy.zip');
+      const run = await runCli(['export', '--out', out, '--base-url', BASE, '--formats', 'json', '--quiet'], {
+        RABBIT_API_KEY: service.keys.readOnly,
+        HTTPS_PROXY: secure.url,
+        NODE_EXTRA_CA_CERTS: ca.caFile,
+      });
+      expect(run.code, run.stderr).toBe(0);
+      expect(secure.tunnels.length).toBeGreaterThan(0);
+      for (const port of front.remotePorts) expect(secure.upstreamPorts.has(port)).toBe(true);
+    } finally {
+      await secure.close();
+    }
+  });
+
   it('lowercase https_proxy works the same; without the private CA the service certificate is refused', async () => {
     const out = join(await tempDir(), 'untrusted.zip');
     const run = await runCli(['export', '--out', out, '--base-url', BASE, '--retries', '1'], {

@@ -13,7 +13,8 @@ export interface TestCa {
 
 /**
  * A private CA made for the test with the openssl CLI, and a server certificate it signed for
- * `hostname`. Nothing on the machine trusts it unless told to.
+ * `hostname` and 127.0.0.1 (the service, and an https:// proxy on loopback). Nothing on the
+ * machine trusts it unless told to.
  */
 export function makeTestCa(dir: string, hostname: string): TestCa {
   const run = (...args: string[]): void => {
@@ -23,7 +24,7 @@ export function makeTestCa(dir: string, hostname: string): TestCa {
   run('req', '-x509', ...ec, '-keyout', 'ca.key', '-out', 'ca.pem', '-days', '2', '-subj', '/CN=rabbit-export test CA',
     '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign');
   run('req', ...ec, '-keyout', 'server.key', '-out', 'server.csr', '-subj', `/CN=${hostname}`);
-  writeFileSync(join(dir, 'server.ext'), `subjectAltName=DNS:${hostname}\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n`);
+  writeFileSync(join(dir, 'server.ext'), `subjectAltName=DNS:${hostname},IP:127.0.0.1\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n`);
   run('x509', '-req', '-in', 'server.csr', '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-out', 'server.pem', '-days', '2', '-extfile', 'server.ext');
   return { caFile: join(dir, 'ca.pem'), key: readFileSync(join(dir, 'server.key')), cert: readFileSync(join(dir, 'server.pem')) };
 }
