@@ -2,7 +2,7 @@ import type { Dispatcher } from 'undici';
 import { RabbitError } from '../core/errors.js';
 import { redactUrl } from '../core/redact.js';
 import { createDispatcher } from './dispatcher.js';
-import type { ProxySettings } from './proxy-env.js';
+import { proxyFor, type ProxySettings } from './proxy-env.js';
 import { decideRedirect, isRedirect } from './redirects.js';
 
 export interface HttpClientOptions {
@@ -117,12 +117,19 @@ async function drain(body: HttpResponse['body']): Promise<void> {
   }
 }
 
+/** How the key may travel: checked with the base URL before anything is created or requested. */
+export interface TransportPolicy {
+  allowInsecureHttp?: boolean;
+  proxy?: ProxySettings;
+}
+
 /**
  * The origin and path of a base URL, refused when it cannot be one. A plain http:// URL would
  * carry the key in clear text: only loopback (the fake service, a local tunnel) may use it, unless
- * the user says otherwise with --allow-insecure-http.
+ * the user says otherwise with --allow-insecure-http. The proxy this origin would go through must
+ * be one we can use.
  */
-export function parseBaseUrl(baseUrl: string, policy: { allowInsecureHttp?: boolean } = {}): { origin: string; basePath: string } {
+export function parseBaseUrl(baseUrl: string, policy: TransportPolicy = {}): { origin: string; basePath: string } {
   let url: URL;
   try {
     url = new URL(baseUrl);
@@ -142,6 +149,7 @@ export function parseBaseUrl(baseUrl: string, policy: { allowInsecureHttp?: bool
         'Use https://, or pass --allow-insecure-http if you must',
     );
   }
+  proxyFor(url, policy.proxy);
   return { origin: url.origin, basePath: url.pathname.replace(/\/+$/, '') };
 }
 

@@ -1,5 +1,6 @@
 import { createServer, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
+import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeService, type FakeService } from '../../src/fake-service/index.js';
@@ -30,6 +31,20 @@ describe('the pool behind a proxy', () => {
     expect(proxy.tunnels.length).toBeLessThanOrEqual(3);
     expect(proxy.plain).toEqual([]);
     expect(service.stats.peakInFlight).toBeGreaterThan(1);
+  });
+
+  it.each(['socks5', 'http-to-remote'])('refuses an unusable transport (%s) as a usage error before it creates or sends anything', async (kind) => {
+    const dir = await tempDir();
+    const transport =
+      kind === 'socks5'
+        ? { baseUrl: 'https://rabbit.test', proxy: { httpsProxy: 'socks5://bob:hunter22@127.0.0.1:1080' } }
+        : { baseUrl: 'http://rabbit.test', proxy: { httpProxy: proxy.url } };
+    const error = await exportAccount({ out: join(dir, 'x.zip'), keys: [service.keys.readOnly], ...transport }).catch((caught: unknown) => caught);
+    expect(isRabbitError(error, 'USAGE')).toBe(true);
+    expect((error as Error).message).not.toContain('hunter22');
+    expect(await readdir(dir)).toEqual([]);
+    expect(proxy.tunnels).toEqual([]);
+    expect(proxy.plain).toEqual([]);
   });
 
   it('applies the timeout to a proxy that never answers CONNECT', async () => {
