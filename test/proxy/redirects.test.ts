@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startFakeService } from '../../src/fake-service/index.js';
+import { startFakeService, STATIC_PATHS } from '../../src/fake-service/index.js';
 import { exportAccount } from '../../src/export/export-account.js';
 import { MAX_REDIRECTS } from '../../src/client/redirects.js';
 import { walkService } from '../helpers/oracle.js';
@@ -82,15 +82,18 @@ describe('redirects', () => {
     rules.set(png, (url) => ({ status: 302, location: `${other.url}/catch?api_key=${url.searchParams.get('api_key') ?? ''}` }));
     rules.set(moved, (url) => ({ status: 301, location: `/moved${moved}?api_key=${url.searchParams.get('api_key') ?? ''}&v=1` }));
     rules.set(looping, () => ({ status: 307, location: looping }));
+    // A page requisite (fetched without the key) is held to the same rule.
+    const logo = STATIC_PATHS.logo;
+    rules.set(logo, () => ({ status: 302, location: `${other.url}/logo.png` }));
 
     const out = join(await tempDir(), 'redirected.zip');
     const result = await exportAccount({ out, baseUrl: front.baseUrl, keys: [key], concurrency: 4 });
     expect(result.complete).toBe(false);
 
     expect(other.seen).toEqual([]);
-    const manifest = await expectArchiveMatches(out, served, new Set([png, looping]));
+    const manifest = await expectArchiveMatches(out, served, new Set([png, looping, logo]));
     expect(manifest.errors.map((error) => [error.source, error.code, error.status]).sort()).toEqual(
-      [[png, 'HTTP_STATUS', 302], [looping, 'HTTP_STATUS', 307]].sort(),
+      [[png, 'HTTP_STATUS', 302], [looping, 'HTTP_STATUS', 307], [logo, 'HTTP_STATUS', 302]].sort(),
     );
     const offsite = manifest.errors.find((error) => error.source === png);
     expect(offsite?.message).toContain(`${other.url}/catch`);
