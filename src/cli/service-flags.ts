@@ -1,5 +1,6 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import { RETRY_DEFAULTS } from '../client/retry-policy.js';
+import { proxySettingsFromEnv } from '../client/proxy-env.js';
 import type { SizeCaps } from '../crawl/crawl-account.js';
 import { EXPORT_DEFAULTS, type ExportOptions } from '../export/export-account.js';
 import { readKeys } from './keys.js';
@@ -16,6 +17,7 @@ export interface ServiceFlags {
   retries: number;
   maxRps?: number;
   maxSize?: Partial<SizeCaps>;
+  allowInsecureHttp?: boolean;
 }
 
 export function addServiceOptions(command: Command): Command {
@@ -26,14 +28,18 @@ export function addServiceOptions(command: Command): Command {
     .option('--timeout <seconds>', 'connect and idle timeout per request', intOption('--timeout', 1, 3600), EXPORT_DEFAULTS.timeoutMs / 1000)
     .option('--retries <n>', 'attempts per resource before it is recorded as failed', intOption('--retries', 1, 100), RETRY_DEFAULTS.attempts)
     .option('--max-rps <n>', 'requests per second at most', intOption('--max-rps', 1, 100_000))
-    .option('--max-size <caps>', 'body size caps in MiB, e.g. "png=512,json=64" (default json=32,html=32,png=256)', parseSizeCaps);
+    .option('--max-size <caps>', 'body size caps in MiB, e.g. "png=512,json=64" (default json=32,html=32,png=256)', parseSizeCaps)
+    .option('--allow-insecure-http', 'allow an http:// --base-url to a host that is not loopback: the key crosses the network in clear text');
 }
 
-/** The export options these flags stand for; reads the key(s) from the file or the environment. */
+/**
+ * The export options these flags stand for; reads the key(s) from the file or the environment,
+ * and the proxy from HTTPS_PROXY, HTTP_PROXY and NO_PROXY as curl does.
+ */
 export async function serviceOptionsOf(
   flags: ServiceFlags,
   env: NodeJS.ProcessEnv,
-): Promise<Pick<ExportOptions, 'baseUrl' | 'keys' | 'concurrency' | 'timeoutMs' | 'retry' | 'maxRps' | 'caps'>> {
+): Promise<Pick<ExportOptions, 'baseUrl' | 'keys' | 'concurrency' | 'timeoutMs' | 'retry' | 'maxRps' | 'caps' | 'proxy' | 'allowInsecureHttp'>> {
   return {
     baseUrl: flags.baseUrl ?? env['RABBIT_BASE_URL'] ?? DEFAULT_BASE_URL,
     keys: await readKeys(flags.apiKeyFile, env),
@@ -42,6 +48,8 @@ export async function serviceOptionsOf(
     retry: { attempts: flags.retries },
     ...(flags.maxRps ? { maxRps: flags.maxRps } : {}),
     ...(flags.maxSize ? { caps: flags.maxSize } : {}),
+    proxy: proxySettingsFromEnv(env),
+    ...(flags.allowInsecureHttp ? { allowInsecureHttp: true } : {}),
   };
 }
 
@@ -54,6 +62,7 @@ export function serviceArgs(flags: ServiceFlags): string[] {
   if (flags.timeout !== EXPORT_DEFAULTS.timeoutMs / 1000) args.push('--timeout', String(flags.timeout));
   if (flags.retries !== RETRY_DEFAULTS.attempts) args.push('--retries', String(flags.retries));
   if (flags.maxRps) args.push('--max-rps', String(flags.maxRps));
+  if (flags.allowInsecureHttp) args.push('--allow-insecure-http');
   if (flags.maxSize) {
     args.push('--max-size', Object.entries(flags.maxSize).map(([kind, bytes]) => `${kind}=${Math.round(bytes / 1024 / 1024)}`).join(','));
   }

@@ -1,6 +1,9 @@
-import { Pool, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import { RabbitError } from '../core/errors.js';
 import { redactUrl } from '../core/redact.js';
+import { createDispatcher } from './dispatcher.js';
+import { proxyFor, type ProxySettings } from './proxy-env.js';
+import { decideRedirect, isRedirect } from './redirects.js';
 
 export interface HttpClientOptions {
   /** Service base URL, e.g. https://pidoco.com; the API lives under {baseUrl}/rabbit/api/. */
@@ -9,7 +12,11 @@ export interface HttpClientOptions {
   connections: number;
   /** Connect, headers and body-idle timeout in milliseconds. */
   timeoutMs: number;
-  /** A dispatcher to use instead of the built-in pool (tests, proxies). */
+  /** Proxy settings (HTTPS_PROXY, HTTP_PROXY, NO_PROXY) for the built-in pool. */
+  proxy?: ProxySettings;
+  /** Send the key over plain http to a host that is not loopback (--allow-insecure-http). */
+  allowInsecureHttp?: boolean;
+  /** A dispatcher to use instead of the built-in pool (tests). */
   dispatcher?: Dispatcher;
 }
 
@@ -35,9 +42,10 @@ export interface SendOptions {
 }
 
 /**
- * GET requests (and the restore's writes) against one service origin over a keep-alive pool sized to the crawl's concurrency.
- * The key goes only into the query string of the outgoing request; nothing returned or thrown here
- * carries it.
+ * Requests (GETs, and the restore's writes) against one service origin over a keep-alive pool sized to the crawl's concurrency,
+ * directly or through a proxy. The key goes only into the query string of the outgoing request;
+ * nothing returned or thrown here carries it. Redirects within the origin are followed a bounded
+ * number of times; a redirect anywhere else is the resource's error, and the key stays here.
  */
 export class HttpClient {
   readonly origin: string;
@@ -46,32 +54,42 @@ export class HttpClient {
   private readonly ownsDispatcher: boolean;
 
   constructor(options: HttpClientOptions) {
-    const base = parseBaseUrl(options.baseUrl);
+    const base = parseBaseUrl(options.baseUrl, { allowInsecureHttp: options.allowInsecureHttp ?? false });
     this.origin = base.origin;
     this.basePath = base.basePath;
     this.ownsDispatcher = options.dispatcher === undefined;
     this.dispatcher =
       options.dispatcher ??
-      new Pool(this.origin, {
+      createDispatcher({
+        origin: this.origin,
         connections: options.connections,
-        connectTimeout: options.timeoutMs,
-        headersTimeout: options.timeoutMs,
-        bodyTimeout: options.timeoutMs,
-        keepAliveTimeout: 10_000,
-        pipelining: 1,
+        timeoutMs: options.timeoutMs,
+        ...(options.proxy ? { proxy: options.proxy } : {}),
       });
   }
 
   /** GET an API path (e.g. `/rabbit/api/prototypes.json`) or a root-relative asset path. */
   async get(source: string, options: GetOptions): Promise<HttpResponse> {
-    const query = options.anonymous ? '' : `?api_key=${encodeURIComponent(options.key)}`;
+    let path = `${this.basePath}${source}`;
+    for (let hops = 0; ; hops++) {
+      const response = await this.getOnce(source, path, options);
+      if (!isRedirect(response.status)) return response;
+      await drain(response.body);
+      const decision = decideRedirect(this.origin, path, source, response.status, response.headers['location'], hops);
+      if ('refuse' in decision) throw decision.refuse;
+      path = decision.follow;
+    }
+  }
+
+  private async getOnce(source: string, path: string, options: GetOptions): Promise<HttpResponse> {
+    const query = options.anonymous ? '' : `${path.includes('?') ? '&' : '?'}api_key=${encodeURIComponent(options.key)}`;
     const headers: Record<string, string> = { accept: '*/*', 'user-agent': 'rabbit-export' };
     if (!options.anonymous) headers['content-type'] = 'application/json';
     if (options.ifModifiedSince) headers['if-modified-since'] = options.ifModifiedSince;
     try {
       const response = await this.dispatcher.request({
         origin: this.origin,
-        path: `${this.basePath}${source}${query}`,
+        path: `${path}${query}`,
         method: 'GET',
         headers,
         signal: options.signal,
@@ -112,7 +130,34 @@ export class HttpClient {
   }
 }
 
-export function parseBaseUrl(baseUrl: string): { origin: string; basePath: string } {
+/** A redirect's body is not wanted, but reading a little of it keeps the connection reusable. */
+async function drain(body: HttpResponse['body']): Promise<void> {
+  let read = 0;
+  try {
+    for await (const chunk of body) {
+      read += chunk.length;
+      if (read > 64 * 1024) break;
+    }
+  } catch {
+    // A redirect whose body breaks off still said where it points.
+  } finally {
+    body.destroy();
+  }
+}
+
+/** How the key may travel: checked with the base URL before anything is created or requested. */
+export interface TransportPolicy {
+  allowInsecureHttp?: boolean;
+  proxy?: ProxySettings;
+}
+
+/**
+ * The origin and path of a base URL, refused when it cannot be one. A plain http:// URL would
+ * carry the key in clear text: only loopback (the fake service, a local tunnel) may use it, unless
+ * the user says otherwise with --allow-insecure-http. The proxy this origin would go through must
+ * be one we can use.
+ */
+export function parseBaseUrl(baseUrl: string, policy: TransportPolicy = {}): { origin: string; basePath: string } {
   let url: URL;
   try {
     url = new URL(baseUrl);
@@ -125,7 +170,21 @@ export function parseBaseUrl(baseUrl: string): { origin: string; basePath: strin
   if (url.search || url.hash || url.username || url.password) {
     throw new RabbitError('USAGE', '--base-url must not carry a query, fragment or credentials');
   }
+  if (url.protocol === 'http:' && !isLoopbackHost(url.hostname) && !policy.allowInsecureHttp) {
+    throw new RabbitError(
+      'USAGE',
+      `--base-url ${url.origin} is plain http: the API key would cross the network in clear text. ` +
+        'Use https://, or pass --allow-insecure-http if you must',
+    );
+  }
+  proxyFor(url, policy.proxy);
   return { origin: url.origin, basePath: url.pathname.replace(/\/+$/, '') };
+}
+
+/** localhost, 127.0.0.0/8 or ::1, as a URL's hostname spells them. */
+export function isLoopbackHost(hostname: string): boolean {
+  const host = hostname.toLowerCase();
+  return host === 'localhost' || host === '[::1]' || /^127(\.\d{1,3}){3}$/.test(host);
 }
 
 function flattenHeaders(raw: Record<string, string | string[] | undefined>): Record<string, string> {

@@ -32,7 +32,7 @@ export { EXPORT_DEFAULTS, type ExportOptions, type ExportResult } from './export
  * (complete: false); fatal ones throw a RabbitError and leave nothing at `out`.
  */
 export async function exportAccount(options: ExportOptions): Promise<ExportResult> {
-  const { concurrency } = checkExportOptions(options);
+  const { concurrency, transport } = checkExportOptions(options);
   const now = options.now ?? Date.now;
   const emit: EventSink = options.onEvent ?? (() => undefined);
   const startedAt = new Date(now()).toISOString();
@@ -52,6 +52,7 @@ export async function exportAccount(options: ExportOptions): Promise<ExportResul
     baseUrl: options.baseUrl,
     connections: concurrency,
     timeoutMs: options.timeoutMs ?? EXPORT_DEFAULTS.timeoutMs,
+    ...transport,
     ...(options.dispatcher ? { dispatcher: options.dispatcher } : {}),
   });
   const frontier = new Frontier({ concurrency });

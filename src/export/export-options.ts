@@ -1,6 +1,7 @@
 import type { Dispatcher } from 'undici';
 import { RabbitError } from '../core/errors.js';
 import { parseBaseUrl } from '../client/http-client.js';
+import type { ProxySettings } from '../client/proxy-env.js';
 import type { RetryPolicy } from '../client/retry-policy.js';
 import type { StallPolicy } from '../client/transfer-watchdog.js';
 import type { Format, SizeCaps } from '../crawl/crawl-account.js';
@@ -24,6 +25,10 @@ export interface ExportOptions {
   force?: boolean;
   signal?: AbortSignal;
   onEvent?: EventSink;
+  /** Proxy settings, e.g. proxySettingsFromEnv(process.env); none connects directly. */
+  proxy?: ProxySettings;
+  /** Allow an http:// base URL to a host that is not loopback (the key in clear text). */
+  allowInsecureHttp?: boolean;
   dispatcher?: Dispatcher;
   now?: () => number;
   random?: () => number;
@@ -57,13 +62,20 @@ export interface ExportResult {
 /** Errors a result carries; the manifest has the rest. */
 export const RESULT_ERROR_LIMIT = 20;
 
+/** How requests reach the service: directly or through a proxy, and whether http:// may leave the machine. */
+export interface Transport {
+  proxy?: ProxySettings;
+  allowInsecureHttp: boolean;
+}
+
 /** The options' own checks, before anything touches the disk or the network. */
-export function checkExportOptions(options: ExportOptions): { concurrency: number } {
+export function checkExportOptions(options: ExportOptions): { concurrency: number; transport: Transport } {
   if (options.keys.length === 0) throw new RabbitError('NO_API_KEY', 'no API key given');
-  parseBaseUrl(options.baseUrl);
+  const transport = { ...(options.proxy ? { proxy: options.proxy } : {}), allowInsecureHttp: options.allowInsecureHttp ?? false };
+  parseBaseUrl(options.baseUrl, transport);
   const concurrency = options.concurrency ?? EXPORT_DEFAULTS.concurrency;
   if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 256) {
     throw new RabbitError('USAGE', '--concurrency must be a whole number from 1 to 256');
   }
-  return { concurrency };
+  return { concurrency, transport };
 }

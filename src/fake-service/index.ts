@@ -28,6 +28,8 @@ export interface FakeServiceOptions {
   faults?: FaultOptions;
   /** Clock (ms) for writes. */
   now?: () => number;
+  /** The base URL the service names itself by in bodies when it is reached through a TLS front or proxy. */
+  advertisedBaseUrl?: string;
 }
 
 export interface FakeService {
@@ -67,10 +69,11 @@ export async function startFakeService(options: FakeServiceOptions = {}): Promis
       resolve();
     });
   });
-  state.baseUrl = baseUrlOf(server.address() as AddressInfo);
+  const listening = baseUrlOf(server.address() as AddressInfo);
+  state.baseUrl = options.advertisedBaseUrl ?? listening;
   let closing: Promise<void> | undefined;
   return {
-    baseUrl: state.baseUrl,
+    baseUrl: listening,
     keys: store.keyRing.keys,
     stats: state.stats,
     store,

@@ -1,3 +1,4 @@
+import type { ProxySettings } from '../client/proxy-env.js';
 import { randomInt } from 'node:crypto';
 import { basename, dirname, join } from 'node:path';
 import type { Dispatcher } from 'undici';
@@ -45,6 +46,10 @@ export interface RestoreOptions {
   journal?: string;
   signal?: AbortSignal;
   onEvent?: (event: RestoreEvent) => void;
+  /** Proxy settings, e.g. proxySettingsFromEnv(process.env); none connects directly. */
+  proxy?: ProxySettings;
+  /** Allow an http:// base URL to a host that is not loopback (the key in clear text). */
+  allowInsecureHttp?: boolean;
   dispatcher?: Dispatcher;
   now?: () => number;
   random?: () => number;
@@ -92,6 +97,8 @@ export async function restorePrototype(options: RestoreOptions): Promise<Restore
     baseUrl: options.baseUrl,
     connections: options.concurrency ?? RESTORE_DEFAULTS.concurrency,
     timeoutMs: options.timeoutMs ?? RESTORE_DEFAULTS.timeoutMs,
+    ...(options.proxy ? { proxy: options.proxy } : {}),
+    ...(options.allowInsecureHttp ? { allowInsecureHttp: true } : {}),
     ...(options.dispatcher ? { dispatcher: options.dispatcher } : {}),
   });
   const journalPath = options.journal ?? defaultJournalPath(options.archive, prototype);

@@ -49,7 +49,14 @@ export function contentTypeFor(name: string): string {
  */
 export async function serveArchive(zipPath: string, options: ServeArchiveOptions = {}): Promise<ArchiveServer> {
   const zip = await openZip(zipPath);
+  let port = 0;
   const server = createServer((req, res) => {
+    if (!isOwnHost(req.headers.host, port)) {
+      // DNS rebinding: a page on another site that points its own name at 127.0.0.1 reaches this
+      // server, but its requests name that site as Host. They get nothing from the archive.
+      res.writeHead(421, { 'content-type': 'text/plain; charset=utf-8' }).end('this server answers only to its own address\n');
+      return;
+    }
     handle(zip, req, res).catch(() => {
       if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' }).end('cannot read this entry\n');
       else res.destroy();
@@ -67,7 +74,7 @@ export async function serveArchive(zipPath: string, options: ServeArchiveOptions
     zip.close();
     throw error;
   }
-  const { port } = server.address() as AddressInfo;
+  port = (server.address() as AddressInfo).port;
   let closing: Promise<void> | undefined;
   return {
     url: `http://127.0.0.1:${port}/`,
@@ -104,6 +111,14 @@ async function handle(zip: ZipReader, req: IncomingMessage, res: ServerResponse)
     return;
   }
   await pipeline(await zip.openEntry(name), res);
+}
+
+/** Host names this server answers to: its loopback address or localhost, with its own port. */
+export function isOwnHost(host: string | undefined, port: number): boolean {
+  if (host === undefined) return false;
+  const value = host.toLowerCase();
+  const names = ['127.0.0.1', 'localhost', '[::1]'];
+  return names.some((name) => value === `${name}:${port}` || (port === 80 && value === name));
 }
 
 /** The entry a request path names, or undefined when it cannot name one safely. */

@@ -64,6 +64,8 @@ Exit codes: 0 restored, 1 failed (nothing, or the reported part, written), 2 usa
             ...(service.timeoutMs ? { timeoutMs: service.timeoutMs } : {}),
             ...(service.retry ? { retry: service.retry } : {}),
             ...(service.maxRps ? { maxRps: service.maxRps } : {}),
+            ...(service.proxy ? { proxy: service.proxy } : {}),
+            ...(service.allowInsecureHttp ? { allowInsecureHttp: true } : {}),
             ...(flags.journal ? { journal: flags.journal } : {}),
             signal,
             onEvent: (event) => {
