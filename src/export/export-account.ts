@@ -1,24 +1,21 @@
-import { randomInt } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
-import { RabbitError, isRabbitError } from '../core/errors.js';
+import { isRabbitError, type RabbitError } from '../core/errors.js';
 import { redactSecrets } from '../core/redact.js';
 import { TOOL_VERSION } from '../core/version.js';
 import { HttpClient } from '../client/http-client.js';
-import { AdaptiveConcurrency } from '../client/adaptive-concurrency.js';
-import type { FetchContext } from '../client/fetch-resource.js';
-import { RateLimiter } from '../client/rate-limiter.js';
-import { RETRY_DEFAULTS } from '../client/retry-policy.js';
-import { AccountCrawler, DEFAULT_SIZE_CAPS, JOURNAL_ORIGIN, type BodyCache } from '../crawl/crawl-account.js';
+import { AccountCrawler, DEFAULT_SIZE_CAPS, JOURNAL_ORIGIN } from '../crawl/crawl-account.js';
 import { Frontier } from '../crawl/frontier.js';
 import { ArchiveModel } from '../manifest/archive-model.js';
 import { manifestText } from '../manifest/write-manifest.js';
+import { firstCandidate } from '../storage/body-cache.js';
 import { openWorkspace } from '../storage/workspace.js';
 import { addOfflineViewer } from '../viewer/build-viewer.js';
-import { STALL_DEFAULTS } from '../client/transfer-watchdog.js';
 import { ArchiveSink } from './archive-sink.js';
 import { Deadline, recordDeadlineError, recordUnfinished } from './deadline.js';
 import type { EventSink } from './events.js';
 import { checkExportOptions, EXPORT_DEFAULTS, RESULT_ERROR_LIMIT, type ExportOptions, type ExportResult } from './export-options.js';
+import { interrupted, sanitize } from './failure.js';
+import { fetchContext, type RunStats } from './fetch-setup.js';
 import { openSinceCache } from './since-cache.js';
 
 export { EXPORT_DEFAULTS, type ExportOptions, type ExportResult } from './export-options.js';
@@ -58,7 +55,7 @@ export async function exportAccount(options: ExportOptions): Promise<ExportResul
   const frontier = new Frontier({ concurrency });
   // At --max-duration nothing new starts and requests in flight end with DEADLINE.
   const deadline = new Deadline(options.maxDurationMs, () => frontier.halt());
-  const stats = { requests: 0, retries: 0, bytes: 0, files: 0 };
+  const stats: RunStats = { requests: 0, retries: 0, bytes: 0, files: 0 };
   const sink = new ArchiveSink(work.paths.out, {
     spool: work.spool,
     manifestPath: work.paths.manifest,
@@ -67,29 +64,7 @@ export async function exportAccount(options: ExportOptions): Promise<ExportResul
   });
   const model = new ArchiveModel(work.entries, (file) => sink.add(file), (text) => redactSecrets(text, options.keys));
   void sink.written.catch((error: unknown) => frontier.stop(error));
-  const fetch: FetchContext = {
-    client,
-    spool: work.spool,
-    retry: { ...RETRY_DEFAULTS, ...options.retry },
-    signal: deadline.requestSignal(controller.signal),
-    stall: { ...STALL_DEFAULTS, ...options.stall },
-    random: options.random ?? (() => randomInt(0, 2 ** 32) / 2 ** 32),
-    now,
-    adaptive: new AdaptiveConcurrency(concurrency, (value) => {
-      frontier.concurrency = value;
-      emit({ type: 'concurrency', value });
-    }, now),
-    ...(options.maxRps ? { rateLimiter: new RateLimiter(options.maxRps, now) } : {}),
-    onAttempt: (event) => {
-      if (event.type === 'retry') {
-        stats.retries++;
-        return emit({ type: 'retry', source: event.source, attempt: event.attempt, delayMs: event.delayMs, reason: event.reason });
-      }
-      stats.requests++;
-      stats.bytes += event.bytes;
-      emit({ type: 'response', source: event.source, status: event.status, bytes: event.bytes, queued: frontier.queued, inFlight: frontier.running });
-    },
-  };
+  const fetch = fetchContext({ options, client, spool: work.spool, frontier, signal: deadline.requestSignal(controller.signal), stats, emit, now });
   const failed = (source: string, error: RabbitError): void =>
     emit({ type: 'error', error: { source, code: error.code, message: redactSecrets(error.message, options.keys) } });
 
@@ -164,30 +139,4 @@ export async function exportAccount(options: ExportOptions): Promise<ExportResul
     since?.close();
     await client.close();
   }
-}
-
-/** Several caches asked in order (this output's journal first: it is newer); the first with a candidate answers. */
-function firstCandidate(caches: readonly (BodyCache | undefined)[]): BodyCache {
-  return {
-    async lookup(source, proto) {
-      for (const cache of caches) {
-        const candidate = await cache?.lookup(source, proto);
-        if (candidate) return candidate;
-      }
-      return undefined;
-    },
-  };
-}
-
-function interrupted(): RabbitError {
-  return new RabbitError('INTERRUPTED', 'the export was interrupted');
-}
-
-/** Whatever escapes carries no key: messages are scrubbed of every key and api_key parameter. */
-function sanitize(error: unknown, secrets: readonly string[], aborted: boolean): unknown {
-  if (aborted && !(isRabbitError(error) && error.errorClass === 'fatal' && error.code !== 'INTERRUPTED')) {
-    return interrupted();
-  }
-  if (error instanceof Error) error.message = redactSecrets(error.message, secrets);
-  return error;
 }

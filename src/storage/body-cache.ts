@@ -36,3 +36,16 @@ export interface CacheCandidate {
 export interface BodyCache {
   lookup(source: string, prototype: PrototypeContext): Promise<CacheCandidate | undefined>;
 }
+
+/** Several caches asked in order (the newest first); the first with a candidate answers. */
+export function firstCandidate(caches: readonly (BodyCache | undefined)[]): BodyCache {
+  return {
+    async lookup(source, proto) {
+      for (const cache of caches) {
+        const candidate = await cache?.lookup(source, proto);
+        if (candidate) return candidate;
+      }
+      return undefined;
+    },
+  };
+}

@@ -1,0 +1,60 @@
+import { randomInt } from 'node:crypto';
+import { AdaptiveConcurrency } from '../client/adaptive-concurrency.js';
+import type { FetchContext } from '../client/fetch-resource.js';
+import type { HttpClient } from '../client/http-client.js';
+import { RateLimiter } from '../client/rate-limiter.js';
+import { RETRY_DEFAULTS } from '../client/retry-policy.js';
+import { STALL_DEFAULTS } from '../client/transfer-watchdog.js';
+import type { Frontier } from '../crawl/frontier.js';
+import type { Spool } from '../storage/spool.js';
+import type { EventSink } from './events.js';
+import type { ExportOptions } from './export-options.js';
+
+/** What the run counts as it goes: the manifest's `stats`. */
+export interface RunStats {
+  requests: number;
+  retries: number;
+  bytes: number;
+  files: number;
+}
+
+/**
+ * How every request of the export is made: the retry, stall and rate policies from the options,
+ * concurrency that adapts to throttling by resizing the frontier, and each attempt counted and
+ * reported as an event.
+ */
+export function fetchContext(parts: {
+  options: ExportOptions;
+  client: HttpClient;
+  spool: Spool;
+  frontier: Frontier;
+  signal: AbortSignal;
+  stats: RunStats;
+  emit: EventSink;
+  now: () => number;
+}): FetchContext {
+  const { options, frontier, stats, emit, now } = parts;
+  return {
+    client: parts.client,
+    spool: parts.spool,
+    retry: { ...RETRY_DEFAULTS, ...options.retry },
+    signal: parts.signal,
+    stall: { ...STALL_DEFAULTS, ...options.stall },
+    random: options.random ?? (() => randomInt(0, 2 ** 32) / 2 ** 32),
+    now,
+    adaptive: new AdaptiveConcurrency(frontier.concurrency, (value) => {
+      frontier.concurrency = value;
+      emit({ type: 'concurrency', value });
+    }, now),
+    ...(options.maxRps ? { rateLimiter: new RateLimiter(options.maxRps, now) } : {}),
+    onAttempt: (event) => {
+      if (event.type === 'retry') {
+        stats.retries++;
+        return emit({ type: 'retry', source: event.source, attempt: event.attempt, delayMs: event.delayMs, reason: event.reason });
+      }
+      stats.requests++;
+      stats.bytes += event.bytes;
+      emit({ type: 'response', source: event.source, status: event.status, bytes: event.bytes, queued: frontier.queued, inFlight: frontier.running });
+    },
+  };
+}
