@@ -23,7 +23,7 @@ export async function runAction(io: CliIO, json: boolean, action: () => Promise<
     const message = redactUrl(printable(error instanceof Error ? error.message : String(error)));
     const errorCode = isRabbitError(error) ? error.code : 'INTERNAL';
     if (json) {
-      io.stdout.write(`${JSON.stringify({ ok: false, exitCode: code, error: { code: errorCode, message } })}\n`);
+      io.stdout.write(`${JSON.stringify({ type: 'summary', ok: false, exitCode: code, error: { code: errorCode, message } })}\n`);
     }
     io.stderr.write(`rabbit-export: ${message}\n`);
     if (!isRabbitError(error) && error instanceof Error && error.stack && io.env['RABBIT_DEBUG']) {

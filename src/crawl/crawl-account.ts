@@ -5,6 +5,7 @@ import { attemptsOf, fetchResource, type FetchContext } from '../client/fetch-re
 import type { ArchiveModel, StoredFile } from '../manifest/archive-model.js';
 import type { Frontier } from './frontier.js';
 import { bodyResultOf, obtainBody, type BodyCache, type BodyKind, type BodyResult, type Format, type PrototypeContext, type SizeCaps } from './obtain-body.js';
+import { OpenTasks } from './open-tasks.js';
 import { parseIdList, parseJson, parsePrototype, requireObject, type IdList } from './parse.js';
 
 export type { BodyCache, BodyKind, CacheCandidate, CachedBody, Format, PrototypeContext, SizeCaps } from './obtain-body.js';
@@ -17,6 +18,10 @@ export interface CrawlHooks {
   prototype?(prototype: PrototypeContext, name: string | null): void;
   /** A resource failed for good and was recorded. */
   failed?(source: string, error: RabbitError): void;
+  /** The prototypes this crawl will walk, once the lists are read (for estimating the whole). */
+  listed?(ids: string[]): void;
+  /** A prototype's last task has finished. */
+  prototypeDone?(id: string): void;
 }
 
 export interface CrawlOptions {
@@ -75,7 +80,8 @@ export class AccountCrawler {
         }
       }
     }
-    for (const [id, key] of owner) this.schedule(() => this.prototype(id, key));
+    this.options.hooks?.listed?.([...owner.keys()]);
+    for (const [id, key] of owner) this.schedule(() => this.prototype(id, key), id);
   }
 
   private async fetchRootList(key: string, index: number): Promise<IdList> {
@@ -116,16 +122,16 @@ export class AccountCrawler {
     const proto = body.parsed;
     this.store(proto, { path: archivePathFor(source, proto.revision), source, result: body.result });
     const base = `prototypes/${id}`;
-    this.schedule(() => this.list(proto, `${base}/pages.json`, 'page', (page) => this.page(proto, page), true));
-    this.schedule(() => this.list(proto, `${base}/layers.json`, 'layer', (layer) => this.layer(proto, layer)));
+    this.schedule(() => this.list(proto, `${base}/pages.json`, 'page', (page) => this.page(proto, page), true), proto.id);
+    this.schedule(() => this.list(proto, `${base}/layers.json`, 'layer', (layer) => this.layer(proto, layer)), proto.id);
     const discussions = new Set<string>();
     const discussion = (d: string): void => {
       if (discussions.has(d)) return;
       discussions.add(d);
-      this.schedule(() => this.resource(proto, `${base}/discussions/${d}.json`, 'json', 'discussion'));
+      this.schedule(() => this.resource(proto, `${base}/discussions/${d}.json`, 'json', 'discussion'), proto.id);
     };
     this.discussionSink.set(id, discussion);
-    this.schedule(() => this.list(proto, `${base}/discussions.json`, 'discussion', discussion));
+    this.schedule(() => this.list(proto, `${base}/discussions.json`, 'discussion', discussion), proto.id);
   }
 
   /** Per prototype: schedules each discussion id once, whichever list named it first. */
@@ -133,22 +139,22 @@ export class AccountCrawler {
 
   private page(proto: PrototypeContext, page: string): void {
     const base = `prototypes/${proto.id}/pages/${page}`;
-    this.schedule(() => this.resource(proto, `${base}.json`, 'json', 'page'));
-    if (this.options.formats.has('html')) this.schedule(() => this.resource(proto, `${base}.html`, 'html'));
-    if (this.options.formats.has('png')) this.schedule(() => this.resource(proto, `${base}.png`, 'png'));
+    this.schedule(() => this.resource(proto, `${base}.json`, 'json', 'page'), proto.id);
+    if (this.options.formats.has('html')) this.schedule(() => this.resource(proto, `${base}.html`, 'html'), proto.id);
+    if (this.options.formats.has('png')) this.schedule(() => this.resource(proto, `${base}.png`, 'png'), proto.id);
     this.schedule(() => this.list(proto, `${base}/elements.json`, 'element', (element) => {
-      this.schedule(() => this.resource(proto, `${base}/elements/${element}.json`, 'json', 'element'));
-    }));
+      this.schedule(() => this.resource(proto, `${base}/elements/${element}.json`, 'json', 'element'), proto.id);
+    }), proto.id);
     const discussion = this.discussionSink.get(proto.id) as (id: string) => void;
-    this.schedule(() => this.list(proto, `${base}/discussions.json`, 'discussion', discussion));
+    this.schedule(() => this.list(proto, `${base}/discussions.json`, 'discussion', discussion), proto.id);
   }
 
   private layer(proto: PrototypeContext, layer: string): void {
     const base = `prototypes/${proto.id}/layers/${layer}`;
-    this.schedule(() => this.resource(proto, `${base}.json`, 'json', 'layer'));
+    this.schedule(() => this.resource(proto, `${base}.json`, 'json', 'layer'), proto.id);
     this.schedule(() => this.list(proto, `${base}/elements.json`, 'element', (element) => {
-      this.schedule(() => this.resource(proto, `${base}/elements/${element}.json`, 'json', 'element'));
-    }));
+      this.schedule(() => this.resource(proto, `${base}/elements/${element}.json`, 'json', 'element'), proto.id);
+    }), proto.id);
   }
 
   private async list(
@@ -230,9 +236,14 @@ export class AccountCrawler {
     this.options.hooks?.failed?.(source, error);
   }
 
-  private schedule(task: () => Promise<void> | void): void {
+  /** Tasks still open per prototype: when the last one ends, the prototype is done (progress). */
+  private readonly openTasks = new OpenTasks();
+
+  private schedule(task: () => Promise<void> | void, prototypeId?: string): void {
+    if (prototypeId !== undefined) this.openTasks.opened(prototypeId);
     this.options.frontier.add(async () => {
       await task();
+      if (prototypeId !== undefined && this.openTasks.closed(prototypeId)) this.options.hooks?.prototypeDone?.(prototypeId);
     });
   }
 }

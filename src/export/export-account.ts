@@ -22,6 +22,7 @@ import type { EventSink } from './events.js';
 import { acquireLock } from '../storage/lock.js';
 import { JournalCache, JournalWriter, readJournal } from '../storage/journal.js';
 import { openSinceCache, type SinceCache } from './since-cache.js';
+import { previousCosts } from '../manifest/previous-costs.js';
 import { checkOutput, makeWorkDir, outputPaths, removeStaleTemps, removeWorkDir } from '../storage/work-dir.js';
 
 export interface ExportOptions {
@@ -129,6 +130,9 @@ export async function exportAccount(options: ExportOptions): Promise<ExportResul
     if (options.since !== undefined) {
       since = await openSinceCache(options.since, spool, { baseUrl: options.baseUrl });
       caches.push(since);
+      // progress (issue 15): what each prototype cost last time; a hint only, never a failure.
+      const costs = await previousCosts(options.since).catch(() => undefined);
+      if (costs) emit({ type: 'previous', prototypes: costs });
     }
     if (saved.setAside) emit({ type: 'journal-set-aside', reason: saved.setAside });
     emit({ type: 'start', baseUrl: options.baseUrl, out: paths.out, concurrency, resumed: journalCache.size });
@@ -139,7 +143,10 @@ export async function exportAccount(options: ExportOptions): Promise<ExportResul
         if (!proto) return;
         model.noteOrigin(proto.id, file.path, reusedFrom === JOURNAL_ORIGIN ? undefined : reusedFrom);
         if (reusedFrom !== JOURNAL_ORIGIN) journal.record(file, proto, reusedFrom);
+        if (reusedFrom !== undefined) emit({ type: 'reused', source: file.source, bytes: file.size }); // progress (issue 15)
       },
+      listed: (ids) => emit({ type: 'prototypes-listed', ids }), // progress (issue 15)
+      prototypeDone: (id) => emit({ type: 'prototype-done', id }), // progress (issue 15)
       failed: (source, error) => emit({ type: 'error', error: { source, code: error.code, message: redactSecrets(error.message, secrets) } }),
     };
     const crawler = new AccountCrawler({
@@ -176,6 +183,7 @@ export async function exportAccount(options: ExportOptions): Promise<ExportResul
     try {
       await crawler.start();
       await frontier.drain();
+      emit({ type: 'phase', phase: 'requisites' }); // progress (issue 15)
       // Offline viewer (issue 5): page assets, viewable page copies and index.html (src/viewer/).
       await addOfflineViewer({
         fetch: crawler.fetchContext, frontier, model, service: { origin: client.origin, basePath: client.basePath },

@@ -4,7 +4,9 @@ import { collectPrototype, parseFormats, SELECTION_HELP, selectionOf, type Selec
 import { EXIT } from '../exit-codes.js';
 import { mib, printable, seconds } from '../format.js';
 import { intOption } from '../options.js';
-import { createProgress, progressMode } from '../progress.js';
+import { progressFor, summaryTimes } from '../progress.js';
+import { parseStatsInterval, STATS_INTERVAL_HELP } from '../progress-flags.js';
+import { phaseLine } from '../progress-line.js';
 import { runAction, withInterrupts, type CliIO } from '../run.js';
 import { addServiceOptions, serviceOptionsOf, type ServiceFlags } from '../service-flags.js';
 
@@ -13,6 +15,7 @@ interface BackupFlags extends Omit<SelectionFlags, 'since'>, ServiceFlags {
   keep: number;
   json?: boolean;
   quiet?: boolean;
+  statsInterval?: number;
 }
 
 export function registerBackup(program: Command, io: CliIO): void {
@@ -27,6 +30,7 @@ export function registerBackup(program: Command, io: CliIO): void {
     .option('--formats <list>', SELECTION_HELP.formats, parseFormats)
     .option('--json', 'print one JSON summary line on stdout (for logs)')
     .option('-q, --quiet', 'print nothing but errors')
+    .option('--stats-interval <duration>', STATS_INTERVAL_HELP, parseStatsInterval)
     .addHelpText(
       'after',
       `
@@ -39,7 +43,7 @@ Examples:
     .action((flags: BackupFlags) =>
       runAction(io, flags.json ?? false, async () => {
         const service = await serviceOptionsOf(flags, io.env);
-        const progress = createProgress(progressMode(io.stderr, Boolean(flags.quiet || flags.json)), io.stderr);
+        const progress = progressFor(io, flags);
         const started = Date.now();
         let result: BackupResult;
         try {
@@ -60,6 +64,7 @@ Examples:
         const code = result.export.complete ? EXIT.ok : EXIT.incomplete;
         const origins = Object.values(manifest.prototypes).map((record) => record.origin?.mode ?? 'fetched');
         const summary = {
+          type: 'summary',
           ok: result.export.complete,
           exitCode: code,
           out: result.out,
@@ -75,6 +80,7 @@ Examples:
           pruned: result.pruned,
           kept: result.kept.length,
           durationMs: Date.now() - started,
+          ...summaryTimes(progress.phaseTimes()),
         };
         if (flags.json) {
           io.stdout.write(`${JSON.stringify(summary)}\n`);
@@ -85,6 +91,7 @@ Examples:
             `${summary.complete ? 'complete' : 'INCOMPLETE'}: ${result.out}\n` +
               `  ${summary.prototypes} prototypes: ${summary.reused} unchanged, copied from ${result.since ?? '-'}; ${summary.fetched} fetched\n` +
               `  ${summary.requests} requests, ${mib(summary.bytes)} in ${seconds(summary.durationMs)}\n` +
+              `  time: ${phaseLine(progress.phaseTimes())}\n` +
               `  ${summary.kept} archives kept${summary.pruned.length > 0 ? `, removed ${summary.pruned.join(', ')}` : ''}\n`,
           );
         }

@@ -1,0 +1,91 @@
+/**
+ * How big the whole export is, estimated from what the crawl has seen so far. The unit is a
+ * resource: one body the export has to obtain (fetched, copied from an earlier archive, or
+ * recorded as failed). The crawl knows every prototype after its first request, but not their
+ * sizes: those are taken from the previous archive where there is one (exact for an unchanged
+ * prototype, its last size for a changed one) and otherwise from the prototypes already finished.
+ */
+export interface PrototypeTally {
+  /** Resources of this prototype handled so far. */
+  done: number;
+  /** Page metadata among them: what a page costs is learnt from the finished prototypes. */
+  pages: number;
+  /** Its last task has finished: `done` is its exact size. */
+  finished: boolean;
+  /** Its resources in the previous archive (export --since, backup), when it had a record there. */
+  previous?: number;
+}
+
+export interface EstimateInput {
+  /** Resources outside any prototype (the lists of prototypes), all done. */
+  other: number;
+  /** Null until the list of prototypes has been read: before that there is nothing to estimate. */
+  prototypes: Iterable<PrototypeTally> | null;
+}
+
+export interface Estimate {
+  done: number;
+  /** Null while the list of prototypes is unknown. */
+  total: number | null;
+  /** done / total, 0..1; null with total. */
+  fraction: number | null;
+}
+
+export const ESTIMATE_DEFAULTS = {
+  /** A prototype with no sample yet: its metadata and its three lists at least. */
+  minimumPrototype: 4,
+} as const;
+
+/**
+ * The estimate of the whole: finished prototypes count exactly; the others count as their previous
+ * size, else as the finished ones' average; one that has already outgrown its guess counts as what
+ * it has done plus one page more.
+ */
+export function estimateTotal(input: EstimateInput): Estimate {
+  if (input.prototypes === null) return { done: input.other, total: null, fraction: null };
+  const tallies = [...input.prototypes];
+  const finished = tallies.filter((tally) => tally.finished);
+  const typical = typicalSize(tallies, finished);
+  const step = pageCost(finished);
+  let done = input.other;
+  let total = input.other;
+  for (const tally of tallies) {
+    done += tally.done;
+    if (tally.finished) {
+      total += tally.done;
+      continue;
+    }
+    const guess = Math.max(ESTIMATE_DEFAULTS.minimumPrototype, tally.previous ?? typical);
+    total += tally.done < guess ? guess : tally.done + step;
+  }
+  return { done, total, fraction: total > 0 ? Math.min(1, done / total) : 1 };
+}
+
+/** The average finished prototype; before any has finished, the previous archive's average or the largest seen so far. */
+function typicalSize(tallies: readonly PrototypeTally[], finished: readonly PrototypeTally[]): number {
+  if (finished.length > 0) return mean(finished.map((tally) => tally.done));
+  const previous = tallies.flatMap((tally) => (tally.previous === undefined ? [] : [tally.previous]));
+  if (previous.length > 0) return mean(previous);
+  return Math.max(ESTIMATE_DEFAULTS.minimumPrototype, ...tallies.map((tally) => tally.done));
+}
+
+/** Resources per page of the finished prototypes (a page brings its renderings, elements and discussions). */
+function pageCost(finished: readonly PrototypeTally[]): number {
+  const pages = finished.reduce((sum, tally) => sum + tally.pages, 0);
+  if (pages === 0) return 1;
+  return Math.max(1, Math.round(finished.reduce((sum, tally) => sum + tally.done, 0) / pages));
+}
+
+function mean(values: readonly number[]): number {
+  return values.reduce((sum, value) => sum + value, 0) / values.length;
+}
+
+/**
+ * The fraction shown: it may hold, it does not go back. An estimate that grows (a prototype bigger
+ * than its guess) would otherwise move the bar backwards, which reads as lost work; the time left
+ * is computed from the estimate itself and stays honest.
+ */
+export function shownFraction(previous: number | null, estimate: number | null): number | null {
+  if (estimate === null) return previous;
+  return previous === null ? estimate : Math.max(previous, estimate);
+}
