@@ -71,7 +71,7 @@ export function barLine(s: ProgressSnapshot, columns: number): string {
     shown = shown.filter((part) => part !== drop);
   }
   const inner = Math.min(30, MIN_BAR - 2 + columns - widthOf(shown));
-  const filled = Math.round(((s.percent ?? 0) / 100) * inner);
+  const filled = Math.floor(((s.percent ?? 0) / 100) * inner);
   const line = shown.map((part) => (part.text === BAR ? `[${'#'.repeat(filled)}${'-'.repeat(inner - filled)}]` : part.text)).join(' ');
   return line.length <= columns ? line : line.slice(0, Math.max(0, columns));
 }

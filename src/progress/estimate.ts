@@ -27,7 +27,10 @@ export interface Estimate {
   done: number;
   /** Null while the list of prototypes is unknown. */
   total: number | null;
-  /** done / total, 0..1; null with total. */
+  /**
+   * done / total, 0..1. Null while there is nothing to size the prototypes by (none finished, no
+   * previous archive): a guess from nothing would show a percent that then stalls for minutes.
+   */
   fraction: number | null;
 }
 
@@ -58,7 +61,9 @@ export function estimateTotal(input: EstimateInput): Estimate {
     const guess = Math.max(ESTIMATE_DEFAULTS.minimumPrototype, tally.previous ?? typical);
     total += tally.done < guess ? guess : tally.done + step;
   }
-  return { done, total, fraction: total > 0 ? Math.min(1, done / total) : 1 };
+  total = Math.round(total);
+  const informed = tallies.length === 0 || finished.length > 0 || tallies.some((tally) => tally.previous !== undefined);
+  return { done, total, fraction: !informed ? null : total > 0 ? Math.min(1, done / total) : 1 };
 }
 
 /** The average finished prototype; before any has finished, the previous archive's average or the largest seen so far. */

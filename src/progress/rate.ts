@@ -23,7 +23,7 @@ export function startRate(at: number, count = 0): RateState {
 }
 
 /** The rate after the counter reached `count` at time `at`. */
-export function updateRate(state: RateState, at: number, count: number, options: Partial<typeof RATE_DEFAULTS> = {}): RateState {
+export function updateRate(state: RateState, at: number, count: number, options: Partial<Record<keyof typeof RATE_DEFAULTS, number>> = {}): RateState {
   const { halfLifeMs, warmUpMs } = { ...RATE_DEFAULTS, ...options };
   const elapsed = at - state.at;
   if (elapsed <= 0) return state;
@@ -32,6 +32,14 @@ export function updateRate(state: RateState, at: number, count: number, options:
   if (state.perSecond === null) return { at, count, perSecond: instant };
   const weight = 1 - 2 ** (-elapsed / halfLifeMs);
   return { at, count, perSecond: state.perSecond + weight * (instant - state.perSecond) };
+}
+
+/**
+ * The half-life for a run that has gone on this long: short at first, so the rate of a run's first
+ * minute is not dragged down by its slow start, and the full one once the run is long.
+ */
+export function halfLifeFor(elapsedMs: number, halfLifeMs: number = RATE_DEFAULTS.halfLifeMs): number {
+  return Math.min(halfLifeMs, Math.max(RATE_DEFAULTS.warmUpMs, elapsedMs / 4));
 }
 
 /** Time left for `remaining` units at `perSecond`; null when the rate says nothing yet. */

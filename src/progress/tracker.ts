@@ -1,7 +1,7 @@
 import { API_PREFIX } from '../archive/paths.js';
 import type { ExportEvent, PreviousCost } from '../export/events.js';
 import { estimateTotal, shownFraction, type PrototypeTally } from './estimate.js';
-import { startRate, timeLeftMs, updateRate, type RateState } from './rate.js';
+import { halfLifeFor, startRate, timeLeftMs, updateRate, type RateState } from './rate.js';
 
 /** What a progress display shows at one moment; every figure a person plans by. */
 export interface ProgressSnapshot {
@@ -112,9 +112,10 @@ export class ProgressTracker {
   snapshot(): ProgressSnapshot {
     const at = this.now();
     const estimate = estimateTotal({ other: this.other, prototypes: this.tallies?.values() ?? null });
-    this.requestRate = updateRate(this.requestRate, at, this.requests);
-    this.byteRate = updateRate(this.byteRate, at, this.bytes);
-    this.doneRate = updateRate(this.doneRate, at, estimate.done);
+    const smoothing = { halfLifeMs: halfLifeFor(at - this.started) };
+    this.requestRate = updateRate(this.requestRate, at, this.requests, smoothing);
+    this.byteRate = updateRate(this.byteRate, at, this.bytes, smoothing);
+    this.doneRate = updateRate(this.doneRate, at, estimate.done, smoothing);
     this.shown = shownFraction(this.shown, estimate.fraction);
     const crawling = this.phase === 'crawl' || this.phase === 'starting';
     const finished = this.phase === 'done';
@@ -128,7 +129,7 @@ export class ProgressTracker {
       bytes: this.bytes,
       requestsPerSecond: this.requestRate.perSecond,
       bytesPerSecond: this.byteRate.perSecond,
-      etaMs: crawling && estimate.total !== null ? timeLeftMs(estimate.total - estimate.done, this.doneRate.perSecond) : finished ? 0 : null,
+      etaMs: crawling && estimate.total !== null && estimate.fraction !== null ? timeLeftMs(estimate.total - estimate.done, this.doneRate.perSecond) : finished ? 0 : null,
       prototypesDone: this.prototypesDone,
       prototypesTotal: this.tallies?.size ?? null,
       retries: this.retries,
