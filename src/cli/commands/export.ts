@@ -40,6 +40,7 @@ Examples:
   RABBIT_API_KEY=... rabbit-export export --out team.zip
   rabbit-export export --out team.zip --api-key-file ~/.rabbit-key --concurrency 4
   rabbit-export export --out nightly.zip --json --quiet      # for cron: one JSON line
+  rabbit-export export --out big.zip --json --stats-interval 5m # progress records, then the summary
   rabbit-export export --out today.zip --since yesterday.zip # fetch only what changed
   rabbit-export export --out two.zip --prototype 3 --prototype 17 --formats json`,
     )
