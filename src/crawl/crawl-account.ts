@@ -20,6 +20,8 @@ export interface CrawlHooks {
   failed?(source: string, error: RabbitError): void;
   /** The prototypes this crawl will walk, once the lists are read (for estimating the whole). */
   listed?(ids: string[]): void;
+  /** A prototype's list of pages was read (for estimating the whole). */
+  pagesListed?(id: string, count: number): void;
   /** A prototype's last task has finished. */
   prototypeDone?(id: string): void;
 }
@@ -172,6 +174,7 @@ export class AccountCrawler {
     // The list is archived as served even when some of its ids are rejected.
     this.store(proto, { path: archivePathFor(source, proto.revision), source, result: body.result });
     for (const id of body.parsed.rejected) this.recordError(source, badId(source, id));
+    if (kind === 'page') this.options.hooks?.pagesListed?.(proto.id, body.parsed.ids.length);
     for (const id of body.parsed.ids) each(id);
   }
 

@@ -19,6 +19,8 @@ export type ExportEvent =
   | { type: 'archive-progress'; bytes: number; entries: number; total: number }
   // For estimating the whole (issue 15): the prototypes the crawl will walk, once the lists are read.
   | { type: 'prototypes-listed'; ids: string[] }
+  // A prototype's list of pages was read: how many pages it has.
+  | { type: 'pages-listed'; id: string; count: number }
   // A prototype's last task has finished: what it cost is now exact.
   | { type: 'prototype-done'; id: string }
   // A body obtained without a request: copied from --since's archive or a resumed run's journal.

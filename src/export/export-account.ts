@@ -146,6 +146,7 @@ export async function exportAccount(options: ExportOptions): Promise<ExportResul
         if (reusedFrom !== undefined) emit({ type: 'reused', source: file.source, bytes: file.size }); // progress (issue 15)
       },
       listed: (ids) => emit({ type: 'prototypes-listed', ids }), // progress (issue 15)
+      pagesListed: (id, count) => emit({ type: 'pages-listed', id, count }), // progress (issue 15)
       prototypeDone: (id) => emit({ type: 'prototype-done', id }), // progress (issue 15)
       failed: (source, error) => emit({ type: 'error', error: { source, code: error.code, message: redactSecrets(error.message, secrets) } }),
     };

@@ -8,12 +8,14 @@
 export interface PrototypeTally {
   /** Resources of this prototype handled so far. */
   done: number;
-  /** Page metadata among them: what a page costs is learnt from the finished prototypes. */
+  /** Page metadata among them: what a page costs is learnt from the prototype itself. */
   pages: number;
   /** Its last task has finished: `done` is its exact size. */
   finished: boolean;
   /** Its resources in the previous archive (export --since, backup), when it had a record there. */
   previous?: number;
+  /** How many pages its list of pages named, once that list was read. */
+  pagesListed?: number;
 }
 
 export interface EstimateInput {
@@ -28,8 +30,9 @@ export interface Estimate {
   /** Null while the list of prototypes is unknown. */
   total: number | null;
   /**
-   * done / total, 0..1. Null while there is nothing to size the prototypes by (none finished, no
-   * previous archive): a guess from nothing would show a percent that then stalls for minutes.
+   * done / total, 0..1. Null while nothing sizes the prototypes yet (none finished, no page of
+   * one with a known page count done, no previous archive): a guess from nothing would show a
+   * percent that then stalls for minutes.
    */
   fraction: number | null;
 }
@@ -40,37 +43,54 @@ export const ESTIMATE_DEFAULTS = {
 } as const;
 
 /**
- * The estimate of the whole: finished prototypes count exactly; the others count as their previous
- * size, else as the finished ones' average; one that has already outgrown its guess counts as what
- * it has done plus one page more.
+ * The estimate of the whole. A finished prototype counts exactly. One with a previous size counts
+ * as that (exact when unchanged). One whose pages are listed and partly done counts as what its
+ * pages so far cost, times its pages. Any other counts as the finished ones' average (pages per
+ * prototype times what a page costs). One that has outgrown its guess counts as what it has done
+ * plus one page more.
  */
 export function estimateTotal(input: EstimateInput): Estimate {
   if (input.prototypes === null) return { done: input.other, total: null, fraction: null };
   const tallies = [...input.prototypes];
   const finished = tallies.filter((tally) => tally.finished);
-  const typical = typicalSize(tallies, finished);
   const step = pageCost(finished);
+  const typical = typicalSize(tallies, finished, step);
   let done = input.other;
   let total = input.other;
+  let informed = tallies.length === 0 || finished.length > 0;
   for (const tally of tallies) {
     done += tally.done;
     if (tally.finished) {
       total += tally.done;
       continue;
     }
-    const guess = Math.max(ESTIMATE_DEFAULTS.minimumPrototype, tally.previous ?? typical);
+    const sized = tally.previous ?? extrapolate(tally, step);
+    if (sized !== undefined) informed = true;
+    const guess = Math.max(ESTIMATE_DEFAULTS.minimumPrototype, sized ?? typical);
     total += tally.done < guess ? guess : tally.done + step;
   }
   total = Math.round(total);
-  const informed = tallies.length === 0 || finished.length > 0 || tallies.some((tally) => tally.previous !== undefined);
   return { done, total, fraction: !informed ? null : total > 0 ? Math.min(1, done / total) : 1 };
 }
 
-/** The average finished prototype; before any has finished, the previous archive's average or the largest seen so far. */
-function typicalSize(tallies: readonly PrototypeTally[], finished: readonly PrototypeTally[]): number {
+/** What a prototype will cost judging by its own pages done so far, once it is known how many it has. */
+function extrapolate(tally: PrototypeTally, step: number): number | undefined {
+  if (!tally.pagesListed || tally.pages === 0) return undefined;
+  const perPage = tally.done / tally.pages;
+  return Math.max(tally.done + (tally.pages < tally.pagesListed ? perPage : step), perPage * tally.pagesListed);
+}
+
+/**
+ * The size of a prototype nothing is known of: the average finished one; before any has finished,
+ * the previous archive's average, else the average of those sized by their own pages, else the
+ * largest seen so far.
+ */
+function typicalSize(tallies: readonly PrototypeTally[], finished: readonly PrototypeTally[], step: number): number {
   if (finished.length > 0) return mean(finished.map((tally) => tally.done));
   const previous = tallies.flatMap((tally) => (tally.previous === undefined ? [] : [tally.previous]));
   if (previous.length > 0) return mean(previous);
+  const extrapolated = tallies.flatMap((tally) => extrapolate(tally, step) ?? []);
+  if (extrapolated.length > 0) return mean(extrapolated);
   return Math.max(ESTIMATE_DEFAULTS.minimumPrototype, ...tallies.map((tally) => tally.done));
 }
 

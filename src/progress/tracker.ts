@@ -92,6 +92,11 @@ export class ProgressTracker {
         this.previous = new Map(event.prototypes.map((cost: PreviousCost) => [cost.id, cost.files + cost.errors]));
         for (const [id, tally] of this.tallies ?? []) this.withPrevious(id, tally);
         break;
+      case 'pages-listed': {
+        const tally = this.tallies?.get(event.id);
+        if (tally) tally.pagesListed = event.count;
+        break;
+      }
       case 'prototype-done': {
         const tally = this.tallies?.get(event.id);
         if (tally && !tally.finished) {

@@ -54,6 +54,14 @@ describe('what the export reports for progress', () => {
       const last = events.findLastIndex((event) => ownerOf(event) === id);
       expect(done).toBeGreaterThan(last);
     }
+    // Each prototype's pages are counted once, before its first page is fetched.
+    for (const id of ids) {
+      const listedPages = events.filter((event) => event.type === 'pages-listed' && event.id === id);
+      expect(listedPages).toHaveLength(1);
+      const count = listedPages[0]?.type === 'pages-listed' ? listedPages[0].count : -1;
+      const pageMetadata = events.filter((event) => event.type === 'response' && new RegExp(`^/rabbit/api/prototypes/${id}/pages/[^/]+\\.json$`).test(event.source));
+      expect(pageMetadata).toHaveLength(count);
+    }
     const phases = events.flatMap((event) => (event.type === 'phase' ? [event.phase] : []));
     expect(phases).toEqual(['crawl', 'requisites', 'archive', 'done']);
   });
