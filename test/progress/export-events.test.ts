@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { backupAccount } from '../../src/backup/backup-account.js';
 import { exportAccount } from '../../src/export/export-account.js';
 import type { ExportEvent } from '../../src/export/events.js';
 import { startFakeService, type FakeService } from '../../src/fake-service/index.js';
@@ -81,6 +82,30 @@ describe('what the export reports for progress', () => {
     expect(again.events.filter((event) => event.type === 'reused').length).toBeGreaterThan(150);
     // The first run had no previous archive: its estimate at the listing was a guess.
     expect(first.events.some((event) => event.type === 'previous')).toBe(false);
+  });
+});
+
+describe('a backup', () => {
+  it('sizes the whole from the newest archive in its folder', async () => {
+    const dir = await tempDir();
+    let night = Date.UTC(2026, 10, 20, 3, 15);
+    const run = async (): Promise<ExportEvent[]> => {
+      const events: ExportEvent[] = [];
+      night += 86_400_000;
+      const at = night;
+      await backupAccount({ dir, baseUrl: service.baseUrl, keys: [service.keys.readOnly], now: () => at, onEvent: (event) => events.push(event) });
+      return events;
+    };
+    expect((await run()).some((event) => event.type === 'previous')).toBe(false);
+    const second = await run();
+    const tracker = new ProgressTracker(() => 0);
+    let atListing: number | null = null;
+    for (const event of second) {
+      tracker.onEvent(event);
+      if (event.type === 'prototypes-listed') atListing = tracker.snapshot().total;
+    }
+    expect(second.some((event) => event.type === 'previous')).toBe(true);
+    expect(atListing).toBe(tracker.snapshot().done);
   });
 });
 
