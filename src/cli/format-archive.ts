@@ -8,8 +8,8 @@ import type { VerifyProblem, VerifyReport } from '../verify/verify-archive.js';
 const NAME_WIDTH = 40;
 
 export function formatListTable(rows: ListRow[]): string {
-  const header = ['ID', 'NAME', 'REV', 'PAGES', 'LAYERS', 'ELEMENTS', 'DISCUSSIONS', 'ERRORS', 'STATUS'];
-  const numeric = new Set([2, 3, 4, 5, 6, 7]);
+  const header = ['ID', 'NAME', 'REV', 'PAGES', 'LAYERS', 'ELEMENTS', 'DISCUSSIONS', 'RESOURCES', 'SIZE', 'ERRORS', 'STATUS'];
+  const numeric = new Set([2, 3, 4, 5, 6, 7, 8, 9]);
   const body = rows.map((row) => [
     row.id,
     row.name === null ? '-' : fit(clean(row.name), NAME_WIDTH),
@@ -18,6 +18,8 @@ export function formatListTable(rows: ListRow[]): string {
     String(row.layers),
     String(row.elements),
     String(row.discussions),
+    String(row.resources),
+    size(row.bytes),
     String(row.errors),
     row.complete ? 'complete' : 'incomplete',
   ]);
@@ -67,6 +69,18 @@ export function formatVerifyReport(report: VerifyReport): string {
 function formatProblem(problem: VerifyProblem, kindWidth: number): string {
   const where = problem.path === undefined ? '' : `${clean(problem.path)}: `;
   return `  ${problem.kind.padEnd(kindWidth)}  ${where}${clean(problem.detail)}`;
+}
+
+/** 512 B, 3.4 KiB, 12.0 MiB, 1.2 GiB: a column a person compares at a glance. */
+export function size(bytes: number): string {
+  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
+  let value = bytes;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit++;
+  }
+  return unit === 0 ? `${bytes} B` : `${value.toFixed(1)} ${units[unit]}`;
 }
 
 function megabytes(bytes: number): string {

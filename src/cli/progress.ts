@@ -1,58 +1,93 @@
 import ora, { type Ora } from 'ora';
 import type { ExportEvent, ProgressCounts } from '../export/events.js';
-import { mib, printable } from './format.js';
+import { ProgressTracker, type PhaseTimes, type ProgressSnapshot } from '../progress/tracker.js';
+import { printable } from './format.js';
+import { barLine, logLine, progressRecord } from './progress-line.js';
 
-export type ProgressMode = 'spinner' | 'lines' | 'silent';
+/** A bar on a terminal, plain lines in a log, JSON records with --json, or nothing. */
+export type ProgressMode = 'spinner' | 'lines' | 'json' | 'silent';
+
+export interface ProgressChoice {
+  quiet?: boolean;
+  json?: boolean;
+  /** --stats-interval as given; with --json, progress records come only when it is. */
+  statsIntervalMs?: number;
+}
+
+/** Seconds between the plain progress lines of a log when --stats-interval is not given. */
+export const DEFAULT_STATS_INTERVAL_MS = 30_000;
+/** How often the terminal line is redrawn. */
+const BAR_REFRESH_MS = 250;
 
 /**
- * A spinner only on a terminal that says how wide it is: ora divides by the width, and a pseudo
+ * A bar only on a terminal that says how wide it is: ora divides by the width, and a pseudo
  * terminal reporting 0 columns (script, some CI runners) would make it loop forever.
  */
-export function progressMode(stream: NodeJS.WriteStream, silent: boolean): ProgressMode {
-  if (silent) return 'silent';
+export function progressMode(stream: NodeJS.WriteStream, choice: ProgressChoice | boolean): ProgressMode {
+  const { quiet = false, json = false, statsIntervalMs } = typeof choice === 'boolean' ? { quiet: choice } : choice;
+  // --json by default prints exactly one line (the summary): cron logs that parse it keep working.
+  if (json) return statsIntervalMs !== undefined && statsIntervalMs > 0 ? 'json' : 'silent';
+  if (quiet) return 'silent';
   return stream.isTTY && (stream.columns ?? 0) > 0 ? 'spinner' : 'lines';
+}
+
+export interface ProgressOptions {
+  /** Between plain lines or JSON records (default 30 s); 0 for none. */
+  intervalMs?: number;
+  /** Where JSON records go (stdout, beside the summary). */
+  stdout?: NodeJS.WritableStream;
+  now?: () => number;
 }
 
 export interface ProgressReporter {
   onEvent(event: ExportEvent): void;
   /** Live counts, shared with the summary. */
   counts: ProgressCounts;
+  snapshot(): ProgressSnapshot;
+  /** Durations per phase and the average rate, for the final summary. */
+  phaseTimes(): PhaseTimes;
   stop(): void;
 }
 
 /**
- * Shows an export as it runs: an ora spinner with live counts on a terminal, a plain line every
- * few seconds when stderr is a pipe or a log file, nothing with --quiet or --json.
+ * Shows an export as it runs (issue 15): on a terminal one line with percent, bar, counts, rates,
+ * time left, prototypes, retries and errors, redrawn in place by ora (synchronized output, so no
+ * flicker) and cleared on stop; in a log one plain line per interval; with --json one
+ * `"type":"progress"` record per interval on stdout.
  */
-export function createProgress(mode: ProgressMode, stream: NodeJS.WriteStream, intervalMs = 10_000): ProgressReporter {
+export function createProgress(mode: ProgressMode, stream: NodeJS.WriteStream, options: ProgressOptions | number = {}): ProgressReporter {
+  const { intervalMs = DEFAULT_STATS_INTERVAL_MS, stdout, now = Date.now } = typeof options === 'number' ? { intervalMs: options } : options;
+  const tracker = new ProgressTracker(now);
   const counts: ProgressCounts = { requests: 0, retries: 0, queued: 0, inFlight: 0, prototypes: 0, bytes: 0, errors: 0 };
-  let phase = 'starting';
   let spinner: Ora | undefined;
   let timer: NodeJS.Timeout | undefined;
   const line = (text: string): void => {
-    if (mode === 'silent') return;
+    if (mode === 'silent' || mode === 'json') return;
     if (spinner) spinner.clear();
     stream.write(`${text}\n`);
     if (spinner) spinner.render();
   };
-  const status = (): string =>
-    `${phase}: ${counts.requests} requests done, ${counts.queued} queued, ${counts.inFlight} in flight, ` +
-    `${counts.prototypes} prototypes, ${mib(counts.bytes)}, ${counts.errors} errors` +
-    (counts.retries ? `, ${counts.retries} retries` : '');
+  // The frame and a space before the text, and the last column left free so nothing wraps.
+  const bar = (): string => barLine(tracker.snapshot(), Math.max(10, (stream.columns ?? 80) - 3));
 
   if (mode === 'spinner') {
-    spinner = ora({ text: status(), stream, discardStdin: false }).start();
+    spinner = ora({ text: bar(), stream, discardStdin: false, isEnabled: true }).start();
     timer = setInterval(() => {
-      if (spinner) spinner.text = status();
-    }, 200);
-  } else if (mode === 'lines') {
-    timer = setInterval(() => line(status()), intervalMs);
+      if (spinner) spinner.text = bar();
+    }, BAR_REFRESH_MS);
+  } else if (mode === 'lines' && intervalMs > 0) {
+    timer = setInterval(() => line(logLine(tracker.snapshot())), intervalMs);
+  } else if (mode === 'json' && intervalMs > 0 && stdout) {
+    timer = setInterval(() => stdout.write(`${JSON.stringify(progressRecord(tracker.snapshot()))}\n`), intervalMs);
   }
   timer?.unref();
 
   return {
     counts,
+    snapshot: () => tracker.snapshot(),
+    phaseTimes: () => tracker.phaseTimes(),
     onEvent(event) {
+      tracker.onEvent(event);
       switch (event.type) {
         case 'start':
           line(`exporting ${event.baseUrl} to ${event.out} (${event.concurrency} at a time)`);
@@ -82,16 +117,38 @@ export function createProgress(mode: ProgressMode, stream: NodeJS.WriteStream, i
           if (mode === 'lines') line(`concurrency now ${event.value}`);
           break;
         case 'phase':
-          phase = event.phase === 'archive' ? 'writing archive' : event.phase;
-          if (mode === 'lines' && event.phase === 'archive') line(status());
+          // The crawl's last figures before the quieter phases after it.
+          if (mode === 'lines' && event.phase === 'archive') line(logLine(tracker.snapshot()));
+          if (spinner) spinner.text = bar();
           break;
-        case 'archive-progress':
+        default:
           break;
       }
     },
     stop() {
       if (timer) clearInterval(timer);
+      timer = undefined;
+      // Clears the line: what stays on the terminal is the summary, not a stale bar.
       spinner?.stop();
+      spinner = undefined;
     },
+  };
+}
+
+/** The reporter for `export` and `backup`, from their flags. */
+export function progressFor(
+  io: { stdout: NodeJS.WriteStream; stderr: NodeJS.WriteStream },
+  flags: { quiet?: boolean; json?: boolean; statsInterval?: number },
+): ProgressReporter {
+  const mode = progressMode(io.stderr, { quiet: Boolean(flags.quiet), json: Boolean(flags.json), ...(flags.statsInterval !== undefined ? { statsIntervalMs: flags.statsInterval } : {}) });
+  return createProgress(mode, io.stderr, { intervalMs: flags.statsInterval ?? DEFAULT_STATS_INTERVAL_MS, stdout: io.stdout });
+}
+
+/** What the final summary gains from the progress figures: time per phase and the average rate. */
+export function summaryTimes(times: PhaseTimes): { phases: { crawlMs: number; requisitesMs: number; writingMs: number }; requestsPerSecond: number; bytesPerSecond: number } {
+  return {
+    phases: { crawlMs: times.crawlMs, requisitesMs: times.requisitesMs, writingMs: times.writingMs },
+    requestsPerSecond: times.requestsPerSecond,
+    bytesPerSecond: times.bytesPerSecond,
   };
 }

@@ -25,7 +25,7 @@ export async function runAction(io: CliIO, json: boolean, action: () => Promise<
     if (json) {
       // Machine-readable context the error carries (who holds a lock) goes beside the message.
       const data = isRabbitError(error) ? error.data : undefined;
-      io.stdout.write(`${JSON.stringify({ ok: false, exitCode: code, error: { ...data, code: errorCode, message } })}\n`);
+      io.stdout.write(`${JSON.stringify({ type: 'summary', ok: false, exitCode: code, error: { ...data, code: errorCode, message } })}\n`);
     }
     io.stderr.write(`rabbit-export: ${message}\n`);
     if (!isRabbitError(error) && error instanceof Error && error.stack && io.env['RABBIT_DEBUG']) {

@@ -5,6 +5,7 @@ import { attemptsOf, fetchResource, type FetchContext } from '../client/fetch-re
 import type { ArchiveModel, StoredFile } from '../manifest/archive-model.js';
 import type { Frontier } from './frontier.js';
 import { bodyResultOf, obtainBody, type BodyCache, type BodyKind, type BodyResult, type Format, type PrototypeContext, type SizeCaps } from './obtain-body.js';
+import { OpenTasks } from './open-tasks.js';
 import { parseIdList, parseJson, parsePrototype, requireObject, type IdList } from './parse.js';
 
 export type { BodyCache, BodyKind, CacheCandidate, CachedBody, Format, PrototypeContext, SizeCaps } from './obtain-body.js';
@@ -17,6 +18,12 @@ export interface CrawlHooks {
   prototype?(prototype: PrototypeContext, name: string | null): void;
   /** A resource failed for good and was recorded. */
   failed?(source: string, error: RabbitError): void;
+  /** The prototypes this crawl will walk, once the lists are read (for estimating the whole). */
+  listed?(ids: string[]): void;
+  /** A prototype's list of pages was read (for estimating the whole). */
+  pagesListed?(id: string, count: number): void;
+  /** A prototype's last task has finished. */
+  prototypeDone?(id: string): void;
 }
 
 export interface CrawlOptions {
@@ -75,6 +82,7 @@ export class AccountCrawler {
         }
       }
     }
+    this.options.hooks?.listed?.([...owner.keys()]);
     for (const [id, key] of owner) this.schedule(id, () => this.prototype(id, key));
   }
 
@@ -166,6 +174,7 @@ export class AccountCrawler {
     // The list is archived as served even when some of its ids are rejected.
     this.store(proto, { path: archivePathFor(source, proto.revision), source, result: body.result });
     for (const id of body.parsed.rejected) this.recordError(source, badId(source, id));
+    if (kind === 'page') this.options.hooks?.pagesListed?.(proto.id, body.parsed.ids.length);
     for (const id of body.parsed.ids) each(id);
   }
 
@@ -231,23 +240,25 @@ export class AccountCrawler {
     this.options.hooks?.failed?.(source, error);
   }
 
-  // issue 14 (--max-duration): tasks scheduled and not yet finished, per prototype. A task the
-  // frontier dropped when it was halted never finishes, so what is left here after the drain is
-  // exactly the prototypes with work undone.
-  private readonly outstanding = new Map<string, number>();
+  /**
+   * Tasks still open per prototype. When the last one ends the prototype is done; a task the
+   * frontier dropped when it was halted (--max-duration) never ends, so what is left open after
+   * the drain is exactly the prototypes with work undone.
+   */
+  private readonly openTasks = new OpenTasks();
 
   /** Prototypes with scheduled work that never finished, and how many tasks each (after a halt). */
   unfinishedPrototypes(): [id: string, tasks: number][] {
-    return [...this.outstanding];
+    return this.openTasks.entries();
   }
 
-  private schedule(protoId: string, task: () => Promise<void> | void): void {
-    this.outstanding.set(protoId, (this.outstanding.get(protoId) ?? 0) + 1);
+  private schedule(prototypeId: string, task: () => Promise<void> | void): void {
+    this.openTasks.opened(prototypeId);
     this.options.frontier.add(async () => {
       await task();
-      const left = (this.outstanding.get(protoId) ?? 1) - 1;
-      if (left > 0) this.outstanding.set(protoId, left);
-      else this.outstanding.delete(protoId);
+      if (!this.openTasks.closed(prototypeId)) return;
+      this.discussionSink.delete(prototypeId);
+      this.options.hooks?.prototypeDone?.(prototypeId);
     });
   }
 }

@@ -1,4 +1,7 @@
 import type { ManifestError } from '../manifest/types.js';
+import type { PreviousCost } from '../manifest/previous-costs.js';
+
+export type { PreviousCost };
 
 /**
  * What an export reports while it runs. The core only emits these; src/cli decides how (or
@@ -12,8 +15,18 @@ export type ExportEvent =
   | { type: 'error'; error: ManifestError }
   | { type: 'concurrency'; value: number }
   | { type: 'journal-set-aside'; reason: string }
-  | { type: 'phase'; phase: 'crawl' | 'archive' | 'done' }
-  | { type: 'archive-progress'; bytes: number; entries: number; total: number };
+  | { type: 'phase'; phase: 'crawl' | 'requisites' | 'archive' | 'done' }
+  | { type: 'archive-progress'; bytes: number; entries: number; total: number }
+  // For estimating the whole (issue 15): the prototypes the crawl will walk, once the lists are read.
+  | { type: 'prototypes-listed'; ids: string[] }
+  // A prototype's list of pages was read: how many pages it has.
+  | { type: 'pages-listed'; id: string; count: number }
+  // A prototype's last task has finished: what it cost is now exact.
+  | { type: 'prototype-done'; id: string }
+  // A body obtained without a request: copied from --since's archive or a resumed run's journal.
+  | { type: 'reused'; source: string; bytes: number }
+  // What the previous archive (--since, backup) held per prototype, when it was opened.
+  | { type: 'previous'; prototypes: PreviousCost[] };
 
 export type EventSink = (event: ExportEvent) => void;
 

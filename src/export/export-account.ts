@@ -6,6 +6,7 @@ import { HttpClient } from '../client/http-client.js';
 import { AccountCrawler, DEFAULT_SIZE_CAPS, JOURNAL_ORIGIN } from '../crawl/crawl-account.js';
 import { Frontier } from '../crawl/frontier.js';
 import { ArchiveModel } from '../manifest/archive-model.js';
+import { previousCosts } from '../manifest/previous-costs.js';
 import { manifestText } from '../manifest/write-manifest.js';
 import { firstCandidate } from '../storage/body-cache.js';
 import { openWorkspace } from '../storage/workspace.js';
@@ -69,6 +70,11 @@ export async function exportAccount(options: ExportOptions): Promise<ExportResul
     emit({ type: 'error', error: { source, code: error.code, message: redactSecrets(error.message, options.keys) } });
 
   try {
+    if (options.since !== undefined) {
+      // What each prototype cost last time, for the progress estimate: a hint only, never a failure.
+      const costs = await previousCosts(options.since).catch(() => undefined);
+      if (costs) emit({ type: 'previous', prototypes: costs });
+    }
     emit({ type: 'start', baseUrl: options.baseUrl, out: work.paths.out, concurrency, resumed: work.resumed?.size ?? 0 });
     emit({ type: 'phase', phase: 'crawl' });
     const crawler = new AccountCrawler({
@@ -86,7 +92,11 @@ export async function exportAccount(options: ExportOptions): Promise<ExportResul
           if (!proto) return;
           model.noteOrigin(proto.id, file.path, reusedFrom === JOURNAL_ORIGIN ? undefined : reusedFrom);
           if (reusedFrom !== JOURNAL_ORIGIN) work.journal.record(file, proto, reusedFrom);
+          if (reusedFrom !== undefined) emit({ type: 'reused', source: file.source, bytes: file.size });
         },
+        listed: (ids) => emit({ type: 'prototypes-listed', ids }),
+        pagesListed: (id, count) => emit({ type: 'pages-listed', id, count }),
+        prototypeDone: (id) => emit({ type: 'prototype-done', id }),
         failed,
       },
     });
@@ -99,6 +109,7 @@ export async function exportAccount(options: ExportOptions): Promise<ExportResul
       });
       await frontier.drain();
       if (deadline.expired) recordUnfinished(model, crawler.unfinishedPrototypes(), deadline, failed);
+      emit({ type: 'phase', phase: 'requisites' });
       await addOfflineViewer({
         fetch, frontier, model, service: { origin: client.origin, basePath: client.basePath },
         baseUrl: options.baseUrl, pages: (options.formats ?? EXPORT_DEFAULTS.formats).has('html'), onFailed: failed,

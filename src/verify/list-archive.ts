@@ -12,6 +12,9 @@ export interface ListRow {
   layers: number;
   elements: number;
   discussions: number;
+  /** Entries of the archived revision (every resource and generated file) and their bytes. */
+  resources: number;
+  bytes: number;
   /** Manifest errors recorded against this prototype. */
   errors: number;
   complete: boolean;
@@ -49,17 +52,19 @@ export async function listArchive(path: string): Promise<ListRow[]> {
   }
   for (const [id, errors] of errorsById) {
     if (Object.hasOwn(manifest.prototypes, id)) continue;
-    rows.push({ id, name: null, revision: null, pages: 0, layers: 0, elements: 0, discussions: 0, errors, complete: false });
+    rows.push({ id, name: null, revision: null, pages: 0, layers: 0, elements: 0, discussions: 0, resources: 0, bytes: 0, errors, complete: false });
   }
   return rows.sort((a, b) => byId(a.id, b.id));
 }
 
-function count(files: FileEntry[], prefix: string): Pick<ListRow, 'pages' | 'layers' | 'elements' | 'discussions'> {
-  const counts = { pages: 0, layers: 0, elements: 0, discussions: 0 };
+function count(files: FileEntry[], prefix: string): Pick<ListRow, 'pages' | 'layers' | 'elements' | 'discussions' | 'resources' | 'bytes'> {
+  const counts = { pages: 0, layers: 0, elements: 0, discussions: 0, resources: 0, bytes: 0 };
   const seen = new Set<string>();
   for (const file of files) {
     if (!file.path.startsWith(prefix) || seen.has(file.path)) continue;
     seen.add(file.path);
+    counts.resources += 1;
+    counts.bytes += file.size;
     const rest = file.path.slice(prefix.length);
     const kind = COUNTED.find(({ pattern }) => pattern.test(rest));
     if (kind) counts[kind.column] += 1;

@@ -12,6 +12,8 @@ const row = (id: string, name: string | null, complete = true): ListRow => ({
   layers: 3,
   elements: 140,
   discussions: 2,
+  resources: 171,
+  bytes: 3 * 1024 * 1024 + 512 * 1024,
   errors: complete ? 0 : 4,
   complete,
 });
@@ -41,7 +43,7 @@ describe('formatListTable', () => {
   it('aligns columns whatever the names hold', () => {
     const rows = [row('12', 'Shop 🛒\nnew line'), row('4711', '兔子 prototype', false), row('7', null, false)];
     const lines = formatListTable(rows).split('\n');
-    expect(lines[0]).toMatch(/^ID\s+NAME\s+REV\s+PAGES\s+LAYERS\s+ELEMENTS\s+DISCUSSIONS\s+ERRORS\s+STATUS$/);
+    expect(lines[0]).toMatch(/^ID\s+NAME\s+REV\s+PAGES\s+LAYERS\s+ELEMENTS\s+DISCUSSIONS\s+RESOURCES\s+SIZE\s+ERRORS\s+STATUS$/);
     const table = lines.slice(0, 4);
     // The last column (STATUS) starts at the same terminal column on every line.
     const statusStarts = table.map((line) => width(line.slice(0, line.search(/(STATUS|incomplete|complete)$/))));

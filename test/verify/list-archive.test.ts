@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isRabbitError } from '../../src/core/errors.js';
 import { listArchive } from '../../src/verify/list-archive.js';
-import { sampleManifest, writeSampleArchive } from './sample-archive.js';
+import { sampleFiles, sampleManifest, writeSampleArchive } from './sample-archive.js';
 
 let dir: string;
 beforeEach(async () => {
@@ -15,10 +15,12 @@ afterEach(async () => {
 });
 
 describe('listArchive', () => {
-  it('counts pages, layers, elements and discussions per prototype, sorted by id', async () => {
+  it('counts pages, layers, elements, discussions, resources and bytes per prototype, sorted by id', async () => {
     const rows = await listArchive(await writeSampleArchive(dir));
+    const files = sampleFiles().byPrototype;
+    const bytes = (id: string): number => (files[id]?.files ?? []).reduce((sum, file) => sum + file.body.length, 0);
     expect(rows).toEqual([
-      { id: '12', name: null, revision: 3, pages: 1, layers: 0, elements: 0, discussions: 0, errors: 0, complete: true },
+      { id: '12', name: null, revision: 3, pages: 1, layers: 0, elements: 0, discussions: 0, resources: 3, bytes: bytes('12'), errors: 0, complete: true },
       {
         id: '4711',
         name: 'Shop 🛒\nnew line',
@@ -27,10 +29,14 @@ describe('listArchive', () => {
         layers: 1,
         elements: 3,
         discussions: 1,
+        resources: files['4711']?.files.length,
+        bytes: bytes('4711'),
         errors: 0,
         complete: true,
       },
     ]);
+    expect(rows[1]?.resources).toBeGreaterThan(8);
+    expect(rows[1]?.bytes).toBeGreaterThan(2048);
   });
 
   it('attributes errors by API path, and lists prototypes known only from errors', async () => {

@@ -4,7 +4,9 @@ import { collectPrototype, parseFormats, SELECTION_HELP, selectionOf, type Selec
 import { EXIT } from '../exit-codes.js';
 import { mib, printable, seconds } from '../format.js';
 import { intOption } from '../options.js';
-import { createProgress, progressMode } from '../progress.js';
+import { progressFor, summaryTimes } from '../progress.js';
+import { parseStatsInterval, STATS_INTERVAL_HELP } from '../progress-flags.js';
+import { phaseLine } from '../progress-line.js';
 import { runAction, withInterrupts, type CliIO } from '../run.js';
 import { addServiceOptions, serviceOptionsOf, type ServiceFlags } from '../service-flags.js';
 import { addRunLimitOptions, runLimitsOf, type RunLimitFlags } from '../run-limit-flags.js';
@@ -14,6 +16,7 @@ interface BackupFlags extends Omit<SelectionFlags, 'since'>, ServiceFlags, RunLi
   keep: number;
   json?: boolean;
   quiet?: boolean;
+  statsInterval?: number;
 }
 
 export function registerBackup(program: Command, io: CliIO): void {
@@ -28,6 +31,7 @@ export function registerBackup(program: Command, io: CliIO): void {
     .option('--formats <list>', SELECTION_HELP.formats, parseFormats)
     .option('--json', 'print one JSON summary line on stdout (for logs)')
     .option('-q, --quiet', 'print nothing but errors')
+    .option('--stats-interval <duration>', STATS_INTERVAL_HELP, parseStatsInterval)
     .addHelpText(
       'after',
       `
@@ -42,7 +46,7 @@ Examples:
     .action((flags: BackupFlags) =>
       runAction(io, flags.json ?? false, async () => {
         const service = await serviceOptionsOf(flags, io.env);
-        const progress = createProgress(progressMode(io.stderr, Boolean(flags.quiet || flags.json)), io.stderr);
+        const progress = progressFor(io, flags);
         const started = Date.now();
         let result: BackupResult;
         try {
@@ -63,6 +67,7 @@ Examples:
         const code = result.export.complete ? EXIT.ok : EXIT.incomplete;
         const { prototypes } = result.export;
         const summary = {
+          type: 'summary',
           ok: result.export.complete,
           exitCode: code,
           out: result.out,
@@ -80,6 +85,7 @@ Examples:
           pruned: result.pruned,
           kept: result.kept.length,
           durationMs: Date.now() - started,
+          ...summaryTimes(progress.phaseTimes()),
         };
         if (flags.json) {
           io.stdout.write(`${JSON.stringify(summary)}\n`);
@@ -92,6 +98,7 @@ Examples:
               (result.sinceSkipped !== null ? `  full export: ${printable(result.sinceSkipped)}\n` : '') +
               (result.export.deadlineReached ? '  stopped fetching at --max-duration; the next backup fetches the rest\n' : '') +
               `  ${summary.requests} requests, ${mib(summary.bytes)} in ${seconds(summary.durationMs)}\n` +
+              `  time: ${phaseLine(progress.phaseTimes())}\n` +
               `  ${summary.kept} archives kept${summary.pruned.length > 0 ? `, removed ${summary.pruned.join(', ')}` : ''}\n`,
           );
         }

@@ -4,7 +4,9 @@ import { outputPaths } from '../../storage/work-dir.js';
 import { addServiceOptions, serviceArgs, serviceOptionsOf, type ServiceFlags } from '../service-flags.js';
 import { EXIT } from '../exit-codes.js';
 import { mib, printable, seconds, shellQuote } from '../format.js';
-import { createProgress, progressMode } from '../progress.js';
+import { progressFor, summaryTimes } from '../progress.js';
+import { parseStatsInterval, STATS_INTERVAL_HELP } from '../progress-flags.js';
+import { phaseLine } from '../progress-line.js';
 import { runAction, withInterrupts, type CliIO } from '../run.js';
 import { collectPrototype, parseFormats, SELECTION_HELP, selectionArgs, selectionOf, type SelectionFlags } from '../export-flags.js';
 import { RabbitError, isRabbitError } from '../../core/errors.js';
@@ -15,6 +17,7 @@ interface ExportFlags extends SelectionFlags, ServiceFlags, RunLimitFlags {
   force?: boolean;
   json?: boolean;
   quiet?: boolean;
+  statsInterval?: number;
 }
 
 export function registerExport(program: Command, io: CliIO): void {
@@ -27,6 +30,7 @@ export function registerExport(program: Command, io: CliIO): void {
     .option('-f, --force', 'replace an existing archive at --out')
     .option('--json', 'print one JSON summary line on stdout')
     .option('-q, --quiet', 'print nothing but errors')
+    .option('--stats-interval <duration>', STATS_INTERVAL_HELP, parseStatsInterval)
     .option('--since <prev.zip>', SELECTION_HELP.since)
     .option('--prototype <id>', SELECTION_HELP.prototype, collectPrototype)
     .option('--formats <list>', SELECTION_HELP.formats, parseFormats)
@@ -37,13 +41,14 @@ Examples:
   RABBIT_API_KEY=... rabbit-export export --out team.zip
   rabbit-export export --out team.zip --api-key-file ~/.rabbit-key --concurrency 4
   rabbit-export export --out nightly.zip --json --quiet      # for cron: one JSON line
+  rabbit-export export --out big.zip --json --stats-interval 5m # progress records, then the summary
   rabbit-export export --out today.zip --since yesterday.zip # fetch only what changed
   rabbit-export export --out two.zip --prototype 3 --prototype 17 --formats json`,
     )
     .action((flags: ExportFlags) =>
       runAction(io, flags.json ?? false, async () => {
         const service = await serviceOptionsOf(flags, io.env);
-        const progress = createProgress(progressMode(io.stderr, Boolean(flags.quiet || flags.json)), io.stderr);
+        const progress = progressFor(io, flags);
         const started = Date.now();
         let result: ExportResult;
         try {
@@ -68,6 +73,7 @@ Examples:
         }
         const code = result.complete ? EXIT.ok : EXIT.incomplete;
         const summary = {
+          type: 'summary',
           ok: result.complete,
           exitCode: code,
           out: result.out,
@@ -80,6 +86,7 @@ Examples:
           errors: result.errorCount,
           deadlineReached: result.deadlineReached,
           durationMs: Date.now() - started,
+          ...summaryTimes(progress.phaseTimes()),
           peakRssBytes: process.resourceUsage().maxRSS * 1024,
         };
         if (flags.json) {
@@ -90,7 +97,8 @@ Examples:
           io.stdout.write(
             `${result.complete ? 'complete' : 'INCOMPLETE'}: ${summary.prototypes} prototypes, ${summary.files} files, ` +
               `${mib(summary.bytes)} in ${seconds(summary.durationMs)} (${summary.requests} requests, ${summary.retries} retries)\n` +
-              `archive: ${result.out}\n`,
+              `archive: ${result.out}\n` +
+              `time: ${phaseLine(progress.phaseTimes())}\n`,
           );
         }
         if (result.deadlineReached) io.stderr.write('stopped fetching at --max-duration; the archive holds what was fetched until then\n');

@@ -1,0 +1,117 @@
+import type { PhaseTimes, ProgressSnapshot } from '../progress/tracker.js';
+import { mib } from './format.js';
+
+/** Pure text for the progress display; src/cli/progress.ts decides where and when it goes. */
+
+/** 3 s, 4m05s, 2h05m, 3d04h: as short as a person reads it at a glance. */
+export function duration(ms: number): string {
+  const s = Math.max(0, Math.round(ms / 1000));
+  if (s < 60) return `${s}s`;
+  const m = Math.floor(s / 60);
+  if (m < 60) return `${m}m${String(s % 60).padStart(2, '0')}s`;
+  const h = Math.floor(m / 60);
+  if (h < 48) return `${h}h${String(m % 60).padStart(2, '0')}m`;
+  return `${Math.floor(h / 24)}d${String(h % 24).padStart(2, '0')}h`;
+}
+
+const PHASE_NAMES: Record<ProgressSnapshot['phase'], string> = {
+  starting: 'starting',
+  crawl: 'crawl',
+  requisites: 'requisites',
+  archive: 'writing',
+  done: 'done',
+};
+
+function percentText(s: ProgressSnapshot): string {
+  return s.percent === null ? '--%' : `${Math.floor(s.percent)}%`;
+}
+
+function countText(s: ProgressSnapshot): string {
+  return s.total === null ? `${s.done}` : `${s.done}/${s.phase === 'crawl' || s.phase === 'starting' ? '~' : ''}${s.total}`;
+}
+
+function rate(perSecond: number | null, digits = 0): string {
+  return perSecond === null ? '--' : perSecond.toFixed(digits);
+}
+
+function left(s: ProgressSnapshot): string {
+  return s.etaMs === null ? '--' : duration(s.etaMs);
+}
+
+function prototypes(s: ProgressSnapshot): string {
+  return `${s.prototypesDone}/${s.prototypesTotal ?? '?'}`;
+}
+
+/**
+ * The terminal line, at most `columns` wide: `crawl 45% [#####-----] 1234/~2740 85 req/s
+ * 2.1 MiB/s 3m05s left 3/12 prototypes 2 retries 0 errors`. On a narrow terminal the bar shrinks,
+ * then the least needed figures go; percent and time left go last.
+ */
+export function barLine(s: ProgressSnapshot, columns: number): string {
+  const BAR = '\0';
+  const parts: Array<{ text: string; keep: number }> = [
+    { text: PHASE_NAMES[s.phase], keep: 4 },
+    { text: percentText(s), keep: 10 },
+    { text: BAR, keep: 3 },
+    { text: countText(s), keep: 7 },
+    { text: `${rate(s.requestsPerSecond)} req/s`, keep: 6 },
+    { text: `${rate(s.bytesPerSecond === null ? null : s.bytesPerSecond / (1024 * 1024), 1)} MiB/s`, keep: 2 },
+    { text: `${left(s)} left`, keep: 9 },
+    { text: `${prototypes(s)} prototypes`, keep: 5 },
+    { text: `${s.retries} retries`, keep: s.retries > 0 ? 2 : 1 },
+    { text: `${s.errors} errors`, keep: s.errors > 0 ? 8 : 1 },
+  ];
+  const MIN_BAR = 12;
+  const widthOf = (list: typeof parts): number =>
+    list.reduce((sum, part) => sum + (part.text === BAR ? MIN_BAR : part.text.length), 0) + Math.max(0, list.length - 1);
+  let shown = parts;
+  // Leave out the least needed until the line fits; the bar then takes what room is left.
+  while (shown.length > 1 && widthOf(shown) > columns) {
+    const drop = shown.reduce((min, part) => (part.keep < min.keep ? part : min));
+    shown = shown.filter((part) => part !== drop);
+  }
+  const inner = Math.min(30, MIN_BAR - 2 + columns - widthOf(shown));
+  const filled = Math.floor(((s.percent ?? 0) / 100) * inner);
+  const line = shown.map((part) => (part.text === BAR ? `[${'#'.repeat(filled)}${'-'.repeat(inner - filled)}]` : part.text)).join(' ');
+  return line.length <= columns ? line : line.slice(0, Math.max(0, columns));
+}
+
+/** The plain line for logs, every figure named. */
+export function logLine(s: ProgressSnapshot): string {
+  return (
+    `progress: ${PHASE_NAMES[s.phase]} ${percentText(s)}, ${countText(s)} resources, ` +
+    `${rate(s.requestsPerSecond, 1)} req/s, ${rate(s.bytesPerSecond === null ? null : s.bytesPerSecond / (1024 * 1024), 2)} MiB/s, ` +
+    `${left(s)} left, ${prototypes(s)} prototypes, ${s.requests} requests, ${mib(s.bytes)}, ${s.retries} retries, ${s.errors} errors, ` +
+    `${duration(s.elapsedMs)} elapsed`
+  );
+}
+
+/** One `--json` progress record. */
+export function progressRecord(s: ProgressSnapshot): Record<string, unknown> {
+  return {
+    type: 'progress',
+    phase: s.phase,
+    percent: s.percent === null ? null : Math.round(s.percent * 10) / 10,
+    done: s.done,
+    total: s.total,
+    requests: s.requests,
+    bytes: s.bytes,
+    requestsPerSecond: s.requestsPerSecond === null ? null : Math.round(s.requestsPerSecond * 10) / 10,
+    bytesPerSecond: s.bytesPerSecond === null ? null : Math.round(s.bytesPerSecond),
+    etaSeconds: s.etaMs === null ? null : Math.round(s.etaMs / 1000),
+    prototypesDone: s.prototypesDone,
+    prototypesTotal: s.prototypesTotal,
+    retries: s.retries,
+    errors: s.errors,
+    elapsedSeconds: Math.round(s.elapsedMs / 1000),
+  };
+}
+
+/** `crawl 12.3 s, requisites 1.0 s, writing 0.2 s; 85.2 req/s, 2.10 MiB/s on average` for the summary. */
+export function phaseLine(times: PhaseTimes): string {
+  const sec = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
+  return (
+    `crawl ${sec(times.crawlMs)}, requisites ${sec(times.requisitesMs)}, writing ${sec(times.writingMs)}; ` +
+    `${times.requestsPerSecond.toFixed(1)} req/s, ${(times.bytesPerSecond / (1024 * 1024)).toFixed(2)} MiB/s on average`
+  );
+}

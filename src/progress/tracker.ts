@@ -1,0 +1,193 @@
+import { API_PREFIX } from '../archive/paths.js';
+import type { ExportEvent, PreviousCost } from '../export/events.js';
+import { estimateTotal, shownFraction, type PrototypeTally } from './estimate.js';
+import { halfLifeFor, startRate, timeLeftMs, updateRate, type RateState } from './rate.js';
+
+/** What a progress display shows at one moment; every figure a person plans by. */
+export interface ProgressSnapshot {
+  phase: Phase | 'starting';
+  /** 0..100, held rather than going back; null until the list of prototypes is known. */
+  percent: number | null;
+  /** Resources obtained (fetched, copied or failed) and the estimated whole. */
+  done: number;
+  total: number | null;
+  /** HTTP responses and their body bytes. */
+  requests: number;
+  bytes: number;
+  requestsPerSecond: number | null;
+  bytesPerSecond: number | null;
+  /** Null when no rate is known yet, or outside the crawl (no estimate of the rest there). */
+  etaMs: number | null;
+  prototypesDone: number;
+  prototypesTotal: number | null;
+  retries: number;
+  errors: number;
+  elapsedMs: number;
+}
+
+export type Phase = Extract<ExportEvent, { type: 'phase' }>['phase'];
+
+/** Wall time per phase of a finished export, and its average rate over the requests. */
+export interface PhaseTimes {
+  crawlMs: number;
+  requisitesMs: number;
+  writingMs: number;
+  requestsPerSecond: number;
+  bytesPerSecond: number;
+}
+
+const OWNER = new RegExp(`^${API_PREFIX}prototypes/(\\d+)(?:\\.json$|/)`);
+const PAGE = new RegExp(`^${API_PREFIX}prototypes/\\d+/pages/[^/]+\\.json$`);
+
+/**
+ * Folds export events into the figures of a snapshot. The clock is passed in; nothing is printed
+ * here. Memory is one small record per prototype, never per resource.
+ */
+export class ProgressTracker {
+  private phase: Phase | 'starting' = 'starting';
+  private readonly phaseStarted = new Map<Phase, number>();
+  private readonly started: number;
+  private tallies: Map<string, PrototypeTally> | null = null;
+  private previous = new Map<string, number>();
+  private other = 0;
+  private requests = 0;
+  private bytes = 0;
+  private retries = 0;
+  private errors = 0;
+  private prototypesDone = 0;
+  private shown: number | null = null;
+  private requestRate: RateState;
+  private byteRate: RateState;
+  private doneRate: RateState;
+
+  constructor(private readonly now: () => number = Date.now) {
+    this.started = now();
+    this.requestRate = startRate(this.started);
+    this.byteRate = startRate(this.started);
+    this.doneRate = startRate(this.started);
+  }
+
+  onEvent(event: ExportEvent): void {
+    switch (event.type) {
+      case 'response':
+        this.requests++;
+        this.bytes += event.bytes;
+        // A 304 is followed by the copy it vouches for ('reused'), or by a plain request.
+        if (event.status === 200) this.count(event.source);
+        break;
+      case 'reused':
+        this.count(event.source);
+        break;
+      case 'retry':
+        this.retries++;
+        break;
+      case 'error':
+        this.errors++;
+        this.count(event.error.source);
+        break;
+      case 'prototypes-listed':
+        this.tallies = new Map(event.ids.map((id) => [id, this.tallyFor(id)]));
+        break;
+      case 'previous':
+        this.previous = new Map(event.prototypes.map((cost: PreviousCost) => [cost.id, cost.files + cost.errors]));
+        for (const [id, tally] of this.tallies ?? []) this.withPrevious(id, tally);
+        break;
+      case 'pages-listed': {
+        const tally = this.tallies?.get(event.id);
+        if (tally) tally.pagesListed = event.count;
+        break;
+      }
+      case 'prototype-done': {
+        const tally = this.tallies?.get(event.id);
+        if (tally && !tally.finished) {
+          tally.finished = true;
+          this.prototypesDone++;
+        }
+        break;
+      }
+      case 'phase':
+        this.phase = event.phase;
+        if (!this.phaseStarted.has(event.phase)) this.phaseStarted.set(event.phase, this.now());
+        break;
+      default:
+        break;
+    }
+  }
+
+  snapshot(): ProgressSnapshot {
+    const at = this.now();
+    const estimate = estimateTotal({ other: this.other, prototypes: this.tallies?.values() ?? null });
+    const smoothing = { halfLifeMs: halfLifeFor(at - this.started) };
+    this.requestRate = updateRate(this.requestRate, at, this.requests, smoothing);
+    this.byteRate = updateRate(this.byteRate, at, this.bytes, smoothing);
+    this.doneRate = updateRate(this.doneRate, at, estimate.done, smoothing);
+    this.shown = shownFraction(this.shown, estimate.fraction);
+    const crawling = this.phase === 'crawl' || this.phase === 'starting';
+    const finished = this.phase === 'done';
+    return {
+      phase: this.phase,
+      // Page requisites and the last of the zip come after the crawl: 100 only when all is written.
+      percent: finished ? 100 : this.shown === null ? null : Math.min(99.9, this.shown * 100),
+      done: estimate.done,
+      total: estimate.total,
+      requests: this.requests,
+      bytes: this.bytes,
+      requestsPerSecond: this.requestRate.perSecond,
+      bytesPerSecond: this.byteRate.perSecond,
+      etaMs: crawling && estimate.total !== null && estimate.fraction !== null ? timeLeftMs(estimate.total - estimate.done, this.doneRate.perSecond) : finished ? 0 : null,
+      prototypesDone: this.prototypesDone,
+      prototypesTotal: this.tallies?.size ?? null,
+      retries: this.retries,
+      errors: this.errors,
+      elapsedMs: at - this.started,
+    };
+  }
+
+  /** Durations of the phases seen so far (a phase still running counts up to now). */
+  phaseTimes(): PhaseTimes {
+    const at = this.now();
+    const start = (phase: Phase): number | undefined => this.phaseStarted.get(phase);
+    const span = (from: Phase, ...to: Phase[]): number => {
+      const begin = start(from);
+      if (begin === undefined) return 0;
+      const end = to.map(start).find((value) => value !== undefined) ?? at;
+      return Math.max(0, end - begin);
+    };
+    const crawlMs = span('crawl', 'requisites', 'archive', 'done');
+    const requisitesMs = span('requisites', 'archive', 'done');
+    const writingMs = span('archive', 'done');
+    const seconds = Math.max(0.001, (crawlMs + requisitesMs) / 1000);
+    return {
+      crawlMs,
+      requisitesMs,
+      writingMs,
+      requestsPerSecond: round(this.requests / seconds),
+      bytesPerSecond: Math.round(this.bytes / seconds),
+    };
+  }
+
+  private count(source: string): void {
+    const id = OWNER.exec(source)?.[1];
+    const tally = id === undefined ? undefined : this.tallies?.get(id);
+    if (!tally) {
+      if (source.startsWith(API_PREFIX)) this.other++;
+      return;
+    }
+    tally.done++;
+    if (PAGE.test(source)) tally.pages++;
+  }
+
+  private tallyFor(id: string): PrototypeTally {
+    return this.withPrevious(id, { done: 0, pages: 0, finished: false });
+  }
+
+  private withPrevious(id: string, tally: PrototypeTally): PrototypeTally {
+    const files = this.previous.get(id);
+    if (files !== undefined) tally.previous = files;
+    return tally;
+  }
+}
+
+function round(value: number): number {
+  return Math.round(value * 10) / 10;
+}

@@ -1,0 +1,107 @@
+import { describe, expect, it } from 'vitest';
+import { barLine, duration, logLine, phaseLine, progressRecord } from '../../src/cli/progress-line.js';
+import { parseStatsInterval } from '../../src/cli/progress-flags.js';
+import type { ProgressSnapshot } from '../../src/progress/tracker.js';
+
+const snap: ProgressSnapshot = {
+  phase: 'crawl',
+  percent: 45.2,
+  done: 1234,
+  total: 2740,
+  requests: 1250,
+  bytes: 50 * 1024 * 1024,
+  requestsPerSecond: 85.4,
+  bytesPerSecond: 2.1 * 1024 * 1024,
+  etaMs: 185_000,
+  prototypesDone: 3,
+  prototypesTotal: 12,
+  retries: 2,
+  errors: 1,
+  elapsedMs: 14_000,
+};
+
+describe('duration', () => {
+  it.each([
+    [0, '0s'],
+    [45_400, '45s'],
+    [185_000, '3m05s'],
+    [3_599_000, '59m59s'],
+    [7_500_000, '2h05m'],
+    [3 * 86_400_000 + 4 * 3_600_000, '3d04h'],
+  ])('%i ms reads %s', (ms, text) => {
+    expect(duration(ms)).toBe(text);
+  });
+});
+
+describe('barLine', () => {
+  it('holds every figure on a wide terminal', () => {
+    expect(barLine(snap, 160)).toBe(
+      'crawl 45% [#############-----------------] 1234/~2740 85 req/s 2.1 MiB/s 3m05s left 3/12 prototypes 2 retries 1 errors',
+    );
+  });
+
+  it.each([200, 120, 100, 80, 60, 40, 30, 20, 12, 8])('fits %i columns, percent always there', (columns) => {
+    const line = barLine(snap, columns);
+    expect(line.length).toBeLessThanOrEqual(columns);
+    expect(line).not.toContain('\n');
+    if (columns >= 12) expect(line).toMatch(/45%/);
+    if (columns >= 20) expect(line).toContain('3m05s left');
+  });
+
+  it('leaves out the least needed first', () => {
+    const line = barLine(snap, 80);
+    expect(line).toContain('1 errors'); // errors matter once there are any
+    expect(line).not.toContain('MiB/s');
+  });
+
+  it('shows dashes before anything is known', () => {
+    const line = barLine({ ...snap, phase: 'starting', percent: null, total: null, requestsPerSecond: null, bytesPerSecond: null, etaMs: null, prototypesTotal: null }, 120);
+    expect(line).toMatch(/^starting --% \[-+\] 1234 -- req\/s -- MiB\/s -- left 3\/\? prototypes/);
+  });
+});
+
+describe('logLine and progressRecord', () => {
+  it('name every figure', () => {
+    expect(logLine(snap)).toBe(
+      'progress: crawl 45%, 1234/~2740 resources, 85.4 req/s, 2.10 MiB/s, 3m05s left, 3/12 prototypes, 1250 requests, 50.0 MiB, 2 retries, 1 errors, 14s elapsed',
+    );
+    expect(progressRecord(snap)).toEqual({
+      type: 'progress',
+      phase: 'crawl',
+      percent: 45.2,
+      done: 1234,
+      total: 2740,
+      requests: 1250,
+      bytes: 50 * 1024 * 1024,
+      requestsPerSecond: 85.4,
+      bytesPerSecond: Math.round(2.1 * 1024 * 1024),
+      etaSeconds: 185,
+      prototypesDone: 3,
+      prototypesTotal: 12,
+      retries: 2,
+      errors: 1,
+      elapsedSeconds: 14,
+    });
+    expect(phaseLine({ crawlMs: 12_340, requisitesMs: 1000, writingMs: 200, requestsPerSecond: 85.25, bytesPerSecond: 2 * 1024 * 1024 })).toBe(
+      'crawl 12.3 s, requisites 1.0 s, writing 0.2 s; 85.3 req/s, 2.00 MiB/s on average',
+    );
+  });
+});
+
+describe('parseStatsInterval', () => {
+  it.each([
+    ['30', 30_000],
+    ['1s', 1000],
+    ['2.5s', 2500],
+    ['500ms', 500],
+    ['5m', 300_000],
+    ['1h', 3_600_000],
+    ['0', 0],
+  ])('%s is %i ms', (text, ms) => {
+    expect(parseStatsInterval(text)).toBe(ms);
+  });
+
+  it.each(['', 'soon', '-1s', '10ms', '2d', '25h', '1 s s'])('refuses %j', (text) => {
+    expect(() => parseStatsInterval(text)).toThrow(/--stats-interval/);
+  });
+});
