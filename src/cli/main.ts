@@ -10,6 +10,7 @@ import { registerVerify } from './commands/verify.js';
 import { registerView } from './commands/view.js';
 import { registerBackup } from './commands/backup.js';
 import { registerDiff } from './commands/diff.js';
+import { registerConvert } from './commands/convert.js';
 
 // `rabbit-export ls big.zip | head` closes the pipe early: that is the reader's choice, not an error.
 for (const stream of [process.stdout, process.stderr]) {
@@ -37,7 +38,7 @@ Examples:
 Exit codes: 0 complete, 1 failed, 2 usage, 3 archive written but incomplete, 130 interrupted.`,
   );
 
-for (const register of [registerExport, registerVerify, registerLs, registerServe, registerDemo, registerView, registerBackup, registerDiff]) register(program, io);
+for (const register of [registerExport, registerVerify, registerLs, registerServe, registerDemo, registerView, registerBackup, registerDiff, registerConvert]) register(program, io);
 for (const command of program.commands) command.exitOverride();
 
 try {
