@@ -97,7 +97,7 @@ function elementCell(
     stats.generic[element.type] = (stats.generic[element.type] ?? 0) + 1;
     attrs.push(['tooltip', `Rabbit element of type "${element.type}" (no draw.io shape for it)`]);
   }
-  attrs.push(['rabbitId', element.id], ['rabbitType', element.type], ['rabbitJson', element.raw]);
+  attrs.push(['rabbitId', element.id], ['rabbitType', element.type]);
   if (element.target !== null) {
     if (pageIds.has(element.target)) {
       attrs.push(['link', `data:page/id,${diagramIdOf(element.target)}`]);
@@ -110,7 +110,7 @@ function elementCell(
   const id = uniqueId(element.id);
   const style = shape.style + drawioStyleOf(element.style);
   return (
-    `<object id="${text.attr(id)}"${attrs.map(([name, value]) => ` ${name}="${text.attr(value)}"`).join('')}>` +
+    `<object id="${text.attr(id)}"${attrs.map(([name, value]) => ` ${name}="${text.attr(value)}"`).join('')} rabbitJson="${text.json(element.raw)}">` +
     `<mxCell style="${text.attr(style)}" vertex="1" parent="${parent}">${geometry(element.box)}</mxCell></object>`
   );
 }
@@ -123,7 +123,7 @@ function discussionCell(discussion: DiscussionData, uniqueId: (wanted: string) =
   const box = { x: discussion.x, y: discussion.y, width: NOTE_WIDTH, height: 16 + rows * 14 };
   const id = uniqueId(`discussion-${discussion.id}`);
   return (
-    `<object id="${id}" label="${text.attr(label)}" rabbitDiscussionId="${discussion.id}" rabbitJson="${text.attr(discussion.raw)}">` +
+    `<object id="${id}" label="${text.attr(label)}" rabbitDiscussionId="${discussion.id}" rabbitJson="${text.json(discussion.raw)}">` +
     `<mxCell style="${DISCUSSION_STYLE}" vertex="1" parent="${LAYER_IDS.discussions}">${geometry(box)}</mxCell></object>`
   );
 }
