@@ -6,17 +6,20 @@
  * `<b>Checkout</b>` shows its angle brackets instead of turning bold.
  */
 const PLAIN_LABEL = 'whiteSpace=wrap;';
+// Shapes with neither fill nor stroke let clicks through in draw.io unless told otherwise; an empty
+// link would then be impossible to click (or select) at all.
+const CLICKABLE = 'pointerEvents=1;';
 const BOX = 'strokeWidth=1;shadow=0;dashed=0;';
 
 export const SHAPE_TABLE: Readonly<Record<string, string>> = {
   button: `${BOX}align=center;shape=mxgraph.mockup.buttons.button;strokeColor=#666666;fontColor=#ffffff;mainText=;buttonStyle=round;fontStyle=1;fillColor=#008cff;${PLAIN_LABEL}`,
-  text: `text;align=left;verticalAlign=top;fillColor=none;strokeColor=none;${PLAIN_LABEL}`,
-  label: `text;align=left;verticalAlign=middle;fillColor=none;strokeColor=none;${PLAIN_LABEL}`,
-  headline: `text;align=left;verticalAlign=top;fontSize=16;fontStyle=1;fillColor=none;strokeColor=none;${PLAIN_LABEL}`,
+  text: `text;align=left;verticalAlign=top;fillColor=none;strokeColor=none;${CLICKABLE}${PLAIN_LABEL}`,
+  label: `text;align=left;verticalAlign=middle;fillColor=none;strokeColor=none;${CLICKABLE}${PLAIN_LABEL}`,
+  headline: `text;align=left;verticalAlign=top;fontSize=16;fontStyle=1;fillColor=none;strokeColor=none;${CLICKABLE}${PLAIN_LABEL}`,
   image: `${BOX}verticalLabelPosition=bottom;verticalAlign=top;shape=mxgraph.mockup.graphics.simpleIcon;strokeColor=#999999;`,
   icon: `${BOX}verticalLabelPosition=bottom;verticalAlign=top;shape=mxgraph.mockup.misc.help;strokeColor=#999999;`,
   rectangle: `rounded=0;${PLAIN_LABEL}`,
-  link: `shape=rectangle;strokeColor=none;fillColor=none;linkText=;fontColor=#0000ff;fontStyle=4;align=center;${PLAIN_LABEL}`,
+  link: `shape=rectangle;strokeColor=none;fillColor=none;linkText=;fontColor=#0000ff;fontStyle=4;align=center;${CLICKABLE}${PLAIN_LABEL}`,
   checkbox: `${BOX}shape=mxgraph.mockup.forms.checkbox;strokeColor=#999999;fillColor=#ffffff;labelPosition=right;verticalLabelPosition=middle;align=left;verticalAlign=middle;spacingLeft=4;`,
   radiobutton: `${BOX}shape=ellipse;strokeColor=#999999;fillColor=#ffffff;labelPosition=right;verticalLabelPosition=middle;align=left;verticalAlign=middle;spacingLeft=4;`,
   dropdown: `${BOX}shape=mxgraph.mockup.forms.comboBox;strokeColor=#999999;fillColor=#ddeeff;align=left;fillColor2=#aaddff;mainText=;fontColor=#666666;spacingLeft=3;`,

@@ -1,27 +1,30 @@
 import { createHash } from 'node:crypto';
-import { execFile } from 'node:child_process';
-import { readdir, readFile } from 'node:fs/promises';
+import { copyFile, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import type { Element } from '@xmldom/xmldom';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { convertArchive } from '../../src/convert/convert-archive.js';
 import { isRabbitError } from '../../src/core/errors.js';
 import { tempDir } from '../helpers/temp.js';
+import { dataOffsetOf, flipByte } from '../archive/zip-bytes.js';
 import { DROPPED_CHARACTERS, EXTRA_ELEMENTS, EXTRA_PAGE, exportSample } from './helpers.js';
 import { cellOf, children, expectedFrom, geometryOf, parseDrawio, type ExpectedPrototype } from './expected.js';
 
-const run = promisify(execFile);
 let archive: string;
 let expected: ExpectedPrototype[];
 
+let dir: string | undefined;
+
 beforeAll(async () => {
   // Not tempDir(): that one is emptied after each test, and every test reads this archive.
-  const { mkdtemp } = await import('node:fs/promises');
-  const { tmpdir } = await import('node:os');
-  const dir = await mkdtemp(join(tmpdir(), 'rabbit-convert-'));
+  dir = await mkdtemp(join(tmpdir(), 'rabbit-convert-'));
   archive = await exportSample(dir);
   expected = await expectedFrom(archive);
+});
+
+afterAll(async () => {
+  if (dir) await rm(dir, { recursive: true, force: true });
 });
 
 /** What XML 1.0 can hold of a text: the extra elements' U+0001, U+FFFE and lone U+D800 go. */
@@ -178,14 +181,16 @@ describe('convert --to drawio', () => {
   });
 
   it('converts what it can of a damaged archive, says what was skipped and never changes the archive', async () => {
-    const dir = await tempDir();
-    const damaged = join(dir, 'damaged.zip');
-    await run('cp', [archive, damaged]);
-    // 7z removes the entry but leaves the manifest naming it, as a cut-short copy would.
+    const work = await tempDir();
+    const damaged = join(work, 'damaged.zip');
+    await copyFile(archive, damaged);
+    // Damaged bytes in two entries, as on a failing disk: their CRC no longer matches.
     const dir3 = `prototypes/3/r${expected[0]!.revision}`;
-    await run('7z', ['d', damaged, `${dir3}/pages/page7830/elements/element6.json`, `${dir3}/pages/page0001.png`]);
+    for (const name of [`${dir3}/pages/page7830/elements/element6.json`, `${dir3}/pages/page0001.png`]) {
+      await flipByte(damaged, (await dataOffsetOf(damaged, name)) + 2);
+    }
     const before = createHash('sha256').update(await readFile(damaged)).digest('hex');
-    const out = join(dir, 'out');
+    const out = join(work, 'out');
     const report = await convertArchive({ archive: damaged, out });
     expect(createHash('sha256').update(await readFile(damaged)).digest('hex')).toBe(before);
     expect(report.complete).toBe(false);
