@@ -1,17 +1,19 @@
 import type { ConvertReport, PrototypeReport } from '../convert/report.js';
 import { printable } from './format.js';
 
-/** The console summary of a convert run: one block per prototype, then the totals. */
-export function formatConvertReport(report: ConvertReport, out: string): string {
-  const lines: string[] = [];
-  for (const prototype of report.prototypes) lines.push(...prototypeLines(prototype));
+/** The closing line of a convert run, after each prototype's block has been printed. */
+export function formatConvertTotals(report: ConvertReport, out: string): string {
   const written = report.prototypes.filter((p) => p.file !== null).length;
   const incomplete = report.prototypes.filter((p) => !p.complete).length;
-  lines.push(
+  return (
     `${written} of ${report.prototypes.length} prototypes written to ${printable(out)} as draw.io documents; report: convert-report.json` +
-      (incomplete > 0 ? `; ${incomplete} not fully converted (see skipped above)` : ''),
+    (incomplete > 0 ? `; ${incomplete} not fully converted (see skipped above)` : '')
   );
-  return lines.join('\n');
+}
+
+/** One prototype's block: printed as soon as it is converted, so a long run shows its progress. */
+export function formatPrototypeConverted(p: PrototypeReport): string {
+  return prototypeLines(p).join('\n');
 }
 
 function prototypeLines(p: PrototypeReport): string[] {

@@ -18,6 +18,8 @@ export interface ConvertOptions {
   /** Embed each page's PNG on a locked Rendering layer (default true). */
   rendering?: boolean;
   onEvent?: (event: ConvertEvent) => void;
+  /** Stops between pages; the document being written is removed, finished ones stay. */
+  signal?: AbortSignal;
 }
 
 export type ConvertEvent = { type: 'prototype-converted'; report: PrototypeReport };
@@ -43,7 +45,7 @@ export async function convertArchive(options: ConvertOptions): Promise<ConvertRe
     for (const id of ids) {
       const archived = source.prototype(id);
       const result = archived
-        ? await convertPrototype(source, archived, options.out, rendering)
+        ? await convertPrototype(source, archived, options.out, rendering, options.signal)
         : { ...emptyPrototypeReport(id, null, 0), skipped: [{ what: 'prototype', why: 'the manifest lists no files for its revision' }] };
       report.prototypes.push(result);
       report.complete &&= result.complete;
@@ -66,7 +68,13 @@ function selectPrototypes(source: ArchiveSource, wanted: readonly string[] | und
   return all.filter((id) => wanted.includes(id));
 }
 
-async function convertPrototype(source: ArchiveSource, archived: ArchivedPrototype, out: string, rendering: boolean): Promise<PrototypeReport> {
+async function convertPrototype(
+  source: ArchiveSource,
+  archived: ArchivedPrototype,
+  out: string,
+  rendering: boolean,
+  signal: AbortSignal | undefined,
+): Promise<PrototypeReport> {
   const report = emptyPrototypeReport(archived.id, archived.name, archived.revision);
   const reader = new PrototypeReader(source, archived);
   const text = new XmlText();
@@ -92,6 +100,7 @@ async function convertPrototype(source: ArchiveSource, archived: ArchivedPrototy
     const chunks = (async function* (): AsyncGenerator<string> {
       yield mxfileOpen(TOOL_VERSION);
       for (const page of pages) {
+        if (signal?.aborted) throw new RabbitError('INTERRUPTED', 'the conversion was interrupted');
         const shown: LayerData[] = [];
         for (const layerId of page.layerIds) shown.push(await layerOf(layerId));
         const elements = await reader.elements(`pages/${page.id}`, `page ${page.id}`);

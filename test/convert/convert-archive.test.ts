@@ -174,6 +174,25 @@ describe('convert --to drawio', () => {
     }
   });
 
+  it('stops when interrupted and leaves no half-written document behind', async () => {
+    const out = await tempDir();
+    const controller = new AbortController();
+    const converted: string[] = [];
+    const error: unknown = await convertArchive({
+      archive,
+      out,
+      signal: controller.signal,
+      onEvent: (event) => {
+        converted.push(event.report.id);
+        // Interrupt after the first prototype: it stays, the rest is never started.
+        controller.abort();
+      },
+    }).catch((e: unknown) => e);
+    expect(isRabbitError(error, 'INTERRUPTED')).toBe(true);
+    expect(converted).toEqual(['3']);
+    expect(await readdir(out)).toEqual(['3-foo-type.drawio']);
+  });
+
   it('refuses a prototype the archive does not hold, as a usage error', async () => {
     const out = await tempDir();
     const error: unknown = await convertArchive({ archive, out, prototypes: ['3', '999'] }).catch((e: unknown) => e);

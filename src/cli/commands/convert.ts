@@ -1,8 +1,8 @@
 import { Option, type Command } from 'commander';
-import { convertArchive } from '../../convert/convert-archive.js';
-import { formatConvertReport } from '../format-convert.js';
+import { convertArchive, type ConvertEvent } from '../../convert/convert-archive.js';
+import { formatConvertTotals, formatPrototypeConverted } from '../format-convert.js';
 import { EXIT } from '../exit-codes.js';
-import { runAction, type CliIO } from '../run.js';
+import { runAction, withInterrupts, type CliIO } from '../run.js';
 
 interface ConvertFlags {
   to: 'drawio';
@@ -28,13 +28,20 @@ export function registerConvert(program: Command, io: CliIO): void {
     )
     .action((file: string, flags: ConvertFlags) =>
       runAction(io, flags.json ?? false, async () => {
-        const report = await convertArchive({
-          archive: file,
-          out: flags.out,
-          rendering: flags.rendering,
-          ...(flags.prototype ? { prototypes: flags.prototype } : {}),
-        });
-        io.stdout.write(flags.json ? `${JSON.stringify(report)}\n` : `${formatConvertReport(report, flags.out)}\n`);
+        const onEvent = (event: ConvertEvent): void => {
+          if (!flags.json) io.stdout.write(`${formatPrototypeConverted(event.report)}\n`);
+        };
+        const report = await withInterrupts(io, (signal) =>
+          convertArchive({
+            archive: file,
+            out: flags.out,
+            rendering: flags.rendering,
+            ...(flags.prototype ? { prototypes: flags.prototype } : {}),
+            onEvent,
+            signal,
+          }),
+        );
+        io.stdout.write(flags.json ? `${JSON.stringify(report)}\n` : `${formatConvertTotals(report, flags.out)}\n`);
         return report.complete ? EXIT.ok : EXIT.incomplete;
       }),
     );
