@@ -8,7 +8,7 @@ import { convertArchive } from '../../src/convert/convert-archive.js';
 import { isRabbitError } from '../../src/core/errors.js';
 import { tempDir } from '../helpers/temp.js';
 import { dataOffsetOf, flipByte } from '../archive/zip-bytes.js';
-import { DROPPED_CHARACTERS, EXTRA_ELEMENTS, EXTRA_PAGE, exportSample } from './helpers.js';
+import { DROPPED_CHARACTERS, EXTRA_ELEMENTS, EXTRA_PAGE, exportSample, withoutNonXml } from './helpers.js';
 import { cellOf, children, expectedFrom, geometryOf, parseDrawio, type ExpectedPrototype } from './expected.js';
 
 let archive: string;
@@ -26,11 +26,6 @@ beforeAll(async () => {
 afterAll(async () => {
   if (dir) await rm(dir, { recursive: true, force: true });
 });
-
-/** What XML 1.0 can hold of a text: the extra elements' U+0001, U+FFFE and lone U+D800 go. */
-function withoutNonXml(text: string): string {
-  return [...text].filter((char) => !['\u0001', '\uFFFE', '\uD800'].includes(char)).join('');
-}
 
 /** The diagrams of one converted prototype, parsed strictly. */
 async function diagramsOf(out: string, file: string): Promise<Element[]> {

@@ -7,7 +7,7 @@ import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { convertArchive } from '../../src/convert/convert-archive.js';
 import type { ConvertReport } from '../../src/convert/report.js';
-import { EXTRA_PAGE, exportSample } from './helpers.js';
+import { EXTRA_PAGE, exportSample, withoutNonXml } from './helpers.js';
 import { expectedFrom, type ExpectedPrototype } from './expected.js';
 
 /**
@@ -30,6 +30,8 @@ interface ViewerPage {
   /** Vertices draw.io drew (cells with a shape on a visible layer). */
   drawn: number;
   rabbitIds: string[];
+  /** What draw.io read from each element's object: label and rabbitJson, by rabbitId. */
+  values: Record<string, { label: string; json: string }>;
   links: { rabbitId: string; link: string }[];
 }
 
@@ -51,6 +53,7 @@ const DESCRIBE = `() => {
     index: window.viewer.currentPage,
     drawn: cells.filter((c) => c.vertex && graph.view.getState(c)?.shape).length,
     rabbitIds: rabbit.filter((c) => graph.view.getState(c)?.shape).map((c) => attr(c, 'rabbitId')).sort(),
+    values: Object.fromEntries(rabbit.map((c) => [attr(c, 'rabbitId'), { label: graph.convertValueToString(c), json: attr(c, 'rabbitJson') }])),
     links: rabbit.filter((c) => graph.getLinkForCell(c)).map((c) => ({ rabbitId: attr(c, 'rabbitId'), link: graph.getLinkForCell(c) })),
   };
 }`;
@@ -139,6 +142,20 @@ describe.skipIf(!available)(title, () => {
         // Every element, plus the rendering; the discussions stay hidden until their layer is shown.
         expect(shown.drawn, where).toBe(elements.length + 1);
         expect(shown.rabbitIds, where).toEqual(elements.map((e) => e.id).sort());
+        for (const element of elements) {
+          const { text } = element.json as { text?: string };
+          const value = shown.values[element.id];
+          expect(JSON.parse(value?.json ?? ''), `${where} ${element.id}`).toEqual(element.json);
+          if (typeof text === 'string') expect(value?.label, `${where} ${element.id}`).toBe(withoutNonXml(text));
+        }
+        // Showing the hidden Discussions layer draws one note per discussion of the page.
+        if (expectedPage.discussions.length > 0) {
+          const showDiscussions = (visible: boolean): Promise<unknown> =>
+            page.evaluate(`window.viewer.graph.getModel().setVisible(window.viewer.graph.getModel().getCell('discussions'), ${visible})`);
+          await showDiscussions(true);
+          expect(((await page.evaluate(`(${DESCRIBE})()`)) as ViewerPage).drawn, where).toBe(elements.length + 1 + expectedPage.discussions.length);
+          await showDiscussions(false);
+        }
         for (const { rabbitId, link } of shown.links) {
           const target = link.replace('data:page/id,', '');
           const targetIndex = proto.pages.findIndex((p) => p.id === target);

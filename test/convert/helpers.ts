@@ -23,6 +23,11 @@ export const EXTRA_ELEMENTS = [
 export const EXTRA_PAGE = { prototype: '3', page: 'page0001' } as const;
 export const DROPPED_CHARACTERS = 3;
 
+/** What XML 1.0 can hold of a text: the extra elements' U+0001, U+FFFE and lone U+D800 go. */
+export function withoutNonXml(text: string): string {
+  return [...text].filter((char) => !['\u0001', '\uFFFE', '\uD800'].includes(char)).join('');
+}
+
 /** The sample account with EXTRA_ELEMENTS on prototype 3's first page, exported to `dir/archive.zip`. */
 export async function exportSample(dir: string): Promise<string> {
   const service: FakeService = await startFakeService({ seed: 1, now: () => 1_300_000_000_000 });
