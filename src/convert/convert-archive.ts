@@ -140,7 +140,9 @@ async function discussionsByPage(reader: PrototypeReader, pageIds: ReadonlySet<s
       reader.skipped.push({ what: `discussion ${discussion.id}`, why: `its page ${discussion.pageId ?? '(none)'} is not a page of this prototype` });
       continue;
     }
-    byPage.set(discussion.pageId, [...(byPage.get(discussion.pageId) ?? []), discussion]);
+    const list = byPage.get(discussion.pageId) ?? [];
+    list.push(discussion);
+    byPage.set(discussion.pageId, list);
   }
   return byPage;
 }
