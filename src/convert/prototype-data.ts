@@ -49,6 +49,8 @@ type Json = Record<string, unknown>;
 
 /** Elements' and pages' JSON are small; anything past this is not one the service sent. */
 const MAX_JSON_BYTES = 64 * 1024 * 1024;
+/** Element entries read at once: enough to keep the disk busy, few enough to stay small. */
+const READ_AHEAD = 16;
 
 export class PrototypeReader {
   readonly skipped: Skipped[] = [];
@@ -118,16 +120,22 @@ export class PrototypeReader {
 
   /** The elements of a page or layer (`pages/{id}` or `layers/{id}`), in the order listed. */
   async elements(parent: string, parentLabel: string): Promise<ElementData[]> {
+    const ids = idsOf((await this.json(`${parent}/elements.json`, `the elements of ${parentLabel}`))?.value);
     const out: ElementData[] = [];
-    for (const id of idsOf((await this.json(`${parent}/elements.json`, `the elements of ${parentLabel}`))?.value)) {
-      const read = await this.json(`${parent}/elements/${id}.json`, `element ${id} of ${parentLabel}`);
-      if (read === undefined) continue;
-      const value = asObject(read.value);
-      if (value === undefined) {
-        this.skipped.push({ what: `element ${id} of ${parentLabel}`, why: 'its JSON is not an object' });
-        continue;
+    // A few reads at a time: one by one, each small entry waits for the disk on its own.
+    for (let start = 0; start < ids.length; start += READ_AHEAD) {
+      const batch = ids.slice(start, start + READ_AHEAD);
+      const reads = await Promise.all(batch.map((id) => this.json(`${parent}/elements/${id}.json`, `element ${id} of ${parentLabel}`)));
+      for (const [index, read] of reads.entries()) {
+        const id = batch[index] as string;
+        if (read === undefined) continue;
+        const value = asObject(read.value);
+        if (value === undefined) {
+          this.skipped.push({ what: `element ${id} of ${parentLabel}`, why: 'its JSON is not an object' });
+          continue;
+        }
+        out.push(this.elementOf(id, read.raw, value, parentLabel));
       }
-      out.push(this.elementOf(id, read.raw, value, parentLabel));
     }
     return out;
   }
