@@ -11,6 +11,7 @@ import { registerView } from './commands/view.js';
 import { registerBackup } from './commands/backup.js';
 import { registerDiff } from './commands/diff.js';
 import { registerRestore } from './commands/restore.js';
+import { registerConvert } from './commands/convert.js';
 
 // `rabbit-export ls big.zip | head` closes the pipe early: that is the reader's choice, not an error.
 for (const stream of [process.stdout, process.stderr]) {
@@ -38,8 +39,7 @@ Examples:
 Exit codes: 0 complete, 1 failed, 2 usage, 3 archive written but incomplete, 130 interrupted.`,
   );
 
-for (const register of [registerExport, registerVerify, registerLs, registerServe, registerDemo, registerView, registerBackup, registerDiff]) register(program, io);
-registerRestore(program, io);
+for (const register of [registerExport, registerVerify, registerLs, registerServe, registerDemo, registerView, registerBackup, registerDiff, registerRestore, registerConvert]) register(program, io);
 for (const command of program.commands) command.exitOverride();
 
 try {

@@ -1,0 +1,48 @@
+import { Option, type Command } from 'commander';
+import { convertArchive, type ConvertEvent } from '../../convert/convert-archive.js';
+import { formatConvertTotals, formatPrototypeConverted } from '../format-convert.js';
+import { EXIT } from '../exit-codes.js';
+import { runAction, withInterrupts, type CliIO } from '../run.js';
+
+interface ConvertFlags {
+  to: 'drawio';
+  out: string;
+  prototype?: string[];
+  rendering: boolean;
+  json?: boolean;
+}
+
+export function registerConvert(program: Command, io: CliIO): void {
+  program
+    .command('convert')
+    .description('turn every prototype of an archive into an editable document for another editor (draw.io)')
+    .argument('<file.zip>', 'an archive written by rabbit-export (never changed)')
+    .addOption(new Option('--to <format>', 'the editor to convert for').choices(['drawio']).makeOptionMandatory())
+    .requiredOption('-o, --out <dir>', 'folder for the documents and convert-report.json (created if missing)')
+    .option('--prototype <id>', 'convert only this prototype (repeatable)', (id: string, all: string[] = []) => [...all, id])
+    .option('--no-rendering', 'leave out the locked layer holding each page as the service rendered it')
+    .option('--json', 'print the report as one JSON line instead of the summary')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  rabbit-export convert team.zip --to drawio --out team-drawio\n  rabbit-export convert team.zip --to drawio --out one --prototype 3 --no-rendering\n\nExit codes: 0 all converted, 1 failed, 2 usage, 3 some prototype not fully converted.',
+    )
+    .action((file: string, flags: ConvertFlags) =>
+      runAction(io, flags.json ?? false, async () => {
+        const onEvent = (event: ConvertEvent): void => {
+          if (!flags.json) io.stdout.write(`${formatPrototypeConverted(event.report)}\n`);
+        };
+        const report = await withInterrupts(io, (signal) =>
+          convertArchive({
+            archive: file,
+            out: flags.out,
+            rendering: flags.rendering,
+            ...(flags.prototype ? { prototypes: flags.prototype } : {}),
+            onEvent,
+            signal,
+          }),
+        );
+        io.stdout.write(flags.json ? `${JSON.stringify(report)}\n` : `${formatConvertTotals(report, flags.out)}\n`);
+        return report.complete ? EXIT.ok : EXIT.incomplete;
+      }),
+    );
+}

@@ -1,0 +1,31 @@
+import type { ConvertReport, PrototypeReport } from '../convert/report.js';
+import { printable } from './format.js';
+
+/** The closing line of a convert run, after each prototype's block has been printed. */
+export function formatConvertTotals(report: ConvertReport, out: string): string {
+  const written = report.prototypes.filter((p) => p.file !== null).length;
+  const incomplete = report.prototypes.filter((p) => !p.complete).length;
+  return (
+    `${written} of ${report.prototypes.length} prototypes written to ${printable(out)} as draw.io documents; report: convert-report.json` +
+    (incomplete > 0 ? `; ${incomplete} not fully converted (see skipped above)` : '')
+  );
+}
+
+/** One prototype's block: printed as soon as it is converted, so a long run shows its progress. */
+export function formatPrototypeConverted(p: PrototypeReport): string {
+  return prototypeLines(p).join('\n');
+}
+
+function prototypeLines(p: PrototypeReport): string[] {
+  const head = `${p.complete ? 'ok ' : 'INCOMPLETE'} ${p.id} ${printable(p.name ?? '(no name)')} -> ${p.file === null ? '(no file)' : printable(p.file)}`;
+  const counts = `    ${p.pages} pages, ${p.shapes} shapes, ${p.links} links, ${p.discussions} discussions`;
+  const lines = [head, counts];
+  const generic = Object.entries(p.genericTypes);
+  if (generic.length > 0) {
+    lines.push(`    drawn as plain rectangles: ${generic.map(([type, count]) => `${printable(type)} x${count}`).join(', ')}`);
+  }
+  if (p.droppedCharacters > 0) lines.push(`    ${p.droppedCharacters} characters XML cannot hold were dropped`);
+  for (const s of p.skipped) lines.push(`    skipped ${printable(s.what)}: ${printable(s.why)}`);
+  for (const n of p.notes) lines.push(`    note: ${printable(n.what)} ${printable(n.why)}`);
+  return lines;
+}

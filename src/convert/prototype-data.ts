@@ -1,0 +1,218 @@
+import { isRabbitError } from '../core/errors.js';
+import type { FileEntry } from '../manifest/types.js';
+import type { ArchivedPrototype, ArchiveSource } from './archive-source.js';
+
+/**
+ * One prototype's data, read from its archived bodies entry by entry. Bodies are the service's
+ * text: every field is checked for its type, and what is missing or damaged is recorded as skipped
+ * (with why) instead of failing the prototype.
+ */
+export interface ElementData {
+  id: string;
+  /** The element's JSON exactly as archived. */
+  raw: string;
+  type: string;
+  box: { x: number; y: number; width: number; height: number };
+  text: string | null;
+  target: string | null;
+  style: unknown;
+}
+
+export interface LayerData {
+  id: string;
+  name: string;
+  elements: ElementData[];
+}
+
+export interface PageMeta {
+  id: string;
+  name: string;
+  layerIds: string[];
+}
+
+export interface DiscussionData {
+  id: string;
+  raw: string;
+  pageId: string | null;
+  title: string;
+  x: number;
+  y: number;
+  entries: { author: string; timestamp: number | null; text: string }[];
+}
+
+export interface Skipped {
+  what: string;
+  why: string;
+}
+
+type Json = Record<string, unknown>;
+
+/** Elements' and pages' JSON are small; anything past this is not one the service sent. */
+const MAX_JSON_BYTES = 64 * 1024 * 1024;
+/** Element entries read at once: enough to keep the disk busy, few enough to stay small. */
+const READ_AHEAD = 16;
+
+export class PrototypeReader {
+  readonly skipped: Skipped[] = [];
+  /** Not losses, but worth telling: defaults used for missing geometry, links leading nowhere. */
+  readonly notes: Skipped[] = [];
+
+  constructor(
+    private readonly source: ArchiveSource,
+    readonly prototype: ArchivedPrototype,
+  ) {}
+
+  has(rest: string): boolean {
+    return this.prototype.files.has(rest);
+  }
+
+  /** The entry's bytes, or undefined (recorded as skipped) when it is missing or damaged. */
+  async bytes(rest: string, what: string): Promise<Buffer | undefined> {
+    const entry: FileEntry | undefined = this.prototype.files.get(rest);
+    if (entry === undefined) {
+      this.skipped.push({ what, why: `${rest} is not in the archive` });
+      return undefined;
+    }
+    try {
+      return await this.source.read(entry, MAX_JSON_BYTES * 16);
+    } catch (error) {
+      if (!isRabbitError(error)) throw error;
+      this.skipped.push({ what, why: error.message });
+      return undefined;
+    }
+  }
+
+  async json(rest: string, what: string): Promise<{ value: unknown; raw: string } | undefined> {
+    const bytes = await this.bytes(rest, what);
+    if (bytes === undefined) return undefined;
+    const raw = bytes.toString('utf8');
+    try {
+      return { value: JSON.parse(raw) as unknown, raw };
+    } catch {
+      this.skipped.push({ what, why: `${rest} is not valid JSON` });
+      return undefined;
+    }
+  }
+
+  /** Page ids in the order of pages.json, in both forms the service used. */
+  async pageIds(): Promise<string[]> {
+    return idsOf((await this.json('pages.json', 'the list of pages'))?.value);
+  }
+
+  async pageMeta(pageId: string): Promise<PageMeta> {
+    const value = asObject((await this.json(`pages/${pageId}.json`, `page ${pageId}`))?.value);
+    const layers = Array.isArray(value?.layers) ? value.layers : [];
+    return {
+      id: pageId,
+      name: typeof value?.name === 'string' ? value.name : pageId,
+      layerIds: layers.filter((id): id is string => typeof id === 'string'),
+    };
+  }
+
+  async layer(layerId: string): Promise<LayerData> {
+    const value = asObject((await this.json(`layers/${layerId}.json`, `layer ${layerId}`))?.value);
+    return {
+      id: layerId,
+      name: typeof value?.name === 'string' ? value.name : layerId,
+      elements: await this.elements(`layers/${layerId}`, `layer ${layerId}`),
+    };
+  }
+
+  /** The elements of a page or layer (`pages/{id}` or `layers/{id}`), in the order listed. */
+  async elements(parent: string, parentLabel: string): Promise<ElementData[]> {
+    const ids = idsOf((await this.json(`${parent}/elements.json`, `the elements of ${parentLabel}`))?.value);
+    const out: ElementData[] = [];
+    // A few reads at a time: one by one, each small entry waits for the disk on its own.
+    for (let start = 0; start < ids.length; start += READ_AHEAD) {
+      const batch = ids.slice(start, start + READ_AHEAD);
+      const reads = await Promise.all(batch.map((id) => this.json(`${parent}/elements/${id}.json`, `element ${id} of ${parentLabel}`)));
+      for (const [index, read] of reads.entries()) {
+        const id = batch[index] as string;
+        if (read === undefined) continue;
+        const value = asObject(read.value);
+        if (value === undefined) {
+          this.skipped.push({ what: `element ${id} of ${parentLabel}`, why: 'its JSON is not an object' });
+          continue;
+        }
+        out.push(this.elementOf(id, read.raw, value, parentLabel));
+      }
+    }
+    return out;
+  }
+
+  /** Every discussion of the prototype, in id order. */
+  async discussions(): Promise<DiscussionData[]> {
+    const ids = [...this.prototype.files.keys()]
+      .map((rest) => /^discussions\/(\d+)\.json$/.exec(rest)?.[1])
+      .filter((id): id is string => id !== undefined)
+      .sort((a, b) => Number(a) - Number(b));
+    const out: DiscussionData[] = [];
+    for (const id of ids) {
+      const read = await this.json(`discussions/${id}.json`, `discussion ${id}`);
+      const value = asObject(read?.value);
+      if (read === undefined || value === undefined) continue;
+      const entries = (Array.isArray(value.entries) ? value.entries : []).map(asObject).map((entry) => ({
+        author: typeof entry?.author === 'string' ? entry.author : '',
+        timestamp: finite(entry?.timestamp),
+        text: typeof entry?.text === 'string' ? entry.text : '',
+      }));
+      out.push({
+        id,
+        raw: read.raw,
+        pageId: typeof value.pageId === 'string' ? value.pageId : null,
+        title: typeof value.title === 'string' ? value.title : '',
+        x: finite(value.positionX) ?? 0,
+        y: finite(value.positionY) ?? 0,
+        entries,
+      });
+    }
+    return out;
+  }
+
+  private elementOf(id: string, raw: string, value: Json, parentLabel: string): ElementData {
+    const position = asObject(value.position);
+    const dimensions = asObject(value.dimensions);
+    const x = finite(position?.x);
+    const y = finite(position?.y);
+    const width = finite(dimensions?.width);
+    const height = finite(dimensions?.height);
+    if (x === null || y === null || width === null || height === null) {
+      this.notes.push({ what: `element ${id} of ${parentLabel}`, why: 'has no complete position and dimensions; missing values became 0,0 and 40x20' });
+    }
+    const text = value.text;
+    return {
+      id,
+      raw,
+      type: typeof value.type === 'string' && value.type !== '' ? value.type : 'unknown',
+      box: { x: x ?? 0, y: y ?? 0, width: width ?? 40, height: height ?? 20 },
+      text: typeof text === 'string' ? text : typeof text === 'number' ? String(text) : null,
+      target: typeof value.target === 'string' ? value.target : null,
+      style: value.style,
+    };
+  }
+}
+
+/** Both list forms the service used: an array of ids, and the old `{"page2200": "name"}` object. */
+export function idsOf(value: unknown): string[] {
+  const ids = Array.isArray(value) ? value : asObject(value) ? Object.keys(value as Json) : [];
+  return ids
+    .filter((id) => typeof id === 'string' || typeof id === 'number')
+    .map(String)
+    .filter((id) => /^[A-Za-z0-9]+$/.test(id));
+}
+
+/** Width and height from the IHDR chunk, which a valid PNG has first. */
+export function pngSize(png: Buffer): { width: number; height: number } | undefined {
+  if (png.length < 24 || png.toString('latin1', 12, 16) !== 'IHDR') return undefined;
+  const width = png.readUInt32BE(16);
+  const height = png.readUInt32BE(20);
+  return width > 0 && height > 0 ? { width, height } : undefined;
+}
+
+function asObject(value: unknown): Json | undefined {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Json) : undefined;
+}
+
+function finite(value: unknown): number | null {
+  return typeof value === 'number' && Number.isFinite(value) ? value : null;
+}

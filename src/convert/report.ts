@@ -1,0 +1,59 @@
+import type { Skipped } from './prototype-data.js';
+
+/** `DIR/convert-report.json`: what each prototype became, and what did not carry over. */
+export const REPORT_FILE = 'convert-report.json';
+
+export interface PrototypeReport {
+  id: string;
+  name: string | null;
+  revision: number;
+  /** The .drawio file written, relative to the output folder; null when none could be. */
+  file: string | null;
+  pages: number;
+  shapes: number;
+  layers: number;
+  discussions: number;
+  links: number;
+  /** Element types with no draw.io shape in the table, drawn as labelled rectangles, with counts. */
+  genericTypes: Record<string, number>;
+  /** Characters XML 1.0 cannot hold, dropped from names and texts. */
+  droppedCharacters: number;
+  /** Parts that could not be converted, with why: any makes the prototype incomplete. */
+  skipped: Skipped[];
+  /** Converted, with a caveat: targets that name no page, defaults for missing geometry. */
+  notes: Skipped[];
+  /** True when everything the archive holds for it was converted (and the archive held all of it). */
+  complete: boolean;
+}
+
+export interface ConvertReport {
+  tool: { name: string; version: string };
+  archive: string;
+  to: 'drawio';
+  rendering: boolean;
+  complete: boolean;
+  prototypes: PrototypeReport[];
+}
+
+export function emptyPrototypeReport(id: string, name: string | null, revision: number): PrototypeReport {
+  return {
+    id,
+    name,
+    revision,
+    file: null,
+    pages: 0,
+    shapes: 0,
+    layers: 0,
+    discussions: 0,
+    links: 0,
+    genericTypes: {},
+    droppedCharacters: 0,
+    skipped: [],
+    notes: [],
+    complete: false,
+  };
+}
+
+export function addCounts(into: Record<string, number>, from: Readonly<Record<string, number>>): void {
+  for (const [key, count] of Object.entries(from)) into[key] = (into[key] ?? 0) + count;
+}

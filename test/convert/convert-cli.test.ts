@@ -1,0 +1,86 @@
+import { copyFile, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli.js';
+import { tempDir } from '../helpers/temp.js';
+import { dataOffsetOf, flipByte } from '../archive/zip-bytes.js';
+import { readArchive } from '../helpers/archive.js';
+import { exportSample } from './helpers.js';
+
+let dir: string | undefined;
+let archive: string;
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'rabbit-convert-cli-'));
+  archive = await exportSample(dir);
+});
+
+afterAll(async () => {
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+describe('rabbit-export convert', () => {
+  it('converts every prototype, prints a summary per prototype and exits 0', async () => {
+    const out = join(await tempDir(), 'drawio');
+    const run = await runCli(['convert', archive, '--to', 'drawio', '--out', out]);
+    expect(run.code).toBe(0);
+    expect((await readdir(out)).filter((f) => f.endsWith('.drawio'))).toHaveLength(5);
+    expect(run.stdout).toMatch(/^ok +3 foo type -> 3-foo-type\.drawio$/m);
+    expect(run.stdout).toContain('drawn as plain rectangles: carousel x1');
+    expect(run.stdout).toContain('3 characters XML cannot hold were dropped');
+    expect(run.stdout).toContain('5 of 5 prototypes written');
+    const report = JSON.parse(await readFile(join(out, 'convert-report.json'), 'utf8')) as { complete: boolean; prototypes: unknown[] };
+    expect(report).toMatchObject({ complete: true, to: 'drawio', rendering: true });
+    expect(report.prototypes).toHaveLength(5);
+  });
+
+  it('with --prototype and --json converts only those and prints the report as one line', async () => {
+    const out = join(await tempDir(), 'drawio');
+    const run = await runCli(['convert', archive, '--to', 'drawio', '--out', out, '--prototype', '17', '--prototype', '42', '--no-rendering', '--json']);
+    expect(run.code).toBe(0);
+    const report = JSON.parse(run.stdout) as { rendering: boolean; prototypes: { id: string }[] };
+    expect(report.rendering).toBe(false);
+    expect(report.prototypes.map((p) => p.id)).toEqual(['17', '42']);
+    expect((await readdir(out)).sort()).toEqual(['17-shop-i-beta-i-friends.drawio', '42-alt-api-prototyp.drawio', 'convert-report.json']);
+  });
+
+  it('exits 3 when a prototype could not be fully converted, naming what and why', async () => {
+    const work = await tempDir();
+    const damaged = join(work, 'damaged.zip');
+    await copyFile(archive, damaged);
+    const { manifest } = await readArchive(damaged);
+    const entry = `prototypes/17/r${manifest.prototypes['17']!.revision}/pages/page1.json`;
+    await flipByte(damaged, (await dataOffsetOf(damaged, entry)) + 1);
+    const run = await runCli(['convert', damaged, '--to', 'drawio', '--out', join(work, 'out')]);
+    expect(run.code).toBe(3);
+    expect(run.stdout).toMatch(/^INCOMPLETE 17 /m);
+    expect(run.stdout).toContain('skipped page page1:');
+  });
+
+  it.each([
+    [['convert', 'x.zip', '--out', 'o'], "required option '--to"],
+    [['convert', 'x.zip', '--to', 'svg', '--out', 'o'], 'drawio'],
+    [['convert', 'x.zip', '--to', 'drawio'], "required option '-o, --out"],
+  ])('%j is a usage error: exit 2', async (args, text) => {
+    const run = await runCli(args);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(text);
+  });
+
+  it('exits 2 for a prototype the archive does not hold and writes nothing', async () => {
+    const out = join(await tempDir(), 'drawio');
+    const run = await runCli(['convert', archive, '--to', 'drawio', '--out', out, '--prototype', '999']);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('999');
+    await expect(readdir(out)).rejects.toThrow();
+  });
+
+  it('exits 1 for a file that is not an archive', async () => {
+    const work = await tempDir();
+    await writeFile(join(work, 'notes.zip'), 'not a zip at all');
+    const run = await runCli(['convert', join(work, 'notes.zip'), '--to', 'drawio', '--out', join(work, 'out')]);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('not a zip archive');
+  });
+});
