@@ -32,10 +32,9 @@ export interface BackupResult {
   pruned: string[];
 }
 
-export const BACKUP_DEFAULTS = {
-  /** Two weeks of nightly runs: the folder never grows without bound unless asked to. */
-  keep: 14,
-} as const;
+import { BACKUP_DEFAULTS } from './rotation.js';
+
+export { BACKUP_DEFAULTS };
 
 export const BACKUP_LOCK = '.rabbit-backup.lock';
 

@@ -1,3 +1,8 @@
+export const BACKUP_DEFAULTS = {
+  /** Two weeks of nightly runs: the folder never grows without bound unless asked to. */
+  keep: 14,
+} as const;
+
 /**
  * Which archives to delete so that `keep` remain: the newest `keep` by name, and in any case the
  * newest complete one. Without that exception a run of incomplete nights (the service half down

@@ -1,7 +1,7 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import { isRabbitError } from '../core/errors.js';
 import { STALL_DEFAULTS } from '../client/transfer-watchdog.js';
-import { formatDuration, parseDuration } from '../export/deadline.js';
+import { formatDuration, parseDuration } from '../core/duration.js';
 import type { ExportOptions } from '../export/export-account.js';
 import { intOption } from './options.js';
 

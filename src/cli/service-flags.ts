@@ -2,7 +2,7 @@ import { InvalidArgumentError, type Command } from 'commander';
 import { RETRY_DEFAULTS } from '../client/retry-policy.js';
 import { proxySettingsFromEnv } from '../client/proxy-env.js';
 import type { SizeCaps } from '../crawl/crawl-account.js';
-import { EXPORT_DEFAULTS, type ExportOptions } from '../export/export-account.js';
+import { EXPORT_DEFAULTS, type ExportOptions } from '../export/export-options.js';
 import { readKeys } from './keys.js';
 import { intOption } from './options.js';
 

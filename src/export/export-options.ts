@@ -1,6 +1,6 @@
 import type { Dispatcher } from 'undici';
 import { RabbitError } from '../core/errors.js';
-import { parseBaseUrl } from '../client/http-client.js';
+import { parseBaseUrl } from '../client/base-url.js';
 import type { ProxySettings } from '../client/proxy-env.js';
 import type { RetryPolicy } from '../client/retry-policy.js';
 import type { StallPolicy } from '../client/transfer-watchdog.js';

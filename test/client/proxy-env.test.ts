@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { bypassesProxy, parseProxyUrl, proxyFor, proxySettingsFromEnv } from '../../src/client/proxy-env.js';
-import { isLoopbackHost, parseBaseUrl } from '../../src/client/http-client.js';
+import { isLoopbackHost, parseBaseUrl } from '../../src/client/base-url.js';
 import { decideRedirect, MAX_REDIRECTS } from '../../src/client/redirects.js';
 import { isRabbitError } from '../../src/core/errors.js';
 import { redactUrl } from '../../src/core/redact.js';

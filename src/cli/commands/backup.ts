@@ -1,12 +1,11 @@
 import type { Command } from 'commander';
-import { backupAccount, BACKUP_DEFAULTS, type BackupResult } from '../../backup/backup-account.js';
+import { mib, printable, seconds } from '../format.js';
+import { BACKUP_DEFAULTS } from '../../backup/rotation.js';
+import type { BackupResult } from '../../backup/backup-account.js';
 import { collectPrototype, parseFormats, SELECTION_HELP, selectionOf, type SelectionFlags } from '../export-flags.js';
 import { EXIT } from '../exit-codes.js';
-import { mib, printable, seconds } from '../format.js';
 import { intOption } from '../options.js';
-import { progressFor, summaryTimes } from '../progress.js';
 import { parseStatsInterval, STATS_INTERVAL_HELP } from '../progress-flags.js';
-import { phaseLine } from '../progress-line.js';
 import { runAction, withInterrupts, type CliIO } from '../run.js';
 import { addServiceOptions, serviceOptionsOf, type ServiceFlags } from '../service-flags.js';
 import { addRunLimitOptions, runLimitsOf, type RunLimitFlags } from '../run-limit-flags.js';
@@ -45,6 +44,9 @@ Examples:
     )
     .action((flags: BackupFlags) =>
       runAction(io, flags.json ?? false, async () => {
+        const { phaseLine } = await import('../progress-line.js');
+        const { backupAccount } = await import('../../backup/backup-account.js');
+        const { progressFor, summaryTimes } = await import('../progress.js');
         const service = await serviceOptionsOf(flags, io.env);
         const progress = progressFor(io, flags);
         const started = Date.now();

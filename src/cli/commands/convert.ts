@@ -1,6 +1,5 @@
 import { Option, type Command } from 'commander';
-import { convertArchive, type ConvertEvent } from '../../convert/convert-archive.js';
-import { formatConvertTotals, formatPrototypeConverted } from '../format-convert.js';
+import type { ConvertEvent } from '../../convert/convert-archive.js';
 import { EXIT } from '../exit-codes.js';
 import { runAction, withInterrupts, type CliIO } from '../run.js';
 
@@ -28,6 +27,8 @@ export function registerConvert(program: Command, io: CliIO): void {
     )
     .action((file: string, flags: ConvertFlags) =>
       runAction(io, flags.json ?? false, async () => {
+        const { formatConvertTotals, formatPrototypeConverted } = await import('../format-convert.js');
+        const { convertArchive } = await import('../../convert/convert-archive.js');
         const onEvent = (event: ConvertEvent): void => {
           if (!flags.json) io.stdout.write(`${formatPrototypeConverted(event.report)}\n`);
         };

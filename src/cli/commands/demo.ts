@@ -1,12 +1,6 @@
 import type { Command } from 'commander';
-import { startFakeService } from '../../fake-service/index.js';
-import { exportAccount } from '../../export/export-account.js';
-import { verifyArchive } from '../../verify/verify-archive.js';
-import { listArchive } from '../../verify/list-archive.js';
-import { formatListTable, formatVerifyReport } from '../format-archive.js';
-import { EXIT } from '../exit-codes.js';
 import { mib, seconds } from '../format.js';
-import { createProgress, progressMode } from '../progress.js';
+import { EXIT } from '../exit-codes.js';
 import { runAction, withInterrupts, type CliIO } from '../run.js';
 
 export function registerDemo(program: Command, io: CliIO): void {
@@ -17,6 +11,12 @@ export function registerDemo(program: Command, io: CliIO): void {
     .addHelpText('after', '\nExample:\n  rabbit-export demo --out /tmp/demo.zip')
     .action((flags: { out: string }) =>
       runAction(io, false, async () => {
+        const { formatListTable, formatVerifyReport } = await import('../format-archive.js');
+        const { startFakeService } = await import('../../fake-service/index.js');
+        const { exportAccount } = await import('../../export/export-account.js');
+        const { verifyArchive } = await import('../../verify/verify-archive.js');
+        const { listArchive } = await import('../../verify/list-archive.js');
+        const { createProgress, progressMode } = await import('../progress.js');
         const service = await startFakeService({ seed: 1 });
         const progress = createProgress(progressMode(io.stderr, false), io.stderr);
         const started = Date.now();

@@ -1,6 +1,4 @@
 import type { Command } from 'commander';
-import { diffArchives } from '../../diff/diff-archives.js';
-import { formatDiff } from '../format-diff.js';
 import { EXIT } from '../exit-codes.js';
 import { runAction, type CliIO } from '../run.js';
 
@@ -20,6 +18,8 @@ export function registerDiff(program: Command, io: CliIO): void {
     )
     .action((a: string, b: string, flags: { json?: boolean }) =>
       runAction(io, flags.json ?? false, async () => {
+        const { diffArchives } = await import('../../diff/diff-archives.js');
+        const { formatDiff } = await import('../format-diff.js');
         const diff = await diffArchives(a, b);
         io.stdout.write(flags.json ? `${JSON.stringify(diff)}\n` : `${formatDiff(diff)}\n`);
         return EXIT.ok;

@@ -1,12 +1,10 @@
 import type { Command } from 'commander';
-import { exportAccount, type ExportResult } from '../../export/export-account.js';
+import { mib, printable, seconds, shellQuote } from '../format.js';
+import type { ExportResult } from '../../export/export-account.js';
 import { outputPaths } from '../../storage/work-dir.js';
 import { addServiceOptions, serviceArgs, serviceOptionsOf, type ServiceFlags } from '../service-flags.js';
 import { EXIT } from '../exit-codes.js';
-import { mib, printable, seconds, shellQuote } from '../format.js';
-import { progressFor, summaryTimes } from '../progress.js';
 import { parseStatsInterval, STATS_INTERVAL_HELP } from '../progress-flags.js';
-import { phaseLine } from '../progress-line.js';
 import { runAction, withInterrupts, type CliIO } from '../run.js';
 import { collectPrototype, parseFormats, SELECTION_HELP, selectionArgs, selectionOf, type SelectionFlags } from '../export-flags.js';
 import { RabbitError, isRabbitError } from '../../core/errors.js';
@@ -47,6 +45,9 @@ Examples:
     )
     .action((flags: ExportFlags) =>
       runAction(io, flags.json ?? false, async () => {
+        const { phaseLine } = await import('../progress-line.js');
+        const { exportAccount } = await import('../../export/export-account.js');
+        const { progressFor, summaryTimes } = await import('../progress.js');
         const service = await serviceOptionsOf(flags, io.env);
         const progress = progressFor(io, flags);
         const started = Date.now();

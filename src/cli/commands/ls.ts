@@ -1,6 +1,4 @@
 import type { Command } from 'commander';
-import { listArchive } from '../../verify/list-archive.js';
-import { formatListTable } from '../format-archive.js';
 import { EXIT } from '../exit-codes.js';
 import { runAction, type CliIO } from '../run.js';
 
@@ -13,6 +11,8 @@ export function registerLs(program: Command, io: CliIO): void {
     .addHelpText('after', '\nExamples:\n  rabbit-export ls team.zip\n  rabbit-export ls team.zip --json | jq .')
     .action((file: string, flags: { json?: boolean }) =>
       runAction(io, flags.json ?? false, async () => {
+        const { formatListTable } = await import('../format-archive.js');
+        const { listArchive } = await import('../../verify/list-archive.js');
         const rows = await listArchive(file);
         io.stdout.write(flags.json ? `${JSON.stringify(rows)}\n` : `${formatListTable(rows)}\n`);
         return EXIT.ok;

@@ -1,11 +1,9 @@
 import type { Command } from 'commander';
-import { restorePrototype } from '../../restore/restore-prototype.js';
-import type { RestoreReport } from '../../restore/report.js';
+import { printable } from '../format.js';
 import { totalWrites } from '../../restore/report.js';
+import type { RestoreReport } from '../../restore/report.js';
 import { redactUrl } from '../../core/redact.js';
 import { EXIT, exitCodeFor } from '../exit-codes.js';
-import { printable } from '../format.js';
-import { formatOutcome, formatPlan, formatWrite } from '../format-restore.js';
 import { runAction, withInterrupts, type CliIO } from '../run.js';
 import { addServiceOptions, serviceOptionsOf, type ServiceFlags } from '../service-flags.js';
 
@@ -48,6 +46,8 @@ Exit codes: 0 restored, 1 failed (nothing, or the reported part, written), 2 usa
     )
     .action((archive: string, flags: RestoreFlags) =>
       runAction(io, flags.json ?? false, async () => {
+        const { formatOutcome, formatPlan, formatWrite } = await import('../format-restore.js');
+        const { restorePrototype } = await import('../../restore/restore-prototype.js');
         const service = await serviceOptionsOf(flags, io.env);
         const human = flags.json ? io.stderr : io.stdout;
         const report = await withInterrupts(io, (signal) =>

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { parseFaultSpec, startFakeService, type FakeService } from '../../fake-service/index.js';
+import type { FakeService } from '../../fake-service/index.js';
 import { RabbitError } from '../../core/errors.js';
 import { intOption } from '../options.js';
 import { runAction, type CliIO } from '../run.js';
@@ -32,6 +32,7 @@ export function registerServe(program: Command, io: CliIO): void {
     .addHelpText('after', '\nExamples:\n  rabbit-export serve --port 8080 --latency 20\n  rabbit-export serve --faults "rate=0.1,seed=3"\n  rabbit-export serve --faults "path=/rabbit/api/prototypes/3/pages/page0001.png:trickle,trickle-ms=2000"')
     .action((flags: ServeFlags) =>
       runAction(io, flags.json ?? false, async () => {
+        const { parseFaultSpec, startFakeService } = await import('../../fake-service/index.js');
         let faults;
         try {
           faults = flags.faults ? parseFaultSpec(flags.faults) : undefined;

@@ -1,6 +1,4 @@
 import type { Command } from 'commander';
-import { verifyArchive } from '../../verify/verify-archive.js';
-import { formatVerifyReport } from '../format-archive.js';
 import { EXIT } from '../exit-codes.js';
 import { runAction, type CliIO } from '../run.js';
 
@@ -13,6 +11,8 @@ export function registerVerify(program: Command, io: CliIO): void {
     .addHelpText('after', '\nExamples:\n  rabbit-export verify team.zip && echo intact\n  rabbit-export verify team.zip --json')
     .action((file: string, flags: { json?: boolean }) =>
       runAction(io, flags.json ?? false, async () => {
+        const { formatVerifyReport } = await import('../format-archive.js');
+        const { verifyArchive } = await import('../../verify/verify-archive.js');
         const report = await verifyArchive(file);
         if (flags.json) {
           const { manifest, ...rest } = report;

@@ -1,5 +1,4 @@
 import type { Command } from 'commander';
-import { serveArchive } from '../../viewer/serve-archive.js';
 import { EXIT } from '../exit-codes.js';
 import { intOption } from '../options.js';
 import { runAction, type CliIO } from '../run.js';
@@ -17,6 +16,7 @@ export function registerView(program: Command, io: CliIO): void {
     .addHelpText('after', '\nExamples:\n  rabbit-export view team.zip\n  rabbit-export view team.zip --port 8080\n\nAn unzipped archive also opens without this: open its index.html in any browser.')
     .action((file: string, flags: ViewFlags) =>
       runAction(io, false, async () => {
+        const { serveArchive } = await import('../../viewer/serve-archive.js');
         const server = await serveArchive(file, { port: flags.port });
         io.stdout.write(`serving ${file} at ${server.url}\nstop with Ctrl-C\n`);
         await new Promise<void>((resolve) => {

@@ -1,0 +1,45 @@
+import { RabbitError } from '../core/errors.js';
+import { redactUrl } from '../core/redact.js';
+import { proxyFor, type ProxySettings } from './proxy-env.js';
+
+/** How the key may travel: checked with the base URL before anything is created or requested. */
+export interface TransportPolicy {
+  allowInsecureHttp?: boolean;
+  proxy?: ProxySettings;
+}
+
+/**
+ * The origin and path of a base URL, refused when it cannot be one. A plain http:// URL would
+ * carry the key in clear text: only loopback (the fake service, a local tunnel) may use it, unless
+ * the user says otherwise with --allow-insecure-http. The proxy this origin would go through must
+ * be one we can use.
+ */
+export function parseBaseUrl(baseUrl: string, policy: TransportPolicy = {}): { origin: string; basePath: string } {
+  let url: URL;
+  try {
+    url = new URL(baseUrl);
+  } catch {
+    throw new RabbitError('USAGE', `--base-url ${JSON.stringify(redactUrl(baseUrl))} is not a URL`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new RabbitError('USAGE', `--base-url must be http or https, not ${url.protocol}`);
+  }
+  if (url.search || url.hash || url.username || url.password) {
+    throw new RabbitError('USAGE', '--base-url must not carry a query, fragment or credentials');
+  }
+  if (url.protocol === 'http:' && !isLoopbackHost(url.hostname) && !policy.allowInsecureHttp) {
+    throw new RabbitError(
+      'USAGE',
+      `--base-url ${url.origin} is plain http: the API key would cross the network in clear text. ` +
+        'Use https://, or pass --allow-insecure-http if you must',
+    );
+  }
+  proxyFor(url, policy.proxy);
+  return { origin: url.origin, basePath: url.pathname.replace(/\/+$/, '') };
+}
+
+/** localhost, 127.0.0.0/8 or ::1, as a URL's hostname spells them. */
+export function isLoopbackHost(hostname: string): boolean {
+  const host = hostname.toLowerCase();
+  return host === 'localhost' || host === '[::1]' || /^127(\.\d{1,3}){3}$/.test(host);
+}
