@@ -1,0 +1,57 @@
+import { crc32 } from 'node:zlib';
+
+/**
+ * Which entry names are already in the archive, in memory that stays small at a million entries:
+ * an open-addressing table of 32-bit name hashes, each with where that entry's central directory
+ * record starts. The names themselves stay in the (spilled) central directory; the writer compares
+ * real names only when hashes match. A Set of a million strings would cost ~100 MB of heap; this
+ * costs 12 bytes a slot (24 MiB at a million entries, in two typed arrays outside the heap).
+ */
+export class ZipNameTable {
+  /** Hash of the name in each slot; 0 marks an empty slot (a real hash of 0 is stored as 1). */
+  private hashes = new Uint32Array(INITIAL_SLOTS);
+  private offsets = new Float64Array(INITIAL_SLOTS);
+  private count = 0;
+
+  static hash(name: Buffer): number {
+    return crc32(name) || 1;
+  }
+
+  /** Central directory offsets of the names stored with this hash: candidates to compare. */
+  candidates(hash: number): number[] {
+    const mask = this.hashes.length - 1;
+    let found: number[] | undefined;
+    for (let slot = hash & mask; this.hashes[slot] !== 0; slot = (slot + 1) & mask) {
+      if (this.hashes[slot] === hash) (found ??= []).push(this.offsets[slot] ?? 0);
+    }
+    return found ?? NONE;
+  }
+
+  add(hash: number, offset: number): void {
+    if ((this.count + 1) * 4 > this.hashes.length * 3) this.grow();
+    this.place(hash, offset);
+    this.count += 1;
+  }
+
+  private place(hash: number, offset: number): void {
+    const mask = this.hashes.length - 1;
+    let slot = hash & mask;
+    while (this.hashes[slot] !== 0) slot = (slot + 1) & mask;
+    this.hashes[slot] = hash;
+    this.offsets[slot] = offset;
+  }
+
+  /** Doubles the table, keeping the load at most 3/4 so that linear probes stay short. */
+  private grow(): void {
+    const { hashes, offsets } = this;
+    this.hashes = new Uint32Array(hashes.length * 2);
+    this.offsets = new Float64Array(hashes.length * 2);
+    for (let slot = 0; slot < hashes.length; slot += 1) {
+      const hash = hashes[slot] ?? 0;
+      if (hash !== 0) this.place(hash, offsets[slot] ?? 0);
+    }
+  }
+}
+
+const INITIAL_SLOTS = 1024;
+const NONE: number[] = [];
