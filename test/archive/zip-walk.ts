@@ -1,4 +1,4 @@
-import { open } from 'node:fs/promises';
+import { open, readFile } from 'node:fs/promises';
 
 /**
  * Walks a zip's local headers front to back, WITHOUT the central directory, as streaming readers
@@ -24,46 +24,44 @@ export interface LocalEntry {
 const LOCAL = 0x04034b50;
 const CENTRAL = 0x02014b50;
 
-/** Every local header in order, and the offset where they end (the central directory's start). */
+/**
+ * Every local header in order, and where they end: the central directory's start, whose
+ * signature is returned so a caller can check the walk stopped at it and not at garbage.
+ */
 export async function walkLocalHeaders(path: string): Promise<{ entries: LocalEntry[]; end: number; signatureAtEnd: number }> {
-  const file = await open(path, 'r');
-  try {
-    const entries: LocalEntry[] = [];
-    let at = 0;
-    for (;;) {
-      const fixed = await readAt(file, at, 30);
-      const signature = fixed.length >= 4 ? fixed.readUInt32LE(0) : 0;
-      if (signature !== LOCAL) return { entries, end: at, signatureAtEnd: signature };
-      const nameLength = fixed.readUInt16LE(26);
-      const extraLength = fixed.readUInt16LE(28);
-      const variable = await readAt(file, at + 30, nameLength + extraLength);
-      const entry: LocalEntry = {
-        name: variable.subarray(0, nameLength).toString('utf8'),
-        versionNeeded: fixed.readUInt16LE(4),
-        flags: fixed.readUInt16LE(6),
-        method: fixed.readUInt16LE(8),
-        crc: fixed.readUInt32LE(14),
-        compressedSize: fixed.readUInt32LE(18),
-        size: fixed.readUInt32LE(22),
-        headerOffset: at,
-        dataOffset: at + 30 + nameLength + extraLength,
-        zip64: false,
-      };
-      readZip64Sizes(entry, variable.subarray(nameLength));
-      if (entry.flags & 0x0008) throw new Error(`${entry.name}: data descriptor flag set; sizes are not in the local header`);
-      entries.push(entry);
-      at = entry.dataOffset + entry.compressedSize;
-    }
-  } finally {
-    await file.close();
+  const bytes = await readFile(path);
+  const entries: LocalEntry[] = [];
+  let at = 0;
+  while (at + 30 <= bytes.length && bytes.readUInt32LE(at) === LOCAL) {
+    const nameLength = bytes.readUInt16LE(at + 26);
+    const extraLength = bytes.readUInt16LE(at + 28);
+    const entry: LocalEntry = {
+      name: bytes.toString('utf8', at + 30, at + 30 + nameLength),
+      versionNeeded: bytes.readUInt16LE(at + 4),
+      flags: bytes.readUInt16LE(at + 6),
+      method: bytes.readUInt16LE(at + 8),
+      crc: bytes.readUInt32LE(at + 14),
+      compressedSize: bytes.readUInt32LE(at + 18),
+      size: bytes.readUInt32LE(at + 22),
+      headerOffset: at,
+      dataOffset: at + 30 + nameLength + extraLength,
+      zip64: false,
+    };
+    readZip64Sizes(entry, bytes.subarray(at + 30 + nameLength, entry.dataOffset));
+    if (entry.flags & 0x0008) throw new Error(`${entry.name}: data descriptor flag set; sizes are not in the local header`);
+    entries.push(entry);
+    at = entry.dataOffset + entry.compressedSize;
   }
+  return { entries, end: at, signatureAtEnd: at + 4 <= bytes.length ? bytes.readUInt32LE(at) : 0 };
 }
 
 /** The entry's raw (possibly deflated) data, located from its local header alone. */
 export async function localData(path: string, entry: LocalEntry): Promise<Buffer> {
   const file = await open(path, 'r');
   try {
-    return await readAt(file, entry.dataOffset, entry.compressedSize);
+    const out = Buffer.alloc(entry.compressedSize);
+    const { bytesRead } = await file.read(out, 0, out.length, entry.dataOffset);
+    return out.subarray(0, bytesRead);
   } finally {
     await file.close();
   }
@@ -86,15 +84,4 @@ function readZip64Sizes(entry: LocalEntry, extra: Buffer): void {
     }
     at += 4 + length;
   }
-}
-
-async function readAt(file: import('node:fs/promises').FileHandle, position: number, length: number): Promise<Buffer> {
-  const out = Buffer.alloc(length);
-  let done = 0;
-  while (done < length) {
-    const { bytesRead } = await file.read(out, done, length - done, position + done);
-    if (bytesRead === 0) break;
-    done += bytesRead;
-  }
-  return out.subarray(0, done);
 }

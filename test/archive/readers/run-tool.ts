@@ -23,11 +23,11 @@ export function runTool(
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     let stdoutBytes = 0;
-    child.stdout.on('data', (chunk: Buffer) => {
+    child.stdout?.on('data', (chunk: Buffer) => {
       stdoutBytes += chunk.length;
       if (!options.countOnly) out.push(chunk);
     });
-    child.stderr.on('data', (chunk: Buffer) => err.push(chunk));
+    child.stderr?.on('data', (chunk: Buffer) => err.push(chunk));
     child.on('error', (error: NodeJS.ErrnoException) => (error.code === 'ENOENT' ? resolve(undefined) : reject(error)));
     if (options.stdinFile && child.stdin) {
       // A reader may stop early on an error; that shows in its exit code, not as EPIPE here.
