@@ -35,6 +35,14 @@ export class BatchedFile {
     this.used += bytes.length;
   }
 
+  /** Lets `encode` write a `length`-byte record straight into the batch, flushing first if it is full. */
+  async put(length: number, encode: (target: Buffer, at: number) => void): Promise<void> {
+    if (length > BATCH_BYTES - this.used) await this.flush();
+    if (length > BATCH_BYTES) throw new RangeError('record larger than a batch');
+    encode(this.batch, this.used);
+    this.used += length;
+  }
+
   /**
    * Lets `fill` read straight into the batch's free room (at most `max` bytes) and keeps what it
    * read: a file is copied into the archive without an intermediate buffer. Returns the bytes

@@ -70,32 +70,40 @@ export function localHeaderBytes(entry: Pick<EntryRecord, 'name' | 'zip64Local'>
   return LOCAL_HEADER_BYTES + entry.name.length + (entry.zip64Local ? ZIP64_LOCAL_EXTRA_BYTES : 0);
 }
 
-/** 4.3.7. Also used to rewrite a header in place once the CRC and sizes of its data are known. */
+/** 4.3.7, as a buffer of its own: to rewrite a header once the CRC and sizes of its data are known. */
 export function encodeLocalHeader(entry: EntryRecord): Buffer {
+  const out = Buffer.alloc(localHeaderBytes(entry));
+  writeLocalHeader(entry, out, 0);
+  return out;
+}
+
+/**
+ * 4.3.7, written at `start` of `target` (straight into the output batch: a buffer per record
+ * would cost more in garbage collection than the encoding itself).
+ */
+export function writeLocalHeader(entry: EntryRecord, target: Buffer, start: number): void {
   if (!entry.zip64Local && (entry.size >= ZIP64_LIMIT || entry.compressedSize >= ZIP64_LIMIT)) {
     throw new RangeError(`zip entry ${entry.name.toString()} outgrew the 32-bit sizes of its local header`);
   }
-  const out = Buffer.alloc(localHeaderBytes(entry));
-  out.writeUInt32LE(LOCAL_SIGNATURE, 0);
-  out.writeUInt16LE(versionNeeded(entry, false), 4);
-  out.writeUInt16LE(FLAG_UTF8, 6);
-  out.writeUInt16LE(entry.method, 8);
-  out.writeUInt16LE(entry.time, 10);
-  out.writeUInt16LE(entry.date, 12);
-  out.writeUInt32LE(entry.crc >>> 0, 14);
-  out.writeUInt32LE(entry.zip64Local ? ZIP64_LIMIT : entry.compressedSize, 18);
-  out.writeUInt32LE(entry.zip64Local ? ZIP64_LIMIT : entry.size, 22);
-  out.writeUInt16LE(entry.name.length, 26);
-  out.writeUInt16LE(entry.zip64Local ? ZIP64_LOCAL_EXTRA_BYTES : 0, 28);
-  entry.name.copy(out, LOCAL_HEADER_BYTES);
+  target.writeUInt32LE(LOCAL_SIGNATURE, start);
+  target.writeUInt16LE(versionNeeded(entry, false), start + 4);
+  target.writeUInt16LE(FLAG_UTF8, start + 6);
+  target.writeUInt16LE(entry.method, start + 8);
+  target.writeUInt16LE(entry.time, start + 10);
+  target.writeUInt16LE(entry.date, start + 12);
+  target.writeUInt32LE(entry.crc >>> 0, start + 14);
+  target.writeUInt32LE(entry.zip64Local ? ZIP64_LIMIT : entry.compressedSize, start + 18);
+  target.writeUInt32LE(entry.zip64Local ? ZIP64_LIMIT : entry.size, start + 22);
+  target.writeUInt16LE(entry.name.length, start + 26);
+  target.writeUInt16LE(entry.zip64Local ? ZIP64_LOCAL_EXTRA_BYTES : 0, start + 28);
+  entry.name.copy(target, start + LOCAL_HEADER_BYTES);
   if (entry.zip64Local) {
     const at = LOCAL_HEADER_BYTES + entry.name.length;
-    out.writeUInt16LE(ZIP64_EXTRA_ID, at);
-    out.writeUInt16LE(16, at + 2);
-    writeUInt64(out, entry.size, at + 4);
-    writeUInt64(out, entry.compressedSize, at + 12);
+    target.writeUInt16LE(ZIP64_EXTRA_ID, start + at);
+    target.writeUInt16LE(16, start + at + 2);
+    writeUInt64(target, entry.size, start + at + 4);
+    writeUInt64(target, entry.compressedSize, start + at + 12);
   }
-  return out;
 }
 
 /**
@@ -103,36 +111,53 @@ export function encodeLocalHeader(entry: EntryRecord): Buffer {
  * size, compressed size, offset (4.5.3).
  */
 export function encodeCentralHeader(entry: EntryRecord): Buffer {
-  const wide = [entry.size, entry.compressedSize, entry.offset].filter((value) => value >= ZIP64_LIMIT);
-  const extraBytes = wide.length > 0 ? 4 + 8 * wide.length : 0;
-  const out = Buffer.alloc(CENTRAL_HEADER_BYTES + entry.name.length + extraBytes);
-  out.writeUInt32LE(CENTRAL_SIGNATURE, 0);
-  out.writeUInt16LE(VERSION_MADE_BY, 4);
-  out.writeUInt16LE(versionNeeded(entry, wide.length > 0), 6);
-  out.writeUInt16LE(FLAG_UTF8, 8);
-  out.writeUInt16LE(entry.method, 10);
-  out.writeUInt16LE(entry.time, 12);
-  out.writeUInt16LE(entry.date, 14);
-  out.writeUInt32LE(entry.crc >>> 0, 16);
-  out.writeUInt32LE(Math.min(entry.compressedSize, ZIP64_LIMIT), 20);
-  out.writeUInt32LE(Math.min(entry.size, ZIP64_LIMIT), 24);
-  out.writeUInt16LE(entry.name.length, 28);
-  out.writeUInt16LE(extraBytes, 30);
-  // comment length, disk number start, internal attributes: all zero (Buffer.alloc)
-  out.writeUInt32LE(EXTERNAL_ATTRIBUTES, 38);
-  out.writeUInt32LE(Math.min(entry.offset, ZIP64_LIMIT), 42);
-  entry.name.copy(out, CENTRAL_HEADER_BYTES);
+  const out = Buffer.alloc(centralHeaderBytes(entry));
+  writeCentralHeader(entry, out, 0);
+  return out;
+}
+
+export function centralHeaderBytes(entry: EntryRecord): number {
+  return CENTRAL_HEADER_BYTES + entry.name.length + zip64CentralExtraBytes(entry);
+}
+
+function zip64CentralExtraBytes(entry: EntryRecord): number {
+  const wide = (entry.size >= ZIP64_LIMIT ? 1 : 0) + (entry.compressedSize >= ZIP64_LIMIT ? 1 : 0) + (entry.offset >= ZIP64_LIMIT ? 1 : 0);
+  return wide > 0 ? 4 + 8 * wide : 0;
+}
+
+/** 4.3.12, written at `start` of `target`. */
+export function writeCentralHeader(entry: EntryRecord, target: Buffer, start: number): void {
+  const extraBytes = zip64CentralExtraBytes(entry);
+  target.writeUInt32LE(CENTRAL_SIGNATURE, start);
+  target.writeUInt16LE(VERSION_MADE_BY, start + 4);
+  target.writeUInt16LE(versionNeeded(entry, extraBytes > 0), start + 6);
+  target.writeUInt16LE(FLAG_UTF8, start + 8);
+  target.writeUInt16LE(entry.method, start + 10);
+  target.writeUInt16LE(entry.time, start + 12);
+  target.writeUInt16LE(entry.date, start + 14);
+  target.writeUInt32LE(entry.crc >>> 0, start + 16);
+  target.writeUInt32LE(Math.min(entry.compressedSize, ZIP64_LIMIT), start + 20);
+  target.writeUInt32LE(Math.min(entry.size, ZIP64_LIMIT), start + 24);
+  target.writeUInt16LE(entry.name.length, start + 28);
+  target.writeUInt16LE(extraBytes, start + 30);
+  // The target may be a reused batch: every field is written, zeros included.
+  target.writeUInt16LE(0, start + 32); // comment length
+  target.writeUInt16LE(0, start + 34); // disk number start
+  target.writeUInt16LE(0, start + 36); // internal attributes
+  target.writeUInt32LE(EXTERNAL_ATTRIBUTES, start + 38);
+  target.writeUInt32LE(Math.min(entry.offset, ZIP64_LIMIT), start + 42);
+  entry.name.copy(target, start + CENTRAL_HEADER_BYTES);
   if (extraBytes > 0) {
     let at = CENTRAL_HEADER_BYTES + entry.name.length;
-    out.writeUInt16LE(ZIP64_EXTRA_ID, at);
-    out.writeUInt16LE(extraBytes - 4, at + 2);
+    target.writeUInt16LE(ZIP64_EXTRA_ID, start + at);
+    target.writeUInt16LE(extraBytes - 4, start + at + 2);
     at += 4;
-    for (const value of wide) {
-      writeUInt64(out, value, at);
+    for (const value of [entry.size, entry.compressedSize, entry.offset]) {
+      if (value < ZIP64_LIMIT) continue;
+      writeUInt64(target, value, start + at);
       at += 8;
     }
   }
-  return out;
 }
 
 /**

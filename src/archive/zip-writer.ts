@@ -14,9 +14,12 @@ import {
   METHOD_STORE,
   ZIP64_LIMIT,
   dosDateTime,
-  encodeCentralHeader,
+  centralHeaderBytes,
   encodeEndRecords,
   encodeLocalHeader,
+  localHeaderBytes,
+  writeCentralHeader,
+  writeLocalHeader,
   type EntryRecord,
 } from './zip-records.js';
 
@@ -106,7 +109,7 @@ export class ZipWriter {
       entry.size = data.length;
       entry.compressedSize = body.length;
       entry.zip64Local = data.length >= ZIP64_LIMIT || body.length >= ZIP64_LIMIT;
-      await this.out.append(encodeLocalHeader(entry));
+      await this.out.put(localHeaderBytes(entry), (target, at) => writeLocalHeader(entry, target, at));
       await this.out.append(body);
     });
   }
@@ -213,7 +216,7 @@ export class ZipWriter {
       writing = true;
       await write(entry);
       const at = this.central.size;
-      await this.central.append(encodeCentralHeader(entry));
+      await this.central.put(centralHeaderBytes(entry), (target, at) => writeCentralHeader(entry, target, at));
       this.names.add(hash, at);
       this.count += 1;
       this.state = 'open';
