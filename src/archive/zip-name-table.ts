@@ -5,12 +5,13 @@ import { crc32 } from 'node:zlib';
  * an open-addressing table of 32-bit name hashes, each with where that entry's central directory
  * record starts. The names themselves stay in the (spilled) central directory; the writer compares
  * real names only when hashes match. A Set of a million strings would cost ~100 MB of heap; this
- * costs 12 bytes a slot (24 MiB at a million entries, in two typed arrays outside the heap).
+ * costs 8 bytes a slot (16 MiB at a million entries, in two typed arrays outside the heap), 12
+ * once the central directory passes 4 GiB (some 40 million entries).
  */
 export class ZipNameTable {
   /** Hash of the name in each slot; 0 marks an empty slot (a real hash of 0 is stored as 1). */
   private hashes = new Uint32Array(INITIAL_SLOTS);
-  private offsets = new Float64Array(INITIAL_SLOTS);
+  private offsets: Uint32Array | Float64Array = new Uint32Array(INITIAL_SLOTS);
   private count = 0;
 
   static hash(name: Buffer): number {
@@ -28,6 +29,7 @@ export class ZipNameTable {
   }
 
   add(hash: number, offset: number): void {
+    if (offset > 0xffffffff && this.offsets instanceof Uint32Array) this.offsets = Float64Array.from(this.offsets);
     if ((this.count + 1) * 4 > this.hashes.length * 3) this.grow();
     this.place(hash, offset);
     this.count += 1;
@@ -45,7 +47,7 @@ export class ZipNameTable {
   private grow(): void {
     const { hashes, offsets } = this;
     this.hashes = new Uint32Array(hashes.length * 2);
-    this.offsets = new Float64Array(hashes.length * 2);
+    this.offsets = offsets instanceof Uint32Array ? new Uint32Array(hashes.length * 2) : new Float64Array(hashes.length * 2);
     for (let slot = 0; slot < hashes.length; slot += 1) {
       const hash = hashes[slot] ?? 0;
       if (hash !== 0) this.place(hash, offsets[slot] ?? 0);

@@ -217,6 +217,8 @@ export class ZipWriter {
       await write(entry);
       const at = this.central.size;
       await this.central.put(centralHeaderBytes(entry), (target, at) => writeCentralHeader(entry, target, at));
+      // abort() may have run meanwhile, without this entry's writes noticing (all in the batch).
+      if (this.state !== 'busy') throw this.failure;
       this.names.add(hash, at);
       this.count += 1;
       this.state = 'open';
@@ -238,6 +240,11 @@ export class ZipWriter {
 
   /** Marks the writer dead, removes its files, and returns the error to throw. */
   private async fail(error: unknown): Promise<unknown> {
+    // abort() during a call closes the files under it: report the abort, not the closed file.
+    if (this.state === 'failed') {
+      await this.abort();
+      return this.failure;
+    }
     const mapped = this.signal?.aborted && !isRabbitError(error) ? interrupted(this.signal) : outputError(error, this.target);
     this.state = 'failed';
     this.failure = mapped;

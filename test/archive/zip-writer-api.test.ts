@@ -152,6 +152,24 @@ describe('ZipWriter', () => {
     await expect(stat(dest)).rejects.toThrow();
   });
 
+  it('abort during a call makes that call fail as interrupted and removes everything', async () => {
+    const dest = join(dir, 'abort-during.zip');
+    const writer = await ZipWriter.create(dest);
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const streaming = writer.addStream({ name: 'm.json' }, (async function* () {
+      yield 'first';
+      await gate;
+      yield 'second';
+    })());
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    await writer.abort();
+    release();
+    expect(await codeOf(streaming)).toBe('INTERRUPTED');
+    expect(await leftovers()).toEqual([]);
+    await expect(stat(dest)).rejects.toThrow();
+  });
+
   it('refuses a second call while the first is still running', async () => {
     const writer = await ZipWriter.create(join(dir, 'busy.zip'));
     const first = writer.addBuffer({ name: 'a.json', store: false }, Buffer.from('{}'));
