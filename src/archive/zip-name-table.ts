@@ -1,4 +1,5 @@
 import { crc32 } from 'node:zlib';
+import { CENTRAL_HEADER_BYTES } from './zip-records.js';
 
 /**
  * Which entry names are already in the archive, in memory that stays small at a million entries:
@@ -16,6 +17,19 @@ export class ZipNameTable {
 
   static hash(name: Buffer): number {
     return crc32(name) || 1;
+  }
+
+  /**
+   * Whether `name` is in the archive: compares it with the real names (read back through
+   * `readRecord` from the central directory) of the entries whose hash matches, if any.
+   */
+  async contains(name: Buffer, hash: number, readRecord: (offset: number, length: number) => Promise<Buffer>): Promise<boolean> {
+    for (const offset of this.candidates(hash)) {
+      const record = await readRecord(offset, CENTRAL_HEADER_BYTES + name.length);
+      const stored = record.length >= CENTRAL_HEADER_BYTES ? record.readUInt16LE(28) : -1;
+      if (stored === name.length && record.subarray(CENTRAL_HEADER_BYTES).equals(name)) return true;
+    }
+    return false;
   }
 
   /** Central directory offsets of the names stored with this hash: candidates to compare. */

@@ -8,20 +8,8 @@ import { copyStored, deflateBuffer, deflateStream, readRange } from './entry-dat
 import { interrupted, outputError, syncDirectory, tempPathFor, unreadable } from './output-file.js';
 import { assertSafeRelative } from './paths.js';
 import { ZipNameTable } from './zip-name-table.js';
-import {
-  CENTRAL_HEADER_BYTES,
-  METHOD_DEFLATE,
-  METHOD_STORE,
-  ZIP64_LIMIT,
-  dosDateTime,
-  centralHeaderBytes,
-  encodeEndRecords,
-  encodeLocalHeader,
-  localHeaderBytes,
-  writeCentralHeader,
-  writeLocalHeader,
-  type EntryRecord,
-} from './zip-records.js';
+import { METHOD_DEFLATE, METHOD_STORE, ZIP64_LIMIT, centralHeaderBytes, dosDateTime, encodeEndRecords } from './zip-records.js';
+import { encodeLocalHeader, localHeaderBytes, writeCentralHeader, writeLocalHeader, type EntryRecord } from './zip-records.js';
 
 export interface ZipEntryMeta {
   /** Entry name inside the zip; must pass `assertSafeRelative` and be unique in the archive. */
@@ -117,6 +105,9 @@ export class ZipWriter {
   addFile(meta: ZipEntryMeta, source: { file: string; offset?: number; size: number }): Promise<void> {
     const { file, offset = 0, size } = source;
     return this.add(meta, async (entry) => {
+      if (!Number.isSafeInteger(size) || size < 0 || !Number.isSafeInteger(offset) || offset < 0) {
+        throw new RangeError(`addFile ${meta.name}: offset ${offset} and size ${size} must be whole numbers >= 0`);
+      }
       entry.method = meta.store ? METHOD_STORE : METHOD_DEFLATE;
       entry.zip64Local = size > ZIP64_RESERVE_ABOVE;
       const input = await open(file, 'r').catch((error: unknown) => {
@@ -206,7 +197,7 @@ export class ZipWriter {
       assertSafeRelative(meta.name);
       const name = Buffer.from(meta.name, 'utf8');
       const hash = ZipNameTable.hash(name);
-      if (await this.isDuplicate(name, hash)) {
+      if (await this.names.contains(name, hash, (offset, length) => this.central.readAt(offset, length))) {
         throw new RabbitError('DUPLICATE_ENTRY', `refusing to archive ${JSON.stringify(meta.name)} twice`, {
           source: meta.name,
         });
@@ -215,11 +206,11 @@ export class ZipWriter {
       const entry: EntryRecord = { name, method: METHOD_STORE, time, date, crc: 0, compressedSize: 0, size: 0, offset: this.out.size, zip64Local: false };
       writing = true;
       await write(entry);
-      const at = this.central.size;
+      const directoryOffset = this.central.size;
       await this.central.put(centralHeaderBytes(entry), (target, at) => writeCentralHeader(entry, target, at));
       // abort() may have run meanwhile, without this entry's writes noticing (all in the batch).
       if (this.state !== 'busy') throw this.failure;
-      this.names.add(hash, at);
+      this.names.add(hash, directoryOffset);
       this.count += 1;
       this.state = 'open';
     } catch (error) {
@@ -254,16 +245,6 @@ export class ZipWriter {
 
   private checkSignal(): void {
     if (this.signal?.aborted) throw interrupted(this.signal);
-  }
-
-  /** Compares real names only where the 32-bit hashes match, reading them back from the directory. */
-  private async isDuplicate(name: Buffer, hash: number): Promise<boolean> {
-    for (const offset of this.names.candidates(hash)) {
-      const record = await this.central.readAt(offset, CENTRAL_HEADER_BYTES + name.length);
-      const stored = record.length >= CENTRAL_HEADER_BYTES ? record.readUInt16LE(28) : -1;
-      if (stored === name.length && record.subarray(CENTRAL_HEADER_BYTES).equals(name)) return true;
-    }
-    return false;
   }
 
   private async patchLocalHeader(entry: EntryRecord): Promise<void> {
