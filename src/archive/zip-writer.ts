@@ -1,13 +1,256 @@
-import { randomBytes } from 'node:crypto';
-import { createReadStream } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
-import { open, rename, unlink } from 'node:fs/promises';
-import { basename, dirname, join, resolve } from 'node:path';
-import { Transform, type Readable } from 'node:stream';
-import { finished, pipeline } from 'node:stream/promises';
-import { ZipArchive } from 'archiver';
+import { open, rename, stat, unlink } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
+import { crc32 } from 'node:zlib';
 import { RabbitError, isRabbitError } from '../core/errors.js';
+import { BatchedFile } from './batched-file.js';
+import { copyStored, deflateBuffer, deflateStream, readRange } from './entry-data.js';
+import { interrupted, outputError, syncDirectory, tempPathFor, unreadable } from './output-file.js';
 import { assertSafeRelative } from './paths.js';
+import { ZipNameTable } from './zip-name-table.js';
+import { METHOD_DEFLATE, METHOD_STORE, ZIP64_LIMIT, centralHeaderBytes, dosDateTime, encodeEndRecords } from './zip-records.js';
+import { encodeLocalHeader, localHeaderBytes, writeCentralHeader, writeLocalHeader, type EntryRecord } from './zip-records.js';
+
+export interface ZipEntryMeta {
+  /** Entry name inside the zip; must pass `assertSafeRelative` and be unique in the archive. */
+  name: string;
+  date?: Date;
+  /** True to store without compression (PNG: already compressed, and byte offsets stay simple). */
+  store: boolean;
+}
+
+/**
+ * Entry date when the caller gives none. A fixed date, not "now": rebuilding an archive from the
+ * same entries must give the same bytes, so a checksum of the zip means something.
+ */
+export const DEFAULT_ENTRY_DATE = new Date(Date.UTC(2000, 0, 1, 0, 0, 0));
+
+/**
+ * Entries of unknown length, and files above this size, get a zip64 extra in their local header
+ * before their data is written: deflate can make incompressible data a little larger, and the
+ * header cannot grow once data follows it. 3.75 GiB leaves room for that growth.
+ */
+const ZIP64_RESERVE_ABOVE = 0xf000_0000;
+
+type State = 'open' | 'busy' | 'failed' | 'finished';
+
+/**
+ * Writes a zip entry by entry into a temp file beside the destination, then publishes it
+ * atomically: `destPath` is either the old file or a complete, fsynced archive.
+ *
+ * Every local header carries the entry's CRC-32 and sizes (no data descriptors), so streaming
+ * readers work. Data that is not in memory is written after a header with placeholders, which is
+ * then rewritten in place: the output is a seekable file, so nothing is read twice. The central
+ * directory goes to a spill file as the entries are written and is appended at `finish`, so
+ * memory stays flat however many entries there are. Callers await each add before the next.
+ */
+export class ZipWriter {
+  private readonly names = new ZipNameTable();
+  private count = 0;
+  private state: State = 'open';
+  private failure: unknown;
+  private cleanup: Promise<void> | undefined;
+
+  private constructor(
+    private readonly target: string,
+    private readonly temp: string,
+    private readonly spillPath: string,
+    private readonly out: BatchedFile,
+    private readonly central: BatchedFile,
+    private readonly signal: AbortSignal | undefined,
+  ) {}
+
+  static async create(destPath: string, options: { signal?: AbortSignal } = {}): Promise<ZipWriter> {
+    const { signal } = options;
+    const target = resolve(destPath);
+    if (signal?.aborted) throw interrupted(signal);
+    const temp = tempPathFor(target);
+    const spill = tempPathFor(target);
+    let zip: FileHandle | undefined;
+    try {
+      zip = await open(temp, 'wx');
+      const directory = await open(spill, 'wx+');
+      return new ZipWriter(target, temp, spill, new BatchedFile(zip), new BatchedFile(directory), signal);
+    } catch (error) {
+      if (zip) {
+        await zip.close().catch(() => undefined);
+        await unlink(temp).catch(() => undefined);
+      }
+      throw outputError(error, target);
+    }
+  }
+
+  /** Archive bytes so far (the central directory is added at `finish`). */
+  get bytes(): number {
+    return this.out.size;
+  }
+
+  get entries(): number {
+    return this.count;
+  }
+
+  addBuffer(meta: ZipEntryMeta, data: Buffer): Promise<void> {
+    return this.add(meta, async (entry) => {
+      const body = meta.store ? data : deflateBuffer(data);
+      entry.method = meta.store ? METHOD_STORE : METHOD_DEFLATE;
+      entry.crc = crc32(data);
+      entry.size = data.length;
+      entry.compressedSize = body.length;
+      entry.zip64Local = data.length >= ZIP64_LIMIT || body.length >= ZIP64_LIMIT;
+      await this.out.put(localHeaderBytes(entry), (target, at) => writeLocalHeader(entry, target, at));
+      await this.out.append(body);
+    });
+  }
+
+  addFile(meta: ZipEntryMeta, source: { file: string; offset?: number; size: number }): Promise<void> {
+    const { file, offset = 0, size } = source;
+    return this.add(meta, async (entry) => {
+      if (!Number.isSafeInteger(size) || size < 0 || !Number.isSafeInteger(offset) || offset < 0) {
+        throw new RangeError(`addFile ${meta.name}: offset ${offset} and size ${size} must be whole numbers >= 0`);
+      }
+      entry.method = meta.store ? METHOD_STORE : METHOD_DEFLATE;
+      entry.zip64Local = size > ZIP64_RESERVE_ABOVE;
+      const input = await open(file, 'r').catch((error: unknown) => {
+        throw unreadable(file, meta.name, error);
+      });
+      try {
+        await this.out.append(encodeLocalHeader(entry));
+        const range = { file, offset, size, entry: meta.name };
+        const written = meta.store
+          ? await copyStored(this.out, input, range, this.signal)
+          : await deflateStream(this.out, readRange(input, range), this.signal);
+        await this.patchLocalHeader(Object.assign(entry, written));
+      } finally {
+        await input.close().catch(() => undefined);
+      }
+    });
+  }
+
+  addStream(meta: Omit<ZipEntryMeta, 'store'>, chunks: AsyncIterable<Buffer | string>): Promise<void> {
+    return this.add(meta, async (entry) => {
+      entry.method = METHOD_DEFLATE;
+      // Its length is known only at the end, and a manifest of a million resources is large.
+      entry.zip64Local = true;
+      await this.out.append(encodeLocalHeader(entry));
+      await this.patchLocalHeader(Object.assign(entry, await deflateStream(this.out, chunks, this.signal)));
+    });
+  }
+
+  /** Central directory, zip64 end records when needed, fsync, atomic rename into place. */
+  async finish(): Promise<{ bytes: number; entries: number }> {
+    this.enter();
+    try {
+      this.checkSignal();
+      await this.central.flush();
+      const directoryOffset = this.out.size;
+      const directoryBytes = this.central.size;
+      for (let done = 0; done < directoryBytes; ) {
+        this.checkSignal();
+        const chunk = await this.out.appendFrom(directoryBytes - done, async (target) => {
+          const { bytesRead } = await this.central.handle.read(target, 0, target.length, done);
+          if (bytesRead === 0) throw new Error('the central directory spill file is shorter than written');
+          return bytesRead;
+        });
+        done += chunk.length;
+      }
+      await this.out.append(encodeEndRecords(this.count, directoryOffset, directoryBytes));
+      await this.out.flush();
+      await this.out.handle.sync();
+      await this.out.handle.close();
+      await this.central.handle.close();
+      await unlink(this.spillPath);
+      await rename(this.temp, this.target);
+      await syncDirectory(dirname(this.target));
+      this.state = 'finished';
+      return { bytes: this.out.size, entries: this.count };
+    } catch (error) {
+      throw await this.fail(error);
+    }
+  }
+
+  /** Removes the temp files; safe to call after a failure, and more than once. */
+  async abort(): Promise<void> {
+    if (this.state === 'finished') return;
+    if (this.state !== 'failed') {
+      this.state = 'failed';
+      this.failure ??= interrupted(this.signal);
+    }
+    this.cleanup ??= (async () => {
+      await this.out.handle.close().catch(() => undefined);
+      await this.central.handle.close().catch(() => undefined);
+      await unlink(this.temp).catch(() => undefined);
+      await unlink(this.spillPath).catch(() => undefined);
+    })();
+    await this.cleanup;
+  }
+
+  /**
+   * One entry: checks its name, lets `write` put its local header and data at the current end,
+   * then records its central directory header. A refused name leaves the writer usable; any
+   * failure after that has left a partial entry behind, so the writer removes its files.
+   */
+  private async add(meta: Omit<ZipEntryMeta, 'store'>, write: (entry: EntryRecord) => Promise<void>): Promise<void> {
+    this.enter();
+    let writing = false;
+    try {
+      this.checkSignal();
+      assertSafeRelative(meta.name);
+      const name = Buffer.from(meta.name, 'utf8');
+      const hash = ZipNameTable.hash(name);
+      if (await this.names.contains(name, hash, (offset, length) => this.central.readAt(offset, length))) {
+        throw new RabbitError('DUPLICATE_ENTRY', `refusing to archive ${JSON.stringify(meta.name)} twice`, {
+          source: meta.name,
+        });
+      }
+      const { time, date } = dosDateTime(meta.date ?? DEFAULT_ENTRY_DATE);
+      const entry: EntryRecord = { name, method: METHOD_STORE, time, date, crc: 0, compressedSize: 0, size: 0, offset: this.out.size, zip64Local: false };
+      writing = true;
+      await write(entry);
+      const directoryOffset = this.central.size;
+      await this.central.put(centralHeaderBytes(entry), (target, at) => writeCentralHeader(entry, target, at));
+      // abort() may have run meanwhile, without this entry's writes noticing (all in the batch).
+      if (this.state !== 'busy') throw this.failure;
+      this.names.add(hash, directoryOffset);
+      this.count += 1;
+      this.state = 'open';
+    } catch (error) {
+      if (!writing && (isRabbitError(error, 'BAD_ID') || isRabbitError(error, 'DUPLICATE_ENTRY'))) {
+        this.state = 'open';
+        throw error;
+      }
+      throw await this.fail(error);
+    }
+  }
+
+  private enter(): void {
+    if (this.state === 'busy') throw new Error('ZipWriter: await each call before making the next');
+    if (this.state === 'failed') throw this.failure;
+    if (this.state === 'finished') throw new Error('ZipWriter: the archive is already finished');
+    this.state = 'busy';
+  }
+
+  /** Marks the writer dead, removes its files, and returns the error to throw. */
+  private async fail(error: unknown): Promise<unknown> {
+    // abort() during a call closes the files under it: report the abort, not the closed file.
+    if (this.state === 'failed') {
+      await this.abort();
+      return this.failure;
+    }
+    const mapped = this.signal?.aborted && !isRabbitError(error) ? interrupted(this.signal) : outputError(error, this.target);
+    this.state = 'failed';
+    this.failure = mapped;
+    await this.abort();
+    return mapped;
+  }
+
+  private checkSignal(): void {
+    if (this.signal?.aborted) throw interrupted(this.signal);
+  }
+
+  private async patchLocalHeader(entry: EntryRecord): Promise<void> {
+    await this.out.writeAt(entry.offset, encodeLocalHeader(entry));
+  }
+}
 
 export interface ZipSource {
   /** Entry name inside the zip; must pass `assertSafeRelative`. */
@@ -33,21 +276,8 @@ export interface WriteZipResult {
 }
 
 /**
- * Entry date when the caller gives none. A fixed date, not "now": rebuilding an archive from the
- * same entries must give the same bytes, so a checksum of the zip means something.
- */
-export const DEFAULT_ENTRY_DATE = new Date(Date.UTC(2000, 0, 1, 0, 0, 0));
-
-/** zlib level 6: zlib's own default, most of level 9's ratio at a fraction of its time. */
-const DEFLATE_LEVEL = 6;
-
-/**
- * Writes the entries into a zip at `destPath`, atomically: the zip is built in a temp file beside
- * the destination, fsynced and renamed over it, so `destPath` is either the old file or a
- * complete archive, never a torn one.
- *
- * Entries are appended one at a time and the next source is pulled only after the previous one has
- * been consumed, so at most one file is open and memory does not grow with the archive.
+ * Writes the entries into a zip at `destPath` through a ZipWriter, pulling the next source only
+ * after the previous one is in the archive, so at most one file is open at a time.
  */
 export async function writeZip(
   entries: Iterable<ZipSource> | AsyncIterable<ZipSource>,
@@ -55,200 +285,29 @@ export async function writeZip(
   options: WriteZipOptions = {},
 ): Promise<WriteZipResult> {
   const { signal, onProgress } = options;
-  const target = resolve(destPath);
-  const temp = join(dirname(target), `.${basename(target)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
-  if (signal?.aborted) throw interrupted(signal);
-
-  let handle: FileHandle;
+  const writer = await ZipWriter.create(destPath, signal ? { signal } : {});
   try {
-    handle = await open(temp, 'wx');
-  } catch (error) {
-    throw outputError(error, target);
-  }
-
-  const archive = new ZipArchive({ zlib: { level: DEFLATE_LEVEL } });
-  // The stream owns the handle from here on; `flush` fsyncs it before closing, and the pipeline
-  // settles only after that close, so the rename below never publishes unsynced data.
-  const output = handle.createWriteStream({ flush: true });
-  const written = pipeline(archive, batchChunks(), output);
-  let current: Readable | undefined;
-
-  // The first thing that ends the write early: a failed output, an archiver error, or the abort
-  // signal. Every wait below is guarded by it so nothing hangs on a dead stream.
-  const stop = tripwire();
-  written.catch(stop.trip);
-  archive.on('error', stop.trip);
-  // Warnings are stat failures of sources; a missing source is a broken export, not a detail.
-  archive.on('warning', stop.trip);
-  const onAbort = () => stop.trip(interrupted(signal));
-  signal?.addEventListener('abort', onAbort, { once: true });
-
-  let count = 0;
-  try {
-    const seen = new Set<string>();
     for await (const source of entries) {
-      if (signal?.aborted) throw interrupted(signal);
-      checkName(source.name, seen);
-      current = source.file === undefined ? undefined : createReadStream(source.file);
-      const input = current ?? source.data ?? Buffer.alloc(0);
-      await stop.guard(appendOne(archive, input, source, current));
-      current = undefined;
-      count += 1;
-      onProgress?.(archive.pointer(), count);
-    }
-    await stop.guard(archive.finalize());
-    await stop.guard(written);
-    await rename(temp, target);
-    await syncDirectory(dirname(target));
-  } catch (error) {
-    current?.destroy();
-    archive.destroy();
-    output.destroy();
-    // Windows refuses to unlink an open file: wait until the stream has closed its descriptor.
-    await finished(output).catch(() => undefined);
-    await unlink(temp).catch(() => undefined);
-    throw outputError(error, target);
-  } finally {
-    signal?.removeEventListener('abort', onAbort);
-  }
-  const bytes = archive.pointer();
-  onProgress?.(bytes, count);
-  return { bytes, entries: count };
-}
-
-/**
- * Archiver emits a header, a body and a descriptor per entry: thousands of small chunks, each a
- * write call of its own. Joined into batches of OUTPUT_BATCH_BYTES they cost a handful.
- */
-function batchChunks(): Transform {
-  let held: Buffer[] = [];
-  let size = 0;
-  return new Transform({
-    transform(chunk: Buffer, _encoding, callback) {
-      held.push(chunk);
-      size += chunk.length;
-      if (size < OUTPUT_BATCH_BYTES) return callback();
-      const batch = Buffer.concat(held, size);
-      held = [];
-      size = 0;
-      callback(null, batch);
-    },
-    flush(callback) {
-      callback(null, size > 0 ? Buffer.concat(held, size) : undefined);
-    },
-  });
-}
-
-const OUTPUT_BATCH_BYTES = 1024 * 1024;
-
-function checkName(name: string, seen: Set<string>): void {
-  assertSafeRelative(name);
-  if (seen.has(name)) {
-    throw new RabbitError('BAD_ID', `refusing to archive ${JSON.stringify(name)} twice`, {
-      source: name,
-      errorClass: 'fatal',
-    });
-  }
-  seen.add(name);
-}
-
-/** Resolves once archiver has consumed the entry, so the caller can pull the next source. */
-function appendOne(
-  archive: ZipArchive,
-  input: Readable | Buffer | string,
-  source: ZipSource,
-  file: Readable | undefined,
-): Promise<void> {
-  return new Promise((resolvePromise, reject) => {
-    const onEntry = () => {
-      file?.off('error', onFileError);
-      resolvePromise();
-    };
-    const onFileError = (error: Error) => {
-      archive.off('entry', onEntry);
-      reject(
-        new RabbitError('OUTPUT_UNWRITABLE', `cannot read ${source.file ?? ''} for entry ${source.name}`, {
-          cause: error,
-          source: source.name,
-        }),
-      );
-    };
-    // Listening here as well keeps an early open error (before archiver pipes the stream) from
-    // becoming an unhandled 'error' event.
-    file?.once('error', onFileError);
-    archive.once('entry', onEntry);
-    archive.append(input, { name: source.name, store: source.store, date: source.date ?? DEFAULT_ENTRY_DATE });
-  });
-}
-
-/** Makes the rename durable; platforms that cannot fsync a directory simply skip it. */
-async function syncDirectory(directory: string): Promise<void> {
-  let dir: FileHandle | undefined;
-  try {
-    dir = await open(directory, 'r');
-    await dir.sync();
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code !== 'EISDIR' && code !== 'EPERM' && code !== 'EINVAL' && code !== 'EBADF') throw error;
-  } finally {
-    await dir?.close().catch(() => undefined);
-  }
-}
-
-/**
- * A one-shot failure that every pending wait rejects with. Not `Promise.race` against one long-lived
- * promise: each race leaves a reaction on it until it settles, which grows with the entry count.
- */
-function tripwire(): { trip(error: unknown): void; guard<T>(work: Promise<T>): Promise<T> } {
-  let tripped: { error: unknown } | undefined;
-  const waiting = new Set<(error: unknown) => void>();
-  return {
-    trip(error) {
-      if (tripped) return;
-      tripped = { error };
-      for (const reject of waiting) reject(error);
-      waiting.clear();
-    },
-    guard(work) {
-      if (tripped) {
-        work.catch(() => undefined);
-        return Promise.reject(tripped.error);
+      const meta = { name: source.name, store: source.store, ...(source.date ? { date: source.date } : {}) };
+      if (source.file !== undefined) {
+        const file = source.file;
+        const { size } = await stat(file).catch((error: unknown) => {
+          throw unreadable(file, source.name, error);
+        });
+        await writer.addFile(meta, { file, size });
+      } else {
+        const data = source.data ?? EMPTY;
+        await writer.addBuffer(meta, typeof data === 'string' ? Buffer.from(data, 'utf8') : data);
       }
-      return new Promise((resolvePromise, reject) => {
-        waiting.add(reject);
-        work.then(
-          (value) => {
-            waiting.delete(reject);
-            resolvePromise(value);
-          },
-          (error: unknown) => {
-            waiting.delete(reject);
-            reject(error);
-          },
-        );
-      });
-    },
-  };
-}
-
-function interrupted(signal: AbortSignal | undefined): RabbitError {
-  return new RabbitError('INTERRUPTED', 'writing the archive was interrupted', { cause: signal?.reason });
-}
-
-/** Maps file-system failures to the codes the CLI turns into exit codes. */
-function outputError(error: unknown, target: string): RabbitError {
-  if (isRabbitError(error)) return error;
-  const code = (error as NodeJS.ErrnoException | undefined)?.code;
-  if (code === 'ENOSPC' || code === 'EDQUOT') {
-    return new RabbitError('DISK_FULL', `no space left to write ${target}`, { cause: error });
+      onProgress?.(writer.bytes, writer.entries);
+    }
+    const result = await writer.finish();
+    onProgress?.(result.bytes, result.entries);
+    return result;
+  } catch (error) {
+    await writer.abort();
+    throw outputError(error, resolve(destPath));
   }
-  const reason =
-    code === 'ENOENT' || code === 'ENOTDIR'
-      ? 'its folder does not exist'
-      : code === 'EACCES' || code === 'EPERM'
-        ? 'permission denied'
-        : code === 'EROFS'
-          ? 'the file system is read-only'
-          : (error as Error | undefined)?.message ?? String(error);
-  return new RabbitError('OUTPUT_UNWRITABLE', `cannot write ${target}: ${reason}`, { cause: error });
 }
+
+const EMPTY = Buffer.alloc(0);

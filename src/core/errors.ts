@@ -23,6 +23,7 @@ export type ErrorCode =
   | 'BAD_JSON'
   | 'BAD_SHAPE'
   | 'BAD_ID'
+  | 'DUPLICATE_ENTRY'
   | 'OUTPUT_EXISTS'
   | 'OUTPUT_UNWRITABLE'
   | 'DISK_FULL'

@@ -189,11 +189,12 @@ describe('writeZip', () => {
       const dest = join(dir, 'existing.zip');
       await writeFile(dest, 'the previous archive');
       const controller = new AbortController();
-      // Abort once the temp file has started to grow, i.e. in the middle of the big entry.
+      // Abort once a temp file has started to grow, i.e. in the middle of the big entry.
       const watcher = setInterval(() => {
         void readdir(dir).then(async (names) => {
-          const temp = names.find((n) => n.endsWith('.tmp'));
-          if (temp && (await stat(join(dir, temp)).catch(() => undefined))?.size) controller.abort();
+          for (const temp of names.filter((n) => n.endsWith('.tmp'))) {
+            if ((await stat(join(dir, temp)).catch(() => undefined))?.size) controller.abort();
+          }
         });
       }, 5);
       try {
@@ -240,7 +241,7 @@ describe('writeZip', () => {
     it('refuses a duplicate entry name', async () => {
       const dest = join(dir, 'dup.zip');
       const entry = { name: 'prototypes.json', data: '[]', store: false };
-      await expectCode(writeZip([entry, entry], dest), 'BAD_ID');
+      await expectCode(writeZip([entry, entry], dest), 'DUPLICATE_ENTRY');
       await expect(stat(dest)).rejects.toThrow();
     });
 

@@ -1,0 +1,43 @@
+import { spawn } from 'node:child_process';
+import { createReadStream } from 'node:fs';
+
+export interface ToolResult {
+  stdout: string;
+  stderr: string;
+  /** Bytes written to stdout, also when `countOnly` dropped them. */
+  stdoutBytes: number;
+}
+
+/**
+ * Runs an external reader. Resolves undefined when the tool is not installed (the caller skips
+ * with a message saying so); rejects on a non-zero exit, with its stderr. `stdinFile` is piped
+ * to the tool's stdin, as a stream: no seeking back to the central directory is possible.
+ */
+export function runTool(
+  command: string,
+  args: string[],
+  options: { stdinFile?: string; cwd?: string; countOnly?: boolean } = {},
+): Promise<ToolResult | undefined> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { cwd: options.cwd, stdio: [options.stdinFile ? 'pipe' : 'ignore', 'pipe', 'pipe'] });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    let stdoutBytes = 0;
+    child.stdout?.on('data', (chunk: Buffer) => {
+      stdoutBytes += chunk.length;
+      if (!options.countOnly) out.push(chunk);
+    });
+    child.stderr?.on('data', (chunk: Buffer) => err.push(chunk));
+    child.on('error', (error: NodeJS.ErrnoException) => (error.code === 'ENOENT' ? resolve(undefined) : reject(error)));
+    if (options.stdinFile && child.stdin) {
+      // A reader may stop early on an error; that shows in its exit code, not as EPIPE here.
+      child.stdin.on('error', () => undefined);
+      createReadStream(options.stdinFile).pipe(child.stdin);
+    }
+    child.on('close', (code) => {
+      const result = { stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8'), stdoutBytes };
+      if (code === 0) resolve(result);
+      else reject(new Error(`${command} ${args.join(' ')} exited with ${code}: ${result.stderr}${result.stdout.slice(-2000)}`));
+    });
+  });
+}
