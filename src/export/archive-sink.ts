@@ -1,8 +1,6 @@
 import { createHash } from 'node:crypto';
-import { createWriteStream } from 'node:fs';
-import { finished } from 'node:stream/promises';
 import { RabbitError } from '../core/errors.js';
-import { writeZip, type WriteZipResult, type ZipSource } from '../archive/zip-writer.js';
+import { ZipWriter, type ZipEntryMeta } from '../archive/zip-writer.js';
 import type { StoredFile } from '../manifest/archive-model.js';
 import { MANIFEST_PATH } from '../manifest/types.js';
 import type { Spool } from '../storage/spool.js';
@@ -10,28 +8,25 @@ import { EntryChannel } from './entry-channel.js';
 
 export interface ArchiveSinkOptions {
   spool: Spool;
-  /** Where manifest.json is put together before it goes into the zip. */
-  manifestPath: string;
   signal: AbortSignal;
   onProgress?(bytes: number, entries: number): void;
 }
 
+type SinkItem = StoredFile | { manifest: AsyncIterable<string> };
+
 /**
  * The zip, written while the crawl runs: each body goes in as soon as it is stored, so little is
- * left to do after the last response; manifest.json comes last. A zip that cannot be written
- * (disk full) fails `written` at once, so the crawl can stop rather than finish for nothing.
+ * left to do after the last response; manifest.json comes last, streamed. A zip that cannot be
+ * written (disk full) fails `written` at once, so the crawl can stop rather than finish for nothing.
  */
 export class ArchiveSink {
-  readonly written: Promise<WriteZipResult>;
-  private readonly channel = new EntryChannel<StoredFile | { manifest: string }>();
+  readonly written: Promise<{ bytes: number; entries: number }>;
+  private readonly channel = new EntryChannel<SinkItem>();
   /** Bytes of bodies waiting in the channel in memory. */
   private held = 0;
 
   constructor(out: string, private readonly options: ArchiveSinkOptions) {
-    this.written = writeZip(this.sources(), out, {
-      signal: options.signal,
-      ...(options.onProgress ? { onProgress: options.onProgress } : {}),
-    });
+    this.written = this.write(out);
     this.written.catch(() => undefined);
   }
 
@@ -46,52 +41,51 @@ export class ArchiveSink {
     this.channel.push(file);
   }
 
-  /** Streams the manifest to disk, adds it as the last entry and waits for the zip to be whole. */
-  async finish(manifest: AsyncIterable<string>): Promise<WriteZipResult> {
-    const out = createWriteStream(this.options.manifestPath);
-    for await (const chunk of manifest) {
-      if (!out.write(chunk)) await Promise.race([new Promise<void>((resolve) => out.once('drain', () => resolve())), finished(out)]);
-    }
-    out.end();
-    await finished(out);
-    this.channel.push({ manifest: this.options.manifestPath });
+  /** Adds the manifest as the last entry and waits for the zip to be whole and in place. */
+  finish(manifest: AsyncIterable<string>): Promise<{ bytes: number; entries: number }> {
+    this.channel.push({ manifest });
     this.channel.close();
     return this.written;
   }
 
-  /** Gives up: the writer removes its temp file and nothing appears at the output. */
+  /** Gives up: the writer removes its temp files and nothing appears at the output. */
   async fail(error: unknown): Promise<void> {
     this.channel.fail(error);
     await this.written.catch(() => undefined);
   }
 
-  /**
-   * Small bodies are read whole and checked against their sha256 on the way (a spool file damaged
-   * since it was written must not reach the archive); large ones stream from their own file.
-   */
-  private async *sources(): AsyncGenerator<ZipSource> {
-    for await (const file of this.channel) {
-      if ('manifest' in file) {
-        yield { name: MANIFEST_PATH, file: file.manifest, store: false };
-        continue;
+  private async write(out: string): Promise<{ bytes: number; entries: number }> {
+    const zip = await ZipWriter.create(out, { signal: this.options.signal });
+    try {
+      for await (const item of this.channel) {
+        if ('manifest' in item) await zip.addStream({ name: MANIFEST_PATH }, item.manifest);
+        else await this.addBody(zip, item);
+        this.options.onProgress?.(zip.bytes, zip.entries);
       }
-      const base = { name: file.path, store: isStoredAsIs(file), ...entryDate(file.lastModified) };
-      if (file.offset === undefined && file.size > INLINE_ENTRY_BYTES) {
-        yield { ...base, file: file.file };
-        continue;
-      }
-      if (file.data) {
-        this.held -= file.size;
-        // Hashed as it arrived, and never left memory since.
-        yield { ...base, data: file.data };
-        continue;
-      }
-      const data = await this.options.spool.read(file);
-      if (createHash('sha256').update(data).digest('hex') !== file.sha256) {
-        throw new RabbitError('ARCHIVE_CORRUPT', `the saved body of ${file.source} was damaged on disk before it could be archived; run the export again`);
-      }
-      yield { ...base, data };
+      return await zip.finish();
+    } catch (error) {
+      await zip.abort();
+      throw error;
     }
+  }
+
+  /**
+   * A body still in memory goes in as it is (hashed as it arrived, never on disk since); a small
+   * one read back from the spool is checked against its sha256 first (a spool file damaged since
+   * it was written must not reach the archive); a large one streams from its own file.
+   */
+  private async addBody(zip: ZipWriter, file: StoredFile): Promise<void> {
+    const meta: ZipEntryMeta = { name: file.path, store: isStoredAsIs(file), ...entryDate(file.lastModified) };
+    if (file.data) {
+      this.held -= file.size;
+      return zip.addBuffer(meta, file.data);
+    }
+    if (file.offset === undefined && file.size > INLINE_ENTRY_BYTES) return zip.addFile(meta, { file: file.file, size: file.size });
+    const data = await this.options.spool.read(file);
+    if (createHash('sha256').update(data).digest('hex') !== file.sha256) {
+      throw new RabbitError('ARCHIVE_CORRUPT', `the saved body of ${file.source} was damaged on disk before it could be archived; run the export again`);
+    }
+    return zip.addBuffer(meta, data);
   }
 }
 

@@ -59,7 +59,6 @@ export async function exportAccount(options: ExportOptions): Promise<ExportResul
   const stats: RunStats = { requests: 0, retries: 0, bytes: 0, files: 0 };
   const sink = new ArchiveSink(work.paths.out, {
     spool: work.spool,
-    manifestPath: work.paths.manifest,
     signal: controller.signal,
     onProgress: (bytes, entries) => emit({ type: 'archive-progress', bytes, entries, total: model.fileCount + 1 }),
   });

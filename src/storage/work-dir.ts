@@ -18,8 +18,6 @@ export interface OutputPaths {
   journal: string;
   /** The archive's file entries and errors while the crawl runs, filed by prototype. */
   entries: string;
-  /** manifest.json, put together here before it goes into the zip. */
-  manifest: string;
 }
 
 export function outputPaths(out: string): OutputPaths {
@@ -34,7 +32,6 @@ export function outputPaths(out: string): OutputPaths {
     spool: join(work, 'spool'),
     journal: join(work, 'journal.jsonl'),
     entries: join(work, 'entries'),
-    manifest: join(work, 'manifest.json'),
   };
 }
 
