@@ -84,7 +84,7 @@ export interface WatchedBody extends AsyncIterable<Buffer> {
 /**
  * The same body, watched: when it stalls, the underlying stream is destroyed with a STALLED error,
  * so a read waiting on it fails at once. Checking on a timer (not only when a chunk arrives)
- * catches a body that stops altogether before the idle timeout would. The timer stops when the
+ * catches a body that stops altogether before the idle timeout would. The check stops when the
  * body is read to its end, fails, or is destroyed.
  */
 export function watchTransfer(
@@ -95,21 +95,16 @@ export function watchTransfer(
 ): WatchedBody {
   if (policy.minBytesPerSecond <= 0) return body;
   const meter = new RateMeter(policy, clock.now());
-  let stopped = false;
-  const cancel = clock.every(Math.max(1, policy.windowMs / BUCKETS), () => {
-    if (meter.stalled(clock.now())) {
-      stop();
-      body.destroy(stalledError(policy, source));
-    }
-  });
-  function stop(): void {
-    if (stopped) return;
-    stopped = true;
-    cancel();
-  }
+  const ticker = tickerFor(clock, Math.max(1, policy.windowMs / BUCKETS));
+  const check = (): void => {
+    if (!meter.stalled(clock.now())) return;
+    ticker.remove(check);
+    body.destroy(stalledError(policy, source));
+  };
+  ticker.add(check);
   return {
     destroy(error?: Error) {
-      stop();
+      ticker.remove(check);
       body.destroy(error);
     },
     async *[Symbol.asyncIterator]() {
@@ -119,10 +114,51 @@ export function watchTransfer(
           yield chunk;
         }
       } finally {
-        stop();
+        ticker.remove(check);
       }
     },
   };
+}
+
+/**
+ * One timer checks every transfer in flight, instead of a timer per request: tens of thousands of
+ * requests a minute would otherwise each start and stop one. It stops at the first tick that finds
+ * nothing to watch.
+ */
+class Ticker {
+  private readonly checks = new Set<() => void>();
+  private cancel: (() => void) | undefined;
+
+  constructor(
+    private readonly clock: WatchdogClock,
+    private readonly intervalMs: number,
+  ) {}
+
+  add(check: () => void): void {
+    this.checks.add(check);
+    this.cancel ??= this.clock.every(this.intervalMs, () => {
+      if (this.checks.size === 0) {
+        this.cancel?.();
+        this.cancel = undefined;
+        return;
+      }
+      for (const each of this.checks) each();
+    });
+  }
+
+  remove(check: () => void): void {
+    this.checks.delete(check);
+  }
+}
+
+const tickers = new WeakMap<WatchdogClock, Map<number, Ticker>>();
+
+function tickerFor(clock: WatchdogClock, intervalMs: number): Ticker {
+  let byInterval = tickers.get(clock);
+  if (!byInterval) tickers.set(clock, (byInterval = new Map()));
+  let ticker = byInterval.get(intervalMs);
+  if (!ticker) byInterval.set(intervalMs, (ticker = new Ticker(clock, intervalMs)));
+  return ticker;
 }
 
 export function stalledError(policy: StallPolicy, source: string): RabbitError {

@@ -130,6 +130,8 @@ describe('watchTransfer', () => {
     const error: unknown = await reading.catch((e: unknown) => e);
     expect(isRabbitError(error, 'STALLED')).toBe(true);
     expect((error as Error).message).toContain('/rabbit/api/x.json');
+    // The shared timer stops at its next tick, with nothing left to watch.
+    clock.advance(1000);
     expect(clock.timers).toBe(0);
   });
 
@@ -145,6 +147,7 @@ describe('watchTransfer', () => {
     inner.end();
     expect(await reading).toBe(90 * 2048);
     expect(inner.destroyed).toBeUndefined();
+    clock.advance(1000);
     expect(clock.timers).toBe(0);
   });
 
@@ -155,6 +158,25 @@ describe('watchTransfer', () => {
     expect(clock.timers).toBe(1);
     watched.destroy();
     expect(inner.destroyed).toBeDefined();
+    clock.advance(1000);
     expect(clock.timers).toBe(0);
+  });
+
+  it('watches every transfer in flight with one timer, and still stops only the one that stalls', async () => {
+    const clock = fakeClock();
+    const slow = manualBody();
+    const fast = manualBody();
+    const slowReading = readAll(watchTransfer(slow, STALL_DEFAULTS, '/slow', clock)).catch((e: unknown) => e);
+    const fastReading = readAll(watchTransfer(fast, STALL_DEFAULTS, '/fast', clock));
+    expect(clock.timers).toBe(1);
+    for (let second = 0; second < 31; second++) {
+      fast.push(Buffer.alloc(2048));
+      clock.advance(1000);
+      await flush();
+    }
+    expect(isRabbitError(await slowReading, 'STALLED')).toBe(true);
+    expect(fast.destroyed).toBeUndefined();
+    fast.end();
+    expect(await fastReading).toBe(31 * 2048);
   });
 });
