@@ -1,6 +1,6 @@
 import { API_PREFIX } from '../archive/paths.js';
 import { readArchiveManifest } from '../manifest/read-manifest.js';
-import type { FileEntry, Manifest } from '../manifest/types.js';
+import type { FileEntry } from '../manifest/types.js';
 
 export interface ListRow {
   id: string;
@@ -28,27 +28,41 @@ const COUNTED: Array<{ pattern: RegExp; column: 'pages' | 'layers' | 'elements' 
 const byId = new Intl.Collator('en', { numeric: true }).compare;
 
 /**
- * One row per prototype, from manifest.json alone: listing a multi-gigabyte archive reads a few
- * kilobytes of it. Prototypes that only appear in errors (their metadata never arrived) are listed
- * too, so `ls` never hides a prototype the export knew about.
+ * One row per prototype, from manifest.json alone, streamed: one prototype's entries are in memory
+ * at a time, whatever the archive's size. Prototypes that only appear in errors (their metadata
+ * never arrived) are listed too, so `ls` never hides a prototype the export knew about.
  */
 export async function listArchive(path: string): Promise<ListRow[]> {
-  const manifest = await readArchiveManifest(path);
-  const errorsById = countErrors(manifest);
   const rows: ListRow[] = [];
-  for (const [id, record] of Object.entries(manifest.prototypes)) {
-    const files = record.revisions[String(record.revision)]?.files ?? [];
-    rows.push({
-      id,
-      name: record.name,
-      revision: record.revision,
-      ...count(files, `prototypes/${id}/r${record.revision}/`),
-      errors: errorsById.get(id) ?? 0,
-      complete: record.complete,
-    });
+  const errorsById = new Map<string, number>();
+  await readArchiveManifest(
+    path,
+    {
+      prototype(id, record) {
+        const files = record.revisions[String(record.revision)]?.files ?? [];
+        rows.push({
+          id,
+          name: record.name,
+          revision: record.revision,
+          ...count(files, `prototypes/${id}/r${record.revision}/`),
+          errors: 0,
+          complete: record.complete,
+        });
+      },
+      error(error) {
+        const id = prototypeOfError(error.source);
+        if (id !== undefined) errorsById.set(id, (errorsById.get(id) ?? 0) + 1);
+      },
+    },
+    { keepPrototypeFiles: true },
+  );
+  const listed = new Set<string>();
+  for (const row of rows) {
+    row.errors = errorsById.get(row.id) ?? 0;
+    listed.add(row.id);
   }
   for (const [id, errors] of errorsById) {
-    if (Object.hasOwn(manifest.prototypes, id)) continue;
+    if (listed.has(id)) continue;
     rows.push({ id, name: null, revision: null, pages: 0, layers: 0, elements: 0, discussions: 0, errors, complete: false });
   }
   return rows.sort((a, b) => byId(a.id, b.id));
@@ -67,13 +81,9 @@ function count(files: FileEntry[], prefix: string): Pick<ListRow, 'pages' | 'lay
   return counts;
 }
 
-/** Errors by prototype id, matched on the API path or, for local failures, the archive path. */
-function countErrors(manifest: Manifest): Map<string, number> {
-  const counts = new Map<string, number>();
-  const api = new RegExp(`^${API_PREFIX.replace(/[/]/g, '\\/')}prototypes\\/(\\d+)(?:\\.json$|\\/)`);
-  for (const error of manifest.errors) {
-    const id = api.exec(error.source)?.[1] ?? /^prototypes\/(\d+)\//.exec(error.source)?.[1];
-    if (id !== undefined) counts.set(id, (counts.get(id) ?? 0) + 1);
-  }
-  return counts;
+const API_SOURCE = new RegExp(`^${API_PREFIX.replace(/[/]/g, '\\/')}prototypes\\/(\\d+)(?:\\.json$|\\/)`);
+
+/** The prototype an error belongs to, matched on the API path or, for local failures, the archive path. */
+function prototypeOfError(source: string): string | undefined {
+  return API_SOURCE.exec(source)?.[1] ?? /^prototypes\/(\d+)\//.exec(source)?.[1];
 }
