@@ -101,8 +101,8 @@ export function parseRecord(buffer: Buffer, start: number, fileOffset: number): 
   const recordLength = CENTRAL_FIXED + nameLength + extraLength + commentLength;
   if (buffer.length - start < recordLength) return recordLength;
   const flags = buffer.readUInt16LE(start + 8);
-  const rawName = buffer.subarray(start + CENTRAL_FIXED, start + CENTRAL_FIXED + nameLength);
-  const name = flags & UTF8_FLAG ? rawName.toString('utf8') : decodeCp437(rawName);
+  const nameStart = start + CENTRAL_FIXED;
+  const name = flags & UTF8_FLAG ? buffer.toString('utf8', nameStart, nameStart + nameLength) : decodeCp437(buffer.subarray(nameStart, nameStart + nameLength));
   const record: DirectoryRecord = {
     name,
     recordOffset: fileOffset,
@@ -114,19 +114,19 @@ export function parseRecord(buffer: Buffer, start: number, fileOffset: number): 
     uncompressedSize: buffer.readUInt32LE(start + 24),
     localHeaderOffset: buffer.readUInt32LE(start + 42),
   };
-  applyZip64(record, buffer.subarray(start + CENTRAL_FIXED + nameLength, start + CENTRAL_FIXED + nameLength + extraLength));
+  applyZip64(record, buffer, nameStart + nameLength, nameStart + nameLength + extraLength);
   checkName(name);
   return record;
 }
 
 /** The zip64 extra field (0x0001) holds, in this order, only the fields whose 32-bit slot is all ones. */
-function applyZip64(record: DirectoryRecord, extra: Buffer): void {
+function applyZip64(record: DirectoryRecord, extra: Buffer, from: number, to: number): void {
   if (record.uncompressedSize !== 0xffffffff && record.compressedSize !== 0xffffffff && record.localHeaderOffset !== 0xffffffff) return;
-  for (let at = 0; at + 4 <= extra.length; ) {
+  for (let at = from; at + 4 <= to; ) {
     const id = extra.readUInt16LE(at);
     const length = extra.readUInt16LE(at + 2);
     const end = at + 4 + length;
-    if (end > extra.length) break;
+    if (end > to) break;
     if (id === 0x0001) {
       let field = at + 4;
       for (const key of ['uncompressedSize', 'compressedSize', 'localHeaderOffset'] as const) {
@@ -145,8 +145,8 @@ function applyZip64(record: DirectoryRecord, extra: Buffer): void {
 /** The same three rules as yauzl's strictFileNames, with its wording (the verifier shows it). */
 function checkName(name: string): void {
   if (name.includes('\\')) throw new DirectoryError(`invalid characters in fileName: ${name}`, name);
-  if (/^[a-zA-Z]:/.test(name) || name.startsWith('/')) throw new DirectoryError(`absolute path: ${name}`, name);
-  if (name.split('/').includes('..')) throw new DirectoryError(`invalid relative path: ${name}`, name);
+  if (name.startsWith('/') || (name.charCodeAt(1) === 0x3a && /^[a-zA-Z]:/.test(name))) throw new DirectoryError(`absolute path: ${name}`, name);
+  if (name.includes('..') && name.split('/').includes('..')) throw new DirectoryError(`invalid relative path: ${name}`, name);
 }
 
 export function readAt(fd: number, position: number, length: number): Buffer {
@@ -161,9 +161,9 @@ export function readAt(fd: number, position: number, length: number): Buffer {
 }
 
 function readUint64(buffer: Buffer, at: number): number {
-  const value = buffer.readBigUInt64LE(at);
-  if (value > BigInt(Number.MAX_SAFE_INTEGER)) throw new DirectoryError('a zip64 field is larger than this tool can address');
-  return Number(value);
+  const high = buffer.readUInt32LE(at + 4);
+  if (high >= 0x200000) throw new DirectoryError('a zip64 field is larger than this tool can address');
+  return high * 0x100000000 + buffer.readUInt32LE(at);
 }
 
 const CP437 =

@@ -5,15 +5,17 @@ export type NameHash = (name: string) => number;
 
 export const fnv1a: NameHash = (name) => {
   let hash = 0x811c9dc5;
-  for (const byte of Buffer.from(name, 'utf8')) hash = Math.imul(hash ^ byte, 0x01000193);
+  const bytes = Buffer.from(name, 'utf8');
+  for (let i = 0; i < bytes.length; i++) hash = Math.imul(hash ^ (bytes[i] as number), 0x01000193);
   return hash >>> 0;
 };
 
 /**
  * Where every entry of a zip is, in 16 bytes an entry (a million entries: 16 MB) instead of an
- * object and a string each: the offset of its central directory record, and the hash of its name
- * in a sorted array. A lookup binary-searches the hash and reads the record(s) again to compare
- * the real name, so a collision costs one more small read, never a wrong answer.
+ * object and a string each: the offset of its central directory record, and a sorted array of
+ * keys that pack the hash of its name with its position. A lookup binary-searches the hash and
+ * reads the record(s) again to compare the real name, so a collision costs one more small read,
+ * never a wrong answer.
  *
  * Positions are central directory order (0-based); callers keep per-entry state in typed arrays or
  * bitsets indexed by position.
@@ -24,11 +26,14 @@ export class ZipIndex {
   /** Names listed again after their first record, in directory order. */
   readonly duplicates: string[] = [];
   private readonly recordOffsets: Float64Array;
-  private readonly hashes: Uint32Array;
-  /** Positions sorted by (hash, position): the first of equal names comes first. */
-  private readonly sorted: Uint32Array;
-  /** Bit per position: set when an earlier record has the same name. */
-  private readonly repeated: Uint8Array;
+  /**
+   * hash * 2^positionBits + position, sorted: one native numeric sort (no comparator, no boxing)
+   * orders by hash and, among equal hashes, by position, so the first of equal names comes first.
+   * Keys stay below 2^53; past 2^21 entries the hash loses low bits, which only adds collisions.
+   */
+  private readonly keys: Float64Array;
+  private readonly positionScale: number;
+  private readonly hashShift: number;
 
   constructor(
     private readonly fd: number,
@@ -36,20 +41,18 @@ export class ZipIndex {
     private readonly hash: NameHash = fnv1a,
   ) {
     this.count = end.count;
+    const positionBits = Math.max(1, Math.ceil(Math.log2(end.count + 1)));
+    this.positionScale = 2 ** positionBits;
+    this.hashShift = Math.max(0, 32 - (53 - positionBits));
     this.recordOffsets = new Float64Array(end.count);
-    this.hashes = new Uint32Array(end.count);
-    this.repeated = new Uint8Array((end.count + 7) >> 3);
+    this.keys = new Float64Array(end.count);
     let position = 0;
     for (const record of scanDirectory(fd, end)) {
       this.recordOffsets[position] = record.recordOffset;
-      this.hashes[position] = hash(record.name);
+      this.keys[position] = this.hashOf(record.name) * this.positionScale + position;
       position++;
     }
-    const order = new Uint32Array(end.count);
-    for (let i = 0; i < order.length; i++) order[i] = i;
-    const hashes = this.hashes;
-    order.sort((a, b) => (hashes[a] as number) - (hashes[b] as number) || a - b);
-    this.sorted = order;
+    this.keys.sort();
     this.markRepeats();
   }
 
@@ -60,10 +63,11 @@ export class ZipIndex {
 
   /** The position of the first record named `name`, or -1. */
   find(name: string): number {
-    const wanted = this.hash(name);
-    for (let i = this.lowerBound(wanted); i < this.sorted.length; i++) {
-      const position = this.sorted[i] as number;
-      if (this.hashes[position] !== wanted) break;
+    const wanted = this.hashOf(name);
+    for (let i = this.lowerBound(wanted * this.positionScale); i < this.keys.length; i++) {
+      const key = this.keys[i] as number;
+      if (Math.floor(key / this.positionScale) !== wanted) break;
+      const position = key % this.positionScale;
       if (this.record(position).name === name) return position;
     }
     return -1;
@@ -86,7 +90,7 @@ export class ZipIndex {
 
   /** True when an earlier record has the same name (only the first of a name is served). */
   isRepeat(position: number): boolean {
-    return ((this.repeated[position >> 3] as number) & (1 << (position & 7))) !== 0;
+    return this.repeated?.has(position) ?? false;
   }
 
   /** Every record in directory order, read through a small window; nothing is kept. */
@@ -95,27 +99,37 @@ export class ZipIndex {
     for (const record of scanDirectory(this.fd, this.end)) yield { position: position++, record };
   }
 
-  private lowerBound(hash: number): number {
+  private hashOf(name: string): number {
+    return this.hash(name) >>> this.hashShift;
+  }
+
+  private lowerBound(key: number): number {
     let low = 0;
-    let high = this.sorted.length;
+    let high = this.keys.length;
     while (low < high) {
       const mid = (low + high) >>> 1;
-      if ((this.hashes[this.sorted[mid] as number] as number) < hash) low = mid + 1;
+      if ((this.keys[mid] as number) < key) low = mid + 1;
       else high = mid;
     }
     return low;
   }
 
+  /** Positions whose name an earlier record already has; a zip we wrote has none, so a set will do. */
+  private repeated: Set<number> | undefined;
+
   /** Equal names have equal hashes, so only runs of equal hashes need their names compared. */
   private markRepeats(): void {
     const repeats: number[] = [];
-    for (let i = 0; i < this.sorted.length; ) {
+    const keys = this.keys;
+    const scale = this.positionScale;
+    for (let i = 0; i < keys.length; ) {
+      const hash = Math.floor((keys[i] as number) / scale);
       let j = i + 1;
-      while (j < this.sorted.length && this.hashes[this.sorted[j] as number] === this.hashes[this.sorted[i] as number]) j++;
+      while (j < keys.length && Math.floor((keys[j] as number) / scale) === hash) j++;
       if (j - i > 1) {
         const seen = new Set<string>();
         for (let k = i; k < j; k++) {
-          const position = this.sorted[k] as number;
+          const position = (keys[k] as number) % scale;
           const name = this.record(position).name;
           if (seen.has(name)) repeats.push(position);
           else seen.add(name);
@@ -123,10 +137,9 @@ export class ZipIndex {
       }
       i = j;
     }
+    if (repeats.length === 0) return;
     repeats.sort((a, b) => a - b);
-    for (const position of repeats) {
-      this.repeated[position >> 3] = (this.repeated[position >> 3] as number) | (1 << (position & 7));
-      this.duplicates.push(this.record(position).name);
-    }
+    this.repeated = new Set(repeats);
+    for (const position of repeats) this.duplicates.push(this.record(position).name);
   }
 }

@@ -103,7 +103,7 @@ async function handle(zip: ZipReader, req: IncomingMessage, res: ServerResponse)
     res.end();
     return;
   }
-  await pipeline(await zip.openEntry(name), res);
+  await pipeline(await zip.openEntry(info), res);
 }
 
 /** The entry a request path names, or undefined when it cannot name one safely. */
