@@ -87,6 +87,8 @@ export async function openZip(path: string, options: OpenZipOptions = {}): Promi
   }
   const fd = handle.fd;
   const locate = (wanted: string | ZipEntryInfo): Located | undefined => {
+    // Infos this reader handed out carry where the entry is: no second lookup for a caller walking the directory.
+    if (typeof wanted !== 'string' && 'localHeaderOffset' in wanted && 'flags' in wanted) return wanted as Located;
     const entryName = typeof wanted === 'string' ? wanted : wanted.name;
     const position = index.find(entryName);
     return position === -1 ? undefined : located(index.record(position));
