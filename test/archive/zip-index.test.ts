@@ -6,6 +6,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openZip } from '../../src/archive/zip-reader.js';
 import { writeZip } from '../../src/archive/zip-writer.js';
 import { plainZip, type PlainEntry } from '../helpers/plain-zip.js';
+import { isRabbitError } from '../../src/core/errors.js';
+import { dataOffsetOf, flipByte } from './zip-bytes.js';
 
 let dir: string;
 beforeEach(async () => {
@@ -100,6 +102,19 @@ describe('the compact zip index', () => {
       expect((await drain(await reader.openEntry('big.bin'))).equals(big)).toBe(true);
     } finally {
       reader.close();
+    }
+    // Damage in the middle of a streamed (not one-shot) stored entry is caught by the CRC.
+    await flipByte(path, (await dataOffsetOf(path, 'big.bin')) + 1_000_000);
+    const damaged = await openZip(path);
+    try {
+      const error = await drain(await damaged.openEntry('big.bin')).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(isRabbitError(error, 'ARCHIVE_CORRUPT')).toBe(true);
+      expect((error as Error).message).toMatch(/big\.bin.*CRC/);
+    } finally {
+      damaged.close();
     }
   });
 });
