@@ -9,7 +9,7 @@ measure() {
   local log; log=$(mktemp)
   /usr/bin/time -f '%M %e' -o "$log" "$@" >/dev/null 2>"$log.err"
   local code=$?
-  read -r kb secs <"$log"
+  read -r kb secs < <(tail -n 1 "$log")
   printf '%-8s exit %-3s peak RSS %6d MiB  %7ss  %s\n' "$label" "$code" $((kb / 1024)) "$secs" "$(head -c 160 "$log.err" | tr '\n' ' ')"
   rm -f "$log" "$log.err"
 }
@@ -26,6 +26,6 @@ name=$(unzip -Z1 "$a" 2>/dev/null | sed -n '500000p')
 status=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/$name")
 kill -TERM "$(pgrep -P "$timer")"
 wait "$timer"
-read -r kb secs <"$log"
+read -r kb secs < <(tail -n 1 "$log")
 printf '%-8s GET %s  peak RSS %6d MiB  %7ss (start-up, one request, stop)\n' view "$status" $((kb / 1024)) "$secs"
 rm -f "$log"

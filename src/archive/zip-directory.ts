@@ -149,15 +149,15 @@ function checkName(name: string): void {
   if (name.includes('..') && name.split('/').includes('..')) throw new DirectoryError(`invalid relative path: ${name}`, name);
 }
 
-export function readAt(fd: number, position: number, length: number): Buffer {
-  const buffer = Buffer.allocUnsafe(length);
+export function readAt(fd: number, position: number, length: number, into?: Buffer): Buffer {
+  const buffer = into !== undefined && into.length >= length ? into : Buffer.allocUnsafe(length);
   let filled = 0;
   while (filled < length) {
     const read = readSync(fd, buffer, filled, length - filled, position + filled);
     if (read === 0) break;
     filled += read;
   }
-  return filled === length ? buffer : buffer.subarray(0, filled);
+  return filled === buffer.length ? buffer : buffer.subarray(0, filled);
 }
 
 function readUint64(buffer: Buffer, at: number): number {
@@ -180,11 +180,13 @@ function decodeCp437(bytes: Buffer): string {
 }
 
 /**
- * Central directory records front to back through a fixed window; each record is handed out
- * before the next is read, so nothing accumulates.
+ * Central directory records front to back through one reused window; each record is handed out
+ * before the next is read, so nothing accumulates. (A fresh megabyte per refill would leave the
+ * allocator holding a hundred of them by the end of a million-entry directory.)
  */
 export function* scanDirectory(fd: number, end: DirectoryEnd, windowBytes = 1 << 20): Generator<DirectoryRecord> {
-  let window: Buffer = Buffer.alloc(0);
+  let buffer = Buffer.allocUnsafe(Math.min(windowBytes, end.size));
+  let window: Buffer = buffer.subarray(0, 0);
   let windowOffset = end.offset;
   let at = 0;
   const stop = end.offset + end.size;
@@ -193,7 +195,8 @@ export function* scanDirectory(fd: number, end: DirectoryEnd, windowBytes = 1 <<
     if (typeof parsed === 'number') {
       const from = windowOffset + at;
       const length = Math.min(Math.max(windowBytes, parsed), stop - from);
-      window = readAt(fd, from, length);
+      if (length > buffer.length) buffer = Buffer.allocUnsafe(length);
+      window = readAt(fd, from, length, buffer.subarray(0, length));
       windowOffset = from;
       at = 0;
       parsed = parseRecord(window, 0, from);

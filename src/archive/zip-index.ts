@@ -10,6 +10,8 @@ export const fnv1a: NameHash = (name) => {
   return hash >>> 0;
 };
 
+const RECORD_READ = 46 + 512;
+
 /**
  * Where every entry of a zip is, in 16 bytes an entry (a million entries: 16 MB) instead of an
  * object and a string each: the offset of its central directory record, and a sorted array of
@@ -33,6 +35,8 @@ export class ZipIndex {
    */
   private readonly keys: Float64Array;
   private readonly positionScale: number;
+  /** Lookups are synchronous, so one buffer serves them all. */
+  private readonly scratch = Buffer.allocUnsafe(RECORD_READ);
   private readonly hashShift: number;
 
   constructor(
@@ -63,14 +67,20 @@ export class ZipIndex {
 
   /** The position of the first record named `name`, or -1. */
   find(name: string): number {
+    return this.lookup(name)?.position ?? -1;
+  }
+
+  /** The first record named `name` and its position, or undefined. */
+  lookup(name: string): { position: number; record: DirectoryRecord } | undefined {
     const wanted = this.hashOf(name);
     for (let i = this.lowerBound(wanted * this.positionScale); i < this.keys.length; i++) {
       const key = this.keys[i] as number;
       if (Math.floor(key / this.positionScale) !== wanted) break;
       const position = key % this.positionScale;
-      if (this.record(position).name === name) return position;
+      const record = this.record(position);
+      if (record.name === name) return { position, record };
     }
-    return -1;
+    return undefined;
   }
 
   /** The central directory record at `position`, read again from the file. */
@@ -78,7 +88,7 @@ export class ZipIndex {
     const offset = this.recordOffsets[position];
     if (offset === undefined) throw new RangeError(`no entry at position ${position}`);
     // Fixed part plus the longest name an entry of ours has; a longer record is read in full.
-    let buffer = readAt(this.fd, offset, 46 + 512);
+    let buffer = readAt(this.fd, offset, RECORD_READ, this.scratch);
     let parsed = parseRecord(buffer, 0, offset);
     if (typeof parsed === 'number') {
       buffer = readAt(this.fd, offset, parsed);

@@ -10,8 +10,8 @@ export type ManifestHead = Omit<Manifest, 'prototypes' | 'files' | 'errors' | 'f
 export type FileOwner = { prototype: string; revision: string } | null;
 
 export interface ManifestVisitor {
-  /** Each file entry as it streams by, already shape-checked. */
-  file?(entry: FileEntry, owner: FileOwner): void;
+  /** Each file entry as it streams by, already shape-checked; a returned promise is awaited before reading on. */
+  file?(entry: FileEntry, owner: FileOwner): void | Promise<void>;
   /**
    * Each prototype record once its closing brace has been read; its revisions' `files` are the
    * entries themselves only with `keepPrototypeFiles` (one prototype at a time), else empty.
@@ -196,7 +196,8 @@ class ManifestWalker {
       this.check((at) => checkFile(where, value, at));
       const entry = value as FileEntry;
       if (revision && this.keepFiles) revision.files.push(entry);
-      this.visitor.file?.(entry, revision ? { prototype: revision.record.id, revision: revision.name } : null);
+      const done = this.visitor.file?.(entry, revision ? { prototype: revision.record.id, revision: revision.name } : null);
+      if (done) this.pending.push(done);
     } else if (place.name === 'errors') {
       this.check((at) => checkError(`errors[${index}]`, value, at));
       this.visitor.error?.(value as ManifestError);

@@ -89,44 +89,49 @@ async function check(reader: ZipReader, report: VerifyReport, options: VerifyOpt
   for (const name of reader.duplicates) {
     problems.push({ kind: 'duplicate', path: name, detail: 'the zip holds more than one entry with this name' });
   }
-  const expected = await readManifest(reader, problems);
-  report.manifest = expected?.manifest ?? null;
-
   const { index } = reader;
   const total = index.size;
+  const checked = new Bitset(index.count);
+  const digestAt = async (position: number, entry: ZipEntryInfo): Promise<Digest | undefined> => {
+    checked.add(position);
+    const digest = await digestEntry(reader, entry, problems);
+    report.checked += 1;
+    if (digest !== undefined) report.bytes += digest.size;
+    options.onProgress?.({ checked: report.checked, total, bytes: report.bytes });
+    return digest;
+  };
+
+  const listed = await readManifest(reader, problems, digestAt);
+  report.manifest = listed?.manifest ?? null;
+  // What the manifest did not list (or all of it, when the manifest is unreadable) is still CRC-checked.
   for (const { position, record } of index.records()) {
     if (index.isRepeat(position)) continue;
     if (!isSafeEntryName(record.name)) problems.push({ kind: 'unsafe-name', path: record.name, detail: 'not a plain relative path' });
-    const listed = expected?.listed.has(position) ?? false;
-    if (expected && !listed && record.name !== MANIFEST_PATH) {
+    if (listed && !listed.positions.has(position) && record.name !== MANIFEST_PATH) {
       problems.push({ kind: 'unlisted', path: record.name, detail: 'in the zip but not listed in the manifest' });
     }
-    const digest = await digestEntry(reader, record, problems);
-    report.checked += 1;
-    if (digest !== undefined) {
-      report.bytes += digest.size;
-      if (expected && listed) compare(record.name, expected, position, digest, problems);
-    }
-    options.onProgress?.({ checked: report.checked, total, bytes: report.bytes });
+    if (!checked.has(position)) await digestAt(position, record);
   }
-  if (expected) problems.push(...expected.missing);
+  if (listed) problems.push(...listed.missing);
 }
 
-/**
- * What the manifest says of each zip entry, kept by the entry's position in the compact zip index
- * (32 bytes of sha256 and a size each) rather than as objects: the manifest streams by once and
- * is joined against the index as it goes.
- */
-interface Expected {
+type DigestAt = (position: number, entry: ZipEntryInfo) => Promise<Digest | undefined>;
+
+interface Listed {
   manifest: VerifiedManifest;
-  listed: Bitset;
-  sha256: Uint8Array;
-  sizes: Float64Array;
+  /** Zip index positions the manifest lists. */
+  positions: Bitset;
   /** Entries listed but absent from the zip, reported after the zip's own entries. */
   missing: VerifyProblem[];
 }
 
-async function readManifest(reader: ZipReader, problems: VerifyProblem[]): Promise<Expected | null> {
+/**
+ * Streams the manifest and checks each listed entry as it comes by (located through the compact
+ * zip index, a bit per position marking it listed), so nothing per entry is kept but bits. What
+ * it finds is only reported once the whole manifest has proved to be one: a manifest that turns
+ * out damaged at its end is reported alone, as it would be had it been read first.
+ */
+async function readManifest(reader: ZipReader, problems: VerifyProblem[], digestAt: DigestAt): Promise<Listed | null> {
   if (!reader.entries.has(MANIFEST_PATH)) {
     problems.push({
       kind: 'manifest-missing',
@@ -136,27 +141,25 @@ async function readManifest(reader: ZipReader, problems: VerifyProblem[]): Promi
     return null;
   }
   const { index } = reader;
-  const listed = new Bitset(index.count);
-  const sha256 = new Uint8Array(index.count * 32);
-  const sizes = new Float64Array(index.count);
+  const positions = new Bitset(index.count);
   const found: VerifyProblem[] = [];
   const missing: VerifyProblem[] = [];
   const missingPaths = new Set<string>();
   const errors: ManifestError[] = [];
-  const file = (entry: FileEntry): void => {
+  const file = async (entry: FileEntry): Promise<void> => {
     if (entry.path === MANIFEST_PATH) {
       found.push({ kind: 'manifest-invalid', path: entry.path, detail: 'the manifest lists itself' });
       return;
     }
-    const position = index.find(entry.path);
-    if (position !== -1 && listed.has(position)) {
+    const hit = index.lookup(entry.path);
+    if (hit && positions.has(hit.position)) {
       found.push({ kind: 'duplicate', path: entry.path, detail: 'listed more than once in the manifest' });
       return;
     }
     if (!isSafeEntryName(entry.path)) {
       found.push({ kind: 'unsafe-name', path: entry.path, detail: 'the manifest lists a path that is not plain' });
     }
-    if (position === -1) {
+    if (!hit) {
       // The zip index cannot tell a missing path listed twice; the set of missing ones (problems anyway) can.
       if (missingPaths.has(entry.path)) {
         found.push({ kind: 'duplicate', path: entry.path, detail: 'listed more than once in the manifest' });
@@ -166,9 +169,9 @@ async function readManifest(reader: ZipReader, problems: VerifyProblem[]): Promi
       }
       return;
     }
-    listed.add(position);
-    sha256.set(Buffer.from(entry.sha256, 'hex'), position * 32);
-    sizes[position] = entry.size;
+    positions.add(hit.position);
+    const digest = await digestAt(hit.position, hit.record);
+    if (digest !== undefined) compare(entry, digest, found);
   };
   let head;
   try {
@@ -183,7 +186,7 @@ async function readManifest(reader: ZipReader, problems: VerifyProblem[]): Promi
     return null;
   }
   problems.push(...found);
-  return { manifest: { ...head, errors }, listed, sha256, sizes, missing };
+  return { manifest: { ...head, errors }, positions, missing };
 }
 
 class Bitset {
@@ -224,16 +227,18 @@ async function digestEntry(reader: ZipReader, entry: ZipEntryInfo, problems: Ver
   return { size, sha256: hash.digest('hex') };
 }
 
-function compare(path: string, expected: Expected, position: number, actual: Digest, problems: VerifyProblem[]): void {
-  const size = expected.sizes[position] as number;
-  const sha256 = Buffer.from(expected.sha256.subarray(position * 32, position * 32 + 32)).toString('hex');
-  if (actual.size !== size) {
-    problems.push({ kind: 'size-mismatch', path, detail: `${actual.size} bytes in the zip, ${size} in the manifest` });
-  } else if (actual.sha256 !== sha256) {
+function compare(expected: FileEntry, actual: Digest, problems: VerifyProblem[]): void {
+  if (actual.size !== expected.size) {
+    problems.push({
+      kind: 'size-mismatch',
+      path: expected.path,
+      detail: `${actual.size} bytes in the zip, ${expected.size} in the manifest`,
+    });
+  } else if (actual.sha256 !== expected.sha256) {
     problems.push({
       kind: 'sha256-mismatch',
-      path,
-      detail: `SHA-256 ${actual.sha256.slice(0, 12)}… in the zip, ${sha256.slice(0, 12)}… in the manifest`,
+      path: expected.path,
+      detail: `SHA-256 ${actual.sha256.slice(0, 12)}… in the zip, ${expected.sha256.slice(0, 12)}… in the manifest`,
     });
   }
 }
