@@ -1,6 +1,5 @@
 import { API_PREFIX } from '../archive/paths.js';
 import { readArchiveManifest } from '../manifest/read-manifest.js';
-import type { FileEntry } from '../manifest/types.js';
 
 export interface ListRow {
   id: string;
@@ -35,27 +34,33 @@ const byId = new Intl.Collator('en', { numeric: true }).compare;
 export async function listArchive(path: string): Promise<ListRow[]> {
   const rows: ListRow[] = [];
   const errorsById = new Map<string, number>();
-  await readArchiveManifest(
-    path,
-    {
-      prototype(id, record) {
-        const files = record.revisions[String(record.revision)]?.files ?? [];
-        rows.push({
-          id,
-          name: record.name,
-          revision: record.revision,
-          ...count(files, `prototypes/${id}/r${record.revision}/`),
-          errors: 0,
-          complete: record.complete,
-        });
-      },
-      error(error) {
-        const id = prototypeOfError(error.source);
-        if (id !== undefined) errorsById.set(id, (errorsById.get(id) ?? 0) + 1);
-      },
+  // The current prototype's counts per revision, taken as its entries stream by: the recorded
+  // revision is only known once the record closes, and entries kept until then would pile up.
+  let counting = new Map<string, Counter>();
+  await readArchiveManifest(path, {
+    file(entry, owner) {
+      if (owner === null) return;
+      let counter = counting.get(owner.revision);
+      if (counter === undefined) counting.set(owner.revision, (counter = new Counter(`prototypes/${owner.prototype}/r${owner.revision}/`)));
+      counter.add(entry.path);
     },
-    { keepPrototypeFiles: true },
-  );
+    prototype(id, record) {
+      const counter = counting.get(String(record.revision));
+      counting = new Map();
+      rows.push({
+        id,
+        name: record.name,
+        revision: record.revision,
+        ...(counter?.counts ?? { pages: 0, layers: 0, elements: 0, discussions: 0 }),
+        errors: 0,
+        complete: record.complete,
+      });
+    },
+    error(error) {
+      const id = prototypeOfError(error.source);
+      if (id !== undefined) errorsById.set(id, (errorsById.get(id) ?? 0) + 1);
+    },
+  });
   const listed = new Set<string>();
   for (const row of rows) {
     row.errors = errorsById.get(row.id) ?? 0;
@@ -68,17 +73,19 @@ export async function listArchive(path: string): Promise<ListRow[]> {
   return rows.sort((a, b) => byId(a.id, b.id));
 }
 
-function count(files: FileEntry[], prefix: string): Pick<ListRow, 'pages' | 'layers' | 'elements' | 'discussions'> {
-  const counts = { pages: 0, layers: 0, elements: 0, discussions: 0 };
-  const seen = new Set<string>();
-  for (const file of files) {
-    if (!file.path.startsWith(prefix) || seen.has(file.path)) continue;
-    seen.add(file.path);
-    const rest = file.path.slice(prefix.length);
+/** Counts a revision's own files by kind, each path once. */
+class Counter {
+  readonly counts = { pages: 0, layers: 0, elements: 0, discussions: 0 };
+  private readonly seen = new Set<string>();
+  constructor(private readonly prefix: string) {}
+  add(path: string): void {
+    if (!path.startsWith(this.prefix)) return;
+    const rest = path.slice(this.prefix.length);
+    if (this.seen.has(rest)) return;
+    this.seen.add(rest);
     const kind = COUNTED.find(({ pattern }) => pattern.test(rest));
-    if (kind) counts[kind.column] += 1;
+    if (kind) this.counts[kind.column] += 1;
   }
-  return counts;
 }
 
 const API_SOURCE = new RegExp(`^${API_PREFIX.replace(/[/]/g, '\\/')}prototypes\\/(\\d+)(?:\\.json$|\\/)`);
