@@ -1,11 +1,11 @@
-import { open as openFile } from 'node:fs/promises';
+import { createReadStream } from 'node:fs';
+import { open as openFile, type FileHandle } from 'node:fs/promises';
 import { basename } from 'node:path';
-import type { Readable, TransformCallback } from 'node:stream';
-import { Transform } from 'node:stream';
-import { crc32 } from 'node:zlib';
-import yauzl from 'yauzl';
-import type { Entry, ZipFile } from 'yauzl';
+import { Readable } from 'node:stream';
+import { createInflateRaw, crc32, inflateRawSync } from 'node:zlib';
 import { RabbitError, isRabbitError } from '../core/errors.js';
+import { DirectoryError, NO_END_RECORD, readAt, readDirectoryEnd, type DirectoryRecord } from './zip-directory.js';
+import { ZipIndex, type NameHash } from './zip-index.js';
 
 export interface ZipEntryInfo {
   name: string;
@@ -16,23 +16,41 @@ export interface ZipEntryInfo {
   compressionMethod: number;
 }
 
+/** A read-only view of the central directory by name, answered from the compact index. */
+export interface ZipEntries extends Iterable<[string, ZipEntryInfo]> {
+  /** Distinct names. */
+  readonly size: number;
+  get(name: string): ZipEntryInfo | undefined;
+  has(name: string): boolean;
+  keys(): IterableIterator<string>;
+  values(): IterableIterator<ZipEntryInfo>;
+}
+
 export interface ZipReader {
   readonly path: string;
-  /** Central directory entries by name; for a repeated name, the first one. */
-  readonly entries: Map<string, ZipEntryInfo>;
+  /** Central directory entries by name; for a repeated name, the first one. Nothing is held per entry. */
+  readonly entries: ZipEntries;
   /** Names the central directory lists more than once (a zip we wrote never has any). */
   readonly duplicates: string[];
-  /** The entry's uncompressed bytes; the stream fails with ARCHIVE_CORRUPT on a bad CRC or inflate error. */
-  openEntry(name: string): Promise<Readable>;
+  /** The compact index behind `entries`, for callers that keep per-entry state by position. */
+  readonly index: ZipIndex;
+  /** The entry's uncompressed bytes; the stream fails with ARCHIVE_CORRUPT on a bad CRC, size or inflate error. */
+  openEntry(name: string | ZipEntryInfo): Promise<Readable>;
   /** The whole entry in memory; refuses entries larger than `maxBytes`. */
   readEntry(name: string, maxBytes?: number): Promise<Buffer>;
   close(): void;
 }
 
-/** readEntry is for small JSON entries such as the manifest; anything past this is not one. */
-const DEFAULT_MAX_READ_BYTES = 512 * 1024 * 1024;
+export interface OpenZipOptions {
+  /** Only for tests: a weak hash makes every lookup go through the collision path. */
+  hashName?: NameHash;
+}
 
-const LOCAL_HEADER_SIGNATURE = Buffer.from([0x50, 0x4b, 0x03, 0x04]);
+/** readEntry is for small JSON entries; anything past this is not one. */
+const DEFAULT_MAX_READ_BYTES = 512 * 1024 * 1024;
+/** Entries up to this size are read and inflated in one call: cheaper than a stream for tiny bodies. */
+const ONE_SHOT_BYTES = 256 * 1024;
+const LOCAL_SIGNATURE = 0x04034b50;
 
 /** Errors raised because the central directory names an entry that could escape the extract folder. */
 const unsafeNameErrors = new WeakMap<RabbitError, string>();
@@ -42,163 +60,182 @@ export function unsafeNameOf(error: unknown): string | undefined {
   return isRabbitError(error) ? unsafeNameErrors.get(error) : undefined;
 }
 
+type Located = ZipEntryInfo & Pick<DirectoryRecord, 'flags' | 'localHeaderOffset'>;
+
 /**
- * Opens a zip for reading without loading it: only the central directory is read, one record at a
- * time, and entry data is streamed on demand. yauzl checks sizes but not CRCs, so the streams
- * handed out here check the CRC-32 themselves.
+ * Opens a zip for reading without loading it: the central directory is scanned once into a
+ * compact index (zip64 included), and entry data is streamed on demand with its CRC-32 and size
+ * checked, so a damaged entry fails alone.
  */
-export async function openZip(path: string): Promise<ZipReader> {
-  let zip: ZipFile;
+export async function openZip(path: string, options: OpenZipOptions = {}): Promise<ZipReader> {
+  const name = basename(path);
+  let handle: FileHandle;
+  let index: ZipIndex;
   try {
-    zip = await yauzl.openPromise(path, {
-      lazyEntries: true,
-      autoClose: false,
-      decodeStrings: true,
-      validateEntrySizes: true,
-      // Backslashes would otherwise be turned into slashes silently, hiding a foreign name.
-      strictFileNames: true,
-    });
+    handle = await openFile(path, 'r');
   } catch (error) {
-    throw await openError(error, path);
+    throw openError(error, name, Buffer.alloc(0));
   }
-
-  const entries = new Map<string, ZipEntryInfo>();
-  const raw = new Map<string, Entry>();
-  const duplicates: string[] = [];
   try {
-    for await (const entry of zip.eachEntry()) {
-      if (raw.has(entry.fileName)) {
-        duplicates.push(entry.fileName);
-        continue;
-      }
-      raw.set(entry.fileName, entry);
-      entries.set(entry.fileName, {
-        name: entry.fileName,
-        compressedSize: entry.compressedSize,
-        uncompressedSize: entry.uncompressedSize,
-        crc32: entry.crc32,
-        compressionMethod: entry.compressionMethod,
-      });
-    }
+    const stats = await handle.stat();
+    if (!stats.isFile()) throw Object.assign(new Error('not a file'), { code: 'EISDIR' });
+    index = new ZipIndex(handle.fd, readDirectoryEnd(handle.fd, stats.size), options.hashName);
   } catch (error) {
-    zip.close();
-    throw directoryError(error, path);
+    const head = await headOf(handle);
+    await handle.close();
+    throw openError(error, name, head);
   }
-
-  const openEntry = async (name: string): Promise<Readable> => {
-    const entry = raw.get(name);
-    if (entry === undefined) throw new RabbitError('ARCHIVE_CORRUPT', `${basename(path)} has no entry ${name}`);
-    let stream: Readable;
-    try {
-      stream = await zip.openReadStreamPromise(entry);
-    } catch (error) {
-      throw corrupt(path, name, error);
-    }
-    return checkCrc(stream, entry, path);
+  const fd = handle.fd;
+  const locate = (wanted: string | ZipEntryInfo): Located | undefined => {
+    // Infos this reader handed out carry where the entry is: no second lookup for a caller walking the directory.
+    if (typeof wanted !== 'string' && 'localHeaderOffset' in wanted && 'flags' in wanted) return wanted as Located;
+    const entryName = typeof wanted === 'string' ? wanted : wanted.name;
+    const position = index.find(entryName);
+    return position === -1 ? undefined : located(index.record(position));
   };
 
-  const readEntry = async (name: string, maxBytes = DEFAULT_MAX_READ_BYTES): Promise<Buffer> => {
-    const info = entries.get(name);
+  const openEntry = (wanted: string | ZipEntryInfo): Promise<Readable> => {
+    const entry = locate(wanted);
+    if (entry === undefined) {
+      return Promise.reject(new RabbitError('ARCHIVE_CORRUPT', `${name} has no entry ${typeof wanted === 'string' ? wanted : wanted.name}`));
+    }
+    return Promise.resolve(Readable.from(entryBytes(fd, path, entry), { objectMode: false }));
+  };
+
+  const readEntry = async (entryName: string, maxBytes = DEFAULT_MAX_READ_BYTES): Promise<Buffer> => {
+    const info = locate(entryName);
     if (info !== undefined && info.uncompressedSize > maxBytes) {
       throw new RabbitError(
         'ARCHIVE_CORRUPT',
-        `${name} in ${basename(path)} claims ${info.uncompressedSize} bytes, more than the ${maxBytes} expected`,
+        `${entryName} in ${name} claims ${info.uncompressedSize} bytes, more than the ${maxBytes} expected`,
       );
     }
     const chunks: Buffer[] = [];
-    for await (const chunk of await openEntry(name)) chunks.push(chunk as Buffer);
+    for await (const chunk of await openEntry(entryName)) chunks.push(chunk as Buffer);
     return Buffer.concat(chunks);
   };
 
-  return { path, entries, duplicates, openEntry, readEntry, close: () => zip.close() };
+  return {
+    path,
+    entries: entriesView(index),
+    duplicates: index.duplicates,
+    index,
+    openEntry,
+    readEntry,
+    close: () => void handle.close().catch(() => undefined),
+  };
 }
 
-/** Passes the entry's bytes through and fails at the end if they do not match the stored CRC-32. */
-function checkCrc(source: Readable, entry: Entry, path: string): Readable {
+function located(record: DirectoryRecord): Located {
+  return {
+    name: record.name,
+    compressedSize: record.compressedSize,
+    uncompressedSize: record.uncompressedSize,
+    crc32: record.crc32,
+    compressionMethod: record.compressionMethod,
+    flags: record.flags,
+    localHeaderOffset: record.localHeaderOffset,
+  };
+}
+
+function entriesView(index: ZipIndex): ZipEntries {
+  function* firsts(): Generator<ZipEntryInfo> {
+    for (const { position, record } of index.records()) {
+      if (!index.isRepeat(position)) yield located(record);
+    }
+  }
+  const info = (name: string): ZipEntryInfo | undefined => {
+    const position = index.find(name);
+    return position === -1 ? undefined : located(index.record(position));
+  };
+  return {
+    get size() {
+      return index.size;
+    },
+    get: info,
+    has: (name) => index.find(name) !== -1,
+    *keys() {
+      for (const entry of firsts()) yield entry.name;
+    },
+    values: firsts,
+    *[Symbol.iterator]() {
+      for (const entry of firsts()) yield [entry.name, entry];
+    },
+  };
+}
+
+/** The entry's bytes, inflated, then checked against the directory's size and CRC-32. */
+async function* entryBytes(fd: number, path: string, entry: Located): AsyncGenerator<Buffer> {
+  const fail = (reason: string) => new RabbitError('ARCHIVE_CORRUPT', `${entry.name} in ${basename(path)} is damaged: ${reason}`);
+  if (entry.flags & 0x1) throw fail('it is encrypted');
+  if (entry.compressionMethod !== 0 && entry.compressionMethod !== 8) throw fail(`unsupported compression method ${entry.compressionMethod}`);
+  if (entry.compressionMethod === 0 && entry.compressedSize !== entry.uncompressedSize) {
+    throw fail(`compressed/uncompressed size mismatch for stored file: ${entry.compressedSize} != ${entry.uncompressedSize}`);
+  }
+  const header = readAt(fd, entry.localHeaderOffset, 30);
+  if (header.length < 30 || header.readUInt32LE(0) !== LOCAL_SIGNATURE) throw fail('invalid local file header signature');
+  const start = entry.localHeaderOffset + 30 + header.readUInt16LE(26) + header.readUInt16LE(28);
   let crc = 0;
-  const checked = new Transform({
-    transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback) {
-      crc = crc32(chunk, crc);
-      callback(null, chunk);
-    },
-    flush(callback: TransformCallback) {
-      if (crc >>> 0 === entry.crc32 >>> 0) return callback();
-      callback(
-        new RabbitError(
-          'ARCHIVE_CORRUPT',
-          `${entry.fileName} in ${basename(path)} is damaged: CRC-32 ${hex(crc)} instead of ${hex(entry.crc32)}`,
-        ),
-      );
-    },
-    destroy(error, callback) {
-      // yauzl asks for unpipe before destroy, or the fd may be released while still in use.
-      source.unpipe(checked);
-      source.destroy();
-      callback(error);
-    },
-  });
-  source.once('error', (error) => checked.destroy(corrupt(path, entry.fileName, error)));
-  return source.pipe(checked);
+  let size = 0;
+  const counted = (chunk: Buffer): Buffer => {
+    crc = crc32(chunk, crc);
+    size += chunk.length;
+    if (size > entry.uncompressedSize) throw fail(`too many bytes in the stream (more than ${entry.uncompressedSize})`);
+    return chunk;
+  };
+  try {
+    if (entry.compressedSize <= ONE_SHOT_BYTES) {
+      const raw = readAt(fd, start, entry.compressedSize);
+      if (raw.length < entry.compressedSize) throw fail('the entry runs past the end of the file');
+      yield counted(entry.compressionMethod === 8 ? inflateRawSync(raw) : raw);
+    } else {
+      const source = createReadStream('', { fd, start, end: start + entry.compressedSize - 1, autoClose: false, highWaterMark: 1 << 16 });
+      const stream = entry.compressionMethod === 8 ? source.pipe(createInflateRaw()) : source;
+      source.once('error', (error) => stream.destroy(error));
+      for await (const chunk of stream) yield counted(chunk as Buffer);
+    }
+  } catch (error) {
+    if (isRabbitError(error)) throw error;
+    throw fail(error instanceof Error ? error.message : String(error));
+  }
+  if (size !== entry.uncompressedSize) throw fail(`${size} bytes instead of ${entry.uncompressedSize}`);
+  if (crc >>> 0 !== entry.crc32 >>> 0) throw fail(`CRC-32 ${hex(crc)} instead of ${hex(entry.crc32)}`);
 }
 
 function hex(value: number): string {
   return (value >>> 0).toString(16).padStart(8, '0');
 }
 
-function corrupt(path: string, name: string, error: unknown): RabbitError {
-  if (isRabbitError(error)) return error;
-  const reason = error instanceof Error ? error.message : String(error);
-  return new RabbitError('ARCHIVE_CORRUPT', `${name} in ${basename(path)} is damaged: ${reason}`, { cause: error });
+async function headOf(handle: FileHandle): Promise<Buffer> {
+  const buffer = Buffer.alloc(4);
+  const { bytesRead } = await handle.read(buffer, 0, 4, 0).catch(() => ({ bytesRead: 0 }));
+  return buffer.subarray(0, bytesRead);
 }
 
-function directoryError(error: unknown, path: string): RabbitError {
-  const reason = error instanceof Error ? error.message : String(error);
-  const unsafe = /^(?:invalid relative path|absolute path|invalid characters in fileName): (.*)$/s.exec(reason);
-  if (unsafe) {
-    const name = unsafe[1] ?? '';
-    const wrapped = new RabbitError(
-      'ARCHIVE_CORRUPT',
-      `${basename(path)} holds an entry with an unsafe name ${JSON.stringify(name)}; refusing to read it`,
-      { cause: error },
-    );
-    unsafeNameErrors.set(wrapped, name);
-    return wrapped;
-  }
-  return new RabbitError('ARCHIVE_CORRUPT', `${basename(path)} has a damaged table of contents: ${reason}`, {
-    cause: error,
-  });
-}
-
-/** Tells a missing file, an empty file, a cut-short zip and a non-zip apart, in one line each. */
-async function openError(error: unknown, path: string): Promise<RabbitError> {
-  const name = basename(path);
+/** Tells a missing file, an empty file, a cut-short zip, a non-zip and a damaged directory apart. */
+function openError(error: unknown, name: string, head: Buffer): RabbitError {
   const code = (error as NodeJS.ErrnoException).code;
   if (code === 'ENOENT') return new RabbitError('NOT_A_ZIP', `${name} does not exist`, { cause: error });
   if (code === 'EISDIR') return new RabbitError('NOT_A_ZIP', `${name} is a folder, not a zip archive`, { cause: error });
-  if (code !== undefined) {
-    return new RabbitError('NOT_A_ZIP', `${name} cannot be read (${code})`, { cause: error });
-  }
+  if (code !== undefined) return new RabbitError('NOT_A_ZIP', `${name} cannot be read (${code})`, { cause: error });
   const reason = error instanceof Error ? error.message : String(error);
-  if (!/end of central directory record signature not found/i.test(reason)) {
-    return new RabbitError('ARCHIVE_CORRUPT', `${name} is a damaged zip archive: ${reason}`, { cause: error });
+  if (error instanceof DirectoryError && error.unsafeName !== undefined) {
+    const wrapped = new RabbitError(
+      'ARCHIVE_CORRUPT',
+      `${name} holds an entry with an unsafe name ${JSON.stringify(error.unsafeName)}; refusing to read it`,
+      { cause: error },
+    );
+    unsafeNameErrors.set(wrapped, error.unsafeName);
+    return wrapped;
   }
-  const head = await firstBytes(path, LOCAL_HEADER_SIGNATURE.length);
+  if (reason !== NO_END_RECORD) {
+    return new RabbitError('ARCHIVE_CORRUPT', `${name} has a damaged table of contents: ${reason}`, { cause: error });
+  }
   const message =
     head.length === 0
       ? `${name} is empty (0 bytes), not a zip archive`
-      : head.equals(LOCAL_HEADER_SIGNATURE)
+      : head.length === 4 && head.readUInt32LE(0) === LOCAL_SIGNATURE
         ? `${name} is a zip archive that was cut short (no end of central directory record); the download or copy was probably interrupted`
         : `${name} is not a zip archive (no zip signature at its start or end); it may be another kind of file`;
   return new RabbitError('NOT_A_ZIP', message, { cause: error });
-}
-
-async function firstBytes(path: string, count: number): Promise<Buffer> {
-  const handle = await openFile(path, 'r');
-  try {
-    const buffer = Buffer.alloc(count);
-    const { bytesRead } = await handle.read(buffer, 0, count, 0);
-    return buffer.subarray(0, bytesRead);
-  } finally {
-    await handle.close();
-  }
 }

@@ -1,5 +1,9 @@
 import { createHash } from 'node:crypto';
-import { basename } from 'node:path';
+import { rmSync } from 'node:fs';
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
+import { compareIds } from '../core/ids.js';
 import { RabbitError } from '../core/errors.js';
 import { openZip } from '../archive/zip-reader.js';
 import { readManifestFrom } from '../manifest/read-manifest.js';
@@ -23,27 +27,61 @@ export interface ArchivedPrototype {
 export interface ArchiveSource {
   readonly path: string;
   prototypeIds(): string[];
-  prototype(id: string): ArchivedPrototype | undefined;
+  /** One prototype with its files, read when asked: one prototype's entries in memory at a time. */
+  prototype(id: string): Promise<ArchivedPrototype | undefined>;
   /** The entry's bytes; ARCHIVE_CORRUPT when they are not the ones the manifest recorded. */
   read(entry: FileEntry, maxBytes?: number): Promise<Buffer>;
   close(): void;
 }
 
+interface Listed {
+  name: string | null;
+  revision: number;
+  complete: boolean;
+  /** This prototype's entries of its revision, one JSON line each, in a temp folder. */
+  spill: string | undefined;
+}
+
+/**
+ * Opens the archive and streams its manifest once, filing each prototype's entries in a temp file
+ * of their own, so that converting a prototype reads back only its entries.
+ */
 export async function openArchiveSource(path: string): Promise<ArchiveSource> {
   const zip = await openZip(path);
+  const spillDir = await mkdtemp(join(tmpdir(), 'rabbit-convert-'));
+  const release = (): void => {
+    zip.close();
+    rmSync(spillDir, { recursive: true, force: true });
+  };
   try {
-    const manifest = await readManifestFrom(zip);
-    const ids = Object.keys(manifest.prototypes).sort((a, b) => Number(a) - Number(b) || a.localeCompare(b));
+    const listed = new Map<string, Listed>();
+    await readManifestFrom(
+      zip,
+      {
+        async prototype(id, record) {
+          const files = record.revisions[String(record.revision)]?.files;
+          let spill: string | undefined;
+          if (files !== undefined) {
+            spill = join(spillDir, `${listed.size}.jsonl`);
+            await writeFile(spill, files.map((file) => `${JSON.stringify(file)}\n`).join(''));
+          }
+          listed.set(id, { name: record.name, revision: record.revision, complete: record.complete, spill });
+        },
+      },
+      { keepPrototypeFiles: true },
+    );
+    const ids = [...listed.keys()].sort(compareIds);
     return {
       path,
       prototypeIds: () => ids,
-      prototype(id) {
-        const record = manifest.prototypes[id];
-        const revision = record?.revisions[String(record.revision)];
-        if (record === undefined || revision === undefined) return undefined;
+      async prototype(id) {
+        const record = listed.get(id);
+        if (record?.spill === undefined) return undefined;
         const prefix = `prototypes/${id}/r${record.revision}/`;
         const files = new Map<string, FileEntry>();
-        for (const file of revision.files) {
+        for (const line of (await readFile(record.spill, 'utf8')).split('\n')) {
+          if (line === '') continue;
+          const file = JSON.parse(line) as FileEntry;
           if (file.path.startsWith(prefix)) files.set(file.path.slice(prefix.length), file);
         }
         return { id, name: record.name, revision: record.revision, complete: record.complete, files };
@@ -56,10 +94,10 @@ export async function openArchiveSource(path: string): Promise<ArchiveSource> {
         }
         return bytes;
       },
-      close: () => zip.close(),
+      close: release,
     };
   } catch (error) {
-    zip.close();
+    release();
     throw error;
   }
 }

@@ -43,7 +43,7 @@ export async function convertArchive(options: ConvertOptions): Promise<ConvertRe
       prototypes: [],
     };
     for (const id of ids) {
-      const archived = source.prototype(id);
+      const archived = await source.prototype(id);
       const result = archived
         ? await convertPrototype(source, archived, options.out, rendering, options.signal)
         : { ...emptyPrototypeReport(id, null, 0), skipped: [{ what: 'prototype', why: 'the manifest lists no files for its revision' }] };

@@ -1,7 +1,10 @@
-import { basename } from 'node:path';
+import { createHash } from 'node:crypto';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
 import { API_PREFIX } from '../archive/paths.js';
 import { readArchiveManifest } from '../manifest/read-manifest.js';
-import type { FileEntry, Manifest, PrototypeRecord } from '../manifest/types.js';
+import type { PrototypeRecord } from '../manifest/types.js';
 
 export type Category = 'pages' | 'layers' | 'elements' | 'discussions' | 'renderings';
 export const CATEGORIES: readonly Category[] = ['pages', 'layers', 'elements', 'discussions', 'renderings'];
@@ -40,48 +43,86 @@ export interface ArchiveDiff {
   unchanged: number;
 }
 
+/** The source of a prototype's own metadata: when it failed in B, the prototype is unreadable there, not removed. */
+const METADATA_SOURCE = new RegExp(`^${API_PREFIX.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}prototypes/(\\d+)\\.json$`);
+
+/** A's side of one prototype, kept while B streams: its bodies wait in a spill file. */
+interface Before extends PrototypeSummary {
+  complete: boolean;
+  fingerprint: string;
+  spill: string;
+}
+
 /**
- * What changed from archive A to archive B, from their manifests alone (a few kilobytes of each):
- * bodies are compared by sha256 and matched by their API source, since archive paths carry the
- * revision. Lists (pages.json, elements.json...) and the prototype's own metadata are not items:
- * what they name shows up as added or removed items, and a new revision is reported as such.
+ * What changed from archive A to archive B, from their manifests alone: bodies are compared by
+ * sha256 and matched by their API source, since archive paths carry the revision. Lists
+ * (pages.json, elements.json...) and the prototype's own metadata are not items: what they name
+ * shows up as added or removed items, and a new revision is reported as such.
+ *
+ * Both manifests stream, one prototype at a time: A's bodies by source go to a spill file per
+ * prototype with a fingerprint kept in memory, and while B streams each of its prototypes is
+ * compared by fingerprint, reading A's spill back only for a prototype that changed.
  */
 export async function diffArchives(a: string, b: string): Promise<ArchiveDiff> {
-  const [left, right] = await Promise.all([readArchiveManifest(a), readArchiveManifest(b)]);
-  return diffManifests(left, right, basename(a), basename(b));
-}
-
-export function diffManifests(a: Manifest, b: Manifest, nameA: string, nameB: string): ArchiveDiff {
-  const diff: ArchiveDiff = {
-    a: { archive: nameA, finishedAt: a.finishedAt },
-    b: { archive: nameB, finishedAt: b.finishedAt },
-    added: [],
-    removed: [],
-    changed: [],
-    unreadable: [],
-    unchanged: 0,
-  };
-  for (const [id, record] of sorted(b.prototypes)) {
-    if (!Object.hasOwn(a.prototypes, id)) diff.added.push(summary(id, record));
-  }
-  for (const [id, before] of sorted(a.prototypes)) {
-    const after = Object.hasOwn(b.prototypes, id) ? b.prototypes[id] : undefined;
-    if (after === undefined) {
-      (metadataFailed(b, id) ? diff.unreadable : diff.removed).push(summary(id, before));
-      continue;
+  const spillDir = await mkdtemp(join(tmpdir(), 'rabbit-diff-'));
+  try {
+    const before = new Map<string, Before>();
+    const headA = await readArchiveManifest(
+      a,
+      {
+        async prototype(id, record) {
+          const files = bySource(record);
+          const spill = join(spillDir, `${before.size}.tsv`);
+          await writeFile(spill, [...files].map((pair) => `${JSON.stringify(pair)}\n`).join(''));
+          before.set(id, { ...summary(id, record), complete: record.complete, fingerprint: fingerprint(files), spill });
+        },
+      },
+      { keepPrototypeFiles: true },
+    );
+    const diff: ArchiveDiff = {
+      a: { archive: basename(a), finishedAt: headA.finishedAt },
+      b: { archive: basename(b), finishedAt: '' },
+      added: [],
+      removed: [],
+      changed: [],
+      unreadable: [],
+      unchanged: 0,
+    };
+    const seen = new Set<string>();
+    const failedMetadata = new Set<string>();
+    const headB = await readArchiveManifest(
+      b,
+      {
+        async prototype(id, after) {
+          seen.add(id);
+          const was = before.get(id);
+          if (was === undefined) return void diff.added.push(summary(id, after));
+          const now = bySource(after);
+          if (was.fingerprint === fingerprint(now) && was.revision === after.revision && was.name === after.name) {
+            diff.unchanged++;
+            return;
+          }
+          diff.changed.push(comparePrototype(id, was, await readSpill(was.spill), after, now));
+        },
+        error(error) {
+          const id = METADATA_SOURCE.exec(error.source)?.[1];
+          if (id !== undefined) failedMetadata.add(id);
+        },
+      },
+      { keepPrototypeFiles: true },
+    );
+    diff.b.finishedAt = headB.finishedAt;
+    for (const [id, was] of before) {
+      if (!seen.has(id)) (failedMetadata.has(id) ? diff.unreadable : diff.removed).push({ id, name: was.name, revision: was.revision });
     }
-    const change = comparePrototype(id, before, after);
-    if (change) diff.changed.push(change);
-    else diff.unchanged++;
+    for (const list of [diff.added, diff.removed, diff.changed, diff.unreadable]) list.sort((x, y) => byId(x.id, y.id));
+    return diff;
+  } finally {
+    await rm(spillDir, { recursive: true, force: true });
   }
-  return diff;
 }
 
-function comparePrototype(id: string, before: PrototypeRecord, after: PrototypeRecord): PrototypeChange | undefined {
-  const old = bySource(before);
-  const now = bySource(after);
-  const sameBodies = old.size === now.size && [...old].every(([source, entry]) => now.get(source)?.sha256 === entry.sha256);
-  if (sameBodies && before.revision === after.revision && before.name === after.name) return undefined;
+function comparePrototype(id: string, before: Before, old: Map<string, string>, after: PrototypeRecord, now: Map<string, string>): PrototypeChange {
   const changes = Object.fromEntries(CATEGORIES.map((c): [Category, ItemChanges] => [c, { added: [], removed: [], changed: [] }])) as Record<Category, ItemChanges>;
   const prefix = `${API_PREFIX}prototypes/${id}/`;
   for (const source of new Set([...old.keys(), ...now.keys()])) {
@@ -92,7 +133,7 @@ function comparePrototype(id: string, before: PrototypeRecord, after: PrototypeR
     const list = changes[item.category];
     if (!was) list.added.push(item.id);
     else if (!is) list.removed.push(item.id);
-    else if (was.sha256 !== is.sha256) list.changed.push(item.id);
+    else if (was !== is) list.changed.push(item.id);
   }
   for (const list of Object.values(changes)) for (const ids of [list.added, list.removed, list.changed]) ids.sort(byId);
   return {
@@ -119,14 +160,27 @@ export function itemOf(rest: string): { category: Category; id: string } | undef
   return undefined;
 }
 
-function bySource(record: PrototypeRecord): Map<string, FileEntry> {
+/** sha256 by API source of the prototype's recorded revision; for a source listed twice, the last. */
+function bySource(record: PrototypeRecord): Map<string, string> {
   const files = record.revisions[String(record.revision)]?.files ?? [];
-  return new Map(files.map((file) => [file.source, file]));
+  return new Map(files.map((file) => [file.source, file.sha256]));
 }
 
-function metadataFailed(manifest: Manifest, id: string): boolean {
-  const source = `${API_PREFIX}prototypes/${id}.json`;
-  return manifest.errors.some((error) => error.source === source);
+/** Equal for equal source -> sha256 maps, whatever order the manifest listed them in. */
+function fingerprint(files: Map<string, string>): string {
+  const hash = createHash('sha256');
+  for (const source of [...files.keys()].sort()) hash.update(`${source}\0${files.get(source) ?? ''}\n`);
+  return hash.digest('hex');
+}
+
+async function readSpill(path: string): Promise<Map<string, string>> {
+  const files = new Map<string, string>();
+  for (const line of (await readFile(path, 'utf8')).split('\n')) {
+    if (line === '') continue;
+    const [source, sha256] = JSON.parse(line) as [string, string];
+    files.set(source, sha256);
+  }
+  return files;
 }
 
 function summary(id: string, record: PrototypeRecord): PrototypeSummary {
@@ -134,7 +188,3 @@ function summary(id: string, record: PrototypeRecord): PrototypeSummary {
 }
 
 const byId = new Intl.Collator('en', { numeric: true }).compare;
-
-function sorted<T>(record: Record<string, T>): Array<[string, T]> {
-  return Object.entries(record).sort(([x], [y]) => byId(x, y));
-}

@@ -11,7 +11,20 @@ export function checkManifestShape(value: unknown): string[] {
   const issues: string[] = [];
   const at = (where: string, what: string) => issues.push(`${where} ${what}`);
   if (!isObject(value)) return ['manifest.json is not a JSON object'];
+  checkHead(value, at);
+  if (isObject(value.prototypes)) {
+    for (const [id, record] of Object.entries(value.prototypes)) checkPrototype(`prototypes.${id}`, id, record, at);
+  }
+  if (Array.isArray(value.files)) value.files.forEach((file, i) => checkFile(`files[${i}]`, file, at));
+  if (Array.isArray(value.errors)) value.errors.forEach((error, i) => checkError(`errors[${i}]`, error, at));
+  return issues;
+}
 
+/**
+ * The top-level fields, with `prototypes`, `files` and `errors` checked for their type only: a
+ * streaming reader checks what they hold piece by piece as it goes (see manifest-stream.ts).
+ */
+export function checkHead(value: Record<string, unknown>, at: Report): void {
   if (typeof value.formatVersion !== 'number') at('formatVersion', 'is missing');
   else if (value.formatVersion > FORMAT_VERSION) {
     at('formatVersion', `is ${value.formatVersion}, newer than this tool reads (${FORMAT_VERSION}); update rabbit-export`);
@@ -25,25 +38,19 @@ export function checkManifestShape(value: unknown): string[] {
     if (typeof value[key] !== 'string') at(key, 'must be a string');
   }
   if (typeof value.complete !== 'boolean') at('complete', 'must be true or false');
-
   if (!isObject(value.prototypes)) at('prototypes', 'must be an object');
-  else {
-    for (const [id, record] of Object.entries(value.prototypes)) checkPrototype(`prototypes.${id}`, id, record, at);
-  }
-  checkFiles('files', value.files, at);
+  if (!Array.isArray(value.files)) at('files', 'must be an array');
   if (!Array.isArray(value.errors)) at('errors', 'must be an array');
-  else value.errors.forEach((error, i) => checkError(`errors[${i}]`, error, at));
   if (value.stats !== undefined) {
     const stats = value.stats;
     const counts = ['requests', 'retries', 'bytes', 'files'];
     if (!isObject(stats) || counts.some((key) => !isCount(stats[key]))) at('stats', `must hold counts ${counts.join(', ')}`);
   }
-  return issues;
 }
 
-type Report = (where: string, what: string) => void;
+export type Report = (where: string, what: string) => void;
 
-function checkPrototype(where: string, id: string, record: unknown, at: Report): void {
+export function checkPrototype(where: string, id: string, record: unknown, at: Report): void {
   if (!/^\d+$/.test(id)) at(where, 'is not keyed by a prototype id');
   if (!isObject(record)) return at(where, 'must be an object');
   if (record.name !== null && typeof record.name !== 'string') at(`${where}.name`, 'must be a string or null');
@@ -76,23 +83,24 @@ function checkPrototype(where: string, id: string, record: unknown, at: Report):
 
 function checkFiles(where: string, files: unknown, at: Report): void {
   if (!Array.isArray(files)) return at(where, 'must be an array');
-  files.forEach((file, i) => {
-    const here = `${where}[${i}]`;
-    if (!isObject(file)) return at(here, 'must be an object');
-    for (const key of ['path', 'source', 'contentType'] as const) {
-      if (typeof file[key] !== 'string' || file[key] === '') at(`${here}.${key}`, 'must be a non-empty string');
-    }
-    if (typeof file.sha256 !== 'string' || !/^[0-9a-f]{64}$/.test(file.sha256)) {
-      at(`${here}.sha256`, 'must be 64 lowercase hex digits');
-    }
-    if (!isCount(file.size)) at(`${here}.size`, 'must be a non-negative integer');
-    if (file.lastModified !== null && typeof file.lastModified !== 'string') {
-      at(`${here}.lastModified`, 'must be a string or null');
-    }
-  });
+  files.forEach((file, i) => checkFile(`${where}[${i}]`, file, at));
 }
 
-function checkError(where: string, error: unknown, at: Report): void {
+export function checkFile(here: string, file: unknown, at: Report): void {
+  if (!isObject(file)) return at(here, 'must be an object');
+  for (const key of ['path', 'source', 'contentType'] as const) {
+    if (typeof file[key] !== 'string' || file[key] === '') at(`${here}.${key}`, 'must be a non-empty string');
+  }
+  if (typeof file.sha256 !== 'string' || !/^[0-9a-f]{64}$/.test(file.sha256)) {
+    at(`${here}.sha256`, 'must be 64 lowercase hex digits');
+  }
+  if (!isCount(file.size)) at(`${here}.size`, 'must be a non-negative integer');
+  if (file.lastModified !== null && typeof file.lastModified !== 'string') {
+    at(`${here}.lastModified`, 'must be a string or null');
+  }
+}
+
+export function checkError(where: string, error: unknown, at: Report): void {
   if (!isObject(error)) return at(where, 'must be an object');
   if (typeof error.source !== 'string') at(`${where}.source`, 'must be a string');
   if (typeof error.message !== 'string') at(`${where}.message`, 'must be a string');
@@ -103,7 +111,7 @@ function checkError(where: string, error: unknown, at: Report): void {
   }
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
+export function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 

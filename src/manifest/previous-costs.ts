@@ -1,6 +1,5 @@
 import { API_PREFIX } from '../archive/paths.js';
 import { readArchiveManifest } from './read-manifest.js';
-import type { Manifest } from './types.js';
 
 /** One prototype of a previous archive: what exporting it cost then, for estimating this run. */
 export interface PreviousCost {
@@ -19,25 +18,30 @@ export interface PreviousCost {
  * recorded. An unchanged prototype will cost exactly that again; a changed one about that.
  */
 export async function previousCosts(archivePath: string): Promise<PreviousCost[]> {
-  return costsOf(await readArchiveManifest(archivePath));
-}
-
-export function costsOf(manifest: Manifest): PreviousCost[] {
-  const errors = new Map<string, number>();
   const owner = new RegExp(`^${API_PREFIX}prototypes/(\\d+)(?:\\.json$|/)`);
-  for (const error of manifest.errors) {
-    const id = owner.exec(error.source)?.[1];
-    if (id !== undefined) errors.set(id, (errors.get(id) ?? 0) + 1);
-  }
-  return Object.entries(manifest.prototypes).map(([id, record]) => {
-    let files = 0;
-    let bytes = 0;
-    for (const entry of record.revisions[String(record.revision)]?.files ?? []) {
-      if (owner.exec(entry.source)?.[1] !== id) continue;
-      files++;
-      bytes += entry.size;
-    }
-    const failed = errors.get(id) ?? 0;
-    return { id, files, bytes, errors: failed, revision: record.revision, lastModification: record.lastModification };
+  const errors = new Map<string, number>();
+  const costs: PreviousCost[] = [];
+  // The current prototype's counts per revision as its entries stream by: which revision the
+  // record names is known only when the record closes.
+  let counted = new Map<string, { files: number; bytes: number }>();
+  await readArchiveManifest(archivePath, {
+    file(entry, of) {
+      if (of === null || owner.exec(entry.source)?.[1] !== of.prototype) return;
+      const tally = counted.get(of.revision) ?? { files: 0, bytes: 0 };
+      tally.files++;
+      tally.bytes += entry.size;
+      counted.set(of.revision, tally);
+    },
+    prototype(id, record) {
+      const tally = counted.get(String(record.revision)) ?? { files: 0, bytes: 0 };
+      counted = new Map();
+      costs.push({ id, ...tally, errors: 0, revision: record.revision, lastModification: record.lastModification });
+    },
+    error(error) {
+      const id = owner.exec(error.source)?.[1];
+      if (id !== undefined) errors.set(id, (errors.get(id) ?? 0) + 1);
+    },
   });
+  for (const cost of costs) cost.errors = errors.get(cost.id) ?? 0;
+  return costs;
 }

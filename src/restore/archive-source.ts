@@ -3,7 +3,7 @@ import { basename } from 'node:path';
 import { openZip } from '../archive/zip-reader.js';
 import { RabbitError } from '../core/errors.js';
 import { readManifestFrom } from '../manifest/read-manifest.js';
-import type { FileEntry } from '../manifest/types.js';
+import type { FileEntry, PrototypeRecord } from '../manifest/types.js';
 
 /**
  * The only place the restore reads an archive. It needs two things: which revision of one
@@ -28,8 +28,9 @@ export interface ArchivedPrototype {
 export async function openArchivedPrototype(path: string, prototypeId: string): Promise<ArchivedPrototype> {
   const reader = await openZip(path);
   try {
-    const manifest = await readManifestFrom(reader);
-    const record = manifest.prototypes[prototypeId];
+    // One prototype's record, its entries included; the rest of the manifest streams past.
+    let record: PrototypeRecord | undefined;
+    await readManifestFrom(reader, { prototype(id, found) { if (id === prototypeId) record = found; } }, { keepPrototypeFiles: true });
     if (record === undefined) {
       throw new RabbitError('USAGE', `${basename(path)} holds no prototype ${prototypeId}`);
     }

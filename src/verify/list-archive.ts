@@ -1,6 +1,5 @@
 import { API_PREFIX } from '../archive/paths.js';
 import { readArchiveManifest } from '../manifest/read-manifest.js';
-import type { FileEntry, Manifest } from '../manifest/types.js';
 
 export interface ListRow {
   id: string;
@@ -31,54 +30,72 @@ const COUNTED: Array<{ pattern: RegExp; column: 'pages' | 'layers' | 'elements' 
 const byId = new Intl.Collator('en', { numeric: true }).compare;
 
 /**
- * One row per prototype, from manifest.json alone: listing a multi-gigabyte archive reads a few
- * kilobytes of it. Prototypes that only appear in errors (their metadata never arrived) are listed
- * too, so `ls` never hides a prototype the export knew about.
+ * One row per prototype, from manifest.json alone, streamed: one prototype's entries are in memory
+ * at a time, whatever the archive's size. Prototypes that only appear in errors (their metadata
+ * never arrived) are listed too, so `ls` never hides a prototype the export knew about.
  */
 export async function listArchive(path: string): Promise<ListRow[]> {
-  const manifest = await readArchiveManifest(path);
-  const errorsById = countErrors(manifest);
   const rows: ListRow[] = [];
-  for (const [id, record] of Object.entries(manifest.prototypes)) {
-    const files = record.revisions[String(record.revision)]?.files ?? [];
-    rows.push({
-      id,
-      name: record.name,
-      revision: record.revision,
-      ...count(files, `prototypes/${id}/r${record.revision}/`),
-      errors: errorsById.get(id) ?? 0,
-      complete: record.complete,
-    });
+  const errorsById = new Map<string, number>();
+  // The current prototype's counts per revision, taken as its entries stream by: the recorded
+  // revision is only known once the record closes, and entries kept until then would pile up.
+  let counting = new Map<string, Counter>();
+  await readArchiveManifest(path, {
+    file(entry, owner) {
+      if (owner === null) return;
+      let counter = counting.get(owner.revision);
+      if (counter === undefined) counting.set(owner.revision, (counter = new Counter(`prototypes/${owner.prototype}/r${owner.revision}/`)));
+      counter.add(entry.path, entry.size);
+    },
+    prototype(id, record) {
+      const counter = counting.get(String(record.revision));
+      counting = new Map();
+      rows.push({
+        id,
+        name: record.name,
+        revision: record.revision,
+        ...(counter?.counts ?? { pages: 0, layers: 0, elements: 0, discussions: 0, resources: 0, bytes: 0 }),
+        errors: 0,
+        complete: record.complete,
+      });
+    },
+    error(error) {
+      const id = prototypeOfError(error.source);
+      if (id !== undefined) errorsById.set(id, (errorsById.get(id) ?? 0) + 1);
+    },
+  });
+  const listed = new Set<string>();
+  for (const row of rows) {
+    row.errors = errorsById.get(row.id) ?? 0;
+    listed.add(row.id);
   }
   for (const [id, errors] of errorsById) {
-    if (Object.hasOwn(manifest.prototypes, id)) continue;
+    if (listed.has(id)) continue;
     rows.push({ id, name: null, revision: null, pages: 0, layers: 0, elements: 0, discussions: 0, resources: 0, bytes: 0, errors, complete: false });
   }
   return rows.sort((a, b) => byId(a.id, b.id));
 }
 
-function count(files: FileEntry[], prefix: string): Pick<ListRow, 'pages' | 'layers' | 'elements' | 'discussions' | 'resources' | 'bytes'> {
-  const counts = { pages: 0, layers: 0, elements: 0, discussions: 0, resources: 0, bytes: 0 };
-  const seen = new Set<string>();
-  for (const file of files) {
-    if (!file.path.startsWith(prefix) || seen.has(file.path)) continue;
-    seen.add(file.path);
-    counts.resources += 1;
-    counts.bytes += file.size;
-    const rest = file.path.slice(prefix.length);
+/** Counts a revision's own files by kind, each path once. */
+class Counter {
+  readonly counts = { pages: 0, layers: 0, elements: 0, discussions: 0, resources: 0, bytes: 0 };
+  private readonly seen = new Set<string>();
+  constructor(private readonly prefix: string) {}
+  add(path: string, size: number): void {
+    if (!path.startsWith(this.prefix)) return;
+    const rest = path.slice(this.prefix.length);
+    if (this.seen.has(rest)) return;
+    this.seen.add(rest);
+    this.counts.resources += 1;
+    this.counts.bytes += size;
     const kind = COUNTED.find(({ pattern }) => pattern.test(rest));
-    if (kind) counts[kind.column] += 1;
+    if (kind) this.counts[kind.column] += 1;
   }
-  return counts;
 }
 
-/** Errors by prototype id, matched on the API path or, for local failures, the archive path. */
-function countErrors(manifest: Manifest): Map<string, number> {
-  const counts = new Map<string, number>();
-  const api = new RegExp(`^${API_PREFIX.replace(/[/]/g, '\\/')}prototypes\\/(\\d+)(?:\\.json$|\\/)`);
-  for (const error of manifest.errors) {
-    const id = api.exec(error.source)?.[1] ?? /^prototypes\/(\d+)\//.exec(error.source)?.[1];
-    if (id !== undefined) counts.set(id, (counts.get(id) ?? 0) + 1);
-  }
-  return counts;
+const API_SOURCE = new RegExp(`^${API_PREFIX.replace(/[/]/g, '\\/')}prototypes\\/(\\d+)(?:\\.json$|\\/)`);
+
+/** The prototype an error belongs to, matched on the API path or, for local failures, the archive path. */
+function prototypeOfError(source: string): string | undefined {
+  return API_SOURCE.exec(source)?.[1] ?? /^prototypes\/(\d+)\//.exec(source)?.[1];
 }

@@ -2,11 +2,11 @@ import { createHash } from 'node:crypto';
 import { basename } from 'node:path';
 import { isRabbitError } from '../core/errors.js';
 import { isSafeEntryName } from '../archive/paths.js';
-import type { ZipReader } from '../archive/zip-reader.js';
+import type { ZipEntryInfo, ZipReader } from '../archive/zip-reader.js';
 import { openZip, unsafeNameOf } from '../archive/zip-reader.js';
-import type { FileEntry, Manifest } from '../manifest/types.js';
-import { MANIFEST_PATH, allFileEntries } from '../manifest/types.js';
-import { checkManifestShape } from '../manifest/manifest-shape.js';
+import type { FileEntry, ManifestError } from '../manifest/types.js';
+import { MANIFEST_PATH } from '../manifest/types.js';
+import { ManifestReadError, streamManifest, type ManifestHead } from '../manifest/manifest-stream.js';
 
 export type ProblemKind =
   | 'not-a-zip'
@@ -31,14 +31,17 @@ export interface VerifyReport {
   /** True only when there are no problems; an incomplete export can still be ok. */
   ok: boolean;
   path: string;
-  /** The manifest when it could be read and has the documented shape. */
-  manifest: Manifest | null;
+  /** The manifest's head and errors when it could be read and has the documented shape. */
+  manifest: VerifiedManifest | null;
   /** Entries whose bytes were read and checked. */
   checked: number;
   /** Uncompressed bytes read while checking. */
   bytes: number;
   problems: VerifyProblem[];
 }
+
+/** What verify keeps of a manifest: everything but the file entries and foreign references. */
+export type VerifiedManifest = ManifestHead & { errors: ManifestError[] };
 
 export interface VerifyProgress {
   checked: number;
@@ -50,14 +53,12 @@ export interface VerifyOptions {
   onProgress?(progress: VerifyProgress): void;
 }
 
-/** A manifest bigger than this is not one we wrote (100 000 files make about 30 MB). */
-const MAX_MANIFEST_BYTES = 256 * 1024 * 1024;
-
 /**
  * Checks an archive against its own manifest: the zip structure, every listed file's presence, size
  * and SHA-256, every entry's CRC, and that nothing is in the zip that the manifest does not list.
  * Damage becomes a problem in the report, never a thrown error, so one bad entry does not hide
- * the state of the others. Entries are read once each, in archive order, streaming.
+ * the state of the others. Entries are read once each, in archive order, streaming; the manifest
+ * streams by once before, joined against the zip's compact index, so memory stays flat.
  */
 export async function verifyArchive(path: string, options: VerifyOptions = {}): Promise<VerifyReport> {
   const report: VerifyReport = { ok: false, path, manifest: null, checked: 0, bytes: 0, problems: [] };
@@ -88,36 +89,49 @@ async function check(reader: ZipReader, report: VerifyReport, options: VerifyOpt
   for (const name of reader.duplicates) {
     problems.push({ kind: 'duplicate', path: name, detail: 'the zip holds more than one entry with this name' });
   }
-  for (const name of reader.entries.keys()) {
-    if (!isSafeEntryName(name)) problems.push({ kind: 'unsafe-name', path: name, detail: 'not a plain relative path' });
-  }
-
-  report.manifest = await readManifest(reader, problems);
-  const listed = report.manifest ? listedFiles(report.manifest, problems) : new Map<string, FileEntry>();
-
-  const total = reader.entries.size;
-  for (const info of reader.entries.values()) {
-    const expected = listed.get(info.name);
-    if (report.manifest && expected === undefined && info.name !== MANIFEST_PATH) {
-      problems.push({ kind: 'unlisted', path: info.name, detail: 'in the zip but not listed in the manifest' });
-    }
-    const digest = await digestEntry(reader, info.name, problems);
+  const { index } = reader;
+  const total = index.size;
+  const checked = new Bitset(index.count);
+  const digestAt = async (position: number, entry: ZipEntryInfo): Promise<Digest | undefined> => {
+    checked.add(position);
+    const digest = await digestEntry(reader, entry, problems);
     report.checked += 1;
-    if (digest !== undefined) {
-      report.bytes += digest.size;
-      if (expected !== undefined) compare(expected, digest, problems);
-    }
+    if (digest !== undefined) report.bytes += digest.size;
     options.onProgress?.({ checked: report.checked, total, bytes: report.bytes });
-  }
+    return digest;
+  };
 
-  for (const entry of listed.values()) {
-    if (!reader.entries.has(entry.path)) {
-      problems.push({ kind: 'missing', path: entry.path, detail: 'listed in the manifest but not in the zip' });
+  const listed = await readManifest(reader, problems, digestAt);
+  report.manifest = listed?.manifest ?? null;
+  // What the manifest did not list (or all of it, when the manifest is unreadable) is still CRC-checked.
+  for (const { position, record } of index.records()) {
+    if (index.isRepeat(position)) continue;
+    if (!isSafeEntryName(record.name)) problems.push({ kind: 'unsafe-name', path: record.name, detail: 'not a plain relative path' });
+    if (listed && !listed.positions.has(position) && record.name !== MANIFEST_PATH) {
+      problems.push({ kind: 'unlisted', path: record.name, detail: 'in the zip but not listed in the manifest' });
     }
+    if (!checked.has(position)) await digestAt(position, record);
   }
+  if (listed) problems.push(...listed.missing);
 }
 
-async function readManifest(reader: ZipReader, problems: VerifyProblem[]): Promise<Manifest | null> {
+type DigestAt = (position: number, entry: ZipEntryInfo) => Promise<Digest | undefined>;
+
+interface Listed {
+  manifest: VerifiedManifest;
+  /** Zip index positions the manifest lists. */
+  positions: Bitset;
+  /** Entries listed but absent from the zip, reported after the zip's own entries. */
+  missing: VerifyProblem[];
+}
+
+/**
+ * Streams the manifest and checks each listed entry as it comes by (located through the compact
+ * zip index, a bit per position marking it listed), so nothing per entry is kept but bits. What
+ * it finds is only reported once the whole manifest has proved to be one: a manifest that turns
+ * out damaged at its end is reported alone, as it would be had it been read first.
+ */
+async function readManifest(reader: ZipReader, problems: VerifyProblem[], digestAt: DigestAt): Promise<Listed | null> {
   if (!reader.entries.has(MANIFEST_PATH)) {
     problems.push({
       kind: 'manifest-missing',
@@ -126,46 +140,66 @@ async function readManifest(reader: ZipReader, problems: VerifyProblem[]): Promi
     });
     return null;
   }
-  const size = reader.entries.get(MANIFEST_PATH)?.uncompressedSize ?? 0;
-  if (size > MAX_MANIFEST_BYTES) {
-    problems.push({ kind: 'manifest-invalid', path: MANIFEST_PATH, detail: `${size} bytes, too large to be a manifest` });
-    return null;
-  }
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse((await reader.readEntry(MANIFEST_PATH)).toString('utf8'));
-  } catch (error) {
-    const detail = isRabbitError(error) ? error.message : `not valid JSON (${(error as Error).message})`;
-    problems.push({ kind: isRabbitError(error) ? 'crc-error' : 'manifest-invalid', path: MANIFEST_PATH, detail });
-    return null;
-  }
-  const issues = checkManifestShape(parsed);
-  if (issues.length > 0) {
-    const more = issues.length > 3 ? ` (and ${issues.length - 3} more)` : '';
-    problems.push({ kind: 'manifest-invalid', path: MANIFEST_PATH, detail: issues.slice(0, 3).join('; ') + more });
-    return null;
-  }
-  return parsed as Manifest;
-}
-
-/** The manifest's file entries by path; a path listed twice or unsafe is itself a problem. */
-function listedFiles(manifest: Manifest, problems: VerifyProblem[]): Map<string, FileEntry> {
-  const byPath = new Map<string, FileEntry>();
-  for (const entry of allFileEntries(manifest)) {
-    if (byPath.has(entry.path)) {
-      problems.push({ kind: 'duplicate', path: entry.path, detail: 'listed more than once in the manifest' });
-      continue;
-    }
+  const { index } = reader;
+  const positions = new Bitset(index.count);
+  const found: VerifyProblem[] = [];
+  const missing: VerifyProblem[] = [];
+  const missingPaths = new Set<string>();
+  const errors: ManifestError[] = [];
+  const file = async (entry: FileEntry): Promise<void> => {
     if (entry.path === MANIFEST_PATH) {
-      problems.push({ kind: 'manifest-invalid', path: entry.path, detail: 'the manifest lists itself' });
-      continue;
+      found.push({ kind: 'manifest-invalid', path: entry.path, detail: 'the manifest lists itself' });
+      return;
+    }
+    const hit = index.lookup(entry.path);
+    if (hit && positions.has(hit.position)) {
+      found.push({ kind: 'duplicate', path: entry.path, detail: 'listed more than once in the manifest' });
+      return;
     }
     if (!isSafeEntryName(entry.path)) {
-      problems.push({ kind: 'unsafe-name', path: entry.path, detail: 'the manifest lists a path that is not plain' });
+      found.push({ kind: 'unsafe-name', path: entry.path, detail: 'the manifest lists a path that is not plain' });
     }
-    byPath.set(entry.path, entry);
+    if (!hit) {
+      // The zip index cannot tell a missing path listed twice; the set of missing ones (problems anyway) can.
+      if (missingPaths.has(entry.path)) {
+        found.push({ kind: 'duplicate', path: entry.path, detail: 'listed more than once in the manifest' });
+      } else {
+        missingPaths.add(entry.path);
+        missing.push({ kind: 'missing', path: entry.path, detail: 'listed in the manifest but not in the zip' });
+      }
+      return;
+    }
+    positions.add(hit.position);
+    const digest = await digestAt(hit.position, hit.record);
+    if (digest !== undefined) compare(entry, digest, found);
+  };
+  let head;
+  try {
+    head = await streamManifest(await reader.openEntry(MANIFEST_PATH), { file, error: (error) => void errors.push(error) });
+  } catch (error) {
+    if (isRabbitError(error)) {
+      problems.push({ kind: 'crc-error', path: MANIFEST_PATH, detail: error.message });
+      return null;
+    }
+    if (!(error instanceof ManifestReadError)) throw error;
+    problems.push({ kind: 'manifest-invalid', path: MANIFEST_PATH, detail: error.message });
+    return null;
   }
-  return byPath;
+  problems.push(...found);
+  return { manifest: { ...head, errors }, positions, missing };
+}
+
+class Bitset {
+  private readonly bits: Uint8Array;
+  constructor(size: number) {
+    this.bits = new Uint8Array((size + 7) >> 3);
+  }
+  has(i: number): boolean {
+    return ((this.bits[i >> 3] as number) & (1 << (i & 7))) !== 0;
+  }
+  add(i: number): void {
+    this.bits[i >> 3] = (this.bits[i >> 3] as number) | (1 << (i & 7));
+  }
 }
 
 interface Digest {
@@ -174,20 +208,20 @@ interface Digest {
 }
 
 /** Streams one entry through SHA-256; a CRC, inflate or size failure becomes a problem. */
-async function digestEntry(reader: ZipReader, name: string, problems: VerifyProblem[]): Promise<Digest | undefined> {
+async function digestEntry(reader: ZipReader, entry: ZipEntryInfo, problems: VerifyProblem[]): Promise<Digest | undefined> {
   const hash = createHash('sha256');
   let size = 0;
   try {
-    for await (const chunk of await reader.openEntry(name)) {
+    for await (const chunk of await reader.openEntry(entry)) {
       hash.update(chunk as Buffer);
       size += (chunk as Buffer).length;
     }
   } catch (error) {
     if (!isRabbitError(error)) throw error;
     // The reader's message names the entry and the zip; the problem line already does.
-    const prefix = `${name} in ${basename(reader.path)} is `;
+    const prefix = `${entry.name} in ${basename(reader.path)} is `;
     const detail = error.message.startsWith(prefix) ? error.message.slice(prefix.length) : error.message;
-    problems.push({ kind: 'crc-error', path: name, detail });
+    problems.push({ kind: 'crc-error', path: entry.name, detail });
     return undefined;
   }
   return { size, sha256: hash.digest('hex') };

@@ -110,7 +110,7 @@ async function handle(zip: ZipReader, req: IncomingMessage, res: ServerResponse)
     res.end();
     return;
   }
-  await pipeline(await zip.openEntry(name), res);
+  await pipeline(await zip.openEntry(info), res);
 }
 
 /** Host names this server answers to: its loopback address or localhost, with its own port. */

@@ -4,11 +4,11 @@ import { backupAccount } from '../../src/backup/backup-account.js';
 import { exportAccount } from '../../src/export/export-account.js';
 import type { ExportEvent } from '../../src/export/events.js';
 import { startFakeService, type FakeService } from '../../src/fake-service/index.js';
-import { costsOf, previousCosts } from '../../src/manifest/previous-costs.js';
+import { previousCosts } from '../../src/manifest/previous-costs.js';
 import { allFileEntries } from '../../src/manifest/types.js';
 import { ProgressTracker } from '../../src/progress/tracker.js';
 import { tempDir } from '../helpers/temp.js';
-import { sampleFiles, sampleManifest } from '../verify/sample-archive.js';
+import { sampleFiles, sampleManifest, writeSampleArchive } from '../verify/sample-archive.js';
 
 let service: FakeService;
 beforeEach(async () => {
@@ -110,7 +110,7 @@ describe('a backup', () => {
 });
 
 describe('previousCosts', () => {
-  it('counts each prototype\'s own resources and bytes under its revision, and its failures', () => {
+  it('counts each prototype\'s own resources and bytes under its revision, and its failures', async () => {
     const manifest = sampleManifest([{ source: '/rabbit/api/prototypes/12/pages/page2.json', status: 500, message: 'HTTP 500' }]);
     const record = manifest.prototypes['12'];
     if (!record) throw new Error('sample lost prototype 12');
@@ -121,7 +121,8 @@ describe('previousCosts', () => {
     );
     const files = sampleFiles().byPrototype;
     const bytes = (id: string): number => (files[id]?.files ?? []).reduce((sum, file) => sum + file.body.length, 0);
-    const costs = costsOf(manifest).sort((a, b) => a.id.localeCompare(b.id));
+    const archive = await writeSampleArchive(await tempDir(), { manifest });
+    const costs = (await previousCosts(archive)).sort((a, b) => a.id.localeCompare(b.id));
     expect(costs).toEqual([
       { id: '12', files: 3, bytes: bytes('12'), errors: 1, revision: 3, lastModification: 1685527200000 },
       { id: '4711', files: files['4711']?.files.length, bytes: bytes('4711'), errors: 0, revision: 17, lastModification: 1685527200000 },

@@ -1,0 +1,297 @@
+import { StringDecoder } from 'node:string_decoder';
+import { jsonParser, type Token } from 'stream-json/parser.js';
+import { checkError, checkFile, checkHead, checkPrototype, isObject, type Report } from './manifest-shape.js';
+import type { FileEntry, ForeignReference, Manifest, ManifestError, PrototypeRecord, PrototypeRevision } from './types.js';
+
+/** Everything of a manifest but its prototypes, top-level files, errors and foreign references. */
+export type ManifestHead = Omit<Manifest, 'prototypes' | 'files' | 'errors' | 'foreignReferences'>;
+
+/** Where a file entry is listed: under a prototype's revision, or (null) at the top level. */
+export type FileOwner = { prototype: string; revision: string } | null;
+
+export interface ManifestVisitor {
+  /** Each file entry as it streams by, already shape-checked; a returned promise is awaited before reading on. */
+  file?(entry: FileEntry, owner: FileOwner): void | Promise<void>;
+  /**
+   * Each prototype record once its closing brace has been read; its revisions' `files` are the
+   * entries themselves only with `keepPrototypeFiles` (one prototype at a time), else empty.
+   */
+  prototype?(id: string, record: PrototypeRecord): void | Promise<void>;
+  error?(error: ManifestError): void;
+  foreignReference?(reference: ForeignReference): void;
+}
+
+export interface StreamManifestOptions {
+  keepPrototypeFiles?: boolean;
+}
+
+/** The manifest is not JSON (`json`) or not shaped as one of ours (`shape`); `message` says where. */
+export class ManifestReadError extends Error {
+  constructor(
+    readonly kind: 'json' | 'shape',
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+const NONE = Symbol.for('object-stream.none');
+
+/**
+ * Reads a manifest from a byte stream without ever holding it: stream-json turns it into tokens,
+ * and only the small pieces are assembled (the head, one prototype record, one file entry, one
+ * error). Each piece is checked as it completes, with the same messages as checkManifestShape;
+ * the first fault stops the read. Resolves to the head once the closing brace has been read.
+ */
+export async function streamManifest(
+  source: AsyncIterable<Buffer | string>,
+  visitor: ManifestVisitor,
+  options: StreamManifestOptions = {},
+): Promise<ManifestHead> {
+  const walker = new ManifestWalker(visitor, options.keepPrototypeFiles === true);
+  const parse = jsonParser({ packValues: true, streamValues: false });
+  const decoder = new StringDecoder('utf8');
+  const feed = async (text: string | symbol): Promise<void> => {
+    let out: unknown;
+    try {
+      out = parse(text as string);
+    } catch (error) {
+      throw new ManifestReadError('json', `not valid JSON (${(error as Error).message})`, { cause: error });
+    }
+    if (typeof out === 'object' && out !== null && 'values' in out) {
+      for (const token of (out as { values: Token[] }).values) {
+        walker.token(token);
+        // A prototype handler finishes before the next token, so handlers see the manifest's order.
+        if (walker.waiting) await walker.settle();
+      }
+    }
+  };
+  for await (const chunk of source) await feed(typeof chunk === 'string' ? chunk : decoder.write(chunk));
+  const rest = decoder.end();
+  if (rest !== '') await feed(rest);
+  await feed(NONE);
+  return walker.finish();
+}
+
+type Place =
+  | { kind: 'root' }
+  | { kind: 'prototypes' }
+  | { kind: 'record'; id: string; fields: Record<string, unknown>; revisions: Record<string, unknown> }
+  | { kind: 'revisions'; record: RecordPlace }
+  | { kind: 'revision'; record: RecordPlace; name: string; fields: Record<string, unknown>; files: FileEntry[] }
+  | { kind: 'list'; name: 'files' | 'errors' | 'foreignReferences'; index: number; revision?: RevisionPlace };
+type RecordPlace = Extract<Place, { kind: 'record' }>;
+type RevisionPlace = Extract<Place, { kind: 'revision' }>;
+
+/** Walks the token stream, keeping a stack of the streamed containers it is inside. */
+class ManifestWalker {
+  private readonly head: Record<string, unknown> = {};
+  private readonly places: Place[] = [];
+  private key = '';
+  private started = false;
+  private ended = false;
+  /** A value being assembled whole, and where it goes once complete. */
+  private building: { stack: unknown[]; key: string; done: (value: unknown) => void } | undefined;
+  private pending: Array<Promise<void>> = [];
+
+  constructor(
+    private readonly visitor: ManifestVisitor,
+    private readonly keepFiles: boolean,
+  ) {}
+
+  token(token: Token): void {
+    if (this.building) return this.assemble(token);
+    if (!this.started) {
+      this.started = true;
+      if (token.name !== 'startObject') throw shape('manifest.json is not a JSON object');
+      this.places.push({ kind: 'root' });
+      return;
+    }
+    switch (token.name) {
+      case 'keyValue':
+        this.key = token.value;
+        return;
+      case 'endObject':
+      case 'endArray':
+        return this.close();
+      case 'startObject':
+      case 'startArray':
+        if (this.descend(token.name === 'startObject')) return;
+        this.building = { stack: [], key: '', done: this.placeValue() };
+        return this.assemble(token);
+      default:
+        this.placeValue()(scalar(token));
+    }
+  }
+
+  get waiting(): boolean {
+    return this.pending.length > 0;
+  }
+
+  async settle(): Promise<void> {
+    const pending = this.pending;
+    this.pending = [];
+    await Promise.all(pending);
+  }
+
+  finish(): ManifestHead {
+    if (!this.ended) throw new ManifestReadError('json', 'not valid JSON (it ends before its closing brace)');
+    const issues: string[] = [];
+    checkHead(this.head, (where, what) => issues.push(`${where} ${what}`));
+    if (issues[0] !== undefined) throw shape(issues[0]);
+    const { prototypes: _p, files: _f, errors: _e, foreignReferences: _r, ...head } = this.head;
+    return head as unknown as ManifestHead;
+  }
+
+  /** Enters a container that is streamed rather than assembled; false when this one is assembled. */
+  private descend(isObject: boolean): boolean {
+    const place = this.places.at(-1);
+    if (place === undefined) throw shape('manifest.json holds more than one JSON value');
+    const key = this.key;
+    let next: Place | undefined;
+    if (place.kind === 'root' && key === 'prototypes' && isObject) next = { kind: 'prototypes' };
+    else if (place.kind === 'root' && (key === 'files' || key === 'errors' || key === 'foreignReferences') && !isObject) {
+      next = { kind: 'list', name: key, index: 0 };
+    } else if (place.kind === 'prototypes' && isObject) next = { kind: 'record', id: key, fields: {}, revisions: {} };
+    else if (place.kind === 'record' && key === 'revisions' && isObject) next = { kind: 'revisions', record: place };
+    else if (place.kind === 'revisions' && isObject) next = { kind: 'revision', record: place.record, name: key, fields: {}, files: [] };
+    else if (place.kind === 'revision' && key === 'files' && !isObject) next = { kind: 'list', name: 'files', index: 0, revision: place };
+    if (next === undefined) return false;
+    // Mark the container as present and of the right type for the shape check at its end.
+    if (place.kind === 'root') this.head[key] = isObject ? {} : [];
+    else if (place.kind === 'record') place.fields[key] = {};
+    else if (place.kind === 'revision') place.fields[key] = [];
+    this.places.push(next);
+    return true;
+  }
+
+  /** Where a complete value at the current position goes. */
+  private placeValue(): (value: unknown) => void {
+    const place = this.places.at(-1);
+    const key = this.key;
+    if (place === undefined) throw shape('manifest.json holds more than one JSON value');
+    switch (place.kind) {
+      case 'root':
+        return (value) => (this.head[key] = value);
+      case 'prototypes':
+        return (value) => this.check((at) => checkPrototype(`prototypes.${key}`, key, value, at));
+      case 'record':
+        return (value) => (place.fields[key] = value);
+      case 'revisions':
+        return (value) => (place.record.revisions[key] = value);
+      case 'revision':
+        return (value) => (place.fields[key] = value);
+      case 'list': {
+        const index = place.index++;
+        return (value) => this.item(place, index, value);
+      }
+    }
+  }
+
+  private item(place: Extract<Place, { kind: 'list' }>, index: number, value: unknown): void {
+    const revision = place.revision;
+    if (place.name === 'files') {
+      const where = revision ? `prototypes.${revision.record.id}.revisions.${revision.name}.files[${index}]` : `files[${index}]`;
+      this.check((at) => checkFile(where, value, at));
+      const entry = value as FileEntry;
+      if (revision && this.keepFiles) revision.files.push(entry);
+      const done = this.visitor.file?.(entry, revision ? { prototype: revision.record.id, revision: revision.name } : null);
+      if (done) this.pending.push(done);
+    } else if (place.name === 'errors') {
+      this.check((at) => checkError(`errors[${index}]`, value, at));
+      this.visitor.error?.(value as ManifestError);
+    } else {
+      if (!isObject(value) || typeof value.url !== 'string') throw shape(`foreignReferences[${index}] must be { url, referencedBy }`);
+      this.visitor.foreignReference?.(value as unknown as ForeignReference);
+    }
+  }
+
+  private close(): void {
+    const place = this.places.pop();
+    if (place === undefined) throw shape('manifest.json is not a JSON object');
+    if (place.kind === 'root') {
+      this.ended = true;
+    } else if (place.kind === 'revision') {
+      const files = Array.isArray(place.fields.files) ? place.files : place.fields.files;
+      place.record.revisions[place.name] = { ...place.fields, files } as PrototypeRevision;
+    } else if (place.kind === 'record') {
+      // A `revisions` object was streamed (its field holds a marker); anything else was assembled.
+      const streamed = isObject(place.fields.revisions);
+      const record = { ...place.fields, revisions: streamed ? place.revisions : place.fields.revisions };
+      // The files were checked one by one as they streamed; the record is checked without them.
+      const bare = { ...record, revisions: streamed ? withoutFiles(place.revisions) : record.revisions };
+      this.check((at) => checkPrototype(`prototypes.${place.id}`, place.id, bare, at));
+      const done = this.visitor.prototype?.(place.id, record as unknown as PrototypeRecord);
+      if (done) this.pending.push(done);
+    }
+  }
+
+  private check(run: (at: Report) => void): void {
+    let first: string | undefined;
+    run((where, what) => (first ??= `${where} ${what}`));
+    if (first !== undefined) throw shape(first);
+  }
+
+  /** Builds one whole value from its tokens (generic JSON assembly, used only for small pieces). */
+  private assemble(token: Token): void {
+    const state = this.building as NonNullable<ManifestWalker['building']>;
+    const put = (value: unknown): void => {
+      const top = state.stack.at(-1);
+      if (top === undefined) {
+        this.building = undefined;
+        state.done(value);
+      } else if (Array.isArray(top)) top.push(value);
+      else (top as Record<string, unknown>)[state.key] = value;
+    };
+    switch (token.name) {
+      case 'startObject':
+      case 'startArray': {
+        const container = token.name === 'startObject' ? {} : [];
+        if (state.stack.length > 0) put(container);
+        state.stack.push(container);
+        return;
+      }
+      case 'endObject':
+      case 'endArray': {
+        const container = state.stack.pop();
+        if (state.stack.length === 0) put(container);
+        return;
+      }
+      case 'keyValue':
+        state.key = token.value;
+        return;
+      default:
+        put(scalar(token));
+    }
+  }
+}
+
+function withoutFiles(revisions: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [name, revision] of Object.entries(revisions)) {
+    out[name] = isObject(revision) && Array.isArray(revision.files) ? { ...revision, files: [] } : revision;
+  }
+  return out;
+}
+
+function scalar(token: Token): unknown {
+  switch (token.name) {
+    case 'stringValue':
+      return token.value;
+    case 'numberValue':
+      return Number(token.value);
+    case 'nullValue':
+      return null;
+    case 'trueValue':
+      return true;
+    case 'falseValue':
+      return false;
+    default:
+      throw new ManifestReadError('json', `not valid JSON (unexpected ${token.name})`);
+  }
+}
+
+function shape(issue: string): ManifestReadError {
+  return new ManifestReadError('shape', issue);
+}
