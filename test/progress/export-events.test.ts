@@ -116,8 +116,8 @@ describe('previousCosts', () => {
     if (!record) throw new Error('sample lost prototype 12');
     // A generated viewer copy and an entry of another prototype are not resources of 12.
     record.revisions['3']?.files.push(
-      { path: 'prototypes/12/r3/pages/page1.view.html', source: 'generated', sha256: 'x', size: 999, contentType: 'text/html', lastModified: null },
-      { path: 'prototypes/12/r3/pages/odd.json', source: '/rabbit/api/prototypes/4711/pages/odd.json', sha256: 'x', size: 999, contentType: 'application/json', lastModified: null },
+      { path: 'prototypes/12/r3/pages/page1.view.html', source: 'generated', sha256: 'ab'.repeat(32), size: 999, contentType: 'text/html', lastModified: null },
+      { path: 'prototypes/12/r3/pages/odd.json', source: '/rabbit/api/prototypes/4711/pages/odd.json', sha256: 'ab'.repeat(32), size: 999, contentType: 'application/json', lastModified: null },
     );
     const files = sampleFiles().byPrototype;
     const bytes = (id: string): number => (files[id]?.files ?? []).reduce((sum, file) => sum + file.body.length, 0);
