@@ -102,7 +102,13 @@ function isStoredAsIs(file: StoredFile): boolean {
 
 function entryDate(lastModified: string | null): { date?: Date } {
   if (!lastModified) return {};
-  const ms = Date.parse(lastModified);
-  // Zip dates start in 1980; anything earlier (or unparseable) keeps the writer's fixed default.
-  return Number.isNaN(ms) || ms < Date.UTC(1980, 0, 2) ? {} : { date: new Date(ms) };
+  // Most of a prototype's bodies carry the same Last-Modified: parse each distinct one once.
+  if (lastModified !== lastDate.text) {
+    const ms = Date.parse(lastModified);
+    // Zip dates start in 1980; anything earlier (or unparseable) keeps the writer's fixed default.
+    lastDate = { text: lastModified, value: Number.isNaN(ms) || ms < Date.UTC(1980, 0, 2) ? {} : { date: new Date(ms) } };
+  }
+  return lastDate.value;
 }
+
+let lastDate: { text: string | null; value: { date?: Date } } = { text: null, value: {} };
