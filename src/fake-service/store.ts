@@ -8,19 +8,34 @@ import type {
   PageRecord,
   PrototypeRecord,
 } from './model.js';
+import type { PrototypeHead } from './model.js';
 import { newPrototype, parentKindOf, SYSTEM_USER } from './model.js';
+import { Lru, RenderedCache } from './lru.js';
+import type { PrototypePlan } from './ordinary-prototype.js';
+import { materialize, planOrdinaryPrototype, planPage, planPageIds, planPageIndex } from './ordinary-prototype.js';
 import type { Representation } from './payload.js';
-import { buildSampleData } from './sample-data.js';
+import { buildAwkwardPrototypes, FIRST_ORDINARY_ID } from './sample-data.js';
+
+// Plans hold a prototype's head and one number per page; pages are regenerated when evicted.
+const PLAN_CACHE = 256;
+const PAGE_CACHE = 512;
+const RENDERED_BUDGET_BYTES = 32 * 1024 * 1024;
 
 /**
  * The account's data and every way to change it. HTTP writes and tests go through the same
  * mutation methods, so both see one notion of "a change": the prototype's lastModification moves
  * forward, an 'autosaved' milestone is appended and its rendered bodies are dropped.
+ * Ordinary prototypes are only planned until something needs them whole (a write): a big
+ * account is served a page at a time from the seed, never built up front.
  */
 export class FakeStore {
   readonly keyRing: KeyRing;
-  private readonly prototypes = new Map<string, PrototypeRecord>();
-  private readonly bodies = new Map<string, Map<string, Representation>>();
+  /** Every prototype in list order: its records once built or written, null while only planned. */
+  private readonly prototypes = new Map<string, PrototypeRecord | null>();
+  private readonly plans = new Lru<string, PrototypePlan>(PLAN_CACHE);
+  private readonly generatedPages = new Lru<string, PageRecord>(PAGE_CACHE);
+  private readonly bodies = new RenderedCache(RENDERED_BUDGET_BYTES);
+  private readonly firstOrdinaryDiscussion: number;
   private listModified = 0;
   private nextDiscussionId: number;
 
@@ -29,9 +44,11 @@ export class FakeStore {
     readonly dataset: Readonly<DatasetOptions>,
     private readonly now: () => number,
   ) {
-    const sample = buildSampleData(seed, dataset);
-    for (const proto of sample.prototypes) this.prototypes.set(String(proto.id), proto);
-    this.nextDiscussionId = sample.nextDiscussionId;
+    const awkward = buildAwkwardPrototypes(seed, dataset);
+    for (const proto of awkward.prototypes) this.prototypes.set(String(proto.id), proto);
+    for (let i = 0; i < dataset.prototypes; i++) this.prototypes.set(String(FIRST_ORDINARY_ID + i), null);
+    this.firstOrdinaryDiscussion = awkward.nextDiscussionId;
+    this.nextDiscussionId = awkward.nextDiscussionId + dataset.prototypes * this.discussionsPerOrdinary();
     this.keyRing = new KeyRing(seed, [...this.prototypes.keys()]);
   }
 
@@ -39,16 +56,49 @@ export class FakeStore {
     return [...this.prototypes.keys()];
   }
 
+  /**
+   * The prototype as plain records that stay: a generated one is built in full here and kept from
+   * then on (writes and tests use this). Reads that serve requests use `head` and `page` instead.
+   */
   prototype(id: string | number): PrototypeRecord | undefined {
-    return this.prototypes.get(String(id));
+    const key = String(id);
+    const record = this.prototypes.get(key);
+    if (record !== null) return record;
+    const built = materialize(this.plan(key));
+    this.prototypes.set(key, built);
+    this.plans.delete(key);
+    this.generatedPages.deleteWhere((pageKey) => pageKey.startsWith(`${key}/`));
+    return built;
+  }
+
+  /** Everything of a prototype but its pages, without generating them. */
+  head(id: string | number): PrototypeHead | undefined {
+    const key = String(id);
+    const record = this.prototypes.get(key);
+    return record === null ? this.plan(key).head : record;
+  }
+
+  pageIds(protoId: string | number): string[] | undefined {
+    const key = String(protoId);
+    const record = this.prototypes.get(key);
+    return record === null ? planPageIds(this.plan(key)) : record?.pages.map((page) => page.id);
   }
 
   page(protoId: string | number, pageId: string): PageRecord | undefined {
-    return this.prototype(protoId)?.pages.find((page) => page.id === pageId);
+    const key = String(protoId);
+    const record = this.prototypes.get(key);
+    if (record !== null) return record?.pages.find((page) => page.id === pageId);
+    const plan = this.plan(key);
+    const index = planPageIndex(plan, pageId);
+    if (index === undefined) return undefined;
+    const cacheKey = `${key}/${pageId}`;
+    let page = this.generatedPages.get(cacheKey);
+    if (page === undefined) this.generatedPages.set(cacheKey, (page = planPage(plan, index)));
+    return page;
   }
 
   layer(protoId: string | number, layerId: string): LayerRecord | undefined {
-    return this.prototype(protoId)?.layers.find((layer) => layer.id === layerId);
+    return this.head(protoId)?.layers.find((layer) => layer.id === layerId);
   }
 
   /** The page or layer that holds elements, by its id (`page…` or `layer…`). */
@@ -63,28 +113,24 @@ export class FakeStore {
   }
 
   discussion(protoId: string | number, discussionId: string | number): DiscussionRecord | undefined {
-    return this.prototype(protoId)?.discussions.find((d) => String(d.id) === String(discussionId));
+    return this.head(protoId)?.discussions.find((d) => String(d.id) === String(discussionId));
   }
 
   /** Last-Modified of the prototypes list as one key sees it. */
   listLastModified(visible: readonly string[]): number {
     let latest = this.listModified;
-    for (const id of visible) latest = Math.max(latest, this.prototypes.get(id)?.lastModification ?? 0);
+    for (const id of visible) latest = Math.max(latest, this.head(id)?.lastModification ?? 0);
     return latest;
   }
 
-  /** Rendered bodies are built once per state of a prototype (or of the list, under null). */
+  /** Rendered bodies are built once per state of a prototype (or of the list, under null), within a memory budget. */
   cached(protoId: string | null, key: string, build: () => Representation): Representation {
-    const scope = protoId ?? '';
-    let bodies = this.bodies.get(scope);
-    if (bodies === undefined) this.bodies.set(scope, (bodies = new Map()));
-    let body = bodies.get(key);
-    if (body === undefined) bodies.set(key, (body = build()));
-    return body;
+    return this.bodies.get(protoId ?? '', key, build);
   }
 
   addPrototype(name: string): number {
-    const id = Math.max(0, ...[...this.prototypes.values()].map((p) => p.id)) + 1;
+    let id = 1;
+    for (const key of this.prototypes.keys()) id = Math.max(id, Number(key) + 1);
     const proto = newPrototype(id, name, SYSTEM_USER.name, 0);
     this.prototypes.set(String(id), proto);
     this.keyRing.addPrototype(String(id));
@@ -96,9 +142,9 @@ export class FakeStore {
   deletePrototype(id: string | number): void {
     const proto = this.require(id);
     this.prototypes.delete(String(id));
-    this.bodies.delete(String(id));
+    this.bodies.dropScope(String(id));
     this.listModified = this.nextTimestamp(Math.max(this.listModified, proto.lastModification));
-    this.bodies.delete('');
+    this.bodies.dropScope('');
   }
 
   renamePrototype(id: string | number, name: string): void {
@@ -206,8 +252,8 @@ export class FakeStore {
       name: 'autosaved',
       user: { ...SYSTEM_USER },
     });
-    this.bodies.delete(String(proto.id));
-    this.bodies.delete('');
+    this.bodies.dropScope(String(proto.id));
+    this.bodies.dropScope('');
   }
 
   /**
@@ -216,6 +262,22 @@ export class FakeStore {
    */
   private nextTimestamp(previous: number): number {
     return Math.max(this.now(), (Math.floor(previous / 1000) + 1) * 1000);
+  }
+
+  private plan(id: string): PrototypePlan {
+    let plan = this.plans.get(id);
+    if (plan === undefined) {
+      const index = Number(id) - FIRST_ORDINARY_ID;
+      const firstDiscussion = this.firstOrdinaryDiscussion + index * this.discussionsPerOrdinary();
+      plan = planOrdinaryPrototype(this.seed, Number(id), this.dataset, firstDiscussion);
+      this.plans.set(id, plan);
+    }
+    return plan;
+  }
+
+  /** Discussion ids run on across the ordinary prototypes; one without pages has none. */
+  private discussionsPerOrdinary(): number {
+    return this.dataset.pagesPerPrototype > 0 ? this.dataset.discussionsPerPrototype : 0;
   }
 
   private require(id: string | number): PrototypeRecord {
