@@ -111,3 +111,4 @@ export { DEFAULT_DATASET } from './model.js';
 export { AWKWARD_IDS, FIRST_ORDINARY_ID } from './sample-data.js';
 export { STATIC_PATHS } from './static-assets.js';
 export { FOREIGN_STYLESHEET } from './render-xhtml.js';
+export { countExportRequests, datasetForResources, exportPaths, SCALE_SHAPE } from './account-size.js';

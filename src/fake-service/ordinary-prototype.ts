@@ -2,7 +2,7 @@ import type { DatasetOptions, ElementRecord, LayerRecord, PageRecord, PrototypeH
 import { SYSTEM_USER } from './model.js';
 import type { Rng } from './prng.js';
 import { createRng, rngAt } from './prng.js';
-import { DAY, discussion, elements, emptyPrototype, EPOCH, milestone, milestoneTimes, WORDS } from './sample-data.js';
+import { DAY, discussion, elements, emptyPrototype, EPOCH, hasText, milestone, milestoneTimes, TYPES, WORDS } from './sample-data.js';
 
 /**
  * The ordinary prototypes that scale with the dataset options. A million-resource account must
@@ -40,8 +40,8 @@ export function planOrdinaryPrototype(
   const pageStates = new Int32Array(pageCount);
   for (let j = 0; j < pageCount; j++) {
     pageStates[j] = rng.state();
-    // Generated and dropped: only the stream's position and the element counter move on.
-    generatePage(rng, proto, proto.layers, j, pageCount, options.elementsPerPage);
+    skipPage(rng, options.elementsPerPage);
+    proto.nextElement += options.elementsPerPage;
   }
   const ids = { discussion: firstDiscussionId };
   for (let k = 0; k < options.discussionsPerPrototype && pageCount > 0; k++) {
@@ -69,6 +69,12 @@ export function planPageIndex(plan: PrototypePlan, pageId: string): number | und
   return index >= 0 && index < plan.pageCount && ordinaryPageId(index) === pageId ? index : undefined;
 }
 
+/** Element ids of a planned page, without generating it: they are numbered page after page. */
+export function planElementIds(plan: PrototypePlan, index: number): string[] {
+  const first = plan.firstPageElement + index * plan.elementsPerPage;
+  return Array.from({ length: plan.elementsPerPage }, (_, i) => `element${first + i}`);
+}
+
 export function planPageIds(plan: PrototypePlan): string[] {
   return Array.from({ length: plan.pageCount }, (_, j) => ordinaryPageId(j));
 }
@@ -81,6 +87,20 @@ export function materialize(plan: PrototypePlan): PrototypeRecord {
 
 export function ordinaryPageId(index: number): string {
   return `page${String(index + 1).padStart(4, '0')}`;
+}
+
+/**
+ * Moves the stream past one page exactly as `generatePage` would, without building it: a plan of
+ * a 10,000-element prototype then costs numbers, not objects. The golden digests in
+ * test/fake-service/lazy-dataset.test.ts fail if the two ever disagree.
+ */
+function skipPage(rng: Rng, elementCount: number): void {
+  rng.next(); // the page's name
+  for (let i = 0; i < elementCount; i++) {
+    const type = rng.pick(TYPES);
+    for (let k = 0; k < 4; k++) rng.next(); // position and dimensions
+    if (hasText(type)) rng.next();
+  }
 }
 
 function generatePage(

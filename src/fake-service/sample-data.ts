@@ -22,7 +22,7 @@ export const FIRST_ORDINARY_ID = 1001;
 export const EPOCH = 1262304000000;
 export const DAY = 86_400_000;
 const VOLKER = { id: 17, name: 'Volker' };
-const TYPES = ['button', 'text', 'image', 'link', 'rectangle', 'checkbox', 'headline'] as const;
+export const TYPES = ['button', 'text', 'image', 'link', 'rectangle', 'checkbox', 'headline'] as const;
 export const WORDS = ['Login', 'Dashboard', 'Settings', 'Profile', 'Search', 'Report', 'Inbox', 'Help'];
 
 export interface AwkwardData {
@@ -124,9 +124,13 @@ export function elements(rng: Rng, proto: { nextElement: number }, count: number
       dimensions: { width: rng.int(20, 120), height: rng.int(10, 60) },
     };
     if (i === 0 && target !== undefined) element.target = target;
-    if (type === 'text' || type === 'button' || type === 'headline') element.text = `${rng.pick(WORDS)} <${type}> & “${i}”`;
+    if (hasText(type)) element.text = `${rng.pick(WORDS)} <${type}> & “${i}”`;
     return element;
   });
+}
+
+export function hasText(type: string): boolean {
+  return type === 'text' || type === 'button' || type === 'headline';
 }
 
 export function discussion(

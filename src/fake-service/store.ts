@@ -12,7 +12,7 @@ import type { PrototypeHead } from './model.js';
 import { newPrototype, parentKindOf, SYSTEM_USER } from './model.js';
 import { Lru, RenderedCache } from './lru.js';
 import type { PrototypePlan } from './ordinary-prototype.js';
-import { materialize, planOrdinaryPrototype, planPage, planPageIds, planPageIndex } from './ordinary-prototype.js';
+import { materialize, planElementIds, planOrdinaryPrototype, planPage, planPageIds, planPageIndex } from './ordinary-prototype.js';
 import type { Representation } from './payload.js';
 import { buildAwkwardPrototypes, FIRST_ORDINARY_ID } from './sample-data.js';
 
@@ -95,6 +95,16 @@ export class FakeStore {
     let page = this.generatedPages.get(cacheKey);
     if (page === undefined) this.generatedPages.set(cacheKey, (page = planPage(plan, index)));
     return page;
+  }
+
+  /** The ids of a page's elements; a planned page is not generated for them. */
+  pageElementIds(protoId: string | number, pageId: string): string[] | undefined {
+    const key = String(protoId);
+    const record = this.prototypes.get(key);
+    if (record !== null) return record?.pages.find((page) => page.id === pageId)?.elements.map((element) => element.id);
+    const plan = this.plan(key);
+    const index = planPageIndex(plan, pageId);
+    return index === undefined ? undefined : planElementIds(plan, index);
   }
 
   layer(protoId: string | number, layerId: string): LayerRecord | undefined {

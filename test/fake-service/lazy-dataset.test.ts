@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
 import { afterEach, describe, expect, test } from 'vitest';
 import type { DatasetOptions, FakeService } from '../../src/fake-service/index.js';
-import { startFakeService } from '../../src/fake-service/index.js';
-import { crawl } from './helpers.js';
+import { countExportRequests, datasetForResources, exportPaths, FakeStore, startFakeService } from '../../src/fake-service/index.js';
+import { FULL_EXPORT_REQUESTS, walkService } from '../helpers/oracle.js';
+import { crawl, getJson, send } from './helpers.js';
 
 /**
  * The data is generated lazily, a page at a time, yet must stay what the eager generator served:
@@ -35,5 +36,55 @@ describe('lazily generated data', () => {
   test.each(GOLDEN)('seed %i, dataset %j: the same bytes as the eager generator', async (seed, dataset, count, digest) => {
     service = await startFakeService({ seed, dataset });
     expect(await digestOf(service)).toEqual({ count, digest });
+  });
+});
+
+describe('a big account', () => {
+  test('pages evicted from the caches come back identical', async () => {
+    // More pages than the store keeps generated, read twice: the second reads regenerate them.
+    service = await startFakeService({ dataset: { prototypes: 1, pagesPerPrototype: 700, elementsPerPage: 2, discussionsPerPrototype: 0 } });
+    const read = async (): Promise<string[]> => {
+      const out: string[] = [];
+      for (const page of ['page0001', 'page0350', 'page0700']) {
+        const meta = await getJson(service!, `prototypes/1001/pages/${page}.json`);
+        const elements = await getJson<string[]>(service!, `prototypes/1001/pages/${page}/elements.json`);
+        out.push(JSON.stringify([meta, elements, await getJson(service!, `prototypes/1001/pages/${page}/elements/${elements[1]}.json`)]));
+      }
+      return out;
+    };
+    const first = await read();
+    for (let j = 1; j <= 700; j++) await getJson(service, `prototypes/1001/pages/page${String(j).padStart(4, '0')}/elements.json`);
+    expect(await read()).toEqual(first);
+    expect(first[2]).toContain('"id":"element1406"');
+  });
+
+  test('a write to a generated prototype builds it in full, keeps the rest as it was and is served', async () => {
+    service = await startFakeService({ dataset: { prototypes: 3, pagesPerPrototype: 5, elementsPerPage: 4 } });
+    const before = await getJson<string[]>(service, 'prototypes/1002/pages/page0003/elements.json');
+    const untouched = await getJson(service, 'prototypes/1002/pages/page0004.json');
+    const created = await send(service, 'POST', 'prototypes/1002/pages/page0003/elements.json', { type: 'button', text: 'new' });
+    expect(created.status).toBe(201);
+    const after = await getJson<string[]>(service, 'prototypes/1002/pages/page0003/elements.json');
+    expect(after.slice(0, before.length)).toEqual(before);
+    expect(after).toHaveLength(before.length + 1);
+    expect(await getJson(service, 'prototypes/1002/pages/page0004.json')).toEqual(untouched);
+    expect(service.store.prototype(1002)!.pages[2]!.elements.map((e) => e.id)).toEqual(after);
+  });
+
+  test('exportPaths names exactly what an independent walk fetches', async () => {
+    service = await startFakeService();
+    const walked = await walkService(service.baseUrl, service.keys.readOnly);
+    const paths = [...exportPaths(service.store)];
+    expect(new Set(paths)).toEqual(new Set(walked.keys()));
+    expect(paths).toHaveLength(FULL_EXPORT_REQUESTS);
+    expect(countExportRequests(service.store)).toBe(FULL_EXPORT_REQUESTS);
+  });
+
+  test('a million resources are planned, not built: counting them generates no page', () => {
+    const dataset = datasetForResources(1_000_000);
+    const store = new FakeStore(1, dataset, () => 0);
+    const count = countExportRequests(store);
+    expect(Math.abs(count - 1_000_000)).toBeLessThan(dataset.pagesPerPrototype * (dataset.elementsPerPage + 5));
+    expect(dataset).toMatchObject({ pngWidth: 64, pngHeight: 48 });
   });
 });

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { parseFaultSpec, startFakeService, type FakeService } from '../../fake-service/index.js';
+import { countExportRequests, datasetForResources, parseFaultSpec, startFakeService, type DatasetOptions, type FakeService } from '../../fake-service/index.js';
 import { RabbitError } from '../../core/errors.js';
 import { intOption } from '../options.js';
 import { runAction, type CliIO } from '../run.js';
@@ -12,6 +12,7 @@ interface ServeFlags {
   pages?: number;
   elements?: number;
   pngBytes?: number;
+  resources?: number;
   faults?: string;
   json?: boolean;
 }
@@ -26,10 +27,11 @@ export function registerServe(program: Command, io: CliIO): void {
     .option('--prototypes <n>', 'ordinary prototypes beside the awkward sample ones', intOption('--prototypes', 0, 100_000))
     .option('--pages <n>', 'pages per ordinary prototype', intOption('--pages', 0, 10_000))
     .option('--elements <n>', 'elements per page', intOption('--elements', 0, 10_000))
+    .option('--resources <n>', 'an account of about this many resources (requests of a full export), in prototypes of 100 pages', intOption('--resources', 1, 100_000_000))
     .option('--png-bytes <n>', 'extra incompressible bytes in every page PNG', intOption('--png-bytes', 0, 2 ** 30))
     .option('--faults <spec>', 'inject faults, e.g. "rate=0.15,seed=7,kinds=429+503+reset"')
     .option('--json', 'print the base URL and keys as one JSON line')
-    .addHelpText('after', '\nExamples:\n  rabbit-export serve --port 8080 --latency 20\n  rabbit-export serve --faults "rate=0.1,seed=3"')
+    .addHelpText('after', '\nExamples:\n  rabbit-export serve --port 8080 --latency 20\n  rabbit-export serve --faults "rate=0.1,seed=3"\n  rabbit-export serve --resources 1000000 --json   # for benchmarks')
     .action((flags: ServeFlags) =>
       runAction(io, flags.json ?? false, async () => {
         let faults;
@@ -42,12 +44,7 @@ export function registerServe(program: Command, io: CliIO): void {
           port: flags.port,
           seed: flags.seed,
           latencyMs: flags.latency,
-          dataset: {
-            ...(flags.prototypes !== undefined ? { prototypes: flags.prototypes } : {}),
-            ...(flags.pages !== undefined ? { pagesPerPrototype: flags.pages } : {}),
-            ...(flags.elements !== undefined ? { elementsPerPage: flags.elements } : {}),
-            ...(flags.pngBytes !== undefined ? { pngPaddingBytes: flags.pngBytes } : {}),
-          },
+          dataset: datasetOf(flags),
           ...(faults ? { faults } : {}),
         });
         printService(io, service, flags.json ?? false);
@@ -70,13 +67,28 @@ export function registerServe(program: Command, io: CliIO): void {
     );
 }
 
+function datasetOf(flags: ServeFlags): Partial<DatasetOptions> {
+  if (flags.resources !== undefined && flags.prototypes !== undefined) {
+    throw new RabbitError('USAGE', '--resources chooses the number of prototypes: leave out --prototypes');
+  }
+  const shape: Partial<DatasetOptions> = {
+    ...(flags.prototypes !== undefined ? { prototypes: flags.prototypes } : {}),
+    ...(flags.pages !== undefined ? { pagesPerPrototype: flags.pages } : {}),
+    ...(flags.elements !== undefined ? { elementsPerPage: flags.elements } : {}),
+    ...(flags.pngBytes !== undefined ? { pngPaddingBytes: flags.pngBytes } : {}),
+  };
+  return flags.resources === undefined ? shape : datasetForResources(flags.resources, shape);
+}
+
 function printService(io: CliIO, service: FakeService, json: boolean): void {
+  // Counted by walking the account as an export does: benchmarks compare it with the requests made.
+  const resources = countExportRequests(service.store);
   if (json) {
-    io.stdout.write(`${JSON.stringify({ baseUrl: service.baseUrl, keys: service.keys })}\n`);
+    io.stdout.write(`${JSON.stringify({ baseUrl: service.baseUrl, keys: service.keys, resources, dataset: service.store.dataset, seed: service.store.seed })}\n`);
     return;
   }
   io.stdout.write(
-    `fake service listening at ${service.baseUrl}\n` +
+    `fake service listening at ${service.baseUrl} with ${resources} resources (requests of a full export)\n` +
       `  read-write key: ${service.keys.readWrite}\n` +
       `  read-only key:  ${service.keys.readOnly}\n` +
       `try: RABBIT_API_KEY=${service.keys.readOnly} rabbit-export export --base-url ${service.baseUrl} --out sample.zip\n` +
