@@ -26,6 +26,8 @@ export interface FakeServiceOptions {
   latencyMs?: number;
   dataset?: Partial<DatasetOptions>;
   faults?: FaultOptions;
+  /** Count requests per path in `stats.byPath` (default true); `serve` turns it off. */
+  countPaths?: boolean;
   /** Clock (ms) for writes. */
   now?: () => number;
 }
@@ -47,7 +49,7 @@ export async function startFakeService(options: FakeServiceOptions = {}): Promis
   const store = new FakeStore(options.seed ?? 1, dataset, options.now ?? Date.now);
   const state: ServiceState = {
     store,
-    stats: createStats(),
+    stats: createStats(options.countPaths ?? true),
     staticAssets: buildStaticAssets(),
     baseUrl: '',
     latencyMs: options.latencyMs ?? 0,

@@ -45,6 +45,7 @@ export function registerServe(program: Command, io: CliIO): void {
           seed: flags.seed,
           latencyMs: flags.latency,
           dataset: datasetOf(flags),
+          countPaths: false,
           ...(faults ? { faults } : {}),
         });
         printService(io, service, flags.json ?? false);
@@ -55,7 +56,8 @@ export function registerServe(program: Command, io: CliIO): void {
             // With --json the service's own counts close the output, for benchmarks and scripts.
             if (flags.json) {
               const { requests, peakInFlight, faultsInjected } = service.stats;
-              io.stdout.write(`${JSON.stringify({ stats: { requests, peakInFlight, faultsInjected } })}\n`);
+              const peakRssBytes = process.resourceUsage().maxRSS * 1024;
+              io.stdout.write(`${JSON.stringify({ stats: { requests, peakInFlight, faultsInjected, peakRssBytes } })}\n`);
             }
             void service.close().then(resolve);
           };
