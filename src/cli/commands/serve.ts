@@ -48,8 +48,9 @@ export function registerServe(program: Command, io: CliIO): void {
           countPaths: false,
           ...(faults ? { faults } : {}),
         });
-        printService(io, service, flags.json ?? false);
-        await new Promise<void>((resolve) => {
+        // Listen for the stop signal before saying where the service is: a script that reads the
+        // first line and stops the service at once must not hit the default action of SIGTERM.
+        const stopped = new Promise<void>((resolve) => {
           const stop = (): void => {
             process.off('SIGINT', stop);
             process.off('SIGTERM', stop);
@@ -64,6 +65,8 @@ export function registerServe(program: Command, io: CliIO): void {
           process.on('SIGINT', stop);
           process.on('SIGTERM', stop);
         });
+        printService(io, service, flags.json ?? false);
+        await stopped;
         return 0;
       }),
     );
