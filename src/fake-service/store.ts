@@ -107,6 +107,14 @@ export class FakeStore {
     return index === undefined ? undefined : planElementIds(plan, index);
   }
 
+  pageElementCount(protoId: string | number, pageId: string): number | undefined {
+    const key = String(protoId);
+    const record = this.prototypes.get(key);
+    if (record !== null) return record?.pages.find((page) => page.id === pageId)?.elements.length;
+    const plan = this.plan(key);
+    return planPageIndex(plan, pageId) === undefined ? undefined : plan.elementsPerPage;
+  }
+
   layer(protoId: string | number, layerId: string): LayerRecord | undefined {
     return this.head(protoId)?.layers.find((layer) => layer.id === layerId);
   }

@@ -86,5 +86,9 @@ describe('a big account', () => {
     const count = countExportRequests(store);
     expect(Math.abs(count - 1_000_000)).toBeLessThan(dataset.pagesPerPrototype * (dataset.elementsPerPage + 5));
     expect(dataset).toMatchObject({ pngWidth: 64, pngHeight: 48 });
+    // The count is kept apart from the enumeration for speed; they must agree, written-to or not.
+    const small = new FakeStore(1, { ...dataset, prototypes: 2 }, () => 0);
+    small.addElement(1002, 'page0007', { type: 'button' });
+    expect(countExportRequests(small)).toBe([...exportPaths(small)].length);
   });
 });
