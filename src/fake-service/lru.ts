@@ -44,8 +44,9 @@ interface RenderedEntry {
   bytes: number;
 }
 
-// What a Map entry, its key and a Representation cost beyond the body itself, roughly.
-const ENTRY_OVERHEAD = 256;
+// What a Map entry, its key, a Representation, its payload closure and a Buffer cost beyond the
+// body itself, roughly (measured: well above the bytes of a small JSON body).
+const ENTRY_OVERHEAD = 1024;
 
 /**
  * Rendered bodies by scope (a prototype, or '' for the list) and route, limited by the bytes they

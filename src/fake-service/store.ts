@@ -18,8 +18,8 @@ import { buildAwkwardPrototypes, FIRST_ORDINARY_ID } from './sample-data.js';
 
 // Plans hold a prototype's head and one number per page; pages are regenerated when evicted.
 const PLAN_CACHE = 256;
-const PAGE_CACHE = 512;
-const RENDERED_BUDGET_BYTES = 32 * 1024 * 1024;
+const PAGE_CACHE = 128;
+const RENDERED_BUDGET_BYTES = 8 * 1024 * 1024;
 
 /**
  * The account's data and every way to change it. HTTP writes and tests go through the same
