@@ -6,19 +6,15 @@ import type {
   ElementRecord,
   LayerRecord,
   PageRecord,
+  PrototypeHead,
   PrototypeRecord,
 } from './model.js';
-import type { PrototypeHead } from './model.js';
 import { newPrototype, parentKindOf, SYSTEM_USER } from './model.js';
-import { Lru, RenderedCache } from './lru.js';
-import type { PrototypePlan } from './ordinary-prototype.js';
-import { materialize, planElementIds, planOrdinaryPrototype, planPage, planPageIds, planPageIndex } from './ordinary-prototype.js';
+import { RenderedCache } from './lru.js';
 import type { Representation } from './payload.js';
+import { PlannedPrototypes } from './planned-prototypes.js';
 import { buildAwkwardPrototypes, FIRST_ORDINARY_ID } from './sample-data.js';
 
-// Plans hold a prototype's head and one number per page; pages are regenerated when evicted.
-const PLAN_CACHE = 256;
-const PAGE_CACHE = 128;
 const RENDERED_BUDGET_BYTES = 8 * 1024 * 1024;
 
 /**
@@ -32,10 +28,8 @@ export class FakeStore {
   readonly keyRing: KeyRing;
   /** Every prototype in list order: its records once built or written, null while only planned. */
   private readonly prototypes = new Map<string, PrototypeRecord | null>();
-  private readonly plans = new Lru<string, PrototypePlan>(PLAN_CACHE);
-  private readonly generatedPages = new Lru<string, PageRecord>(PAGE_CACHE);
+  private readonly planned: PlannedPrototypes;
   private readonly bodies = new RenderedCache(RENDERED_BUDGET_BYTES);
-  private readonly firstOrdinaryDiscussion: number;
   private listModified = 0;
   private nextDiscussionId: number;
 
@@ -47,8 +41,8 @@ export class FakeStore {
     const awkward = buildAwkwardPrototypes(seed, dataset);
     for (const proto of awkward.prototypes) this.prototypes.set(String(proto.id), proto);
     for (let i = 0; i < dataset.prototypes; i++) this.prototypes.set(String(FIRST_ORDINARY_ID + i), null);
-    this.firstOrdinaryDiscussion = awkward.nextDiscussionId;
-    this.nextDiscussionId = awkward.nextDiscussionId + dataset.prototypes * this.discussionsPerOrdinary();
+    this.planned = new PlannedPrototypes(seed, dataset, awkward.nextDiscussionId);
+    this.nextDiscussionId = awkward.nextDiscussionId + dataset.prototypes * this.planned.discussionsEach;
     this.keyRing = new KeyRing(seed, [...this.prototypes.keys()]);
   }
 
@@ -64,55 +58,38 @@ export class FakeStore {
     const key = String(id);
     const record = this.prototypes.get(key);
     if (record !== null) return record;
-    const built = materialize(this.plan(key));
+    const built = this.planned.build(key);
     this.prototypes.set(key, built);
-    this.plans.delete(key);
-    this.generatedPages.deleteWhere((pageKey) => pageKey.startsWith(`${key}/`));
     return built;
   }
 
   /** Everything of a prototype but its pages, without generating them. */
   head(id: string | number): PrototypeHead | undefined {
-    const key = String(id);
-    const record = this.prototypes.get(key);
-    return record === null ? this.plan(key).head : record;
+    const record = this.prototypes.get(String(id));
+    return record === null ? this.planned.head(String(id)) : record;
   }
 
   pageIds(protoId: string | number): string[] | undefined {
-    const key = String(protoId);
-    const record = this.prototypes.get(key);
-    return record === null ? planPageIds(this.plan(key)) : record?.pages.map((page) => page.id);
+    const record = this.prototypes.get(String(protoId));
+    return record === null ? this.planned.pageIds(String(protoId)) : record?.pages.map((page) => page.id);
   }
 
   page(protoId: string | number, pageId: string): PageRecord | undefined {
-    const key = String(protoId);
-    const record = this.prototypes.get(key);
-    if (record !== null) return record?.pages.find((page) => page.id === pageId);
-    const plan = this.plan(key);
-    const index = planPageIndex(plan, pageId);
-    if (index === undefined) return undefined;
-    const cacheKey = `${key}/${pageId}`;
-    let page = this.generatedPages.get(cacheKey);
-    if (page === undefined) this.generatedPages.set(cacheKey, (page = planPage(plan, index)));
-    return page;
+    const record = this.prototypes.get(String(protoId));
+    return record === null ? this.planned.page(String(protoId), pageId) : record?.pages.find((page) => page.id === pageId);
   }
 
   /** The ids of a page's elements; a planned page is not generated for them. */
   pageElementIds(protoId: string | number, pageId: string): string[] | undefined {
-    const key = String(protoId);
-    const record = this.prototypes.get(key);
-    if (record !== null) return record?.pages.find((page) => page.id === pageId)?.elements.map((element) => element.id);
-    const plan = this.plan(key);
-    const index = planPageIndex(plan, pageId);
-    return index === undefined ? undefined : planElementIds(plan, index);
+    const record = this.prototypes.get(String(protoId));
+    if (record === null) return this.planned.elementIds(String(protoId), pageId);
+    return record?.pages.find((page) => page.id === pageId)?.elements.map((element) => element.id);
   }
 
   pageElementCount(protoId: string | number, pageId: string): number | undefined {
-    const key = String(protoId);
-    const record = this.prototypes.get(key);
-    if (record !== null) return record?.pages.find((page) => page.id === pageId)?.elements.length;
-    const plan = this.plan(key);
-    return planPageIndex(plan, pageId) === undefined ? undefined : plan.elementsPerPage;
+    const record = this.prototypes.get(String(protoId));
+    if (record === null) return this.planned.elementCount(String(protoId), pageId);
+    return record?.pages.find((page) => page.id === pageId)?.elements.length;
   }
 
   layer(protoId: string | number, layerId: string): LayerRecord | undefined {
@@ -280,22 +257,6 @@ export class FakeStore {
    */
   private nextTimestamp(previous: number): number {
     return Math.max(this.now(), (Math.floor(previous / 1000) + 1) * 1000);
-  }
-
-  private plan(id: string): PrototypePlan {
-    let plan = this.plans.get(id);
-    if (plan === undefined) {
-      const index = Number(id) - FIRST_ORDINARY_ID;
-      const firstDiscussion = this.firstOrdinaryDiscussion + index * this.discussionsPerOrdinary();
-      plan = planOrdinaryPrototype(this.seed, Number(id), this.dataset, firstDiscussion);
-      this.plans.set(id, plan);
-    }
-    return plan;
-  }
-
-  /** Discussion ids run on across the ordinary prototypes; one without pages has none. */
-  private discussionsPerOrdinary(): number {
-    return this.dataset.pagesPerPrototype > 0 ? this.dataset.discussionsPerPrototype : 0;
   }
 
   private require(id: string | number): PrototypeRecord {
