@@ -1,4 +1,4 @@
-import type { ElementRecord, LayerRecord, PageRecord, PrototypeRecord } from './model.js';
+import type { ElementRecord, LayerRecord, PageRecord, PrototypeHead } from './model.js';
 
 /**
  * Where an element sits, read defensively: attributes arrive from PUT and POST bodies, so
@@ -23,7 +23,7 @@ export function boxOf(element: ElementRecord): Box {
 }
 
 /** Elements drawn on a page: its visible layers first (underneath), then its own. */
-export function visibleElements(proto: PrototypeRecord, page: PageRecord): ElementRecord[] {
+export function visibleElements(proto: PrototypeHead, page: PageRecord): ElementRecord[] {
   const layers = page.layers
     .map((id) => proto.layers.find((layer) => layer.id === id))
     .filter((layer): layer is LayerRecord => layer !== undefined);

@@ -26,6 +26,8 @@ export interface FakeServiceOptions {
   latencyMs?: number;
   dataset?: Partial<DatasetOptions>;
   faults?: FaultOptions;
+  /** Count requests per path in `stats.byPath` (default true); `serve` turns it off. */
+  countPaths?: boolean;
   /** Clock (ms) for writes. */
   now?: () => number;
   /** The base URL the service names itself by in bodies when it is reached through a TLS front or proxy. */
@@ -49,7 +51,7 @@ export async function startFakeService(options: FakeServiceOptions = {}): Promis
   const store = new FakeStore(options.seed ?? 1, dataset, options.now ?? Date.now);
   const state: ServiceState = {
     store,
-    stats: createStats(),
+    stats: createStats(options.countPaths ?? true),
     staticAssets: buildStaticAssets(),
     baseUrl: '',
     latencyMs: options.latencyMs ?? 0,
@@ -115,3 +117,4 @@ export { DEFAULT_DATASET } from './model.js';
 export { AWKWARD_IDS, FIRST_ORDINARY_ID } from './sample-data.js';
 export { STATIC_PATHS } from './static-assets.js';
 export { FOREIGN_STYLESHEET } from './render-xhtml.js';
+export { countExportRequests, datasetForResources, exportPaths, SCALE_SHAPE } from './account-size.js';

@@ -14,6 +14,9 @@ export interface DatasetOptions {
   pngPaddingBytes: number;
   /** Include the prototype whose pages.json uses the old API's `{"pageN": "name"}` object form. */
   legacyPagesList: boolean;
+  /** Size of the page PNGs; the element boxes are scaled to it. Small for big benchmarks. */
+  pngWidth: number;
+  pngHeight: number;
 }
 
 export const DEFAULT_DATASET: Readonly<DatasetOptions> = {
@@ -25,6 +28,8 @@ export const DEFAULT_DATASET: Readonly<DatasetOptions> = {
   discussionsPerPrototype: 3,
   pngPaddingBytes: 0,
   legacyPagesList: true,
+  pngWidth: 320,
+  pngHeight: 240,
 };
 
 export interface Position {
@@ -95,6 +100,9 @@ export interface PrototypeRecord {
   /** Element ids are unique across the pages and layers of one prototype. */
   nextElement: number;
 }
+
+/** Everything of a prototype but its pages, which a big generated one produces one at a time. */
+export type PrototypeHead = Omit<PrototypeRecord, 'pages'>;
 
 /** A prototype with nothing in it yet: the sample data and the store's writes both start here. */
 export function newPrototype(id: number, name: string, lastUser: string, lastModification: number): PrototypeRecord {

@@ -46,7 +46,12 @@ export function errorReply(status: number, error: string, message: string, heade
   return jsonReply(status, { error, message }, headers);
 }
 
+let lastDate: [number, string] = [NaN, ''];
+
 /** HTTP dates have whole seconds; comparisons elsewhere use the same truncation. */
 export function httpDate(ms: number): string {
-  return new Date(Math.floor(ms / 1000) * 1000).toUTCString();
+  const seconds = Math.floor(ms / 1000);
+  // Every body of a prototype carries the same date: formatting it once per run of them is enough.
+  if (lastDate[0] !== seconds) lastDate = [seconds, new Date(seconds * 1000).toUTCString()];
+  return lastDate[1];
 }

@@ -10,10 +10,17 @@ export interface Rng {
   /** Integer in [min, max], both inclusive. */
   int(min: number, max: number): number;
   pick<T>(items: readonly T[]): T;
+  /** The generator's whole state: `rngAt(rng.state())` continues exactly where this one is. */
+  state(): number;
 }
 
 export function createRng(seed: number, ...labels: Array<string | number>): Rng {
-  let state = hash32(`${seed}:${labels.join(':')}`);
+  return rngAt(hash32(`${seed}:${labels.join(':')}`));
+}
+
+/** A generator resumed from a saved state, so big datasets can be generated one piece at a time. */
+export function rngAt(initial: number): Rng {
+  let state = initial | 0;
   // mulberry32: tiny, fast and good enough for test data; not for anything secret.
   const next = (): number => {
     state = (state + 0x6d2b79f5) | 0;
@@ -30,6 +37,7 @@ export function createRng(seed: number, ...labels: Array<string | number>): Rng 
       if (item === undefined) throw new RangeError('pick from an empty list');
       return item;
     },
+    state: () => state,
   };
 }
 

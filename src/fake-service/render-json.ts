@@ -1,10 +1,10 @@
-import type { DiscussionRecord, ElementRecord, LayerRecord, PageRecord, PrototypeRecord } from './model.js';
+import type { DiscussionRecord, ElementRecord, LayerRecord, PageRecord, PrototypeHead } from './model.js';
 
 /**
  * JSON shapes as service-api.md section 2 and api-notes.md describe them, field order included,
  * so bodies look like the ones the live service sent.
  */
-export function prototypeJson(proto: PrototypeRecord): unknown {
+export function prototypeJson(proto: PrototypeHead): unknown {
   return {
     id: proto.id,
     versions: { milestones: proto.milestones },
@@ -18,9 +18,9 @@ export function prototypeJson(proto: PrototypeRecord): unknown {
 }
 
 /** The old API answered with `{"page2200": "MyPage 3"}`; the documented one with an id array. */
-export function pagesListJson(proto: PrototypeRecord): unknown {
-  if (!proto.legacyPagesList) return proto.pages.map((page) => page.id);
-  return Object.fromEntries(proto.pages.map((page) => [page.id, page.name]));
+export function pagesListJson(proto: PrototypeHead, pageIds: string[], nameOf: (pageId: string) => string): unknown {
+  if (!proto.legacyPagesList) return pageIds;
+  return Object.fromEntries(pageIds.map((id) => [id, nameOf(id)]));
 }
 
 export function pageJson(page: PageRecord): unknown {
@@ -39,7 +39,7 @@ export function discussionIdsJson(discussions: readonly DiscussionRecord[], page
   return discussions.filter((d) => pageId === undefined || d.pageId === pageId).map((d) => d.id);
 }
 
-export function discussionJson(proto: PrototypeRecord, discussion: DiscussionRecord): unknown {
+export function discussionJson(proto: PrototypeHead, discussion: DiscussionRecord): unknown {
   const last = discussion.entries[discussion.entries.length - 1];
   return {
     id: discussion.id,

@@ -1,9 +1,9 @@
 import { boxOf, visibleElements } from './element-geometry.js';
-import type { ElementRecord, PageRecord, PrototypeRecord } from './model.js';
+import type { DatasetOptions, ElementRecord, PageRecord, PrototypeHead } from './model.js';
 import type { Payload } from './payload.js';
 import { bufferPayload } from './payload.js';
 import { createCanvas, encodeHead, fillRect, IEND, paddedSize, paddingChunks } from './png.js';
-import type { Rgb } from './png.js';
+import type { Canvas, Rgb } from './png.js';
 import { deriveBytes, hash32 } from './prng.js';
 
 export const PAGE_WIDTH = 320;
@@ -12,18 +12,25 @@ export const PAGE_HEIGHT = 240;
 const WHITE: Rgb = [255, 255, 255];
 const BORDER: Rgb = [51, 51, 51];
 
+export type PngSize = Pick<DatasetOptions, 'pngWidth' | 'pngHeight' | 'pngPaddingBytes'>;
+
 /**
  * The page as a raster: each visible element a filled rectangle with a border, coloured from its
- * id and type so overlapping elements stay apart. With padding, noise chunks follow the image
- * data and are generated while the body is written.
+ * id and type so overlapping elements stay apart. A size other than the page's own scales the
+ * boxes (small images keep a million-page benchmark cheap). With padding, noise chunks follow
+ * the image data and are generated while the body is written.
  */
-export function renderPagePng(proto: PrototypeRecord, page: PageRecord, seed: number, padding: number): Payload {
-  const canvas = createCanvas(PAGE_WIDTH, PAGE_HEIGHT, WHITE);
+export function renderPagePng(proto: PrototypeHead, page: PageRecord, seed: number, size: PngSize): Payload {
+  const canvas = blankCanvas(size.pngWidth, size.pngHeight);
+  const sx = size.pngWidth / PAGE_WIDTH;
+  const sy = size.pngHeight / PAGE_HEIGHT;
   for (const element of visibleElements(proto, page)) {
     const box = boxOf(element);
-    fillRect(canvas, box.x, box.y, box.width, box.height, BORDER);
-    fillRect(canvas, box.x + 1, box.y + 1, box.width - 2, box.height - 2, colorOf(element));
+    const [x, y, width, height] = [box.x * sx, box.y * sy, box.width * sx, box.height * sy];
+    fillRect(canvas, x, y, width, height, BORDER);
+    fillRect(canvas, x + 1, y + 1, width - 2, height - 2, colorOf(element));
   }
+  const padding = size.pngPaddingBytes;
   const head = encodeHead(canvas);
   if (padding <= 0) return bufferPayload(Buffer.concat([head, IEND]));
   const key = deriveBytes(seed, `${proto.id}/${page.id}`);
@@ -35,6 +42,16 @@ export function renderPagePng(proto: PrototypeRecord, page: PageRecord, seed: nu
       yield IEND;
     },
   };
+}
+
+// White canvases by size: copying one is cheaper than filling it pixel by pixel for every page.
+const blanks = new Map<string, Canvas>();
+
+function blankCanvas(width: number, height: number): Canvas {
+  const key = `${width}x${height}`;
+  let blank = blanks.get(key);
+  if (blank === undefined) blanks.set(key, (blank = createCanvas(width, height, WHITE)));
+  return { width, height, pixels: Buffer.from(blank.pixels) };
 }
 
 function colorOf(element: ElementRecord): Rgb {

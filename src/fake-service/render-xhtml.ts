@@ -1,5 +1,5 @@
 import { boxOf, visibleElements } from './element-geometry.js';
-import type { ElementRecord, PageRecord, PrototypeRecord } from './model.js';
+import type { ElementRecord, PageRecord, PrototypeHead } from './model.js';
 import { STATIC_PATHS } from './static-assets.js';
 
 /**
@@ -12,7 +12,7 @@ export const FOREIGN_STYLESHEET = 'https://fonts.example.com/x.css';
 // The page lives at /rabbit/api/prototypes/{id}/pages/{page}.html: four levels up is /rabbit/.
 const RELATIVE_ICON = `../../../..${STATIC_PATHS.icon.slice('/rabbit'.length)}`;
 
-export function renderXhtml(baseUrl: string, proto: PrototypeRecord, page: PageRecord): string {
+export function renderXhtml(baseUrl: string, proto: PrototypeHead, page: PageRecord): string {
   const title = `${escapeXml(page.name)} – ${escapeXml(proto.name)}`;
   const elements = visibleElements(proto, page).map(renderElement).join('\n');
   return `<?xml version="1.0" encoding="UTF-8"?>

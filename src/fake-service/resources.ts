@@ -1,6 +1,6 @@
 import type { Access } from './auth.js';
 import { mayRead } from './auth.js';
-import type { PrototypeRecord } from './model.js';
+import type { PrototypeHead } from './model.js';
 import type { Representation } from './payload.js';
 import { bufferPayload, JSON_TYPE, jsonPayload, PNG_TYPE, XHTML_TYPE } from './payload.js';
 import { renderPagePng } from './render-png.js';
@@ -34,14 +34,14 @@ export function representationOf(
       json(visible.map(Number), store.listLastModified(visible)),
     );
   }
-  const proto = store.prototype(route.protoId);
+  const proto = store.head(route.protoId);
   if (proto === undefined) return undefined;
   const key = routeKey(route);
   if (!exists(store, proto, route)) return undefined;
   return store.cached(route.protoId, key, () => render(store, baseUrl, proto, route));
 }
 
-function exists(store: FakeStore, proto: PrototypeRecord, route: Exclude<Route, { kind: 'prototypes' }>): boolean {
+function exists(store: FakeStore, proto: PrototypeHead, route: Exclude<Route, { kind: 'prototypes' }>): boolean {
   switch (route.kind) {
     case 'page':
       return store.page(proto.id, route.pageId) !== undefined;
@@ -63,7 +63,7 @@ function exists(store: FakeStore, proto: PrototypeRecord, route: Exclude<Route, 
 function render(
   store: FakeStore,
   baseUrl: string,
-  proto: PrototypeRecord,
+  proto: PrototypeHead,
   route: Exclude<Route, { kind: 'prototypes' }>,
 ): Representation {
   const modified = proto.lastModification;
@@ -71,7 +71,7 @@ function render(
     case 'prototype':
       return json(prototypeJson(proto), modified);
     case 'pages':
-      return json(pagesListJson(proto), modified);
+      return json(pagesListJson(proto, store.pageIds(proto.id)!, (id) => store.page(proto.id, id)!.name), modified);
     case 'layers':
       return json(proto.layers.map((layer) => layer.id), modified);
     case 'layer':
@@ -91,7 +91,7 @@ function render(
         const xhtml = Buffer.from(renderXhtml(baseUrl, proto, page), 'utf8');
         return { contentType: XHTML_TYPE, lastModified: modified, payload: bufferPayload(xhtml) };
       }
-      const png = renderPagePng(proto, page, store.seed, store.dataset.pngPaddingBytes);
+      const png = renderPagePng(proto, page, store.seed, store.dataset);
       return { contentType: PNG_TYPE, lastModified: modified, payload: png };
     }
   }

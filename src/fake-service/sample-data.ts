@@ -13,30 +13,28 @@ import { createRng } from './prng.js';
 /**
  * The sample account. Three fixed prototypes carry the awkward cases an exporter must survive
  * (see the report in each builder); the ordinary ones scale with the dataset options for
- * benchmarks. Structure is fixed; positions, timestamps and ordinary names come from the seed.
+ * benchmarks and are generated from the same helpers, a page at a time (ordinary-prototype.ts). Structure is fixed; positions, timestamps and ordinary names come from the seed.
  */
 export const AWKWARD_IDS = { main: 3, noMilestones: 17, legacy: 42 } as const;
 export const FIRST_ORDINARY_ID = 1001;
 
 // 2010-01-01: every sample timestamp lies well before any clock a test would pass for writes.
-const EPOCH = 1262304000000;
-const DAY = 86_400_000;
+export const EPOCH = 1262304000000;
+export const DAY = 86_400_000;
 const VOLKER = { id: 17, name: 'Volker' };
-const TYPES = ['button', 'text', 'image', 'link', 'rectangle', 'checkbox', 'headline'] as const;
-const WORDS = ['Login', 'Dashboard', 'Settings', 'Profile', 'Search', 'Report', 'Inbox', 'Help'];
+export const TYPES = ['button', 'text', 'image', 'link', 'rectangle', 'checkbox', 'headline'] as const;
+export const WORDS = ['Login', 'Dashboard', 'Settings', 'Profile', 'Search', 'Report', 'Inbox', 'Help'];
 
-export interface SampleData {
+export interface AwkwardData {
   prototypes: PrototypeRecord[];
   nextDiscussionId: number;
 }
 
-export function buildSampleData(seed: number, options: DatasetOptions): SampleData {
+/** The fixed prototypes; the ordinary ones are generated lazily (ordinary-prototype.ts). */
+export function buildAwkwardPrototypes(seed: number, options: DatasetOptions): AwkwardData {
   const ids = { discussion: 1 };
   const prototypes = [mainPrototype(seed, ids), noMilestonesPrototype(seed, ids)];
   if (options.legacyPagesList) prototypes.push(legacyPrototype(seed));
-  for (let i = 0; i < options.prototypes; i++) {
-    prototypes.push(ordinaryPrototype(seed, FIRST_ORDINARY_ID + i, options, ids));
-  }
   return { prototypes, nextDiscussionId: ids.discussion };
 }
 
@@ -102,51 +100,21 @@ function legacyPrototype(seed: number): PrototypeRecord {
   return proto;
 }
 
-function ordinaryPrototype(
-  seed: number,
-  id: number,
-  options: DatasetOptions,
-  ids: { discussion: number },
-): PrototypeRecord {
-  const rng = createRng(seed, 'prototype', id);
-  const proto = emptyPrototype(rng, id, `${rng.pick(WORDS)} prototype ${id}`, rng.pick(['Volker', 'anna@example.com']));
-  const times = milestoneTimes(rng, rng.int(1, 4));
-  proto.milestones = times.map((t, i) => milestone(i + 1, t, 'autosaved', SYSTEM_USER));
-  proto.lastModification = (times[times.length - 1] ?? EPOCH) + rng.int(1000, DAY);
-  for (let j = 1; j <= options.layersPerPrototype; j++) {
-    proto.layers.push({ id: `layer${j}`, name: `${rng.pick(WORDS)} layer ${j}`, elements: elements(rng, proto, options.elementsPerLayer) });
-  }
-  const pageIds = Array.from({ length: options.pagesPerPrototype }, (_, j) => `page${String(j + 1).padStart(4, '0')}`);
-  proto.pages = pageIds.map((pageId, j) => ({
-    id: pageId,
-    name: `${rng.pick(WORDS)} ${j + 1}`,
-    // The first layer is on every page; the others alternate, so sharing is the normal case.
-    layers: proto.layers.filter((layer, k) => k === 0 || (j + k) % 2 === 0).map((layer) => layer.id),
-    elements: elements(rng, proto, options.elementsPerPage, pageIds[(j + 1) % pageIds.length]),
-  }));
-  for (let k = 0; k < options.discussionsPerPrototype && pageIds.length > 0; k++) {
-    const pageId = pageIds[k % pageIds.length] ?? '';
-    const authors = ['Volker', 'anna@example.com', 'Jürgen 🐇'].slice(0, rng.int(1, 3));
-    proto.discussions.push(discussion(rng, ids, proto, pageId, `${rng.pick(WORDS)} question ${k + 1}`, authors));
-  }
-  return proto;
-}
-
-function emptyPrototype(rng: Rng, id: number, name: string, lastUser: string): PrototypeRecord {
+export function emptyPrototype(rng: Rng, id: number, name: string, lastUser: string): PrototypeRecord {
   return newPrototype(id, name, lastUser, EPOCH + rng.int(0, 900) * DAY + rng.int(0, DAY));
 }
 
 /** Creation times in ascending revision order, the last one a while before lastModification. */
-function milestoneTimes(rng: Rng, count: number): number[] {
+export function milestoneTimes(rng: Rng, count: number): number[] {
   let t = EPOCH + rng.int(0, 400) * DAY;
   return Array.from({ length: count }, () => (t += rng.int(3_600_000, 30 * DAY)));
 }
 
-function milestone(revision: number, created: number, name: string, user: { id: number; name: string }): MilestoneRecord {
+export function milestone(revision: number, created: number, name: string, user: { id: number; name: string }): MilestoneRecord {
   return { revision, created: String(created), name, user: { id: user.id, name: user.name } };
 }
 
-function elements(rng: Rng, proto: PrototypeRecord, count: number, target?: string): ElementRecord[] {
+export function elements(rng: Rng, proto: { nextElement: number }, count: number, target?: string): ElementRecord[] {
   return Array.from({ length: count }, (_, i) => {
     const type = rng.pick(TYPES);
     const element: ElementRecord = {
@@ -156,15 +124,19 @@ function elements(rng: Rng, proto: PrototypeRecord, count: number, target?: stri
       dimensions: { width: rng.int(20, 120), height: rng.int(10, 60) },
     };
     if (i === 0 && target !== undefined) element.target = target;
-    if (type === 'text' || type === 'button' || type === 'headline') element.text = `${rng.pick(WORDS)} <${type}> & “${i}”`;
+    if (hasText(type)) element.text = `${rng.pick(WORDS)} <${type}> & “${i}”`;
     return element;
   });
 }
 
-function discussion(
+export function hasText(type: string): boolean {
+  return type === 'text' || type === 'button' || type === 'headline';
+}
+
+export function discussion(
   rng: Rng,
   ids: { discussion: number },
-  proto: PrototypeRecord,
+  proto: { lastModification: number },
   pageId: string,
   title: string,
   authors: string[],

@@ -6,21 +6,30 @@ import type {
   ElementRecord,
   LayerRecord,
   PageRecord,
+  PrototypeHead,
   PrototypeRecord,
 } from './model.js';
 import { newPrototype, parentKindOf, SYSTEM_USER } from './model.js';
+import { RenderedCache } from './lru.js';
 import type { Representation } from './payload.js';
-import { buildSampleData } from './sample-data.js';
+import { PlannedPrototypes } from './planned-prototypes.js';
+import { buildAwkwardPrototypes, FIRST_ORDINARY_ID } from './sample-data.js';
+
+const RENDERED_BUDGET_BYTES = 8 * 1024 * 1024;
 
 /**
  * The account's data and every way to change it. HTTP writes and tests go through the same
  * mutation methods, so both see one notion of "a change": the prototype's lastModification moves
  * forward, an 'autosaved' milestone is appended and its rendered bodies are dropped.
+ * Ordinary prototypes are only planned until something needs them whole (a write): a big
+ * account is served a page at a time from the seed, never built up front.
  */
 export class FakeStore {
   readonly keyRing: KeyRing;
-  private readonly prototypes = new Map<string, PrototypeRecord>();
-  private readonly bodies = new Map<string, Map<string, Representation>>();
+  /** Every prototype in list order: its records once built or written, null while only planned. */
+  private readonly prototypes = new Map<string, PrototypeRecord | null>();
+  private readonly planned: PlannedPrototypes;
+  private readonly bodies = new RenderedCache(RENDERED_BUDGET_BYTES);
   private listModified = 0;
   private nextDiscussionId: number;
 
@@ -29,9 +38,11 @@ export class FakeStore {
     readonly dataset: Readonly<DatasetOptions>,
     private readonly now: () => number,
   ) {
-    const sample = buildSampleData(seed, dataset);
-    for (const proto of sample.prototypes) this.prototypes.set(String(proto.id), proto);
-    this.nextDiscussionId = sample.nextDiscussionId;
+    const awkward = buildAwkwardPrototypes(seed, dataset);
+    for (const proto of awkward.prototypes) this.prototypes.set(String(proto.id), proto);
+    for (let i = 0; i < dataset.prototypes; i++) this.prototypes.set(String(FIRST_ORDINARY_ID + i), null);
+    this.planned = new PlannedPrototypes(seed, dataset, awkward.nextDiscussionId);
+    this.nextDiscussionId = awkward.nextDiscussionId + dataset.prototypes * this.planned.discussionsEach;
     this.keyRing = new KeyRing(seed, [...this.prototypes.keys()]);
   }
 
@@ -39,16 +50,50 @@ export class FakeStore {
     return [...this.prototypes.keys()];
   }
 
+  /**
+   * The prototype as plain records that stay: a generated one is built in full here and kept from
+   * then on (writes and tests use this). Reads that serve requests use `head` and `page` instead.
+   */
   prototype(id: string | number): PrototypeRecord | undefined {
-    return this.prototypes.get(String(id));
+    const key = String(id);
+    const record = this.prototypes.get(key);
+    if (record !== null) return record;
+    const built = this.planned.build(key);
+    this.prototypes.set(key, built);
+    return built;
+  }
+
+  /** Everything of a prototype but its pages, without generating them. */
+  head(id: string | number): PrototypeHead | undefined {
+    const record = this.prototypes.get(String(id));
+    return record === null ? this.planned.head(String(id)) : record;
+  }
+
+  pageIds(protoId: string | number): string[] | undefined {
+    const record = this.prototypes.get(String(protoId));
+    return record === null ? this.planned.pageIds(String(protoId)) : record?.pages.map((page) => page.id);
   }
 
   page(protoId: string | number, pageId: string): PageRecord | undefined {
-    return this.prototype(protoId)?.pages.find((page) => page.id === pageId);
+    const record = this.prototypes.get(String(protoId));
+    return record === null ? this.planned.page(String(protoId), pageId) : record?.pages.find((page) => page.id === pageId);
+  }
+
+  /** The ids of a page's elements; a planned page is not generated for them. */
+  pageElementIds(protoId: string | number, pageId: string): string[] | undefined {
+    const record = this.prototypes.get(String(protoId));
+    if (record === null) return this.planned.elementIds(String(protoId), pageId);
+    return record?.pages.find((page) => page.id === pageId)?.elements.map((element) => element.id);
+  }
+
+  pageElementCount(protoId: string | number, pageId: string): number | undefined {
+    const record = this.prototypes.get(String(protoId));
+    if (record === null) return this.planned.elementCount(String(protoId), pageId);
+    return record?.pages.find((page) => page.id === pageId)?.elements.length;
   }
 
   layer(protoId: string | number, layerId: string): LayerRecord | undefined {
-    return this.prototype(protoId)?.layers.find((layer) => layer.id === layerId);
+    return this.head(protoId)?.layers.find((layer) => layer.id === layerId);
   }
 
   /** The page or layer that holds elements, by its id (`page…` or `layer…`). */
@@ -63,28 +108,24 @@ export class FakeStore {
   }
 
   discussion(protoId: string | number, discussionId: string | number): DiscussionRecord | undefined {
-    return this.prototype(protoId)?.discussions.find((d) => String(d.id) === String(discussionId));
+    return this.head(protoId)?.discussions.find((d) => String(d.id) === String(discussionId));
   }
 
   /** Last-Modified of the prototypes list as one key sees it. */
   listLastModified(visible: readonly string[]): number {
     let latest = this.listModified;
-    for (const id of visible) latest = Math.max(latest, this.prototypes.get(id)?.lastModification ?? 0);
+    for (const id of visible) latest = Math.max(latest, this.head(id)?.lastModification ?? 0);
     return latest;
   }
 
-  /** Rendered bodies are built once per state of a prototype (or of the list, under null). */
+  /** Rendered bodies are built once per state of a prototype (or of the list, under null), within a memory budget. */
   cached(protoId: string | null, key: string, build: () => Representation): Representation {
-    const scope = protoId ?? '';
-    let bodies = this.bodies.get(scope);
-    if (bodies === undefined) this.bodies.set(scope, (bodies = new Map()));
-    let body = bodies.get(key);
-    if (body === undefined) bodies.set(key, (body = build()));
-    return body;
+    return this.bodies.get(protoId ?? '', key, build);
   }
 
   addPrototype(name: string): number {
-    const id = Math.max(0, ...[...this.prototypes.values()].map((p) => p.id)) + 1;
+    let id = 1;
+    for (const key of this.prototypes.keys()) id = Math.max(id, Number(key) + 1);
     const proto = newPrototype(id, name, SYSTEM_USER.name, 0);
     this.prototypes.set(String(id), proto);
     this.keyRing.addPrototype(String(id));
@@ -96,9 +137,9 @@ export class FakeStore {
   deletePrototype(id: string | number): void {
     const proto = this.require(id);
     this.prototypes.delete(String(id));
-    this.bodies.delete(String(id));
+    this.bodies.dropScope(String(id));
     this.listModified = this.nextTimestamp(Math.max(this.listModified, proto.lastModification));
-    this.bodies.delete('');
+    this.bodies.dropScope('');
   }
 
   renamePrototype(id: string | number, name: string): void {
@@ -206,8 +247,8 @@ export class FakeStore {
       name: 'autosaved',
       user: { ...SYSTEM_USER },
     });
-    this.bodies.delete(String(proto.id));
-    this.bodies.delete('');
+    this.bodies.dropScope(String(proto.id));
+    this.bodies.dropScope('');
   }
 
   /**

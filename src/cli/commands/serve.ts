@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
-import type { FakeService } from '../../fake-service/index.js';
+import type { DatasetOptions, FakeService } from '../../fake-service/index.js';
+import type * as FakeServiceModule from '../../fake-service/index.js';
 import { RabbitError } from '../../core/errors.js';
 import { intOption } from '../options.js';
 import { runAction, type CliIO } from '../run.js';
@@ -12,6 +13,7 @@ interface ServeFlags {
   pages?: number;
   elements?: number;
   pngBytes?: number;
+  resources?: number;
   faults?: string;
   json?: boolean;
 }
@@ -26,13 +28,15 @@ export function registerServe(program: Command, io: CliIO): void {
     .option('--prototypes <n>', 'ordinary prototypes beside the awkward sample ones', intOption('--prototypes', 0, 100_000))
     .option('--pages <n>', 'pages per ordinary prototype', intOption('--pages', 0, 10_000))
     .option('--elements <n>', 'elements per page', intOption('--elements', 0, 10_000))
+    .option('--resources <n>', 'an account of about this many resources (requests of a full export), in prototypes of 100 pages', intOption('--resources', 1, 100_000_000))
     .option('--png-bytes <n>', 'extra incompressible bytes in every page PNG', intOption('--png-bytes', 0, 2 ** 30))
     .option('--faults <spec>', 'inject faults, e.g. "rate=0.15,seed=7,kinds=429+503+reset"')
     .option('--json', 'print the base URL and keys as one JSON line')
-    .addHelpText('after', '\nExamples:\n  rabbit-export serve --port 8080 --latency 20\n  rabbit-export serve --faults "rate=0.1,seed=3"\n  rabbit-export serve --faults "path=/rabbit/api/prototypes/3/pages/page0001.png:trickle,trickle-ms=2000"')
+    .addHelpText('after', '\nExamples:\n  rabbit-export serve --port 8080 --latency 20\n  rabbit-export serve --faults "rate=0.1,seed=3"\n  rabbit-export serve --faults "path=/rabbit/api/prototypes/3/pages/page0001.png:trickle,trickle-ms=2000"\n  rabbit-export serve --resources 1000000 --json   # for benchmarks')
     .action((flags: ServeFlags) =>
       runAction(io, flags.json ?? false, async () => {
-        const { parseFaultSpec, startFakeService } = await import('../../fake-service/index.js');
+        const fake = await import('../../fake-service/index.js');
+        const { parseFaultSpec, startFakeService } = fake;
         let faults;
         try {
           faults = flags.faults ? parseFaultSpec(flags.faults) : undefined;
@@ -43,41 +47,59 @@ export function registerServe(program: Command, io: CliIO): void {
           port: flags.port,
           seed: flags.seed,
           latencyMs: flags.latency,
-          dataset: {
-            ...(flags.prototypes !== undefined ? { prototypes: flags.prototypes } : {}),
-            ...(flags.pages !== undefined ? { pagesPerPrototype: flags.pages } : {}),
-            ...(flags.elements !== undefined ? { elementsPerPage: flags.elements } : {}),
-            ...(flags.pngBytes !== undefined ? { pngPaddingBytes: flags.pngBytes } : {}),
-          },
+          dataset: datasetOf(flags, fake),
+          countPaths: false,
           ...(faults ? { faults } : {}),
         });
-        printService(io, service, flags.json ?? false);
-        await new Promise<void>((resolve) => {
+        // Listen for the stop signal before saying where the service is: a script that reads the
+        // first line and stops the service at once must not hit the default action of SIGTERM.
+        const stopped = new Promise<void>((resolve) => {
           const stop = (): void => {
             process.off('SIGINT', stop);
             process.off('SIGTERM', stop);
             // With --json the service's own counts close the output, for benchmarks and scripts.
             if (flags.json) {
               const { requests, peakInFlight, faultsInjected } = service.stats;
-              io.stdout.write(`${JSON.stringify({ stats: { requests, peakInFlight, faultsInjected } })}\n`);
+              const peakRssBytes = process.resourceUsage().maxRSS * 1024;
+              io.stdout.write(`${JSON.stringify({ stats: { requests, peakInFlight, faultsInjected, peakRssBytes } })}\n`);
             }
             void service.close().then(resolve);
           };
           process.on('SIGINT', stop);
           process.on('SIGTERM', stop);
         });
+        printService(io, service, flags.json ?? false, fake);
+        await stopped;
         return 0;
       }),
     );
 }
 
-function printService(io: CliIO, service: FakeService, json: boolean): void {
+/** The fake service's module, loaded when `serve` runs rather than by every command. */
+type FakeModule = typeof FakeServiceModule;
+
+function datasetOf(flags: ServeFlags, fake: FakeModule): Partial<DatasetOptions> {
+  if (flags.resources !== undefined && flags.prototypes !== undefined) {
+    throw new RabbitError('USAGE', '--resources chooses the number of prototypes: leave out --prototypes');
+  }
+  const shape: Partial<DatasetOptions> = {
+    ...(flags.prototypes !== undefined ? { prototypes: flags.prototypes } : {}),
+    ...(flags.pages !== undefined ? { pagesPerPrototype: flags.pages } : {}),
+    ...(flags.elements !== undefined ? { elementsPerPage: flags.elements } : {}),
+    ...(flags.pngBytes !== undefined ? { pngPaddingBytes: flags.pngBytes } : {}),
+  };
+  return flags.resources === undefined ? shape : fake.datasetForResources(flags.resources, shape);
+}
+
+function printService(io: CliIO, service: FakeService, json: boolean, fake: FakeModule): void {
+  // Counted by walking the account as an export does: benchmarks compare it with the requests made.
+  const resources = fake.countExportRequests(service.store);
   if (json) {
-    io.stdout.write(`${JSON.stringify({ baseUrl: service.baseUrl, keys: service.keys })}\n`);
+    io.stdout.write(`${JSON.stringify({ baseUrl: service.baseUrl, keys: service.keys, resources, dataset: service.store.dataset, seed: service.store.seed })}\n`);
     return;
   }
   io.stdout.write(
-    `fake service listening at ${service.baseUrl}\n` +
+    `fake service listening at ${service.baseUrl} with ${resources} resources (requests of a full export)\n` +
       `  read-write key: ${service.keys.readWrite}\n` +
       `  read-only key:  ${service.keys.readOnly}\n` +
       `try: RABBIT_API_KEY=${service.keys.readOnly} rabbit-export export --base-url ${service.baseUrl} --out sample.zip\n` +

@@ -1,0 +1,127 @@
+// npm run bench -- --scale[=10k,100k,1m]: issue 9's figures. For each size the fake service runs
+// in its own process (latency 0); a bare undici client and the exporter fetch the same URLs from
+// it in the same run, then verify, ls, diff and export --since read the result.
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { measured, MiB, runNode, serve } from './lib.js';
+
+const BARE_CLIENT = fileURLToPath(new URL('./bare-client.js', import.meta.url));
+const CONCURRENCY = 16;
+
+/** "10k,100k,1m" -> [10000, 100000, 1000000]. */
+export function parseSizes(text) {
+  return text.split(',').map((part) => {
+    const match = /^(\d+(?:\.\d+)?)([km]?)$/i.exec(part.trim());
+    if (!match) throw new Error(`--scale: cannot read size "${part}" (use e.g. 10k,100k,1m)`);
+    return Math.round(Number(match[1]) * { '': 1, k: 1e3, m: 1e6 }[match[2].toLowerCase()]);
+  });
+}
+
+function unzipTest(file) {
+  return new Promise((resolve) => {
+    const child = spawn('unzip', ['-tqq', file], { stdio: 'ignore' });
+    child.on('error', () => resolve(false));
+    child.on('close', (code) => resolve(code === 0));
+  });
+}
+
+async function bareClient(service) {
+  const config = { baseUrl: service.baseUrl, key: service.keys.readOnly, seed: service.seed, dataset: service.dataset, concurrency: CONCURRENCY };
+  const result = await runNode([BARE_CLIENT, JSON.stringify(config)]).done;
+  if (result.code !== 0) throw new Error(`bare client exited ${result.code}: ${result.stderr}`);
+  return JSON.parse(result.stdout.trim());
+}
+
+function summaryOf(result) {
+  try {
+    return JSON.parse(result.stdout.trim().split('\n').at(-1));
+  } catch {
+    return undefined;
+  }
+}
+
+async function oneSize(target) {
+  const service = await serve(['--resources', String(target)]);
+  const dir = await mkdtemp(join(tmpdir(), 'rabbit-scale-'));
+  const env = { RABBIT_API_KEY: service.keys.readOnly, RABBIT_BASE_URL: service.baseUrl };
+  const first = join(dir, 'first.zip');
+  const second = join(dir, 'second.zip');
+  try {
+    console.log(`\n${service.resources} resources: bare client...`);
+    const bare = await bareClient(service);
+    console.log(`  export...`);
+    const exported = await measured(['export', '--out', first, '--json', '--concurrency', String(CONCURRENCY)], env);
+    const summary = summaryOf(exported);
+    if (exported.code !== 0) console.log(`  export exited ${exported.code}: ${exported.stderr.trim().split('\n').slice(-3).join(' | ')}`);
+    const ok = exported.code === 0;
+    console.log(`  verify, ls, export --since, diff...`);
+    const verify = ok ? await measured(['verify', first, '--json']) : undefined;
+    const ls = ok ? await measured(['ls', first]) : undefined;
+    const since = ok ? await measured(['export', '--out', second, '--json', '--concurrency', String(CONCURRENCY), '--since', first], env) : undefined;
+    const diff = ok && since?.code === 0 ? await measured(['diff', first, second, '--json']) : undefined;
+    const unzipOk = ok && (await unzipTest(first)) && (since?.code !== 0 || (await unzipTest(second)));
+    const requests = summary?.requests ?? NaN;
+    const row = {
+      resources: service.resources,
+      requests,
+      wall: exported.wallMs / 1000,
+      rps: requests / (exported.wallMs / 1000),
+      cpuPerRequest: exported.cpuMs / requests,
+      bareCpuPerRequest: bare.cpuMs / bare.requests,
+      bareWall: bare.wallMs / 1000,
+      rss: { export: exported.maxRss, verify: verify?.maxRss, ls: ls?.maxRss, diff: diff?.maxRss, since: since?.maxRss },
+      walls: { verify: verify?.wallMs, ls: ls?.wallMs, diff: diff?.wallMs, since: since?.wallMs },
+      verified: verify?.code === 0,
+      unzipOk,
+      exportCode: exported.code,
+      bareFailed: bare.failed,
+    };
+    row.cpuRatio = row.cpuPerRequest / row.bareCpuPerRequest;
+    row.wallRatio = row.wall / row.bareWall;
+    return row;
+  } finally {
+    const stats = await service.stop().catch(() => undefined);
+    if (stats?.peakRssBytes) console.log(`  fake service peak RSS ${(stats.peakRssBytes / MiB).toFixed(0)} MiB`);
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+const mib = (bytes) => (bytes === undefined || Number.isNaN(bytes) ? '-' : (bytes / MiB).toFixed(0));
+const secs = (ms) => (ms === undefined ? '-' : (ms / 1000).toFixed(1));
+
+export async function scaleBench(sizes) {
+  const rows = [];
+  for (const size of sizes) rows.push(await oneSize(size));
+  console.log(`\nscale (latency 0, concurrency ${CONCURRENCY}; CPU = user+sys of the whole process; RSS = peak, MiB; goals: RSS <= 150, CPU ratio <= 2, wall ratio <= 2)`);
+  const header = ['resources', 'requests', 'wall s', 'req/s', 'CPU ms/req', 'bare CPU ms/req', 'bare wall s', 'CPU ratio', 'wall ratio', 'RSS export', 'RSS verify', 'RSS ls', 'RSS diff', 'RSS since', 'verify', 'unzip -t'];
+  const table = rows.map((r) => [
+    r.resources,
+    r.requests,
+    r.wall.toFixed(1),
+    r.rps.toFixed(0),
+    r.cpuPerRequest.toFixed(3),
+    r.bareCpuPerRequest.toFixed(3),
+    r.bareWall.toFixed(1),
+    r.cpuRatio.toFixed(2),
+    r.wallRatio.toFixed(2),
+    mib(r.rss.export),
+    mib(r.rss.verify),
+    mib(r.rss.ls),
+    mib(r.rss.diff),
+    mib(r.rss.since),
+    r.verified ? 'pass' : 'FAIL',
+    r.unzipOk ? 'pass' : 'FAIL',
+  ]);
+  console.log(`| ${header.join(' | ')} |`);
+  console.log(`|${header.map(() => '---').join('|')}|`);
+  for (const cells of table) console.log(`| ${cells.join(' | ')} |`);
+  console.log('\nwall of the readers (s): ' + rows.map((r) => `${r.resources}: verify ${secs(r.walls.verify)}, ls ${secs(r.walls.ls)}, diff ${secs(r.walls.diff)}, since ${secs(r.walls.since)}`).join('; '));
+  for (const r of rows) {
+    if (r.requests !== r.resources) console.log(`note: ${r.resources} resources, but the export made ${r.requests} requests (exit ${r.exportCode})`);
+    if (r.bareFailed > 0) console.log(`note: the bare client saw ${r.bareFailed} non-200 answers at ${r.resources}`);
+  }
+  return rows;
+}

@@ -1,0 +1,83 @@
+import type { DatasetOptions } from './model.js';
+import { DEFAULT_DATASET } from './model.js';
+import { API_ROOT } from './routes.js';
+import { STATIC_PATHS } from './static-assets.js';
+import { FakeStore } from './store.js';
+
+/**
+ * How big an account is, counted the way an exporter sees it: one resource per request a full
+ * export with the account-wide key makes. The benchmark's bare client fetches exactly these paths.
+ */
+export function* exportPaths(store: FakeStore): Generator<string> {
+  yield `${API_ROOT}prototypes.json`;
+  let anyPage = false;
+  for (const id of store.prototypeIds()) {
+    const base = `${API_ROOT}prototypes/${id}`;
+    const head = store.head(id);
+    if (head === undefined) continue;
+    yield `${base}.json`;
+    yield `${base}/pages.json`;
+    yield `${base}/layers.json`;
+    yield `${base}/discussions.json`;
+    for (const pageId of store.pageIds(id) ?? []) {
+      anyPage = true;
+      const page = `${base}/pages/${pageId}`;
+      yield `${page}.json`;
+      yield `${page}.html`;
+      yield `${page}.png`;
+      yield `${page}/elements.json`;
+      yield `${page}/discussions.json`;
+      for (const element of store.pageElementIds(id, pageId) ?? []) yield `${page}/elements/${element}.json`;
+    }
+    for (const layer of head.layers) {
+      yield `${base}/layers/${layer.id}.json`;
+      yield `${base}/layers/${layer.id}/elements.json`;
+      for (const element of layer.elements) yield `${base}/layers/${layer.id}/elements/${element.id}.json`;
+    }
+    // Every discussion is on one of the prototype's pages, so the lists name the same ids.
+    for (const discussion of head.discussions) yield `${base}/discussions/${discussion.id}.json`;
+  }
+  // The XHTML and its stylesheet point at every static file; they are fetched once, without a key.
+  if (anyPage) yield* Object.values(STATIC_PATHS);
+}
+
+/** As many as `exportPaths` yields, counted without building a million strings. */
+export function countExportRequests(store: FakeStore): number {
+  let count = 1;
+  let anyPage = false;
+  for (const id of store.prototypeIds()) {
+    const head = store.head(id);
+    if (head === undefined) continue;
+    count += 4 + head.discussions.length;
+    for (const pageId of store.pageIds(id) ?? []) {
+      anyPage = true;
+      count += 5 + (store.pageElementCount(id, pageId) ?? 0);
+    }
+    for (const layer of head.layers) count += 2 + layer.elements.length;
+  }
+  return count + (anyPage ? Object.keys(STATIC_PATHS).length : 0);
+}
+
+/**
+ * The shape of a big account, after the report in issue 9: prototypes of 100 pages with 100
+ * elements each, two layers, three discussions, 64x48 PNGs.
+ */
+export const SCALE_SHAPE: Readonly<Omit<DatasetOptions, 'prototypes'>> = {
+  ...DEFAULT_DATASET,
+  pagesPerPrototype: 100,
+  elementsPerPage: 100,
+  layersPerPrototype: 2,
+  elementsPerLayer: 3,
+  discussionsPerPrototype: 3,
+  pngWidth: 64,
+  pngHeight: 48,
+};
+
+/** Ordinary prototypes of `shape` that bring the account closest to `target` resources (at least one). */
+export function datasetForResources(target: number, shape: Partial<Omit<DatasetOptions, 'prototypes'>> = {}): DatasetOptions {
+  const full = { ...SCALE_SHAPE, ...shape };
+  const fixed = countExportRequests(new FakeStore(1, { ...full, prototypes: 0 }, () => 0));
+  const one = countExportRequests(new FakeStore(1, { ...full, prototypes: 1 }, () => 0)) - fixed;
+  const prototypes = one > 0 ? Math.max(1, Math.round((target - fixed) / one)) : 1;
+  return { ...full, prototypes };
+}
