@@ -8,7 +8,7 @@ export function apiUrl(service: FakeService, path: string, key: string | null = 
 }
 
 export function get(service: FakeService, path: string, key?: string | null, headers?: Record<string, string>): Promise<Response> {
-  return fetch(apiUrl(service, path, key), { headers });
+  return fetch(apiUrl(service, path, key), headers ? { headers } : {});
 }
 
 export async function getJson<T = unknown>(service: FakeService, path: string, key?: string | null): Promise<T> {
