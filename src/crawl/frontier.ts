@@ -19,6 +19,7 @@ export class Frontier {
   private failure: unknown;
   private idle: { resolve: () => void; reject: (error: unknown) => void } | undefined;
   private stopped = false;
+  private paused = false;
   peakRunning = 0;
 
   constructor(options: FrontierOptions) {
@@ -46,6 +47,20 @@ export class Frontier {
   add(task: Task): void {
     if (this.stopped) return;
     this.pending.push(task);
+    this.pump();
+  }
+
+  /**
+   * Starts nothing new until resumed, while running tasks finish: back-pressure from a consumer
+   * that has fallen behind (the zip writer), so pending work waits here as small closures rather
+   * than as stored bodies piling up in front of it.
+   */
+  pause(): void {
+    this.paused = true;
+  }
+
+  resume(): void {
+    this.paused = false;
     this.pump();
   }
 
@@ -96,6 +111,7 @@ export class Frontier {
   private pump(): void {
     while (
       !this.stopped &&
+      !this.paused &&
       this.pending.length > 0 &&
       this.limit.activeCount + this.limit.pendingCount < this.limit.concurrency
     ) {

@@ -10,6 +10,8 @@ export interface ArchiveSinkOptions {
   spool: Spool;
   signal: AbortSignal;
   onProgress?(bytes: number, entries: number): void;
+  /** Told when the writer falls behind (true) and when it has caught up again (false). */
+  onBacklog?(behind: boolean): void;
 }
 
 type SinkItem = StoredFile | { manifest: AsyncIterable<string> };
@@ -24,6 +26,9 @@ export class ArchiveSink {
   private readonly channel = new EntryChannel<SinkItem>();
   /** Bytes of bodies waiting in the channel in memory. */
   private held = 0;
+  /** Entries waiting in the channel, and whether the producer has been asked to wait. */
+  private waiting = 0;
+  private behind = false;
 
   constructor(out: string, private readonly options: ArchiveSinkOptions) {
     this.written = this.write(out);
@@ -31,6 +36,10 @@ export class ArchiveSink {
   }
 
   add(file: StoredFile): void {
+    if (++this.waiting >= BACKLOG_HIGH && !this.behind) {
+      this.behind = true;
+      this.options.onBacklog?.(true);
+    }
     if (file.data && this.held + file.size > HELD_BYTES) {
       // The writer is behind: let it read this one back from the spool rather than hold more.
       const { data: _data, ...onDisk } = file;
@@ -59,7 +68,13 @@ export class ArchiveSink {
     try {
       for await (const item of this.channel) {
         if ('manifest' in item) await zip.addStream({ name: MANIFEST_PATH }, item.manifest);
-        else await this.addBody(zip, item);
+        else {
+          await this.addBody(zip, item);
+          if (--this.waiting <= BACKLOG_LOW && this.behind) {
+            this.behind = false;
+            this.options.onBacklog?.(false);
+          }
+        }
         this.options.onProgress?.(zip.bytes, zip.entries);
       }
       return await zip.finish();
@@ -88,6 +103,14 @@ export class ArchiveSink {
     return zip.addBuffer(meta, data);
   }
 }
+
+/**
+ * Entries waiting for the writer at which the crawl is asked to pause, and at which it resumes:
+ * without this, a crawl faster than deflate (copies from --since, a fast service) would queue a
+ * record per resource in memory.
+ */
+const BACKLOG_HIGH = 4096;
+const BACKLOG_LOW = 1024;
 
 /** Bodies held in memory for the writer at most; beyond, it reads them back from the spool. */
 const HELD_BYTES = 16 * 1024 * 1024;

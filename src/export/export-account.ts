@@ -61,6 +61,7 @@ export async function exportAccount(options: ExportOptions): Promise<ExportResul
     spool: work.spool,
     signal: controller.signal,
     onProgress: (bytes, entries) => emit({ type: 'archive-progress', bytes, entries, total: model.fileCount + 1 }),
+    onBacklog: (behind) => (behind ? frontier.pause() : frontier.resume()),
   });
   const model = new ArchiveModel(work.entries, (file) => sink.add(file), (text) => redactSecrets(text, options.keys));
   void sink.written.catch((error: unknown) => frontier.stop(error));
