@@ -1,0 +1,48 @@
+import { describe, expect, it } from 'vitest';
+import { Frontier } from '../../src/crawl/frontier.js';
+
+/** A task the test finishes by hand, so nothing depends on timing. */
+function gate(): { task: () => Promise<void>; started: boolean; finish: () => void } {
+  let release: () => void = () => undefined;
+  const handle = {
+    started: false,
+    finish: () => release(),
+    task: () => {
+      handle.started = true;
+      return new Promise<void>((resolve) => (release = resolve));
+    },
+  };
+  return handle;
+}
+
+const settle = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+describe('frontier back-pressure', () => {
+  it('starts nothing while paused, lets running tasks finish, and carries on when resumed', async () => {
+    const frontier = new Frontier({ concurrency: 2 });
+    const tasks = Array.from({ length: 5 }, gate);
+    frontier.add(tasks[0]!.task);
+    await settle();
+    expect(tasks[0]!.started).toBe(true);
+    frontier.pause();
+    for (const t of tasks.slice(1)) frontier.add(t.task);
+    tasks[0]!.finish();
+    await settle();
+    expect(tasks.slice(1).filter((t) => t.started)).toHaveLength(0);
+    expect(frontier.running).toBe(0);
+    expect(frontier.queued).toBe(4);
+    let drained = false;
+    const draining = frontier.drain().then(() => (drained = true));
+    await settle();
+    expect(drained).toBe(false);
+    frontier.resume();
+    await settle();
+    // Newest first, two at a time.
+    expect(tasks.map((t) => t.started)).toEqual([true, false, false, true, true]);
+    for (const t of tasks) t.finish();
+    await settle();
+    for (const t of tasks) t.finish();
+    await draining;
+    expect(tasks.every((t) => t.started)).toBe(true);
+  });
+});
