@@ -43,6 +43,16 @@ export function setArchived(catalog: AssetCatalog, top: readonly FileEntry[], fi
   for (const file of files) catalog.archived.set(file.source, file.path);
 }
 
+/**
+ * What the offline viewer reads of a prototype: everything but the element bodies, which are most
+ * of an account and which neither the pages, their requisites nor the overview need.
+ */
+export function viewerReads(path: string): boolean {
+  return !ELEMENT_BODY.test(path);
+}
+
+const ELEMENT_BODY = /\/elements\/[^/]+\.json$/;
+
 /** A raw page rendering, as the crawl archives it. */
 export function isPageHtml(file: FileEntry): boolean {
   return /^prototypes\/\d+\/r\d+\/pages\/[^/]+\.html$/.test(file.path) && !file.path.endsWith('.view.html');
@@ -143,7 +153,7 @@ export async function collectAssets(options: CollectAssetsOptions): Promise<Asse
 
   const top = await model.files(undefined);
   for (const id of model.prototypeIds()) {
-    const files = await model.files(id);
+    const files = await model.files(id, viewerReads);
     setArchived(catalog, top, files);
     for (const page of files.filter(isPageHtml)) {
       if (!page.source.startsWith(API_PREFIX)) continue;

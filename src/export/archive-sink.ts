@@ -113,7 +113,7 @@ const BACKLOG_HIGH = 4096;
 const BACKLOG_LOW = 1024;
 
 /** Bodies held in memory for the writer at most; beyond, it reads them back from the spool. */
-const HELD_BYTES = 16 * 1024 * 1024;
+const HELD_BYTES = 4 * 1024 * 1024;
 
 /** Entries up to this size are read whole and verified while the archive is written. */
 const INLINE_ENTRY_BYTES = 1024 * 1024;

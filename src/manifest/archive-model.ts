@@ -39,6 +39,9 @@ interface PrototypeTally extends PrototypeState {
   reusedFrom: Set<string>;
 }
 
+/** Where the path starts in a filed line: `{"path":"`. */
+const PATH_AT = '{"path":"'.length;
+
 /** The key of entries outside any prototype (prototypes.json, assets, index.html). */
 const TOP = '';
 const errorKey = (owner: string): string => `!${owner}`;
@@ -144,10 +147,19 @@ export class ArchiveModel {
     return out.slice(0, limit);
   }
 
-  /** The files of one prototype (or, for undefined, those outside any), in zip path order. */
-  async files(prototypeId: string | undefined): Promise<ArchivedEntry[]> {
-    const lines = await this.store.lines(prototypeId ?? TOP);
-    return lines.map((line) => JSON.parse(line) as ArchivedEntry).sort((a, b) => compareIds(a.path, b.path));
+  /**
+   * The files of one prototype (or, for undefined, those outside any), in zip path order; with
+   * `keep`, only those whose path it accepts.
+   */
+  async files(prototypeId: string | undefined, keep?: (path: string) => boolean): Promise<ArchivedEntry[]> {
+    const out: ArchivedEntry[] = [];
+    for (const line of await this.store.lines(prototypeId ?? TOP)) {
+      // Each line starts with its path (see addFile), which needs no unescaping: entry names are
+      // plain by construction. Lines not wanted are never parsed.
+      if (keep && !keep(line.slice(PATH_AT, line.indexOf('"', PATH_AT)))) continue;
+      out.push(JSON.parse(line) as ArchivedEntry);
+    }
+    return out.sort((a, b) => compareIds(a.path, b.path));
   }
 
   /** The errors of one prototype (or, for undefined, those of the account), by source. */

@@ -1,7 +1,7 @@
 import type { ArchiveModel } from './archive-model.js';
 import { entryOf } from './archive-model.js';
 import { compareIds } from '../core/ids.js';
-import { FORMAT_VERSION, type Manifest, type ManifestError, type PrototypeRecord } from './types.js';
+import { FORMAT_VERSION, type FileEntry, type Manifest, type ManifestError, type PrototypeRecord } from './types.js';
 
 export interface ManifestMeta {
   toolVersion: string;
@@ -30,7 +30,6 @@ export async function* manifestText(model: ArchiveModel, meta: ManifestMeta): As
   for (const [index, id] of ids.entries()) {
     const state = model.prototype(id);
     if (!state) continue;
-    const files = (await model.files(id)).map(entryOf);
     const record: PrototypeRecord = {
       name: state.name,
       lastModification: state.lastModification,
@@ -45,9 +44,13 @@ export async function* manifestText(model: ArchiveModel, meta: ManifestMeta): As
     // the revision is the last one.
     const text = indent(JSON.stringify(record, null, 2), 4);
     const at = text.lastIndexOf('"files": []');
-    yield `${index === 0 ? '' : ','}\n    ${JSON.stringify(id)}: ${text.slice(0, at)}"files": ${array(files, 10)}${text.slice(at + 11)}`;
+    yield `${index === 0 ? '' : ','}\n    ${JSON.stringify(id)}: ${text.slice(0, at)}"files": `;
+    yield* array(await model.files(id), 10);
+    yield text.slice(at + 11);
   }
-  yield `${ids.length === 0 ? '' : '\n  '}},\n  "files": ${array((await model.files(undefined)).map(entryOf), 2)},\n  "errors": `;
+  yield `${ids.length === 0 ? '' : '\n  '}},\n  "files": `;
+  yield* array(await model.files(undefined), 2);
+  yield ',\n  "errors": ';
   yield* errorsText(model, ids);
   const tail: Partial<Manifest> = {
     ...(model.foreignReferences.length > 0 ? { foreignReferences: model.foreignReferences } : {}),
@@ -82,12 +85,25 @@ function members(value: object): string {
   return indent(JSON.stringify(value, null, 2), 0).slice(2, -2);
 }
 
-/** An array pretty-printed at the given depth of indentation, entry by entry. */
-function array(items: readonly unknown[], depth: number): string {
-  if (items.length === 0) return '[]';
+/**
+ * File entries as a pretty-printed array at the given depth of indentation, a few hundred at a
+ * time: a prototype's list can run to tens of thousands, and one string of all of them would be
+ * megabytes of garbage per prototype.
+ */
+function* array(entries: readonly FileEntry[], depth: number): Generator<string> {
+  if (entries.length === 0) {
+    yield '[]';
+    return;
+  }
   const pad = ' '.repeat(depth + 2);
-  return `[\n${items.map((item) => pad + indent(JSON.stringify(item, null, 2), depth + 2)).join(',\n')}\n${' '.repeat(depth)}]`;
+  for (let start = 0; start < entries.length; start += ENTRIES_PER_CHUNK) {
+    const chunk = entries.slice(start, start + ENTRIES_PER_CHUNK).map((entry) => pad + indent(JSON.stringify(entryOf(entry), null, 2), depth + 2));
+    yield `${start === 0 ? '[\n' : ',\n'}${chunk.join(',\n')}`;
+  }
+  yield `\n${' '.repeat(depth)}]`;
 }
+
+const ENTRIES_PER_CHUNK = 256;
 
 function indent(text: string, depth: number): string {
   return depth === 0 ? text : text.replaceAll('\n', `\n${' '.repeat(depth)}`);
