@@ -2,16 +2,34 @@ import { Command, CommanderError } from 'commander';
 import { TOOL_VERSION } from '../core/version.js';
 import { EXIT } from './exit-codes.js';
 import { processIO } from './run.js';
-import { registerDemo } from './commands/demo.js';
-import { registerExport } from './commands/export.js';
-import { registerLs } from './commands/ls.js';
-import { registerServe } from './commands/serve.js';
-import { registerVerify } from './commands/verify.js';
-import { registerView } from './commands/view.js';
-import { registerBackup } from './commands/backup.js';
-import { registerDiff } from './commands/diff.js';
-import { registerRestore } from './commands/restore.js';
-import { registerConvert } from './commands/convert.js';
+import type { CliIO } from './run.js';
+
+type Register = (program: Command, io: CliIO) => void;
+
+/**
+ * Each command's definitions, loaded only when needed: `rabbit-export export ...` loads the
+ * export command alone and `--version` none, so start-up does not pay for every command.
+ */
+const COMMANDS: Record<string, () => Promise<Register>> = {
+  export: async () => (await import('./commands/export.js')).registerExport,
+  verify: async () => (await import('./commands/verify.js')).registerVerify,
+  ls: async () => (await import('./commands/ls.js')).registerLs,
+  serve: async () => (await import('./commands/serve.js')).registerServe,
+  demo: async () => (await import('./commands/demo.js')).registerDemo,
+  view: async () => (await import('./commands/view.js')).registerView,
+  backup: async () => (await import('./commands/backup.js')).registerBackup,
+  diff: async () => (await import('./commands/diff.js')).registerDiff,
+  restore: async () => (await import('./commands/restore.js')).registerRestore,
+  convert: async () => (await import('./commands/convert.js')).registerConvert,
+};
+
+/** The commands this command line needs: the one it names, none for the version, else all (help). */
+function commandsFor(args: readonly string[]): string[] {
+  const first = args[0];
+  if (first !== undefined && Object.hasOwn(COMMANDS, first)) return [first];
+  if (args.length === 1 && (first === '-V' || first === '--version')) return [];
+  return Object.keys(COMMANDS);
+}
 
 // `rabbit-export ls big.zip | head` closes the pipe early: that is the reader's choice, not an error.
 for (const stream of [process.stdout, process.stderr]) {
@@ -39,7 +57,7 @@ Examples:
 Exit codes: 0 complete, 1 failed, 2 usage, 3 archive written but incomplete, 130 interrupted.`,
   );
 
-for (const register of [registerExport, registerVerify, registerLs, registerServe, registerDemo, registerView, registerBackup, registerDiff, registerRestore, registerConvert]) register(program, io);
+for (const name of commandsFor(process.argv.slice(2))) (await (COMMANDS[name] as () => Promise<Register>)())(program, io);
 for (const command of program.commands) command.exitOverride();
 
 try {
