@@ -5,6 +5,7 @@ import { createDispatcher } from './dispatcher.js';
 import type { ProxySettings } from './proxy-env.js';
 import { parseBaseUrl } from './base-url.js';
 import { decideRedirect, isRedirect } from './redirects.js';
+import { isRetryableStatus } from './retry-policy.js';
 
 export interface HttpClientOptions {
   /** Service base URL, e.g. https://pidoco.com; the API lives under {baseUrl}/rabbit/api/. */
@@ -156,6 +157,20 @@ function flattenHeaders(raw: Record<string, string | string[] | undefined>): Rec
 }
 
 const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
+
+/**
+ * A status the caller did not want, classed by whether another attempt may succeed; a parsed
+ * Retry-After travels with it so the retry loop waits at least that long.
+ */
+export function statusError(method: string, source: string, status: number, retryAfterMs?: number): RabbitError {
+  return new RabbitError('HTTP_STATUS', `${method} ${source} answered ${status}`, {
+    source,
+    method,
+    status,
+    errorClass: isRetryableStatus(status) ? 'retryable' : 'resource',
+    ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
+  });
+}
 
 /** Map undici and socket failures to typed errors; these are all worth another attempt. */
 export function toNetworkError(error: unknown, source: string, signal?: AbortSignal, method = 'GET'): RabbitError {

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { HttpClient, HttpResponse } from '../client/http-client.js';
-import { toNetworkError } from '../client/http-client.js';
+import { statusError, toNetworkError } from '../client/http-client.js';
 import type { RateLimiter } from '../client/rate-limiter.js';
 import type { RetryPolicy } from '../client/retry-policy.js';
 import { isRetryableStatus, mayRetry, parseRetryAfter, retryDelay } from '../client/retry-policy.js';
@@ -106,7 +106,6 @@ export class LiveService {
     let waited = 0;
     for (let n = 1; ; n++) {
       let failure: RabbitError;
-      let retryAfterMs: number | undefined;
       try {
         await this.options.rateLimiter?.take(signal);
         const outcome = await attempt();
@@ -114,14 +113,13 @@ export class LiveService {
         const { status, headers } = outcome.response;
         await discard(outcome.response);
         if (!isRetryableStatus(status)) return final(status);
-        retryAfterMs = parseRetryAfter(headers['retry-after'], this.options.now());
-        failure = statusError(method, source, status);
+        failure = statusError(method, source, status, parseRetryAfter(headers['retry-after'], this.options.now()));
       } catch (error) {
         failure = isRabbitError(error) ? error : toNetworkError(error, source, signal, method);
       }
       if (signal.aborted) throw new RabbitError('INTERRUPTED', 'interrupted', { source });
       if (failure.errorClass !== 'retryable') throw failure;
-      const delay = retryDelay(n, retry, this.options.random, retryAfterMs);
+      const delay = retryDelay(n, retry, this.options.random, failure.retryAfterMs);
       if (!mayRetry(n, waited, delay, retry)) throw failure;
       waited += delay;
       this.options.onRetry?.({ method, source, attempt: n, delayMs: delay, reason: failure.status !== undefined ? String(failure.status) : failure.code });
@@ -144,15 +142,6 @@ export function idFromLocation(location: string | undefined): string | undefined
   if (location === undefined) return undefined;
   const match = /\/elements\/([^/?#]+?)(?:\.json)?(?:[?#].*)?$/.exec(location.trim());
   return match ? normalizeId('element', match[1]) : undefined;
-}
-
-function statusError(method: string, source: string, status: number): RabbitError {
-  return new RabbitError('HTTP_STATUS', `${method} ${source} answered ${status}`, {
-    source,
-    method,
-    status,
-    errorClass: isRetryableStatus(status) ? 'retryable' : 'resource',
-  });
 }
 
 async function readBody(response: HttpResponse, maxBytes: number, source: string): Promise<Buffer> {
