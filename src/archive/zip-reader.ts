@@ -52,14 +52,6 @@ const DEFAULT_MAX_READ_BYTES = 512 * 1024 * 1024;
 const ONE_SHOT_BYTES = 256 * 1024;
 const LOCAL_SIGNATURE = 0x04034b50;
 
-/** Errors raised because the central directory names an entry that could escape the extract folder. */
-const unsafeNameErrors = new WeakMap<RabbitError, string>();
-
-/** The entry name behind an `openZip` failure caused by an unsafe name (`../x`, `/etc/x`, `a\b`). */
-export function unsafeNameOf(error: unknown): string | undefined {
-  return isRabbitError(error) ? unsafeNameErrors.get(error) : undefined;
-}
-
 type Located = ZipEntryInfo & Pick<DirectoryRecord, 'flags' | 'localHeaderOffset'>;
 
 /**
@@ -166,7 +158,8 @@ function entriesView(index: ZipIndex): ZipEntries {
 
 /** The entry's bytes, inflated, then checked against the directory's size and CRC-32. */
 async function* entryBytes(fd: number, path: string, entry: Located): AsyncGenerator<Buffer> {
-  const fail = (reason: string) => new RabbitError('ARCHIVE_CORRUPT', `${entry.name} in ${basename(path)} is damaged: ${reason}`);
+  const fail = (reason: string) =>
+    new RabbitError('ARCHIVE_CORRUPT', `${entry.name} in ${basename(path)} is damaged: ${reason}`, { entry: entry.name, reason: `damaged: ${reason}` });
   if (entry.flags & 0x1) throw fail('it is encrypted');
   if (entry.compressionMethod !== 0 && entry.compressionMethod !== 8) throw fail(`unsupported compression method ${entry.compressionMethod}`);
   if (entry.compressionMethod === 0 && entry.compressedSize !== entry.uncompressedSize) {
@@ -220,13 +213,12 @@ function openError(error: unknown, name: string, head: Buffer): RabbitError {
   if (code !== undefined) return new RabbitError('NOT_A_ZIP', `${name} cannot be read (${code})`, { cause: error });
   const reason = error instanceof Error ? error.message : String(error);
   if (error instanceof DirectoryError && error.unsafeName !== undefined) {
-    const wrapped = new RabbitError(
+    // `entry` set on an openZip failure means the directory names a path that could escape the extract folder.
+    return new RabbitError(
       'ARCHIVE_CORRUPT',
       `${name} holds an entry with an unsafe name ${JSON.stringify(error.unsafeName)}; refusing to read it`,
-      { cause: error },
+      { cause: error, entry: error.unsafeName, reason: 'unsafe name' },
     );
-    unsafeNameErrors.set(wrapped, error.unsafeName);
-    return wrapped;
   }
   if (reason !== NO_END_RECORD) {
     return new RabbitError('ARCHIVE_CORRUPT', `${name} has a damaged table of contents: ${reason}`, { cause: error });

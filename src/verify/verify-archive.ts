@@ -3,7 +3,7 @@ import { basename } from 'node:path';
 import { isRabbitError } from '../core/errors.js';
 import { isSafeEntryName } from '../archive/paths.js';
 import type { ZipEntryInfo, ZipReader } from '../archive/zip-reader.js';
-import { openZip, unsafeNameOf } from '../archive/zip-reader.js';
+import { openZip } from '../archive/zip-reader.js';
 import type { FileEntry, ManifestError } from '../manifest/types.js';
 import { MANIFEST_PATH } from '../manifest/types.js';
 import { ManifestReadError, streamManifest, type ManifestHead } from '../manifest/manifest-stream.js';
@@ -67,11 +67,11 @@ export async function verifyArchive(path: string, options: VerifyOptions = {}): 
     reader = await openZip(path);
   } catch (error) {
     if (!isRabbitError(error)) throw error;
-    const unsafe = unsafeNameOf(error);
+    // The only entry openZip refuses by name is one whose name could escape the extract folder.
     report.problems.push(
-      unsafe === undefined
+      error.entry === undefined
         ? { kind: 'not-a-zip', detail: error.message }
-        : { kind: 'unsafe-name', path: unsafe, detail: error.message },
+        : { kind: 'unsafe-name', path: error.entry, detail: error.message },
     );
     return report;
   }
@@ -218,10 +218,8 @@ async function digestEntry(reader: ZipReader, entry: ZipEntryInfo, problems: Ver
     }
   } catch (error) {
     if (!isRabbitError(error)) throw error;
-    // The reader's message names the entry and the zip; the problem line already does.
-    const prefix = `${entry.name} in ${basename(reader.path)} is `;
-    const detail = error.message.startsWith(prefix) ? error.message.slice(prefix.length) : error.message;
-    problems.push({ kind: 'crc-error', path: entry.name, detail });
+    // The problem line names the entry already: the reason alone says what is wrong with it.
+    problems.push({ kind: 'crc-error', path: entry.name, detail: error.reason ?? error.message });
     return undefined;
   }
   return { size, sha256: hash.digest('hex') };
