@@ -1,7 +1,8 @@
 import { RabbitError, isRabbitError } from '../core/errors.js';
 import { API_PREFIX } from '../archive/paths.js';
 import type { FileEntry } from '../manifest/types.js';
-import { attemptsOf, fetchResource, type FetchContext } from '../client/fetch-resource.js';
+import { fetchResource, type FetchContext } from '../client/fetch-resource.js';
+import { manifestErrorOf } from '../manifest/manifest-error.js';
 import type { Frontier } from '../crawl/frontier.js';
 import type { ArchiveModel, ArchivedEntry, StoredFile } from '../manifest/archive-model.js';
 import { ASSET_LIMITS, assetPath, isCss, type AssetLimits } from './asset-types.js';
@@ -69,15 +70,8 @@ export async function collectAssets(options: CollectAssetsOptions): Promise<Asse
   let capReported = false;
 
   const fail = (source: string, error: RabbitError): void => {
-    const attempts = attemptsOf(error);
-    model.addError({
-      source,
-      code: error.code,
-      // fetchResource names the request, query included; the manifest keeps only paths.
-      message: error.message.replace(/\?[^\s]*/g, ''),
-      ...(error.status !== undefined ? { status: error.status } : {}),
-      ...(attempts !== undefined ? { attempts } : {}),
-    });
+    // fetchResource names the request, query included; manifestErrorOf keeps only paths.
+    model.addError(manifestErrorOf(source, error));
     options.onFailed?.(source, error);
   };
 

@@ -1,7 +1,8 @@
 import { RabbitError, isRabbitError } from '../core/errors.js';
 import { archivePathFor, API_PREFIX } from '../archive/paths.js';
 import { currentRevision } from '../manifest/revision.js';
-import { attemptsOf, fetchResource, type FetchContext } from '../client/fetch-resource.js';
+import { fetchResource, type FetchContext } from '../client/fetch-resource.js';
+import { manifestErrorOf } from '../manifest/manifest-error.js';
 import type { ArchiveModel, StoredFile } from '../manifest/archive-model.js';
 import type { Frontier } from './frontier.js';
 import { bodyResultOf, obtainBody, type BodyCache, type BodyKind, type BodyResult, type Format, type PrototypeContext, type SizeCaps } from './obtain-body.js';
@@ -228,15 +229,7 @@ export class AccountCrawler {
   }
 
   private recordError(source: string, error: RabbitError): void {
-    const attempts = attemptsOf(error);
-    this.options.model.addError({
-      source,
-      code: error.code,
-      message: error.message,
-      ...(error.status !== undefined ? { status: error.status } : {}),
-      ...(error.id !== undefined ? { id: error.id } : {}),
-      ...(attempts !== undefined ? { attempts } : {}),
-    });
+    this.options.model.addError(manifestErrorOf(source, error));
     this.options.hooks?.failed?.(source, error);
   }
 
