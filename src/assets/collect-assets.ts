@@ -98,7 +98,7 @@ export async function collectAssets(options: CollectAssetsOptions): Promise<Asse
     }
     requested.add(resolution.request);
     if (options.frontier.halted) {
-      // --max-duration stopped the fetching (issue 14): the asset is missing, and the archive says so.
+      // --max-duration stopped the fetching: the asset is missing, and the archive says so.
       fail(resolution.source, new RabbitError('DEADLINE', `${resolution.source} was not fetched: the run reached --max-duration`, { source: resolution.source }));
       return;
     }

@@ -19,7 +19,7 @@ export interface FetchContext {
   adaptive?: AdaptiveConcurrency;
   rateLimiter?: RateLimiter;
   onAttempt?: (event: AttemptEvent) => void;
-  /** Minimum transfer rate (issue 14); STALL_DEFAULTS when absent, so every caller is covered. */
+  /** Minimum transfer rate, against bodies that trickle for ever; STALL_DEFAULTS when absent, so every caller is covered. */
   stall?: StallPolicy;
 }
 

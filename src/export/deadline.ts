@@ -8,7 +8,7 @@ import { formatDuration } from '../core/duration.js';
 export { formatDuration, parseDuration } from '../core/duration.js';
 
 /**
- * `--max-duration` (issue 14): an unattended run that must end by a given time, like rclone's
+ * `--max-duration`: an unattended run that must end by a given time, like rclone's
  * --max-duration. When it expires the run stops fetching (requests in flight are abandoned, nothing
  * new starts) but is not interrupted: the archive is written with what was stored, and whatever
  * was left undone is recorded with a DEADLINE error, so the archive says it is incomplete and the
