@@ -3,6 +3,7 @@ import { API_PREFIX } from '../archive/paths.js';
 import type { FileEntry } from '../manifest/types.js';
 import { fetchResource, type FetchContext } from '../client/fetch-resource.js';
 import { manifestErrorOf } from '../manifest/manifest-error.js';
+import { cachedBodyOf, storedFileOf } from '../storage/stored-file.js';
 import type { Frontier } from '../crawl/frontier.js';
 import type { ArchiveModel, ArchivedEntry, StoredFile } from '../manifest/archive-model.js';
 import { ASSET_LIMITS, assetPath, isCss, type AssetLimits } from './asset-types.js';
@@ -110,16 +111,8 @@ export async function collectAssets(options: CollectAssetsOptions): Promise<Asse
     try {
       const result = await fetchResource(options.fetch, { source: asset.request, key: '', maxBytes: limits.maxBytes, keep: false, anonymous: true });
       if (result.status !== 200) throw new RabbitError('HTTP_STATUS', `GET ${asset.source} answered 304 unasked`, { source: asset.source });
-      stored = {
-        path: assetPath(result.body.sha256, result.contentType),
-        source: asset.source,
-        sha256: result.body.sha256,
-        size: result.body.size,
-        contentType: result.contentType,
-        lastModified: result.lastModified,
-        file: result.body.file,
-        ...(result.body.offset !== undefined ? { offset: result.body.offset } : {}),
-      };
+      // Without the body's bytes: the catalog keeps every asset's record until the run ends.
+      stored = storedFileOf({ path: assetPath(result.body.sha256, result.contentType), source: asset.source }, cachedBodyOf(result.body, result));
     } catch (error) {
       if (isRabbitError(error) && error.errorClass !== 'fatal') return fail(asset.source, error);
       throw error;

@@ -7,6 +7,7 @@ import { API_PREFIX, isSafeEntryName } from '../archive/paths.js';
 import { openZip, type ZipReader } from '../archive/zip-reader.js';
 import type { Spool } from '../storage/spool.js';
 import type { BodyCache, CacheCandidate, CachedBody, PrototypeContext } from '../storage/body-cache.js';
+import { cachedBodyOf } from '../storage/stored-file.js';
 import { readManifestFrom } from '../manifest/read-manifest.js';
 import { isSameService } from '../core/service-url.js';
 import type { FileEntry, PrototypeRecord } from '../manifest/types.js';
@@ -110,7 +111,7 @@ export async function openSinceCache(prevPath: string, spool: Spool, options: Si
         source: entry.source,
       });
     }
-    return { sha256: body.sha256, size: body.size, file: body.file, ...(body.offset !== undefined ? { offset: body.offset } : {}), contentType: entry.contentType, lastModified: entry.lastModified };
+    return cachedBodyOf(body, entry);
   };
 
   return {
