@@ -1,3 +1,5 @@
+import { withoutQueries } from './redact.js';
+
 /**
  * Typed errors with a stable `code`. Tests and the CLI branch on codes, never on wording.
  *
@@ -40,7 +42,7 @@ export interface RabbitErrorDetails {
   method?: string;
   /** HTTP status, if the server answered. */
   status?: number;
-  /** API path without query string: never carries the key. */
+  /** API path; any query string (and with it any key) is cut off when the error is made. */
   source?: string;
   /** An offending id, for BAD_ID. */
   id?: string;
@@ -76,7 +78,7 @@ export class RabbitError extends Error {
     this.errorClass = details.errorClass ?? defaultClass(code);
     if (details.method !== undefined) this.method = details.method;
     if (details.status !== undefined) this.status = details.status;
-    if (details.source !== undefined) this.source = details.source;
+    if (details.source !== undefined) this.source = withoutQueries(details.source);
     if (details.id !== undefined) this.id = details.id;
     if (details.retryAfterMs !== undefined) this.retryAfterMs = details.retryAfterMs;
     if (details.entry !== undefined) this.entry = details.entry;
