@@ -32,13 +32,13 @@ async function sample(name = 'sample.zip'): Promise<string> {
   return path;
 }
 
-async function failure(promise: Promise<unknown>): Promise<{ code: string; message: string }> {
+async function failure(promise: Promise<unknown>): Promise<{ code: string; message: string; entry?: string; reason?: string }> {
   const error = await promise.then(
     () => undefined,
     (e: unknown) => e,
   );
   if (!isRabbitError(error)) throw new Error(`expected a RabbitError, got ${String(error)}`);
-  return { code: error.code, message: error.message };
+  return { code: error.code, message: error.message, ...(error.entry !== undefined ? { entry: error.entry } : {}), ...(error.reason !== undefined ? { reason: error.reason } : {}) };
 }
 
 async function drain(promise: Promise<NodeJS.ReadableStream>): Promise<Buffer> {
@@ -85,10 +85,14 @@ describe('openZip', () => {
     await flipByte(path, (await dataOffsetOf(path, name)) + 100);
     const reader = await openZip(path);
     try {
-      const { code, message } = await failure(drain(reader.openEntry(name)));
+      const { code, message, entry, reason } = await failure(drain(reader.openEntry(name)));
       expect(code).toBe('ARCHIVE_CORRUPT');
       expect(message).toContain(name);
       expect(message).toMatch(/CRC/);
+      // The entry and the fault as fields, for callers that name the entry themselves (verify).
+      expect(entry).toBe(name);
+      expect(reason).toMatch(/CRC/);
+      expect(reason).not.toContain(name);
       // The other entries still read.
       expect((await reader.readEntry('manifest.json')).toString()).toBe('{"formatVersion":1}');
     } finally {
