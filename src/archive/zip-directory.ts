@@ -33,6 +33,8 @@ export class DirectoryError extends Error {
     message: string,
     /** Set when the fault is an entry name that could escape the extract folder. */
     readonly unsafeName?: string,
+    /** Set when there is no end record at all: not a zip, or one cut short, rather than a damaged one. */
+    readonly noEndRecord = false,
   ) {
     super(message);
   }
@@ -47,9 +49,6 @@ const MAX_COMMENT = 0xffff;
 const CENTRAL_FIXED = 46;
 const UTF8_FLAG = 0x800;
 
-/** Text of the message openZip recognises as "this is not a zip (or a cut-short one)". */
-export const NO_END_RECORD = 'end of central directory record signature not found';
-
 export function readDirectoryEnd(fd: number, fileSize: number): DirectoryEnd {
   const tailLength = Math.min(fileSize, EOCD_LENGTH + MAX_COMMENT);
   const tail = readAt(fd, fileSize - tailLength, tailLength);
@@ -61,7 +60,7 @@ export function readDirectoryEnd(fd: number, fileSize: number): DirectoryEnd {
       break;
     }
   }
-  if (at === -1) throw new DirectoryError(NO_END_RECORD);
+  if (at === -1) throw new DirectoryError('end of central directory record signature not found', undefined, true);
   const eocdOffset = fileSize - tailLength + at;
   let count = tail.readUInt16LE(at + 10);
   let size = tail.readUInt32LE(at + 12);

@@ -4,7 +4,7 @@ import { basename } from 'node:path';
 import { Readable } from 'node:stream';
 import { createInflateRaw, crc32, inflateRawSync } from 'node:zlib';
 import { RabbitError, isRabbitError } from '../core/errors.js';
-import { DirectoryError, NO_END_RECORD, readAt, readDirectoryEnd, type DirectoryRecord } from './zip-directory.js';
+import { DirectoryError, readAt, readDirectoryEnd, type DirectoryRecord } from './zip-directory.js';
 import { ZipIndex, type NameHash } from './zip-index.js';
 
 export interface ZipEntryInfo {
@@ -220,7 +220,7 @@ function openError(error: unknown, name: string, head: Buffer): RabbitError {
       { cause: error, entry: error.unsafeName, reason: 'unsafe name' },
     );
   }
-  if (reason !== NO_END_RECORD) {
+  if (!(error instanceof DirectoryError && error.noEndRecord)) {
     return new RabbitError('ARCHIVE_CORRUPT', `${name} has a damaged table of contents: ${reason}`, { cause: error });
   }
   const message =
