@@ -6,6 +6,7 @@ import { createInflateRaw, crc32, inflateRawSync } from 'node:zlib';
 import { RabbitError, isRabbitError } from '../core/errors.js';
 import { DirectoryError, readAt, readDirectoryEnd, type DirectoryRecord } from './zip-directory.js';
 import { ZipIndex, type NameHash } from './zip-index.js';
+import { LOCAL_HEADER_BYTES, LOCAL_SIGNATURE } from './zip-records.js';
 
 export interface ZipEntryInfo {
   name: string;
@@ -50,7 +51,6 @@ export interface OpenZipOptions {
 const DEFAULT_MAX_READ_BYTES = 512 * 1024 * 1024;
 /** Entries up to this size are read and inflated in one call: cheaper than a stream for tiny bodies. */
 const ONE_SHOT_BYTES = 256 * 1024;
-const LOCAL_SIGNATURE = 0x04034b50;
 
 type Located = ZipEntryInfo & Pick<DirectoryRecord, 'flags' | 'localHeaderOffset'>;
 
@@ -165,9 +165,9 @@ async function* entryBytes(fd: number, path: string, entry: Located): AsyncGener
   if (entry.compressionMethod === 0 && entry.compressedSize !== entry.uncompressedSize) {
     throw fail(`compressed/uncompressed size mismatch for stored file: ${entry.compressedSize} != ${entry.uncompressedSize}`);
   }
-  const header = readAt(fd, entry.localHeaderOffset, 30);
-  if (header.length < 30 || header.readUInt32LE(0) !== LOCAL_SIGNATURE) throw fail('invalid local file header signature');
-  const start = entry.localHeaderOffset + 30 + header.readUInt16LE(26) + header.readUInt16LE(28);
+  const header = readAt(fd, entry.localHeaderOffset, LOCAL_HEADER_BYTES);
+  if (header.length < LOCAL_HEADER_BYTES || header.readUInt32LE(0) !== LOCAL_SIGNATURE) throw fail('invalid local file header signature');
+  const start = entry.localHeaderOffset + LOCAL_HEADER_BYTES + header.readUInt16LE(26) + header.readUInt16LE(28);
   let crc = 0;
   let size = 0;
   const counted = (chunk: Buffer): Buffer => {
