@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { RabbitError, isRabbitError } from '../core/errors.js';
 import type { HttpClient } from './http-client.js';
-import { statusError, toNetworkError } from './http-client.js';
+import { discardBody, statusError, toNetworkError } from './http-client.js';
 import type { AdaptiveConcurrency } from './adaptive-concurrency.js';
 import type { RateLimiter } from './rate-limiter.js';
 import { isThrottleStatus, mayRetry, parseRetryAfter, retryDelay, type RetryPolicy } from './retry-policy.js';
@@ -40,9 +40,6 @@ export interface FetchRequest {
 export type FetchResult =
   | { status: 200; body: SpooledBody; contentType: string; lastModified: string | null; attempts: number }
   | { status: 304; attempts: number };
-
-/** Error bodies are read (to keep the connection alive) but never kept beyond this. */
-const ERROR_BODY_LIMIT = 64 * 1024;
 
 /**
  * One resource, fetched until it is safely in the spool or has failed for good. Retries what
@@ -91,7 +88,7 @@ export async function fetchResource(ctx: FetchContext, request: FetchRequest): P
           attempts: attempt,
         };
       }
-      await discard(response.body);
+      await discardBody(response.body);
       ctx.onAttempt?.({ type: 'response', source: request.source, status: response.status, bytes: 0, attempt });
       if (response.status === 304) {
         ctx.adaptive?.succeeded();
@@ -144,19 +141,4 @@ function bodyError(error: unknown, source: string, signal: AbortSignal): unknown
     });
   }
   return network;
-}
-
-async function discard(body: AsyncIterable<Buffer> & { destroy(error?: Error): void }): Promise<void> {
-  let read = 0;
-  try {
-    for await (const chunk of body) {
-      read += chunk.length;
-      if (read > ERROR_BODY_LIMIT) {
-        body.destroy();
-        return;
-      }
-    }
-  } catch {
-    // An error body that breaks off tells us nothing more than its status already did.
-  }
 }

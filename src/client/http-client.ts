@@ -76,7 +76,7 @@ export class HttpClient {
     for (let hops = 0; ; hops++) {
       const response = await this.getOnce(source, path, options);
       if (!isRedirect(response.status)) return response;
-      await drain(response.body);
+      await discardBody(response.body);
       const decision = decideRedirect(this.origin, path, source, response.status, response.headers['location'], hops);
       if ('refuse' in decision) throw decision.refuse;
       path = decision.follow;
@@ -132,18 +132,22 @@ export class HttpClient {
   }
 }
 
-/** A redirect's body is not wanted, but reading a little of it keeps the connection reusable. */
-async function drain(body: HttpResponse['body']): Promise<void> {
+/** Unused bodies (errors, redirects) are read this far, so the connection stays reusable; a longer one is cut off. */
+const DISCARD_LIMIT = 64 * 1024;
+
+/** Reads and drops the body of an answer whose status says all we need (an error, a redirect). */
+export async function discardBody(body: AsyncIterable<Buffer> & { destroy(error?: Error): void }): Promise<void> {
   let read = 0;
   try {
     for await (const chunk of body) {
       read += chunk.length;
-      if (read > 64 * 1024) break;
+      if (read > DISCARD_LIMIT) {
+        body.destroy();
+        return;
+      }
     }
   } catch {
-    // A redirect whose body breaks off still said where it points.
-  } finally {
-    body.destroy();
+    // An unused body that breaks off tells us nothing its status did not.
   }
 }
 

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { HttpClient, HttpResponse } from '../client/http-client.js';
-import { statusError, toNetworkError } from '../client/http-client.js';
+import { discardBody, statusError, toNetworkError } from '../client/http-client.js';
 import type { RateLimiter } from '../client/rate-limiter.js';
 import type { RetryPolicy } from '../client/retry-policy.js';
 import { isRetryableStatus, mayRetry, parseRetryAfter, retryDelay } from '../client/retry-policy.js';
@@ -32,8 +32,6 @@ export type WriteResult =
   | { kind: 'unknown'; error: RabbitError }
   | { kind: 'refused'; status: number };
 
-const ERROR_BODY_LIMIT = 64 * 1024;
-
 export class LiveService {
   constructor(private readonly options: LiveServiceOptions) {}
 
@@ -64,7 +62,7 @@ export class LiveService {
     } catch (error) {
       return this.lost(error, source, 'POST');
     }
-    await discard(response);
+    await discardBody(response.body);
     if (response.status >= 200 && response.status < 300) {
       const newId = idFromLocation(response.headers['location']);
       if (newId !== undefined) return { kind: 'ok', status: response.status, newId };
@@ -83,7 +81,7 @@ export class LiveService {
       return await this.withRetries<WriteResult>(method, source, refused, async () => {
         const response = await this.options.client.send(method, source, { key: this.options.key, signal: this.options.signal, ...(body !== undefined ? { body } : {}) });
         if (response.status < 200 || response.status >= 300) return { response };
-        await discard(response);
+        await discardBody(response.body);
         return { result: { kind: 'ok', status: response.status } };
       });
     } catch (error) {
@@ -111,7 +109,7 @@ export class LiveService {
         const outcome = await attempt();
         if ('result' in outcome) return outcome.result;
         const { status, headers } = outcome.response;
-        await discard(outcome.response);
+        await discardBody(outcome.response.body);
         if (!isRetryableStatus(status)) return final(status);
         failure = statusError(method, source, status, parseRetryAfter(headers['retry-after'], this.options.now()));
       } catch (error) {
@@ -159,17 +157,3 @@ async function readBody(response: HttpResponse, maxBytes: number, source: string
 }
 
 /** Reads and drops a body we do not need, so the connection can be reused. */
-async function discard(response: HttpResponse): Promise<void> {
-  let read = 0;
-  try {
-    for await (const chunk of response.body) {
-      read += chunk.length;
-      if (read > ERROR_BODY_LIMIT) {
-        response.body.destroy();
-        return;
-      }
-    }
-  } catch {
-    // What an answer we do not use breaks off with tells us nothing its status did not.
-  }
-}
