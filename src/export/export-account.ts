@@ -16,7 +16,8 @@ import { Deadline, recordDeadlineError, recordUnfinished } from './deadline.js';
 import type { EventSink } from './events.js';
 import { checkExportOptions, EXPORT_DEFAULTS, RESULT_ERROR_LIMIT, type ExportOptions, type ExportResult } from './export-options.js';
 import { interrupted, sanitize } from './failure.js';
-import { fetchContext, type RunStats } from './fetch-setup.js';
+import { fetchContext } from './fetch-setup.js';
+import type { RunStats } from '../manifest/types.js';
 import { openSinceCache } from './since-cache.js';
 
 export { EXPORT_DEFAULTS, type ExportOptions, type ExportResult } from './export-options.js';
