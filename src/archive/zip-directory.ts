@@ -1,4 +1,5 @@
 import { readSync } from 'node:fs';
+import { CENTRAL_HEADER_BYTES, CENTRAL_SIGNATURE, END_SIGNATURE, ZIP64_END_SIGNATURE, ZIP64_LOCATOR_SIGNATURE } from './zip-records.js';
 
 /**
  * The zip's table of contents read straight from the file (PKWARE APPNOTE 4.3.12, 4.3.14-16):
@@ -33,22 +34,16 @@ export class DirectoryError extends Error {
     message: string,
     /** Set when the fault is an entry name that could escape the extract folder. */
     readonly unsafeName?: string,
+    /** Set when there is no end record at all: not a zip, or one cut short, rather than a damaged one. */
+    readonly noEndRecord = false,
   ) {
     super(message);
   }
 }
 
-const EOCD_SIGNATURE = 0x06054b50;
-const ZIP64_LOCATOR_SIGNATURE = 0x07064b50;
-const ZIP64_EOCD_SIGNATURE = 0x06064b50;
-const CENTRAL_SIGNATURE = 0x02014b50;
 const EOCD_LENGTH = 22;
 const MAX_COMMENT = 0xffff;
-const CENTRAL_FIXED = 46;
 const UTF8_FLAG = 0x800;
-
-/** Text of the message openZip recognises as "this is not a zip (or a cut-short one)". */
-export const NO_END_RECORD = 'end of central directory record signature not found';
 
 export function readDirectoryEnd(fd: number, fileSize: number): DirectoryEnd {
   const tailLength = Math.min(fileSize, EOCD_LENGTH + MAX_COMMENT);
@@ -56,12 +51,12 @@ export function readDirectoryEnd(fd: number, fileSize: number): DirectoryEnd {
   let at = -1;
   for (let i = tail.length - EOCD_LENGTH; i >= 0; i--) {
     // The comment length must reach exactly to the end, or this is a signature inside a comment.
-    if (tail.readUInt32LE(i) === EOCD_SIGNATURE && i + EOCD_LENGTH + tail.readUInt16LE(i + 20) === tail.length) {
+    if (tail.readUInt32LE(i) === END_SIGNATURE && i + EOCD_LENGTH + tail.readUInt16LE(i + 20) === tail.length) {
       at = i;
       break;
     }
   }
-  if (at === -1) throw new DirectoryError(NO_END_RECORD);
+  if (at === -1) throw new DirectoryError('end of central directory record signature not found', undefined, true);
   const eocdOffset = fileSize - tailLength + at;
   let count = tail.readUInt16LE(at + 10);
   let size = tail.readUInt32LE(at + 12);
@@ -78,7 +73,7 @@ export function readDirectoryEnd(fd: number, fileSize: number): DirectoryEnd {
     const recordOffset = readUint64(locator, 8);
     if (recordOffset + 56 > eocdOffset) throw new DirectoryError('zip64 end of central directory record is out of range');
     const record = readAt(fd, recordOffset, 56);
-    if (record.readUInt32LE(0) !== ZIP64_EOCD_SIGNATURE) {
+    if (record.readUInt32LE(0) !== ZIP64_END_SIGNATURE) {
       throw new DirectoryError('invalid zip64 end of central directory record signature');
     }
     count = readUint64(record, 32);
@@ -87,21 +82,21 @@ export function readDirectoryEnd(fd: number, fileSize: number): DirectoryEnd {
   }
   if (offset + size > eocdOffset) throw new DirectoryError('central directory runs past its end record');
   // A record takes at least 46 bytes: a count that cannot fit is a lie we must not allocate for.
-  if (count * CENTRAL_FIXED > size) throw new DirectoryError(`${count} entries cannot fit in a ${size}-byte central directory`);
+  if (count * CENTRAL_HEADER_BYTES > size) throw new DirectoryError(`${count} entries cannot fit in a ${size}-byte central directory`);
   return { count, offset, size };
 }
 
 /** Parses the central directory record starting at `start` of `buffer` (which sits at `fileOffset`). */
 export function parseRecord(buffer: Buffer, start: number, fileOffset: number): DirectoryRecord | number {
-  if (buffer.length - start < CENTRAL_FIXED) return CENTRAL_FIXED;
+  if (buffer.length - start < CENTRAL_HEADER_BYTES) return CENTRAL_HEADER_BYTES;
   if (buffer.readUInt32LE(start) !== CENTRAL_SIGNATURE) throw new DirectoryError('invalid central directory file header signature');
   const nameLength = buffer.readUInt16LE(start + 28);
   const extraLength = buffer.readUInt16LE(start + 30);
   const commentLength = buffer.readUInt16LE(start + 32);
-  const recordLength = CENTRAL_FIXED + nameLength + extraLength + commentLength;
+  const recordLength = CENTRAL_HEADER_BYTES + nameLength + extraLength + commentLength;
   if (buffer.length - start < recordLength) return recordLength;
   const flags = buffer.readUInt16LE(start + 8);
-  const nameStart = start + CENTRAL_FIXED;
+  const nameStart = start + CENTRAL_HEADER_BYTES;
   const name = flags & UTF8_FLAG ? buffer.toString('utf8', nameStart, nameStart + nameLength) : decodeCp437(buffer.subarray(nameStart, nameStart + nameLength));
   const record: DirectoryRecord = {
     name,

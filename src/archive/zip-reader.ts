@@ -4,8 +4,9 @@ import { basename } from 'node:path';
 import { Readable } from 'node:stream';
 import { createInflateRaw, crc32, inflateRawSync } from 'node:zlib';
 import { RabbitError, isRabbitError } from '../core/errors.js';
-import { DirectoryError, NO_END_RECORD, readAt, readDirectoryEnd, type DirectoryRecord } from './zip-directory.js';
+import { DirectoryError, readAt, readDirectoryEnd, type DirectoryRecord } from './zip-directory.js';
 import { ZipIndex, type NameHash } from './zip-index.js';
+import { LOCAL_HEADER_BYTES, LOCAL_SIGNATURE } from './zip-records.js';
 
 export interface ZipEntryInfo {
   name: string;
@@ -50,15 +51,6 @@ export interface OpenZipOptions {
 const DEFAULT_MAX_READ_BYTES = 512 * 1024 * 1024;
 /** Entries up to this size are read and inflated in one call: cheaper than a stream for tiny bodies. */
 const ONE_SHOT_BYTES = 256 * 1024;
-const LOCAL_SIGNATURE = 0x04034b50;
-
-/** Errors raised because the central directory names an entry that could escape the extract folder. */
-const unsafeNameErrors = new WeakMap<RabbitError, string>();
-
-/** The entry name behind an `openZip` failure caused by an unsafe name (`../x`, `/etc/x`, `a\b`). */
-export function unsafeNameOf(error: unknown): string | undefined {
-  return isRabbitError(error) ? unsafeNameErrors.get(error) : undefined;
-}
 
 type Located = ZipEntryInfo & Pick<DirectoryRecord, 'flags' | 'localHeaderOffset'>;
 
@@ -166,15 +158,16 @@ function entriesView(index: ZipIndex): ZipEntries {
 
 /** The entry's bytes, inflated, then checked against the directory's size and CRC-32. */
 async function* entryBytes(fd: number, path: string, entry: Located): AsyncGenerator<Buffer> {
-  const fail = (reason: string) => new RabbitError('ARCHIVE_CORRUPT', `${entry.name} in ${basename(path)} is damaged: ${reason}`);
+  const fail = (reason: string) =>
+    new RabbitError('ARCHIVE_CORRUPT', `${entry.name} in ${basename(path)} is damaged: ${reason}`, { entry: entry.name, reason: `damaged: ${reason}` });
   if (entry.flags & 0x1) throw fail('it is encrypted');
   if (entry.compressionMethod !== 0 && entry.compressionMethod !== 8) throw fail(`unsupported compression method ${entry.compressionMethod}`);
   if (entry.compressionMethod === 0 && entry.compressedSize !== entry.uncompressedSize) {
     throw fail(`compressed/uncompressed size mismatch for stored file: ${entry.compressedSize} != ${entry.uncompressedSize}`);
   }
-  const header = readAt(fd, entry.localHeaderOffset, 30);
-  if (header.length < 30 || header.readUInt32LE(0) !== LOCAL_SIGNATURE) throw fail('invalid local file header signature');
-  const start = entry.localHeaderOffset + 30 + header.readUInt16LE(26) + header.readUInt16LE(28);
+  const header = readAt(fd, entry.localHeaderOffset, LOCAL_HEADER_BYTES);
+  if (header.length < LOCAL_HEADER_BYTES || header.readUInt32LE(0) !== LOCAL_SIGNATURE) throw fail('invalid local file header signature');
+  const start = entry.localHeaderOffset + LOCAL_HEADER_BYTES + header.readUInt16LE(26) + header.readUInt16LE(28);
   let crc = 0;
   let size = 0;
   const counted = (chunk: Buffer): Buffer => {
@@ -220,15 +213,14 @@ function openError(error: unknown, name: string, head: Buffer): RabbitError {
   if (code !== undefined) return new RabbitError('NOT_A_ZIP', `${name} cannot be read (${code})`, { cause: error });
   const reason = error instanceof Error ? error.message : String(error);
   if (error instanceof DirectoryError && error.unsafeName !== undefined) {
-    const wrapped = new RabbitError(
+    // `entry` set on an openZip failure means the directory names a path that could escape the extract folder.
+    return new RabbitError(
       'ARCHIVE_CORRUPT',
       `${name} holds an entry with an unsafe name ${JSON.stringify(error.unsafeName)}; refusing to read it`,
-      { cause: error },
+      { cause: error, entry: error.unsafeName, reason: 'unsafe name' },
     );
-    unsafeNameErrors.set(wrapped, error.unsafeName);
-    return wrapped;
   }
-  if (reason !== NO_END_RECORD) {
+  if (!(error instanceof DirectoryError && error.noEndRecord)) {
     return new RabbitError('ARCHIVE_CORRUPT', `${name} has a damaged table of contents: ${reason}`, { cause: error });
   }
   const message =

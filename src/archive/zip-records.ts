@@ -9,11 +9,12 @@ export const ZIP64_LIMIT = 0xffffffff;
 /** A 16-bit entry count at this value means "see the zip64 end record". */
 const ZIP64_COUNT_LIMIT = 0xffff;
 
-const LOCAL_SIGNATURE = 0x04034b50;
-const CENTRAL_SIGNATURE = 0x02014b50;
-const ZIP64_END_SIGNATURE = 0x06064b50;
-const ZIP64_LOCATOR_SIGNATURE = 0x07064b50;
-const END_SIGNATURE = 0x06054b50;
+/** Record signatures, shared by the writer and the readers (zip-directory, zip-reader). */
+export const LOCAL_SIGNATURE = 0x04034b50;
+export const CENTRAL_SIGNATURE = 0x02014b50;
+export const ZIP64_END_SIGNATURE = 0x06064b50;
+export const ZIP64_LOCATOR_SIGNATURE = 0x07064b50;
+export const END_SIGNATURE = 0x06054b50;
 
 export const LOCAL_HEADER_BYTES = 30;
 export const CENTRAL_HEADER_BYTES = 46;

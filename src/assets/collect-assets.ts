@@ -1,7 +1,9 @@
 import { RabbitError, isRabbitError } from '../core/errors.js';
 import { API_PREFIX } from '../archive/paths.js';
 import type { FileEntry } from '../manifest/types.js';
-import { attemptsOf, fetchResource, type FetchContext } from '../client/fetch-resource.js';
+import { fetchResource, type FetchContext } from '../client/fetch-resource.js';
+import { manifestErrorOf } from '../manifest/manifest-error.js';
+import { cachedBodyOf, storedFileOf } from '../storage/stored-file.js';
 import type { Frontier } from '../crawl/frontier.js';
 import type { ArchiveModel, ArchivedEntry, StoredFile } from '../manifest/archive-model.js';
 import { ASSET_LIMITS, assetPath, isCss, type AssetLimits } from './asset-types.js';
@@ -79,15 +81,8 @@ export async function collectAssets(options: CollectAssetsOptions): Promise<Asse
   let capReported = false;
 
   const fail = (source: string, error: RabbitError): void => {
-    const attempts = attemptsOf(error);
-    model.addError({
-      source,
-      code: error.code,
-      // fetchResource names the request, query included; the manifest keeps only paths.
-      message: error.message.replace(/\?[^\s]*/g, ''),
-      ...(error.status !== undefined ? { status: error.status } : {}),
-      ...(attempts !== undefined ? { attempts } : {}),
-    });
+    // fetchResource names the request, query included; manifestErrorOf keeps only paths.
+    model.addError(manifestErrorOf(source, error));
     options.onFailed?.(source, error);
   };
 
@@ -114,7 +109,7 @@ export async function collectAssets(options: CollectAssetsOptions): Promise<Asse
     }
     requested.add(resolution.request);
     if (options.frontier.halted) {
-      // --max-duration stopped the fetching (issue 14): the asset is missing, and the archive says so.
+      // --max-duration stopped the fetching: the asset is missing, and the archive says so.
       fail(resolution.source, new RabbitError('DEADLINE', `${resolution.source} was not fetched: the run reached --max-duration`, { source: resolution.source }));
       return;
     }
@@ -126,16 +121,8 @@ export async function collectAssets(options: CollectAssetsOptions): Promise<Asse
     try {
       const result = await fetchResource(options.fetch, { source: asset.request, key: '', maxBytes: limits.maxBytes, keep: false, anonymous: true });
       if (result.status !== 200) throw new RabbitError('HTTP_STATUS', `GET ${asset.source} answered 304 unasked`, { source: asset.source });
-      stored = {
-        path: assetPath(result.body.sha256, result.contentType),
-        source: asset.source,
-        sha256: result.body.sha256,
-        size: result.body.size,
-        contentType: result.contentType,
-        lastModified: result.lastModified,
-        file: result.body.file,
-        ...(result.body.offset !== undefined ? { offset: result.body.offset } : {}),
-      };
+      // Without the body's bytes: the catalog keeps every asset's record until the run ends.
+      stored = storedFileOf({ path: assetPath(result.body.sha256, result.contentType), source: asset.source }, cachedBodyOf(result.body, result));
     } catch (error) {
       if (isRabbitError(error) && error.errorClass !== 'fatal') return fail(asset.source, error);
       throw error;

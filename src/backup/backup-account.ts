@@ -95,7 +95,7 @@ async function checkDir(dir: string): Promise<void> {
 
 /**
  * The newest of our archives whose manifest reads and that was exported from this same service
- * (issue 14: compared as normalized URLs, so an edited crontab URL for the same service still
+ * (compared as normalized URLs, so an edited crontab URL for the same service still
  * reuses, while an archive of another service, whose ids mean other things, never is). With none,
  * the night makes a full export and says why rather than failing every night from now on.
  */

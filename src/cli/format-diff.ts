@@ -1,4 +1,4 @@
-import type { ArchiveDiff, PrototypeSummary } from '../diff/diff-archives.js';
+import type { ArchiveDiff, DiffedPrototype } from '../diff/diff-archives.js';
 import { CATEGORIES } from '../diff/diff-archives.js';
 import { clean } from './format-archive.js';
 
@@ -40,7 +40,7 @@ function itemsOf(changes: Record<'added' | 'removed' | 'changed', string[]>): st
   return marked.length > MAX_ITEMS ? `${shown} ... and ${marked.length - MAX_ITEMS} more` : shown;
 }
 
-function describe(proto: PrototypeSummary): string {
+function describe(proto: DiffedPrototype): string {
   return proto.name === null ? proto.id : `${proto.id} ${quote(proto.name)}`;
 }
 

@@ -50,8 +50,8 @@ export interface ProgressReporter {
 }
 
 /**
- * Shows an export as it runs (issue 15): on a terminal one line with percent, bar, counts, rates,
- * time left, prototypes, retries and errors, redrawn in place by ora (synchronized output, so no
+ * Shows an export as it runs, so a long one says how far it is and how long is left: on a
+ * terminal one line with percent, bar, counts, rates, time left, prototypes, retries and errors, redrawn in place by ora (synchronized output, so no
  * flicker) and cleared on stop; in a log one plain line per interval; with --json one
  * `"type":"progress"` record per interval on stdout.
  */

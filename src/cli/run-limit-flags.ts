@@ -6,7 +6,7 @@ import type { ExportOptions } from '../export/export-account.js';
 import { intOption } from './options.js';
 
 /**
- * Flags that make an unattended run always end (issue 14), shared by `export` and `backup`:
+ * Flags that make an unattended run always end, so a nightly job never runs on, shared by `export` and `backup`:
  * curl's --speed-limit/--speed-time against bodies that trickle, rclone's --max-duration against a
  * night that runs into the working day.
  */

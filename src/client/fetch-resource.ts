@@ -1,10 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { RabbitError, isRabbitError } from '../core/errors.js';
 import type { HttpClient } from './http-client.js';
-import { toNetworkError } from './http-client.js';
+import { discardBody, statusError, toNetworkError } from './http-client.js';
 import type { AdaptiveConcurrency } from './adaptive-concurrency.js';
 import type { RateLimiter } from './rate-limiter.js';
-import { isRetryableStatus, isThrottleStatus, mayRetry, parseRetryAfter, retryDelay, type RetryPolicy } from './retry-policy.js';
+import { isThrottleStatus, mayRetry, parseRetryAfter, retryDelay, type RetryPolicy } from './retry-policy.js';
 import type { Spool, SpooledBody } from '../storage/spool.js';
 import { stopReason } from './stop-reason.js';
 import { watchTransfer, type StallPolicy } from './transfer-watchdog.js';
@@ -19,7 +19,7 @@ export interface FetchContext {
   adaptive?: AdaptiveConcurrency;
   rateLimiter?: RateLimiter;
   onAttempt?: (event: AttemptEvent) => void;
-  /** Minimum transfer rate (issue 14); STALL_DEFAULTS when absent, so every caller is covered. */
+  /** Minimum transfer rate, against bodies that trickle for ever; STALL_DEFAULTS when absent, so every caller is covered. */
   stall?: StallPolicy;
 }
 
@@ -41,9 +41,6 @@ export type FetchResult =
   | { status: 200; body: SpooledBody; contentType: string; lastModified: string | null; attempts: number }
   | { status: 304; attempts: number };
 
-/** Error bodies are read (to keep the connection alive) but never kept beyond this. */
-const ERROR_BODY_LIMIT = 64 * 1024;
-
 /**
  * One resource, fetched until it is safely in the spool or has failed for good. Retries what
  * may succeed next time (429, 5xx, resets, timeouts, bodies cut short), waiting per the retry
@@ -54,7 +51,6 @@ export async function fetchResource(ctx: FetchContext, request: FetchRequest): P
   let waited = 0;
   for (let attempt = 1; ; attempt++) {
     let failure: RabbitError;
-    let retryAfterMs: number | undefined;
     try {
       await ctx.rateLimiter?.take(ctx.signal);
       const response = await ctx.client.get(request.source, {
@@ -92,27 +88,21 @@ export async function fetchResource(ctx: FetchContext, request: FetchRequest): P
           attempts: attempt,
         };
       }
-      await discard(response.body);
+      await discardBody(response.body);
       ctx.onAttempt?.({ type: 'response', source: request.source, status: response.status, bytes: 0, attempt });
       if (response.status === 304) {
         ctx.adaptive?.succeeded();
         return { status: 304, attempts: attempt };
       }
       if (isThrottleStatus(response.status)) ctx.adaptive?.throttled();
-      retryAfterMs = parseRetryAfter(response.headers['retry-after'], ctx.now());
-      failure = new RabbitError('HTTP_STATUS', `GET ${request.source} answered ${response.status}`, {
-        source: request.source,
-        method: 'GET',
-        status: response.status,
-        errorClass: isRetryableStatus(response.status) ? 'retryable' : 'resource',
-      });
+      failure = statusError('GET', request.source, response.status, parseRetryAfter(response.headers['retry-after'], ctx.now()));
     } catch (error) {
       failure = isRabbitError(error) ? error : toNetworkError(error, request.source, ctx.signal);
     }
     if (ctx.signal.aborted) throw stopReason(ctx.signal, request.source);
-    if (failure.errorClass !== 'retryable') throw withAttempts(failure, attempt);
-    const delay = retryDelay(attempt, ctx.retry, ctx.random, retryAfterMs);
-    if (!mayRetry(attempt, waited, delay, ctx.retry)) throw withAttempts(failure, attempt);
+    if (failure.errorClass !== 'retryable') throw failure.after(attempt);
+    const delay = retryDelay(attempt, ctx.retry, ctx.random, failure.retryAfterMs);
+    if (!mayRetry(attempt, waited, delay, ctx.retry)) throw failure.after(attempt);
     waited += delay;
     ctx.onAttempt?.({
       type: 'retry',
@@ -151,28 +141,4 @@ function bodyError(error: unknown, source: string, signal: AbortSignal): unknown
     });
   }
   return network;
-}
-
-function withAttempts(error: RabbitError, attempts: number): RabbitError {
-  (error as RabbitError & { attempts?: number }).attempts = attempts;
-  return error;
-}
-
-async function discard(body: AsyncIterable<Buffer> & { destroy(error?: Error): void }): Promise<void> {
-  let read = 0;
-  try {
-    for await (const chunk of body) {
-      read += chunk.length;
-      if (read > ERROR_BODY_LIMIT) {
-        body.destroy();
-        return;
-      }
-    }
-  } catch {
-    // An error body that breaks off tells us nothing more than its status already did.
-  }
-}
-
-export function attemptsOf(error: unknown): number | undefined {
-  return (error as { attempts?: number } | null)?.attempts;
 }

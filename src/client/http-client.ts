@@ -5,6 +5,7 @@ import { createDispatcher } from './dispatcher.js';
 import type { ProxySettings } from './proxy-env.js';
 import { parseBaseUrl } from './base-url.js';
 import { decideRedirect, isRedirect } from './redirects.js';
+import { isRetryableStatus } from './retry-policy.js';
 
 export interface HttpClientOptions {
   /** Service base URL, e.g. https://pidoco.com; the API lives under {baseUrl}/rabbit/api/. */
@@ -75,7 +76,7 @@ export class HttpClient {
     for (let hops = 0; ; hops++) {
       const response = await this.getOnce(source, path, options);
       if (!isRedirect(response.status)) return response;
-      await drain(response.body);
+      await discardBody(response.body);
       const decision = decideRedirect(this.origin, path, source, response.status, response.headers['location'], hops);
       if ('refuse' in decision) throw decision.refuse;
       path = decision.follow;
@@ -131,18 +132,22 @@ export class HttpClient {
   }
 }
 
-/** A redirect's body is not wanted, but reading a little of it keeps the connection reusable. */
-async function drain(body: HttpResponse['body']): Promise<void> {
+/** Unused bodies (errors, redirects) are read this far, so the connection stays reusable; a longer one is cut off. */
+const DISCARD_LIMIT = 64 * 1024;
+
+/** Reads and drops the body of an answer whose status says all we need (an error, a redirect). */
+export async function discardBody(body: AsyncIterable<Buffer> & { destroy(error?: Error): void }): Promise<void> {
   let read = 0;
   try {
     for await (const chunk of body) {
       read += chunk.length;
-      if (read > 64 * 1024) break;
+      if (read > DISCARD_LIMIT) {
+        body.destroy();
+        return;
+      }
     }
   } catch {
-    // A redirect whose body breaks off still said where it points.
-  } finally {
-    body.destroy();
+    // An unused body that breaks off tells us nothing its status did not.
   }
 }
 
@@ -156,6 +161,20 @@ function flattenHeaders(raw: Record<string, string | string[] | undefined>): Rec
 }
 
 const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
+
+/**
+ * A status the caller did not want, classed by whether another attempt may succeed; a parsed
+ * Retry-After travels with it so the retry loop waits at least that long.
+ */
+export function statusError(method: string, source: string, status: number, retryAfterMs?: number): RabbitError {
+  return new RabbitError('HTTP_STATUS', `${method} ${source} answered ${status}`, {
+    source,
+    method,
+    status,
+    errorClass: isRetryableStatus(status) ? 'retryable' : 'resource',
+    ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
+  });
+}
 
 /** Map undici and socket failures to typed errors; these are all worth another attempt. */
 export function toNetworkError(error: unknown, source: string, signal?: AbortSignal, method = 'GET'): RabbitError {

@@ -1,13 +1,12 @@
-import { createHash } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { compareIds } from '../core/ids.js';
-import { RabbitError } from '../core/errors.js';
 import { openZip } from '../archive/zip-reader.js';
 import { readManifestFrom } from '../manifest/read-manifest.js';
 import type { FileEntry } from '../manifest/types.js';
+import { readVerified } from '../storage/read-verified.js';
 
 /**
  * Everything convert reads from an archive goes through this narrow interface: the prototypes the
@@ -87,12 +86,7 @@ export async function openArchiveSource(path: string): Promise<ArchiveSource> {
         return { id, name: record.name, revision: record.revision, complete: record.complete, files };
       },
       async read(entry, maxBytes) {
-        const bytes = await zip.readEntry(entry.path, maxBytes);
-        const sha256 = createHash('sha256').update(bytes).digest('hex');
-        if (sha256 !== entry.sha256) {
-          throw new RabbitError('ARCHIVE_CORRUPT', `${entry.path} in ${basename(path)} does not match its sha256 in the manifest`);
-        }
-        return bytes;
+        return readVerified(zip.readEntry(entry.path, maxBytes), entry, `${entry.path} in ${basename(path)} does not match its sha256 in the manifest`);
       },
       close: release,
     };

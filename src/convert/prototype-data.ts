@@ -1,6 +1,7 @@
 import { isRabbitError } from '../core/errors.js';
 import type { FileEntry } from '../manifest/types.js';
 import type { ArchivedPrototype, ArchiveSource } from './archive-source.js';
+import { compareIds } from '../core/ids.js';
 
 /**
  * One prototype's data, read from its archived bodies entry by entry. Bodies are the service's
@@ -145,7 +146,7 @@ export class PrototypeReader {
     const ids = [...this.prototype.files.keys()]
       .map((rest) => /^discussions\/(\d+)\.json$/.exec(rest)?.[1])
       .filter((id): id is string => id !== undefined)
-      .sort((a, b) => Number(a) - Number(b));
+      .sort(compareIds);
     const out: DiscussionData[] = [];
     for (const id of ids) {
       const read = await this.json(`discussions/${id}.json`, `discussion ${id}`);

@@ -1,3 +1,5 @@
+import { withoutQueries } from './redact.js';
+
 /**
  * Typed errors with a stable `code`. Tests and the CLI branch on codes, never on wording.
  *
@@ -40,12 +42,16 @@ export interface RabbitErrorDetails {
   method?: string;
   /** HTTP status, if the server answered. */
   status?: number;
-  /** API path without query string: never carries the key. */
+  /** API path; any query string (and with it any key) is cut off when the error is made. */
   source?: string;
   /** An offending id, for BAD_ID. */
   id?: string;
-  /** Seconds or HTTP date from a Retry-After header, already parsed to milliseconds. */
+  /** Seconds or HTTP date from a Retry-After header, already parsed to milliseconds; the retry waits at least this. */
   retryAfterMs?: number;
+  /** The zip entry the failure is about: an unsafe name in the directory, or a damaged entry. */
+  entry?: string;
+  /** What is wrong with `entry`, without the names the message puts around it. */
+  reason?: string;
   errorClass?: ErrorClass;
   /** Machine-readable context for the --json error line (e.g. who holds a lock); never a secret. */
   data?: Readonly<Record<string, unknown>>;
@@ -59,7 +65,11 @@ export class RabbitError extends Error {
   readonly source?: string;
   readonly id?: string;
   readonly retryAfterMs?: number;
+  readonly entry?: string;
+  readonly reason?: string;
   readonly data?: Readonly<Record<string, unknown>>;
+  /** How many attempts were made before giving up; set once by the fetch loop that made them. */
+  attempts?: number;
 
   constructor(code: ErrorCode, message: string, details: RabbitErrorDetails = {}) {
     super(message, details.cause === undefined ? undefined : { cause: details.cause });
@@ -68,10 +78,18 @@ export class RabbitError extends Error {
     this.errorClass = details.errorClass ?? defaultClass(code);
     if (details.method !== undefined) this.method = details.method;
     if (details.status !== undefined) this.status = details.status;
-    if (details.source !== undefined) this.source = details.source;
+    if (details.source !== undefined) this.source = withoutQueries(details.source);
     if (details.id !== undefined) this.id = details.id;
     if (details.retryAfterMs !== undefined) this.retryAfterMs = details.retryAfterMs;
+    if (details.entry !== undefined) this.entry = details.entry;
+    if (details.reason !== undefined) this.reason = details.reason;
     if (details.data !== undefined) this.data = details.data;
+  }
+
+  /** Notes how many attempts ended in this error, for the manifest; returns the error to throw. */
+  after(attempts: number): this {
+    this.attempts = attempts;
+    return this;
   }
 }
 

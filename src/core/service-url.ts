@@ -1,6 +1,6 @@
 /**
- * Whether two base URLs name the same service (issue 14): `https://Example.com:443/` and
- * `https://example.com` do. Scheme and host compare without case, a port that is the scheme's
+ * Whether two base URLs name the same service, so a respelled URL still reuses its archives:
+ * `https://Example.com:443/` and `https://example.com` do. Scheme and host compare without case, a port that is the scheme's
  * default is dropped, and trailing slashes of the path do not count; the path itself keeps its
  * case, as servers may treat it so. A different host (127.0.0.1 and localhost included) or port is
  * another service: its ids may mean other things.

@@ -1,7 +1,9 @@
 import { RabbitError, isRabbitError } from '../core/errors.js';
 import { archivePathFor, API_PREFIX } from '../archive/paths.js';
 import { currentRevision } from '../manifest/revision.js';
-import { attemptsOf, fetchResource, type FetchContext } from '../client/fetch-resource.js';
+import { fetchResource, type FetchContext } from '../client/fetch-resource.js';
+import { manifestErrorOf } from '../manifest/manifest-error.js';
+import { storedFileOf } from '../storage/stored-file.js';
 import type { ArchiveModel, StoredFile } from '../manifest/archive-model.js';
 import type { Frontier } from './frontier.js';
 import { bodyResultOf, obtainBody, type BodyCache, type BodyKind, type BodyResult, type Format, type PrototypeContext, type SizeCaps } from './obtain-body.js';
@@ -212,31 +214,13 @@ export class AccountCrawler {
   }
 
   private store(proto: PrototypeContext | undefined, entry: { path: string; source: string; result: BodyResult }): void {
-    const file: StoredFile = {
-      path: entry.path,
-      source: entry.source,
-      sha256: entry.result.sha256,
-      size: entry.result.size,
-      contentType: entry.result.contentType,
-      lastModified: entry.result.lastModified,
-      file: entry.result.file,
-      ...(entry.result.offset !== undefined ? { offset: entry.result.offset } : {}),
-      ...(entry.result.data ? { data: entry.result.data } : {}),
-    };
+    const file = storedFileOf(entry, entry.result);
     this.options.model.addFile(proto?.id, file);
     this.options.hooks?.stored?.(file, proto, entry.result.reused);
   }
 
   private recordError(source: string, error: RabbitError): void {
-    const attempts = attemptsOf(error);
-    this.options.model.addError({
-      source,
-      code: error.code,
-      message: error.message,
-      ...(error.status !== undefined ? { status: error.status } : {}),
-      ...(error.id !== undefined ? { id: error.id } : {}),
-      ...(attempts !== undefined ? { attempts } : {}),
-    });
+    this.options.model.addError(manifestErrorOf(source, error));
     this.options.hooks?.failed?.(source, error);
   }
 

@@ -1,5 +1,6 @@
 import { RabbitError } from '../core/errors.js';
 import type { BodyCache, CacheCandidate, CachedBody, PrototypeContext } from '../storage/body-cache.js';
+import { cachedBodyOf } from '../storage/stored-file.js';
 import { fetchResource, type FetchContext, type FetchResult } from '../client/fetch-resource.js';
 
 // Where a body comes from: a copy an earlier run left (this output's journal, or the archive given
@@ -74,12 +75,7 @@ export type BodyResult = CachedBody & { reused: string | undefined; data?: Buffe
 
 export function bodyResultOf(fetched: Extract<FetchResult, { status: 200 }>): BodyResult {
   return {
-    sha256: fetched.body.sha256,
-    size: fetched.body.size,
-    file: fetched.body.file,
-    ...(fetched.body.offset !== undefined ? { offset: fetched.body.offset } : {}),
-    contentType: fetched.contentType,
-    lastModified: fetched.lastModified,
+    ...cachedBodyOf(fetched.body, fetched),
     reused: undefined,
     ...(fetched.body.buffer ? { data: fetched.body.buffer } : {}),
   };

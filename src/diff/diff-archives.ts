@@ -5,6 +5,7 @@ import { basename, join } from 'node:path';
 import { API_PREFIX } from '../archive/paths.js';
 import { readArchiveManifest } from '../manifest/read-manifest.js';
 import type { PrototypeRecord } from '../manifest/types.js';
+import { compareIds } from '../core/ids.js';
 
 export type Category = 'pages' | 'layers' | 'elements' | 'discussions' | 'renderings';
 export const CATEGORIES: readonly Category[] = ['pages', 'layers', 'elements', 'discussions', 'renderings'];
@@ -15,13 +16,14 @@ export interface ItemChanges {
   changed: string[];
 }
 
-export interface PrototypeSummary {
+/** A prototype as a diff names it: id, name and revision, not its content (the viewer's PrototypeSummary is that). */
+export interface DiffedPrototype {
   id: string;
   name: string | null;
   revision: number;
 }
 
-export interface PrototypeChange extends PrototypeSummary {
+export interface PrototypeChange extends DiffedPrototype {
   /** Revision in A; `revision` is B's. */
   fromRevision: number;
   /** A's name when it changed. */
@@ -35,11 +37,11 @@ export interface PrototypeChange extends PrototypeSummary {
 export interface ArchiveDiff {
   a: { archive: string; finishedAt: string };
   b: { archive: string; finishedAt: string };
-  added: PrototypeSummary[];
-  removed: PrototypeSummary[];
+  added: DiffedPrototype[];
+  removed: DiffedPrototype[];
   changed: PrototypeChange[];
   /** In A, and absent from B only because B could not read it (its metadata failed). */
-  unreadable: PrototypeSummary[];
+  unreadable: DiffedPrototype[];
   unchanged: number;
 }
 
@@ -47,7 +49,7 @@ export interface ArchiveDiff {
 const METADATA_SOURCE = new RegExp(`^${API_PREFIX.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}prototypes/(\\d+)\\.json$`);
 
 /** A's side of one prototype, kept while B streams: its bodies wait in a spill file. */
-interface Before extends PrototypeSummary {
+interface Before extends DiffedPrototype {
   complete: boolean;
   fingerprint: string;
   spill: string;
@@ -115,7 +117,7 @@ export async function diffArchives(a: string, b: string): Promise<ArchiveDiff> {
     for (const [id, was] of before) {
       if (!seen.has(id)) (failedMetadata.has(id) ? diff.unreadable : diff.removed).push({ id, name: was.name, revision: was.revision });
     }
-    for (const list of [diff.added, diff.removed, diff.changed, diff.unreadable]) list.sort((x, y) => byId(x.id, y.id));
+    for (const list of [diff.added, diff.removed, diff.changed, diff.unreadable]) list.sort((x, y) => compareIds(x.id, y.id));
     return diff;
   } finally {
     await rm(spillDir, { recursive: true, force: true });
@@ -135,7 +137,7 @@ function comparePrototype(id: string, before: Before, old: Map<string, string>, 
     else if (!is) list.removed.push(item.id);
     else if (was !== is) list.changed.push(item.id);
   }
-  for (const list of Object.values(changes)) for (const ids of [list.added, list.removed, list.changed]) ids.sort(byId);
+  for (const list of Object.values(changes)) for (const ids of [list.added, list.removed, list.changed]) ids.sort(compareIds);
   return {
     ...summary(id, after),
     fromRevision: before.revision,
@@ -183,8 +185,7 @@ async function readSpill(path: string): Promise<Map<string, string>> {
   return files;
 }
 
-function summary(id: string, record: PrototypeRecord): PrototypeSummary {
+function summary(id: string, record: PrototypeRecord): DiffedPrototype {
   return { id, name: record.name, revision: record.revision };
 }
 
-const byId = new Intl.Collator('en', { numeric: true }).compare;

@@ -1,10 +1,9 @@
-import { createHash } from 'node:crypto';
-import { RabbitError } from '../core/errors.js';
 import { ZipWriter, type ZipEntryMeta } from '../archive/zip-writer.js';
 import type { StoredFile } from '../manifest/archive-model.js';
 import { MANIFEST_PATH } from '../manifest/types.js';
 import type { Spool } from '../storage/spool.js';
 import { EntryChannel } from './entry-channel.js';
+import { readVerified } from '../storage/read-verified.js';
 
 export interface ArchiveSinkOptions {
   spool: Spool;
@@ -96,10 +95,11 @@ export class ArchiveSink {
       return zip.addBuffer(meta, file.data);
     }
     if (file.offset === undefined && file.size > INLINE_ENTRY_BYTES) return zip.addFile(meta, { file: file.file, size: file.size });
-    const data = await this.options.spool.read(file);
-    if (createHash('sha256').update(data).digest('hex') !== file.sha256) {
-      throw new RabbitError('ARCHIVE_CORRUPT', `the saved body of ${file.source} was damaged on disk before it could be archived; run the export again`);
-    }
+    const data = await readVerified(
+      this.options.spool.read(file),
+      file,
+      `the saved body of ${file.source} was damaged on disk before it could be archived; run the export again`,
+    );
     return zip.addBuffer(meta, data);
   }
 }

@@ -2,12 +2,13 @@ import { setMaxListeners } from 'node:events';
 import { RabbitError, isRabbitError } from '../core/errors.js';
 import { API_PREFIX } from '../archive/paths.js';
 import type { ArchiveModel } from '../manifest/archive-model.js';
+import { manifestErrorOf } from '../manifest/manifest-error.js';
 import { formatDuration } from '../core/duration.js';
 
 export { formatDuration, parseDuration } from '../core/duration.js';
 
 /**
- * `--max-duration` (issue 14): an unattended run that must end by a given time, like rclone's
+ * `--max-duration`: an unattended run that must end by a given time, like rclone's
  * --max-duration. When it expires the run stops fetching (requests in flight are abandoned, nothing
  * new starts) but is not interrupted: the archive is written with what was stored, and whatever
  * was left undone is recorded with a DEADLINE error, so the archive says it is incomplete and the
@@ -93,6 +94,6 @@ export function recordUnfinished(
 /** One DEADLINE error in the manifest (and the error event), e.g. for a prototype list cut off. */
 export function recordDeadlineError(model: ArchiveModel, error: RabbitError, onFailed?: (source: string, error: RabbitError) => void): void {
   const source = error.source ?? `${API_PREFIX}prototypes.json`;
-  model.addError({ source, code: error.code, message: error.message });
+  model.addError(manifestErrorOf(source, error));
   onFailed?.(source, error);
 }

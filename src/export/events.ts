@@ -17,7 +17,7 @@ export type ExportEvent =
   | { type: 'journal-set-aside'; reason: string }
   | { type: 'phase'; phase: 'crawl' | 'requisites' | 'archive' | 'done' }
   | { type: 'archive-progress'; bytes: number; entries: number; total: number }
-  // For estimating the whole (issue 15): the prototypes the crawl will walk, once the lists are read.
+  // So the progress line can estimate the whole run: the prototypes the crawl will walk, once the lists are read.
   | { type: 'prototypes-listed'; ids: string[] }
   // A prototype's list of pages was read: how many pages it has.
   | { type: 'pages-listed'; id: string; count: number }

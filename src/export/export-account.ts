@@ -16,7 +16,9 @@ import { Deadline, recordDeadlineError, recordUnfinished } from './deadline.js';
 import type { EventSink } from './events.js';
 import { checkExportOptions, EXPORT_DEFAULTS, RESULT_ERROR_LIMIT, type ExportOptions, type ExportResult } from './export-options.js';
 import { interrupted, sanitize } from './failure.js';
-import { fetchContext, type RunStats } from './fetch-setup.js';
+import { fetchContext } from './fetch-setup.js';
+import type { RunStats } from '../manifest/types.js';
+import { manifestErrorOf } from '../manifest/manifest-error.js';
 import { openSinceCache } from './since-cache.js';
 
 export { EXPORT_DEFAULTS, type ExportOptions, type ExportResult } from './export-options.js';
@@ -66,8 +68,11 @@ export async function exportAccount(options: ExportOptions): Promise<ExportResul
   const model = new ArchiveModel(work.entries, (file) => sink.add(file), (text) => redactSecrets(text, options.keys));
   void sink.written.catch((error: unknown) => frontier.stop(error));
   const fetch = fetchContext({ options, client, spool: work.spool, frontier, signal: deadline.requestSignal(controller.signal), stats, emit, now });
-  const failed = (source: string, error: RabbitError): void =>
-    emit({ type: 'error', error: { source, code: error.code, message: redactSecrets(error.message, options.keys) } });
+  // The event carries the record the manifest gets (manifestErrorOf), with the keys redacted as the model does.
+  const failed = (source: string, error: RabbitError): void => {
+    const recorded = manifestErrorOf(source, error);
+    emit({ type: 'error', error: { ...recorded, message: redactSecrets(recorded.message, options.keys) } });
+  };
 
   try {
     if (options.since !== undefined) {

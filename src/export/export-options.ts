@@ -2,21 +2,14 @@ import type { Dispatcher } from 'undici';
 import { RabbitError } from '../core/errors.js';
 import { parseBaseUrl } from '../client/base-url.js';
 import type { ProxySettings } from '../client/proxy-env.js';
-import type { RetryPolicy } from '../client/retry-policy.js';
+import type { ServiceOptions } from '../client/service-options.js';
 import type { StallPolicy } from '../client/transfer-watchdog.js';
 import type { Format, SizeCaps } from '../crawl/crawl-account.js';
 import type { ManifestError } from '../manifest/types.js';
 import type { EventSink } from './events.js';
 
-export interface ExportOptions {
+export interface ExportOptions extends ServiceOptions {
   out: string;
-  baseUrl: string;
-  /** One or more API keys; each prototype is read with the first key that lists it. */
-  keys: readonly string[];
-  concurrency?: number;
-  timeoutMs?: number;
-  retry?: Partial<RetryPolicy>;
-  maxRps?: number;
   caps?: Partial<SizeCaps>;
   formats?: ReadonlySet<Format>;
   prototypes?: ReadonlySet<string>;

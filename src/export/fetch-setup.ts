@@ -7,16 +7,10 @@ import { RETRY_DEFAULTS } from '../client/retry-policy.js';
 import { STALL_DEFAULTS } from '../client/transfer-watchdog.js';
 import type { Frontier } from '../crawl/frontier.js';
 import type { Spool } from '../storage/spool.js';
+import type { RunStats } from '../manifest/types.js';
 import type { EventSink } from './events.js';
 import type { ExportOptions } from './export-options.js';
 
-/** What the run counts as it goes: the manifest's `stats`. */
-export interface RunStats {
-  requests: number;
-  retries: number;
-  bytes: number;
-  files: number;
-}
 
 /**
  * How every request of the export is made: the retry, stall and rate policies from the options,

@@ -7,9 +7,11 @@ import { API_PREFIX, isSafeEntryName } from '../archive/paths.js';
 import { openZip, type ZipReader } from '../archive/zip-reader.js';
 import type { Spool } from '../storage/spool.js';
 import type { BodyCache, CacheCandidate, CachedBody, PrototypeContext } from '../storage/body-cache.js';
+import { cachedBodyOf } from '../storage/stored-file.js';
 import { readManifestFrom } from '../manifest/read-manifest.js';
 import { isSameService } from '../core/service-url.js';
 import type { FileEntry, PrototypeRecord } from '../manifest/types.js';
+import { checkRecorded } from '../storage/read-verified.js';
 
 export interface SinceCacheOptions {
   /** The service this run exports; an archive of another service is refused (its ids mean other things). */
@@ -105,12 +107,8 @@ export async function openSinceCache(prevPath: string, spool: Spool, options: Si
   const load = async (entry: FileEntry): Promise<CachedBody> => {
     const stream = await reader.openEntry(entry.path);
     const body = await spool.write(stream, { maxBytes: entry.size, expectedLength: entry.size, source: entry.source });
-    if (body.sha256 !== entry.sha256) {
-      throw new RabbitError('ARCHIVE_CORRUPT', `${entry.path} in ${origin} does not match its sha256 in the manifest`, {
-        source: entry.source,
-      });
-    }
-    return { sha256: body.sha256, size: body.size, file: body.file, ...(body.offset !== undefined ? { offset: body.offset } : {}), contentType: entry.contentType, lastModified: entry.lastModified };
+    checkRecorded(body, entry, `${entry.path} in ${origin} does not match its sha256 in the manifest`, { source: entry.source });
+    return cachedBodyOf(body, entry);
   };
 
   return {

@@ -59,8 +59,8 @@ export function countExportRequests(store: FakeStore): number {
 }
 
 /**
- * The shape of a big account, after the report in issue 9: prototypes of 100 pages with 100
- * elements each, two layers, three discussions, 64x48 PNGs.
+ * The shape of a big account as users with a million resources describe theirs: prototypes of
+ * 100 pages with 100 elements each, two layers, three discussions, 64x48 PNGs.
  */
 export const SCALE_SHAPE: Readonly<Omit<DatasetOptions, 'prototypes'>> = {
   ...DEFAULT_DATASET,

@@ -5,29 +5,55 @@ import { ManifestReadError, streamManifest, type ManifestHead, type ManifestVisi
 import { MANIFEST_PATH } from './types.js';
 
 /**
- * Streams the manifest of an open archive through `visitor`, shape-checking it piece by piece,
- * and returns its head. Throws ARCHIVE_CORRUPT when it is missing, damaged or not ours; the
- * entries it lists are not checked here (their sha256 is checked by whoever reads them).
+ * Why an archive's manifest could not be read: it is absent, its bytes are damaged in the zip
+ * (the reader's ARCHIVE_CORRUPT as it was raised), or it is not JSON of our shape.
  */
+export type ManifestFault = 'missing' | 'damaged' | 'invalid';
+
+export type ManifestRead = { ok: true; head: ManifestHead } | { ok: false; fault: ManifestFault; error: RabbitError };
+
+/**
+ * Streams the manifest of an open archive through `visitor`, shape-checking it piece by piece,
+ * and returns its head, or what kept it from being read: the one place the manifest is found,
+ * streamed and judged, for the readers that refuse a bad one and for verify, which reports it.
+ * The entries it lists are not checked here (their sha256 is checked by whoever reads them).
+ */
+export async function tryReadManifest(
+  reader: ZipReader,
+  visitor: ManifestVisitor = {},
+  options: StreamManifestOptions = {},
+): Promise<ManifestRead> {
+  const name = basename(reader.path);
+  if (!reader.entries.has(MANIFEST_PATH)) {
+    const message = `${name} has no ${MANIFEST_PATH}; it was not written by rabbit-export or lost its index`;
+    return { ok: false, fault: 'missing', error: new RabbitError('ARCHIVE_CORRUPT', message, { entry: MANIFEST_PATH }) };
+  }
+  try {
+    return { ok: true, head: await streamManifest(await reader.openEntry(MANIFEST_PATH), visitor, options) };
+  } catch (error) {
+    if (isRabbitError(error)) return { ok: false, fault: 'damaged', error };
+    if (!(error instanceof ManifestReadError)) throw error;
+    const message =
+      error.kind === 'json'
+        ? `${MANIFEST_PATH} in ${name} is not valid JSON`
+        : `${MANIFEST_PATH} in ${name} is not a manifest: ${error.message}`;
+    return {
+      ok: false,
+      fault: 'invalid',
+      error: new RabbitError('ARCHIVE_CORRUPT', message, { cause: error, entry: MANIFEST_PATH, reason: error.message }),
+    };
+  }
+}
+
+/** The manifest's head, its pieces streamed through `visitor`; ARCHIVE_CORRUPT when it is missing, damaged or not ours. */
 export async function readManifestFrom(
   reader: ZipReader,
   visitor: ManifestVisitor = {},
   options: StreamManifestOptions = {},
 ): Promise<ManifestHead> {
-  const name = basename(reader.path);
-  if (!reader.entries.has(MANIFEST_PATH)) {
-    throw new RabbitError('ARCHIVE_CORRUPT', `${name} has no ${MANIFEST_PATH}; it was not written by rabbit-export`);
-  }
-  try {
-    return await streamManifest(await reader.openEntry(MANIFEST_PATH), visitor, options);
-  } catch (error) {
-    if (isRabbitError(error) || !(error instanceof ManifestReadError)) throw error;
-    const message =
-      error.kind === 'json'
-        ? `${MANIFEST_PATH} in ${name} is not valid JSON`
-        : `${MANIFEST_PATH} in ${name} is not a manifest: ${error.message}`;
-    throw new RabbitError('ARCHIVE_CORRUPT', message, { cause: error });
-  }
+  const read = await tryReadManifest(reader, visitor, options);
+  if (!read.ok) throw read.error;
+  return read.head;
 }
 
 /** Opens the archive, streams its manifest through `visitor` and closes it again. */

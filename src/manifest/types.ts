@@ -95,12 +95,15 @@ export interface Manifest {
   /** References of archived pages to other hosts, when there are any. */
   foreignReferences?: ForeignReference[];
   /** Counts for humans and for `ls`; derived from the rest. */
-  stats?: {
-    requests: number;
-    retries: number;
-    bytes: number;
-    files: number;
-  };
+  stats?: RunStats;
+}
+
+/** What a run counts as it goes, kept in the manifest's `stats`. */
+export interface RunStats {
+  requests: number;
+  retries: number;
+  bytes: number;
+  files: number;
 }
 
 /** Every file entry of a manifest, prototype entries first in manifest order. */

@@ -1,9 +1,9 @@
-import { createHash } from 'node:crypto';
 import { basename } from 'node:path';
 import { openZip } from '../archive/zip-reader.js';
 import { RabbitError } from '../core/errors.js';
 import { readManifestFrom } from '../manifest/read-manifest.js';
 import type { FileEntry, PrototypeRecord } from '../manifest/types.js';
+import { readVerified } from '../storage/read-verified.js';
 
 /**
  * The only place the restore reads an archive. It needs two things: which revision of one
@@ -53,11 +53,7 @@ export async function openArchivedPrototype(path: string, prototypeId: string): 
         if (file.size > maxBytes) {
           throw new RabbitError('ARCHIVE_CORRUPT', `${file.path} holds ${file.size} bytes, more than the ${maxBytes} a restore reads`);
         }
-        const data = await reader.readEntry(file.path, maxBytes);
-        if (data.length !== file.size || createHash('sha256').update(data).digest('hex') !== file.sha256) {
-          throw new RabbitError('ARCHIVE_CORRUPT', `${file.path} in ${basename(path)} does not match its manifest entry (size or sha256)`);
-        }
-        return data;
+        return readVerified(reader.readEntry(file.path, maxBytes), file, `${file.path} in ${basename(path)} does not match its manifest entry (size or sha256)`);
       },
       close: () => reader.close(),
     };

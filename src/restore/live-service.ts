@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { HttpClient, HttpResponse } from '../client/http-client.js';
-import { toNetworkError } from '../client/http-client.js';
+import { discardBody, statusError, toNetworkError } from '../client/http-client.js';
 import type { RateLimiter } from '../client/rate-limiter.js';
 import type { RetryPolicy } from '../client/retry-policy.js';
 import { isRetryableStatus, mayRetry, parseRetryAfter, retryDelay } from '../client/retry-policy.js';
@@ -32,8 +32,6 @@ export type WriteResult =
   | { kind: 'unknown'; error: RabbitError }
   | { kind: 'refused'; status: number };
 
-const ERROR_BODY_LIMIT = 64 * 1024;
-
 export class LiveService {
   constructor(private readonly options: LiveServiceOptions) {}
 
@@ -64,7 +62,7 @@ export class LiveService {
     } catch (error) {
       return this.lost(error, source, 'POST');
     }
-    await discard(response);
+    await discardBody(response.body);
     if (response.status >= 200 && response.status < 300) {
       const newId = idFromLocation(response.headers['location']);
       if (newId !== undefined) return { kind: 'ok', status: response.status, newId };
@@ -83,7 +81,7 @@ export class LiveService {
       return await this.withRetries<WriteResult>(method, source, refused, async () => {
         const response = await this.options.client.send(method, source, { key: this.options.key, signal: this.options.signal, ...(body !== undefined ? { body } : {}) });
         if (response.status < 200 || response.status >= 300) return { response };
-        await discard(response);
+        await discardBody(response.body);
         return { result: { kind: 'ok', status: response.status } };
       });
     } catch (error) {
@@ -106,22 +104,20 @@ export class LiveService {
     let waited = 0;
     for (let n = 1; ; n++) {
       let failure: RabbitError;
-      let retryAfterMs: number | undefined;
       try {
         await this.options.rateLimiter?.take(signal);
         const outcome = await attempt();
         if ('result' in outcome) return outcome.result;
         const { status, headers } = outcome.response;
-        await discard(outcome.response);
+        await discardBody(outcome.response.body);
         if (!isRetryableStatus(status)) return final(status);
-        retryAfterMs = parseRetryAfter(headers['retry-after'], this.options.now());
-        failure = statusError(method, source, status);
+        failure = statusError(method, source, status, parseRetryAfter(headers['retry-after'], this.options.now()));
       } catch (error) {
         failure = isRabbitError(error) ? error : toNetworkError(error, source, signal, method);
       }
       if (signal.aborted) throw new RabbitError('INTERRUPTED', 'interrupted', { source });
       if (failure.errorClass !== 'retryable') throw failure;
-      const delay = retryDelay(n, retry, this.options.random, retryAfterMs);
+      const delay = retryDelay(n, retry, this.options.random, failure.retryAfterMs);
       if (!mayRetry(n, waited, delay, retry)) throw failure;
       waited += delay;
       this.options.onRetry?.({ method, source, attempt: n, delayMs: delay, reason: failure.status !== undefined ? String(failure.status) : failure.code });
@@ -146,15 +142,6 @@ export function idFromLocation(location: string | undefined): string | undefined
   return match ? normalizeId('element', match[1]) : undefined;
 }
 
-function statusError(method: string, source: string, status: number): RabbitError {
-  return new RabbitError('HTTP_STATUS', `${method} ${source} answered ${status}`, {
-    source,
-    method,
-    status,
-    errorClass: isRetryableStatus(status) ? 'retryable' : 'resource',
-  });
-}
-
 async function readBody(response: HttpResponse, maxBytes: number, source: string): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let size = 0;
@@ -170,17 +157,3 @@ async function readBody(response: HttpResponse, maxBytes: number, source: string
 }
 
 /** Reads and drops a body we do not need, so the connection can be reused. */
-async function discard(response: HttpResponse): Promise<void> {
-  let read = 0;
-  try {
-    for await (const chunk of response.body) {
-      read += chunk.length;
-      if (read > ERROR_BODY_LIMIT) {
-        response.body.destroy();
-        return;
-      }
-    }
-  } catch {
-    // What an answer we do not use breaks off with tells us nothing its status did not.
-  }
-}

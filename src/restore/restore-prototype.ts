@@ -5,6 +5,7 @@ import type { Dispatcher } from 'undici';
 import { HttpClient } from '../client/http-client.js';
 import { RateLimiter } from '../client/rate-limiter.js';
 import type { RetryPolicy } from '../client/retry-policy.js';
+import type { ServiceOptions } from '../client/service-options.js';
 import { RETRY_DEFAULTS } from '../client/retry-policy.js';
 import { API_PREFIX } from '../archive/paths.js';
 import { RabbitError, isRabbitError } from '../core/errors.js';
@@ -28,20 +29,13 @@ import { createdKey, readJournal, WriteJournal } from './write-journal.js';
  * writes (service-api.md 4.4): plan from archived vs. live, announce the plan, then write.
  * Pages, layers, discussions and prototypes have no writes in the API and are not restored.
  */
-export interface RestoreOptions {
+export interface RestoreOptions extends ServiceOptions {
   archive: string;
   prototype: string;
   pages?: readonly string[];
   layers?: readonly string[];
   prune?: boolean;
   dryRun?: boolean;
-  baseUrl: string;
-  keys: readonly string[];
-  /** Reads in flight at most; writes go one at a time. */
-  concurrency?: number;
-  timeoutMs?: number;
-  retry?: Partial<RetryPolicy>;
-  maxRps?: number;
   /** Where the write journal lives; default beside the archive. */
   journal?: string;
   signal?: AbortSignal;

@@ -1,8 +1,8 @@
-import { createHash } from 'node:crypto';
 import { open, rename, stat, type FileHandle } from 'node:fs/promises';
 import { readAt, type Spool } from './spool.js';
 import type { BodyCache, CacheCandidate, CachedBody, PrototypeContext } from './body-cache.js';
 import type { StoredFile } from '../manifest/archive-model.js';
+import { readVerified } from './read-verified.js';
 
 /**
  * The progress of one export, appended as it goes to a file in the work directory, so that running
@@ -222,8 +222,7 @@ export class JournalCache implements BodyCache {
       lastModified: record.lastModified,
       ...(record.from !== undefined ? { origin: record.from } : {}),
       load: async (): Promise<CachedBody> => {
-        const data = await this.spool.read(ref);
-        if (createHash('sha256').update(data).digest('hex') !== record.sha256) throw new Error(`spool copy of ${source} is damaged`);
+        await readVerified(this.spool.read(ref), { size: ref.size, sha256: record.sha256 }, `spool copy of ${source} is damaged`, { source });
         return { ...ref, sha256: record.sha256, contentType: record.contentType, lastModified: record.lastModified };
       },
     };

@@ -1,5 +1,5 @@
 import { open, type FileHandle } from 'node:fs/promises';
-import { mapDiskError, readAt } from './spool.js';
+import { mapDiskError, readAt, writeAt } from './spool.js';
 
 /**
  * Lines filed under a key (a prototype id), kept on disk so that what grows with the account does
@@ -89,12 +89,7 @@ export class KeyedSpill {
     this.pending = new Map();
     this.pendingBytes = 0;
     this.chain = this.chain
-      .then(async () => {
-        let written = 0;
-        while (written < batch.length) {
-          written += (await this.handle.write(batch, written, batch.length - written, start + written)).bytesWritten;
-        }
-      })
+      .then(() => writeAt(this.handle, batch, start))
       .catch((error: unknown) => {
         this.failure ??= mapDiskError(error, this.path);
       });

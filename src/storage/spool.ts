@@ -209,12 +209,7 @@ class PackFile {
     this.pendingBytes = 0;
     this.writing.set(start, batch);
     this.chain = this.chain
-      .then(async () => {
-        let written = 0;
-        while (written < batch.length) {
-          written += (await this.handle.write(batch, written, batch.length - written, start + written)).bytesWritten;
-        }
-      })
+      .then(() => writeAt(this.handle, batch, start))
       .catch((error: unknown) => {
         this.failure ??= mapDiskError(error, 'the spool');
       })
@@ -283,6 +278,12 @@ export async function readAt(handle: FileHandle, offset: number, size: number, w
     read += bytesRead;
   }
   return buffer;
+}
+
+/** Writes all of `data` at `position`: one positional write may write less than it was given. */
+export async function writeAt(handle: FileHandle, data: Buffer, position: number): Promise<void> {
+  let written = 0;
+  while (written < data.length) written += (await handle.write(data, written, data.length - written, position + written)).bytesWritten;
 }
 
 export function mapDiskError(error: unknown, source: string): unknown {

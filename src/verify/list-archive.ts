@@ -1,5 +1,6 @@
 import { API_PREFIX } from '../archive/paths.js';
 import { readArchiveManifest } from '../manifest/read-manifest.js';
+import { compareIds } from '../core/ids.js';
 
 export interface ListRow {
   id: string;
@@ -26,8 +27,6 @@ const COUNTED: Array<{ pattern: RegExp; column: 'pages' | 'layers' | 'elements' 
   { pattern: /^(?:pages|layers)\/[^/]+\/elements\/[^/]+\.json$/, column: 'elements' },
   { pattern: /^discussions\/[^/]+\.json$/, column: 'discussions' },
 ];
-
-const byId = new Intl.Collator('en', { numeric: true }).compare;
 
 /**
  * One row per prototype, from manifest.json alone, streamed: one prototype's entries are in memory
@@ -73,7 +72,7 @@ export async function listArchive(path: string): Promise<ListRow[]> {
     if (listed.has(id)) continue;
     rows.push({ id, name: null, revision: null, pages: 0, layers: 0, elements: 0, discussions: 0, resources: 0, bytes: 0, errors, complete: false });
   }
-  return rows.sort((a, b) => byId(a.id, b.id));
+  return rows.sort((a, b) => compareIds(a.id, b.id));
 }
 
 /** Counts a revision's own files by kind, each path once. */

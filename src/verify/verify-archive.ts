@@ -1,12 +1,12 @@
 import { createHash } from 'node:crypto';
-import { basename } from 'node:path';
 import { isRabbitError } from '../core/errors.js';
 import { isSafeEntryName } from '../archive/paths.js';
 import type { ZipEntryInfo, ZipReader } from '../archive/zip-reader.js';
-import { openZip, unsafeNameOf } from '../archive/zip-reader.js';
+import { openZip } from '../archive/zip-reader.js';
 import type { FileEntry, ManifestError } from '../manifest/types.js';
 import { MANIFEST_PATH } from '../manifest/types.js';
-import { ManifestReadError, streamManifest, type ManifestHead } from '../manifest/manifest-stream.js';
+import type { ManifestHead } from '../manifest/manifest-stream.js';
+import { tryReadManifest } from '../manifest/read-manifest.js';
 
 export type ProblemKind =
   | 'not-a-zip'
@@ -67,11 +67,11 @@ export async function verifyArchive(path: string, options: VerifyOptions = {}): 
     reader = await openZip(path);
   } catch (error) {
     if (!isRabbitError(error)) throw error;
-    const unsafe = unsafeNameOf(error);
+    // The only entry openZip refuses by name is one whose name could escape the extract folder.
     report.problems.push(
-      unsafe === undefined
+      error.entry === undefined
         ? { kind: 'not-a-zip', detail: error.message }
-        : { kind: 'unsafe-name', path: unsafe, detail: error.message },
+        : { kind: 'unsafe-name', path: error.entry, detail: error.message },
     );
     return report;
   }
@@ -132,14 +132,6 @@ interface Listed {
  * out damaged at its end is reported alone, as it would be had it been read first.
  */
 async function readManifest(reader: ZipReader, problems: VerifyProblem[], digestAt: DigestAt): Promise<Listed | null> {
-  if (!reader.entries.has(MANIFEST_PATH)) {
-    problems.push({
-      kind: 'manifest-missing',
-      path: MANIFEST_PATH,
-      detail: `${basename(reader.path)} has no ${MANIFEST_PATH}; it was not written by rabbit-export or lost its index`,
-    });
-    return null;
-  }
   const { index } = reader;
   const positions = new Bitset(index.count);
   const found: VerifyProblem[] = [];
@@ -173,20 +165,14 @@ async function readManifest(reader: ZipReader, problems: VerifyProblem[], digest
     const digest = await digestAt(hit.position, hit.record);
     if (digest !== undefined) compare(entry, digest, found);
   };
-  let head;
-  try {
-    head = await streamManifest(await reader.openEntry(MANIFEST_PATH), { file, error: (error) => void errors.push(error) });
-  } catch (error) {
-    if (isRabbitError(error)) {
-      problems.push({ kind: 'crc-error', path: MANIFEST_PATH, detail: error.message });
-      return null;
-    }
-    if (!(error instanceof ManifestReadError)) throw error;
-    problems.push({ kind: 'manifest-invalid', path: MANIFEST_PATH, detail: error.message });
+  const read = await tryReadManifest(reader, { file, error: (error) => void errors.push(error) });
+  if (!read.ok) {
+    const kind = read.fault === 'missing' ? 'manifest-missing' : read.fault === 'damaged' ? 'crc-error' : 'manifest-invalid';
+    problems.push({ kind, path: MANIFEST_PATH, detail: read.error.reason ?? read.error.message });
     return null;
   }
   problems.push(...found);
-  return { manifest: { ...head, errors }, positions, missing };
+  return { manifest: { ...read.head, errors }, positions, missing };
 }
 
 class Bitset {
@@ -218,10 +204,8 @@ async function digestEntry(reader: ZipReader, entry: ZipEntryInfo, problems: Ver
     }
   } catch (error) {
     if (!isRabbitError(error)) throw error;
-    // The reader's message names the entry and the zip; the problem line already does.
-    const prefix = `${entry.name} in ${basename(reader.path)} is `;
-    const detail = error.message.startsWith(prefix) ? error.message.slice(prefix.length) : error.message;
-    problems.push({ kind: 'crc-error', path: entry.name, detail });
+    // The problem line names the entry already: the reason alone says what is wrong with it.
+    problems.push({ kind: 'crc-error', path: entry.name, detail: error.reason ?? error.message });
     return undefined;
   }
   return { size, sha256: hash.digest('hex') };

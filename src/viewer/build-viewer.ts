@@ -4,6 +4,7 @@ import type { BodyRef } from '../storage/spool.js';
 import type { Frontier } from '../crawl/frontier.js';
 import type { ArchiveModel, ArchivedEntry, StoredFile } from '../manifest/archive-model.js';
 import { GENERATED_SOURCE, MANIFEST_PATH } from '../manifest/types.js';
+import { cachedBodyOf, storedFileOf } from '../storage/stored-file.js';
 import { collectAssets, setArchived, viewerReads, type AssetCatalog } from '../assets/collect-assets.js';
 import type { AssetLimits } from '../assets/asset-types.js';
 import type { ServiceLocation } from '../assets/resolve-ref.js';
@@ -82,17 +83,10 @@ export async function addOfflineViewer(options: OfflineViewerOptions): Promise<v
 
 async function store(options: OfflineViewerOptions, generated: GeneratedFile): Promise<StoredFile> {
   const body = await options.fetch.spool.write(once(generated.data), { maxBytes: Number.MAX_SAFE_INTEGER, source: generated.path });
-  const file: StoredFile = {
-    path: generated.path,
-    source: GENERATED_SOURCE,
-    sha256: body.sha256,
-    size: body.size,
-    contentType: generated.contentType,
-    lastModified: null,
-    file: body.file,
-    ...(body.offset !== undefined ? { offset: body.offset } : {}),
-    generatedFrom: generated.generatedFrom,
-  };
+  const file = storedFileOf(
+    { path: generated.path, source: GENERATED_SOURCE, generatedFrom: generated.generatedFrom },
+    cachedBodyOf(body, { contentType: generated.contentType, lastModified: null }),
+  );
   const owner = /^prototypes\/(\d+)\//.exec(generated.path)?.[1];
   options.model.addFile(owner !== undefined && options.model.hasPrototype(owner) ? owner : undefined, file);
   return file;

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isRabbitError } from '../../src/core/errors.js';
-import { openZip, unsafeNameOf } from '../../src/archive/zip-reader.js';
+import { openZip } from '../../src/archive/zip-reader.js';
 import { writeZip } from '../../src/archive/zip-writer.js';
 import { dataOffsetOf, flipByte, renameInPlace, truncate } from './zip-bytes.js';
 
@@ -32,13 +32,13 @@ async function sample(name = 'sample.zip'): Promise<string> {
   return path;
 }
 
-async function failure(promise: Promise<unknown>): Promise<{ code: string; message: string }> {
+async function failure(promise: Promise<unknown>): Promise<{ code: string; message: string; entry?: string; reason?: string }> {
   const error = await promise.then(
     () => undefined,
     (e: unknown) => e,
   );
   if (!isRabbitError(error)) throw new Error(`expected a RabbitError, got ${String(error)}`);
-  return { code: error.code, message: error.message };
+  return { code: error.code, message: error.message, ...(error.entry !== undefined ? { entry: error.entry } : {}), ...(error.reason !== undefined ? { reason: error.reason } : {}) };
 }
 
 async function drain(promise: Promise<NodeJS.ReadableStream>): Promise<Buffer> {
@@ -85,10 +85,14 @@ describe('openZip', () => {
     await flipByte(path, (await dataOffsetOf(path, name)) + 100);
     const reader = await openZip(path);
     try {
-      const { code, message } = await failure(drain(reader.openEntry(name)));
+      const { code, message, entry, reason } = await failure(drain(reader.openEntry(name)));
       expect(code).toBe('ARCHIVE_CORRUPT');
       expect(message).toContain(name);
       expect(message).toMatch(/CRC/);
+      // The entry and the fault as fields, for callers that name the entry themselves (verify).
+      expect(entry).toBe(name);
+      expect(reason).toMatch(/CRC/);
+      expect(reason).not.toContain(name);
       // The other entries still read.
       expect((await reader.readEntry('manifest.json')).toString()).toBe('{"formatVersion":1}');
     } finally {
@@ -147,6 +151,6 @@ describe('openZip', () => {
       (e: unknown) => e,
     );
     expect(isRabbitError(error, 'ARCHIVE_CORRUPT')).toBe(true);
-    expect(unsafeNameOf(error)).toBe(unsafe);
+    expect(isRabbitError(error) ? error.entry : undefined).toBe(unsafe);
   });
 });
