@@ -179,7 +179,7 @@ describe('writeZip', () => {
       }
       const dest = join(dir, 'aborted.zip');
       await expectCode(writeZip(sources(), dest, { signal: controller.signal }), 'INTERRUPTED');
-      await expect(stat(dest)).rejects.toThrow();
+      await expect(stat(dest)).rejects.toMatchObject({ code: 'ENOENT' });
       expect(await leftovers()).toEqual([]);
     });
 
@@ -233,7 +233,7 @@ describe('writeZip', () => {
       async (name) => {
         const dest = join(dir, 'bad.zip');
         await expectCode(writeZip([{ name, data: 'x', store: false }], dest), 'BAD_ID');
-        await expect(stat(dest)).rejects.toThrow();
+        await expect(stat(dest)).rejects.toMatchObject({ code: 'ENOENT' });
         expect(await leftovers()).toEqual([]);
       },
     );
@@ -242,7 +242,7 @@ describe('writeZip', () => {
       const dest = join(dir, 'dup.zip');
       const entry = { name: 'prototypes.json', data: '[]', store: false };
       await expectCode(writeZip([entry, entry], dest), 'DUPLICATE_ENTRY');
-      await expect(stat(dest)).rejects.toThrow();
+      await expect(stat(dest)).rejects.toMatchObject({ code: 'ENOENT' });
     });
 
     it('reports a missing output folder as OUTPUT_UNWRITABLE', async () => {

@@ -120,7 +120,7 @@ describe('status faults', () => {
 describe('connection faults', () => {
   test('reset drops the connection before any response; the next request is fine', async () => {
     service.setFaults(fault(META, 'reset', 1));
-    await expect(fetch(url(META))).rejects.toThrow();
+    await expect(fetch(url(META))).rejects.toThrow('fetch failed');
     expect((await fetch(url(META))).status).toBe(200);
     expect(service.stats.faultsInjected).toBe(1);
   });
@@ -189,7 +189,7 @@ describe('connection faults', () => {
     await other.close();
     await expect((async () => {
       for (;;) if ((await reader.read()).done) break;
-    })()).rejects.toThrow();
+    })()).rejects.toThrow('terminated');
   });
 });
 
