@@ -91,7 +91,7 @@ describe('progress of a real export (issue 15)', () => {
 
   it('into a log: a plain line every --stats-interval', async () => {
     const dir = await tempDir();
-    const result = await runCli(['export', '--out', join(dir, 'b.zip'), '--concurrency', '2', '--stats-interval', '1s'], env());
+    const result = await runCli(['export', '--out', join(dir, 'b.zip'), '--concurrency', '2', '--stats-interval', '1s'], { env: env() });
     expect(result.code).toBe(0);
     const lines = result.stderr.split('\n').filter((line) => line.startsWith('progress: '));
     expect(lines.length).toBeGreaterThanOrEqual(2);
@@ -101,7 +101,7 @@ describe('progress of a real export (issue 15)', () => {
 
   it('with --json and --stats-interval: progress records, then exactly one summary', async () => {
     const dir = await tempDir();
-    const result = await runCli(['export', '--out', join(dir, 'c.zip'), '--concurrency', '2', '--json', '--stats-interval', '1s'], env());
+    const result = await runCli(['export', '--out', join(dir, 'c.zip'), '--concurrency', '2', '--json', '--stats-interval', '1s'], { env: env() });
     expect(result.code).toBe(0);
     const records = result.stdout.trim().split('\n').map((line) => JSON.parse(line) as { type: string; [key: string]: unknown });
     const progress = records.filter((record) => record.type === 'progress');
@@ -118,7 +118,7 @@ describe('progress of a real export (issue 15)', () => {
 
   it('with --json alone: exactly one line, the summary', async () => {
     const dir = await tempDir();
-    const result = await runCli(['export', '--out', join(dir, 'd.zip'), '--concurrency', '4', '--json'], env());
+    const result = await runCli(['export', '--out', join(dir, 'd.zip'), '--concurrency', '4', '--json'], { env: env() });
     expect(result.code).toBe(0);
     const lines = result.stdout.trim().split('\n');
     expect(lines).toHaveLength(1);

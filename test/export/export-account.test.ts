@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { startFakeService, type FakeService } from '../../src/fake-service/index.js';
 import { exportAccount } from '../../src/export/export-account.js';
 import { archivePathFor } from '../../src/archive/paths.js';
@@ -11,15 +11,11 @@ import { servedEntries, walkService } from '../helpers/oracle.js';
 import { manifestOf, readArchive } from '../helpers/archive.js';
 import { tempDir } from '../helpers/temp.js';
 import { assertValidManifest } from '../helpers/manifest-schema.js';
+import { useFakeService } from '../helpers/fake-service.js';
 
 let service: FakeService;
 
-beforeEach(async () => {
-  service = await startFakeService({ seed: 1 });
-});
-afterEach(async () => {
-  await service.close();
-});
+useFakeService({ seed: 1 }, (fixture) => (service = fixture.service));
 
 const sha256 = (data: Buffer): string => createHash('sha256').update(data).digest('hex');
 
