@@ -14,6 +14,25 @@ afterEach(() => {
 });
 afterAll(() => service.close());
 
+/**
+ * Sends `count` requests to a service whose latency waits are all held, runs `check` once every
+ * one of them is waiting (so all are in flight together), then lets them finish.
+ */
+async function holdRequests(count: number, path: string, check: (held: FakeService) => void): Promise<FakeService> {
+  const gate = sleepGate();
+  const held = await startFakeService({ latencyMs: 100, sleep: gate.sleep });
+  try {
+    const pending = Array.from({ length: count }, () => fetch(apiUrl(held, path)).then((r) => r.arrayBuffer()));
+    await gate.pending(count);
+    check(held);
+    gate.release();
+    await Promise.all(pending);
+    return held;
+  } finally {
+    await held.close();
+  }
+}
+
 describe('stats', () => {
   test('count requests by path without the query, and statuses', async () => {
     await (await get(service, 'prototypes.json')).arrayBuffer();
@@ -28,20 +47,11 @@ describe('stats', () => {
   });
 
   test('track requests in flight and their peak', async () => {
-    // Every request is held in its latency wait until released, so all six are in flight at once.
-    const gate = sleepGate();
-    const held = await startFakeService({ latencyMs: 100, sleep: gate.sleep });
-    try {
-      const pending = Array.from({ length: 6 }, () => fetch(apiUrl(held, 'prototypes/3.json')).then((r) => r.arrayBuffer()));
-      await gate.pending(6);
-      expect(held.stats.inFlight).toBe(6);
-      gate.release();
-      await Promise.all(pending);
-      await expect.poll(() => held.stats.inFlight, { timeout: 30_000 }).toBe(0);
-      expect(held.stats.peakInFlight).toBe(6);
-    } finally {
-      await held.close();
-    }
+    const held = await holdRequests(6, 'prototypes/3.json', (started) => {
+      expect(started.stats.inFlight).toBe(6);
+    });
+    await expect.poll(() => held.stats.inFlight, { timeout: 30_000 }).toBe(0);
+    expect(held.stats.peakInFlight).toBe(6);
   });
 
   test('reset() starts over', async () => {
@@ -97,16 +107,8 @@ describe('latency', () => {
   test('many delayed requests run concurrently, not one after another', async () => {
     // All forty must be waiting out their latency at the same time before any is let go;
     // a service that answered one after another would never get there.
-    const gate = sleepGate();
-    const held = await startFakeService({ latencyMs: 200, sleep: gate.sleep });
-    try {
-      const pending = Array.from({ length: 40 }, () => fetch(apiUrl(held, 'prototypes.json')).then((r) => r.arrayBuffer()));
-      await gate.pending(40);
-      expect(held.stats.inFlight).toBe(40);
-      gate.release();
-      await Promise.all(pending);
-    } finally {
-      await held.close();
-    }
+    await holdRequests(40, 'prototypes.json', (started) => {
+      expect(started.stats.inFlight).toBe(40);
+    });
   });
 });
