@@ -31,11 +31,11 @@ async function context(waits: number[], events: AttemptEvent[]): Promise<{ ctx: 
       return Promise.resolve();
     },
   };
-  return { ctx, close: async () => {
-      await client.close();
-      await spool.close();
-    },
+  const close = async (): Promise<void> => {
+    await client.close();
+    await spool.close();
   };
+  return { ctx, close };
 }
 
 describe('fetchResource backoff', () => {
