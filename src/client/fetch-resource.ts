@@ -21,6 +21,8 @@ export interface FetchContext {
   onAttempt?: (event: AttemptEvent) => void;
   /** Minimum transfer rate, against bodies that trickle for ever; STALL_DEFAULTS when absent, so every caller is covered. */
   stall?: StallPolicy;
+  /** How a retry waits out its backoff (a test passes a fake); rejects when `signal` aborts. */
+  sleep?: (ms: number, signal: AbortSignal) => Promise<unknown>;
 }
 
 export type AttemptEvent =
@@ -113,7 +115,7 @@ export async function fetchResource(ctx: FetchContext, request: FetchRequest): P
       ...(failure.status !== undefined ? { status: failure.status } : {}),
     });
     try {
-      await sleep(delay, undefined, { signal: ctx.signal });
+      await (ctx.sleep ?? ((ms, signal) => sleep(ms, undefined, { signal })))(delay, ctx.signal);
     } catch {
       throw stopReason(ctx.signal, request.source);
     }

@@ -11,6 +11,7 @@ export class RateLimiter {
   constructor(
     perSecond: number,
     private readonly now: () => number = Date.now,
+    private readonly wait: (ms: number, signal?: AbortSignal) => Promise<void> = (ms, signal) => sleep(ms, undefined, { signal }),
   ) {
     this.intervalMs = 1000 / perSecond;
   }
@@ -19,6 +20,6 @@ export class RateLimiter {
     const now = this.now();
     const at = Math.max(now, this.next);
     this.next = at + this.intervalMs;
-    if (at > now) await sleep(at - now, undefined, { signal });
+    if (at > now) await this.wait(at - now, signal);
   }
 }

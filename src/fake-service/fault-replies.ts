@@ -24,13 +24,14 @@ export function isStatusFault(kind: FaultKind): boolean {
 
 /**
  * Retry-After is kept to a second so tests stay fast. Every other one is an HTTP date, the form
- * clients most often get wrong; it uses the wall clock because that is what a client compares to.
+ * clients most often get wrong; it uses the service's clock (the wall clock unless a test fakes
+ * it) because that is what a client compares to.
  */
-export function statusFaultReply(kind: FaultKind, sequence: number): Reply {
+export function statusFaultReply(kind: FaultKind, sequence: number, now: number): Reply {
   const [error, message] = STATUS_TEXT[kind] ?? ['error', 'injected fault'];
   const headers: Record<string, string> = {};
   if (kind === '503') headers['retry-after'] = '1';
-  if (kind === '429') headers['retry-after'] = sequence % 2 === 0 ? '1' : new Date(Date.now() + 1000).toUTCString();
+  if (kind === '429') headers['retry-after'] = sequence % 2 === 0 ? '1' : new Date(now + 1000).toUTCString();
   return errorReply(Number(kind), error, message, headers);
 }
 

@@ -1,5 +1,4 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { mayRead } from './auth.js';
 import { badIdsReply, endlessReply, isStatusFault, malformedJsonReply, statusFaultReply } from './fault-replies.js';
 import type { FaultKind, FaultPlan } from './faults.js';
@@ -22,6 +21,9 @@ export interface ServiceState {
   baseUrl: string;
   latencyMs: number;
   faults: FaultPlan;
+  sleep: (ms: number) => Promise<void>;
+  /** Wall-clock ms: dates in replies, and how much of the latency answering already took. */
+  now: () => number;
 }
 
 const WRITE_METHODS = new Set(['POST', 'PUT', 'DELETE']);
@@ -47,10 +49,10 @@ async function handle(state: ServiceState, req: IncomingMessage, res: ServerResp
   // Latency is the time from the request to the headers: the work of answering happens inside it,
   // not on top of it, so a benchmark's "ideal" (requests x latency / concurrency) is what a
   // server with that latency would allow.
-  const arrived = performance.now();
+  const arrived = state.now();
   const waitOut = async (): Promise<void> => {
-    const left = state.latencyMs - (performance.now() - arrived);
-    if (left > 0) await sleep(left);
+    const left = state.latencyMs - (state.now() - arrived);
+    if (left > 0) await state.sleep(left);
   };
   let fault = state.faults.pick(path, isApiPath(path));
   if (fault === 'reset') {
@@ -61,7 +63,7 @@ async function handle(state: ServiceState, req: IncomingMessage, res: ServerResp
   }
   let reply: Reply;
   if (fault !== undefined && isStatusFault(fault)) {
-    reply = statusFaultReply(fault, state.stats.faultsInjected);
+    reply = statusFaultReply(fault, state.stats.faultsInjected, state.now());
   } else {
     reply = await answer(state, req, url);
     const faulted = fault === undefined ? reply : applyContentFault(fault, reply, path);
@@ -75,7 +77,7 @@ async function handle(state: ServiceState, req: IncomingMessage, res: ServerResp
   if (fault === 'truncate') mode.truncate = true;
   if (fault === 'slow-body') mode.slowBodyMs = state.faults.slowBodyMs;
   if (fault === 'trickle') mode.trickleMs = state.faults.trickleMs;
-  await sendReply(req, res, reply, mode);
+  await sendReply(req, res, reply, mode, state.sleep);
 }
 
 /** Undefined when the fault has nothing to act on (bad ids in a PNG), so it is not counted. */

@@ -1,4 +1,5 @@
 import { createServer } from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { AddressInfo, Socket } from 'node:net';
 import type { ServiceKeys } from './auth.js';
 import type { FaultOptions } from './faults.js';
@@ -28,8 +29,10 @@ export interface FakeServiceOptions {
   faults?: FaultOptions;
   /** Count requests per path in `stats.byPath` (default true); `serve` turns it off. */
   countPaths?: boolean;
-  /** Clock (ms) for writes. */
+  /** Wall clock (ms) for writes, Retry-After dates, and how much of the latency answering a request already took. */
   now?: () => number;
+  /** How the service waits (latency, slow bodies, trickles); tests pass a fake to count waits instead of timing them. */
+  sleep?: (ms: number) => Promise<void>;
   /** The base URL the service names itself by in bodies when it is reached through a TLS front or proxy. */
   advertisedBaseUrl?: string;
 }
@@ -48,7 +51,8 @@ export interface FakeService {
 
 export async function startFakeService(options: FakeServiceOptions = {}): Promise<FakeService> {
   const dataset: DatasetOptions = { ...DEFAULT_DATASET, ...options.dataset };
-  const store = new FakeStore(options.seed ?? 1, dataset, options.now ?? Date.now);
+  const now = options.now ?? Date.now;
+  const store = new FakeStore(options.seed ?? 1, dataset, now);
   const state: ServiceState = {
     store,
     stats: createStats(options.countPaths ?? true),
@@ -56,6 +60,8 @@ export async function startFakeService(options: FakeServiceOptions = {}): Promis
     baseUrl: '',
     latencyMs: options.latencyMs ?? 0,
     faults: new FaultPlan(options.faults),
+    sleep: options.sleep ?? ((ms) => sleep(ms)),
+    now,
   };
   const server = createServer(createHandler(state));
   // Endless bodies never finish by themselves; keep hold of every socket so close() can end them.

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { setTimeout as realSleep } from 'node:timers/promises';
 import type { Reply } from './payload.js';
 
 /**
@@ -22,9 +22,10 @@ export async function sendReply(
   res: ServerResponse,
   reply: Reply,
   mode: SendMode = {},
+  sleep: (ms: number) => Promise<void> = realSleep,
 ): Promise<void> {
   const payload = reply.payload;
-  if (mode.trickleMs !== undefined && payload !== undefined && req.method !== 'HEAD') return trickle(res, reply, payload, mode.trickleMs);
+  if (mode.trickleMs !== undefined && payload !== undefined && req.method !== 'HEAD') return trickle(res, reply, payload, mode.trickleMs, sleep);
   const headers = { ...reply.headers };
   if (payload?.size !== undefined) headers['content-length'] = String(payload.size);
   res.writeHead(reply.status, headers);
@@ -65,7 +66,13 @@ export async function sendReply(
  * An overloaded server or a broken proxy: headers at once, then the body's bytes one at a time,
  * round and round, without end. No idle timeout ever fires on it; only a minimum rate does.
  */
-async function trickle(res: ServerResponse, reply: Reply, payload: NonNullable<Reply['payload']>, pauseMs: number): Promise<void> {
+async function trickle(
+  res: ServerResponse,
+  reply: Reply,
+  payload: NonNullable<Reply['payload']>,
+  pauseMs: number,
+  sleep: (ms: number) => Promise<void>,
+): Promise<void> {
   res.writeHead(reply.status, reply.headers);
   res.flushHeaders();
   const [first] = payload.bytes === undefined ? payload.chunks() : [payload.bytes];

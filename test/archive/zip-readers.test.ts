@@ -3,11 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { crc32, inflateRawSync } from 'node:zlib';
-import { afterAll, beforeAll, describe, expect, it, type TestContext } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import yauzl from 'yauzl';
 import { CENTRAL_SIGNATURE, localData, walkLocalHeaders } from './zip-walk.js';
 import { writeFixture, type ExpectedEntry } from './readers/fixture.js';
-import { runTool, type ToolResult } from './readers/run-tool.js';
+import { toolOrSkip as tool } from './readers/run-tool.js';
 
 /**
  * Our archives judged by readers we did not write: Info-ZIP, Python, 7-Zip, libarchive (bsdtar
@@ -26,12 +26,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
-
-async function tool(context: TestContext, command: string, args: string[], options: Parameters<typeof runTool>[2] = {}): Promise<ToolResult> {
-  const result = await runTool(command, args, options);
-  if (!result) context.skip(`${command} is not installed; .ci/run installs it`);
-  return result as ToolResult;
-}
 
 describe('the archive as streaming readers see it', () => {
   it('has every entry size and CRC in its local header, found front to back without the central directory', async () => {

@@ -1,10 +1,10 @@
 import { mkdtemp, open, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, type TestContext } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import yauzl from 'yauzl';
 import { ZipWriter } from '../../src/archive/zip-writer.js';
-import { runTool, type ToolResult } from './readers/run-tool.js';
+import { toolOrSkip as tool } from './readers/run-tool.js';
 import { walkLocalHeaders } from './zip-walk.js';
 
 /** More entries than the classic end record can count: the zip64 end record and locator must carry them. */
@@ -27,12 +27,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
-
-async function tool(context: TestContext, command: string, args: string[], options: Parameters<typeof runTool>[2] = {}): Promise<ToolResult> {
-  const result = await runTool(command, args, options);
-  if (!result) context.skip(`${command} is not installed; .ci/run installs it`);
-  return result as ToolResult;
-}
 
 describe(`a zip of ${COUNT} entries`, () => {
   it('ends with a zip64 end record, its locator, and a classic end record whose count says "see zip64"', async () => {

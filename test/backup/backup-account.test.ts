@@ -2,25 +2,19 @@ import { spawnSync } from 'node:child_process';
 import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startFakeService, type FakeService } from '../../src/fake-service/index.js';
+import { describe, expect, it } from 'vitest';
+import type { FakeService } from '../../src/fake-service/index.js';
 import { backupAccount, BACKUP_LOCK, type BackupOptions } from '../../src/backup/backup-account.js';
 import { acquireLock } from '../../src/storage/lock.js';
 import { isRabbitError } from '../../src/core/errors.js';
 import { manifestOf, readArchive } from '../helpers/archive.js';
-import { tempDir } from '../helpers/temp.js';
 import { flipEntryByte } from '../helpers/zip-layout.js';
+import { useFakeService } from '../helpers/fake-service.js';
 
 let service: FakeService;
 let dir: string;
 
-beforeEach(async () => {
-  service = await startFakeService({ seed: 1 });
-  dir = await tempDir();
-});
-afterEach(async () => {
-  await service.close();
-});
+useFakeService({ seed: 1 }, (fixture) => ({ service, dir } = fixture));
 
 const DAY = 86_400_000;
 const NIGHT_1 = Date.UTC(2026, 10, 20, 3, 15, 0);

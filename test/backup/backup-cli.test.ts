@@ -1,36 +1,32 @@
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startFakeService, type FakeService } from '../../src/fake-service/index.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import type { FakeService } from '../../src/fake-service/index.js';
 import { registerBackup } from '../../src/cli/commands/backup.js';
 import { BACKUP_LOCK } from '../../src/backup/backup-account.js';
 import { acquireLock } from '../../src/storage/lock.js';
-import { runCli } from '../helpers/run-cli.js';
-import { tempDir } from '../helpers/temp.js';
+import { runCli } from '../helpers/cli.js';
+import { useFakeService } from '../helpers/fake-service.js';
 
 let service: FakeService;
 let dir: string;
 let env: NodeJS.ProcessEnv;
 
+useFakeService({ seed: 1 }, (fixture) => ({ service, dir } = fixture));
 beforeEach(async () => {
-  service = await startFakeService({ seed: 1 });
-  dir = await tempDir();
   env = { RABBIT_API_KEY: service.keys.readOnly, RABBIT_BASE_URL: service.baseUrl };
-});
-afterEach(async () => {
-  await service.close();
 });
 
 describe('rabbit-export backup', () => {
   it('--json prints one summary line for the log; the second night reuses the first', async () => {
-    const first = await runCli(registerBackup, ['backup', '--dir', dir, '--keep', '2', '--json'], env);
+    const first = await runCli(['backup', '--dir', dir, '--keep', '2', '--json'], { register: registerBackup, env });
     expect(first.code).toBe(0);
     expect(first.stdout.trim().split('\n')).toHaveLength(1);
     const one = JSON.parse(first.stdout) as Record<string, unknown>;
     expect(one).toMatchObject({ ok: true, exitCode: 0, since: null, complete: true, reused: 0, pruned: [], kept: 1 });
 
     service.store.touch(3);
-    const second = await runCli(registerBackup, ['backup', '--dir', dir, '--keep', '2', '--json'], env);
+    const second = await runCli(['backup', '--dir', dir, '--keep', '2', '--json'], { register: registerBackup, env });
     const two = JSON.parse(second.stdout) as Record<string, unknown>;
     expect(second.code).toBe(0);
     expect(two.since).toBe((one.out as string).split('/').pop());
@@ -42,7 +38,7 @@ describe('rabbit-export backup', () => {
   it('a run while another holds the folder exits 1 and says why, in the log line too', async () => {
     const held = await acquireLock(join(dir, BACKUP_LOCK), 'test');
     try {
-      const run = await runCli(registerBackup, ['backup', '--dir', dir, '--json'], env);
+      const run = await runCli(['backup', '--dir', dir, '--json'], { register: registerBackup, env });
       expect(run.code).toBe(1);
       expect(run.stderr).toMatch(/another backup is running.*process \d+/);
       expect(JSON.parse(run.stdout)).toMatchObject({ ok: false, exitCode: 1, error: { code: 'LOCKED' } });
@@ -55,9 +51,9 @@ describe('rabbit-export backup', () => {
 
   it('exits 3 when the night is incomplete, 2 on a bad --keep', async () => {
     service.setFaults({ paths: [{ path: '/rabbit/api/prototypes/3.json', kind: '404' }] });
-    const incomplete = await runCli(registerBackup, ['backup', '--dir', dir, '--quiet'], env);
+    const incomplete = await runCli(['backup', '--dir', dir, '--quiet'], { register: registerBackup, env });
     expect(incomplete.code).toBe(3);
-    const usage = await runCli(registerBackup, ['backup', '--dir', dir, '--keep', '0'], env);
+    const usage = await runCli(['backup', '--dir', dir, '--keep', '0'], { register: registerBackup, env });
     expect(usage.code).toBe(2);
   });
 });

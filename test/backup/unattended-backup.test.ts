@@ -1,12 +1,12 @@
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startFakeService, type FakeService } from '../../src/fake-service/index.js';
+import { describe, expect, it } from 'vitest';
+import type { FakeService } from '../../src/fake-service/index.js';
 import { registerBackup } from '../../src/cli/commands/backup.js';
 import { BACKUP_LOCK } from '../../src/backup/backup-account.js';
-import { runCli } from '../helpers/run-cli.js';
-import { tempDir } from '../helpers/temp.js';
+import { runCli } from '../helpers/cli.js';
+import { useFakeService } from '../helpers/fake-service.js';
 
 // issue 14: an unattended backup says who holds a stuck lock, and an edited crontab URL does not
 // stop the backups.
@@ -14,13 +14,7 @@ import { tempDir } from '../helpers/temp.js';
 let service: FakeService;
 let dir: string;
 
-beforeEach(async () => {
-  service = await startFakeService({ seed: 1 });
-  dir = await tempDir();
-});
-afterEach(async () => {
-  await service.close();
-});
+useFakeService({ seed: 1 }, (fixture) => ({ service, dir } = fixture));
 
 const env = (baseUrl: string): NodeJS.ProcessEnv => ({ RABBIT_API_KEY: service.keys.readOnly, RABBIT_BASE_URL: baseUrl });
 
@@ -31,7 +25,7 @@ describe('backup facing a live lock', () => {
     const lock = JSON.stringify({ pid: process.pid, host: hostname(), since: threeDaysAgo });
     await writeFile(join(dir, BACKUP_LOCK), lock);
 
-    const run = await runCli(registerBackup, ['backup', '--dir', dir, '--json'], env(service.baseUrl));
+    const run = await runCli(['backup', '--dir', dir, '--json'], { register: registerBackup, env: env(service.baseUrl) });
     expect(run.code).toBe(1);
     const line = JSON.parse(run.stdout) as { error: { code: string; holder: { pid: number; host: string; since: string; ageSeconds: number } } };
     expect(line.error.code).toBe('LOCKED');
@@ -52,12 +46,12 @@ describe('backup after the base URL changed', () => {
   it('makes a full export, exits 0 and says why; the same service spelled differently is reused', async () => {
     const numeric = service.baseUrl;
     const named = numeric.replace('127.0.0.1', 'localhost');
-    const first = await runCli(registerBackup, ['backup', '--dir', dir, '--json'], env(numeric));
+    const first = await runCli(['backup', '--dir', dir, '--json'], { register: registerBackup, env: env(numeric) });
     expect(first.code).toBe(0);
     const firstOut = (JSON.parse(first.stdout) as { out: string }).out.split('/').pop() as string;
 
     // 127.0.0.1 and localhost are different services as far as the URL can tell: nothing reused.
-    const second = await runCli(registerBackup, ['backup', '--dir', dir, '--json'], env(named));
+    const second = await runCli(['backup', '--dir', dir, '--json'], { register: registerBackup, env: env(named) });
     expect(second.code).toBe(0);
     const two = JSON.parse(second.stdout) as { since: string | null; sinceSkipped: string | null; reused: number; complete: boolean; out: string };
     expect(two).toMatchObject({ since: null, reused: 0, complete: true });
@@ -66,7 +60,7 @@ describe('backup after the base URL changed', () => {
 
     // Upper case, the default port's absence and a trailing slash do not make another service.
     const respelled = `${named.replace('http://localhost', 'HTTP://LOCALHOST')}/`;
-    const fourth = await runCli(registerBackup, ['backup', '--dir', dir, '--json'], env(respelled));
+    const fourth = await runCli(['backup', '--dir', dir, '--json'], { register: registerBackup, env: env(respelled) });
     expect(fourth.code).toBe(0);
     const four = JSON.parse(fourth.stdout) as { since: string | null; sinceSkipped: string | null };
     expect(four.since).toBe(two.out.split('/').pop());
@@ -74,8 +68,8 @@ describe('backup after the base URL changed', () => {
   });
 
   it('says in human output why nothing was reused', async () => {
-    expect((await runCli(registerBackup, ['backup', '--dir', dir, '--quiet'], env(service.baseUrl))).code).toBe(0);
-    const run = await runCli(registerBackup, ['backup', '--dir', dir], env(service.baseUrl.replace('127.0.0.1', 'localhost')));
+    expect((await runCli(['backup', '--dir', dir, '--quiet'], { register: registerBackup, env: env(service.baseUrl) })).code).toBe(0);
+    const run = await runCli(['backup', '--dir', dir], { register: registerBackup, env: env(service.baseUrl.replace('127.0.0.1', 'localhost')) });
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/full export: .* was exported from http:\/\/127\.0\.0\.1:\d+, not http:\/\/localhost:\d+/);
   });

@@ -2,11 +2,12 @@ import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createProgress, progressMode } from '../../src/cli/progress.js';
-import { startFakeService, type FakeService } from '../../src/fake-service/index.js';
+import type { FakeService } from '../../src/fake-service/index.js';
 import { BIN, runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/temp.js';
+import { useFakeService } from '../helpers/fake-service.js';
 
 const stream = (isTTY: boolean, columns?: number): NodeJS.WriteStream => ({ isTTY, columns }) as unknown as NodeJS.WriteStream;
 const run = promisify(execFile);
@@ -55,13 +56,8 @@ describe('progress display', () => {
 
 describe('progress of a real export (issue 15)', () => {
   let service: FakeService;
-  beforeEach(async () => {
-    // 197 requests, 2 at a time, 40 ms each: a run of several seconds, long enough for a few updates.
-    service = await startFakeService({ latencyMs: 40 });
-  });
-  afterEach(async () => {
-    await service.close();
-  });
+  // 197 requests, 2 at a time, 40 ms each: a run of several seconds, long enough for a few updates.
+  useFakeService({ latencyMs: 40 }, (fixture) => (service = fixture.service));
   const env = (): Record<string, string> => ({ RABBIT_API_KEY: service.keys.readOnly, RABBIT_BASE_URL: service.baseUrl });
   const ESC = '\u001b';
   const plain = (text: string): string => text.replace(new RegExp(`${ESC}\\[[0-9;?]*[A-Za-z]`, 'g'), '');
@@ -91,7 +87,7 @@ describe('progress of a real export (issue 15)', () => {
 
   it('into a log: a plain line every --stats-interval', async () => {
     const dir = await tempDir();
-    const result = await runCli(['export', '--out', join(dir, 'b.zip'), '--concurrency', '2', '--stats-interval', '1s'], env());
+    const result = await runCli(['export', '--out', join(dir, 'b.zip'), '--concurrency', '2', '--stats-interval', '1s'], { env: env() });
     expect(result.code).toBe(0);
     const lines = result.stderr.split('\n').filter((line) => line.startsWith('progress: '));
     expect(lines.length).toBeGreaterThanOrEqual(2);
@@ -101,7 +97,7 @@ describe('progress of a real export (issue 15)', () => {
 
   it('with --json and --stats-interval: progress records, then exactly one summary', async () => {
     const dir = await tempDir();
-    const result = await runCli(['export', '--out', join(dir, 'c.zip'), '--concurrency', '2', '--json', '--stats-interval', '1s'], env());
+    const result = await runCli(['export', '--out', join(dir, 'c.zip'), '--concurrency', '2', '--json', '--stats-interval', '1s'], { env: env() });
     expect(result.code).toBe(0);
     const records = result.stdout.trim().split('\n').map((line) => JSON.parse(line) as { type: string; [key: string]: unknown });
     const progress = records.filter((record) => record.type === 'progress');
@@ -118,7 +114,7 @@ describe('progress of a real export (issue 15)', () => {
 
   it('with --json alone: exactly one line, the summary', async () => {
     const dir = await tempDir();
-    const result = await runCli(['export', '--out', join(dir, 'd.zip'), '--concurrency', '4', '--json'], env());
+    const result = await runCli(['export', '--out', join(dir, 'd.zip'), '--concurrency', '4', '--json'], { env: env() });
     expect(result.code).toBe(0);
     const lines = result.stdout.trim().split('\n');
     expect(lines).toHaveLength(1);

@@ -79,10 +79,21 @@ describe('adaptive concurrency', () => {
 
 describe('rate limiter', () => {
   it('spaces requests evenly at the given rate', async () => {
-    const started = Date.now();
-    const limiter = new RateLimiter(20); // 50 ms apart
+    let clock = 1_000;
+    const waits: number[] = [];
+    // The fake wait lets its time pass on the fake clock, as a real one would.
+    const limiter = new RateLimiter(20, () => clock, async (ms) => {
+      waits.push(ms);
+      clock += ms;
+    }); // 50 ms apart
     for (let i = 0; i < 4; i++) await limiter.take();
     // The first goes at once, each further one waits its 50 ms turn.
-    expect(Date.now() - started).toBeGreaterThanOrEqual(145);
+    expect(waits).toEqual([50, 50, 50]);
+    clock += 500;
+    await limiter.take();
+    // After a pause longer than the interval there is nothing to wait for: no burst is saved up.
+    expect(waits).toEqual([50, 50, 50]);
+    await limiter.take();
+    expect(waits).toEqual([50, 50, 50, 50]);
   });
 });

@@ -73,7 +73,7 @@ describe('rabbit-export convert', () => {
     const run = await runCli(['convert', archive, '--to', 'drawio', '--out', out, '--prototype', '999']);
     expect(run.code).toBe(2);
     expect(run.stderr).toContain('999');
-    await expect(readdir(out)).rejects.toThrow();
+    await expect(readdir(out)).rejects.toMatchObject({ code: 'ENOENT' });
   });
 
   it('exits 1 for a file that is not an archive', async () => {

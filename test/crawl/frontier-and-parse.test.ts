@@ -99,8 +99,8 @@ describe('parsing what the service sends', () => {
       lastModification: 5,
       lastUser: 'V',
     });
-    expect(() => parsePrototype([], '/s')).toThrow();
-    expect(() => parsePrototype({ versions: { milestones: 'x' } }, '/s')).toThrow();
+    expect(() => parsePrototype([], '/s')).toThrow(expect.objectContaining({ code: 'BAD_SHAPE' }));
+    expect(() => parsePrototype({ versions: { milestones: 'x' } }, '/s')).toThrow(expect.objectContaining({ code: 'BAD_SHAPE' }));
   });
 });
 
@@ -121,7 +121,7 @@ describe('archive paths', () => {
     '/elsewhere/prototypes/1.json',
     '/rabbit/api/prototypes/1/pages/a b.json',
   ])('refuses %s', (source) => {
-    expect(() => archivePathFor(source, 1)).toThrow();
+    expect(() => archivePathFor(source, 1)).toThrow(expect.objectContaining({ code: 'BAD_ID', source }));
   });
 
   it.each([

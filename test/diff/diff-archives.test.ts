@@ -1,23 +1,17 @@
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startFakeService, type FakeService } from '../../src/fake-service/index.js';
+import { describe, expect, it } from 'vitest';
+import type { FakeService } from '../../src/fake-service/index.js';
 import { exportAccount } from '../../src/export/export-account.js';
 import { diffArchives, itemOf, type ArchiveDiff } from '../../src/diff/diff-archives.js';
 import { registerDiff } from '../../src/cli/commands/diff.js';
-import { tempDir } from '../helpers/temp.js';
 import { manifestOf } from '../helpers/archive.js';
-import { runCli } from '../helpers/run-cli.js';
+import { runCli } from '../helpers/cli.js';
+import { useFakeService } from '../helpers/fake-service.js';
 
 let service: FakeService;
 let dir: string;
 
-beforeEach(async () => {
-  service = await startFakeService({ seed: 1 });
-  dir = await tempDir();
-});
-afterEach(async () => {
-  await service.close();
-});
+useFakeService({ seed: 1 }, (fixture) => ({ service, dir } = fixture));
 
 const run = async (out: string) => {
   const result = await exportAccount({ out: join(dir, out), baseUrl: service.baseUrl, keys: [service.keys.readOnly], concurrency: 4 });
@@ -112,16 +106,16 @@ describe('diff', () => {
     await run('a.zip');
     service.store.renamePrototype(17, 'Renamed\u202e');
     await run('b.zip');
-    const table = await runCli(registerDiff, ['diff', join(dir, 'a.zip'), join(dir, 'b.zip')]);
+    const table = await runCli(['diff', join(dir, 'a.zip'), join(dir, 'b.zip')], { register: registerDiff });
     expect(table.code).toBe(0);
     expect(table.stdout).toMatch(/~ prototype 17 "Renamed\ufffd" \(was .*\) r\d+ -> r\d+/);
     expect(table.stdout).toMatch(/0 added, 0 removed, 1 changed, 4 unchanged/);
-    const json = await runCli(registerDiff, ['diff', join(dir, 'a.zip'), join(dir, 'b.zip'), '--json']);
+    const json = await runCli(['diff', join(dir, 'a.zip'), join(dir, 'b.zip'), '--json'], { register: registerDiff });
     expect(json.code).toBe(0);
     expect(json.stdout.trim().split('\n')).toHaveLength(1);
     const parsed = JSON.parse(json.stdout) as ArchiveDiff;
     expect(parsed.changed.map((c) => c.id)).toEqual(['17']);
-    const missing = await runCli(registerDiff, ['diff', join(dir, 'a.zip'), join(dir, 'nope.zip')]);
+    const missing = await runCli(['diff', join(dir, 'a.zip'), join(dir, 'nope.zip')], { register: registerDiff });
     expect(missing.code).toBe(1);
     expect(missing.stderr).toMatch(/nope\.zip does not exist/);
   });

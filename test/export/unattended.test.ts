@@ -9,7 +9,7 @@ import { isRabbitError } from '../../src/core/errors.js';
 import { allFileEntries } from '../../src/manifest/types.js';
 import { servedEntries, walkService } from '../helpers/oracle.js';
 import { manifestOf, readArchive } from '../helpers/archive.js';
-import { runCli } from '../helpers/run-cli.js';
+import { runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/temp.js';
 
 // issue 14: an unattended run always ends. Bodies that trickle a byte at a time are never idle,
@@ -46,7 +46,7 @@ describe('stalled transfers end', () => {
     const out = join(await tempDir(), 'trickle.zip');
     // Default flags but a 2 s window instead of 30 s, so the test is quick; the default is proven
     // with a fake clock in test/client/transfer-watchdog.test.ts.
-    const run = await runCli(registerExport, ['export', '--out', out, '--speed-time', '2', '--retries', '2', '--quiet'], env(service));
+    const run = await runCli(['export', '--out', out, '--speed-time', '2', '--retries', '2', '--quiet'], { register: registerExport, env: env(service) });
     expect(run.code).toBe(3);
     const { manifest } = await readArchive(out);
     expect(manifest.errors).toEqual([expect.objectContaining({ source: TRICKLING, code: 'STALLED', attempts: 2 })]);
@@ -60,7 +60,7 @@ describe('stalled transfers end', () => {
     const css = '/rabbit/static/css/page.css';
     service = await startFakeService({ faults: { paths: [{ path: css, kind: 'trickle' }], trickleMs: 500 } });
     const out = join(await tempDir(), 'assets.zip');
-    const run = await runCli(registerExport, ['export', '--out', out, '--speed-time', '2', '--retries', '1', '--quiet'], env(service));
+    const run = await runCli(['export', '--out', out, '--speed-time', '2', '--retries', '1', '--quiet'], { register: registerExport, env: env(service) });
     expect(run.code).toBe(3);
     const { manifest } = await readArchive(out);
     expect(manifest.errors).toEqual([expect.objectContaining({ source: css, code: 'STALLED' })]);
@@ -99,7 +99,7 @@ describe('--max-duration', () => {
     service = await startFakeService({ faults: { paths: slow.map((path) => ({ path, kind: 'trickle' as const })) } });
     const dir = await tempDir();
     const first = join(dir, 'night1.zip');
-    const run = await runCli(registerExport, ['export', '--out', first, '--max-duration', '4s', '--json'], env(service));
+    const run = await runCli(['export', '--out', first, '--max-duration', '4s', '--json'], { register: registerExport, env: env(service) });
     expect(run.code).toBe(3);
     expect(JSON.parse(run.stdout)).toMatchObject({ exitCode: 3, complete: false, deadlineReached: true });
 
@@ -126,7 +126,7 @@ describe('--max-duration', () => {
     // The next run against a healthy service fetches what is missing and copies the rest.
     service.setFaults(undefined);
     const second = join(dir, 'night2.zip');
-    const next = await runCli(registerExport, ['export', '--out', second, '--since', first, '--quiet'], env(service));
+    const next = await runCli(['export', '--out', second, '--since', first, '--quiet'], { register: registerExport, env: env(service) });
     expect(next.code).toBe(0);
     const { manifest: completed } = await readArchive(second);
     expect(completed.complete).toBe(true);
@@ -140,7 +140,7 @@ describe('--max-duration', () => {
     service = await startFakeService({ faults: { paths: [{ path: '/rabbit/api/prototypes/1002/pages.json', kind: 'trickle' }] } });
     const dir = await tempDir();
     const out = join(dir, 'queued.zip');
-    const run = await runCli(registerExport, ['export', '--out', out, '--max-duration', '3s', '--concurrency', '1', '--quiet'], env(service));
+    const run = await runCli(['export', '--out', out, '--max-duration', '3s', '--concurrency', '1', '--quiet'], { register: registerExport, env: env(service) });
     expect(run.code).toBe(3);
     const report = await verifyArchive(out);
     expect(report.ok).toBe(true);
@@ -157,7 +157,7 @@ describe('--max-duration', () => {
     expect(whole.prototypes['1002']?.complete).toBe(false);
 
     service.setFaults(undefined);
-    const next = await runCli(registerExport, ['export', '--out', join(dir, 'full.zip'), '--since', out, '--quiet'], env(service));
+    const next = await runCli(['export', '--out', join(dir, 'full.zip'), '--since', out, '--quiet'], { register: registerExport, env: env(service) });
     expect(next.code).toBe(0);
     await expectExact(join(dir, 'full.zip'), service);
   });
@@ -167,7 +167,7 @@ describe('--max-duration', () => {
     const dir = await tempDir();
     const out = join(dir, 'cut.zip');
     const started = performance.now();
-    const run = await runCli(registerExport, ['export', '--out', out, '--max-duration', '2s', '--quiet'], env(service));
+    const run = await runCli(['export', '--out', out, '--max-duration', '2s', '--quiet'], { register: registerExport, env: env(service) });
     // The issue's bound for --max-duration 20s is 35 s: the deadline plus 15 s.
     expect(performance.now() - started).toBeLessThan(2000 + 15_000);
     expect(run.code).toBe(3);
@@ -178,14 +178,14 @@ describe('--max-duration', () => {
     expect(report.manifest?.errors).toEqual([expect.objectContaining({ source: '/rabbit/api/prototypes.json', code: 'DEADLINE' })]);
 
     service.setFaults(undefined);
-    const next = await runCli(registerExport, ['export', '--out', join(dir, 'full.zip'), '--since', out, '--quiet'], env(service));
+    const next = await runCli(['export', '--out', join(dir, 'full.zip'), '--since', out, '--quiet'], { register: registerExport, env: env(service) });
     expect(next.code).toBe(0);
     await expectExact(join(dir, 'full.zip'), service);
   });
 
   it('a bad duration is a usage error', async () => {
     service = await startFakeService({});
-    const run = await runCli(registerExport, ['export', '--out', join(await tempDir(), 'x.zip'), '--max-duration', 'soon'], env(service));
+    const run = await runCli(['export', '--out', join(await tempDir(), 'x.zip'), '--max-duration', 'soon'], { register: registerExport, env: env(service) });
     expect(run.code).toBe(2);
     expect(service.stats.requests).toBe(0);
   });
@@ -196,11 +196,11 @@ describe('export --since by hand', () => {
     service = await startFakeService({});
     const dir = await tempDir();
     const prev = join(dir, 'prev.zip');
-    expect((await runCli(registerExport, ['export', '--out', prev, '--quiet'], env(service))).code).toBe(0);
+    expect((await runCli(['export', '--out', prev, '--quiet'], { register: registerExport, env: env(service) })).code).toBe(0);
     const spelled = service.baseUrl.replace('http://', 'HTTP://') + '/';
-    const same = await runCli(registerExport, ['export', '--out', join(dir, 'same.zip'), '--since', prev, '--base-url', spelled, '--quiet'], env(service));
+    const same = await runCli(['export', '--out', join(dir, 'same.zip'), '--since', prev, '--base-url', spelled, '--quiet'], { register: registerExport, env: env(service) });
     expect(same.code).toBe(0);
-    const other = await runCli(registerExport, ['export', '--out', join(dir, 'other.zip'), '--since', prev, '--base-url', service.baseUrl.replace('127.0.0.1', 'localhost'), '--quiet'], env(service));
+    const other = await runCli(['export', '--out', join(dir, 'other.zip'), '--since', prev, '--base-url', service.baseUrl.replace('127.0.0.1', 'localhost'), '--quiet'], { register: registerExport, env: env(service) });
     expect(other.code).toBe(2);
   });
 });

@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import type { FakeService } from '../../src/fake-service/index.js';
 import { startFakeService } from '../../src/fake-service/index.js';
+import { sleepGate } from '../helpers/sleep-gate.js';
 import { apiUrl, get } from './helpers.js';
 
 let service: FakeService;
@@ -12,6 +13,25 @@ afterEach(() => {
   service.stats.reset();
 });
 afterAll(() => service.close());
+
+/**
+ * Sends `count` requests to a service whose latency waits are all held, runs `check` once every
+ * one of them is waiting (so all are in flight together), then lets them finish.
+ */
+async function holdRequests(count: number, path: string, check: (held: FakeService) => void): Promise<FakeService> {
+  const gate = sleepGate();
+  const held = await startFakeService({ latencyMs: 100, sleep: gate.sleep });
+  try {
+    const pending = Array.from({ length: count }, () => fetch(apiUrl(held, path)).then((r) => r.arrayBuffer()));
+    await gate.pending(count);
+    check(held);
+    gate.release();
+    await Promise.all(pending);
+    return held;
+  } finally {
+    await held.close();
+  }
+}
 
 describe('stats', () => {
   test('count requests by path without the query, and statuses', async () => {
@@ -27,12 +47,11 @@ describe('stats', () => {
   });
 
   test('track requests in flight and their peak', async () => {
-    service.setLatency(100);
-    const pending = Array.from({ length: 6 }, () => fetch(apiUrl(service, 'prototypes/3.json')).then((r) => r.arrayBuffer()));
-    await expect.poll(() => service.stats.inFlight).toBe(6);
-    await Promise.all(pending);
-    await expect.poll(() => service.stats.inFlight).toBe(0);
-    expect(service.stats.peakInFlight).toBe(6);
+    const held = await holdRequests(6, 'prototypes/3.json', (started) => {
+      expect(started.stats.inFlight).toBe(6);
+    });
+    await expect.poll(() => held.stats.inFlight, { timeout: 30_000 }).toBe(0);
+    expect(held.stats.peakInFlight).toBe(6);
   });
 
   test('reset() starts over', async () => {
@@ -46,16 +65,34 @@ describe('stats', () => {
 });
 
 describe('latency', () => {
-  test('delays every response by about latencyMs, set at start or later', async () => {
-    const slow = await startFakeService({ latencyMs: 150 });
+  test('delays every response by latencyMs, set at start or later', async () => {
+    // A frozen clock: answering takes no time, so the whole latency is left to wait.
+    const gate = sleepGate();
+    gate.release();
+    const slow = await startFakeService({ latencyMs: 150, now: () => 0, sleep: gate.sleep });
     try {
-      const started = Date.now();
       await (await fetch(apiUrl(slow, 'prototypes.json'))).arrayBuffer();
-      expect(Date.now() - started).toBeGreaterThanOrEqual(140);
+      expect(gate.asked).toEqual([150]);
       slow.setLatency(0);
-      const again = Date.now();
       await (await fetch(apiUrl(slow, 'prototypes.json'))).arrayBuffer();
-      expect(Date.now() - again).toBeLessThan(140);
+      expect(gate.asked).toEqual([150]);
+      slow.setLatency(40);
+      await (await fetch(apiUrl(slow, 'prototypes.json'))).arrayBuffer();
+      expect(gate.asked).toEqual([150, 40]);
+    } finally {
+      await slow.close();
+    }
+  });
+
+  test('only the part of the latency that answering did not take is waited', async () => {
+    let clock = 0;
+    const gate = sleepGate();
+    gate.release();
+    // Each reading of the clock moves it on 30 ms: answering "takes" 30 ms of the 100.
+    const slow = await startFakeService({ latencyMs: 100, now: () => (clock += 30), sleep: gate.sleep });
+    try {
+      await (await fetch(apiUrl(slow, 'prototypes.json'))).arrayBuffer();
+      expect(gate.asked).toEqual([70]);
     } finally {
       await slow.close();
     }
@@ -68,9 +105,10 @@ describe('latency', () => {
   });
 
   test('many delayed requests run concurrently, not one after another', async () => {
-    service.setLatency(200);
-    const started = Date.now();
-    await Promise.all(Array.from({ length: 40 }, () => fetch(apiUrl(service, 'prototypes.json')).then((r) => r.arrayBuffer())));
-    expect(Date.now() - started).toBeLessThan(2000);
+    // All forty must be waiting out their latency at the same time before any is let go;
+    // a service that answered one after another would never get there.
+    await holdRequests(40, 'prototypes.json', (started) => {
+      expect(started.stats.inFlight).toBe(40);
+    });
   });
 });

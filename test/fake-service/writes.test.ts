@@ -1,6 +1,7 @@
-import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import type { FakeService } from '../../src/fake-service/index.js';
-import { startFakeService, writeRequests } from '../../src/fake-service/index.js';
+import { writeRequests } from '../../src/fake-service/index.js';
+import { useFakeService } from '../helpers/fake-service.js';
 import { get, getJson, send } from './helpers.js';
 
 interface Meta {
@@ -9,12 +10,12 @@ interface Meta {
 }
 
 let service: FakeService;
-let clock: number;
-beforeEach(async () => {
-  clock = Date.UTC(2023, 4, 1, 12, 0, 0, 250);
-  service = await startFakeService({ now: () => clock });
+const START = Date.UTC(2023, 4, 1, 12, 0, 0, 250);
+let clock = START;
+useFakeService({ now: () => clock }, (fixture) => {
+  clock = START;
+  service = fixture.service;
 });
-afterEach(() => service.close());
 
 describe.each([
   ['page', 'prototypes/3/pages/page0001', 'page0001'],

@@ -55,10 +55,10 @@ describe('page XHTML', () => {
   });
 
   test('the checker itself rejects broken markup', () => {
-    expect(() => assertWellFormed('<html><b>x</html>')).toThrow();
-    expect(() => assertWellFormed('<html>a & b</html>')).toThrow();
-    expect(() => assertWellFormed('<html>a < b</html>')).toThrow();
-    expect(() => assertWellFormed('<html/><html/>')).toThrow();
+    expect(() => assertWellFormed('<html><b>x</html>')).toThrow('</html> closes <b>');
+    expect(() => assertWellFormed('<html>a & b</html>')).toThrow('bare &');
+    expect(() => assertWellFormed('<html>a < b</html>')).toThrow('bare <');
+    expect(() => assertWellFormed('<html/><html/>')).toThrow('2 root elements');
   });
 
   test('names with markup, quotes and emoji are escaped and survive a round trip', async () => {

@@ -1,6 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { Command, CommanderError } from 'commander';
+import type { CliIO } from '../../src/cli/run.js';
 
 export const BIN = fileURLToPath(new URL('../../bin/rabbit-export.js', import.meta.url));
 const BUILT = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
@@ -12,8 +14,20 @@ export interface CliRun {
   stderr: string;
 }
 
+export interface CliOptions {
+  /** The whole environment the CLI sees (PATH is added for a spawned CLI). */
+  env?: NodeJS.ProcessEnv;
+  /** Working folder of a spawned CLI. */
+  cwd?: string;
+  /**
+   * Run this one command in-process, as src/cli/main.ts would register it, instead of spawning the
+   * built CLI: faster, and it needs no build.
+   */
+  register?: (program: Command, io: CliIO) => void;
+}
+
 /** Starts the built CLI (npm test builds first) with a clean environment plus `env`. */
-export function startCli(args: string[], env: Record<string, string> = {}, cwd?: string): { child: ChildProcess; done: Promise<CliRun> } {
+export function startCli(args: string[], { env = {}, cwd }: Omit<CliOptions, 'register'> = {}): { child: ChildProcess; done: Promise<CliRun> } {
   if (!existsSync(BUILT)) throw new Error('dist/ is missing: run `npm run build` (npm test does it) before the CLI tests');
   const child = spawn(process.execPath, [BIN, ...args], {
     env: { PATH: process.env['PATH'] ?? '', ...env },
@@ -30,6 +44,33 @@ export function startCli(args: string[], env: Record<string, string> = {}, cwd?:
   return { child, done };
 }
 
-export function runCli(args: string[], env: Record<string, string> = {}, cwd?: string): Promise<CliRun> {
-  return startCli(args, env, cwd).done;
+/** The one way tests run the CLI to its end: spawned, or in-process with `register`. */
+export function runCli(args: string[], options: CliOptions = {}): Promise<CliRun> {
+  const { register, ...spawnOptions } = options;
+  if (register === undefined) return startCli(args, spawnOptions).done;
+  if (options.cwd !== undefined) throw new Error('runCli: cwd needs a spawned CLI (a test worker cannot chdir)');
+  return runInProcess(register, args, options.env ?? {});
+}
+
+async function runInProcess(register: NonNullable<CliOptions['register']>, args: string[], env: NodeJS.ProcessEnv): Promise<CliRun> {
+  const out: string[] = [];
+  const err: string[] = [];
+  const stream = (sink: string[]): NodeJS.WriteStream =>
+    ({ isTTY: false, write: (chunk: unknown) => sink.push(String(chunk)) > 0 }) as unknown as NodeJS.WriteStream;
+  const program = new Command('rabbit-export').exitOverride();
+  register(program, { stdout: stream(out), stderr: stream(err), env });
+  for (const command of program.commands) command.exitOverride().configureOutput({ writeErr: (s) => err.push(s), writeOut: (s) => out.push(s) });
+  const saved = process.exitCode;
+  process.exitCode = undefined;
+  let code: number;
+  try {
+    await program.parseAsync(['node', 'rabbit-export', ...args]);
+    code = Number(process.exitCode ?? 0);
+  } catch (error) {
+    if (!(error instanceof CommanderError)) throw error;
+    code = 2;
+  } finally {
+    process.exitCode = saved;
+  }
+  return { code, signal: null, stdout: out.join(''), stderr: err.join('') };
 }

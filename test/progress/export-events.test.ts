@@ -1,22 +1,18 @@
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { backupAccount } from '../../src/backup/backup-account.js';
 import { exportAccount } from '../../src/export/export-account.js';
 import type { ExportEvent } from '../../src/export/events.js';
-import { startFakeService, type FakeService } from '../../src/fake-service/index.js';
+import type { FakeService } from '../../src/fake-service/index.js';
 import { previousCosts } from '../../src/manifest/previous-costs.js';
 import { allFileEntries } from '../../src/manifest/types.js';
 import { ProgressTracker } from '../../src/progress/tracker.js';
 import { tempDir } from '../helpers/temp.js';
 import { sampleFiles, sampleManifest, writeSampleArchive } from '../verify/sample-archive.js';
+import { useFakeService } from '../helpers/fake-service.js';
 
 let service: FakeService;
-beforeEach(async () => {
-  service = await startFakeService();
-});
-afterEach(async () => {
-  await service.close();
-});
+useFakeService({}, (fixture) => (service = fixture.service));
 
 async function exportWithEvents(out: string, since?: string): Promise<{ events: ExportEvent[]; listedAt: number }> {
   const events: ExportEvent[] = [];

@@ -35,9 +35,11 @@ describe('export behind a proxy', () => {
   it('reaches https://rabbit.test only through the CONNECT proxy, trusts NODE_EXTRA_CA_CERTS, and archives every body exactly', async () => {
     const out = join(await tempDir(), 'proxied.zip');
     const run = await runCli(['export', '--out', out, '--base-url', BASE, '--concurrency', '4', '--json'], {
-      RABBIT_API_KEY: service.keys.readOnly,
-      HTTPS_PROXY: withCredentials(proxy.url),
-      NODE_EXTRA_CA_CERTS: ca.caFile,
+      env: {
+        RABBIT_API_KEY: service.keys.readOnly,
+        HTTPS_PROXY: withCredentials(proxy.url),
+        NODE_EXTRA_CA_CERTS: ca.caFile,
+      },
     });
     expect(run.code, run.stderr).toBe(0);
     const requests = service.stats.requests;
@@ -64,9 +66,11 @@ describe('export behind a proxy', () => {
     try {
       const out = join(await tempDir(), 'secure-proxy.zip');
       const run = await runCli(['export', '--out', out, '--base-url', BASE, '--formats', 'json', '--quiet'], {
-        RABBIT_API_KEY: service.keys.readOnly,
-        HTTPS_PROXY: secure.url,
-        NODE_EXTRA_CA_CERTS: ca.caFile,
+        env: {
+          RABBIT_API_KEY: service.keys.readOnly,
+          HTTPS_PROXY: secure.url,
+          NODE_EXTRA_CA_CERTS: ca.caFile,
+        },
       });
       expect(run.code, run.stderr).toBe(0);
       expect(secure.tunnels.length).toBeGreaterThan(0);
@@ -79,8 +83,10 @@ describe('export behind a proxy', () => {
   it('lowercase https_proxy works the same; without the private CA the service certificate is refused', async () => {
     const out = join(await tempDir(), 'untrusted.zip');
     const run = await runCli(['export', '--out', out, '--base-url', BASE, '--retries', '1'], {
-      RABBIT_API_KEY: service.keys.readOnly,
-      https_proxy: withCredentials(proxy.url),
+      env: {
+        RABBIT_API_KEY: service.keys.readOnly,
+        https_proxy: withCredentials(proxy.url),
+      },
     });
     expect(run.code).toBe(1);
     expect(proxy.tunnels.length).toBeGreaterThan(0);
@@ -91,10 +97,12 @@ describe('export behind a proxy', () => {
   it('never prints the proxy credentials when the proxy refuses them', async () => {
     const wrong = 'wr0ng-passw0rd';
     const run = await runCli(['export', '--out', join(await tempDir(), 'x.zip'), '--base-url', BASE, '--retries', '1'], {
-      RABBIT_API_KEY: service.keys.readOnly,
-      HTTPS_PROXY: withCredentials(proxy.url, wrong),
-      NODE_EXTRA_CA_CERTS: ca.caFile,
-      RABBIT_DEBUG: '1',
+      env: {
+        RABBIT_API_KEY: service.keys.readOnly,
+        HTTPS_PROXY: withCredentials(proxy.url, wrong),
+        NODE_EXTRA_CA_CERTS: ca.caFile,
+        RABBIT_DEBUG: '1',
+      },
     });
     expect(run.code).toBe(1);
     expect(proxy.tunnels.length).toBeGreaterThan(0);
@@ -105,10 +113,12 @@ describe('export behind a proxy', () => {
   it('NO_PROXY sends a matching host around the proxy', async () => {
     const out = join(await tempDir(), 'direct.zip');
     const run = await runCli(['export', '--out', out, '--base-url', service.baseUrl, '--quiet'], {
-      RABBIT_API_KEY: service.keys.readOnly,
-      HTTP_PROXY: proxy.url,
-      HTTPS_PROXY: proxy.url,
-      NO_PROXY: 'example.org, 127.0.0.1',
+      env: {
+        RABBIT_API_KEY: service.keys.readOnly,
+        HTTP_PROXY: proxy.url,
+        HTTPS_PROXY: proxy.url,
+        NO_PROXY: 'example.org, 127.0.0.1',
+      },
     });
     expect(run.code, run.stderr).toBe(0);
     expect(proxy.tunnels).toEqual([]);
@@ -119,9 +129,11 @@ describe('export behind a proxy', () => {
   it('refuses an http:// base URL to a host that is not loopback before any request, naming --allow-insecure-http', async () => {
     const dir = await tempDir();
     const run = await runCli(['export', '--out', join(dir, 'x.zip'), '--base-url', 'http://rabbit.test'], {
-      RABBIT_API_KEY: service.keys.readOnly,
-      HTTP_PROXY: proxy.url,
-      HTTPS_PROXY: proxy.url,
+      env: {
+        RABBIT_API_KEY: service.keys.readOnly,
+        HTTP_PROXY: proxy.url,
+        HTTPS_PROXY: proxy.url,
+      },
     });
     expect(run.code).toBe(2);
     expect(run.stderr).toContain('--allow-insecure-http');

@@ -1,23 +1,19 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startFakeService, writeRequests, type FakeService } from '../../src/fake-service/index.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { writeRequests, type FakeService } from '../../src/fake-service/index.js';
 import { restorePrototype, type RestoreEvent, type RestoreOptions } from '../../src/restore/restore-prototype.js';
 import { startCli } from '../helpers/cli.js';
-import { tempDir } from '../helpers/temp.js';
 import { PROTO, archivedElements, contents, damage, exportPrototype, liveContents } from './restore-helpers.js';
+import { useFakeService } from '../helpers/fake-service.js';
 
 let service: FakeService;
 let dir: string;
 let archive: string;
 
+useFakeService({ seed: 1 }, (fixture) => ({ service, dir } = fixture));
 beforeEach(async () => {
-  service = await startFakeService({ seed: 1 });
-  dir = await tempDir();
   archive = await exportPrototype(service, dir, 'night.zip');
-});
-afterEach(async () => {
-  await service.close();
 });
 
 const PAGE_LIST = `/rabbit/api/prototypes/${PROTO}/pages/page0001/elements.json`;
@@ -131,7 +127,7 @@ describe('kill -9 in the middle of a restore', () => {
     damage(service);
     service.setLatency(50);
     const env = { RABBIT_API_KEY: service.keys.readWrite, RABBIT_BASE_URL: service.baseUrl };
-    const { child, done } = startCli(['restore', archive, '--prototype', PROTO, '--prune', '--json'], env);
+    const { child, done } = startCli(['restore', archive, '--prototype', PROTO, '--prune', '--json'], { env });
     // Once the plan is out (it precedes every write), answers wait a second: the second POST is
     // applied on arrival and its answer is still pending when the kill lands, however slow the machine.
     child.stderr?.on('data', (chunk: Buffer) => {
@@ -154,7 +150,7 @@ describe('kill -9 in the middle of a restore', () => {
     expect(writeRequests(service.stats)).toBe(2);
 
     service.setLatency(0);
-    const again = await startCli(['restore', archive, '--prototype', PROTO, '--prune', '--json'], env).done;
+    const again = await startCli(['restore', archive, '--prototype', PROTO, '--prune', '--json'], { env }).done;
     expect(again.code).toBe(0);
     const summary = JSON.parse(again.stdout) as { create: number; idMap: Record<string, string> };
     // Two of the four were created before the kill, the second one's answer lost: found, not repeated.

@@ -1,23 +1,19 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startFakeService, writeRequests, type FakeService } from '../../src/fake-service/index.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { writeRequests, type FakeService } from '../../src/fake-service/index.js';
 import { registerRestore } from '../../src/cli/commands/restore.js';
-import { runCli } from '../helpers/run-cli.js';
-import { tempDir } from '../helpers/temp.js';
+import { runCli } from '../helpers/cli.js';
 import { PROTO, archivedElements, contents, damage, exportPrototype, liveContents } from './restore-helpers.js';
+import { useFakeService } from '../helpers/fake-service.js';
 
 let service: FakeService;
 let dir: string;
 let archive: string;
 let env: NodeJS.ProcessEnv;
 
+useFakeService({ seed: 1 }, (fixture) => ({ service, dir } = fixture));
 beforeEach(async () => {
-  service = await startFakeService({ seed: 1 });
-  dir = await tempDir();
   archive = await exportPrototype(service, dir, 'night.zip');
   env = { RABBIT_API_KEY: service.keys.readWrite, RABBIT_BASE_URL: service.baseUrl };
-});
-afterEach(async () => {
-  await service.close();
 });
 
 interface Summary {
@@ -34,8 +30,8 @@ interface Summary {
   error?: { code: string; message: string };
 }
 
-async function restore(...args: string[]): Promise<{ code: number; summary: Summary; stdout: string; stderr: string }> {
-  const run = await runCli(registerRestore, ['restore', archive, '--prototype', PROTO, '--json', ...args], env);
+async function restore(...args: string[]): Promise<{ code: number | null; summary: Summary; stdout: string; stderr: string }> {
+  const run = await runCli(['restore', archive, '--prototype', PROTO, '--json', ...args], { register: registerRestore, env });
   const lines = run.stdout.trim().split('\n');
   expect(lines).toHaveLength(1);
   return { code: run.code, summary: JSON.parse(lines[0]!) as Summary, stdout: run.stdout, stderr: run.stderr };
@@ -127,7 +123,7 @@ describe('rabbit-export restore', () => {
         { path: `/rabbit/api/prototypes/${PROTO}/pages/page0001/elements/${kept}.json`, kind: '503', times: 1 },
       ],
     });
-    const run = await runCli(registerRestore, ['restore', archive, '--prototype', PROTO, '--json', '--page', 'page0001'], env);
+    const run = await runCli(['restore', archive, '--prototype', PROTO, '--json', '--page', 'page0001'], { register: registerRestore, env });
     expect(JSON.parse(run.stdout)).toMatchObject({ exitCode: 0, create: 3, update: 2 });
     expect(contents(await archivedElements(archive))['page0001']).toEqual(liveContents(service)['page0001']!.filter((c) => !c.includes('sticker')));
   });
@@ -155,11 +151,11 @@ describe('rabbit-export restore', () => {
   it('usage errors exit 2 before any request', async () => {
     service.stats.reset();
     for (const args of [['--page', '../x'], ['--page', 'page999']]) {
-      const run = await runCli(registerRestore, ['restore', archive, '--prototype', PROTO, ...args], env);
+      const run = await runCli(['restore', archive, '--prototype', PROTO, ...args], { register: registerRestore, env });
       expect(run.code, args.join(' ')).toBe(2);
     }
-    expect((await runCli(registerRestore, ['restore', archive, '--prototype', '17'], env)).code).toBe(2);
-    expect((await runCli(registerRestore, ['restore', archive], env)).code).toBe(2);
+    expect((await runCli(['restore', archive, '--prototype', '17'], { register: registerRestore, env })).code).toBe(2);
+    expect((await runCli(['restore', archive], { register: registerRestore, env })).code).toBe(2);
     expect(service.stats.requests).toBe(0);
   });
 

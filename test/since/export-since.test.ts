@@ -1,25 +1,19 @@
 import { copyFile, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startFakeService, type FakeService } from '../../src/fake-service/index.js';
 import { exportAccount } from '../../src/export/export-account.js';
 import { isRabbitError } from '../../src/core/errors.js';
 import { allFileEntries } from '../../src/manifest/types.js';
 import { manifestOf, readArchive } from '../helpers/archive.js';
-import { tempDir } from '../helpers/temp.js';
 import { flipEntryByte } from '../helpers/zip-layout.js';
 import { expectSameArchive, requestsFor } from './since-helpers.js';
+import { useFakeService } from '../helpers/fake-service.js';
 
 let service: FakeService;
 let dir: string;
 
-beforeEach(async () => {
-  service = await startFakeService({ seed: 1 });
-  dir = await tempDir();
-});
-afterEach(async () => {
-  await service.close();
-});
+useFakeService({ seed: 1 }, (fixture) => ({ service, dir } = fixture));
 
 const run = async (out: string, extra: { since?: string; prototypes?: Set<string> } = {}) => {
   const result = await exportAccount({ out: join(dir, out), baseUrl: service.baseUrl, keys: [service.keys.readOnly], concurrency: 4, ...extra });

@@ -1,25 +1,19 @@
 import { readFile, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startFakeService, type FakeService } from '../../src/fake-service/index.js';
+import { describe, expect, it } from 'vitest';
+import type { FakeService } from '../../src/fake-service/index.js';
 import { exportAccount } from '../../src/export/export-account.js';
 import { registerExport } from '../../src/cli/commands/export.js';
 import { manifestOf, readArchive } from '../helpers/archive.js';
 import { isRabbitError } from '../../src/core/errors.js';
-import { runCli } from '../helpers/run-cli.js';
-import { tempDir } from '../helpers/temp.js';
+import { runCli } from '../helpers/cli.js';
 import { comparable } from './since-helpers.js';
+import { useFakeService } from '../helpers/fake-service.js';
 
 let service: FakeService;
 let dir: string;
 
-beforeEach(async () => {
-  service = await startFakeService({ seed: 1 });
-  dir = await tempDir();
-});
-afterEach(async () => {
-  await service.close();
-});
+useFakeService({ seed: 1 }, (fixture) => ({ service, dir } = fixture));
 
 const exportWith = async (out: string, keys: string[]) => {
   const result = await exportAccount({ out: join(dir, out), baseUrl: service.baseUrl, keys, concurrency: 4 });
@@ -88,7 +82,7 @@ describe('several keys', () => {
   it('reads comma-separated keys from RABBIT_API_KEY and prints none of them', async () => {
     const env = { RABBIT_API_KEY: `${service.keys.perPrototype['3']}, ${service.keys.perPrototype['42']}`, RABBIT_BASE_URL: service.baseUrl };
     const out = join(dir, 'env.zip');
-    const run = await runCli(registerExport, ['export', '--out', out, '--json'], env);
+    const run = await runCli(['export', '--out', out, '--json'], { register: registerExport, env });
     expect(run.code).toBe(0);
     expect(JSON.parse(run.stdout)).toMatchObject({ ok: true, prototypes: 2 });
     await expectNoKeyIn([out], [run.stdout, run.stderr]);
@@ -99,7 +93,7 @@ describe('--prototype and --formats', () => {
   it('--formats json --prototype exports a subset without renderings', async () => {
     const out = join(dir, 'subset.zip');
     const env = { RABBIT_API_KEY: service.keys.readOnly, RABBIT_BASE_URL: service.baseUrl };
-    const run = await runCli(registerExport, ['export', '--out', out, '--prototype', '3', '--prototype', '1002', '--formats', 'json', '--quiet'], env);
+    const run = await runCli(['export', '--out', out, '--prototype', '3', '--prototype', '1002', '--formats', 'json', '--quiet'], { register: registerExport, env });
     expect(run.code).toBe(0);
     const { manifest, entries } = await readArchive(out);
     expect(Object.keys(manifest.prototypes)).toEqual(['3', '1002']);
@@ -124,7 +118,7 @@ describe('--prototype and --formats', () => {
     [['--prototype', '../3'], /prototype id/],
   ])('refuses %j as a usage error before any request', async (args, message) => {
     const env = { RABBIT_API_KEY: service.keys.readOnly, RABBIT_BASE_URL: service.baseUrl };
-    const run = await runCli(registerExport, ['export', '--out', join(dir, 'x.zip'), ...args], env);
+    const run = await runCli(['export', '--out', join(dir, 'x.zip'), ...args], { register: registerExport, env });
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(message);
     expect(service.stats.requests).toBe(0);
@@ -133,7 +127,7 @@ describe('--prototype and --formats', () => {
   it('--since with a file that is not an archive is a usage error, and nothing is written', async () => {
     await writeFile(join(dir, 'prev.zip'), 'PK but not really');
     const env = { RABBIT_API_KEY: service.keys.readOnly, RABBIT_BASE_URL: service.baseUrl };
-    const run = await runCli(registerExport, ['export', '--out', join(dir, 'x.zip'), '--since', join(dir, 'prev.zip')], env);
+    const run = await runCli(['export', '--out', join(dir, 'x.zip'), '--since', join(dir, 'prev.zip')], { register: registerExport, env });
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/--since prev\.zip cannot be used/);
     expect(await readdir(dir)).toEqual(['prev.zip']);

@@ -3,11 +3,11 @@ import { mib, printable, seconds } from '../format.js';
 import { BACKUP_DEFAULTS } from '../../backup/rotation.js';
 import type { BackupResult } from '../../backup/backup-account.js';
 import { collectPrototype, parseFormats, SELECTION_HELP, selectionOf, type SelectionFlags } from '../export-flags.js';
-import { EXIT } from '../exit-codes.js';
 import { intOption } from '../options.js';
 import { parseStatsInterval, STATS_INTERVAL_HELP } from '../progress-flags.js';
-import { runAction, withInterrupts, type CliIO } from '../run.js';
-import { addServiceOptions, serviceOptionsOf, type ServiceFlags } from '../service-flags.js';
+import type { CliIO } from '../run.js';
+import { runLongCommand } from '../long-run.js';
+import { addServiceOptions, type ServiceFlags } from '../service-flags.js';
 import { addRunLimitOptions, runLimitsOf, type RunLimitFlags } from '../run-limit-flags.js';
 
 interface BackupFlags extends Omit<SelectionFlags, 'since'>, ServiceFlags, RunLimitFlags {
@@ -43,70 +43,41 @@ Examples:
   15 3 * * * rabbit-export backup --dir ~/rabbit-backups --keep 14 --max-duration 3h --json --api-key-file ~/.rabbit-keys >> ~/rabbit-backup.log 2>&1`,
     )
     .action((flags: BackupFlags) =>
-      runAction(io, flags.json ?? false, async () => {
-        const { phaseLine } = await import('../progress-line.js');
-        const { backupAccount } = await import('../../backup/backup-account.js');
-        const { progressFor, summaryTimes } = await import('../progress.js');
-        const service = await serviceOptionsOf(flags, io.env);
-        const progress = progressFor(io, flags);
-        const started = Date.now();
-        let result: BackupResult;
-        try {
-          result = await withInterrupts(io, (signal) =>
-            backupAccount({
-              dir: flags.dir,
-              keep: flags.keep,
-              ...service,
-              signal,
-              onEvent: progress.onEvent,
-              ...selectionOf(flags),
-              ...runLimitsOf(flags),
-            }),
-          );
-        } finally {
-          progress.stop();
-        }
-        const code = result.export.complete ? EXIT.ok : EXIT.incomplete;
-        const { prototypes } = result.export;
-        const summary = {
-          type: 'summary',
-          ok: result.export.complete,
-          exitCode: code,
+      runLongCommand(io, flags, {
+        async load() {
+          const { backupAccount } = await import('../../backup/backup-account.js');
+          return ({ service, signal, onEvent }) =>
+            backupAccount({ dir: flags.dir, keep: flags.keep, ...service, signal, onEvent, ...selectionOf(flags), ...runLimitsOf(flags) });
+        },
+        complete: (result: BackupResult) => result.export.complete,
+        summary: (result: BackupResult, times) => ({
           out: result.out,
           since: result.since,
           sinceSkipped: result.sinceSkipped,
           deadlineReached: result.export.deadlineReached,
           complete: result.export.complete,
-          prototypes: prototypes.total,
-          reused: prototypes.reused,
-          fetched: prototypes.fetched,
+          prototypes: result.export.prototypes.total,
+          reused: result.export.prototypes.reused,
+          fetched: result.export.prototypes.fetched,
           files: result.export.stats.files,
           bytes: result.export.archiveBytes,
           requests: result.export.stats.requests,
           errors: result.export.errorCount,
           pruned: result.pruned,
           kept: result.kept.length,
-          durationMs: Date.now() - started,
-          ...summaryTimes(progress.phaseTimes()),
-        };
-        if (flags.json) {
-          io.stdout.write(`${JSON.stringify(summary)}\n`);
-          return code;
-        }
-        if (!flags.quiet) {
-          io.stdout.write(
-            `${summary.complete ? 'complete' : 'INCOMPLETE'}: ${result.out}\n` +
-              `  ${summary.prototypes} prototypes: ${summary.reused} unchanged, copied from ${result.since ?? '-'}; ${summary.fetched} fetched\n` +
-              (result.sinceSkipped !== null ? `  full export: ${printable(result.sinceSkipped)}\n` : '') +
-              (result.export.deadlineReached ? '  stopped fetching at --max-duration; the next backup fetches the rest\n' : '') +
-              `  ${summary.requests} requests, ${mib(summary.bytes)} in ${seconds(summary.durationMs)}\n` +
-              `  time: ${phaseLine(progress.phaseTimes())}\n` +
-              `  ${summary.kept} archives kept${summary.pruned.length > 0 ? `, removed ${summary.pruned.join(', ')}` : ''}\n`,
-          );
-        }
-        for (const name of result.unreadable) io.stderr.write(`warning: ${printable(name)} could not be read and was not used as the previous backup\n`);
-        if (!summary.complete) io.stderr.write(`${summary.errors} resources could not be archived; see "errors" in the manifest of ${result.out}\n`);
-        return code;
+          ...times,
+        }),
+        describe: (result, summary, timeLine) =>
+          `${summary.complete ? 'complete' : 'INCOMPLETE'}: ${result.out}\n` +
+          `  ${summary.prototypes} prototypes: ${summary.reused} unchanged, copied from ${result.since ?? '-'}; ${summary.fetched} fetched\n` +
+          (result.sinceSkipped !== null ? `  full export: ${printable(result.sinceSkipped)}\n` : '') +
+          (result.export.deadlineReached ? '  stopped fetching at --max-duration; the next backup fetches the rest\n' : '') +
+          `  ${summary.requests} requests, ${mib(summary.bytes)} in ${seconds(summary.durationMs)}\n` +
+          `  time: ${timeLine}\n` +
+          `  ${summary.kept} archives kept${summary.pruned.length > 0 ? `, removed ${summary.pruned.join(', ')}` : ''}\n`,
+        warnings: (result, summary) =>
+          result.unreadable.map((name) => `warning: ${printable(name)} could not be read and was not used as the previous backup\n`).join('') +
+          (summary.complete ? '' : `${summary.errors} resources could not be archived; see "errors" in the manifest of ${result.out}\n`),
       }),
     );
 }

@@ -2,12 +2,11 @@ import type { Command } from 'commander';
 import { mib, printable, seconds, shellQuote } from '../format.js';
 import type { ExportResult } from '../../export/export-account.js';
 import { outputPaths } from '../../storage/work-dir.js';
-import { addServiceOptions, serviceArgs, serviceOptionsOf, type ServiceFlags } from '../service-flags.js';
-import { EXIT } from '../exit-codes.js';
+import { addServiceOptions, serviceArgs, type ServiceFlags } from '../service-flags.js';
 import { parseStatsInterval, STATS_INTERVAL_HELP } from '../progress-flags.js';
-import { runAction, withInterrupts, type CliIO } from '../run.js';
+import type { CliIO } from '../run.js';
+import { runLongCommand } from '../long-run.js';
 import { collectPrototype, parseFormats, SELECTION_HELP, selectionArgs, selectionOf, type SelectionFlags } from '../export-flags.js';
-import { RabbitError, isRabbitError } from '../../core/errors.js';
 import { addRunLimitOptions, runLimitArgs, runLimitsOf, type RunLimitFlags } from '../run-limit-flags.js';
 
 interface ExportFlags extends SelectionFlags, ServiceFlags, RunLimitFlags {
@@ -44,39 +43,15 @@ Examples:
   rabbit-export export --out two.zip --prototype 3 --prototype 17 --formats json`,
     )
     .action((flags: ExportFlags) =>
-      runAction(io, flags.json ?? false, async () => {
-        const { phaseLine } = await import('../progress-line.js');
-        const { exportAccount } = await import('../../export/export-account.js');
-        const { progressFor, summaryTimes } = await import('../progress.js');
-        const service = await serviceOptionsOf(flags, io.env);
-        const progress = progressFor(io, flags);
-        const started = Date.now();
-        let result: ExportResult;
-        try {
-          result = await withInterrupts(io, (signal) =>
-            exportAccount({
-              out: flags.out,
-              ...service,
-              force: flags.force ?? false,
-              signal,
-              onEvent: progress.onEvent,
-              ...selectionOf(flags),
-              ...runLimitsOf(flags),
-            }),
-          );
-        } catch (error) {
-          if (isRabbitError(error, 'INTERRUPTED')) {
-            throw new RabbitError('INTERRUPTED', `interrupted; nothing was written to ${outputPaths(flags.out).out}. ${resumeHint(flags)}`);
-          }
-          throw error;
-        } finally {
-          progress.stop();
-        }
-        const code = result.complete ? EXIT.ok : EXIT.incomplete;
-        const summary = {
-          type: 'summary',
-          ok: result.complete,
-          exitCode: code,
+      runLongCommand(io, flags, {
+        async load() {
+          const { exportAccount } = await import('../../export/export-account.js');
+          return ({ service, signal, onEvent }) =>
+            exportAccount({ out: flags.out, ...service, force: flags.force ?? false, signal, onEvent, ...selectionOf(flags), ...runLimitsOf(flags) });
+        },
+        interrupted: () => `interrupted; nothing was written to ${outputPaths(flags.out).out}. ${resumeHint(flags)}`,
+        complete: (result) => result.complete,
+        summary: (result, times) => ({
           out: result.out,
           complete: result.complete,
           prototypes: result.prototypes.total,
@@ -86,38 +61,31 @@ Examples:
           retries: result.stats.retries,
           errors: result.errorCount,
           deadlineReached: result.deadlineReached,
-          durationMs: Date.now() - started,
-          ...summaryTimes(progress.phaseTimes()),
+          ...times,
           peakRssBytes: process.resourceUsage().maxRSS * 1024,
-        };
-        if (flags.json) {
-          io.stdout.write(`${JSON.stringify(summary)}\n`);
-          return code;
-        }
-        if (!flags.quiet) {
-          io.stdout.write(
-            `${result.complete ? 'complete' : 'INCOMPLETE'}: ${summary.prototypes} prototypes, ${summary.files} files, ` +
-              `${mib(summary.bytes)} in ${seconds(summary.durationMs)} (${summary.requests} requests, ${summary.retries} retries)\n` +
-              `archive: ${result.out}\n` +
-              `time: ${phaseLine(progress.phaseTimes())}\n`,
-          );
-        }
-        if (result.deadlineReached) io.stderr.write('stopped fetching at --max-duration; the archive holds what was fetched until then\n');
-        if (!result.complete) {
-          const shown = result.errors;
-          io.stderr.write(`${result.errorCount} resources could not be archived:\n`);
-          for (const error of shown) {
-            io.stderr.write(`  ${error.source}${error.status ? ` (HTTP ${error.status})` : ''}: ${printable(error.message)}\n`);
-          }
-          if (result.errorCount > shown.length) {
-            io.stderr.write(`  ... and ${result.errorCount - shown.length} more (see manifest.json "errors")\n`);
-          }
-          // --since the incomplete archive itself: what it holds is copied (verified), only the rest is fetched.
-          io.stderr.write(`to fetch only what is missing: ${exportCommand(flags, result.out)}\n`);
-        }
-        return code;
+        }),
+        describe: (result, summary, timeLine) =>
+          `${result.complete ? 'complete' : 'INCOMPLETE'}: ${summary.prototypes} prototypes, ${summary.files} files, ` +
+          `${mib(summary.bytes)} in ${seconds(summary.durationMs)} (${summary.requests} requests, ${summary.retries} retries)\n` +
+          `archive: ${result.out}\n` +
+          `time: ${timeLine}\n`,
+        warnings: (result) => failureReport(flags, result),
       }),
     );
+}
+
+function failureReport(flags: ExportFlags, result: ExportResult): string {
+  let text = '';
+  if (result.deadlineReached) text += 'stopped fetching at --max-duration; the archive holds what was fetched until then\n';
+  if (!result.complete) {
+    const shown = result.errors;
+    text += `${result.errorCount} resources could not be archived:\n`;
+    for (const error of shown) text += `  ${error.source}${error.status ? ` (HTTP ${error.status})` : ''}: ${printable(error.message)}\n`;
+    if (result.errorCount > shown.length) text += `  ... and ${result.errorCount - shown.length} more (see manifest.json "errors")\n`;
+    // --since the incomplete archive itself: what it holds is copied (verified), only the rest is fetched.
+    text += `to fetch only what is missing: ${exportCommand(flags, result.out)}\n`;
+  }
+  return text;
 }
 
 function resumeHint(flags: ExportFlags): string {

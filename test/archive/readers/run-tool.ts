@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { createReadStream } from 'node:fs';
+import type { TestContext } from 'vitest';
 
 export interface ToolResult {
   stdout: string;
@@ -40,4 +41,11 @@ export function runTool(
       else reject(new Error(`${command} ${args.join(' ')} exited with ${code}: ${result.stderr}${result.stdout.slice(-2000)}`));
     });
   });
+}
+
+/** runTool for a test: a tool that is not installed skips the test, saying so. */
+export async function toolOrSkip(context: TestContext, command: string, args: string[], options: Parameters<typeof runTool>[2] = {}): Promise<ToolResult> {
+  const result = await runTool(command, args, options);
+  if (!result) context.skip(`${command} is not installed; .ci/run installs it`);
+  return result as ToolResult;
 }

@@ -1,0 +1,73 @@
+import { RabbitError, isRabbitError } from '../core/errors.js';
+import { EXIT } from './exit-codes.js';
+import { runAction, withInterrupts, type CliIO } from './run.js';
+import type { ProgressReporter } from './progress.js';
+import { serviceOptionsOf, type ServiceFlags } from './service-flags.js';
+
+/** The flags every long-running command (`export`, `backup`) has besides the service flags. */
+export interface LongRunFlags extends ServiceFlags {
+  json?: boolean;
+  quiet?: boolean;
+  statsInterval?: number;
+}
+
+export type ServiceOptions = Awaited<ReturnType<typeof serviceOptionsOf>>;
+
+/** What the summary gains from the run itself: how long it took, and the time per phase. */
+export interface RunTimes {
+  durationMs: number;
+  phases: { crawlMs: number; requisitesMs: number; writingMs: number };
+  requestsPerSecond: number;
+  bytesPerSecond: number;
+}
+
+/** What a long-running command says about its own core; the runner does the rest. */
+export interface LongCommand<R, S extends object> {
+  /** Imports the core (lazily, so `--help` stays light) and returns how to call it. */
+  load(): Promise<(parts: { service: ServiceOptions; signal: AbortSignal; onEvent: ProgressReporter['onEvent'] }) => Promise<R>>;
+  complete(result: R): boolean;
+  /** The summary's fields after `type`, `ok` and `exitCode`, in the order they are printed. */
+  summary(result: R, times: RunTimes): S;
+  /** The lines on stdout unless --quiet (or --json); `timeLine` is the time per phase. */
+  describe(result: R, summary: S, timeLine: string): string;
+  /** The lines on stderr, --quiet or not (not with --json). */
+  warnings(result: R, summary: S): string;
+  /** The message an interrupted run ends with, when the command has more to say than the core. */
+  interrupted?: () => string;
+}
+
+/**
+ * The action of a long-running command: service flags to options, progress shown while it runs,
+ * SIGINT/SIGTERM to the core's signal, the progress stopped whatever happens, then one JSON
+ * summary line (--json) or the command's own report, and exit 0 when complete, 3 when not.
+ */
+export function runLongCommand<R, S extends object>(io: CliIO, flags: LongRunFlags, command: LongCommand<R, S>): Promise<void> {
+  return runAction(io, flags.json ?? false, async () => {
+    const { phaseLine } = await import('./progress-line.js');
+    const run = await command.load();
+    const { progressFor, summaryTimes } = await import('./progress.js');
+    const service = await serviceOptionsOf(flags, io.env);
+    const progress = progressFor(io, flags);
+    const started = Date.now();
+    let result: R;
+    try {
+      result = await withInterrupts(io, (signal) => run({ service, signal, onEvent: progress.onEvent }));
+    } catch (error) {
+      if (command.interrupted !== undefined && isRabbitError(error, 'INTERRUPTED')) throw new RabbitError('INTERRUPTED', command.interrupted());
+      throw error;
+    } finally {
+      progress.stop();
+    }
+    const complete = command.complete(result);
+    const code = complete ? EXIT.ok : EXIT.incomplete;
+    const fields = command.summary(result, { durationMs: Date.now() - started, ...summaryTimes(progress.phaseTimes()) });
+    if (flags.json) {
+      io.stdout.write(`${JSON.stringify({ type: 'summary', ok: complete, exitCode: code, ...fields })}\n`);
+      return code;
+    }
+    if (!flags.quiet) io.stdout.write(command.describe(result, fields, phaseLine(progress.phaseTimes())));
+    const warnings = command.warnings(result, fields);
+    if (warnings !== '') io.stderr.write(warnings);
+    return code;
+  });
+}
