@@ -1,12 +1,11 @@
 import { setMaxListeners } from 'node:events';
-import { isRabbitError, type RabbitError } from '../core/errors.js';
+import { isRabbitError } from '../core/errors.js';
 import { redactSecrets } from '../core/redact.js';
 import { TOOL_VERSION } from '../core/version.js';
 import { HttpClient } from '../client/http-client.js';
 import { AccountCrawler, DEFAULT_SIZE_CAPS, JOURNAL_ORIGIN } from '../crawl/crawl-account.js';
 import { Frontier } from '../crawl/frontier.js';
 import { ArchiveModel } from '../manifest/archive-model.js';
-import { previousCosts } from '../manifest/previous-costs.js';
 import { manifestText } from '../manifest/write-manifest.js';
 import { firstCandidate } from '../storage/body-cache.js';
 import { openWorkspace } from '../storage/workspace.js';
@@ -16,9 +15,8 @@ import { Deadline, recordDeadlineError, recordUnfinished } from './deadline.js';
 import type { EventSink } from './events.js';
 import { checkExportOptions, EXPORT_DEFAULTS, RESULT_ERROR_LIMIT, type ExportOptions, type ExportResult } from './export-options.js';
 import { interrupted, sanitize } from './failure.js';
-import { fetchContext } from './fetch-setup.js';
+import { errorEvents, fetchContext, progressHooks, reportPreviousCosts } from './fetch-setup.js';
 import type { RunStats } from '../manifest/types.js';
-import { manifestErrorOf } from '../manifest/manifest-error.js';
 import { openSinceCache } from './since-cache.js';
 
 export { EXPORT_DEFAULTS, type ExportOptions, type ExportResult } from './export-options.js';
@@ -68,18 +66,10 @@ export async function exportAccount(options: ExportOptions): Promise<ExportResul
   const model = new ArchiveModel(work.entries, (file) => sink.add(file), (text) => redactSecrets(text, options.keys));
   void sink.written.catch((error: unknown) => frontier.stop(error));
   const fetch = fetchContext({ options, client, spool: work.spool, frontier, signal: deadline.requestSignal(controller.signal), stats, emit, now });
-  // The event carries the record the manifest gets (manifestErrorOf), with the keys redacted as the model does.
-  const failed = (source: string, error: RabbitError): void => {
-    const recorded = manifestErrorOf(source, error);
-    emit({ type: 'error', error: { ...recorded, message: redactSecrets(recorded.message, options.keys) } });
-  };
+  const failed = errorEvents(emit, options.keys);
 
   try {
-    if (options.since !== undefined) {
-      // What each prototype cost last time, for the progress estimate: a hint only, never a failure.
-      const costs = await previousCosts(options.since).catch(() => undefined);
-      if (costs) emit({ type: 'previous', prototypes: costs });
-    }
+    if (options.since !== undefined) await reportPreviousCosts(options.since, emit);
     emit({ type: 'start', baseUrl: options.baseUrl, out: work.paths.out, concurrency, resumed: work.resumed?.size ?? 0 });
     emit({ type: 'phase', phase: 'crawl' });
     const crawler = new AccountCrawler({
@@ -92,16 +82,13 @@ export async function exportAccount(options: ExportOptions): Promise<ExportResul
       ...(options.prototypes ? { only: options.prototypes } : {}),
       ...(work.resumed || since ? { cache: firstCandidate([work.resumed, since]) } : {}),
       hooks: {
-        prototype: (proto, name) => emit({ type: 'prototype', id: proto.id, name, revision: proto.revision }),
+        ...progressHooks(emit),
         stored: (file, proto, reusedFrom) => {
           if (!proto) return;
           model.noteOrigin(proto.id, file.path, reusedFrom === JOURNAL_ORIGIN ? undefined : reusedFrom);
           if (reusedFrom !== JOURNAL_ORIGIN) work.journal.record(file, proto, reusedFrom);
           if (reusedFrom !== undefined) emit({ type: 'reused', source: file.source, bytes: file.size });
         },
-        listed: (ids) => emit({ type: 'prototypes-listed', ids }),
-        pagesListed: (id, count) => emit({ type: 'pages-listed', id, count }),
-        prototypeDone: (id) => emit({ type: 'prototype-done', id }),
         failed,
       },
     });

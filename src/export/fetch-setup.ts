@@ -8,6 +8,11 @@ import { STALL_DEFAULTS } from '../client/transfer-watchdog.js';
 import type { Frontier } from '../crawl/frontier.js';
 import type { Spool } from '../storage/spool.js';
 import type { RunStats } from '../manifest/types.js';
+import type { RabbitError } from '../core/errors.js';
+import { redactSecrets } from '../core/redact.js';
+import type { CrawlHooks } from '../crawl/crawl-account.js';
+import { manifestErrorOf } from '../manifest/manifest-error.js';
+import { previousCosts } from '../manifest/previous-costs.js';
 import type { EventSink } from './events.js';
 import type { ExportOptions } from './export-options.js';
 
@@ -51,4 +56,28 @@ export function fetchContext(parts: {
       emit({ type: 'response', source: event.source, status: event.status, bytes: event.bytes, queued: frontier.queued, inFlight: frontier.running });
     },
   };
+}
+
+/** The error event of a resource that failed for good: the record the manifest gets, keys redacted. */
+export function errorEvents(emit: EventSink, keys: readonly string[]): (source: string, error: RabbitError) => void {
+  return (source, error) => {
+    const recorded = manifestErrorOf(source, error);
+    emit({ type: 'error', error: { ...recorded, message: redactSecrets(recorded.message, keys) } });
+  };
+}
+
+/** The crawl's milestones as events, for the progress display. */
+export function progressHooks(emit: EventSink): Pick<CrawlHooks, 'prototype' | 'listed' | 'pagesListed' | 'prototypeDone'> {
+  return {
+    prototype: (proto, name) => emit({ type: 'prototype', id: proto.id, name, revision: proto.revision }),
+    listed: (ids) => emit({ type: 'prototypes-listed', ids }),
+    pagesListed: (id, count) => emit({ type: 'pages-listed', id, count }),
+    prototypeDone: (id) => emit({ type: 'prototype-done', id }),
+  };
+}
+
+/** What each prototype of the --since archive cost then, for the progress estimate: a hint only, never a failure. */
+export async function reportPreviousCosts(since: string, emit: EventSink): Promise<void> {
+  const costs = await previousCosts(since).catch(() => undefined);
+  if (costs) emit({ type: 'previous', prototypes: costs });
 }
