@@ -1,5 +1,6 @@
 import { open, rename, stat, type FileHandle } from 'node:fs/promises';
 import { readAt, type Spool } from './spool.js';
+import { addSpan, readSpanLines } from './keyed-spill.js';
 import type { BodyCache, CacheCandidate, CachedBody, PrototypeContext } from './body-cache.js';
 import type { StoredFile } from '../manifest/archive-model.js';
 import { readVerified } from './read-verified.js';
@@ -79,10 +80,7 @@ export async function readJournal(path: string, baseUrl: string): Promise<Journa
       if (!isFileRecord(record)) continue;
       state.records++;
       const spans = state.spans.get(record.proto) ?? [];
-      const last = spans.length - 2;
-      const length = Buffer.byteLength(line) + 1;
-      if (last >= 0 && (spans[last] as number) + (spans[last + 1] as number) === offset) spans[last + 1] = (spans[last + 1] as number) + length;
-      else spans.push(offset, length);
+      addSpan(spans, offset, Buffer.byteLength(line) + 1);
       state.spans.set(record.proto, spans);
     }
     if (header !== undefined && (header.t !== 'header' || header.v !== JOURNAL_VERSION || header.baseUrl !== baseUrl)) {
@@ -252,12 +250,9 @@ async function loadRecords(path: string, spans: readonly number[]): Promise<Map<
   const records = new Map<string, FileRecord>();
   const handle = await open(path, 'r');
   try {
-    for (let i = 0; i < spans.length; i += 2) {
-      const text = (await readAt(handle, spans[i] as number, spans[i + 1] as number, path)).toString('utf8');
-      for (const line of text.split('\n')) {
-        const record = parseLine(line) as Partial<FileRecord> | undefined;
-        if (record && isFileRecord(record)) records.set(record.source, record);
-      }
+    for (const line of await readSpanLines(handle, spans, path)) {
+      const record = parseLine(line) as Partial<FileRecord> | undefined;
+      if (record && isFileRecord(record)) records.set(record.source, record);
     }
   } finally {
     await handle.close();

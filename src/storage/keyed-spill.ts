@@ -51,15 +51,7 @@ export class KeyedSpill {
     this.flush();
     await this.chain;
     if (this.failure) throw this.failure;
-    const spans = this.segments.get(key) ?? [];
-    const out: string[] = [];
-    for (let i = 0; i < spans.length; i += 2) {
-      const text = (await readAt(this.handle, spans[i] as number, spans[i + 1] as number, this.path)).toString('utf8');
-      const parts = text.split('\n');
-      parts.pop();
-      for (const part of parts) out.push(part);
-    }
-    return out;
+    return readSpanLines(this.handle, this.segments.get(key) ?? [], this.path);
   }
 
   async close(): Promise<void> {
@@ -75,10 +67,7 @@ export class KeyedSpill {
     for (const [key, lines] of this.pending) {
       const chunk = Buffer.from(`${lines.join('\n')}\n`, 'utf8');
       const spans = this.segments.get(key) ?? [];
-      const last = spans.length - 2;
-      // A key written in consecutive batches grows its last segment instead of adding one.
-      if (last >= 0 && (spans[last] as number) + (spans[last + 1] as number) === at) spans[last + 1] = (spans[last + 1] as number) + chunk.length;
-      else spans.push(at, chunk.length);
+      addSpan(spans, at, chunk.length);
       this.segments.set(key, spans);
       parts.push(chunk);
       at += chunk.length;
@@ -97,3 +86,24 @@ export class KeyedSpill {
 }
 
 const BATCH_BYTES = 1024 * 1024;
+
+/**
+ * Adds a byte range to a list of (offset, length) pairs; a range that starts where the last one
+ * ends grows it instead, so lines written one after another stay one segment.
+ */
+export function addSpan(spans: number[], offset: number, length: number): void {
+  const last = spans.length - 2;
+  if (last >= 0 && (spans[last] as number) + (spans[last + 1] as number) === offset) spans[last + 1] = (spans[last + 1] as number) + length;
+  else spans.push(offset, length);
+}
+
+/** The newline-ended lines in the given byte ranges of a file, in order. */
+export async function readSpanLines(handle: FileHandle, spans: readonly number[], path: string): Promise<string[]> {
+  const out: string[] = [];
+  for (let i = 0; i < spans.length; i += 2) {
+    const parts = (await readAt(handle, spans[i] as number, spans[i + 1] as number, path)).toString('utf8').split('\n');
+    parts.pop();
+    for (const part of parts) out.push(part);
+  }
+  return out;
+}
