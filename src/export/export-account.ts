@@ -15,7 +15,7 @@ import { Deadline, recordDeadlineError, recordUnfinished } from './deadline.js';
 import type { EventSink } from './events.js';
 import { checkExportOptions, EXPORT_DEFAULTS, RESULT_ERROR_LIMIT, type ExportOptions, type ExportResult } from './export-options.js';
 import { interrupted, sanitize } from './failure.js';
-import { errorEvents, fetchContext, progressHooks, reportPreviousCosts } from './fetch-setup.js';
+import { errorEvents, fetchContext, progressHooks } from './fetch-setup.js';
 import type { RunStats } from '../manifest/types.js';
 import { openSinceCache } from './since-cache.js';
 
@@ -69,7 +69,8 @@ export async function exportAccount(options: ExportOptions): Promise<ExportResul
   const failed = errorEvents(emit, options.keys);
 
   try {
-    if (options.since !== undefined) await reportPreviousCosts(options.since, emit);
+    // What each prototype cost last time, for the progress estimate.
+    if (since) emit({ type: 'previous', prototypes: since.costs });
     emit({ type: 'start', baseUrl: options.baseUrl, out: work.paths.out, concurrency, resumed: work.resumed?.size ?? 0 });
     emit({ type: 'phase', phase: 'crawl' });
     const crawler = new AccountCrawler({

@@ -12,7 +12,6 @@ import type { RabbitError } from '../core/errors.js';
 import { redactSecrets } from '../core/redact.js';
 import type { CrawlHooks } from '../crawl/crawl-account.js';
 import { manifestErrorOf } from '../manifest/manifest-error.js';
-import { previousCosts } from '../manifest/previous-costs.js';
 import type { EventSink } from './events.js';
 import type { ExportOptions } from './export-options.js';
 
@@ -74,10 +73,4 @@ export function progressHooks(emit: EventSink): Pick<CrawlHooks, 'prototype' | '
     pagesListed: (id, count) => emit({ type: 'pages-listed', id, count }),
     prototypeDone: (id) => emit({ type: 'prototype-done', id }),
   };
-}
-
-/** What each prototype of the --since archive cost then, for the progress estimate: a hint only, never a failure. */
-export async function reportPreviousCosts(since: string, emit: EventSink): Promise<void> {
-  const costs = await previousCosts(since).catch(() => undefined);
-  if (costs) emit({ type: 'previous', prototypes: costs });
 }

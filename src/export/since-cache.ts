@@ -11,6 +11,7 @@ import { cachedBodyOf } from '../storage/stored-file.js';
 import { readManifestFrom } from '../manifest/read-manifest.js';
 import { isSameService } from '../core/service-url.js';
 import type { FileEntry, PrototypeRecord } from '../manifest/types.js';
+import { costTally, type PreviousCost } from '../manifest/previous-costs.js';
 import { checkRecorded } from '../storage/read-verified.js';
 
 export interface SinceCacheOptions {
@@ -25,6 +26,8 @@ export interface SinceCache extends BodyCache {
   readonly origin: string;
   /** Prototypes of the archive with at least one usable entry. */
   readonly prototypes: number;
+  /** What each prototype cost in that run, counted while its manifest streamed by (progress estimate). */
+  readonly costs: PreviousCost[];
   close(): void;
 }
 
@@ -71,11 +74,15 @@ export async function openSinceCache(prevPath: string, spool: Spool, options: Si
     reader.close();
     rmSync(spillDir, { recursive: true, force: true });
   };
+  const tally = costTally();
   try {
     const head = await readManifestFrom(
       reader,
       {
+        file: tally.visitor.file,
+        error: tally.visitor.error,
         async prototype(id, record) {
+          tally.visitor.prototype(id, record);
           const files = usableEntries(id, record, reader);
           if (files.length === 0) return;
           const spill = join(spillDir, `${index.size}.jsonl`);
@@ -114,6 +121,7 @@ export async function openSinceCache(prevPath: string, spool: Spool, options: Si
   return {
     origin,
     prototypes: index.size,
+    costs: tally.costs(),
     async lookup(source: string, proto: PrototypeContext): Promise<CacheCandidate | undefined> {
       const prev = index.get(proto.id);
       if (!prev) return undefined;

@@ -1,4 +1,6 @@
 import { API_PREFIX } from '../archive/paths.js';
+import type { FileOwner } from './manifest-stream.js';
+import type { FileEntry, ManifestError, PrototypeRecord } from './types.js';
 import { readArchiveManifest } from './read-manifest.js';
 
 /** One prototype of a previous archive: what exporting it cost then, for estimating this run. */
@@ -18,30 +20,48 @@ export interface PreviousCost {
  * recorded. An unchanged prototype will cost exactly that again; a changed one about that.
  */
 export async function previousCosts(archivePath: string): Promise<PreviousCost[]> {
+  const tally = costTally();
+  await readArchiveManifest(archivePath, tally.visitor);
+  return tally.costs();
+}
+
+/** The manifest visitor that counts; each call is synchronous. */
+interface CostVisitor {
+  file(entry: FileEntry, owner: FileOwner): void;
+  prototype(id: string, record: PrototypeRecord): void;
+  error(error: ManifestError): void;
+}
+
+/**
+ * The same counts taken by a visitor, for a reader that streams the manifest anyway (export
+ * --since) and so need not read it a second time.
+ */
+export function costTally(): { visitor: CostVisitor; costs(): PreviousCost[] } {
   const owner = new RegExp(`^${API_PREFIX}prototypes/(\\d+)(?:\\.json$|/)`);
   const errors = new Map<string, number>();
   const costs: PreviousCost[] = [];
   // The current prototype's counts per revision as its entries stream by: which revision the
   // record names is known only when the record closes.
   let counted = new Map<string, { files: number; bytes: number }>();
-  await readArchiveManifest(archivePath, {
-    file(entry, of) {
-      if (of === null || owner.exec(entry.source)?.[1] !== of.prototype) return;
-      const tally = counted.get(of.revision) ?? { files: 0, bytes: 0 };
-      tally.files++;
-      tally.bytes += entry.size;
-      counted.set(of.revision, tally);
+  return {
+    visitor: {
+      file(entry, of) {
+        if (of === null || owner.exec(entry.source)?.[1] !== of.prototype) return;
+        const tally = counted.get(of.revision) ?? { files: 0, bytes: 0 };
+        tally.files++;
+        tally.bytes += entry.size;
+        counted.set(of.revision, tally);
+      },
+      prototype(id, record) {
+        const tally = counted.get(String(record.revision)) ?? { files: 0, bytes: 0 };
+        counted = new Map();
+        costs.push({ id, ...tally, errors: 0, revision: record.revision, lastModification: record.lastModification });
+      },
+      error(error) {
+        const id = owner.exec(error.source)?.[1];
+        if (id !== undefined) errors.set(id, (errors.get(id) ?? 0) + 1);
+      },
     },
-    prototype(id, record) {
-      const tally = counted.get(String(record.revision)) ?? { files: 0, bytes: 0 };
-      counted = new Map();
-      costs.push({ id, ...tally, errors: 0, revision: record.revision, lastModification: record.lastModification });
-    },
-    error(error) {
-      const id = owner.exec(error.source)?.[1];
-      if (id !== undefined) errors.set(id, (errors.get(id) ?? 0) + 1);
-    },
-  });
-  for (const cost of costs) cost.errors = errors.get(cost.id) ?? 0;
-  return costs;
+    costs: () => costs.map((cost) => ({ ...cost, errors: errors.get(cost.id) ?? 0 })),
+  };
 }
