@@ -61,36 +61,42 @@ export async function fetchResource(ctx: FetchContext, request: FetchRequest): P
         ...(request.ifModifiedSince ? { ifModifiedSince: request.ifModifiedSince } : {}),
         ...(request.anonymous ? { anonymous: true } : {}),
       });
-      response.body = watchTransfer(response.body, ctx.stall, request.source);
-      if (response.status === 200) {
-        const lengthHeader = response.headers['content-length'];
-        const expectedLength = lengthHeader && /^\d+$/.test(lengthHeader) ? Number(lengthHeader) : undefined;
-        if (expectedLength !== undefined && expectedLength > request.maxBytes) {
-          response.body.destroy();
-          throw tooLarge(request, expectedLength);
+      const body = response.body;
+      const watch = watchTransfer((error) => body.destroy(error), ctx.stall, request.source);
+      try {
+        if (response.status === 200) {
+          const lengthHeader = response.headers['content-length'];
+          const expectedLength = lengthHeader && /^\d+$/.test(lengthHeader) ? Number(lengthHeader) : undefined;
+          if (expectedLength !== undefined && expectedLength > request.maxBytes) {
+            body.destroy();
+            throw tooLarge(request, expectedLength);
+          }
+          const spooled = await ctx.spool
+            .write(body, {
+              maxBytes: request.maxBytes,
+              keep: request.keep,
+              source: request.source,
+              onChunk: watch.seen,
+              ...(expectedLength !== undefined ? { expectedLength } : {}),
+            })
+            .catch((error: unknown) => {
+              body.destroy();
+              throw bodyError(error, request.source, ctx.signal);
+            });
+          ctx.adaptive?.succeeded();
+          ctx.onAttempt?.({ type: 'response', source: request.source, status: 200, bytes: spooled.size, attempt });
+          return {
+            status: 200,
+            body: spooled,
+            contentType: response.headers['content-type'] ?? 'application/octet-stream',
+            lastModified: response.headers['last-modified'] ?? null,
+            attempts: attempt,
+          };
         }
-        const body = await ctx.spool
-          .write(response.body, {
-            maxBytes: request.maxBytes,
-            keep: request.keep,
-            source: request.source,
-            ...(expectedLength !== undefined ? { expectedLength } : {}),
-          })
-          .catch((error: unknown) => {
-            response.body.destroy();
-            throw bodyError(error, request.source, ctx.signal);
-          });
-        ctx.adaptive?.succeeded();
-        ctx.onAttempt?.({ type: 'response', source: request.source, status: 200, bytes: body.size, attempt });
-        return {
-          status: 200,
-          body,
-          contentType: response.headers['content-type'] ?? 'application/octet-stream',
-          lastModified: response.headers['last-modified'] ?? null,
-          attempts: attempt,
-        };
+        await discardBody(body, watch.seen);
+      } finally {
+        watch.stop();
       }
-      await discardBody(response.body);
       ctx.onAttempt?.({ type: 'response', source: request.source, status: response.status, bytes: 0, attempt });
       if (response.status === 304) {
         ctx.adaptive?.succeeded();

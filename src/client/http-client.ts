@@ -136,11 +136,15 @@ export class HttpClient {
 const DISCARD_LIMIT = 64 * 1024;
 
 /** Reads and drops the body of an answer whose status says all we need (an error, a redirect). */
-export async function discardBody(body: AsyncIterable<Buffer> & { destroy(error?: Error): void }): Promise<void> {
+export async function discardBody(
+  body: AsyncIterable<Buffer> & { destroy(error?: Error): void },
+  onChunk?: (bytes: number) => void,
+): Promise<void> {
   let read = 0;
   try {
     for await (const chunk of body) {
       read += chunk.length;
+      onChunk?.(chunk.length);
       if (read > DISCARD_LIMIT) {
         body.destroy();
         return;

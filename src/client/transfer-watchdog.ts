@@ -77,46 +77,42 @@ export class RateMeter {
   }
 }
 
-export interface WatchedBody extends AsyncIterable<Buffer> {
-  destroy(error?: Error): void;
+/** One transfer under watch: the reader reports what arrives, and stops the watch when done. */
+export interface TransferWatch {
+  /** Bytes just received. */
+  seen(bytes: number): void;
+  /** The transfer is over (read to its end, failed or given up): stop checking it. */
+  stop(): void;
 }
 
+const UNWATCHED: TransferWatch = { seen: () => undefined, stop: () => undefined };
+
 /**
- * The same body, watched: when it stalls, the underlying stream is destroyed with a STALLED error,
- * so a read waiting on it fails at once. Checking on a timer (not only when a chunk arrives)
- * catches a body that stops altogether before the idle timeout would. The check stops when the
- * body is read to its end, fails, or is destroyed.
+ * Watches one transfer: when it stalls, `abort` is called with a STALLED error (the caller
+ * destroys the body with it, so a read waiting on it fails at once). Checking on a timer (not only
+ * when a chunk arrives) catches a body that stops altogether before the idle timeout would. The
+ * reader reports each chunk through `seen` rather than reading through a wrapper: a wrapping
+ * async generator cost more per request than anything else in the transfer (CPU profile of a
+ * 100k-resource export).
  */
 export function watchTransfer(
-  body: WatchedBody,
+  abort: (error: Error) => void,
   policy: StallPolicy = STALL_DEFAULTS,
   source = '',
   clock: WatchdogClock = SYSTEM_CLOCK,
-): WatchedBody {
-  if (policy.minBytesPerSecond <= 0) return body;
+): TransferWatch {
+  if (policy.minBytesPerSecond <= 0) return UNWATCHED;
   const meter = new RateMeter(policy, clock.now());
   const ticker = tickerFor(clock, Math.max(1, policy.windowMs / BUCKETS));
   const check = (): void => {
     if (!meter.stalled(clock.now())) return;
     ticker.remove(check);
-    body.destroy(stalledError(policy, source));
+    abort(stalledError(policy, source));
   };
   ticker.add(check);
   return {
-    destroy(error?: Error) {
-      ticker.remove(check);
-      body.destroy(error);
-    },
-    async *[Symbol.asyncIterator]() {
-      try {
-        for await (const chunk of body) {
-          meter.add(chunk.length, clock.now());
-          yield chunk;
-        }
-      } finally {
-        ticker.remove(check);
-      }
-    },
+    seen: (bytes) => meter.add(bytes, clock.now()),
+    stop: () => ticker.remove(check),
   };
 }
 

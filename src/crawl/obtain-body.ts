@@ -74,9 +74,7 @@ export async function obtainBody(
 export type BodyResult = CachedBody & { reused: string | undefined; data?: Buffer };
 
 export function bodyResultOf(fetched: Extract<FetchResult, { status: 200 }>): BodyResult {
-  return {
-    ...cachedBodyOf(fetched.body, fetched),
-    reused: undefined,
-    ...(fetched.body.buffer ? { data: fetched.body.buffer } : {}),
-  };
+  const result: BodyResult = Object.assign(cachedBodyOf(fetched.body, fetched), { reused: undefined });
+  if (fetched.body.buffer) result.data = fetched.body.buffer;
+  return result;
 }

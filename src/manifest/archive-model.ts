@@ -55,6 +55,7 @@ export class ArchiveModel {
   readonly foreignReferences: ForeignReference[] = [];
   private readonly prototypes = new Map<string, PrototypeTally>();
   private top = { files: 0, errors: 0 };
+  private fileTotal = 0;
 
   /** `onAdd` hears of every file the moment it is accepted (the zip is written as the crawl goes). */
   constructor(
@@ -85,7 +86,9 @@ export class ArchiveModel {
    * deduplicated as they are parsed) and the zip writer refuses a name it has already written.
    */
   addFile(prototypeId: string | undefined, file: StoredFile): void {
-    const entry: ArchivedEntry = { ...entryOf(file), ...(file.offset !== undefined ? { offset: file.offset } : {}) };
+    const entry: ArchivedEntry = entryOf(file);
+    if (file.offset !== undefined) entry.offset = file.offset;
+    this.fileTotal++;
     if (prototypeId === undefined) {
       this.top.files++;
     } else {
@@ -108,9 +111,7 @@ export class ArchiveModel {
   }
 
   get fileCount(): number {
-    let count = this.top.files;
-    for (const state of this.prototypes.values()) count += state.files;
-    return count;
+    return this.fileTotal;
   }
 
   get errorCount(): number {
@@ -186,13 +187,14 @@ function originOf(state: PrototypeTally): PrototypeOrigin {
 }
 
 export function entryOf(file: FileEntry): FileEntry {
-  return {
+  const entry: FileEntry = {
     path: file.path,
     source: file.source,
     sha256: file.sha256,
     size: file.size,
     contentType: file.contentType,
     lastModified: file.lastModified,
-    ...(file.generatedFrom !== undefined ? { generatedFrom: file.generatedFrom } : {}),
   };
+  if (file.generatedFrom !== undefined) entry.generatedFrom = file.generatedFrom;
+  return entry;
 }

@@ -155,11 +155,11 @@ export class JournalWriter {
       source: file.source,
       sha256: file.sha256,
       size: file.size,
-      ...(file.offset !== undefined ? { offset: file.offset } : {}),
       contentType: file.contentType,
       lastModified: file.lastModified,
-      ...(from !== undefined ? { from } : {}),
     };
+    if (file.offset !== undefined) record.offset = file.offset;
+    if (from !== undefined) record.from = from;
     this.append(record);
   }
 

@@ -30,11 +30,10 @@ export interface SpooledBody extends BodyRef {
 export class Spool {
   private counter = 0;
   private pack: PackFile | undefined;
+  readonly packPath: string;
 
-  constructor(readonly dir: string) {}
-
-  get packPath(): string {
-    return join(this.dir, 'pack');
+  constructor(readonly dir: string) {
+    this.packPath = join(dir, 'pack');
   }
 
   async init(): Promise<void> {
@@ -81,7 +80,7 @@ export class Spool {
    */
   async write(
     chunks: AsyncIterable<Buffer>,
-    options: { maxBytes: number; expectedLength?: number; keep?: boolean; source: string },
+    options: { maxBytes: number; expectedLength?: number; keep?: boolean; source: string; onChunk?: (bytes: number) => void },
   ): Promise<SpooledBody> {
     const hash = createHash('sha256');
     const held: Buffer[] = [];
@@ -90,6 +89,7 @@ export class Spool {
     try {
       for await (const chunk of chunks) {
         size += chunk.length;
+        options.onChunk?.(chunk.length);
         if (size > options.maxBytes) {
           throw new RabbitError('BODY_TOO_LARGE', `body of ${options.source} exceeds ${options.maxBytes} bytes`, {
             source: options.source,

@@ -9,14 +9,15 @@ import type { BodyRef } from './spool.js';
  * bookkeeping), so a record kept for the whole run holds no bytes unless asked to.
  */
 export function cachedBodyOf(body: BodyRef & { sha256: string }, served: { contentType: string; lastModified: string | null }): CachedBody {
-  return {
+  const cached: CachedBody = {
     sha256: body.sha256,
     size: body.size,
     file: body.file,
-    ...(body.offset !== undefined ? { offset: body.offset } : {}),
     contentType: served.contentType,
     lastModified: served.lastModified,
   };
+  if (body.offset !== undefined) cached.offset = body.offset;
+  return cached;
 }
 
 /** A body as the archive lists it: `data` only when given (bytes in memory save a read at zip time). */
@@ -24,11 +25,17 @@ export function storedFileOf(
   entry: { path: string; source: string; generatedFrom?: string },
   body: CachedBody & { data?: Buffer },
 ): StoredFile {
-  return {
+  const file: StoredFile = {
     path: entry.path,
     source: entry.source,
-    ...cachedBodyOf(body, body),
-    ...(entry.generatedFrom !== undefined ? { generatedFrom: entry.generatedFrom } : {}),
-    ...(body.data ? { data: body.data } : {}),
+    sha256: body.sha256,
+    size: body.size,
+    file: body.file,
+    contentType: body.contentType,
+    lastModified: body.lastModified,
   };
+  if (body.offset !== undefined) file.offset = body.offset;
+  if (entry.generatedFrom !== undefined) file.generatedFrom = entry.generatedFrom;
+  if (body.data) file.data = body.data;
+  return file;
 }

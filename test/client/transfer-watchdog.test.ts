@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { isRabbitError } from '../../src/core/errors.js';
-import { RateMeter, STALL_DEFAULTS, watchTransfer, type WatchdogClock, type WatchedBody } from '../../src/client/transfer-watchdog.js';
+import { RateMeter, STALL_DEFAULTS, watchTransfer, type StallPolicy, type WatchdogClock } from '../../src/client/transfer-watchdog.js';
 
 /** A clock the test moves by hand; its timers fire as time passes. */
 function fakeClock(): WatchdogClock & { advance(ms: number): void; timers: number } {
@@ -70,7 +70,11 @@ describe('minimum transfer rate (curl --speed-limit/--speed-time defaults: 1 KiB
 });
 
 /** A body whose chunks the test pushes; destroy(error) makes the pending read fail, as undici's does. */
-function manualBody(): WatchedBody & { push(chunk: Buffer): void; end(): void; destroyed: Error | undefined } {
+interface Body extends AsyncIterable<Buffer> {
+  destroy(error?: Error): void;
+}
+
+function manualBody(): Body & { push(chunk: Buffer): void; end(): void; destroyed: Error | undefined } {
   const queue: (Buffer | null)[] = [];
   let wake: (() => void) | undefined;
   let failure: Error | undefined;
@@ -108,9 +112,18 @@ function manualBody(): WatchedBody & { push(chunk: Buffer): void; end(): void; d
 /** Lets the reader take what was pushed before the clock moves on. */
 const flush = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
-async function readAll(body: AsyncIterable<Buffer>): Promise<number> {
+/** Reads a body as the spool does under watch: each chunk reported, the watch stopped at the end. */
+async function readWatched(body: Body, source: string, clock: WatchdogClock, policy: StallPolicy = STALL_DEFAULTS): Promise<number> {
+  const watch = watchTransfer((error) => body.destroy(error), policy, source, clock);
   let bytes = 0;
-  for await (const chunk of body) bytes += chunk.length;
+  try {
+    for await (const chunk of body) {
+      watch.seen(chunk.length);
+      bytes += chunk.length;
+    }
+  } finally {
+    watch.stop();
+  }
   return bytes;
 }
 
@@ -118,7 +131,7 @@ describe('watchTransfer', () => {
   it('aborts a trickling body with STALLED once it has been under the limit for the window (fake clock)', async () => {
     const clock = fakeClock();
     const inner = manualBody();
-    const reading = readAll(watchTransfer(inner, STALL_DEFAULTS, '/rabbit/api/x.json', clock));
+    const reading = readWatched(inner, '/rabbit/api/x.json', clock);
     // One byte every two seconds: never idle, never done.
     for (let t = 0; t < 28_000; t += 2000) {
       inner.push(Buffer.from('x'));
@@ -138,7 +151,7 @@ describe('watchTransfer', () => {
   it('lets a body that keeps the rate through, and stops its timer at the end', async () => {
     const clock = fakeClock();
     const inner = manualBody();
-    const reading = readAll(watchTransfer(inner, STALL_DEFAULTS, '/x', clock));
+    const reading = readWatched(inner, '/x', clock);
     for (let second = 0; second < 90; second++) {
       inner.push(Buffer.alloc(2048));
       clock.advance(1000);
@@ -151,23 +164,32 @@ describe('watchTransfer', () => {
     expect(clock.timers).toBe(0);
   });
 
-  it('destroying the watched body destroys the real one and stops the timer', () => {
+  it('a watch stopped early never aborts, and its timer stops', () => {
     const clock = fakeClock();
     const inner = manualBody();
-    const watched = watchTransfer(inner, STALL_DEFAULTS, '/x', clock);
+    const watch = watchTransfer((error) => inner.destroy(error), STALL_DEFAULTS, '/x', clock);
     expect(clock.timers).toBe(1);
-    watched.destroy();
-    expect(inner.destroyed).toBeDefined();
-    clock.advance(1000);
+    watch.stop();
+    clock.advance(60_000);
+    expect(inner.destroyed).toBeUndefined();
     expect(clock.timers).toBe(0);
+  });
+
+  it('with the check turned off, nothing is watched and no timer starts', () => {
+    const clock = fakeClock();
+    const inner = manualBody();
+    watchTransfer((error) => inner.destroy(error), { minBytesPerSecond: 0, windowMs: 1000 }, '/x', clock);
+    clock.advance(60_000);
+    expect(clock.timers).toBe(0);
+    expect(inner.destroyed).toBeUndefined();
   });
 
   it('watches every transfer in flight with one timer, and still stops only the one that stalls', async () => {
     const clock = fakeClock();
     const slow = manualBody();
     const fast = manualBody();
-    const slowReading = readAll(watchTransfer(slow, STALL_DEFAULTS, '/slow', clock)).catch((e: unknown) => e);
-    const fastReading = readAll(watchTransfer(fast, STALL_DEFAULTS, '/fast', clock));
+    const slowReading = readWatched(slow, '/slow', clock).catch((e: unknown) => e);
+    const fastReading = readWatched(fast, '/fast', clock);
     expect(clock.timers).toBe(1);
     for (let second = 0; second < 31; second++) {
       fast.push(Buffer.alloc(2048));

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { startFakeService, type FakeService } from '../../src/fake-service/index.js';
 import { exportAccount } from '../../src/export/export-account.js';
+import { DEFLATE_FROM_BYTES } from '../../src/export/archive-sink.js';
 import { archivePathFor } from '../../src/archive/paths.js';
 import { allFileEntries } from '../../src/manifest/types.js';
 import { isRabbitError } from '../../src/core/errors.js';
@@ -45,7 +46,7 @@ describe('exportAccount', () => {
       expect(entry?.data.equals(body), `${file.path} differs from ${file.source}`).toBe(true);
       expect(file.sha256).toBe(sha256(body));
       expect(file.size).toBe(body.length);
-      expect(entry?.method, file.path).toBe(file.path.endsWith('.png') ? 0 : 8);
+      expect(entry?.method, file.path).toBe(file.path.endsWith('.png') || body.length < DEFLATE_FROM_BYTES ? 0 : 8);
     }
     for (const [id, record] of Object.entries(manifest.prototypes)) {
       const rev = String(record.revision);
