@@ -197,12 +197,12 @@ export class ZipWriter {
       assertSafeRelative(meta.name);
       const name = Buffer.from(meta.name, 'utf8');
       const hash = ZipNameTable.hash(name);
-      if (await this.names.contains(name, hash, (offset, length) => this.central.readAt(offset, length))) {
+      if (this.names.mayContain(hash) && (await this.names.contains(name, hash, (offset, length) => this.central.readAt(offset, length)))) {
         throw new RabbitError('DUPLICATE_ENTRY', `refusing to archive ${JSON.stringify(meta.name)} twice`, {
           source: meta.name,
         });
       }
-      const { time, date } = dosDateTime(meta.date ?? DEFAULT_ENTRY_DATE);
+      const { time, date } = this.dosDate(meta.date ?? DEFAULT_ENTRY_DATE);
       const entry: EntryRecord = { name, method: METHOD_STORE, time, date, crc: 0, compressedSize: 0, size: 0, offset: this.out.size, zip64Local: false };
       writing = true;
       await write(entry);
@@ -221,6 +221,15 @@ export class ZipWriter {
       throw await this.fail(error);
     }
   }
+
+  /** Most entries share a date (their prototype's Last-Modified): encode each distinct one once. */
+  private dosDate(when: Date): { time: number; date: number } {
+    const ms = when.getTime();
+    if (ms !== this.lastDate.ms) this.lastDate = { ms, encoded: dosDateTime(when) };
+    return this.lastDate.encoded;
+  }
+
+  private lastDate = { ms: NaN, encoded: { time: 0, date: 0 } };
 
   private enter(): void {
     if (this.state === 'busy') throw new Error('ZipWriter: await each call before making the next');

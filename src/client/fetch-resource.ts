@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { RabbitError, isRabbitError } from '../core/errors.js';
-import type { HttpClient } from './http-client.js';
+import type { GetOptions, HttpClient } from './http-client.js';
 import { discardBody, statusError, toNetworkError } from './http-client.js';
 import type { AdaptiveConcurrency } from './adaptive-concurrency.js';
 import type { RateLimiter } from './rate-limiter.js';
@@ -51,16 +51,14 @@ export type FetchResult =
  */
 export async function fetchResource(ctx: FetchContext, request: FetchRequest): Promise<FetchResult> {
   let waited = 0;
+  const get: GetOptions = { key: request.key, signal: ctx.signal };
+  if (request.ifModifiedSince) get.ifModifiedSince = request.ifModifiedSince;
+  if (request.anonymous) get.anonymous = true;
   for (let attempt = 1; ; attempt++) {
     let failure: RabbitError;
     try {
-      await ctx.rateLimiter?.take(ctx.signal);
-      const response = await ctx.client.get(request.source, {
-        key: request.key,
-        signal: ctx.signal,
-        ...(request.ifModifiedSince ? { ifModifiedSince: request.ifModifiedSince } : {}),
-        ...(request.anonymous ? { anonymous: true } : {}),
-      });
+      if (ctx.rateLimiter) await ctx.rateLimiter.take(ctx.signal);
+      const response = await ctx.client.get(request.source, get);
       const body = response.body;
       const watch = watchTransfer((error) => body.destroy(error), ctx.stall, request.source);
       try {

@@ -84,10 +84,9 @@ export class HttpClient {
   }
 
   private async getOnce(source: string, path: string, options: GetOptions): Promise<HttpResponse> {
-    const query = options.anonymous ? '' : `${path.includes('?') ? '&' : '?'}api_key=${encodeURIComponent(options.key)}`;
-    const headers: Record<string, string> = { accept: '*/*', 'user-agent': 'rabbit-export' };
-    if (!options.anonymous) headers['content-type'] = 'application/json';
-    if (options.ifModifiedSince) headers['if-modified-since'] = options.ifModifiedSince;
+    const query = options.anonymous ? '' : `${path.includes('?') ? '&' : '?'}${this.keyQuery(options.key)}`;
+    let headers = options.anonymous ? ANONYMOUS_HEADERS : API_HEADERS;
+    if (options.ifModifiedSince) headers = { ...headers, 'if-modified-since': options.ifModifiedSince };
     try {
       const response = await this.dispatcher.request({
         origin: this.origin,
@@ -105,6 +104,14 @@ export class HttpClient {
       throw toNetworkError(error, source, options.signal);
     }
   }
+
+  /** `api_key=...` for a key, encoded once: a run asks with the same key or two a million times. */
+  private keyQuery(key: string): string {
+    if (key !== this.lastKey.key) this.lastKey = { key, query: `api_key=${encodeURIComponent(key)}` };
+    return this.lastKey.query;
+  }
+
+  private lastKey = { key: '', query: '' };
 
   /**
    * A write (POST, PUT, DELETE) of a JSON body to an API path, over the same dispatcher as reads.
@@ -155,7 +162,23 @@ export async function discardBody(
   }
 }
 
+const API_HEADERS: Readonly<Record<string, string>> = { accept: '*/*', 'user-agent': 'rabbit-export', 'content-type': 'application/json' };
+const ANONYMOUS_HEADERS: Readonly<Record<string, string>> = { accept: '*/*', 'user-agent': 'rabbit-export' };
+
+/**
+ * Header names in lower case, repeated headers joined. undici already hands them over that way
+ * but for repeats (arrays), so the usual answer is passed on as it is rather than copied.
+ */
 function flattenHeaders(raw: Record<string, string | string[] | undefined>): Record<string, string> {
+  let plain = true;
+  for (const name in raw) {
+    const value = raw[name];
+    if (typeof value !== 'string' || name !== name.toLowerCase()) {
+      plain = false;
+      break;
+    }
+  }
+  if (plain) return raw as Record<string, string>;
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(raw)) {
     if (value === undefined) continue;

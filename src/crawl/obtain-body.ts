@@ -1,7 +1,7 @@
 import { RabbitError } from '../core/errors.js';
 import type { BodyCache, CacheCandidate, CachedBody, PrototypeContext } from '../storage/body-cache.js';
 import { cachedBodyOf } from '../storage/stored-file.js';
-import { fetchResource, type FetchContext, type FetchResult } from '../client/fetch-resource.js';
+import { fetchResource, type FetchContext, type FetchRequest, type FetchResult } from '../client/fetch-resource.js';
 
 // Where a body comes from: a copy an earlier run left (this output's journal, or the archive given
 // to --since) when it may stand in for a request, else the service, asked conditionally when an
@@ -44,27 +44,29 @@ export async function obtainBody(
   kind: BodyKind,
   key: string,
 ): Promise<{ result: BodyResult; buffer: Buffer | undefined }> {
-  const candidate = proto ? await options.cache?.lookup(source, proto) : undefined;
-  const fromCache = async (copy: CacheCandidate): Promise<{ result: BodyResult; buffer: Buffer | undefined } | undefined> => {
-    const body = await copy.load().catch(() => undefined);
-    if (!body) return undefined;
-    return { result: { ...body, reused: copy.origin ?? JOURNAL_ORIGIN }, buffer: kind === 'json' ? await options.fetch.spool.read(body) : undefined };
-  };
+  const candidate = proto && options.cache ? await options.cache.lookup(source, proto) : undefined;
   if (candidate?.fresh) {
-    const hit = await fromCache(candidate);
+    const hit = await fromCache(options, candidate, kind);
     if (hit) return hit;
   }
-  const request = { source, key, maxBytes: options.caps[kind], keep: kind === 'json' };
+  const request: FetchRequest = { source, key, maxBytes: options.caps[kind], keep: kind === 'json' };
   const conditional = candidate && !candidate.fresh && candidate.lastModified ? candidate : undefined;
   if (conditional) {
     const answer = await fetchResource(options.fetch, { ...request, ifModifiedSince: conditional.lastModified as string });
     if (answer.status === 200) return { result: bodyResultOf(answer), buffer: answer.body.buffer };
-    const hit = await fromCache(conditional);
+    const hit = await fromCache(options, conditional, kind);
     if (hit) return hit;
   }
   const answer = await fetchResource(options.fetch, request);
   if (answer.status !== 200) throw new RabbitError('HTTP_STATUS', `GET ${source} answered 304 unasked`, { source });
   return { result: bodyResultOf(answer), buffer: answer.body.buffer };
+}
+
+/** The copy, loaded into the spool and checked; undefined when it turns out damaged. */
+async function fromCache(options: BodySources, copy: CacheCandidate, kind: BodyKind): Promise<{ result: BodyResult; buffer: Buffer | undefined } | undefined> {
+  const body = await copy.load().catch(() => undefined);
+  if (!body) return undefined;
+  return { result: { ...body, reused: copy.origin ?? JOURNAL_ORIGIN }, buffer: kind === 'json' ? await options.fetch.spool.read(body) : undefined };
 }
 
 /**

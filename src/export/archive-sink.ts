@@ -65,7 +65,10 @@ export class ArchiveSink {
   private async write(out: string): Promise<{ bytes: number; entries: number }> {
     const zip = await ZipWriter.create(out, { signal: this.options.signal });
     try {
-      for await (const item of this.channel) {
+      for (;;) {
+        const next = this.channel.next();
+        const item = next instanceof Promise ? await next : next;
+        if (item === undefined) break;
         if ('manifest' in item) await zip.addStream({ name: MANIFEST_PATH }, item.manifest);
         else {
           await this.addBody(zip, item);
