@@ -1,4 +1,5 @@
 import { Command, CommanderError } from 'commander';
+import { limitHeapGrowth } from './heap-growth.js';
 import { TOOL_VERSION } from '../core/version.js';
 import { EXIT } from './exit-codes.js';
 import { processIO } from './run.js';
@@ -39,6 +40,7 @@ for (const stream of [process.stdout, process.stderr]) {
   });
 }
 
+limitHeapGrowth();
 const io = processIO();
 const program = new Command('rabbit-export')
   .description('Rescue everything a team keeps in the Rabbit wireframing service into one verifiable zip.')
