@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, hash as oneShotHash, randomBytes, type Hash } from 'node:crypto';
 import { constants, createWriteStream, type WriteStream } from 'node:fs';
 import { mkdir, open, rename, rm, stat, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -82,7 +82,9 @@ export class Spool {
     chunks: AsyncIterable<Buffer>,
     options: { maxBytes: number; expectedLength?: number; keep?: boolean; source: string; onChunk?: (bytes: number) => void },
   ): Promise<SpooledBody> {
-    const hash = createHash('sha256');
+    // Bodies held whole in memory (nearly all) are hashed in one call at the end: a hash object
+    // per body cost more than the hashing itself. Only one streamed to a file is hashed as it comes.
+    let hash: Hash | undefined;
     const held: Buffer[] = [];
     let size = 0;
     let out: FileWriter | undefined;
@@ -95,15 +97,19 @@ export class Spool {
             source: options.source,
           });
         }
-        hash.update(chunk);
         if (out) {
+          hash?.update(chunk);
           await out.write(chunk);
           continue;
         }
         held.push(chunk);
         if (size > SMALL_BODY_BYTES && !options.keep) {
           out = new FileWriter(join(this.dir, `.part-${process.pid}-${this.counter++}-${randomBytes(4).toString('hex')}`));
-          for (const part of held.splice(0)) await out.write(part);
+          hash = createHash('sha256');
+          for (const part of held.splice(0)) {
+            hash.update(part);
+            await out.write(part);
+          }
         }
       }
       if (options.expectedLength !== undefined && size !== options.expectedLength) {
@@ -113,15 +119,16 @@ export class Spool {
           { source: options.source },
         );
       }
-      const sha256 = hash.digest('hex');
-      if (out) {
+      if (out && hash) {
+        const sha256 = hash.digest('hex');
         const file = this.pathOf(sha256);
         await out.finish();
         await rename(out.path, file);
         return { sha256, size, file };
       }
-      const buffer = Buffer.concat(held, size);
+      const buffer = held.length === 1 ? (held[0] as Buffer) : Buffer.concat(held, size);
       if (!this.pack) throw new Error('internal: spool used before init');
+      const sha256 = oneShotHash('sha256', buffer, 'hex');
       const offset = this.pack.append(buffer);
       return { sha256, size, file: this.packPath, offset, buffer };
     } catch (error) {
