@@ -45,11 +45,11 @@ export async function* manifestText(model: ArchiveModel, meta: ManifestMeta): As
     const text = indent(JSON.stringify(record, null, 2), 4);
     const at = text.lastIndexOf('"files": []');
     yield `${index === 0 ? '' : ','}\n    ${JSON.stringify(id)}: ${text.slice(0, at)}"files": `;
-    yield* array(await model.files(id), 10);
+    yield* array(await model.fileLines(id), 10);
     yield text.slice(at + 11);
   }
   yield `${ids.length === 0 ? '' : '\n  '}},\n  "files": `;
-  yield* array(await model.files(undefined), 2);
+  yield* array(await model.fileLines(undefined), 2);
   yield ',\n  "errors": ';
   yield* errorsText(model, ids);
   const tail: Partial<Manifest> = {
@@ -86,18 +86,18 @@ function members(value: object): string {
 }
 
 /**
- * File entries as a pretty-printed array at the given depth of indentation, a few hundred at a
- * time: a prototype's list can run to tens of thousands, and one string of all of them would be
- * megabytes of garbage per prototype.
+ * File entries (their filed JSON lines, in order) as a pretty-printed array at the given depth of
+ * indentation, a few hundred at a time: a prototype's list can run to tens of thousands, and one
+ * string of all of them would be megabytes of garbage per prototype.
  */
-function* array(entries: readonly FileEntry[], depth: number): Generator<string> {
-  if (entries.length === 0) {
+function* array(lines: readonly string[], depth: number): Generator<string> {
+  if (lines.length === 0) {
     yield '[]';
     return;
   }
   const pad = ' '.repeat(depth + 2);
-  for (let start = 0; start < entries.length; start += ENTRIES_PER_CHUNK) {
-    const chunk = entries.slice(start, start + ENTRIES_PER_CHUNK).map((entry) => pad + indent(JSON.stringify(entryOf(entry), null, 2), depth + 2));
+  for (let start = 0; start < lines.length; start += ENTRIES_PER_CHUNK) {
+    const chunk = lines.slice(start, start + ENTRIES_PER_CHUNK).map((line) => pad + indent(JSON.stringify(entryOf(JSON.parse(line) as FileEntry), null, 2), depth + 2));
     yield `${start === 0 ? '[\n' : ',\n'}${chunk.join(',\n')}`;
   }
   yield `\n${' '.repeat(depth)}]`;
