@@ -55,5 +55,8 @@ describe('start-up: what a command line loads', () => {
     expect(packages).toContain('undici');
     expect(files).toContain('dist/export/export-account.js');
     expect(files).toContain('dist/cli/long-run.js');
+    // Reading an earlier archive (the zip reader, the streaming JSON parser) waits for --since.
+    expect(packages).not.toContain('stream-json');
+    expect(files).not.toContain('dist/export/since-cache.js');
   });
 });
