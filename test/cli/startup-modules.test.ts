@@ -22,9 +22,11 @@ async function modulesLoadedBy(args: string[], env: Record<string, string> = {})
   const paths = (await readFile(log, 'utf8'))
     .split('\n')
     .filter((url) => url.startsWith('file:'))
-    .map((url) => relative(ROOT, fileURLToPath(url)));
-  const packages = paths.flatMap((path) => /^node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(path)?.[1] ?? []);
-  return { code: run.code, files: [...new Set(paths.filter((path) => path.startsWith('dist/')))], packages: [...new Set(packages)].sort() };
+    .map((url) => fileURLToPath(url));
+  // By the innermost node_modules folder: wherever the packages are installed (or linked from).
+  const packages = paths.flatMap((path) => /.*\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(path)?.[1] ?? []);
+  const files = paths.map((path) => relative(ROOT, path)).filter((path) => path.startsWith('dist/'));
+  return { code: run.code, files: [...new Set(files)], packages: [...new Set(packages)].sort() };
 }
 
 const beyondCliAndCore = (files: string[]): string[] => files.filter((file) => !file.startsWith('dist/cli/') && !file.startsWith('dist/core/'));
