@@ -2,7 +2,8 @@ import { RabbitError, isRabbitError } from '../core/errors.js';
 import { EXIT } from './exit-codes.js';
 import { runAction, withInterrupts, type CliIO } from './run.js';
 import type { ProgressReporter } from './progress.js';
-import { serviceOptionsOf, type ServiceFlags } from './service-flags.js';
+import type { ServiceFlags } from './service-flags.js';
+import type { ServiceOptions } from './service-options.js';
 
 /** The flags every long-running command (`export`, `backup`) has besides the service flags. */
 export interface LongRunFlags extends ServiceFlags {
@@ -10,8 +11,6 @@ export interface LongRunFlags extends ServiceFlags {
   quiet?: boolean;
   statsInterval?: number;
 }
-
-export type ServiceOptions = Awaited<ReturnType<typeof serviceOptionsOf>>;
 
 /** What the summary gains from the run itself: how long it took, and the time per phase. */
 export interface RunTimes {
@@ -23,7 +22,7 @@ export interface RunTimes {
 
 /** What a long-running command says about its own core; the runner does the rest. */
 export interface LongCommand<R, S extends object> {
-  /** Imports the core (lazily, so `--help` stays light) and returns how to call it. */
+  /** Imports the core (lazily, so `--help` stays light) and returns how to call it; loaded beside the runner's own modules. */
   load(): Promise<(parts: { service: ServiceOptions; signal: AbortSignal; onEvent: ProgressReporter['onEvent'] }) => Promise<R>>;
   complete(result: R): boolean;
   /** The summary's fields after `type`, `ok` and `exitCode`, in the order they are printed. */
@@ -43,11 +42,16 @@ export interface LongCommand<R, S extends object> {
  */
 export function runLongCommand<R, S extends object>(io: CliIO, flags: LongRunFlags, command: LongCommand<R, S>): Promise<void> {
   return runAction(io, flags.json ?? false, async () => {
-    const { phaseLine } = await import('./progress-line.js');
-    const run = await command.load();
-    const { progressFor, summaryTimes } = await import('./progress.js');
+    // Everything the run needs is loaded at once, not one await after another: the first
+    // request waits for the slowest of these, not for their sum.
+    const [run, { serviceOptionsOf }, { progressFor, summaryTimes }, { phaseLine }] = await Promise.all([
+      command.load(),
+      import('./service-options.js'),
+      import('./progress.js'),
+      import('./progress-line.js'),
+    ]);
     const service = await serviceOptionsOf(flags, io.env);
-    const progress = progressFor(io, flags);
+    const progress = await progressFor(io, flags);
     const started = Date.now();
     let result: R;
     try {

@@ -2,14 +2,14 @@ import { Command, CommanderError } from 'commander';
 import { limitHeapGrowth } from './heap-growth.js';
 import { TOOL_VERSION } from '../core/version.js';
 import { EXIT } from './exit-codes.js';
-import { processIO } from './run.js';
 import type { CliIO } from './run.js';
 
 type Register = (program: Command, io: CliIO) => void;
 
 /**
  * Each command's definitions, loaded only when needed: `rabbit-export export ...` loads the
- * export command alone and `--version` none, so start-up does not pay for every command.
+ * export command alone and `--version` none, so start-up does not pay for every command. A
+ * command's module holds its flags and help; what its action runs is imported when it runs.
  */
 const COMMANDS: Record<string, () => Promise<Register>> = {
   export: async () => (await import('./commands/export.js')).registerExport,
@@ -41,7 +41,6 @@ for (const stream of [process.stdout, process.stderr]) {
 }
 
 limitHeapGrowth();
-const io = processIO();
 const program = new Command('rabbit-export')
   .description('Rescue everything a team keeps in the Rabbit wireframing service into one verifiable zip.')
   .version(TOOL_VERSION, '-V, --version')
@@ -59,7 +58,13 @@ Examples:
 Exit codes: 0 complete, 1 failed, 2 usage, 3 archive written but incomplete, 130 interrupted.`,
   );
 
-for (const name of commandsFor(process.argv.slice(2))) (await (COMMANDS[name] as () => Promise<Register>)())(program, io);
+const names = commandsFor(process.argv.slice(2));
+if (names.length > 0) {
+  // Loaded side by side; registered in the table's order, which is the order of `--help`.
+  const registers = await Promise.all(names.map((name) => (COMMANDS[name] as () => Promise<Register>)()));
+  const io: CliIO = { stdout: process.stdout, stderr: process.stderr, env: process.env };
+  for (const register of registers) register(program, io);
+}
 for (const command of program.commands) command.exitOverride();
 
 try {

@@ -1,4 +1,4 @@
-import ora, { type Ora } from 'ora';
+import type { Ora } from 'ora';
 import type { ExportEvent, ProgressCounts } from '../export/events.js';
 import { ProgressTracker, type PhaseTimes, type ProgressSnapshot } from '../progress/tracker.js';
 import { printable } from './format.js';
@@ -55,7 +55,7 @@ export interface ProgressReporter {
  * flicker) and cleared on stop; in a log one plain line per interval; with --json one
  * `"type":"progress"` record per interval on stdout.
  */
-export function createProgress(mode: ProgressMode, stream: NodeJS.WriteStream, options: ProgressOptions | number = {}): ProgressReporter {
+export async function createProgress(mode: ProgressMode, stream: NodeJS.WriteStream, options: ProgressOptions | number = {}): Promise<ProgressReporter> {
   const { intervalMs = DEFAULT_STATS_INTERVAL_MS, stdout, now = Date.now } = typeof options === 'number' ? { intervalMs: options } : options;
   const tracker = new ProgressTracker(now);
   const counts: ProgressCounts = { requests: 0, retries: 0, queued: 0, inFlight: 0, prototypes: 0, bytes: 0, errors: 0 };
@@ -71,6 +71,8 @@ export function createProgress(mode: ProgressMode, stream: NodeJS.WriteStream, o
   const bar = (): string => barLine(tracker.snapshot(), Math.max(10, (stream.columns ?? 80) - 3));
 
   if (mode === 'spinner') {
+    // ora and its dozen dependencies only for a terminal: a log or --json run starts without them.
+    const { default: ora } = await import('ora');
     spinner = ora({ text: bar(), stream, discardStdin: false, isEnabled: true }).start();
     timer = setInterval(() => {
       if (spinner) spinner.text = bar();
@@ -139,7 +141,7 @@ export function createProgress(mode: ProgressMode, stream: NodeJS.WriteStream, o
 export function progressFor(
   io: { stdout: NodeJS.WriteStream; stderr: NodeJS.WriteStream },
   flags: { quiet?: boolean; json?: boolean; statsInterval?: number },
-): ProgressReporter {
+): Promise<ProgressReporter> {
   const mode = progressMode(io.stderr, { quiet: Boolean(flags.quiet), json: Boolean(flags.json), ...(flags.statsInterval !== undefined ? { statsIntervalMs: flags.statsInterval } : {}) });
   return createProgress(mode, io.stderr, { intervalMs: flags.statsInterval ?? DEFAULT_STATS_INTERVAL_MS, stdout: io.stdout });
 }

@@ -9,8 +9,6 @@ export interface CliIO {
   env: NodeJS.ProcessEnv;
 }
 
-export const processIO = (): CliIO => ({ stdout: process.stdout, stderr: process.stderr, env: process.env });
-
 /**
  * Runs a command's action and turns whatever it throws into one message and an exit code. With
  * --json the failure is one JSON line on stdout too, so cron logs stay machine-readable.

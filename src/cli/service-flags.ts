@@ -1,14 +1,16 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import { RETRY_DEFAULTS } from '../client/retry-policy.js';
-import { proxySettingsFromEnv } from '../client/proxy-env.js';
 import type { SizeCaps } from '../crawl/crawl-account.js';
-import { EXPORT_DEFAULTS, type ExportOptions } from '../export/export-options.js';
-import { readKeys } from './keys.js';
+import { EXPORT_DEFAULTS } from '../export/export-defaults.js';
 import { intOption } from './options.js';
 
 export const DEFAULT_BASE_URL = 'https://pidoco.com';
 
-/** How to reach the service and how hard to push it: the same flags on `export` and `backup`. */
+/**
+ * How to reach the service and how hard to push it: the same flags on `export`, `backup` and
+ * `restore`. Only what defining the flags needs is imported here (`--help` loads this module);
+ * turning them into options, which reads keys and the proxy, is service-options.ts.
+ */
 export interface ServiceFlags {
   baseUrl?: string;
   apiKeyFile?: string;
@@ -30,27 +32,6 @@ export function addServiceOptions(command: Command): Command {
     .option('--max-rps <n>', 'requests per second at most', intOption('--max-rps', 1, 100_000))
     .option('--max-size <caps>', 'body size caps in MiB, e.g. "png=512,json=64" (default json=32,html=32,png=256)', parseSizeCaps)
     .option('--allow-insecure-http', 'allow an http:// --base-url to a host that is not loopback: the key crosses the network in clear text');
-}
-
-/**
- * The export options these flags stand for; reads the key(s) from the file or the environment,
- * and the proxy from HTTPS_PROXY, HTTP_PROXY and NO_PROXY as curl does.
- */
-export async function serviceOptionsOf(
-  flags: ServiceFlags,
-  env: NodeJS.ProcessEnv,
-): Promise<Pick<ExportOptions, 'baseUrl' | 'keys' | 'concurrency' | 'timeoutMs' | 'retry' | 'maxRps' | 'caps' | 'proxy' | 'allowInsecureHttp'>> {
-  return {
-    baseUrl: flags.baseUrl ?? env['RABBIT_BASE_URL'] ?? DEFAULT_BASE_URL,
-    keys: await readKeys(flags.apiKeyFile, env),
-    concurrency: flags.concurrency,
-    timeoutMs: flags.timeout * 1000,
-    retry: { attempts: flags.retries },
-    ...(flags.maxRps ? { maxRps: flags.maxRps } : {}),
-    ...(flags.maxSize ? { caps: flags.maxSize } : {}),
-    proxy: proxySettingsFromEnv(env),
-    ...(flags.allowInsecureHttp ? { allowInsecureHttp: true } : {}),
-  };
 }
 
 /** The flags again, for a command line the user can copy (resume hints); never a key. */

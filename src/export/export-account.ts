@@ -17,7 +17,6 @@ import { checkExportOptions, EXPORT_DEFAULTS, RESULT_ERROR_LIMIT, type ExportOpt
 import { interrupted, sanitize } from './failure.js';
 import { errorEvents, fetchContext, progressHooks } from './fetch-setup.js';
 import type { RunStats } from '../manifest/types.js';
-import { openSinceCache } from './since-cache.js';
 
 export { EXPORT_DEFAULTS, type ExportOptions, type ExportResult } from './export-options.js';
 
@@ -35,7 +34,9 @@ export async function exportAccount(options: ExportOptions): Promise<ExportResul
   const emit: EventSink = options.onEvent ?? (() => undefined);
   const startedAt = new Date(now()).toISOString();
   const work = await openWorkspace(options.out, options.baseUrl, options.force ?? false, (reason) => emit({ type: 'journal-set-aside', reason }));
-  const since = options.since === undefined ? undefined : await openSinceCache(options.since, work.spool, { baseUrl: options.baseUrl }).catch(async (error: unknown) => {
+  // Imported only with --since: reading an earlier archive brings the zip reader and the streaming JSON parser.
+  const previous = options.since;
+  const since = previous === undefined ? undefined : await import('./since-cache.js').then(({ openSinceCache }) => openSinceCache(previous, work.spool, { baseUrl: options.baseUrl })).catch(async (error: unknown) => {
     await work.close('failed');
     throw error;
   });

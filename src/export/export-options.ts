@@ -7,6 +7,7 @@ import type { StallPolicy } from '../client/transfer-watchdog.js';
 import type { Format, SizeCaps } from '../crawl/crawl-account.js';
 import type { ManifestError } from '../manifest/types.js';
 import type { EventSink } from './events.js';
+import { EXPORT_DEFAULTS } from './export-defaults.js';
 
 export interface ExportOptions extends ServiceOptions {
   out: string;
@@ -31,11 +32,7 @@ export interface ExportOptions extends ServiceOptions {
   maxDurationMs?: number;
 }
 
-export const EXPORT_DEFAULTS = {
-  concurrency: 8,
-  timeoutMs: 60_000,
-  formats: new Set<Format>(['json', 'html', 'png']) as ReadonlySet<Format>,
-} as const;
+export { EXPORT_DEFAULTS };
 
 /** What an export did; manifest.json in the archive has the whole of it. */
 export interface ExportResult {

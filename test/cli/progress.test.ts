@@ -30,10 +30,10 @@ describe('progress display', () => {
     expect(progressMode(stream(isTTY, columns), choice)).toBe(mode);
   });
 
-  it('counts what the export reports', () => {
+  it('counts what the export reports', async () => {
     const written: string[] = [];
     const out = { write: (text: string) => written.push(text) } as unknown as NodeJS.WriteStream;
-    const progress = createProgress('lines', out, 60_000);
+    const progress = await createProgress('lines', out, 60_000);
     progress.onEvent({ type: 'response', source: '/a', status: 200, bytes: 2048, queued: 3, inFlight: 2 });
     progress.onEvent({ type: 'retry', source: '/a', attempt: 1, delayMs: 10, reason: '503' });
     progress.onEvent({ type: 'error', error: { source: '/b', message: 'gone\nfor good' } });

@@ -6,7 +6,6 @@ import { collectPrototype, parseFormats, SELECTION_HELP, selectionOf, type Selec
 import { intOption } from '../options.js';
 import { parseStatsInterval, STATS_INTERVAL_HELP } from '../progress-flags.js';
 import type { CliIO } from '../run.js';
-import { runLongCommand } from '../long-run.js';
 import { addServiceOptions, type ServiceFlags } from '../service-flags.js';
 import { addRunLimitOptions, runLimitsOf, type RunLimitFlags } from '../run-limit-flags.js';
 
@@ -42,8 +41,9 @@ Examples:
   rabbit-export backup --dir /var/backups/rabbit --keep 14 --api-key-file ~/.rabbit-keys
   15 3 * * * rabbit-export backup --dir ~/rabbit-backups --keep 14 --max-duration 3h --json --api-key-file ~/.rabbit-keys >> ~/rabbit-backup.log 2>&1`,
     )
-    .action((flags: BackupFlags) =>
-      runLongCommand(io, flags, {
+    .action(async (flags: BackupFlags) => {
+      const { runLongCommand } = await import('../long-run.js');
+      await runLongCommand(io, flags, {
         async load() {
           const { backupAccount } = await import('../../backup/backup-account.js');
           return ({ service, signal, onEvent }) =>
@@ -78,6 +78,6 @@ Examples:
         warnings: (result, summary) =>
           result.unreadable.map((name) => `warning: ${printable(name)} could not be read and was not used as the previous backup\n`).join('') +
           (summary.complete ? '' : `${summary.errors} resources could not be archived; see "errors" in the manifest of ${result.out}\n`),
-      }),
-    );
+      });
+    });
 }

@@ -18,7 +18,7 @@ export function registerDemo(program: Command, io: CliIO): void {
         const { listArchive } = await import('../../verify/list-archive.js');
         const { createProgress, progressMode } = await import('../progress.js');
         const service = await startFakeService({ seed: 1 });
-        const progress = createProgress(progressMode(io.stderr, false), io.stderr);
+        const progress = await createProgress(progressMode(io.stderr, false), io.stderr);
         const started = Date.now();
         try {
           io.stdout.write(`sample service on ${service.baseUrl}\n`);

@@ -1,11 +1,10 @@
+import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { mib, printable, seconds, shellQuote } from '../format.js';
 import type { ExportResult } from '../../export/export-account.js';
-import { outputPaths } from '../../storage/work-dir.js';
 import { addServiceOptions, serviceArgs, type ServiceFlags } from '../service-flags.js';
 import { parseStatsInterval, STATS_INTERVAL_HELP } from '../progress-flags.js';
 import type { CliIO } from '../run.js';
-import { runLongCommand } from '../long-run.js';
 import { collectPrototype, parseFormats, SELECTION_HELP, selectionArgs, selectionOf, type SelectionFlags } from '../export-flags.js';
 import { addRunLimitOptions, runLimitArgs, runLimitsOf, type RunLimitFlags } from '../run-limit-flags.js';
 
@@ -42,14 +41,15 @@ Examples:
   rabbit-export export --out today.zip --since yesterday.zip # fetch only what changed
   rabbit-export export --out two.zip --prototype 3 --prototype 17 --formats json`,
     )
-    .action((flags: ExportFlags) =>
-      runLongCommand(io, flags, {
+    .action(async (flags: ExportFlags) => {
+      const { runLongCommand } = await import('../long-run.js');
+      await runLongCommand(io, flags, {
         async load() {
           const { exportAccount } = await import('../../export/export-account.js');
           return ({ service, signal, onEvent }) =>
             exportAccount({ out: flags.out, ...service, force: flags.force ?? false, signal, onEvent, ...selectionOf(flags), ...runLimitsOf(flags) });
         },
-        interrupted: () => `interrupted; nothing was written to ${outputPaths(flags.out).out}. ${resumeHint(flags)}`,
+        interrupted: () => `interrupted; nothing was written to ${resolve(flags.out)}. ${resumeHint(flags)}`,
         complete: (result) => result.complete,
         summary: (result, times) => ({
           out: result.out,
@@ -70,8 +70,8 @@ Examples:
           `archive: ${result.out}\n` +
           `time: ${timeLine}\n`,
         warnings: (result) => failureReport(flags, result),
-      }),
-    );
+      });
+    });
 }
 
 function failureReport(flags: ExportFlags, result: ExportResult): string {

@@ -5,7 +5,7 @@ import type { RestoreReport } from '../../restore/report.js';
 import { redactUrl } from '../../core/redact.js';
 import { EXIT, exitCodeFor } from '../exit-codes.js';
 import { runAction, withInterrupts, type CliIO } from '../run.js';
-import { addServiceOptions, serviceOptionsOf, type ServiceFlags } from '../service-flags.js';
+import { addServiceOptions, type ServiceFlags } from '../service-flags.js';
 
 interface RestoreFlags extends ServiceFlags {
   prototype: string;
@@ -48,6 +48,7 @@ Exit codes: 0 restored, 1 failed (nothing, or the reported part, written), 2 usa
       runAction(io, flags.json ?? false, async () => {
         const { formatOutcome, formatPlan, formatWrite } = await import('../format-restore.js');
         const { restorePrototype } = await import('../../restore/restore-prototype.js');
+        const { serviceOptionsOf } = await import('../service-options.js');
         const service = await serviceOptionsOf(flags, io.env);
         const human = flags.json ? io.stderr : io.stdout;
         const report = await withInterrupts(io, (signal) =>

@@ -1,0 +1,24 @@
+import { proxySettingsFromEnv } from '../client/proxy-env.js';
+import type { ExportOptions } from '../export/export-options.js';
+import { readKeys } from './keys.js';
+import { DEFAULT_BASE_URL, type ServiceFlags } from './service-flags.js';
+
+export type ServiceOptions = Pick<ExportOptions, 'baseUrl' | 'keys' | 'concurrency' | 'timeoutMs' | 'retry' | 'maxRps' | 'caps' | 'proxy' | 'allowInsecureHttp'>;
+
+/**
+ * The export options these flags stand for; reads the key(s) from the file or the environment,
+ * and the proxy from HTTPS_PROXY, HTTP_PROXY and NO_PROXY as curl does.
+ */
+export async function serviceOptionsOf(flags: ServiceFlags, env: NodeJS.ProcessEnv): Promise<ServiceOptions> {
+  return {
+    baseUrl: flags.baseUrl ?? env['RABBIT_BASE_URL'] ?? DEFAULT_BASE_URL,
+    keys: await readKeys(flags.apiKeyFile, env),
+    concurrency: flags.concurrency,
+    timeoutMs: flags.timeout * 1000,
+    retry: { attempts: flags.retries },
+    ...(flags.maxRps ? { maxRps: flags.maxRps } : {}),
+    ...(flags.maxSize ? { caps: flags.maxSize } : {}),
+    proxy: proxySettingsFromEnv(env),
+    ...(flags.allowInsecureHttp ? { allowInsecureHttp: true } : {}),
+  };
+}
