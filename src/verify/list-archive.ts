@@ -84,12 +84,21 @@ class Counter {
     if (!path.startsWith(this.prefix)) return;
     const rest = path.slice(this.prefix.length);
     if (this.seen.has(rest)) return;
-    this.seen.add(rest);
+    this.seen.add(detached(rest));
     this.counts.resources += 1;
     this.counts.bytes += size;
     const kind = COUNTED.find(({ pattern }) => pattern.test(rest));
     if (kind) this.counts[kind.column] += 1;
   }
+}
+
+/**
+ * A copy of `text` that holds nothing else: a string the JSON parser hands out is a slice of the
+ * chunk it was parsed from, and keeping the slice would keep the whole chunk (a prototype's paths
+ * would keep all of its manifest text). Concatenation makes a new flat string of its own.
+ */
+function detached(text: string): string {
+  return ` ${text}`.slice(1);
 }
 
 const API_SOURCE = new RegExp(`^${API_PREFIX.replace(/[/]/g, '\\/')}prototypes\\/(\\d+)(?:\\.json$|\\/)`);
