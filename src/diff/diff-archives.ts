@@ -8,6 +8,7 @@ import type { FileOwner } from '../manifest/manifest-stream.js';
 import type { FileEntry, PrototypeRecord } from '../manifest/types.js';
 import { KeyedSpill } from '../storage/keyed-spill.js';
 import { compareIds } from '../core/ids.js';
+import { keepYoungGenerationSmall } from '../core/young-generation.js';
 
 export type Category = 'pages' | 'layers' | 'elements' | 'discussions' | 'renderings';
 export const CATEGORIES: readonly Category[] = ['pages', 'layers', 'elements', 'discussions', 'renderings'];
@@ -68,6 +69,7 @@ interface Before extends DiffedPrototype {
  * differ has its pairs read back from both spills and compared item by item.
  */
 export async function diffArchives(a: string, b: string): Promise<ArchiveDiff> {
+  keepYoungGenerationSmall();
   const spillDir = await mkdtemp(join(tmpdir(), 'rabbit-diff-'));
   const spills: KeyedSpill[] = [];
   try {
@@ -189,16 +191,18 @@ function sameFiles(a: Map<string, string>, b: Map<string, string>): boolean {
 function comparePrototype(id: string, before: Before, old: Map<string, string>, after: PrototypeRecord, now: Map<string, string>): PrototypeChange {
   const changes = Object.fromEntries(CATEGORIES.map((c): [Category, ItemChanges] => [c, { added: [], removed: [], changed: [] }])) as Record<Category, ItemChanges>;
   const prefix = `${API_PREFIX}prototypes/${id}/`;
-  for (const source of new Set([...old.keys(), ...now.keys()])) {
+  const visit = (source: string, was: string | undefined, is: string | undefined): void => {
+    if (was === is) return;
     const item = itemOf(source.startsWith(prefix) ? source.slice(prefix.length) : '');
-    if (!item) continue;
-    const was = old.get(source);
-    const is = now.get(source);
+    if (!item) return;
     const list = changes[item.category];
     if (!was) list.added.push(item.id);
     else if (!is) list.removed.push(item.id);
-    else if (was !== is) list.changed.push(item.id);
-  }
+    else list.changed.push(item.id);
+  };
+  // Each source once: A's, then those only B has (no list of both, at tens of thousands a prototype).
+  for (const [source, was] of old) visit(source, was, now.get(source));
+  for (const [source, is] of now) if (!old.has(source)) visit(source, undefined, is);
   for (const list of Object.values(changes)) for (const ids of [list.added, list.removed, list.changed]) ids.sort(compareIds);
   return {
     ...summary(id, after),
