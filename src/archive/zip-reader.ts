@@ -47,7 +47,7 @@ export interface OpenZipOptions {
   hashName?: NameHash;
   /**
    * The only names the caller will look up (a reader of the manifest alone): they are found in the
-   * scan at open, and the index (16 bytes an entry) is built only if anything else is asked for.
+   * scan at open, and the index (12 bytes an entry) is built only if anything else is asked for.
    */
   only?: readonly string[];
 }
