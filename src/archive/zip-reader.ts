@@ -4,7 +4,7 @@ import { basename } from 'node:path';
 import { Readable } from 'node:stream';
 import { createInflateRaw, crc32, inflateRawSync } from 'node:zlib';
 import { RabbitError, isRabbitError } from '../core/errors.js';
-import { DirectoryError, readAt, readDirectoryEnd, type DirectoryRecord } from './zip-directory.js';
+import { DirectoryError, readAt, readDirectoryEnd, scanDirectory, type DirectoryEnd, type DirectoryRecord } from './zip-directory.js';
 import { ZipIndex, type NameHash } from './zip-index.js';
 import { LOCAL_HEADER_BYTES, LOCAL_SIGNATURE } from './zip-records.js';
 
@@ -45,6 +45,11 @@ export interface ZipReader {
 export interface OpenZipOptions {
   /** Only for tests: a weak hash makes every lookup go through the collision path. */
   hashName?: NameHash;
+  /**
+   * The only names the caller will look up (a reader of the manifest alone): they are found in the
+   * scan at open, and the index (12 bytes an entry) is built only if anything else is asked for.
+   */
+  only?: readonly string[];
 }
 
 /** readEntry is for small JSON entries; anything past this is not one. */
@@ -56,13 +61,16 @@ type Located = ZipEntryInfo & Pick<DirectoryRecord, 'flags' | 'localHeaderOffset
 
 /**
  * Opens a zip for reading without loading it: the central directory is scanned once into a
- * compact index (zip64 included), and entry data is streamed on demand with its CRC-32 and size
+ * compact index (zip64 included; or, for a caller that names the few entries it wants, only
+ * checked and searched for those), and entry data is streamed on demand with its CRC-32 and size
  * checked, so a damaged entry fails alone.
  */
 export async function openZip(path: string, options: OpenZipOptions = {}): Promise<ZipReader> {
   const name = basename(path);
   let handle: FileHandle;
-  let index: ZipIndex;
+  let built: ZipIndex | undefined;
+  let end: DirectoryEnd;
+  const noted = new Map<string, DirectoryRecord | null>((options.only ?? []).map((wanted) => [wanted, null]));
   try {
     handle = await openFile(path, 'r');
   } catch (error) {
@@ -71,19 +79,31 @@ export async function openZip(path: string, options: OpenZipOptions = {}): Promi
   try {
     const stats = await handle.stat();
     if (!stats.isFile()) throw Object.assign(new Error('not a file'), { code: 'EISDIR' });
-    index = new ZipIndex(handle.fd, readDirectoryEnd(handle.fd, stats.size), options.hashName);
+    end = readDirectoryEnd(handle.fd, stats.size);
+    if (options.only === undefined) built = new ZipIndex(handle.fd, end, options.hashName);
+    else {
+      // The same scan the index makes (so the same faults are found at open), keeping only the first record of each name asked for.
+      for (const record of scanDirectory(handle.fd, end)) if (noted.get(record.name) === null) noted.set(record.name, record);
+    }
   } catch (error) {
     const head = await headOf(handle);
     await handle.close();
     throw openError(error, name, head);
   }
   const fd = handle.fd;
+  const indexOf = (): ZipIndex => (built ??= new ZipIndex(fd, end, options.hashName));
+  const find = (entryName: string): DirectoryRecord | undefined => {
+    const seen = noted.get(entryName);
+    if (seen !== undefined && built === undefined) return seen ?? undefined;
+    const index = indexOf();
+    const position = index.find(entryName);
+    return position === -1 ? undefined : index.record(position);
+  };
   const locate = (wanted: string | ZipEntryInfo): Located | undefined => {
     // Infos this reader handed out carry where the entry is: no second lookup for a caller walking the directory.
     if (typeof wanted !== 'string' && 'localHeaderOffset' in wanted && 'flags' in wanted) return wanted as Located;
-    const entryName = typeof wanted === 'string' ? wanted : wanted.name;
-    const position = index.find(entryName);
-    return position === -1 ? undefined : located(index.record(position));
+    const record = find(typeof wanted === 'string' ? wanted : wanted.name);
+    return record === undefined ? undefined : located(record);
   };
 
   const openEntry = (wanted: string | ZipEntryInfo): Promise<Readable> => {
@@ -109,9 +129,13 @@ export async function openZip(path: string, options: OpenZipOptions = {}): Promi
 
   return {
     path,
-    entries: entriesView(index),
-    duplicates: index.duplicates,
-    index,
+    entries: entriesView(indexOf, find),
+    get duplicates() {
+      return indexOf().duplicates;
+    },
+    get index() {
+      return indexOf();
+    },
     openEntry,
     readEntry,
     close: () => void handle.close().catch(() => undefined),
@@ -130,22 +154,23 @@ function located(record: DirectoryRecord): Located {
   };
 }
 
-function entriesView(index: ZipIndex): ZipEntries {
+function entriesView(indexOf: () => ZipIndex, find: (name: string) => DirectoryRecord | undefined): ZipEntries {
   function* firsts(): Generator<ZipEntryInfo> {
+    const index = indexOf();
     for (const { position, record } of index.records()) {
       if (!index.isRepeat(position)) yield located(record);
     }
   }
   const info = (name: string): ZipEntryInfo | undefined => {
-    const position = index.find(name);
-    return position === -1 ? undefined : located(index.record(position));
+    const record = find(name);
+    return record === undefined ? undefined : located(record);
   };
   return {
     get size() {
-      return index.size;
+      return indexOf().size;
     },
     get: info,
-    has: (name) => index.find(name) !== -1,
+    has: (name) => find(name) !== undefined,
     *keys() {
       for (const entry of firsts()) yield entry.name;
     },

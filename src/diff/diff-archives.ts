@@ -1,11 +1,14 @@
-import { createHash } from 'node:crypto';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { hash } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { API_PREFIX } from '../archive/paths.js';
 import { readArchiveManifest } from '../manifest/read-manifest.js';
-import type { PrototypeRecord } from '../manifest/types.js';
+import type { FileOwner } from '../manifest/manifest-stream.js';
+import type { FileEntry, PrototypeRecord } from '../manifest/types.js';
+import { KeyedSpill } from '../storage/keyed-spill.js';
 import { compareIds } from '../core/ids.js';
+import { keepYoungGenerationSmall } from '../core/young-generation.js';
 
 export type Category = 'pages' | 'layers' | 'elements' | 'discussions' | 'renderings';
 export const CATEGORIES: readonly Category[] = ['pages', 'layers', 'elements', 'discussions', 'renderings'];
@@ -48,11 +51,10 @@ export interface ArchiveDiff {
 /** The source of a prototype's own metadata: when it failed in B, the prototype is unreadable there, not removed. */
 const METADATA_SOURCE = new RegExp(`^${API_PREFIX.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}prototypes/(\\d+)\\.json$`);
 
-/** A's side of one prototype, kept while B streams: its bodies wait in a spill file. */
+/** A's side of one prototype, kept while B streams: its bodies wait in A's spill. */
 interface Before extends DiffedPrototype {
   complete: boolean;
   fingerprint: string;
-  spill: string;
 }
 
 /**
@@ -61,26 +63,25 @@ interface Before extends DiffedPrototype {
  * (pages.json, elements.json...) and the prototype's own metadata are not items: what they name
  * shows up as added or removed items, and a new revision is reported as such.
  *
- * Both manifests stream, one prototype at a time: A's bodies by source go to a spill file per
- * prototype with a fingerprint kept in memory, and while B streams each of its prototypes is
- * compared by fingerprint, reading A's spill back only for a prototype that changed.
+ * Both manifests stream and no entry is held: each side's (source, sha256) pairs go to a spill
+ * file filed by prototype while a fingerprint of them is summed up, and when B's record of a
+ * prototype closes it is compared with A's by fingerprint; only a prototype whose fingerprints
+ * differ has its pairs read back from both spills and compared item by item.
  */
 export async function diffArchives(a: string, b: string): Promise<ArchiveDiff> {
+  keepYoungGenerationSmall();
   const spillDir = await mkdtemp(join(tmpdir(), 'rabbit-diff-'));
+  const spills: KeyedSpill[] = [];
   try {
+    const sideA = new Side((spills[0] = await KeyedSpill.create(join(spillDir, 'a'))));
+    const sideB = new Side((spills[1] = await KeyedSpill.create(join(spillDir, 'b'))));
     const before = new Map<string, Before>();
-    const headA = await readArchiveManifest(
-      a,
-      {
-        async prototype(id, record) {
-          const files = bySource(record);
-          const spill = join(spillDir, `${before.size}.tsv`);
-          await writeFile(spill, [...files].map((pair) => `${JSON.stringify(pair)}\n`).join(''));
-          before.set(id, { ...summary(id, record), complete: record.complete, fingerprint: fingerprint(files), spill });
-        },
+    const headA = await readArchiveManifest(a, {
+      file: sideA.file,
+      prototype(id, record) {
+        before.set(id, { ...summary(id, record), complete: record.complete, fingerprint: sideA.close(record) });
       },
-      { keepPrototypeFiles: true },
-    );
+    });
     const diff: ArchiveDiff = {
       a: { archive: basename(a), finishedAt: headA.finishedAt },
       b: { archive: basename(b), finishedAt: '' },
@@ -92,27 +93,28 @@ export async function diffArchives(a: string, b: string): Promise<ArchiveDiff> {
     };
     const seen = new Set<string>();
     const failedMetadata = new Set<string>();
-    const headB = await readArchiveManifest(
-      b,
-      {
-        async prototype(id, after) {
-          seen.add(id);
-          const was = before.get(id);
-          if (was === undefined) return void diff.added.push(summary(id, after));
-          const now = bySource(after);
-          if (was.fingerprint === fingerprint(now) && was.revision === after.revision && was.name === after.name) {
-            diff.unchanged++;
-            return;
-          }
-          diff.changed.push(comparePrototype(id, was, await readSpill(was.spill), after, now));
-        },
-        error(error) {
-          const id = METADATA_SOURCE.exec(error.source)?.[1];
-          if (id !== undefined) failedMetadata.add(id);
-        },
+    const headB = await readArchiveManifest(b, {
+      file: sideB.file,
+      async prototype(id, after) {
+        seen.add(id);
+        const fingerprint = sideB.close(after);
+        const was = before.get(id);
+        if (was === undefined) return void diff.added.push(summary(id, after));
+        const sameRecord = was.revision === after.revision && was.name === after.name;
+        if (sameRecord && was.fingerprint === fingerprint) {
+          diff.unchanged++;
+          return;
+        }
+        const [old, now] = [await sideA.files(id, was.revision), await sideB.files(id, after.revision)];
+        // Fingerprints count a source listed twice twice; the maps say whether anything differs.
+        if (sameRecord && sameFiles(old, now)) diff.unchanged++;
+        else diff.changed.push(comparePrototype(id, was, old, after, now));
       },
-      { keepPrototypeFiles: true },
-    );
+      error(error) {
+        const id = METADATA_SOURCE.exec(error.source)?.[1];
+        if (id !== undefined) failedMetadata.add(id);
+      },
+    });
     diff.b.finishedAt = headB.finishedAt;
     for (const [id, was] of before) {
       if (!seen.has(id)) (failedMetadata.has(id) ? diff.unreadable : diff.removed).push({ id, name: was.name, revision: was.revision });
@@ -120,23 +122,87 @@ export async function diffArchives(a: string, b: string): Promise<ArchiveDiff> {
     for (const list of [diff.added, diff.removed, diff.changed, diff.unreadable]) list.sort((x, y) => compareIds(x.id, y.id));
     return diff;
   } finally {
+    for (const spill of spills) await spill.close();
     await rm(spillDir, { recursive: true, force: true });
   }
+}
+
+/**
+ * One archive's side: every prototype's (revision, source, sha256) listings filed in a spill by
+ * prototype, and a fingerprint of the prototype streaming by per revision, since which revision
+ * its record names is known only at its end.
+ */
+class Side {
+  private sums = new Map<string, Fingerprint>();
+
+  constructor(private readonly spill: KeyedSpill) {}
+
+  readonly file = (entry: FileEntry, owner: FileOwner): void => {
+    if (owner === null) return;
+    this.spill.append(owner.prototype, JSON.stringify([owner.revision, entry.source, entry.sha256]));
+    let sum = this.sums.get(owner.revision);
+    if (sum === undefined) this.sums.set(owner.revision, (sum = new Fingerprint()));
+    sum.add(entry.source, entry.sha256);
+  };
+
+  /** The fingerprint of the recorded revision of the prototype whose record just closed. */
+  close(record: PrototypeRecord): string {
+    const sum = this.sums.get(String(record.revision)) ?? new Fingerprint();
+    this.sums = new Map();
+    return sum.digest();
+  }
+
+  /** sha256 by API source of one revision of a prototype; for a source listed twice, the last. */
+  async files(id: string, revision: number): Promise<Map<string, string>> {
+    const files = new Map<string, string>();
+    const wanted = String(revision);
+    for (const line of await this.spill.lines(id)) {
+      const [listedUnder, source, sha256] = JSON.parse(line) as [string, string, string];
+      if (listedUnder === wanted) files.set(source, sha256);
+    }
+    return files;
+  }
+}
+
+/**
+ * The same for the same (source, sha256) listings in any order: a sum, lane by lane, of each
+ * listing's own sha256. Equal maps from source to sha256 give equal fingerprints unless a source
+ * is listed twice, which the item by item comparison then settles.
+ */
+class Fingerprint {
+  private readonly lanes = new Uint32Array(8);
+
+  add(source: string, sha256: string): void {
+    const digest = hash('sha256', `${source}\0${sha256}`, 'buffer');
+    for (let i = 0; i < 8; i++) this.lanes[i] = ((this.lanes[i] as number) + digest.readUInt32LE(i * 4)) >>> 0;
+  }
+
+  digest(): string {
+    return Buffer.from(this.lanes.buffer).toString('hex');
+  }
+}
+
+function sameFiles(a: Map<string, string>, b: Map<string, string>): boolean {
+  if (a.size !== b.size) return false;
+  for (const [source, sha256] of a) if (b.get(source) !== sha256) return false;
+  return true;
 }
 
 function comparePrototype(id: string, before: Before, old: Map<string, string>, after: PrototypeRecord, now: Map<string, string>): PrototypeChange {
   const changes = Object.fromEntries(CATEGORIES.map((c): [Category, ItemChanges] => [c, { added: [], removed: [], changed: [] }])) as Record<Category, ItemChanges>;
   const prefix = `${API_PREFIX}prototypes/${id}/`;
-  for (const source of new Set([...old.keys(), ...now.keys()])) {
+  const visit = (source: string, was: string | undefined, is: string | undefined): void => {
+    if (was === is) return;
     const item = itemOf(source.startsWith(prefix) ? source.slice(prefix.length) : '');
-    if (!item) continue;
-    const was = old.get(source);
-    const is = now.get(source);
+    if (!item) return;
     const list = changes[item.category];
     if (!was) list.added.push(item.id);
     else if (!is) list.removed.push(item.id);
-    else if (was !== is) list.changed.push(item.id);
-  }
+    else list.changed.push(item.id);
+  };
+  // Each source once: A's, then those only B has (no list of both, at tens of thousands a prototype).
+  for (const [source, was] of old) visit(source, was, now.get(source));
+  for (const [source, is] of now) if (!old.has(source)) visit(source, undefined, is);
   for (const list of Object.values(changes)) for (const ids of [list.added, list.removed, list.changed]) ids.sort(compareIds);
   return {
     ...summary(id, after),
@@ -160,29 +226,6 @@ export function itemOf(rest: string): { category: Category; id: string } | undef
   match = /^discussions\/([^/]+)\.json$/.exec(rest);
   if (match) return { category: 'discussions', id: match[1] as string };
   return undefined;
-}
-
-/** sha256 by API source of the prototype's recorded revision; for a source listed twice, the last. */
-function bySource(record: PrototypeRecord): Map<string, string> {
-  const files = record.revisions[String(record.revision)]?.files ?? [];
-  return new Map(files.map((file) => [file.source, file.sha256]));
-}
-
-/** Equal for equal source -> sha256 maps, whatever order the manifest listed them in. */
-function fingerprint(files: Map<string, string>): string {
-  const hash = createHash('sha256');
-  for (const source of [...files.keys()].sort()) hash.update(`${source}\0${files.get(source) ?? ''}\n`);
-  return hash.digest('hex');
-}
-
-async function readSpill(path: string): Promise<Map<string, string>> {
-  const files = new Map<string, string>();
-  for (const line of (await readFile(path, 'utf8')).split('\n')) {
-    if (line === '') continue;
-    const [source, sha256] = JSON.parse(line) as [string, string];
-    files.set(source, sha256);
-  }
-  return files;
 }
 
 function summary(id: string, record: PrototypeRecord): DiffedPrototype {

@@ -1,23 +1,25 @@
 import { rmSync } from 'node:fs';
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { RabbitError } from '../core/errors.js';
-import { API_PREFIX, isSafeEntryName } from '../archive/paths.js';
+import { API_PREFIX, archivePathFor, isSafeEntryName } from '../archive/paths.js';
+import type { DirectoryRecord } from '../archive/zip-directory.js';
 import { openZip, type ZipReader } from '../archive/zip-reader.js';
 import type { Spool } from '../storage/spool.js';
 import type { BodyCache, CacheCandidate, CachedBody, PrototypeContext } from '../storage/body-cache.js';
 import { cachedBodyOf } from '../storage/stored-file.js';
 import { readManifestFrom } from '../manifest/read-manifest.js';
 import { isSameService } from '../core/service-url.js';
-import type { FileEntry, PrototypeRecord } from '../manifest/types.js';
+import type { FileEntry } from '../manifest/types.js';
+import { ListedEntries } from './listed-entries.js';
 import { costTally, type PreviousCost } from '../manifest/previous-costs.js';
 import { checkRecorded } from '../storage/read-verified.js';
 
 export interface SinceCacheOptions {
   /** The service this run exports; an archive of another service is refused (its ids mean other things). */
   baseUrl?: string;
-  /** Where PREV's entries wait, one file per prototype, until the crawl asks for them; a temp folder by default. */
+  /** Where what PREV's manifest says of its entries waits until the crawl asks for them; a temp folder by default. */
   spillDir?: string;
 }
 
@@ -34,15 +36,7 @@ export interface SinceCache extends BodyCache {
 interface PrevPrototype {
   revision: number;
   lastModification: number | null;
-  /** JSON lines of the usable entries, read back when the crawl reaches this prototype. */
-  spill: string;
 }
-
-/** Usable entries by API source: the archive path holds `r{rev}`, which changes, the source does not. */
-type PrevFiles = Map<string, FileEntry>;
-
-/** Prototypes whose entries are held at once: the crawl works on a few prototypes at a time. */
-const LOADED_PROTOTYPES = 2;
 
 /**
  * `export --since PREV.zip`: bodies of an earlier archive offered to the crawler in place of
@@ -52,9 +46,11 @@ const LOADED_PROTOTYPES = 2;
  * and the zip's CRC) while it streams into the spool; a damaged one is refused and the crawler
  * fetches the resource instead, so a damaged or partial PREV is used for what it verifiably holds.
  *
- * PREV's manifest streams by once at open: each prototype's usable entries go to a spill file of
- * their own, and a prototype's entries are loaded when the crawl first asks for one of them, so a
- * million-entry PREV costs memory for the prototypes being crawled, not for all of them.
+ * PREV's manifest streams by once at open. A resource's entry in PREV is where the exporter puts
+ * it, `archivePathFor(source, revision)`, so the zip's own compact index finds it by source; what
+ * only the manifest knows of it (sha256, content type, Last-Modified) goes to a spill file, and
+ * memory keeps four bytes per zip entry saying where: a million-entry PREV costs a few MB, and the
+ * crawl may visit its prototypes in any order without reading anything twice.
  *
  * A PREV that cannot be read as a whole (not a zip, no readable manifest, another service) is a
  * USAGE error before any request: the user named it, and silently falling back to a full export
@@ -69,50 +65,48 @@ export async function openSinceCache(prevPath: string, spool: Spool, options: Si
     throw unusable(origin, error);
   }
   const spillDir = await mkdtemp(join(options.spillDir ?? tmpdir(), '.rabbit-since-'));
-  const index = new Map<string, PrevPrototype>();
+  let listed: ListedEntries | undefined;
   const release = () => {
     reader.close();
+    void listed?.close();
     rmSync(spillDir, { recursive: true, force: true });
   };
+  const prototypes = new Map<string, PrevPrototype>();
   const tally = costTally();
   try {
-    const head = await readManifestFrom(
-      reader,
-      {
-        file: tally.visitor.file,
-        error: tally.visitor.error,
-        async prototype(id, record) {
-          tally.visitor.prototype(id, record);
-          const files = usableEntries(id, record, reader);
-          if (files.length === 0) return;
-          const spill = join(spillDir, `${index.size}.jsonl`);
-          await writeFile(spill, files.map((entry) => `${JSON.stringify(entry)}\n`).join(''));
-          index.set(id, { revision: record.revision, lastModification: record.lastModification, spill });
-        },
+    listed = await ListedEntries.create(join(spillDir, 'entries'), reader.index.count);
+    const entries = listed;
+    // Usable entries per revision of the prototype streaming by: which revision it records is known at its end.
+    let usable = new Map<string, number>();
+    const head = await readManifestFrom(reader, {
+      error: tally.visitor.error,
+      async file(entry, owner) {
+        tally.visitor.file(entry, owner);
+        if (owner === null) return;
+        const position = usablePosition(entry, owner, reader);
+        if (position === -1 || entries.has(position)) return;
+        await entries.add(position, entry);
+        usable.set(owner.revision, (usable.get(owner.revision) ?? 0) + 1);
       },
-      { keepPrototypeFiles: true },
-    );
+      prototype(id, record) {
+        tally.visitor.prototype(id, record);
+        const count = usable.get(String(record.revision)) ?? 0;
+        usable = new Map();
+        if (count > 0) prototypes.set(id, { revision: record.revision, lastModification: record.lastModification });
+      },
+    });
     if (options.baseUrl !== undefined && !isSameService(head.source.baseUrl, options.baseUrl)) {
       throw new RabbitError('USAGE', `--since ${origin} was exported from ${head.source.baseUrl}, not ${options.baseUrl}`);
     }
+    await entries.flush();
   } catch (error) {
     release();
     throw unusable(origin, error);
   }
+  const entries = listed;
 
-  const loaded = new Map<string, Promise<PrevFiles>>();
-  const filesOf = (id: string, prev: PrevPrototype): Promise<PrevFiles> => {
-    let files = loaded.get(id);
-    if (files === undefined) {
-      files = readSpill(prev.spill);
-      if (loaded.size >= LOADED_PROTOTYPES) loaded.delete(loaded.keys().next().value as string);
-    } else loaded.delete(id);
-    loaded.set(id, files);
-    return files;
-  };
-
-  const load = async (entry: FileEntry): Promise<CachedBody> => {
-    const stream = await reader.openEntry(entry.path);
+  const load = async (record: DirectoryRecord, entry: FileEntry): Promise<CachedBody> => {
+    const stream = await reader.openEntry(record);
     const body = await spool.write(stream, { maxBytes: entry.size, expectedLength: entry.size, source: entry.source });
     checkRecorded(body, entry, `${entry.path} in ${origin} does not match its sha256 in the manifest`, { source: entry.source });
     return cachedBodyOf(body, entry);
@@ -120,17 +114,20 @@ export async function openSinceCache(prevPath: string, spool: Spool, options: Si
 
   return {
     origin,
-    prototypes: index.size,
+    prototypes: prototypes.size,
     costs: tally.costs(),
     async lookup(source: string, proto: PrototypeContext): Promise<CacheCandidate | undefined> {
-      const prev = index.get(proto.id);
-      if (!prev) return undefined;
-      const entry = (await filesOf(proto.id, prev)).get(source);
-      if (!entry) return undefined;
+      const prev = prototypes.get(proto.id);
+      // Only a source inside the prototype: PREV must not pass one prototype's body off as another's.
+      if (!prev || !source.startsWith(`${API_PREFIX}prototypes/${proto.id}/`)) return undefined;
+      const path = pathIn(source, prev.revision);
+      const hit = path === undefined ? undefined : reader.index.lookup(path);
+      if (!hit || !entries.has(hit.position)) return undefined;
+      const entry = await entries.get(hit.position, path as string, source, hit.record.uncompressedSize);
       const fresh = isUnchanged(prev, proto);
       // A changed prototype's copy is only worth offering if it can be revalidated.
       if (!fresh && entry.lastModified === null) return undefined;
-      return { fresh, lastModified: entry.lastModified, origin, load: () => load(entry) };
+      return { fresh, lastModified: entry.lastModified, origin, load: () => load(hit.record, entry) };
     },
     close: release,
   };
@@ -142,30 +139,26 @@ export function isUnchanged(prev: Pick<PrevPrototype, 'revision' | 'lastModifica
 }
 
 /**
- * PREV's entries that can stand in for a resource: listed under the prototype's recorded revision,
- * present in the zip with the listed size, a plain name, and a source inside that same prototype
- * (a manifest must not be able to pass one prototype's body off as another's).
+ * The zip position of a PREV entry that can stand in for its resource, or -1: listed under a
+ * canonical revision of its own prototype, at the path the exporter gives its source there (a
+ * plain name), and present in the zip with the listed size. Whether that revision is the one the
+ * prototype records is known only at its end; lookups ask for the recorded one's paths alone.
  */
-function usableEntries(id: string, record: PrototypeRecord, reader: ZipReader): FileEntry[] {
-  const bySource = new Map<string, FileEntry>();
-  const ownSources = `${API_PREFIX}prototypes/${id}/`;
-  for (const entry of record.revisions[String(record.revision)]?.files ?? []) {
-    if (!entry.source.startsWith(ownSources) || bySource.has(entry.source) || !isSafeEntryName(entry.path)) continue;
-    const info = reader.entries.get(entry.path);
-    if (!info || info.uncompressedSize !== entry.size) continue;
-    bySource.set(entry.source, entry);
-  }
-  return [...bySource.values()];
+function usablePosition(entry: FileEntry, owner: { prototype: string; revision: string }, reader: ZipReader): number {
+  const revision = Number(owner.revision);
+  if (String(revision) !== owner.revision || !entry.source.startsWith(`${API_PREFIX}prototypes/${owner.prototype}/`)) return -1;
+  if (pathIn(entry.source, revision) !== entry.path || !isSafeEntryName(entry.path)) return -1;
+  const hit = reader.index.lookup(entry.path);
+  return hit !== undefined && hit.record.uncompressedSize === entry.size ? hit.position : -1;
 }
 
-async function readSpill(path: string): Promise<PrevFiles> {
-  const files: PrevFiles = new Map();
-  for (const line of (await readFile(path, 'utf8')).split('\n')) {
-    if (line === '') continue;
-    const entry = JSON.parse(line) as FileEntry;
-    files.set(entry.source, entry);
+/** Where the exporter archives `source` under `revision`; undefined for a source it would refuse. */
+function pathIn(source: string, revision: number): string | undefined {
+  try {
+    return archivePathFor(source, revision);
+  } catch {
+    return undefined;
   }
-  return files;
 }
 
 function unusable(origin: string, error: unknown): RabbitError {

@@ -37,6 +37,8 @@ export class ManifestReadError extends Error {
 }
 
 const NONE = Symbol.for('object-stream.none');
+/** Stands for an entry's place in a shape check's message until the message is needed. */
+const HERE = '\u0000here';
 
 /**
  * Reads a manifest from a byte stream without ever holding it: stream-json turns it into tokens,
@@ -192,8 +194,9 @@ class ManifestWalker {
   private item(place: Extract<Place, { kind: 'list' }>, index: number, value: unknown): void {
     const revision = place.revision;
     if (place.name === 'files') {
-      const where = revision ? `prototypes.${revision.record.id}.revisions.${revision.name}.files[${index}]` : `files[${index}]`;
-      this.check((at) => checkFile(where, value, at));
+      // Where the entry is gets spelled out only for a message: a million entries need no million strings.
+      const where = () => (revision ? `prototypes.${revision.record.id}.revisions.${revision.name}.files[${index}]` : `files[${index}]`);
+      this.check((at) => checkFile(HERE, value, at), where);
       const entry = value as FileEntry;
       if (revision && this.keepFiles) revision.files.push(entry);
       const done = this.visitor.file?.(entry, revision ? { prototype: revision.record.id, revision: revision.name } : null);
@@ -227,10 +230,11 @@ class ManifestWalker {
     }
   }
 
-  private check(run: (at: Report) => void): void {
+  /** Runs a shape check; `here` names the place when the check was given the HERE placeholder. */
+  private check(run: (at: Report) => void, here?: () => string): void {
     let first: string | undefined;
     run((where, what) => (first ??= `${where} ${what}`));
-    if (first !== undefined) throw shape(first);
+    if (first !== undefined) throw shape(here && first.startsWith(HERE) ? here() + first.slice(HERE.length) : first);
   }
 
   /** Builds one whole value from its tokens (generic JSON assembly, used only for small pieces). */

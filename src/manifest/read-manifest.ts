@@ -62,7 +62,8 @@ export async function readArchiveManifest(
   visitor: ManifestVisitor = {},
   options: StreamManifestOptions = {},
 ): Promise<ManifestHead> {
-  const reader = await openZip(path);
+  // Nothing but the manifest is read: no index of the other entries is built.
+  const reader = await openZip(path, { only: [MANIFEST_PATH] });
   try {
     return await readManifestFrom(reader, visitor, options);
   } finally {

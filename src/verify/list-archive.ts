@@ -1,6 +1,7 @@
 import { API_PREFIX } from '../archive/paths.js';
 import { readArchiveManifest } from '../manifest/read-manifest.js';
 import { compareIds } from '../core/ids.js';
+import { keepYoungGenerationSmall } from '../core/young-generation.js';
 
 export interface ListRow {
   id: string;
@@ -34,6 +35,7 @@ const COUNTED: Array<{ pattern: RegExp; column: 'pages' | 'layers' | 'elements' 
  * never arrived) are listed too, so `ls` never hides a prototype the export knew about.
  */
 export async function listArchive(path: string): Promise<ListRow[]> {
+  keepYoungGenerationSmall();
   const rows: ListRow[] = [];
   const errorsById = new Map<string, number>();
   // The current prototype's counts per revision, taken as its entries stream by: the recorded
@@ -84,12 +86,21 @@ class Counter {
     if (!path.startsWith(this.prefix)) return;
     const rest = path.slice(this.prefix.length);
     if (this.seen.has(rest)) return;
-    this.seen.add(rest);
+    this.seen.add(detached(rest));
     this.counts.resources += 1;
     this.counts.bytes += size;
     const kind = COUNTED.find(({ pattern }) => pattern.test(rest));
     if (kind) this.counts[kind.column] += 1;
   }
+}
+
+/**
+ * A copy of `text` that holds nothing else: a string the JSON parser hands out is a slice of the
+ * chunk it was parsed from, and keeping the slice would keep the whole chunk (a prototype's paths
+ * would keep all of its manifest text). Concatenation makes a new flat string of its own.
+ */
+function detached(text: string): string {
+  return ` ${text}`.slice(1);
 }
 
 const API_SOURCE = new RegExp(`^${API_PREFIX.replace(/[/]/g, '\\/')}prototypes\\/(\\d+)(?:\\.json$|\\/)`);

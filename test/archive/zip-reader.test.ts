@@ -142,11 +142,38 @@ describe('openZip', () => {
     }
   });
 
-  it.each(['../evil.json', 'zz\\evil.json'])('refuses an archive holding the unsafe name %j', async (unsafe) => {
+  it('opened for a few names, serves those and the first of a repeated one, and anything else too', async () => {
+    const path = join(dir, 'dup.zip');
+    await writeZip(
+      [
+        { name: 'aaaa.json', data: '1', store: false },
+        { name: 'bbbb.json', data: '2', store: false },
+        { name: 'manifest.json', data: '{}', store: false },
+      ],
+      path,
+    );
+    await renameInPlace(path, 'bbbb.json', 'aaaa.json');
+    const reader = await openZip(path, { only: ['aaaa.json', 'none.json'] });
+    try {
+      expect((await reader.readEntry('aaaa.json')).toString()).toBe('1');
+      expect(reader.entries.has('none.json')).toBe(false);
+      expect((await reader.readEntry('manifest.json')).toString()).toBe('{}');
+      expect(reader.duplicates).toEqual(['aaaa.json']);
+      expect(reader.entries.get('aaaa.json')?.uncompressedSize).toBe(1);
+    } finally {
+      reader.close();
+    }
+  });
+
+  it.each([
+    ['../evil.json', undefined],
+    ['zz\\evil.json', undefined],
+    ['../evil.json', ['manifest.json']],
+  ])('refuses an archive holding the unsafe name %j (only %j)', async (unsafe, only) => {
     const path = join(dir, 'unsafe.zip');
     await writeZip([{ name: 'zz/evil.json', data: '{}', store: false }], path);
     await renameInPlace(path, 'zz/evil.json', unsafe);
-    const error = await openZip(path).then(
+    const error = await openZip(path, only ? { only } : {}).then(
       () => undefined,
       (e: unknown) => e,
     );

@@ -101,16 +101,20 @@ describe('export --since', () => {
   it('revalidates a changed prototype with If-Modified-Since and keeps the copies the service calls unmodified', async () => {
     await run('prev.zip');
     // A change of revision that leaves every body and Last-Modified as it was is what a 304 is for:
-    // simulate it by making PREV's record claim an older revision.
+    // simulate it by making PREV claim an older revision, its files where that revision puts them.
     const { manifest, entries } = await readArchive(join(dir, 'prev.zip'));
     const record = manifest.prototypes['1001'];
     if (!record) throw new Error('no prototype 1001');
-    record.revisions = { [String(record.revision - 1)]: record.revisions[String(record.revision)] as never };
+    const [now, older] = [`prototypes/1001/r${record.revision}/`, `prototypes/1001/r${record.revision - 1}/`];
+    const moved = (path: string) => (path.startsWith(now) ? older + path.slice(now.length) : path);
+    const listed = record.revisions[String(record.revision)];
+    if (!listed) throw new Error('no recorded revision of 1001');
+    record.revisions = { [String(record.revision - 1)]: { ...listed, files: listed.files.map((file) => ({ ...file, path: moved(file.path) })) } };
     record.revision -= 1;
     const { writeZip } = await import('../../src/archive/zip-writer.js');
     await writeZip(
       [...entries].map(([name, entry]) => ({
-        name,
+        name: moved(name),
         data: name === 'manifest.json' ? JSON.stringify(manifest) : entry.data,
         store: entry.method === 0,
       })),
