@@ -1,5 +1,5 @@
 import { Command, CommanderError } from 'commander';
-import { limitHeapGrowth } from './heap-growth.js';
+import { tuneHeap } from '../core/v8-heap.js';
 import { TOOL_VERSION } from '../core/version.js';
 import { EXIT } from './exit-codes.js';
 import type { CliIO } from './run.js';
@@ -40,7 +40,7 @@ for (const stream of [process.stdout, process.stderr]) {
   });
 }
 
-limitHeapGrowth();
+tuneHeap();
 const program = new Command('rabbit-export')
   .description('Rescue everything a team keeps in the Rabbit wireframing service into one verifiable zip.')
   .version(TOOL_VERSION, '-V, --version')

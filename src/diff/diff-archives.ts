@@ -8,7 +8,6 @@ import type { FileOwner } from '../manifest/manifest-stream.js';
 import type { FileEntry, PrototypeRecord } from '../manifest/types.js';
 import { KeyedSpill } from '../storage/keyed-spill.js';
 import { compareIds } from '../core/ids.js';
-import { keepYoungGenerationSmall } from '../core/young-generation.js';
 
 export type Category = 'pages' | 'layers' | 'elements' | 'discussions' | 'renderings';
 export const CATEGORIES: readonly Category[] = ['pages', 'layers', 'elements', 'discussions', 'renderings'];
@@ -69,7 +68,6 @@ interface Before extends DiffedPrototype {
  * differ has its pairs read back from both spills and compared item by item.
  */
 export async function diffArchives(a: string, b: string): Promise<ArchiveDiff> {
-  keepYoungGenerationSmall();
   const spillDir = await mkdtemp(join(tmpdir(), 'rabbit-diff-'));
   const spills: KeyedSpill[] = [];
   try {

@@ -1,7 +1,6 @@
 import { API_PREFIX } from '../archive/paths.js';
 import { readArchiveManifest } from '../manifest/read-manifest.js';
 import { compareIds } from '../core/ids.js';
-import { keepYoungGenerationSmall } from '../core/young-generation.js';
 
 export interface ListRow {
   id: string;
@@ -35,7 +34,6 @@ const COUNTED: Array<{ pattern: RegExp; column: 'pages' | 'layers' | 'elements' 
  * never arrived) are listed too, so `ls` never hides a prototype the export knew about.
  */
 export async function listArchive(path: string): Promise<ListRow[]> {
-  keepYoungGenerationSmall();
   const rows: ListRow[] = [];
   const errorsById = new Map<string, number>();
   // The current prototype's counts per revision, taken as its entries stream by: the recorded

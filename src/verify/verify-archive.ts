@@ -7,7 +7,6 @@ import type { FileEntry, ManifestError } from '../manifest/types.js';
 import { MANIFEST_PATH } from '../manifest/types.js';
 import type { ManifestHead } from '../manifest/manifest-stream.js';
 import { tryReadManifest } from '../manifest/read-manifest.js';
-import { keepYoungGenerationSmall } from '../core/young-generation.js';
 
 export type ProblemKind =
   | 'not-a-zip'
@@ -62,7 +61,6 @@ export interface VerifyOptions {
  * streams by once before, joined against the zip's compact index, so memory stays flat.
  */
 export async function verifyArchive(path: string, options: VerifyOptions = {}): Promise<VerifyReport> {
-  keepYoungGenerationSmall();
   const report: VerifyReport = { ok: false, path, manifest: null, checked: 0, bytes: 0, problems: [] };
   let reader: ZipReader;
   try {
