@@ -11,19 +11,6 @@ import { scanCss } from './css-refs.js';
 import { scanHtml } from './html-refs.js';
 import { resolveReference, serviceUrl, type Resolution, type ServiceLocation } from './resolve-ref.js';
 
-export interface CollectAssetsOptions {
-  /** The crawl's fetch context: same client, spool, retry policy, signal and counters. */
-  fetch: FetchContext;
-  /** The crawl's frontier, drained: assets go through the same single limiter. */
-  frontier: Frontier;
-  model: ArchiveModel;
-  /** Where a body the model lists is in the spool. */
-  locate: (entry: ArchivedEntry) => StoredFile;
-  service: ServiceLocation;
-  limits?: Partial<AssetLimits>;
-  onFailed?(source: string, error: RabbitError): void;
-}
-
 /** What the archive holds for each reference on the service host, for the viewer to rewrite with. */
 export interface AssetCatalog {
   /** Fetched assets by request (path and query below the base path). */
@@ -66,28 +53,106 @@ export function localPathOf(catalog: AssetCatalog, resolution: Resolution): stri
   return catalog.assets.get(resolution.request)?.path ?? catalog.archived.get(resolution.source);
 }
 
+export interface PageRequisitesOptions {
+  /** The crawl's fetch context: same client, spool, retry policy, signal and counters. */
+  fetch: FetchContext;
+  /** The crawl's frontier: assets go through the same single limiter as the crawl. */
+  frontier: Frontier;
+  model: ArchiveModel;
+  service: ServiceLocation;
+  limits?: Partial<AssetLimits>;
+  onFailed?(source: string, error: RabbitError): void;
+}
+
+type ServiceAsset = Extract<Resolution, { kind: 'service' }>;
+
 /**
  * Fetches the page requisites of every archived page rendering: each stylesheet, image and icon on
  * the service host once (deduplicated by URL), stylesheets followed into their own `url()` and
  * `@import` references. Assets are requested without the api_key and stored content-addressed
  * under `assets/`. A failed asset is a recorded error, so the archive says it is incomplete: its
  * viewable pages would be missing a part. Fatal failures (disk full, interruption) propagate.
+ *
+ * Pages are scanned as the crawl stores them (`pageStored`), so their requisites are fetched on the
+ * same frontier while the crawl runs rather than in a serial phase after it. What cannot be decided
+ * then waits for `finish`, after the crawl: a reference to an API resource may name something the
+ * crawl archives, which needs no fetch, and that is known only once the crawl is over.
  */
-export async function collectAssets(options: CollectAssetsOptions): Promise<AssetCatalog> {
-  const limits = { ...ASSET_LIMITS, ...options.limits };
-  const { model, service } = options;
-  const catalog: AssetCatalog = { assets: new Map(), archived: new Map(), foreign: new Map() };
-  const requested = new Set<string>();
-  let capReported = false;
+export class PageRequisites {
+  private readonly limits: AssetLimits;
+  private readonly catalog: AssetCatalog = { assets: new Map(), archived: new Map(), foreign: new Map() };
+  private readonly requested = new Set<string>();
+  /** Scheduled but not started: what a halted frontier dropped is recorded as missing. */
+  private readonly waiting = new Map<string, string>();
+  private capReported = false;
+  /** Prototypes with a page scanned during the crawl, and those with one `finish` must read again. */
+  private readonly scanned = new Set<string>();
+  private readonly rescan = new Set<string>();
 
-  const fail = (source: string, error: RabbitError): void => {
-    // fetchResource names the request, query included; manifestErrorOf keeps only paths.
-    model.addError(manifestErrorOf(source, error));
-    options.onFailed?.(source, error);
-  };
+  constructor(private readonly options: PageRequisitesOptions) {
+    this.limits = { ...ASSET_LIMITS, ...options.limits };
+  }
 
-  const follow = (value: string, base: string, referrer: string, stylesheet: boolean, depth: number): void => {
-    const resolution = resolveReference(value, base, service);
+  /**
+   * The crawl stored a body. A page rendering still in memory is scanned now; one that is not (a
+   * large page, a copy reused from an earlier run) is read back by `finish`. No body is kept.
+   */
+  pageStored(file: StoredFile, prototypeId: string): void {
+    if (!isPageHtml(file) || !file.source.startsWith(API_PREFIX)) return;
+    if (!file.data) {
+      this.rescan.add(prototypeId);
+      return;
+    }
+    this.scanned.add(prototypeId);
+    if (this.scanPage(file, file.data.toString('latin1'), true)) this.rescan.add(prototypeId);
+  }
+
+  /**
+   * After the crawl has drained: scans the pages the crawl could not (or not completely), one
+   * prototype at a time with its archived files at hand, and fetches what they still need. Returns
+   * the catalog for the viewer, with nothing in `archived`.
+   */
+  async finish(locate: (entry: ArchivedEntry) => StoredFile): Promise<AssetCatalog> {
+    const { model } = this.options;
+    const top = await model.files(undefined);
+    for (const id of model.prototypeIds()) {
+      if (this.scanned.has(id) && !this.rescan.has(id)) continue;
+      const files = await model.files(id, viewerReads);
+      setArchived(this.catalog, top, files);
+      for (const page of files.filter(isPageHtml)) {
+        if (!page.source.startsWith(API_PREFIX)) continue;
+        this.scanPage(page, (await this.options.fetch.spool.read(locate(page))).toString('latin1'), false);
+      }
+      // Fetch this prototype's requisites before reading the next one's pages: the frontier stays
+      // small and the stylesheets found are followed while their pages are still at hand.
+      await this.options.frontier.drain();
+    }
+    this.catalog.archived.clear();
+    // Scheduled during the crawl and dropped unstarted when --max-duration halted the frontier.
+    for (const source of this.waiting.values()) this.deadline(source);
+    this.waiting.clear();
+    return this.catalog;
+  }
+
+  /** Follows a page's references; true when some were left for `finish` (during the crawl). */
+  private scanPage(page: { path: string; source: string }, html: string, crawling: boolean): boolean {
+    const base = serviceUrl(this.options.service, page.source);
+    let deferred = false;
+    for (const ref of scanHtml(html)) {
+      if (ref.kind === 'link') continue;
+      const resolution = resolveReference(ref.value, base, this.options.service);
+      if (crawling && resolution.kind === 'service' && resolution.source.startsWith(API_PREFIX)) {
+        // Whether the crawl archives it is not known yet.
+        deferred = true;
+        continue;
+      }
+      this.follow(resolution, page.path, ref.kind === 'stylesheet', 1);
+    }
+    return deferred;
+  }
+
+  private follow(resolution: Resolution, referrer: string, stylesheet: boolean, depth: number): void {
+    const { catalog, limits, requested } = this;
     if (resolution.kind === 'foreign') {
       const referrers = catalog.foreign.get(resolution.url) ?? new Set<string>();
       referrers.add(referrer);
@@ -97,63 +162,56 @@ export async function collectAssets(options: CollectAssetsOptions): Promise<Asse
     if (catalog.archived.has(resolution.source) && !resolution.request.includes('?')) return;
     if (stylesheet && depth > limits.maxCssDepth) {
       requested.add(resolution.request);
-      fail(resolution.source, new RabbitError('BAD_SHAPE', `${resolution.source}: stylesheets nested deeper than ${limits.maxCssDepth} levels are not followed`, { source: resolution.source }));
+      this.fail(resolution.source, new RabbitError('BAD_SHAPE', `${resolution.source}: stylesheets nested deeper than ${limits.maxCssDepth} levels are not followed`, { source: resolution.source }));
       return;
     }
     if (requested.size >= limits.maxAssets) {
-      if (!capReported) {
-        capReported = true;
-        fail(resolution.source, new RabbitError('BAD_SHAPE', `more than ${limits.maxAssets} page assets: the rest were not fetched`, { source: resolution.source }));
+      if (!this.capReported) {
+        this.capReported = true;
+        this.fail(resolution.source, new RabbitError('BAD_SHAPE', `more than ${limits.maxAssets} page assets: the rest were not fetched`, { source: resolution.source }));
       }
       return;
     }
     requested.add(resolution.request);
-    if (options.frontier.halted) {
-      // --max-duration stopped the fetching: the asset is missing, and the archive says so.
-      fail(resolution.source, new RabbitError('DEADLINE', `${resolution.source} was not fetched: the run reached --max-duration`, { source: resolution.source }));
-      return;
-    }
-    options.frontier.add(() => fetchAsset(resolution, depth));
-  };
+    if (this.options.frontier.halted) return this.deadline(resolution.source);
+    this.waiting.set(resolution.request, resolution.source);
+    this.options.frontier.add(() => {
+      this.waiting.delete(resolution.request);
+      return this.fetchAsset(resolution, depth);
+    });
+  }
 
-  const fetchAsset = async (asset: Extract<Resolution, { kind: 'service' }>, depth: number): Promise<void> => {
+  private async fetchAsset(asset: ServiceAsset, depth: number): Promise<void> {
+    const { fetch, model, service } = this.options;
     let stored: StoredFile;
     try {
-      const result = await fetchResource(options.fetch, { source: asset.request, key: '', maxBytes: limits.maxBytes, keep: false, anonymous: true });
+      const result = await fetchResource(fetch, { source: asset.request, key: '', maxBytes: this.limits.maxBytes, keep: false, anonymous: true });
       if (result.status !== 200) throw new RabbitError('HTTP_STATUS', `GET ${asset.source} answered 304 unasked`, { source: asset.source });
       // Without the body's bytes: the catalog keeps every asset's record until the run ends.
       stored = storedFileOf({ path: assetPath(result.body.sha256, result.contentType), source: asset.source }, cachedBodyOf(result.body, result));
     } catch (error) {
-      if (isRabbitError(error) && error.errorClass !== 'fatal') return fail(asset.source, error);
+      if (isRabbitError(error) && error.errorClass !== 'fatal') return this.fail(asset.source, error);
       throw error;
     }
     model.addFile(undefined, stored);
-    catalog.assets.set(asset.request, stored);
+    this.catalog.assets.set(asset.request, stored);
     if (!isCss(stored.contentType)) return;
-    if (stored.size > limits.maxCssBytes) {
-      return fail(asset.source, new RabbitError('BODY_TOO_LARGE', `${asset.source}: stylesheet of ${stored.size} bytes is too large to scan for its references`, { source: asset.source }));
+    if (stored.size > this.limits.maxCssBytes) {
+      return this.fail(asset.source, new RabbitError('BODY_TOO_LARGE', `${asset.source}: stylesheet of ${stored.size} bytes is too large to scan for its references`, { source: asset.source }));
     }
-    const css = (await options.fetch.spool.read(stored)).toString('latin1');
+    const css = (await fetch.spool.read(stored)).toString('latin1');
     const base = serviceUrl(service, asset.request);
-    for (const ref of scanCss(css)) follow(ref.value, base, stored.path, ref.kind === 'import', depth + 1);
-  };
-
-  const top = await model.files(undefined);
-  for (const id of model.prototypeIds()) {
-    const files = await model.files(id, viewerReads);
-    setArchived(catalog, top, files);
-    for (const page of files.filter(isPageHtml)) {
-      if (!page.source.startsWith(API_PREFIX)) continue;
-      const html = (await options.fetch.spool.read(options.locate(page))).toString('latin1');
-      const base = serviceUrl(service, page.source);
-      for (const ref of scanHtml(html)) {
-        if (ref.kind !== 'link') follow(ref.value, base, page.path, ref.kind === 'stylesheet', 1);
-      }
-    }
-    // Fetch this prototype's requisites before reading the next one's pages: the frontier stays
-    // small and the stylesheets found are followed while their pages are still at hand.
-    await options.frontier.drain();
+    for (const ref of scanCss(css)) this.follow(resolveReference(ref.value, base, service), stored.path, ref.kind === 'import', depth + 1);
   }
-  catalog.archived.clear();
-  return catalog;
+
+  /** --max-duration stopped the fetching: the asset is missing, and the archive says so. */
+  private deadline(source: string): void {
+    this.fail(source, new RabbitError('DEADLINE', `${source} was not fetched: the run reached --max-duration`, { source }));
+  }
+
+  private fail(source: string, error: RabbitError): void {
+    // fetchResource names the request, query included; manifestErrorOf keeps only paths.
+    this.options.model.addError(manifestErrorOf(source, error));
+    this.options.onFailed?.(source, error);
+  }
 }

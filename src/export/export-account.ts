@@ -9,7 +9,7 @@ import { ArchiveModel } from '../manifest/archive-model.js';
 import { manifestText } from '../manifest/write-manifest.js';
 import { firstCandidate } from '../storage/body-cache.js';
 import { openWorkspace } from '../storage/workspace.js';
-import { addOfflineViewer } from '../viewer/build-viewer.js';
+import { addOfflineViewer, pageRequisites } from '../viewer/build-viewer.js';
 import { ArchiveSink } from './archive-sink.js';
 import { Deadline, recordDeadlineError, recordUnfinished } from './deadline.js';
 import type { EventSink } from './events.js';
@@ -68,6 +68,9 @@ export async function exportAccount(options: ExportOptions): Promise<ExportResul
   void sink.written.catch((error: unknown) => frontier.stop(error));
   const fetch = fetchContext({ options, client, spool: work.spool, frontier, signal: deadline.requestSignal(controller.signal), stats, emit, now });
   const failed = errorEvents(emit, options.keys);
+  const viewer = { fetch, frontier, model, service: { origin: client.origin, basePath: client.basePath }, baseUrl: options.baseUrl, pages: (options.formats ?? EXPORT_DEFAULTS.formats).has('html'), onFailed: failed };
+  // Page requisites are fetched as the crawl stores the pages naming them, not after it.
+  const requisites = pageRequisites(viewer);
 
   try {
     // What each prototype cost last time, for the progress estimate.
@@ -87,6 +90,7 @@ export async function exportAccount(options: ExportOptions): Promise<ExportResul
         ...progressHooks(emit),
         stored: (file, proto, reusedFrom) => {
           if (!proto) return;
+          requisites?.pageStored(file, proto.id);
           model.noteOrigin(proto.id, file.path, reusedFrom === JOURNAL_ORIGIN ? undefined : reusedFrom);
           if (reusedFrom !== JOURNAL_ORIGIN) work.journal.record(file, proto, reusedFrom);
           if (reusedFrom !== undefined) emit({ type: 'reused', source: file.source, bytes: file.size });
@@ -104,10 +108,7 @@ export async function exportAccount(options: ExportOptions): Promise<ExportResul
       await frontier.drain();
       if (deadline.expired) recordUnfinished(model, crawler.unfinishedPrototypes(), deadline, failed);
       emit({ type: 'phase', phase: 'requisites' });
-      await addOfflineViewer({
-        fetch, frontier, model, service: { origin: client.origin, basePath: client.basePath },
-        baseUrl: options.baseUrl, pages: (options.formats ?? EXPORT_DEFAULTS.formats).has('html'), onFailed: failed,
-      });
+      await addOfflineViewer({ ...viewer, ...(requisites ? { requisites } : {}) });
     } catch (error) {
       frontier.stop(error);
       controller.abort();

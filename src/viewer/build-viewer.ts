@@ -5,7 +5,7 @@ import type { Frontier } from '../crawl/frontier.js';
 import type { ArchiveModel, ArchivedEntry, StoredFile } from '../manifest/archive-model.js';
 import { GENERATED_SOURCE, MANIFEST_PATH } from '../manifest/types.js';
 import { cachedBodyOf, storedFileOf } from '../storage/stored-file.js';
-import { collectAssets, setArchived, viewerReads, type AssetCatalog } from '../assets/collect-assets.js';
+import { PageRequisites, setArchived, viewerReads, type AssetCatalog } from '../assets/collect-assets.js';
 import type { AssetLimits } from '../assets/asset-types.js';
 import type { ServiceLocation } from '../assets/resolve-ref.js';
 import { summarizePrototype } from './archive-data.js';
@@ -21,16 +21,34 @@ export interface OfflineViewerOptions {
   baseUrl: string;
   /** False when page renderings were not exported: no assets and no viewable copies then. */
   pages: boolean;
+  /** The collector the crawl fed its page renderings to, with their requisites fetched or on the way. */
+  requisites?: PageRequisites;
   limits?: Partial<AssetLimits>;
   onFailed?(source: string, error: RabbitError): void;
 }
 
 /**
- * Makes the archive browsable offline: fetches the page requisites, writes a viewable copy of every
- * page and stylesheet that needs one, an overview page per prototype and index.html at the root.
- * Everything made here is stored through the spool and listed in the manifest as generated, so
- * `verify` checks it like any other entry. Runs after the crawl has drained, before the manifest
- * is written, one prototype at a time.
+ * The collector for the page requisites of an export, fed by the crawl's `stored` hook; undefined
+ * when page renderings are not exported.
+ */
+export function pageRequisites(options: Omit<OfflineViewerOptions, 'baseUrl' | 'requisites'>): PageRequisites | undefined {
+  if (!options.pages) return undefined;
+  return new PageRequisites({
+    fetch: options.fetch,
+    frontier: options.frontier,
+    model: options.model,
+    service: options.service,
+    ...(options.limits ? { limits: options.limits } : {}),
+    ...(options.onFailed ? { onFailed: options.onFailed } : {}),
+  });
+}
+
+/**
+ * Makes the archive browsable offline: fetches the page requisites the crawl has not already had
+ * fetched, writes a viewable copy of every page and stylesheet that needs one, an overview page per
+ * prototype and index.html at the root. Everything made here is stored through the spool and
+ * listed in the manifest as generated, so `verify` checks it like any other entry. Runs after the
+ * crawl has drained, before the manifest is written, one prototype at a time.
  */
 export async function addOfflineViewer(options: OfflineViewerOptions): Promise<void> {
   const { model, fetch } = options;
@@ -39,15 +57,7 @@ export async function addOfflineViewer(options: OfflineViewerOptions): Promise<v
   let catalog: AssetCatalog | undefined;
   let cssViews = new Map<string, string>();
   if (options.pages) {
-    catalog = await collectAssets({
-      fetch,
-      frontier: options.frontier,
-      model,
-      locate,
-      service: options.service,
-      ...(options.limits ? { limits: options.limits } : {}),
-      ...(options.onFailed ? { onFailed: options.onFailed } : {}),
-    });
+    catalog = await (options.requisites ?? (pageRequisites(options) as PageRequisites)).finish(locate);
     model.foreignReferences.push(...foreignList(catalog));
     const sheets: GeneratedFile[] = [];
     cssViews = await buildCssViews(catalog, options.service, sheets, read);

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { startFakeService, type FakeService } from '../../src/fake-service/index.js';
 import { STATIC_PATHS } from '../../src/fake-service/static-assets.js';
 import { exportAccount } from '../../src/export/export-account.js';
+import type { ExportEvent } from '../../src/export/events.js';
 import { scanHtml } from '../../src/assets/html-refs.js';
 import { scanCss } from '../../src/assets/css-refs.js';
 import { allFileEntries, type Manifest } from '../../src/manifest/types.js';
@@ -19,12 +20,13 @@ let dir: string;
 let out: string;
 let manifest: Manifest;
 let entries: Map<string, { data: Buffer; method: number }>;
+const events: ExportEvent[] = [];
 
 beforeAll(async () => {
   service = await startFakeService({ seed: 1 });
   dir = await mkdtemp(join(tmpdir(), 'rabbit-viewer-'));
   out = join(dir, 'account.zip');
-  const result = await exportAccount({ out, baseUrl: service.baseUrl, keys: [service.keys.readOnly], concurrency: 4 });
+  const result = await exportAccount({ out, baseUrl: service.baseUrl, keys: [service.keys.readOnly], concurrency: 4, onEvent: (event) => events.push(event) });
   expect(result.complete).toBe(true);
   ({ manifest, entries } = await readArchive(out));
 });
@@ -46,6 +48,20 @@ describe('export with the offline viewer', () => {
       expect(asset.path).toContain(asset.sha256);
       expect(sha256(entries.get(asset.path)?.data as Buffer)).toBe(asset.sha256);
     }
+  });
+
+  it('fetches the page requisites while the crawl runs, not in a phase after it', () => {
+    const at = (match: (event: ExportEvent) => boolean): number[] => events.flatMap((event, i) => (match(event) ? [i] : []));
+    const requisites = at((e) => e.type === 'phase' && e.phase === 'requisites')[0] as number;
+    const elements = at((e) => e.type === 'response' && /\/elements\/[^/]+\.json$/.test(e.source));
+    expect(requisites).toBeGreaterThan(0);
+    for (const path of Object.values(STATIC_PATHS)) {
+      const [asset] = at((e) => e.type === 'response' && e.source === path);
+      // Stylesheets and the images they name both: the crawl's own drain waited for them.
+      expect(asset, path).toBeLessThan(requisites);
+    }
+    // Scheduled when the first page rendering was stored, ahead of most of the crawl.
+    expect(at((e) => e.type === 'response' && e.source === STATIC_PATHS.css)[0]).toBeLessThan(elements.at(-1) as number);
   });
 
   it('keeps the raw XHTML byte for byte and writes a viewable copy beside it', async () => {

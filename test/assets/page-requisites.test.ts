@@ -1,0 +1,72 @@
+import { describe, expect, it } from 'vitest';
+import type { FetchContext } from '../../src/client/fetch-resource.js';
+import { Frontier } from '../../src/crawl/frontier.js';
+import { PageRequisites } from '../../src/assets/collect-assets.js';
+import type { ArchiveModel, StoredFile } from '../../src/manifest/archive-model.js';
+import type { ManifestError } from '../../src/manifest/types.js';
+
+// The collector as the crawl drives it, with a frontier that starts nothing: what it schedules
+// while the crawl runs, and what it leaves for the pass after the crawl, are seen without a server.
+
+const service = { origin: 'http://127.0.0.1:1', basePath: '' };
+const PNG = '/rabbit/api/prototypes/3/pages/page1.png';
+const OTHER = '/rabbit/api/prototypes/3/pages/page9.png';
+const html = `<link rel="stylesheet" href="/rabbit/static/a.css"><img src="${PNG}"><img src="${OTHER}"><img src="https://cdn.example.com/x.png">`;
+
+function page(name: string, data?: Buffer): StoredFile {
+  return {
+    path: `prototypes/3/r6/pages/${name}.html`,
+    source: `/rabbit/api/prototypes/3/pages/${name}.html`,
+    sha256: '0'.repeat(64),
+    size: html.length,
+    file: '/nowhere',
+    contentType: 'application/xhtml+xml',
+    lastModified: null,
+    ...(data ? { data } : {}),
+  };
+}
+
+function setup(archived: StoredFile[]) {
+  const frontier = new Frontier({ concurrency: 1 });
+  frontier.pause();
+  const errors: ManifestError[] = [];
+  const model = {
+    addError: (error: ManifestError) => errors.push(error),
+    addFile: () => undefined,
+    prototypeIds: () => ['3'],
+    files: async (id: string | undefined) => (id === '3' ? archived : []),
+  } as unknown as ArchiveModel;
+  const fetch = { spool: { read: async () => Buffer.from(html, 'latin1') } } as unknown as FetchContext;
+  return { frontier, errors, requisites: new PageRequisites({ fetch, frontier, model, service }) };
+}
+
+describe('page requisites during the crawl', () => {
+  it('schedules a stored page\'s assets at once, leaving references to API resources for after the crawl', async () => {
+    const png = { ...page('page1'), path: 'prototypes/3/r6/pages/page1.png', source: PNG };
+    const { frontier, errors, requisites } = setup([page('page1'), png]);
+    requisites.pageStored(page('page1', Buffer.from(html, 'latin1')), '3');
+    // Only the stylesheet: the page PNGs may be (and one is) archived by the crawl.
+    expect(frontier.queued).toBe(1);
+    requisites.pageStored(page('page2', Buffer.from(html, 'latin1')), '3');
+    expect(frontier.queued).toBe(1);
+
+    // --max-duration halts the frontier before the stylesheet's request could start.
+    frontier.halt();
+    const catalog = await requisites.finish((entry) => ({ ...entry, file: '/nowhere' }));
+    expect(errors.map((e) => [e.source, e.code]).sort()).toEqual([
+      ['/rabbit/api/prototypes/3/pages/page9.png', 'DEADLINE'],
+      ['/rabbit/static/a.css', 'DEADLINE'],
+    ]);
+    expect([...catalog.foreign.keys()]).toEqual(['https://cdn.example.com/x.png']);
+    expect(catalog.archived.size).toBe(0);
+  });
+
+  it('reads back after the crawl a page the crawl stored without its bytes in memory', async () => {
+    const { frontier, errors, requisites } = setup([page('page1')]);
+    requisites.pageStored(page('page1'), '3');
+    expect(frontier.queued).toBe(0);
+    frontier.halt();
+    await requisites.finish((entry) => ({ ...entry, file: '/nowhere' }));
+    expect(errors.map((e) => e.source).sort()).toEqual([OTHER, PNG, '/rabbit/static/a.css'].sort());
+  });
+});
