@@ -1,27 +1,65 @@
-import { setFlagsFromString } from 'node:v8';
+import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
 
 /**
  * How V8 sizes its heap for this tool, set once at start-up for every command.
  *
  * An export, and any reader of a big archive, allocates fast and keeps little: tens of kilobytes
  * of short-lived objects per request or per manifest entry, with ~20 MiB actually live. Left to
- * itself V8 then doubles the young generation up to 2 x 16 MiB semi-spaces and keeps it, and lets
- * the old generation grow to up to 4x what survived its last full collection; on an archive of a
- * million entries that was a third of the peak RSS. Measured (`npm run bench`, 2-core machine):
- * - young generation kept at its starting size (1 MiB semi-spaces): `ls` of 1M entries 136 -> 95
- *   MiB, `verify` 151 -> 109, a 30k-resource export 131-138 -> 113-116, for 10-20 % more CPU in
- *   scavenges;
- * - old generation allowed 2x instead of up to 4x: a 30k-resource export 152-154 -> 134-140 MiB
- *   for ~5 % more CPU (1.5x cost ~20 % more for a further ~5 MiB).
- * Both settings are read by V8 each time it sizes the heap, so they take effect when set at run
- * time (`--max-semi-space-size`, by contrast, is fixed when the heap is set up). A setting given
- * on the command line or in NODE_OPTIONS wins.
+ * itself V8 doubles the young generation up to 2 x 16 MiB semi-spaces and keeps it, and lets the
+ * old generation grow to up to 4x what survived its last full collection: a 30k-resource export
+ * peaked at 160 MiB RSS, a third of it heap that held garbage. Measured with `npm run bench`
+ * (30k-resource export, 2-core machine, CPU per request / peak RSS):
+ * - V8's defaults: 221-253 us, 160-163 MiB;
+ * - old generation allowed 2x its live size: +5-15 % CPU, 134-135 MiB;
+ * - that, and the young generation kept at its starting 1 MiB: +20-25 % CPU, 106-122 MiB;
+ * - that, but the young generation stopped at 8 MiB instead: CPU as V8's defaults, 109-112 MiB.
+ * The last is what this does. Both settings are read by V8 each time it sizes the heap, so they
+ * take effect when set at run time (`--max-semi-space-size`, by contrast, is fixed when the heap
+ * is set up): the young generation is left to grow until it reaches YOUNG_CAP_BYTES, then its
+ * growth factor is set to 1. A setting given on the command line or in NODE_OPTIONS wins.
  */
-export function tuneHeap(execArgv: readonly string[] = process.execArgv, nodeOptions = process.env['NODE_OPTIONS'] ?? ''): string[] {
+export const YOUNG_CAP_BYTES = 8 * 1024 * 1024;
+const OLD_GROWTH = '--heap-growing-percent=100';
+const YOUNG_STOP = '--semi-space-growth-factor=1';
+const CHECK_MS = 50;
+
+/** What of V8 this needs; tests pass a fake. */
+export interface HeapControls {
+  setFlag(flag: string): void;
+  youngGenerationBytes(): number;
+  every(ms: number, tick: () => void): () => void;
+}
+
+const NODE_HEAP: HeapControls = {
+  setFlag: setFlagsFromString,
+  youngGenerationBytes: () => getHeapSpaceStatistics().find((space) => space.space_name === 'new_space')?.space_size ?? 0,
+  every(ms, tick) {
+    const timer = setInterval(tick, ms);
+    // Never what keeps the process alive.
+    timer.unref();
+    return () => clearInterval(timer);
+  },
+};
+
+/** Applies the settings nobody chose otherwise; returns the flags set now or scheduled. */
+export function tuneHeap(
+  execArgv: readonly string[] = process.execArgv,
+  nodeOptions = process.env['NODE_OPTIONS'] ?? '',
+  heap: HeapControls = NODE_HEAP,
+): string[] {
   const given = [...execArgv, ...nodeOptions.split(/\s+/)].map((arg) => arg.replace(/_/g, '-'));
-  const set: string[] = [];
-  if (!given.some((arg) => /^--(?:max-|min-)?semi-space/.test(arg))) set.push('--semi-space-growth-factor=1');
-  if (!given.some((arg) => arg.startsWith('--heap-growing-percent'))) set.push('--heap-growing-percent=100');
-  for (const flag of set) setFlagsFromString(flag);
-  return set;
+  const applied: string[] = [];
+  if (!given.some((arg) => arg.startsWith('--heap-growing-percent'))) {
+    heap.setFlag(OLD_GROWTH);
+    applied.push(OLD_GROWTH);
+  }
+  if (!given.some((arg) => /^--(?:max-|min-)?semi-space/.test(arg))) {
+    const stop = heap.every(CHECK_MS, () => {
+      if (heap.youngGenerationBytes() < YOUNG_CAP_BYTES) return;
+      heap.setFlag(YOUNG_STOP);
+      stop();
+    });
+    applied.push(YOUNG_STOP);
+  }
+  return applied;
 }
