@@ -97,13 +97,36 @@ export function addSpan(spans: number[], offset: number, length: number): void {
   else spans.push(offset, length);
 }
 
-/** The newline-ended lines in the given byte ranges of a file, in order. */
+/**
+ * The newline-ended lines in the given byte ranges of a file, in order. A range is read a chunk of
+ * at most READ_CHUNK_BYTES at a time: one prototype's lines run to megabytes at a million
+ * resources, and buffers that large, allocated and freed over and over, leave the C heap
+ * fragmented for the rest of the run (glibc raises its mmap threshold to the largest one freed).
+ */
 export async function readSpanLines(handle: FileHandle, spans: readonly number[], path: string): Promise<string[]> {
   const out: string[] = [];
   for (let i = 0; i < spans.length; i += 2) {
-    const parts = (await readAt(handle, spans[i] as number, spans[i + 1] as number, path)).toString('utf8').split('\n');
-    parts.pop();
-    for (const part of parts) out.push(part);
+    const start = spans[i] as number;
+    const end = start + (spans[i + 1] as number);
+    // Split on newline bytes, not characters: a chunk may end inside a multi-byte character.
+    let carry: Buffer | undefined;
+    for (let at = start; at < end; ) {
+      const size = Math.min(READ_CHUNK_BYTES, end - at);
+      const read = await readAt(handle, at, size, path);
+      at += size;
+      const data = carry ? Buffer.concat([carry, read]) : read;
+      const last = data.lastIndexOf(10);
+      if (last === -1) {
+        carry = data;
+        continue;
+      }
+      const parts = data.toString('utf8', 0, last).split('\n');
+      for (const part of parts) out.push(part);
+      // Past the last newline: the start of a line the next chunk ends (nothing at a span's end).
+      carry = last + 1 < data.length ? data.subarray(last + 1) : undefined;
+    }
   }
   return out;
 }
+
+const READ_CHUNK_BYTES = 256 * 1024;

@@ -25,4 +25,15 @@ describe('KeyedSpill', () => {
     expect(spill.keys().sort()).toEqual(['0', '1', '2', '3', '4', '5', '6']);
     await spill.close();
   });
+
+  it('reads back lines longer than its read chunk, with multi-byte characters cut at chunk edges', async () => {
+    const spill = await KeyedSpill.create(join(await tempDir(), 'spill'));
+    // One key's lines span several 256 KiB reads; the odd first byte puts the edges inside characters.
+    const lines = ['a' + 'é'.repeat(200_000), 'b' + '日'.repeat(150_000), 'short', 'c🐇'.repeat(70_000), 'end'];
+    for (const line of lines) spill.append('k', line);
+    spill.append('other', 'x');
+    expect(await spill.lines('k')).toEqual(lines);
+    expect(await spill.lines('other')).toEqual(['x']);
+    await spill.close();
+  });
 });
