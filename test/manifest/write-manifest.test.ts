@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ArchiveModel, type StoredFile } from '../../src/manifest/archive-model.js';
-import { manifestText } from '../../src/manifest/write-manifest.js';
+import { manifestText, prettyEntry } from '../../src/manifest/write-manifest.js';
 import type { FileEntry, Manifest } from '../../src/manifest/types.js';
 import { KeyedSpill } from '../../src/storage/keyed-spill.js';
 import { compareIds } from '../../src/core/ids.js';
@@ -99,3 +99,18 @@ describe('compareIds', () => {
 function entry(path: string, source: string): FileEntry {
   return { path, source, sha256: 'ab'.repeat(32), size: 3, contentType: 'application/json', lastModified: null };
 }
+
+describe('prettyEntry', () => {
+  const indent = (text: string, depth: number): string => text.replaceAll('\n', `\n${' '.repeat(depth)}`);
+  const entries: Array<FileEntry & { offset?: number }> = [
+    { path: 'prototypes/1/r2/pages/p.json', source: '/rabbit/api/prototypes/1/pages/p.json', sha256: 'ab'.repeat(32), size: 0, contentType: 'application/json', lastModified: null, offset: 12_345_678_901 },
+    // Commas, colons, braces, quotes, backslashes and non-ASCII inside values; an HTTP date has a comma.
+    { path: 'assets/x.css', source: '/css/a,b:{c}.css', sha256: 'cd'.repeat(32), size: 17, contentType: 'text/css; charset="utf-8", q={1}', lastModified: 'Tue, 15 Nov 1994 08:12:31 GMT' },
+    { path: 'overview/prototype-1.html', source: 'generated', sha256: 'ef'.repeat(32), size: 1, contentType: 'text/html \\ "\\"" \u2028 日本 🐇 \u0001', lastModified: null, generatedFrom: 'manifest.json' },
+  ];
+
+  it.each(entries.flatMap((entry) => [2, 10].map((depth) => ({ entry, depth }))))('writes $entry.path at depth $depth exactly as JSON.stringify would', ({ entry, depth }) => {
+    const { offset: _offset, ...listed } = entry;
+    expect(prettyEntry(JSON.stringify(entry), depth)).toBe(indent(JSON.stringify(listed, null, 2), depth));
+  });
+});
