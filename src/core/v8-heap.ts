@@ -41,13 +41,36 @@ const NODE_HEAP: HeapControls = {
   },
 };
 
+/**
+ * For the last pass of an export (manifest.json, one prototype's entries at a time): it makes
+ * garbage faster than the crawl and keeps little, and at a million resources the old generation's
+ * swing above its live size made the run's peak. Allowing it 1.4x instead of 2x there took a
+ * 999,198-resource export from 157-162 to 147 MiB peak RSS, with that pass no slower (12.5 s
+ * against 12.9-14.4). Like the rest, a setting given on the command line wins.
+ */
+export function tightenOldGeneration(
+  execArgv: readonly string[] = process.execArgv,
+  nodeOptions = process.env['NODE_OPTIONS'] ?? '',
+  heap: Pick<HeapControls, 'setFlag'> = NODE_HEAP,
+): boolean {
+  if (givenFlags(execArgv, nodeOptions).some((arg) => arg.startsWith('--heap-growing-percent'))) return false;
+  heap.setFlag(LAST_PASS_OLD_GROWTH);
+  return true;
+}
+
+const LAST_PASS_OLD_GROWTH = '--heap-growing-percent=40';
+
+function givenFlags(execArgv: readonly string[], nodeOptions: string): string[] {
+  return [...execArgv, ...nodeOptions.split(/\s+/)].map((arg) => arg.replace(/_/g, '-'));
+}
+
 /** Applies the settings nobody chose otherwise; returns the flags set now or scheduled. */
 export function tuneHeap(
   execArgv: readonly string[] = process.execArgv,
   nodeOptions = process.env['NODE_OPTIONS'] ?? '',
   heap: HeapControls = NODE_HEAP,
 ): string[] {
-  const given = [...execArgv, ...nodeOptions.split(/\s+/)].map((arg) => arg.replace(/_/g, '-'));
+  const given = givenFlags(execArgv, nodeOptions);
   const applied: string[] = [];
   if (!given.some((arg) => arg.startsWith('--heap-growing-percent'))) {
     heap.setFlag(OLD_GROWTH);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { tuneHeap, YOUNG_CAP_BYTES, type HeapControls } from '../../src/core/v8-heap.js';
+import { tightenOldGeneration, tuneHeap, YOUNG_CAP_BYTES, type HeapControls } from '../../src/core/v8-heap.js';
 
 /** A V8 the test drives: flags set are recorded, the young generation grows when told, ticks run by hand. */
 function fakeHeap(): HeapControls & { flags: string[]; young: number; tick(): void; timers: number } {
@@ -48,5 +48,16 @@ describe('tuneHeap', () => {
     heap.young = YOUNG_CAP_BYTES * 4;
     heap.tick();
     expect(heap.flags).toEqual(expected);
+  });
+});
+
+describe('tightenOldGeneration', () => {
+  it('allows the old generation less growth for the last pass, unless a growth was given', () => {
+    const heap = fakeHeap();
+    expect(tightenOldGeneration(['--enable-source-maps'], '', heap)).toBe(true);
+    expect(heap.flags).toEqual(['--heap-growing-percent=40']);
+    const chosen = fakeHeap();
+    expect(tightenOldGeneration([], '--heap_growing_percent=300', chosen)).toBe(false);
+    expect(chosen.flags).toEqual([]);
   });
 });
