@@ -32,15 +32,6 @@ export class ZipNameTable {
     return false;
   }
 
-  /** False when no name with this hash is in the table: the usual answer, found without a read. */
-  mayContain(hash: number): boolean {
-    const mask = this.hashes.length - 1;
-    for (let slot = hash & mask; this.hashes[slot] !== 0; slot = (slot + 1) & mask) {
-      if (this.hashes[slot] === hash) return true;
-    }
-    return false;
-  }
-
   /** Central directory offsets of the names stored with this hash: candidates to compare. */
   candidates(hash: number): number[] {
     const mask = this.hashes.length - 1;

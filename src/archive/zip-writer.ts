@@ -197,7 +197,8 @@ export class ZipWriter {
       assertSafeRelative(meta.name);
       const name = Buffer.from(meta.name, 'utf8');
       const hash = ZipNameTable.hash(name);
-      if (this.names.mayContain(hash) && (await this.names.contains(name, hash, (offset, length) => this.central.readAt(offset, length)))) {
+      // No candidate (the usual answer) is known without a read or an await.
+      if (this.names.candidates(hash).length > 0 && (await this.names.contains(name, hash, (offset, length) => this.central.readAt(offset, length)))) {
         throw new RabbitError('DUPLICATE_ENTRY', `refusing to archive ${JSON.stringify(meta.name)} twice`, {
           source: meta.name,
         });

@@ -118,13 +118,12 @@ export class HttpClient {
    * Whether to try again is the caller's call: a POST whose answer was lost may have been applied.
    */
   async send(method: 'POST' | 'PUT' | 'DELETE', source: string, options: SendOptions): Promise<HttpResponse> {
-    const headers: Record<string, string> = { accept: '*/*', 'user-agent': 'rabbit-export', 'content-type': 'application/json' };
     try {
       const response = await this.dispatcher.request({
         origin: this.origin,
-        path: `${this.basePath}${source}?api_key=${encodeURIComponent(options.key)}`,
+        path: `${this.basePath}${source}?${this.keyQuery(options.key)}`,
         method,
-        headers,
+        headers: API_HEADERS,
         ...(options.body !== undefined ? { body: options.body } : {}),
         signal: options.signal,
       });

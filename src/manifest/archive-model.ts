@@ -54,7 +54,7 @@ const errorKey = (owner: string): string => `!${owner}`;
 export class ArchiveModel {
   readonly foreignReferences: ForeignReference[] = [];
   private readonly prototypes = new Map<string, PrototypeTally>();
-  private top = { files: 0, errors: 0 };
+  private top = { errors: 0 };
   private fileTotal = 0;
 
   /** `onAdd` hears of every file the moment it is accepted (the zip is written as the crawl goes). */
@@ -89,9 +89,7 @@ export class ArchiveModel {
     const entry: ArchivedEntry = entryOf(file);
     if (file.offset !== undefined) entry.offset = file.offset;
     this.fileTotal++;
-    if (prototypeId === undefined) {
-      this.top.files++;
-    } else {
+    if (prototypeId !== undefined) {
       const state = this.prototypes.get(prototypeId);
       if (!state) throw new Error(`internal: file for unknown prototype ${prototypeId}`);
       state.files++;
@@ -153,22 +151,21 @@ export class ArchiveModel {
    * `keep`, only those whose path it accepts.
    */
   async files(prototypeId: string | undefined, keep?: (path: string) => boolean): Promise<ArchivedEntry[]> {
-    const out: ArchivedEntry[] = [];
-    for (const line of await this.store.lines(prototypeId ?? TOP)) {
-      // Lines not wanted are never parsed.
-      if (keep && !keep(pathOfLine(line))) continue;
-      out.push(JSON.parse(line) as ArchivedEntry);
-    }
-    return out.sort((a, b) => compareIds(a.path, b.path));
+    return (await this.fileLines(prototypeId, keep)).map((line) => JSON.parse(line) as ArchivedEntry);
   }
 
   /**
-   * The same files as `files`, in the same order, as their filed JSON lines: for the manifest,
-   * which parses a few hundred at a time, so a prototype of tens of thousands of files is not
-   * held as objects (each several times the size of its line) while it is written.
+   * The same files as `files`, in the same order, as their filed JSON lines, unparsed: the
+   * manifest parses a few hundred at a time, so a prototype of tens of thousands of files is not
+   * held as objects (each several times the size of its line) while it is written. Lines `keep`
+   * refuses are dropped before anything else is done with them.
    */
-  async fileLines(prototypeId: string | undefined): Promise<string[]> {
-    const keyed = (await this.store.lines(prototypeId ?? TOP)).map((line) => ({ path: pathOfLine(line), line }));
+  async fileLines(prototypeId: string | undefined, keep?: (path: string) => boolean): Promise<string[]> {
+    const keyed: { path: string; line: string }[] = [];
+    for (const line of await this.store.lines(prototypeId ?? TOP)) {
+      const path = pathOfLine(line);
+      if (!keep || keep(path)) keyed.push({ path, line });
+    }
     return keyed.sort((a, b) => compareIds(a.path, b.path)).map((each) => each.line);
   }
 

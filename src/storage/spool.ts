@@ -84,10 +84,9 @@ export class Spool {
   ): Promise<SpooledBody> {
     // Bodies held whole in memory (nearly all) are hashed in one call at the end: a hash object
     // per body cost more than the hashing itself. Only one streamed to a file is hashed as it comes.
-    let hash: Hash | undefined;
+    let streamed: { out: FileWriter; hash: Hash } | undefined;
     const held: Buffer[] = [];
     let size = 0;
-    let out: FileWriter | undefined;
     try {
       for await (const chunk of chunks) {
         size += chunk.length;
@@ -97,18 +96,17 @@ export class Spool {
             source: options.source,
           });
         }
-        if (out) {
-          hash?.update(chunk);
-          await out.write(chunk);
+        if (streamed) {
+          streamed.hash.update(chunk);
+          await streamed.out.write(chunk);
           continue;
         }
         held.push(chunk);
         if (size > SMALL_BODY_BYTES && !options.keep) {
-          out = new FileWriter(join(this.dir, `.part-${process.pid}-${this.counter++}-${randomBytes(4).toString('hex')}`));
-          hash = createHash('sha256');
+          streamed = { out: new FileWriter(join(this.dir, `.part-${process.pid}-${this.counter++}-${randomBytes(4).toString('hex')}`)), hash: createHash('sha256') };
           for (const part of held.splice(0)) {
-            hash.update(part);
-            await out.write(part);
+            streamed.hash.update(part);
+            await streamed.out.write(part);
           }
         }
       }
@@ -119,11 +117,11 @@ export class Spool {
           { source: options.source },
         );
       }
-      if (out && hash) {
-        const sha256 = hash.digest('hex');
+      if (streamed) {
+        const sha256 = streamed.hash.digest('hex');
         const file = this.pathOf(sha256);
-        await out.finish();
-        await rename(out.path, file);
+        await streamed.out.finish();
+        await rename(streamed.out.path, file);
         return { sha256, size, file };
       }
       const buffer = held.length === 1 ? (held[0] as Buffer) : Buffer.concat(held, size);
@@ -132,7 +130,7 @@ export class Spool {
       const offset = this.pack.append(buffer);
       return { sha256, size, file: this.packPath, offset, buffer };
     } catch (error) {
-      if (out) await out.discard();
+      if (streamed) await streamed.out.discard();
       throw mapDiskError(error, options.source);
     }
   }
