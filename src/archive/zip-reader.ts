@@ -91,7 +91,12 @@ export async function openZip(path: string, options: OpenZipOptions = {}): Promi
     throw openError(error, name, head);
   }
   const fd = handle.fd;
-  const indexOf = (): ZipIndex => (built ??= new ZipIndex(fd, end, options.hashName));
+  let closed = false;
+  const indexOf = (): ZipIndex => {
+    // Never from a closed descriptor: its number may belong to another file by now.
+    if (closed) throw new Error(`internal: ${name} read after it was closed`);
+    return (built ??= new ZipIndex(fd, end, options.hashName));
+  };
   const find = (entryName: string): DirectoryRecord | undefined => {
     const seen = noted.get(entryName);
     if (seen !== undefined && built === undefined) return seen ?? undefined;
@@ -138,7 +143,13 @@ export async function openZip(path: string, options: OpenZipOptions = {}): Promi
     },
     openEntry,
     readEntry,
-    close: () => void handle.close().catch(() => undefined),
+    close: () => {
+      // The index (12 bytes an entry) goes with the file: a caller done with a big archive gets
+      // that memory back even while it still holds the reader.
+      closed = true;
+      built = undefined;
+      void handle.close().catch(() => undefined);
+    },
   };
 }
 

@@ -106,6 +106,7 @@ export async function exportAccount(options: ExportOptions): Promise<ExportResul
         recordDeadlineError(model, error, failed);
       });
       await frontier.drain();
+      since?.close(); // the crawl was PREV's only reader: its index need not live through the last passes
       if (deadline.expired) recordUnfinished(model, crawler.unfinishedPrototypes(), deadline, failed);
       emit({ type: 'phase', phase: 'requisites' });
       await addOfflineViewer({ ...viewer, ...(requisites ? { requisites } : {}) });

@@ -60,7 +60,9 @@ export class ListedEntries {
     await this.file.flush();
   }
 
+  /** Closes the file and lets go of the offsets (four bytes an entry): nothing can be read after. */
   async close(): Promise<void> {
+    this.starts = new Uint32Array(0);
     await this.handle.close().catch(() => undefined);
   }
 }

@@ -30,6 +30,7 @@ export interface SinceCache extends BodyCache {
   readonly prototypes: number;
   /** What each prototype cost in that run, counted while its manifest streamed by (progress estimate). */
   readonly costs: PreviousCost[];
+  /** Lets go of PREV and what was read of it (its index, a few MB at a million entries); again is harmless. */
   close(): void;
 }
 
@@ -66,7 +67,10 @@ export async function openSinceCache(prevPath: string, spool: Spool, options: Si
   }
   const spillDir = await mkdtemp(join(options.spillDir ?? tmpdir(), '.rabbit-since-'));
   let listed: ListedEntries | undefined;
+  let released = false;
   const release = () => {
+    if (released) return;
+    released = true;
     reader.close();
     void listed?.close();
     rmSync(spillDir, { recursive: true, force: true });
@@ -117,7 +121,7 @@ export async function openSinceCache(prevPath: string, spool: Spool, options: Si
     prototypes: prototypes.size,
     costs: tally.costs(),
     async lookup(source: string, proto: PrototypeContext): Promise<CacheCandidate | undefined> {
-      const prev = prototypes.get(proto.id);
+      const prev = released ? undefined : prototypes.get(proto.id);
       // Only a source inside the prototype: PREV must not pass one prototype's body off as another's.
       if (!prev || !source.startsWith(`${API_PREFIX}prototypes/${proto.id}/`)) return undefined;
       const path = pathIn(source, prev.revision);

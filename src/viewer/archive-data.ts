@@ -1,6 +1,7 @@
 import type { BodyReader, BodyRef } from '../storage/spool.js';
 import type { StoredFile } from '../manifest/archive-model.js';
 import { compareIds } from '../core/ids.js';
+import { inOrder } from '../core/in-order.js';
 
 /**
  * What index.html shows, read back from the archived bodies themselves (not from the crawl's
@@ -41,6 +42,9 @@ export interface DiscussionSummary {
 }
 
 type Json = Record<string, unknown>;
+
+/** Bodies read at once while summarizing: small reads overlap on the file system's thread pool. */
+const READ_AHEAD = 16;
 
 /**
  * One prototype's overview, from its archived files (at most one revision: the export archives the
@@ -89,28 +93,32 @@ async function summarize(
     .sort((a, b) => a.revision - b.revision);
 
   const layers = [];
-  for (const layerId of idsOf(await json('layers.json'))) {
-    layers.push({ id: layerId, name: str(asObject(await json(`layers/${layerId}.json`))?.name), elementCount: countOf(await json(`layers/${layerId}/elements.json`)) });
+  const layerData = (layerId: string) => Promise.all([json(`layers/${layerId}.json`), json(`layers/${layerId}/elements.json`)]);
+  for await (const [layerId, [layer, elements]] of inOrder(idsOf(await json('layers.json')), READ_AHEAD, layerData)) {
+    layers.push({ id: layerId, name: str(asObject(layer)?.name), elementCount: countOf(elements) });
   }
   const layerName = new Map(layers.map((l) => [l.id, l.name ?? l.id]));
 
   const discussions: (DiscussionSummary & { pageId: string | null })[] = [];
-  for (const [rest] of [...inDir].sort(([a], [b]) => compareIds(a, b))) {
-    const match = /^discussions\/(\d+)\.json$/.exec(rest);
-    if (match) discussions.push(discussionOf(match[1] as string, asObject(await json(rest))));
+  const discussionIds = [...inDir.keys()].flatMap((rest) => /^discussions\/(\d+)\.json$/.exec(rest)?.[1] ?? []).sort(compareIds);
+  for await (const [discussionId, value] of inOrder(discussionIds, READ_AHEAD, (d) => json(`discussions/${d}.json`))) {
+    discussions.push(discussionOf(discussionId, asObject(value)));
   }
 
   const pages: PageSummary[] = [];
-  for (const pageId of idsOf(await json('pages.json'))) {
-    const meta_ = asObject(await json(`pages/${pageId}.json`));
+  const pageData = (pageId: string) => {
     const png = inDir.get(`pages/${pageId}.png`);
-    const size = png ? await pngSize(png, read) : undefined;
+    return Promise.all([json(`pages/${pageId}.json`), png ? pngSize(png, read) : undefined, json(`pages/${pageId}/elements.json`)]);
+  };
+  for await (const [pageId, [pageJson, size, elements]] of inOrder(idsOf(await json('pages.json')), READ_AHEAD, pageData)) {
+    const meta_ = asObject(pageJson);
+    const png = inDir.get(`pages/${pageId}.png`);
     const open = inDir.get(`pages/${pageId}.view.html`) ?? inDir.get(`pages/${pageId}.html`);
     pages.push({
       id: pageId,
       name: str(meta_?.name),
       layerNames: (Array.isArray(meta_?.layers) ? meta_.layers : []).filter((l): l is string => typeof l === 'string').map((l) => layerName.get(l) ?? l),
-      elementCount: countOf(await json(`pages/${pageId}/elements.json`)),
+      elementCount: countOf(elements),
       ...(png && size ? { png: { path: png.path, ...size } } : {}),
       ...(open ? { open: open.path } : {}),
       discussions: discussions.filter((d) => d.pageId === pageId),

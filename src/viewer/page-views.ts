@@ -7,6 +7,10 @@ import { scanCss } from '../assets/css-refs.js';
 import { scanHtml } from '../assets/html-refs.js';
 import { resolveReference, serviceUrl, type ServiceLocation } from '../assets/resolve-ref.js';
 import { applyReplacements, relativeEntryUrl, type Replacement } from '../assets/rewrite.js';
+import { inOrder } from '../core/in-order.js';
+
+/** Page renderings read at once: the reads overlap on the file system's thread pool. */
+const READ_AHEAD = 8;
 
 /** A file the viewer made; the export stores it like a downloaded one, marked as generated. */
 export interface GeneratedFile {
@@ -53,9 +57,9 @@ export async function buildPageViews(
   const out: GeneratedFile[] = [];
   const pages = files.filter(isPageHtml);
   const viewBySource = new Map(pages.map((page) => [page.source, viewPathOf(page.path)]));
-  for (const page of pages) {
+  for await (const [page, body] of inOrder(pages, READ_AHEAD, read)) {
     const path = viewPathOf(page.path);
-    const html = (await read(page)).toString('latin1');
+    const html = body.toString('latin1');
     const base = serviceUrl(service, page.source);
     const replacements: Replacement[] = [];
     for (const ref of scanHtml(html)) {

@@ -114,6 +114,14 @@ describe('openZip', () => {
     }
   });
 
+  it('lets go of its index on close, and refuses a lookup after it rather than use a stale descriptor', async () => {
+    const reader = await openZip(await sample());
+    expect(reader.entries.get('prototypes/1/r1/pages.json')).toBeDefined();
+    reader.close();
+    expect(() => reader.index).toThrow(/after it was closed/);
+    expect(() => reader.entries.get('prototypes/1/r1/pages.json')).toThrow(/after it was closed/);
+  });
+
   it('refuses to read an entry larger than maxBytes', async () => {
     const reader = await openZip(await sample());
     try {

@@ -58,6 +58,12 @@ describe('openSinceCache', () => {
       await spool.close();
     }
     expect(await readdir(spills)).toEqual([]);
+    // Closed early (the export closes it when the crawl ends) and again at the end: a lookup after
+    // that finds nothing rather than reading a closed file, and a second close is harmless.
+    const own = sampleFiles().byPrototype['4711']?.files.find((f) => f.source.startsWith('/rabbit/api/prototypes/4711/'));
+    expect(own).toBeDefined();
+    expect(await cache.lookup(own?.source ?? '', context('4711'))).toBeUndefined();
+    expect(() => cache.close()).not.toThrow();
   });
 
   it('offers only entries listed at their own path under the recorded revision, with the size the zip holds, the first listing winning', async () => {
