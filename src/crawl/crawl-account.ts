@@ -5,7 +5,7 @@ import { fetchResource, type FetchContext } from '../client/fetch-resource.js';
 import { manifestErrorOf } from '../manifest/manifest-error.js';
 import { storedFileOf } from '../storage/stored-file.js';
 import type { ArchiveModel, StoredFile } from '../manifest/archive-model.js';
-import type { Frontier } from './frontier.js';
+import type { Frontier, Task } from './frontier.js';
 import { bodyResultOf, obtainBody, type BodyCache, type BodyKind, type BodyResult, type Format, type PrototypeContext, type SizeCaps } from './obtain-body.js';
 import { OpenTasks } from './open-tasks.js';
 import { parseIdList, parseJson, parsePrototype, requireObject, type IdList } from './parse.js';
@@ -42,6 +42,8 @@ export interface CrawlOptions {
 }
 
 const api = (rest: string): string => `${API_PREFIX}${rest}`;
+
+type HandOff = Parameters<Task>[0];
 
 /**
  * Walks everything the keys can read. Each resource is one task on the frontier; a handler parses
@@ -85,7 +87,7 @@ export class AccountCrawler {
       }
     }
     this.options.hooks?.listed?.([...owner.keys()]);
-    for (const [id, key] of owner) this.schedule(id, () => this.prototype(id, key));
+    for (const [id, key] of owner) this.schedule(id, (handOff) => this.prototype(id, key, handOff));
   }
 
   private async fetchRootList(key: string, index: number): Promise<IdList> {
@@ -103,9 +105,9 @@ export class AccountCrawler {
     }
   }
 
-  private async prototype(id: string, key: string): Promise<void> {
+  private async prototype(id: string, key: string, handOff: HandOff): Promise<void> {
     const source = api(`prototypes/${id}.json`);
-    const body = await this.fetchBody(undefined, source, 'json', key, (buffer) => {
+    const body = await this.fetchBody(undefined, source, 'json', key, handOff, (buffer) => {
       const value = parseJson(buffer, source);
       const info = parsePrototype(value, source);
       const { revision, milestone } = currentRevision(value);
@@ -126,16 +128,16 @@ export class AccountCrawler {
     const proto = body.parsed;
     this.store(proto, { path: archivePathFor(source, proto.revision), source, result: body.result });
     const base = `prototypes/${id}`;
-    this.schedule(proto.id, () => this.list(proto, `${base}/pages.json`, 'page', (page) => this.page(proto, page), true));
-    this.schedule(proto.id, () => this.list(proto, `${base}/layers.json`, 'layer', (layer) => this.layer(proto, layer)));
+    this.schedule(proto.id, (handOff) => this.list(proto, `${base}/pages.json`, 'page', handOff, (page) => this.page(proto, page), true));
+    this.schedule(proto.id, (handOff) => this.list(proto, `${base}/layers.json`, 'layer', handOff, (layer) => this.layer(proto, layer)));
     const discussions = new Set<string>();
     const discussion = (d: string): void => {
       if (discussions.has(d)) return;
       discussions.add(d);
-      this.schedule(proto.id, () => this.resource(proto, `${base}/discussions/${d}.json`, 'json', 'discussion'));
+      this.schedule(proto.id, (handOff) => this.resource(proto, `${base}/discussions/${d}.json`, 'json', handOff, 'discussion'));
     };
     this.discussionSink.set(id, discussion);
-    this.schedule(proto.id, () => this.list(proto, `${base}/discussions.json`, 'discussion', discussion));
+    this.schedule(proto.id, (handOff) => this.list(proto, `${base}/discussions.json`, 'discussion', handOff, discussion));
   }
 
   /** Per prototype: schedules each discussion id once, whichever list named it first. */
@@ -143,21 +145,21 @@ export class AccountCrawler {
 
   private page(proto: PrototypeContext, page: string): void {
     const base = `prototypes/${proto.id}/pages/${page}`;
-    this.schedule(proto.id, () => this.resource(proto, `${base}.json`, 'json', 'page'));
-    if (this.options.formats.has('html')) this.schedule(proto.id, () => this.resource(proto, `${base}.html`, 'html'));
-    if (this.options.formats.has('png')) this.schedule(proto.id, () => this.resource(proto, `${base}.png`, 'png'));
-    this.schedule(proto.id, () => this.list(proto, `${base}/elements.json`, 'element', (element) => {
-      this.schedule(proto.id, () => this.resource(proto, `${base}/elements/${element}.json`, 'json', 'element'));
+    this.schedule(proto.id, (handOff) => this.resource(proto, `${base}.json`, 'json', handOff, 'page'));
+    if (this.options.formats.has('html')) this.schedule(proto.id, (handOff) => this.resource(proto, `${base}.html`, 'html', handOff));
+    if (this.options.formats.has('png')) this.schedule(proto.id, (handOff) => this.resource(proto, `${base}.png`, 'png', handOff));
+    this.schedule(proto.id, (handOff) => this.list(proto, `${base}/elements.json`, 'element', handOff, (element) => {
+      this.schedule(proto.id, (next) => this.resource(proto, `${base}/elements/${element}.json`, 'json', next, 'element'));
     }));
     const discussion = this.discussionSink.get(proto.id) as (id: string) => void;
-    this.schedule(proto.id, () => this.list(proto, `${base}/discussions.json`, 'discussion', discussion));
+    this.schedule(proto.id, (handOff) => this.list(proto, `${base}/discussions.json`, 'discussion', handOff, discussion));
   }
 
   private layer(proto: PrototypeContext, layer: string): void {
     const base = `prototypes/${proto.id}/layers/${layer}`;
-    this.schedule(proto.id, () => this.resource(proto, `${base}.json`, 'json', 'layer'));
-    this.schedule(proto.id, () => this.list(proto, `${base}/elements.json`, 'element', (element) => {
-      this.schedule(proto.id, () => this.resource(proto, `${base}/elements/${element}.json`, 'json', 'element'));
+    this.schedule(proto.id, (handOff) => this.resource(proto, `${base}.json`, 'json', handOff, 'layer'));
+    this.schedule(proto.id, (handOff) => this.list(proto, `${base}/elements.json`, 'element', handOff, (element) => {
+      this.schedule(proto.id, (next) => this.resource(proto, `${base}/elements/${element}.json`, 'json', next, 'element'));
     }));
   }
 
@@ -165,11 +167,12 @@ export class AccountCrawler {
     proto: PrototypeContext,
     rest: string,
     kind: 'page' | 'layer' | 'element' | 'discussion',
+    handOff: HandOff,
     each: (id: string) => void,
     allowObjectForm = false,
   ): Promise<void> {
     const source = api(rest);
-    const body = await this.fetchBody(proto, source, 'json', proto.key, (buffer) =>
+    const body = await this.fetchBody(proto, source, 'json', proto.key, handOff, (buffer) =>
       parseIdList(parseJson(buffer, source), kind, source, allowObjectForm),
     );
     if (!body) return;
@@ -180,9 +183,9 @@ export class AccountCrawler {
     for (const id of body.parsed.ids) each(id);
   }
 
-  private async resource(proto: PrototypeContext, rest: string, kind: BodyKind, what?: string): Promise<void> {
+  private async resource(proto: PrototypeContext, rest: string, kind: BodyKind, handOff: HandOff, what?: string): Promise<void> {
     const source = api(rest);
-    const body = await this.fetchBody(proto, source, kind, proto.key, (buffer) => {
+    const body = await this.fetchBody(proto, source, kind, proto.key, handOff, (buffer) => {
       if (kind === 'json') requireObject(parseJson(buffer, source), `${what ?? 'resource'} metadata`, source);
       return undefined;
     });
@@ -191,17 +194,20 @@ export class AccountCrawler {
 
   /**
    * Fetch (or reuse) one body and check it. Resource failures are recorded and yield null; fatal
-   * ones (disk full, interruption) propagate and end the run.
+   * ones (disk full, interruption) propagate and end the run. Once the body is in the spool the
+   * task hands its slot on: checking and storing it need no connection.
    */
   private async fetchBody<T>(
     proto: PrototypeContext | undefined,
     source: string,
     kind: BodyKind,
     key: string,
+    handOff: HandOff,
     check: (buffer: Buffer) => T,
   ): Promise<{ result: BodyResult; parsed: T } | null> {
     try {
       const { result, buffer } = await obtainBody(this.options, proto, source, kind, key);
+      await handOff();
       const parsed = check(buffer ?? Buffer.alloc(0));
       return { result, parsed };
     } catch (error) {
@@ -236,10 +242,10 @@ export class AccountCrawler {
     return this.openTasks.entries();
   }
 
-  private schedule(prototypeId: string, task: () => Promise<void> | void): void {
+  private schedule(prototypeId: string, task: (handOff: HandOff) => Promise<void>): void {
     this.openTasks.opened(prototypeId);
-    this.options.frontier.add(async () => {
-      await task();
+    this.options.frontier.add(async (handOff) => {
+      await task(handOff);
       if (!this.openTasks.closed(prototypeId)) return;
       this.discussionSink.delete(prototypeId);
       this.options.hooks?.prototypeDone?.(prototypeId);

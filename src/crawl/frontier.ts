@@ -11,7 +11,13 @@ export interface FrontierOptions {
   concurrency: number;
 }
 
-type Task = () => Promise<void>;
+/**
+ * A task holds its slot until it ends, or until it calls `handOff`: the slot goes to the next task
+ * at once and the rest of this one (storing what it fetched) runs in the event loop's next turn.
+ * Responses that arrive together then send their next requests before any of them is stored,
+ * instead of each waiting for the storing of those ahead of it.
+ */
+export type Task = (handOff: () => Promise<void>) => Promise<void>;
 
 export class Frontier {
   private readonly limit: LimitFunction;
@@ -20,6 +26,8 @@ export class Frontier {
   private idle: { resolve: () => void; reject: (error: unknown) => void } | undefined;
   private stopped = false;
   private paused = false;
+  /** Tasks started and not yet ended, those that have handed off their slot included. */
+  private unfinished = 0;
   peakRunning = 0;
 
   constructor(options: FrontierOptions) {
@@ -75,7 +83,7 @@ export class Frontier {
 
   /** Resolves once no task is running any more (after stop, before cleaning up after them). */
   async quiet(): Promise<void> {
-    while (this.limit.activeCount > 0) {
+    while (this.limit.activeCount > 0 || this.unfinished > 0) {
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
   }
@@ -105,7 +113,7 @@ export class Frontier {
   }
 
   private isIdle(): boolean {
-    return this.pending.length === 0 && this.limit.activeCount === 0 && this.limit.pendingCount === 0;
+    return this.pending.length === 0 && this.limit.activeCount === 0 && this.limit.pendingCount === 0 && this.unfinished === 0;
   }
 
   private pump(): void {
@@ -129,16 +137,24 @@ export class Frontier {
       this.pump();
       return;
     }
-    void this.limit(async () => {
-      this.peakRunning = Math.max(this.peakRunning, this.limit.activeCount);
-      await task();
-    }).then(
-      () => this.pump(),
-      (error: unknown) => {
-        this.fail(error);
-        this.pump();
-      },
-    );
+    void this.limit(
+      () =>
+        new Promise<void>((leave) => {
+          this.peakRunning = Math.max(this.peakRunning, this.limit.activeCount);
+          this.unfinished++;
+          const handOff = (): Promise<void> => {
+            leave();
+            return new Promise((resolve) => setImmediate(resolve));
+          };
+          const ended = (error?: unknown): void => {
+            leave();
+            this.unfinished--;
+            if (error !== undefined) this.fail(error);
+            this.pump();
+          };
+          task(handOff).then(() => ended(), (error: unknown) => ended(error ?? new Error('task failed')));
+        }),
+    ).then(() => this.pump());
   }
 
   private fail(error: unknown): void {

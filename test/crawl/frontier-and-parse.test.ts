@@ -29,6 +29,33 @@ describe('frontier', () => {
     expect(samples.slice(10, 30).every((n) => n === 4)).toBe(true);
   });
 
+  it('gives a slot to the next task when a task hands it off, and drains only when that task has ended too', async () => {
+    const frontier = new Frontier({ concurrency: 1 });
+    const log: string[] = [];
+    let release: () => void = () => undefined;
+    const stored = new Promise<void>((resolve) => (release = resolve));
+    frontier.add(async (handOff) => {
+      log.push('first fetched');
+      await handOff();
+      log.push('first stores');
+      await stored;
+      log.push('first ended');
+    });
+    frontier.add(async () => {
+      log.push('second starts');
+    });
+    let drained = false;
+    const drain = frontier.drain().then(() => (drained = true));
+    await sleep(5);
+    // With one slot, the second started before the first went on to store what it fetched.
+    expect(log).toEqual(['first fetched', 'second starts', 'first stores']);
+    expect(frontier.running).toBe(0);
+    expect(drained).toBe(false);
+    release();
+    await drain;
+    expect(log.at(-1)).toBe('first ended');
+  });
+
   it('fails the drain with the first failure and drops what had not started', async () => {
     const frontier = new Frontier({ concurrency: 2 });
     let started = 0;
