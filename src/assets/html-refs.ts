@@ -50,34 +50,48 @@ export function scanHtml(html: string): HtmlRef[] {
   return refs;
 }
 
-interface Attribute {
+export interface Attribute {
   name: string;
   start: number;
   end: number;
   raw: string;
 }
 
-/** Reads one start tag, records its references, and skips a script or style body. */
+/** Attribute names `collect` reads; others are skipped without making a string of their name. */
+const READ_ATTRIBUTES = new Set(['src', 'poster', 'href', 'xlink:href', 'rel', 'background', 'srcset', 'style']);
+const LONGEST_READ = 10;
+
+const TAB = 9;
+const LF = 10;
+const FF = 12;
+const CR = 13;
+const SPACE = 32;
+const DQUOTE = 34;
+const SQUOTE = 39;
+const SLASH = 47;
+const EQUALS = 61;
+const GT = 62;
+
+function isHtmlSpace(code: number): boolean {
+  return code === SPACE || code === TAB || code === LF || code === CR || code === FF;
+}
+
+/** A character that may be part of an attribute name: not space, quote, `>`, `/` or `=`. */
+function isNameCode(code: number): boolean {
+  return !isHtmlSpace(code) && code !== DQUOTE && code !== SQUOTE && code !== GT && code !== SLASH && code !== EQUALS;
+}
+
+/**
+ * Reads one start tag, records its references, and skips a script or style body. Attributes are
+ * read by hand, one pass over the characters: a page has an element per widget, each with a style
+ * attribute, and a regular expression match per attribute was most of what scanning pages cost.
+ * The grammar is the tokenizer's, simplified: after optional space, a name (`[^space"'>/=]+`)
+ * with an optional `= value` (double-quoted, single-quoted, or up to space or `>`; a quote never
+ * closed starts an unquoted value), or `>` or `/>` ending the tag, or any other single character,
+ * which is skipped.
+ */
 function scanTag(html: string, open: number, refs: HtmlRef[]): number {
-  const nameMatch = /^[A-Za-z][^\t\n\f\r />]*/.exec(html.slice(open + 1, open + 64)) as RegExpExecArray;
-  const element = nameMatch[0].toLowerCase();
-  const attributes: Attribute[] = [];
-  const pattern = /[\t\n\f\r ]*([^\t\n\f\r "'>/=]+)(?:[\t\n\f\r ]*=[\t\n\f\r ]*(?:"([^"]*)"|'([^']*)'|([^\t\n\f\r >]+)))?|[\t\n\f\r ]*(\/?>)|[\t\n\f\r ]*[^]/gy;
-  pattern.lastIndex = open + 1 + nameMatch[0].length;
-  let end = html.length;
-  let selfClosing = false;
-  for (let m = pattern.exec(html); m; m = pattern.exec(html)) {
-    if (m[5] !== undefined) {
-      end = pattern.lastIndex;
-      selfClosing = m[5] === '/>';
-      break;
-    }
-    const name = m[1];
-    const value = m[2] ?? m[3] ?? m[4];
-    if (name === undefined || value === undefined) continue;
-    const valueEnd = pattern.lastIndex - (m[4] === undefined ? 1 : 0);
-    attributes.push({ name: name.toLowerCase(), start: valueEnd - value.length, end: valueEnd, raw: value });
-  }
+  const { element, attributes, end, selfClosing } = readStartTag(html, open);
   collect(element, attributes, refs);
   if (!selfClosing && (element === 'script' || element === 'style')) {
     const close = new RegExp(`</${element}`, 'ig');
@@ -88,6 +102,74 @@ function scanTag(html: string, open: number, refs: HtmlRef[]): number {
     return bodyEnd;
   }
   return end;
+}
+
+/**
+ * The start tag at `open` (a `<` followed by a letter): its element name in lower case, the
+ * attributes `collect` reads (first occurrence first, names in lower case, value offsets), and
+ * where the tag ends. Exported for tests.
+ */
+export function readStartTag(html: string, open: number): { element: string; attributes: Attribute[]; end: number; selfClosing: boolean } {
+  const length = html.length;
+  const nameLimit = Math.min(length, open + 64);
+  let at = open + 2;
+  while (at < nameLimit && !isHtmlSpace(html.charCodeAt(at)) && html.charCodeAt(at) !== SLASH && html.charCodeAt(at) !== GT) at++;
+  const element = html.slice(open + 1, at).toLowerCase();
+  const attributes: Attribute[] = [];
+  let end = length;
+  let selfClosing = false;
+  while (at < length) {
+    let first = at;
+    while (first < length && isHtmlSpace(html.charCodeAt(first))) first++;
+    if (first >= length) break;
+    const code = html.charCodeAt(first);
+    if (code === GT) {
+      end = first + 1;
+      break;
+    }
+    if (code === SLASH && html.charCodeAt(first + 1) === GT) {
+      end = first + 2;
+      selfClosing = true;
+      break;
+    }
+    if (!isNameCode(code)) {
+      at = first + 1;
+      continue;
+    }
+    let nameEnd = first + 1;
+    while (nameEnd < length && isNameCode(html.charCodeAt(nameEnd))) nameEnd++;
+    at = nameEnd;
+    let equals = nameEnd;
+    while (equals < length && isHtmlSpace(html.charCodeAt(equals))) equals++;
+    if (html.charCodeAt(equals) !== EQUALS) continue;
+    let valueAt = equals + 1;
+    while (valueAt < length && isHtmlSpace(html.charCodeAt(valueAt))) valueAt++;
+    if (valueAt >= length) continue;
+    let start = -1;
+    let stop = -1;
+    const quote = html.charCodeAt(valueAt);
+    if (quote === DQUOTE || quote === SQUOTE) {
+      const close = html.indexOf(quote === DQUOTE ? '"' : "'", valueAt + 1);
+      if (close !== -1) {
+        start = valueAt + 1;
+        stop = close;
+        at = close + 1;
+      }
+    }
+    if (start === -1) {
+      let unquoted = valueAt;
+      while (unquoted < length && !isHtmlSpace(html.charCodeAt(unquoted)) && html.charCodeAt(unquoted) !== GT) unquoted++;
+      // No value at all (`name= >`): the name stands alone, as if there were no `=`.
+      if (unquoted === valueAt) continue;
+      start = valueAt;
+      stop = unquoted;
+      at = unquoted;
+    }
+    if (nameEnd - first > LONGEST_READ) continue;
+    const name = html.slice(first, nameEnd).toLowerCase();
+    if (READ_ATTRIBUTES.has(name)) attributes.push({ name, start, end: stop, raw: html.slice(start, stop) });
+  }
+  return { element, attributes, end, selfClosing };
 }
 
 function collect(element: string, attributes: Attribute[], refs: HtmlRef[]): void {

@@ -102,16 +102,33 @@ export function watchTransfer(
   clock: WatchdogClock = SYSTEM_CLOCK,
 ): TransferWatch {
   if (policy.minBytesPerSecond <= 0) return UNWATCHED;
-  const meter = new RateMeter(policy, clock.now());
-  const ticker = tickerFor(clock, Math.max(1, policy.windowMs / BUCKETS));
+  const startMs = clock.now();
+  const bucketMs = Math.max(1, policy.windowMs / BUCKETS);
+  // Nearly every body ends within its first bucket: its bytes are only summed, and the meter (a
+  // ring of buckets) is made for a transfer that lasts longer.
+  let meter: RateMeter | undefined;
+  let early = 0;
+  const meterNow = (): RateMeter => {
+    if (!meter) {
+      meter = new RateMeter(policy, startMs);
+      meter.add(early, startMs);
+    }
+    return meter;
+  };
+  const ticker = tickerFor(clock, bucketMs);
   const check = (): void => {
-    if (!meter.stalled(clock.now())) return;
+    const now = clock.now();
+    if (now - startMs < policy.windowMs || !meterNow().stalled(now)) return;
     ticker.remove(check);
     abort(stalledError(policy, source));
   };
   ticker.add(check);
   return {
-    seen: (bytes) => meter.add(bytes, clock.now()),
+    seen: (bytes) => {
+      const now = clock.now();
+      if (!meter && now - startMs < bucketMs) early += bytes;
+      else meterNow().add(bytes, now);
+    },
     stop: () => ticker.remove(check),
   };
 }
