@@ -1,4 +1,4 @@
-import { InvalidArgumentError } from 'commander';
+import { InvalidArgumentError } from './commander.js';
 import { isValidId } from '../core/ids.js';
 import type { Format } from '../crawl/crawl-account.js';
 import type { ExportOptions } from '../export/export-account.js';

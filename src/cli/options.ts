@@ -1,4 +1,4 @@
-import { InvalidArgumentError } from 'commander';
+import { InvalidArgumentError } from './commander.js';
 
 /** A commander parser for a whole number within bounds, with a message naming the flag. */
 export function intOption(flag: string, min: number, max: number): (value: string) => number {

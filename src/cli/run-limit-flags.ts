@@ -1,4 +1,4 @@
-import { InvalidArgumentError, type Command } from 'commander';
+import { InvalidArgumentError, type Command } from './commander.js';
 import { isRabbitError } from '../core/errors.js';
 import { STALL_DEFAULTS } from '../client/transfer-watchdog.js';
 import { formatDuration, parseDuration } from '../core/duration.js';

@@ -1,4 +1,4 @@
-import { InvalidArgumentError, type Command } from 'commander';
+import { InvalidArgumentError, type Command } from './commander.js';
 import { RETRY_DEFAULTS } from '../client/retry-policy.js';
 import type { SizeCaps } from '../crawl/crawl-account.js';
 import { EXPORT_DEFAULTS } from '../export/export-defaults.js';
