@@ -1,4 +1,6 @@
+import type { Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
+import { readChunks } from '../core/read-chunks.js';
 import { RabbitError } from '../core/errors.js';
 import { redactUrl } from '../core/redact.js';
 import { createDispatcher } from './dispatcher.js';
@@ -25,7 +27,7 @@ export interface HttpClientOptions {
 export interface HttpResponse {
   status: number;
   headers: Record<string, string>;
-  body: AsyncIterable<Buffer> & { destroy(error?: Error): void };
+  body: Readable;
 }
 
 export interface GetOptions {
@@ -142,20 +144,16 @@ export class HttpClient {
 const DISCARD_LIMIT = 64 * 1024;
 
 /** Reads and drops the body of an answer whose status says all we need (an error, a redirect). */
-export async function discardBody(
-  body: AsyncIterable<Buffer> & { destroy(error?: Error): void },
-  onChunk?: (bytes: number) => void,
-): Promise<void> {
+export async function discardBody(body: Readable, onChunk?: (bytes: number) => void): Promise<void> {
   let read = 0;
   try {
-    for await (const chunk of body) {
+    await readChunks(body, (chunk) => {
       read += chunk.length;
       onChunk?.(chunk.length);
-      if (read > DISCARD_LIMIT) {
-        body.destroy();
-        return;
-      }
-    }
+      // Thrown to stop reading: the body is destroyed, and the error is no news (below).
+      if (read > DISCARD_LIMIT) throw new Error('discarded');
+      return undefined;
+    });
   } catch {
     // An unused body that breaks off tells us nothing its status did not.
   }

@@ -2,6 +2,8 @@ import { createHash, hash as oneShotHash, randomBytes, type Hash } from 'node:cr
 import { constants, createWriteStream, type WriteStream } from 'node:fs';
 import { mkdir, open, rename, rm, stat, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { Readable } from 'node:stream';
+import { readChunks } from '../core/read-chunks.js';
 import { RabbitError } from '../core/errors.js';
 
 /** Where a body's bytes are on disk: a whole file, or `size` bytes at `offset` in the pack file. */
@@ -79,7 +81,7 @@ export class Spool {
    * through a temp file, so memory stays flat however large a PNG is.
    */
   async write(
-    chunks: AsyncIterable<Buffer>,
+    body: Readable,
     options: { maxBytes: number; expectedLength?: number; keep?: boolean; source: string; onChunk?: (bytes: number) => void },
   ): Promise<SpooledBody> {
     // Bodies held whole in memory (nearly all) are hashed in one call at the end: a hash object
@@ -88,7 +90,7 @@ export class Spool {
     const held: Buffer[] = [];
     let size = 0;
     try {
-      for await (const chunk of chunks) {
+      await readChunks(body, (chunk) => {
         size += chunk.length;
         options.onChunk?.(chunk.length);
         if (size > options.maxBytes) {
@@ -98,18 +100,18 @@ export class Spool {
         }
         if (streamed) {
           streamed.hash.update(chunk);
-          await streamed.out.write(chunk);
-          continue;
+          return streamed.out.write(chunk);
         }
         held.push(chunk);
-        if (size > SMALL_BODY_BYTES && !options.keep) {
-          streamed = { out: new FileWriter(join(this.dir, `.part-${process.pid}-${this.counter++}-${randomBytes(4).toString('hex')}`)), hash: createHash('sha256') };
-          for (const part of held.splice(0)) {
-            streamed.hash.update(part);
-            await streamed.out.write(part);
-          }
+        if (size <= SMALL_BODY_BYTES || options.keep) return undefined;
+        streamed = { out: new FileWriter(join(this.dir, `.part-${process.pid}-${this.counter++}-${randomBytes(4).toString('hex')}`)), hash: createHash('sha256') };
+        let waiting: Promise<void> | undefined;
+        for (const part of held.splice(0)) {
+          streamed.hash.update(part);
+          waiting = streamed.out.write(part) ?? waiting;
         }
-      }
+        return waiting;
+      });
       if (options.expectedLength !== undefined && size !== options.expectedLength) {
         throw new RabbitError(
           'BODY_TRUNCATED',
@@ -244,10 +246,10 @@ class FileWriter {
     this.failed.catch(() => undefined);
   }
 
-  async write(chunk: Buffer): Promise<void> {
-    if (!this.stream.write(chunk)) {
-      await Promise.race([new Promise<void>((resolve) => this.stream.once('drain', () => resolve())), this.failed]);
-    }
+  /** Undefined when the chunk was taken at once; else a promise of the file stream's drain. */
+  write(chunk: Buffer): Promise<void> | undefined {
+    if (this.stream.write(chunk)) return undefined;
+    return Promise.race([new Promise<void>((resolve) => this.stream.once('drain', () => resolve())), this.failed]);
   }
 
   async finish(): Promise<void> {

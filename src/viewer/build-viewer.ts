@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import type { RabbitError } from '../core/errors.js';
 import type { FetchContext } from '../client/fetch-resource.js';
 import type { BodyRef } from '../storage/spool.js';
@@ -92,7 +93,7 @@ export async function addOfflineViewer(options: OfflineViewerOptions): Promise<v
 }
 
 async function store(options: OfflineViewerOptions, generated: GeneratedFile): Promise<StoredFile> {
-  const body = await options.fetch.spool.write(once(generated.data), { maxBytes: Number.MAX_SAFE_INTEGER, source: generated.path });
+  const body = await options.fetch.spool.write(Readable.from([generated.data]), { maxBytes: Number.MAX_SAFE_INTEGER, source: generated.path });
   const file = storedFileOf(
     { path: generated.path, source: GENERATED_SOURCE, generatedFrom: generated.generatedFrom },
     cachedBodyOf(body, { contentType: generated.contentType, lastModified: null }),
@@ -100,10 +101,6 @@ async function store(options: OfflineViewerOptions, generated: GeneratedFile): P
   const owner = /^prototypes\/(\d+)\//.exec(generated.path)?.[1];
   options.model.addFile(owner !== undefined && options.model.hasPrototype(owner) ? owner : undefined, file);
   return file;
-}
-
-async function* once(data: Buffer): AsyncGenerator<Buffer> {
-  yield data;
 }
 
 function foreignList(catalog: AssetCatalog): { url: string; referencedBy: string[] }[] {

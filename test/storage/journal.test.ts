@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import { appendFile, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -8,7 +9,7 @@ import { tempDir } from '../helpers/temp.js';
 const BASE = 'https://rabbit.test';
 
 async function body(spool: Spool, text: string) {
-  const spooled = await spool.write((async function* () { yield Buffer.from(text); })(), { maxBytes: 1 << 20, source: text });
+  const spooled = await spool.write(Readable.from([Buffer.from(text)]), { maxBytes: 1 << 20, source: text });
   return { path: `p/${text}`, source: `/rabbit/api/${text}`, sha256: spooled.sha256, size: spooled.size, contentType: 'application/json', lastModified: null, file: spooled.file, ...(spooled.offset !== undefined ? { offset: spooled.offset } : {}) };
 }
 

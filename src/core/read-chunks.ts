@@ -1,0 +1,78 @@
+import type { Readable } from 'node:stream';
+
+/**
+ * Reads a stream to its end, handing each chunk to `onChunk` as it comes. When `onChunk` returns
+ * a promise (a write that must wait), the stream is paused until it settles. Rejects with the
+ * stream's error, with what `onChunk` throws or rejects with (the stream is then destroyed), or
+ * with a premature-close error when the stream closes before its end.
+ *
+ * This is what `for await (const chunk of stream)` does, without its async iterator: for a
+ * response body of one or two chunks (nearly all of an export), the iterator's promises and
+ * end-of-stream watcher cost about 6 us a request, a tenth of a bare client's whole cost
+ * (measured with undici's `request`, 100k requests, same run).
+ */
+export function readChunks(stream: Readable, onChunk: (chunk: Buffer) => Promise<void> | undefined): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    let waiting: Promise<void> | undefined;
+    let ended = false;
+    let settled = false;
+    const detach = (): void => {
+      stream.off('data', onData);
+      stream.off('end', onEnd);
+      stream.off('error', fail);
+      stream.off('close', onClose);
+      // Whatever the stream says after this is no longer anyone's business, but must not crash.
+      stream.on('error', ignore);
+    };
+    const fail = (error: unknown): void => {
+      if (settled) return;
+      settled = true;
+      detach();
+      stream.destroy();
+      reject(error);
+    };
+    const finish = (): void => {
+      if (settled) return;
+      settled = true;
+      detach();
+      resolve();
+    };
+    function onData(chunk: Buffer): void {
+      let pending: Promise<void> | undefined;
+      try {
+        pending = onChunk(chunk);
+      } catch (error) {
+        fail(error);
+        return;
+      }
+      if (!pending) return;
+      stream.pause();
+      waiting = pending.then(
+        () => {
+          waiting = undefined;
+          if (ended) finish();
+          else stream.resume();
+        },
+        fail,
+      );
+    }
+    function onEnd(): void {
+      ended = true;
+      if (!waiting) finish();
+    }
+    function onClose(): void {
+      if (!ended) fail(Object.assign(new Error('Premature close'), { code: 'ERR_STREAM_PREMATURE_CLOSE' }));
+    }
+    // A stream destroyed before it is read (an abort that came first) has no events left to give.
+    if (stream.errored) return fail(stream.errored);
+    if (stream.destroyed) return stream.readableEnded ? finish() : onClose();
+    stream.on('data', onData);
+    stream.once('end', onEnd);
+    stream.once('error', fail);
+    stream.once('close', onClose);
+  });
+}
+
+function ignore(): void {
+  // See detach.
+}
