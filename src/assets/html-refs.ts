@@ -72,6 +72,7 @@ const SLASH = 47;
 const EQUALS = 61;
 const GT = 62;
 
+/** HTML whitespace only: `\s` would also match 0xA0, a UTF-8 continuation byte in latin1 text. */
 function isHtmlSpace(code: number): boolean {
   return code === SPACE || code === TAB || code === LF || code === CR || code === FF;
 }
@@ -204,9 +205,9 @@ function srcsetRefs(attribute: Attribute): HtmlRef[] {
   const raw = attribute.raw;
   let i = 0;
   while (i < raw.length) {
-    while (i < raw.length && (isSpace(raw[i]) || raw[i] === ',')) i++;
+    while (i < raw.length && (isHtmlSpace(raw.charCodeAt(i)) || raw[i] === ',')) i++;
     const start = i;
-    while (i < raw.length && !isSpace(raw[i])) i++;
+    while (i < raw.length && !isHtmlSpace(raw.charCodeAt(i))) i++;
     let end = i;
     const endsCandidate = raw[end - 1] === ',';
     while (end > start && raw[end - 1] === ',') end--;
@@ -224,11 +225,6 @@ function srcsetRefs(attribute: Attribute): HtmlRef[] {
     }
   }
   return refs;
-}
-
-/** HTML whitespace only: `\s` would also match 0xA0, a UTF-8 continuation byte in latin1 text. */
-function isSpace(c: string | undefined): boolean {
-  return c === ' ' || c === '\t' || c === '\n' || c === '\r' || c === '\f';
 }
 
 function skipPast(html: string, from: number, marker: string): number {
