@@ -1,6 +1,6 @@
 import { open, rename, stat, type FileHandle } from 'node:fs/promises';
 import { readAt, type Spool } from './spool.js';
-import { addSpan, readSpanLines } from './keyed-spill.js';
+import { addSpan, newlineChunks, readSpanLines } from './keyed-spill.js';
 import type { BodyCache, CacheCandidate, CachedBody, PrototypeContext } from './body-cache.js';
 import type { StoredFile } from '../manifest/archive-model.js';
 import { readVerified } from './read-verified.js';
@@ -68,7 +68,7 @@ export async function readJournal(path: string, baseUrl: string): Promise<Journa
   }
   try {
     let header: Partial<Header> | undefined;
-    for await (const { line, offset } of linesOf(handle)) {
+    for await (const { line, offset } of linesOf(handle, path)) {
       if (header === undefined) {
         header = (parseLine(line) as Partial<Header> | undefined) ?? {};
         if (header.t !== 'header' || header.v !== JOURNAL_VERSION || header.baseUrl !== baseUrl) break;
@@ -96,26 +96,13 @@ export async function readJournal(path: string, baseUrl: string): Promise<Journa
 }
 
 /** The lines of a file with the byte offset each starts at; a last line without its newline is left out. */
-async function* linesOf(handle: FileHandle): AsyncGenerator<{ line: string; offset: number }> {
-  const buffer = Buffer.alloc(READ_CHUNK_BYTES);
-  let carry = Buffer.alloc(0);
-  let position = 0;
-  for (;;) {
-    const { bytesRead } = await handle.read(buffer, 0, buffer.length, position);
-    if (bytesRead === 0) return;
-    const data = Buffer.concat([carry, buffer.subarray(0, bytesRead)]);
-    const dataAt = position - carry.length;
-    position += bytesRead;
-    let start = 0;
-    for (let nl = data.indexOf(10); nl !== -1; nl = data.indexOf(10, start)) {
-      yield { line: data.toString('utf8', start, nl), offset: dataAt + start };
-      start = nl + 1;
+async function* linesOf(handle: FileHandle, path: string): AsyncGenerator<{ line: string; offset: number }> {
+  for await (const { data, offset } of newlineChunks(handle, 0, (await handle.stat()).size, path)) {
+    for (let start = 0, nl = data.indexOf(10); nl !== -1; start = nl + 1, nl = data.indexOf(10, start)) {
+      yield { line: data.toString('utf8', start, nl), offset: offset + start };
     }
-    carry = Buffer.from(data.subarray(start));
   }
 }
-
-const READ_CHUNK_BYTES = 1024 * 1024;
 
 /**
  * Appends records. Lines are gathered and written a batch at a time (one write per batch, not per

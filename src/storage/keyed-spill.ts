@@ -97,36 +97,42 @@ export function addSpan(spans: number[], offset: number, length: number): void {
   else spans.push(offset, length);
 }
 
-/**
- * The newline-ended lines in the given byte ranges of a file, in order. A range is read a chunk of
- * at most READ_CHUNK_BYTES at a time: one prototype's lines run to megabytes at a million
- * resources, and buffers that large, allocated and freed over and over, leave the C heap
- * fragmented for the rest of the run (glibc raises its mmap threshold to the largest one freed).
- */
+/** The newline-ended lines in the given byte ranges of a file, in order. */
 export async function readSpanLines(handle: FileHandle, spans: readonly number[], path: string): Promise<string[]> {
   const out: string[] = [];
   for (let i = 0; i < spans.length; i += 2) {
     const start = spans[i] as number;
-    const end = start + (spans[i + 1] as number);
-    // Split on newline bytes, not characters: a chunk may end inside a multi-byte character.
-    let carry: Buffer | undefined;
-    for (let at = start; at < end; ) {
-      const size = Math.min(READ_CHUNK_BYTES, end - at);
-      const read = await readAt(handle, at, size, path);
-      at += size;
-      const data = carry ? Buffer.concat([carry, read]) : read;
-      const last = data.lastIndexOf(10);
-      if (last === -1) {
-        carry = data;
-        continue;
-      }
-      const parts = data.toString('utf8', 0, last).split('\n');
-      for (const part of parts) out.push(part);
-      // Past the last newline: the start of a line the next chunk ends (nothing at a span's end).
-      carry = last + 1 < data.length ? data.subarray(last + 1) : undefined;
+    for await (const { data } of newlineChunks(handle, start, start + (spans[i + 1] as number), path)) {
+      for (const line of data.toString('utf8', 0, data.length - 1).split('\n')) out.push(line);
     }
   }
   return out;
+}
+
+/**
+ * The bytes from `start` to `end` of a file in chunks that each end with a newline, `offset` where
+ * each begins. Read at most READ_CHUNK_BYTES at a time: one prototype's lines run to megabytes at
+ * a million resources, and buffers that large, allocated and freed over and over, leave the C heap
+ * fragmented for the rest of the run (glibc raises its mmap threshold to the largest one freed).
+ * Chunks are cut at newline bytes, never inside a multi-byte character; bytes after the last
+ * newline (a torn last line) are left out.
+ */
+export async function* newlineChunks(handle: FileHandle, start: number, end: number, path: string): AsyncGenerator<{ data: Buffer; offset: number }> {
+  let carry: Buffer | undefined;
+  for (let at = start; at < end; ) {
+    const size = Math.min(READ_CHUNK_BYTES, end - at);
+    const read = await readAt(handle, at, size, path);
+    const data = carry ? Buffer.concat([carry, read]) : read;
+    const offset = at - (carry?.length ?? 0);
+    at += size;
+    const last = data.lastIndexOf(10);
+    if (last === -1) {
+      carry = data;
+      continue;
+    }
+    yield { data: data.subarray(0, last + 1), offset };
+    carry = last + 1 < data.length ? data.subarray(last + 1) : undefined;
+  }
 }
 
 const READ_CHUNK_BYTES = 256 * 1024;

@@ -50,6 +50,36 @@ describe('journal', () => {
     expect(reread.records).toBe(50);
   });
 
+  it('indexes a journal longer than one read, with records and characters cut at the read edges', async () => {
+    const dir = await tempDir();
+    const path = join(dir, 'journal.jsonl');
+    const spool = new Spool(join(dir, 'spool'));
+    await spool.init();
+    const writer = await JournalWriter.open(path, BASE, true);
+    const protos = ['3', '17', '4711'].map((id) => ({ id, key: 'k', revision: 2, lastModification: 5 }));
+    // Some 1.2 MB of records whose lengths vary and whose content types hold multi-byte characters.
+    const count = 3000;
+    for (let i = 0; i < count; i++) {
+      const file = { ...(await body(spool, `b${i}`)), contentType: `application/json; note="${'日本語🐇'.repeat(i % 7)}${'x'.repeat(300 + (i % 13))}"` };
+      writer.record(file, protos[i % 3] as (typeof protos)[number]);
+    }
+    await writer.close();
+    await spool.close();
+    expect((await readFile(path)).length).toBeGreaterThan(3 * 256 * 1024);
+
+    const state = await readJournal(path, BASE);
+    expect(state.records).toBe(count);
+    await spool.init();
+    const cache = new JournalCache(state, spool);
+    // Records from the start, the middle and the end of the file, each found through its span.
+    for (const i of [0, 1, 1234, 2000, count - 1]) {
+      const hit = await cache.lookup(`/rabbit/api/b${i}`, protos[i % 3] as (typeof protos)[number]);
+      expect(hit?.fresh, `b${i}`).toBe(true);
+      expect((await spool.read(await (hit as NonNullable<typeof hit>).load())).toString()).toBe(`b${i}`);
+    }
+    await spool.close();
+  });
+
   it('sets aside a journal written for another service', async () => {
     const dir = await tempDir();
     const path = join(dir, 'journal.jsonl');
