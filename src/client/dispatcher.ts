@@ -1,4 +1,5 @@
-import { Pool, ProxyAgent, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
+import { Pool, ProxyAgent } from './undici.js';
 import { proxyFor, type ProxySettings } from './proxy-env.js';
 
 export interface DispatcherOptions {

@@ -16,7 +16,7 @@ const MODULE_LOG = fileURLToPath(new URL('../helpers/module-log.mjs', import.met
 const FLAG_DEFAULTS = ['dist/export/export-defaults.js', 'dist/client/retry-policy.js', 'dist/client/transfer-watchdog.js', 'dist/backup/rotation.js'];
 
 /** The files of this package (dist/...) and the packages (by name) one run of the built CLI loads. */
-async function modulesLoadedBy(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; files: string[]; packages: string[] }> {
+async function modulesLoadedBy(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; files: string[]; packages: string[]; undici: string[] }> {
   const log = join(await tempDir(), 'modules.log');
   const run = await runCli(args, { env: { ...env, NODE_OPTIONS: `--import=${MODULE_LOG}`, RABBIT_MODULE_LOG: log } });
   const paths = (await readFile(log, 'utf8'))
@@ -26,7 +26,8 @@ async function modulesLoadedBy(args: string[], env: Record<string, string> = {})
   // By the innermost node_modules folder: wherever the packages are installed (or linked from).
   const packages = paths.flatMap((path) => /.*\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(path)?.[1] ?? []);
   const files = paths.map((path) => relative(ROOT, path)).filter((path) => path.startsWith('dist/'));
-  return { code: run.code, files: [...new Set(files)], packages: [...new Set(packages)].sort() };
+  const undici = paths.flatMap((path) => /\/node_modules\/undici\/(.*)$/.exec(path)?.[1] ?? []);
+  return { code: run.code, files: [...new Set(files)], packages: [...new Set(packages)].sort(), undici: [...new Set(undici)] };
 }
 
 const beyondCliAndCore = (files: string[]): string[] => files.filter((file) => !file.startsWith('dist/cli/') && !file.startsWith('dist/core/'));
@@ -52,9 +53,14 @@ describe('start-up: what a command line loads', () => {
 
   it('the same log shows the core, undici and the rest once export runs', async () => {
     // No key: the action loads everything it needs, then stops with a usage error before any request.
-    const { code, files, packages } = await modulesLoadedBy(['export', '--out', join(await tempDir(), 'x.zip')]);
+    const { code, files, packages, undici } = await modulesLoadedBy(['export', '--out', join(await tempDir(), 'x.zip')]);
     expect(code).toBe(2);
     expect(packages).toContain('undici');
+    // undici's pool, proxy agent and request API, not its index (fetch, WebSocket, caches, mocks).
+    expect(undici).toContain('lib/dispatcher/pool.js');
+    expect(undici).toContain('lib/dispatcher/proxy-agent.js');
+    expect(undici).not.toContain('index.js');
+    expect(undici.filter((path) => /^lib\/(web|mock|cache)\//.test(path))).toEqual([]);
     expect(files).toContain('dist/export/export-account.js');
     expect(files).toContain('dist/cli/long-run.js');
     // Reading an earlier archive (the zip reader, the streaming JSON parser) waits for --since.
