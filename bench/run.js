@@ -4,7 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MiB, run, serve } from './lib.js';
-import { parseSizes, scaleBench } from './scale.js';
+import { bareClient, parseSizes, scaleBench } from './scale.js';
 import { FIRST_REQUEST_GOAL_MS, startupBench } from './startup.js';
 
 async function exportOnce(service, concurrency, extra = []) {
@@ -23,10 +23,14 @@ async function exportOnce(service, concurrency, extra = []) {
   }
 }
 
+const LATENCY = 20;
+const CONCURRENCY = 16;
+const SAMPLE_ACCOUNT = ['--prototypes', '10', '--pages', '20', '--elements', '8'];
+
 async function latencyBench({ faults, label }) {
-  const latency = 20;
-  const concurrency = 16;
-  const service = await serve(['--latency', String(latency), '--prototypes', '10', '--pages', '20', '--elements', '8', ...(faults ? ['--faults', faults] : [])]);
+  const latency = LATENCY;
+  const concurrency = CONCURRENCY;
+  const service = await serve(['--latency', String(latency), ...SAMPLE_ACCOUNT, ...(faults ? ['--faults', faults] : [])]);
   const { seconds, summary } = await exportOnce(service, concurrency, faults ? ['--retries', '8'] : []);
   const stats = await service.stop();
   const ideal = (summary.requests * latency) / concurrency / 1000;
@@ -34,10 +38,25 @@ async function latencyBench({ faults, label }) {
   console.log(`\n(${label}) ${summary.requests} requests, ${latency} ms latency, concurrency ${concurrency}`);
   console.log(`  export ${inside.toFixed(2)} s, ideal ${ideal.toFixed(2)} s: ${(inside / ideal).toFixed(2)} x ideal (archive written and renamed into place)`);
   console.log(`  whole command ${seconds.toFixed(2)} s: ${(seconds / ideal).toFixed(2)} x ideal (node start-up and module loading included)`);
-  console.log(`  peak requests in flight at the service: ${stats.peakInFlight}`);
+  console.log(`  peak requests in flight at the service: ${stats.peakInFlight}; on average ${stats.meanInFlight.toFixed(2)} while it had any`);
   console.log(`  retries ${summary.retries}, faults injected ${stats.faultsInjected}, complete: ${summary.complete}`);
   console.log(`  peak RSS of the exporter: ${(summary.peakRssBytes / MiB).toFixed(0)} MiB`);
-  return { ratio: inside / ideal, wall: seconds / ideal, peak: stats.peakInFlight };
+  return { ratio: inside / ideal, wall: seconds / ideal, peak: stats.peakInFlight, mean: stats.meanInFlight };
+}
+
+/**
+ * The yardstick for (a): a bare undici Pool fetching the same URLs from the same kind of service
+ * (bench/bare-client.js), in this run, so the machine's mood of the minute counts for both.
+ */
+async function bareLatencyBench(label) {
+  const service = await serve(['--latency', String(LATENCY), ...SAMPLE_ACCOUNT]);
+  const started = process.hrtime.bigint();
+  const bare = await bareClient(service, CONCURRENCY);
+  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  const stats = await service.stop();
+  const ideal = (bare.requests * LATENCY) / CONCURRENCY / 1000;
+  console.log(`\n(${label}) bare undici client, ${bare.requests} requests: ${(bare.wallMs / 1000 / ideal).toFixed(2)} x ideal fetching, ${(seconds / ideal).toFixed(2)} x as a whole process; ${stats.meanInFlight.toFixed(2)} in flight on average`);
+  return { ratio: bare.wallMs / 1000 / ideal, wall: seconds / ideal, mean: stats.meanInFlight };
 }
 
 async function pngBench() {
@@ -57,15 +76,23 @@ if (scaleFlag !== undefined) {
 }
 
 // These machines are shared and noisy: (a) runs three times and reports the median.
+// The bare client takes turns with the exporter, three runs each.
 const runs = [];
-for (let i = 1; i <= 3; i++) runs.push(await latencyBench({ label: `a, run ${i} of 3`, faults: undefined }));
-const a = runs.sort((x, y) => x.ratio - y.ratio)[1];
-const spread = `${runs[0].ratio.toFixed(2)}-${runs[2].ratio.toFixed(2)}`;
+const bares = [];
+for (let i = 1; i <= 3; i++) {
+  runs.push(await latencyBench({ label: `a, run ${i} of 3`, faults: undefined }));
+  bares.push(await bareLatencyBench(`a, bare client, run ${i} of 3`));
+}
+const median = (list, key) => list.map((r) => r[key]).sort((x, y) => x - y)[1];
+const a = { ratio: median(runs, 'ratio'), wall: median(runs, 'wall'), mean: median(runs, 'mean') };
+const bare = { ratio: median(bares, 'ratio'), wall: median(bares, 'wall'), mean: median(bares, 'mean') };
+const spread = `${Math.min(...runs.map((r) => r.ratio)).toFixed(2)}-${Math.max(...runs.map((r) => r.ratio)).toFixed(2)}`;
 const b = await pngBench();
 const c = await latencyBench({ label: 'c: 10 % transient faults', faults: 'rate=0.1,seed=7' });
 const startup = await startupBench();
 console.log('\nsummary:');
-console.log(`  (a) median ${a.ratio.toFixed(2)} x ideal inside the export (runs ${spread}); the whole command, process start included: ${a.wall.toFixed(2)} x ideal (goal <= 1.15), peak in flight ${runs.map((r) => r.peak).join('/')} (goal 16)`);
+console.log(`  (a) median ${a.ratio.toFixed(2)} x ideal inside the export (runs ${spread}); the whole command, process start included: ${a.wall.toFixed(2)} x ideal (goal <= 1.15), peak in flight ${runs.map((r) => r.peak).join('/')} (goal 16), ${a.mean.toFixed(2)} on average`);
+console.log(`      a bare undici client on the same URLs, same run: ${bare.ratio.toFixed(2)} x ideal fetching, ${bare.wall.toFixed(2)} x as a whole process, ${bare.mean.toFixed(2)} in flight on average`);
 console.log(`  (b) peak RSS ${b.rss.toFixed(0)} MiB for ${(b.bytes / MiB).toFixed(0)} MiB of archive (goal <= 160 MiB, >= 300 MiB of PNG)`);
 const [[, nodeMs], [, versionMs], [, helpMs]] = startup.rows;
 console.log(`  start-up: --version ${(versionMs / nodeMs).toFixed(2)} x, export --help ${(helpMs / nodeMs).toFixed(2)} x node -e 0 (goal <= 1.5); export's first request ${startup.firstRequest.toFixed(0)} ms after spawn (goal <= ${FIRST_REQUEST_GOAL_MS})`);

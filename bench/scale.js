@@ -28,8 +28,8 @@ function unzipTest(file) {
   });
 }
 
-async function bareClient(service) {
-  const config = { baseUrl: service.baseUrl, key: service.keys.readOnly, seed: service.seed, dataset: service.dataset, concurrency: CONCURRENCY };
+export async function bareClient(service, concurrency = CONCURRENCY) {
+  const config = { baseUrl: service.baseUrl, key: service.keys.readOnly, seed: service.seed, dataset: service.dataset, concurrency };
   const result = await runNode([BARE_CLIENT, JSON.stringify(config)]).done;
   if (result.code !== 0) throw new Error(`bare client exited ${result.code}: ${result.stderr}`);
   return JSON.parse(result.stdout.trim());

@@ -56,12 +56,20 @@ export class HttpClient {
   readonly basePath: string;
   private readonly dispatcher: Dispatcher;
   private readonly ownsDispatcher: boolean;
+  /**
+   * Requests that may be handed to the dispatcher beyond `connections` to wait in its queue: one
+   * for the built-in pool, which never sends more than `connections` at once, so a connection that
+   * frees sends the next request without waiting for this process; none for a dispatcher from
+   * outside, whose limits are not known here.
+   */
+  readonly queueAhead: number;
 
   constructor(options: HttpClientOptions) {
     const base = parseBaseUrl(options.baseUrl, { allowInsecureHttp: options.allowInsecureHttp ?? false });
     this.origin = base.origin;
     this.basePath = base.basePath;
     this.ownsDispatcher = options.dispatcher === undefined;
+    this.queueAhead = this.ownsDispatcher ? 1 : 0;
     this.dispatcher =
       options.dispatcher ??
       createDispatcher({

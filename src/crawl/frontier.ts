@@ -9,6 +9,13 @@ import pLimit, { type LimitFunction } from 'p-limit';
  */
 export interface FrontierOptions {
   concurrency: number;
+  /**
+   * Tasks run beyond `concurrency` while it is at its full value, for a connection pool that
+   * itself never sends more than `concurrency` requests at once: their requests wait in the pool's
+   * queue, and a connection that frees sends the next one at once, inside undici, instead of after
+   * the response that freed it has been handled here and a task has started. None by default.
+   */
+  ahead?: number;
 }
 
 /**
@@ -28,24 +35,37 @@ export class Frontier {
   private paused = false;
   /** Tasks started and not yet ended, those that have handed off their slot included. */
   private unfinished = 0;
+  private readonly full: number;
+  private readonly ahead: number;
+  private current: number;
+  /** The most tasks running at once, counting none of those `ahead`: the most requests in flight. */
   peakRunning = 0;
 
   constructor(options: FrontierOptions) {
-    this.limit = pLimit(Math.max(1, options.concurrency));
+    this.full = Math.max(1, options.concurrency);
+    this.ahead = Math.max(0, options.ahead ?? 0);
+    this.current = this.full;
+    this.limit = pLimit(this.full + this.ahead);
   }
 
+  /** Requests in flight at once: the configured concurrency, or less while adapting to throttling. */
   get concurrency(): number {
-    return this.limit.concurrency;
+    return this.current;
   }
 
-  /** Lower or raise the number of tasks run at once (adaptive concurrency). */
+  /**
+   * Lower or raise the number of tasks run at once (adaptive concurrency). Below the full value
+   * none run ahead: the pool has idle connections then, and a task ahead would use one.
+   */
   set concurrency(value: number) {
-    this.limit.concurrency = Math.max(1, Math.floor(value));
+    this.current = Math.min(this.full, Math.max(1, Math.floor(value)));
+    this.limit.concurrency = this.current + (this.current === this.full ? this.ahead : 0);
     this.pump();
   }
 
+  /** Tasks running, at most `concurrency` (those ahead are waiting for a connection). */
   get running(): number {
-    return this.limit.activeCount;
+    return Math.min(this.limit.activeCount, this.current);
   }
 
   get queued(): number {
@@ -140,7 +160,7 @@ export class Frontier {
     void this.limit(
       () =>
         new Promise<void>((leave) => {
-          this.peakRunning = Math.max(this.peakRunning, this.limit.activeCount);
+          this.peakRunning = Math.max(this.peakRunning, this.running);
           this.unfinished++;
           const handOff = (): Promise<void> => {
             leave();

@@ -54,7 +54,7 @@ export async function exportAccount(options: ExportOptions): Promise<ExportResul
     ...transport,
     ...(options.dispatcher ? { dispatcher: options.dispatcher } : {}),
   });
-  const frontier = new Frontier({ concurrency });
+  const frontier = new Frontier({ concurrency, ahead: client.queueAhead });
   // At --max-duration nothing new starts and requests in flight end with DEADLINE.
   const deadline = new Deadline(options.maxDurationMs, () => frontier.halt());
   const stats: RunStats = { requests: 0, retries: 0, bytes: 0, files: 0 };

@@ -10,6 +10,13 @@ export interface FakeStats {
   byMethod: Map<string, number>;
   inFlight: number;
   peakInFlight: number;
+  /**
+   * Milliseconds with at least one request in flight, and the sum over time of the number in
+   * flight: their quotient is how many a client kept in flight on average while it was busy
+   * (a benchmark's view of the gaps a client leaves between a response and its next request).
+   */
+  busyMs: number;
+  inFlightMs: number;
   /** Status sent -> responses. A 'reset' sends none and is not counted here. */
   statuses: Map<number, number>;
   faultsInjected: number;
@@ -25,6 +32,8 @@ export function createStats(countPaths = true): FakeStats {
     byMethod: new Map(),
     inFlight: 0,
     peakInFlight: 0,
+    busyMs: 0,
+    inFlightMs: 0,
     statuses: new Map(),
     faultsInjected: 0,
     countPaths,
@@ -34,6 +43,8 @@ export function createStats(countPaths = true): FakeStats {
       stats.byMethod.clear();
       // Requests still running finish after the reset; the peak restarts from them.
       stats.peakInFlight = stats.inFlight;
+      stats.busyMs = 0;
+      stats.inFlightMs = 0;
       stats.statuses.clear();
       stats.faultsInjected = 0;
     },
@@ -46,14 +57,28 @@ export function countRequest(stats: FakeStats, path: string, method = 'GET'): ()
   stats.requests++;
   if (stats.countPaths) stats.byPath.set(path, (stats.byPath.get(path) ?? 0) + 1);
   stats.byMethod.set(method, (stats.byMethod.get(method) ?? 0) + 1);
+  accrue(stats);
   stats.inFlight++;
   stats.peakInFlight = Math.max(stats.peakInFlight, stats.inFlight);
   let done = false;
   return () => {
     if (done) return;
     done = true;
+    accrue(stats);
     stats.inFlight--;
   };
+}
+
+const since = new WeakMap<FakeStats, number>();
+
+/** Adds the time since the last change of `inFlight` to the busy and in-flight sums. */
+function accrue(stats: FakeStats): void {
+  const now = performance.now();
+  const last = since.get(stats);
+  since.set(stats, now);
+  if (last === undefined || stats.inFlight === 0) return;
+  stats.busyMs += now - last;
+  stats.inFlightMs += (now - last) * stats.inFlight;
 }
 
 export function countStatus(stats: FakeStats, status: number): void {

@@ -29,6 +29,44 @@ describe('frontier', () => {
     expect(samples.slice(10, 30).every((n) => n === 4)).toBe(true);
   });
 
+  it('runs `ahead` more tasks only at full concurrency, and counts none of them as in flight', async () => {
+    const frontier = new Frontier({ concurrency: 4, ahead: 1 });
+    let running = 0;
+    let most = 0;
+    const gates: (() => void)[] = [];
+    const task = async (): Promise<void> => {
+      running++;
+      most = Math.max(most, running);
+      await new Promise<void>((resolve) => gates.push(resolve));
+      running--;
+    };
+    const settle = async (): Promise<void> => {
+      while (gates.length > 0) (gates.shift() as () => void)();
+      await sleep(1);
+    };
+    for (let i = 0; i < 40; i++) frontier.add(task);
+    await sleep(1);
+    // Four in flight and one waiting for a connection.
+    expect(running).toBe(5);
+    expect(frontier.running).toBe(4);
+    expect(frontier.concurrency).toBe(4);
+    // Throttled to 2: the pool has idle connections now, so nothing runs ahead.
+    frontier.concurrency = 2;
+    await settle();
+    expect(running).toBe(2);
+    expect(frontier.running).toBe(2);
+    // Back at full: one ahead again. Never more than the full value plus one.
+    frontier.concurrency = 4;
+    await sleep(1);
+    expect(running).toBe(5);
+    frontier.concurrency = 9;
+    expect(frontier.concurrency).toBe(4);
+    while (gates.length > 0) await settle();
+    await frontier.drain();
+    expect(most).toBe(5);
+    expect(frontier.peakRunning).toBe(4);
+  });
+
   it('gives a slot to the next task when a task hands it off, and drains only when that task has ended too', async () => {
     const frontier = new Frontier({ concurrency: 1 });
     const log: string[] = [];

@@ -54,6 +54,27 @@ describe('stats', () => {
     expect(held.stats.peakInFlight).toBe(6);
   });
 
+  test('sum the time with requests in flight, for the mean number in flight while busy', async () => {
+    const gate = sleepGate();
+    const held = await startFakeService({ latencyMs: 100, sleep: gate.sleep });
+    try {
+      const pending = Array.from({ length: 6 }, () => fetch(apiUrl(held, 'prototypes/3.json')).then((r) => r.arrayBuffer()));
+      await gate.pending(6);
+      const start = held.stats.inFlightMs;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      gate.release();
+      await Promise.all(pending);
+      await expect.poll(() => held.stats.inFlight, { timeout: 30_000 }).toBe(0);
+      // Six held for 200 ms: that time counts six times over; what came before was shorter.
+      expect(held.stats.inFlightMs - start).toBeGreaterThanOrEqual(6 * 195);
+      expect(held.stats.busyMs).toBeGreaterThanOrEqual(195);
+      expect(held.stats.inFlightMs / held.stats.busyMs).toBeGreaterThan(4);
+      expect(held.stats.inFlightMs / held.stats.busyMs).toBeLessThanOrEqual(6);
+    } finally {
+      await held.close();
+    }
+  });
+
   test('reset() starts over', async () => {
     await (await get(service, 'prototypes.json')).arrayBuffer();
     service.stats.reset();
@@ -61,6 +82,8 @@ describe('stats', () => {
     expect(service.stats.byPath.size).toBe(0);
     expect(service.stats.statuses.size).toBe(0);
     expect(service.stats.peakInFlight).toBe(0);
+    expect(service.stats.busyMs).toBe(0);
+    expect(service.stats.inFlightMs).toBe(0);
   });
 });
 

@@ -31,6 +31,7 @@ describe('the pool behind a proxy', () => {
     expect(proxy.tunnels.length).toBeLessThanOrEqual(3);
     expect(proxy.plain).toEqual([]);
     expect(service.stats.peakInFlight).toBeGreaterThan(1);
+    expect(service.stats.peakInFlight).toBeLessThanOrEqual(3);
   });
 
   it.each(['socks5', 'http-to-remote'])('refuses an unusable transport (%s) as a usage error before it creates or sends anything', async (kind) => {

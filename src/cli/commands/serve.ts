@@ -59,9 +59,10 @@ export function registerServe(program: Command, io: CliIO): void {
             process.off('SIGTERM', stop);
             // With --json the service's own counts close the output, for benchmarks and scripts.
             if (flags.json) {
-              const { requests, peakInFlight, faultsInjected } = service.stats;
+              const { requests, peakInFlight, busyMs, inFlightMs, faultsInjected } = service.stats;
               const peakRssBytes = process.resourceUsage().maxRSS * 1024;
-              io.stdout.write(`${JSON.stringify({ stats: { requests, peakInFlight, faultsInjected, peakRssBytes } })}\n`);
+              const meanInFlight = busyMs > 0 ? inFlightMs / busyMs : 0;
+              io.stdout.write(`${JSON.stringify({ stats: { requests, peakInFlight, meanInFlight, busyMs, faultsInjected, peakRssBytes } })}\n`);
             }
             void service.close().then(resolve);
           };
