@@ -69,13 +69,13 @@ export function countRequest(stats: FakeStats, path: string, method = 'GET'): ()
   };
 }
 
-const since = new WeakMap<FakeStats, number>();
+const lastChange = new WeakMap<FakeStats, number>();
 
 /** Adds the time since the last change of `inFlight` to the busy and in-flight sums. */
 function accrue(stats: FakeStats): void {
   const now = performance.now();
-  const last = since.get(stats);
-  since.set(stats, now);
+  const last = lastChange.get(stats);
+  lastChange.set(stats, now);
   if (last === undefined || stats.inFlight === 0) return;
   stats.busyMs += now - last;
   stats.inFlightMs += (now - last) * stats.inFlight;
