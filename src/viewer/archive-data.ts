@@ -108,11 +108,10 @@ async function summarize(
   const pages: PageSummary[] = [];
   const pageData = (pageId: string) => {
     const png = inDir.get(`pages/${pageId}.png`);
-    return Promise.all([json(`pages/${pageId}.json`), png ? pngSize(png, read) : undefined, json(`pages/${pageId}/elements.json`)]);
+    return Promise.all([json(`pages/${pageId}.json`), png, png ? pngSize(png, read) : undefined, json(`pages/${pageId}/elements.json`)]);
   };
-  for await (const [pageId, [pageJson, size, elements]] of inOrder(idsOf(await json('pages.json')), READ_AHEAD, pageData)) {
+  for await (const [pageId, [pageJson, png, size, elements]] of inOrder(idsOf(await json('pages.json')), READ_AHEAD, pageData)) {
     const meta_ = asObject(pageJson);
-    const png = inDir.get(`pages/${pageId}.png`);
     const open = inDir.get(`pages/${pageId}.view.html`) ?? inDir.get(`pages/${pageId}.html`);
     pages.push({
       id: pageId,

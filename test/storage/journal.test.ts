@@ -13,13 +13,18 @@ async function body(spool: Spool, text: string) {
   return { path: `p/${text}`, source: `/rabbit/api/${text}`, sha256: spooled.sha256, size: spooled.size, contentType: 'application/json', lastModified: null, file: spooled.file, ...(spooled.offset !== undefined ? { offset: spooled.offset } : {}) };
 }
 
+/** A new journal for BASE in a fresh folder, with an open spool beside it. */
+async function newJournal(): Promise<{ path: string; spool: Spool; writer: JournalWriter }> {
+  const dir = await tempDir();
+  const path = join(dir, 'journal.jsonl');
+  const spool = new Spool(join(dir, 'spool'));
+  await spool.init();
+  return { path, spool, writer: await JournalWriter.open(path, BASE, true) };
+}
+
 describe('journal', () => {
   it('indexes records by prototype, reads one prototype when asked, and survives a torn last line', async () => {
-    const dir = await tempDir();
-    const path = join(dir, 'journal.jsonl');
-    const spool = new Spool(join(dir, 'spool'));
-    await spool.init();
-    const writer = await JournalWriter.open(path, BASE, true);
+    const { path, spool, writer } = await newJournal();
     const protos = ['3', '17'].map((id) => ({ id, key: 'k', revision: 2, lastModification: 5 }));
     for (let i = 0; i < 50; i++) writer.record(await body(spool, `a${i}`), protos[i % 2] as (typeof protos)[number]);
     await writer.close();
@@ -51,11 +56,7 @@ describe('journal', () => {
   });
 
   it('indexes a journal longer than one read, with records and characters cut at the read edges', async () => {
-    const dir = await tempDir();
-    const path = join(dir, 'journal.jsonl');
-    const spool = new Spool(join(dir, 'spool'));
-    await spool.init();
-    const writer = await JournalWriter.open(path, BASE, true);
+    const { path, spool, writer } = await newJournal();
     const protos = ['3', '17', '4711'].map((id) => ({ id, key: 'k', revision: 2, lastModification: 5 }));
     // Some 1.2 MB of records whose lengths vary and whose content types hold multi-byte characters.
     const count = 3000;
