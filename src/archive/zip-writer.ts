@@ -17,6 +17,8 @@ export interface ZipEntryMeta {
   date?: Date;
   /** True to store without compression (PNG: already compressed, and byte offsets stay simple). */
   store: boolean;
+  /** zlib level for a deflated entry; DEFLATE_LEVEL (6) when absent. */
+  level?: number;
 }
 
 /**
@@ -91,7 +93,7 @@ export class ZipWriter {
 
   addBuffer(meta: ZipEntryMeta, data: Buffer): Promise<void> {
     return this.add(meta, async (entry) => {
-      const body = meta.store ? data : deflateBuffer(data);
+      const body = meta.store ? data : deflateBuffer(data, meta.level);
       entry.method = meta.store ? METHOD_STORE : METHOD_DEFLATE;
       entry.crc = crc32(data);
       entry.size = data.length;
@@ -118,7 +120,7 @@ export class ZipWriter {
         const range = { file, offset, size, entry: meta.name };
         const written = meta.store
           ? await copyStored(this.out, input, range, this.signal)
-          : await deflateStream(this.out, readRange(input, range), this.signal);
+          : await deflateStream(this.out, readRange(input, range), this.signal, meta.level);
         await this.patchLocalHeader(Object.assign(entry, written));
       } finally {
         await input.close().catch(() => undefined);
@@ -132,7 +134,7 @@ export class ZipWriter {
       // Its length is known only at the end, and a manifest of a million resources is large.
       entry.zip64Local = true;
       await this.out.append(encodeLocalHeader(entry));
-      await this.patchLocalHeader(Object.assign(entry, await deflateStream(this.out, chunks, this.signal)));
+      await this.patchLocalHeader(Object.assign(entry, await deflateStream(this.out, chunks, this.signal, meta.level)));
     });
   }
 

@@ -1,3 +1,4 @@
+import { FAST_DEFLATE_LEVEL } from '../archive/entry-data.js';
 import { ZipWriter, type ZipEntryMeta } from '../archive/zip-writer.js';
 import type { StoredFile } from '../manifest/archive-model.js';
 import { MANIFEST_PATH } from '../manifest/types.js';
@@ -72,7 +73,7 @@ export class ArchiveSink {
         const next = this.channel.next();
         const item = next instanceof Promise ? await next : next;
         if (item === undefined) break;
-        if ('manifest' in item) await zip.addStream({ name: MANIFEST_PATH }, item.manifest);
+        if ('manifest' in item) await zip.addStream({ name: MANIFEST_PATH, level: FAST_DEFLATE_LEVEL }, item.manifest);
         else {
           await this.addBody(zip, item);
           if (--this.waiting <= BACKLOG_LOW && this.behind) {
@@ -96,6 +97,7 @@ export class ArchiveSink {
    */
   private async addBody(zip: ZipWriter, file: StoredFile): Promise<void> {
     const meta: ZipEntryMeta = { name: file.path, store: isStoredAsIs(file), ...entryDate(file.lastModified) };
+    if (file.generatedFrom !== undefined) meta.level = FAST_DEFLATE_LEVEL;
     if (file.data) {
       this.held -= file.size;
       return zip.addBuffer(meta, file.data);

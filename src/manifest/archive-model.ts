@@ -1,5 +1,5 @@
 import type { FileEntry, ForeignReference, ManifestError, Milestone, PrototypeOrigin } from './types.js';
-import { compareIds } from '../core/ids.js';
+import { compareByIdKey, compareIds, idSortKey } from '../core/ids.js';
 
 /** A file entry and where its bytes wait on disk until the zip is written. */
 export interface StoredFile extends FileEntry {
@@ -161,12 +161,12 @@ export class ArchiveModel {
    * refuses are dropped before anything else is done with them.
    */
   async fileLines(prototypeId: string | undefined, keep?: (path: string) => boolean): Promise<string[]> {
-    const keyed: { path: string; line: string }[] = [];
+    const keyed: { id: string; key: string | undefined; line: string }[] = [];
     for (const line of await this.store.lines(prototypeId ?? TOP)) {
       const path = pathOfLine(line);
-      if (!keep || keep(path)) keyed.push({ path, line });
+      if (!keep || keep(path)) keyed.push({ id: path, key: idSortKey(path), line });
     }
-    return keyed.sort((a, b) => compareIds(a.path, b.path)).map((each) => each.line);
+    return keyed.sort(compareByIdKey).map((each) => each.line);
   }
 
   /** The errors of one prototype (or, for undefined, those of the account), by source. */

@@ -4,7 +4,7 @@ import { ArchiveModel, type StoredFile } from '../../src/manifest/archive-model.
 import { manifestText, prettyEntry } from '../../src/manifest/write-manifest.js';
 import type { FileEntry, Manifest } from '../../src/manifest/types.js';
 import { KeyedSpill } from '../../src/storage/keyed-spill.js';
-import { compareIds } from '../../src/core/ids.js';
+import { compareByIdKey, compareIds, idSortKey } from '../../src/core/ids.js';
 import { assertValidManifest } from '../helpers/manifest-schema.js';
 import { tempDir } from '../helpers/temp.js';
 
@@ -93,6 +93,35 @@ describe('compareIds', () => {
   ])('%s vs %s', (a, b, sign) => {
     expect(Math.sign(compareIds(a, b)) || 0).toBe(sign);
     expect(Math.sign(compareIds(b, a)) || 0).toBe(-sign || 0);
+  });
+});
+
+describe('idSortKey', () => {
+  it('orders ids as compareIds does, by key where keys differ and by compareIds where they are equal', () => {
+    // Runs of digits with and without leading zeros, next to characters below, between and above the digits.
+    const parts = ['0', '00', '1', '01', '9', '10', '099', '100', '12345678901', 'a', 'B', '/', '.', ':', '-', 'page', 'é'];
+    let seed = 7;
+    const next = (n: number): number => (seed = (seed * 1103515245 + 12345) % 2147483648) % n;
+    const ids = Array.from({ length: 400 }, () => Array.from({ length: 1 + next(5) }, () => parts[next(parts.length)]).join(''));
+    ids.push('', 'page0001', 'page1', 'page01', `x${'1'.repeat(120)}`, `x${'2'.repeat(99)}`);
+    const wrong: string[] = [];
+    let keyed = 0;
+    const numeric = (id: string): string => id.replace(/\d+/g, (run) => String(BigInt(run)));
+    for (const a of ids) {
+      for (const b of ids) {
+        const expected = Math.sign(compareIds(a, b));
+        const ka = idSortKey(a);
+        const kb = idSortKey(b);
+        if (Math.sign(compareByIdKey({ id: a, key: ka }, { id: b, key: kb })) !== expected) wrong.push(`${a} vs ${b}`);
+        if (ka === undefined || kb === undefined) continue;
+        if (ka !== kb) keyed++;
+        if (ka === kb ? numeric(a) !== numeric(b) : (ka < kb ? -1 : 1) !== expected) wrong.push(`keys of ${a} vs ${b}`);
+      }
+    }
+    expect(wrong).toEqual([]);
+    expect(keyed).toBeGreaterThan(100_000);
+    expect(idSortKey(`x${'1'.repeat(100)}`)).toBeUndefined();
+    expect(idSortKey('page0054/elements/element5381.json')).toBe('page0254/elements/element045381.json');
   });
 });
 
