@@ -1,11 +1,10 @@
-import pLimit, { type LimitFunction } from 'p-limit';
-
 /**
- * Pending work feeding one limiter. Tasks wait here, not inside the limiter, and are handed over
- * only while fewer than `concurrency` are running, so exactly N run while work remains and the
- * limiter's own queue never grows. Tasks are taken newest first: finishing a page's subtree before
- * starting the next keeps the frontier small for accounts with many thousands of resources.
- * Handlers enqueue follow-up tasks instead of awaiting them; nesting limiters would deadlock.
+ * Pending work and the slots it runs in. Tasks wait here and start only while fewer than
+ * `concurrency` hold a slot, so exactly N run while work remains. Tasks are taken newest first:
+ * finishing a page's subtree before starting the next keeps the frontier small for accounts with
+ * many thousands of resources. Handlers enqueue follow-up tasks instead of awaiting them. The slots
+ * are a counter, not p-limit: with all the waiting done here, p-limit only counted, at the cost of
+ * four promises and as many turns of the microtask queue per task (see the README's design notes).
  */
 export interface FrontierOptions {
   concurrency: number;
@@ -27,8 +26,11 @@ export interface FrontierOptions {
 export type Task = (handOff: () => Promise<void>) => Promise<void>;
 
 export class Frontier {
-  private readonly limit: LimitFunction;
   private readonly pending: Task[] = [];
+  /** Tasks holding a slot: started, and neither ended nor handed off. */
+  private active = 0;
+  /** Slots: `current`, and `ahead` more while it is at its full value. */
+  private slots: number;
   private failure: unknown;
   private idle: { resolve: () => void; reject: (error: unknown) => void } | undefined;
   private stopped = false;
@@ -45,7 +47,7 @@ export class Frontier {
     this.full = Math.max(1, options.concurrency);
     this.ahead = Math.max(0, options.ahead ?? 0);
     this.current = this.full;
-    this.limit = pLimit(this.full + this.ahead);
+    this.slots = this.full + this.ahead;
   }
 
   /** Requests in flight at once: the configured concurrency, or less while adapting to throttling. */
@@ -59,17 +61,17 @@ export class Frontier {
    */
   set concurrency(value: number) {
     this.current = Math.min(this.full, Math.max(1, Math.floor(value)));
-    this.limit.concurrency = this.current + (this.current === this.full ? this.ahead : 0);
+    this.slots = this.current + (this.current === this.full ? this.ahead : 0);
     this.pump();
   }
 
   /** Tasks running, at most `concurrency` (those ahead are waiting for a connection). */
   get running(): number {
-    return Math.min(this.limit.activeCount, this.current);
+    return Math.min(this.active, this.current);
   }
 
   get queued(): number {
-    return this.pending.length + this.limit.pendingCount;
+    return this.pending.length;
   }
 
   add(task: Task): void {
@@ -103,7 +105,7 @@ export class Frontier {
 
   /** Resolves once no task is running any more (after stop, before cleaning up after them). */
   async quiet(): Promise<void> {
-    while (this.limit.activeCount > 0 || this.unfinished > 0) {
+    while (this.unfinished > 0) {
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
   }
@@ -115,7 +117,6 @@ export class Frontier {
   halt(): void {
     this.stopped = true;
     this.pending.length = 0;
-    this.limit.clearQueue();
     this.pump();
   }
 
@@ -128,21 +129,15 @@ export class Frontier {
   stop(reason: unknown): void {
     this.stopped = true;
     this.pending.length = 0;
-    this.limit.clearQueue();
     this.fail(reason);
   }
 
   private isIdle(): boolean {
-    return this.pending.length === 0 && this.limit.activeCount === 0 && this.limit.pendingCount === 0 && this.unfinished === 0;
+    return this.pending.length === 0 && this.unfinished === 0;
   }
 
   private pump(): void {
-    while (
-      !this.stopped &&
-      !this.paused &&
-      this.pending.length > 0 &&
-      this.limit.activeCount + this.limit.pendingCount < this.limit.concurrency
-    ) {
+    while (!this.stopped && !this.paused && this.pending.length > 0 && this.active < this.slots) {
       this.run(this.pending.pop() as Task);
     }
     if (this.isIdle() && this.idle) {
@@ -152,29 +147,36 @@ export class Frontier {
     }
   }
 
+  /**
+   * Starts a task in a slot, in a microtask of its own (a task that adds tasks as it starts does
+   * not start them inside this one). The slot is given back once: at `handOff` or at the end.
+   */
   private run(task: Task): void {
-    if (this.stopped) {
+    this.active++;
+    this.unfinished++;
+    this.peakRunning = Math.max(this.peakRunning, this.running);
+    let holding = true;
+    const leave = (): void => {
+      if (!holding) return;
+      holding = false;
+      this.active--;
+    };
+    const handOff = (): Promise<void> => {
+      leave();
       this.pump();
-      return;
-    }
-    void this.limit(
-      () =>
-        new Promise<void>((leave) => {
-          this.peakRunning = Math.max(this.peakRunning, this.running);
-          this.unfinished++;
-          const handOff = (): Promise<void> => {
-            leave();
-            return new Promise((resolve) => setImmediate(resolve));
-          };
-          const ended = (error?: unknown): void => {
-            leave();
-            this.unfinished--;
-            if (error !== undefined) this.fail(error);
-            this.pump();
-          };
-          task(handOff).then(() => ended(), (error: unknown) => ended(error ?? new Error('task failed')));
-        }),
-    ).then(() => this.pump());
+      return new Promise((resolve) => setImmediate(resolve));
+    };
+    const ended = (error?: unknown): void => {
+      leave();
+      this.unfinished--;
+      if (error !== undefined) this.fail(error);
+      this.pump();
+    };
+    queueMicrotask(() => {
+      // Stopped in the meantime: it counts as never started.
+      if (this.stopped) ended();
+      else task(handOff).then(() => ended(), (error: unknown) => ended(error ?? new Error('task failed')));
+    });
   }
 
   private fail(error: unknown): void {

@@ -109,6 +109,32 @@ describe('frontier', () => {
     await frontier.quiet();
     expect(started).toBeLessThan(10);
   });
+
+  it('starts a task in a microtask of its own, and not at all when halted before it', async () => {
+    const frontier = new Frontier({ concurrency: 2 });
+    const started: string[] = [];
+    frontier.add(async () => {
+      started.push('a');
+      // Added while starting: starts after this task's first step, not inside it.
+      frontier.add(async () => {
+        started.push('c');
+      });
+      started.push('a done');
+    });
+    expect(started).toEqual([]);
+    await frontier.drain();
+    expect(started).toEqual(['a', 'a done', 'c']);
+
+    const halted = new Frontier({ concurrency: 2 });
+    halted.add(async () => {
+      started.push('never');
+    });
+    halted.halt();
+    await halted.drain();
+    await halted.quiet();
+    expect(started).not.toContain('never');
+    expect(halted.running).toBe(0);
+  });
 });
 
 describe('parsing what the service sends', () => {
