@@ -53,7 +53,8 @@ export function pageRequisites(options: Omit<OfflineViewerOptions, 'baseUrl' | '
  */
 export async function addOfflineViewer(options: OfflineViewerOptions): Promise<void> {
   const { model, fetch } = options;
-  const read = (ref: BodyRef): Promise<Buffer> => fetch.spool.read(ref);
+  // Nothing else is in flight now: the requisites have been fetched.
+  const read = (ref: BodyRef): Promise<Buffer> => fetch.spool.readBlocking(ref);
   const locate = (entry: ArchivedEntry): StoredFile => ({ ...entry, ...fetch.spool.refOf(entry) });
   let catalog: AssetCatalog | undefined;
   let cssViews = new Map<string, string>();
