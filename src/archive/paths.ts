@@ -51,3 +51,13 @@ function unsafe(source: string): RabbitError {
     source,
   });
 }
+
+/**
+ * An element's own JSON (`.../elements/{id}.json`, of a page or a layer): most of an account's
+ * entries, and none of what the offline viewer reads.
+ */
+export function isElementBody(path: string): boolean {
+  return ELEMENT_BODY.test(path);
+}
+
+const ELEMENT_BODY = /\/elements\/[^/]+\.json$/;

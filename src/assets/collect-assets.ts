@@ -36,11 +36,7 @@ export function setArchived(catalog: AssetCatalog, top: readonly FileEntry[], fi
  * What the offline viewer reads of a prototype: everything but the element bodies, which are most
  * of an account and which neither the pages, their requisites nor the overview need.
  */
-export function viewerReads(path: string): boolean {
-  return !ELEMENT_BODY.test(path);
-}
-
-const ELEMENT_BODY = /\/elements\/[^/]+\.json$/;
+export const VIEWER_READS = { elementBodies: false } as const;
 
 /** A raw page rendering, as the crawl archives it. */
 export function isPageHtml(file: FileEntry): boolean {
@@ -117,7 +113,7 @@ export class PageRequisites {
     const top = await model.files(undefined);
     for (const id of model.prototypeIds()) {
       if (this.scanned.has(id) && !this.rescan.has(id)) continue;
-      const files = await model.files(id, viewerReads);
+      const files = await model.files(id, VIEWER_READS);
       setArchived(this.catalog, top, files);
       for (const page of files.filter(isPageHtml)) {
         if (!page.source.startsWith(API_PREFIX)) continue;

@@ -6,7 +6,7 @@ import type { Frontier } from '../crawl/frontier.js';
 import type { ArchiveModel, ArchivedEntry, StoredFile } from '../manifest/archive-model.js';
 import { GENERATED_SOURCE, MANIFEST_PATH } from '../manifest/types.js';
 import { cachedBodyOf, storedFileOf } from '../storage/stored-file.js';
-import { PageRequisites, setArchived, viewerReads, type AssetCatalog } from '../assets/collect-assets.js';
+import { PageRequisites, setArchived, VIEWER_READS, type AssetCatalog } from '../assets/collect-assets.js';
 import type { AssetLimits } from '../assets/asset-types.js';
 import type { ServiceLocation } from '../assets/resolve-ref.js';
 import { summarizePrototype } from './archive-data.js';
@@ -68,7 +68,7 @@ export async function addOfflineViewer(options: OfflineViewerOptions): Promise<v
   const top = await model.files(undefined);
   const entries: IndexEntry[] = [];
   for (const id of model.prototypeIds()) {
-    const files = (await model.files(id, viewerReads)).map(locate);
+    const files = (await model.files(id, VIEWER_READS)).map(locate);
     if (catalog) {
       setArchived(catalog, top, files);
       for (const view of await buildPageViews(files, catalog, cssViews, options.service, read)) files.push(await store(options, view));

@@ -80,6 +80,39 @@ describe('manifest.json streamed by prototype', () => {
   });
 });
 
+describe('the files of a prototype read back', () => {
+  it('leave out the element bodies without reading them when asked, and merge them back in path order otherwise', async () => {
+    const { model: m, spill } = await model();
+    const read: string[] = [];
+    const lines = spill.lines.bind(spill);
+    spill.lines = async (key: string) => {
+      read.push(key);
+      return lines(key);
+    };
+    m.addPrototype({ id: '7', name: 'p', lastModification: 1, lastUser: null, revision: 1, milestone: null, origin: { mode: 'fetched' } });
+    const paths = [
+      'prototypes/7/r1/pages/page10/elements/element3.json',
+      'prototypes/7/r1/pages/page2.json',
+      'prototypes/7/r1/pages/page2/elements.json',
+      'prototypes/7/r1/pages/page2/elements/element10.json',
+      'prototypes/7/r1/pages/page2/elements/element9.json',
+      'prototypes/7/r1/layers/layer1/elements/element1.json',
+      'prototypes/7/r1/pages/page10.html',
+    ];
+    for (const path of paths) m.addFile('7', stored(path, `/rabbit/api/${path}`));
+    m.addFile(undefined, stored('assets/a.css', '/css/a.css'));
+    const all = (await m.files('7')).map((file) => file.path);
+    expect(all).toEqual([...paths].sort(compareIds));
+    expect(all.indexOf('prototypes/7/r1/pages/page2/elements/element9.json')).toBeLessThan(all.indexOf('prototypes/7/r1/pages/page2/elements/element10.json'));
+    read.length = 0;
+    const viewed = (await m.files('7', { elementBodies: false })).map((file) => file.path);
+    expect(viewed).toEqual(['prototypes/7/r1/pages/page2.json', 'prototypes/7/r1/pages/page2/elements.json', 'prototypes/7/r1/pages/page10.html']);
+    expect(read).toEqual(['7']);
+    expect((await m.files(undefined)).map((file) => file.path)).toEqual(['assets/a.css']);
+    expect(m.fileCount).toBe(paths.length + 1);
+  });
+});
+
 describe('compareIds', () => {
   it.each([
     ['9', '10', -1],
