@@ -16,7 +16,7 @@ export interface WrittenData {
 }
 
 /** zlib level 6: zlib's own default. Level 1 measured only ~10 % faster on small JSON bodies. */
-export const DEFLATE_LEVEL = 6;
+const DEFLATE_LEVEL = 6;
 
 /**
  * zlib level 3, for what this tool writes itself (manifest.json, the viewer's pages): deflating

@@ -43,7 +43,11 @@ export interface DiscussionSummary {
 
 type Json = Record<string, unknown>;
 
-/** Bodies read at once while summarizing: small reads overlap on the file system's thread pool. */
+/**
+ * Bodies read ahead while summarizing. The export reads packed bodies with blocking reads
+ * (Spool.readBlocking), so only those that wait on the file system's thread pool overlap: a body
+ * in a file of its own, such as a large PNG whose header gives a page's size.
+ */
 const READ_AHEAD = 16;
 
 /**

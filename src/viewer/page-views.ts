@@ -9,7 +9,10 @@ import { resolveReference, serviceUrl, type ServiceLocation } from '../assets/re
 import { applyReplacements, relativeEntryUrl, type Replacement } from '../assets/rewrite.js';
 import { inOrder } from '../core/in-order.js';
 
-/** Page renderings read at once: the reads overlap on the file system's thread pool. */
+/**
+ * Page renderings read ahead. The export reads packed bodies with blocking reads (Spool.readBlocking),
+ * so only those that wait on the file system's thread pool overlap: a body in a file of its own.
+ */
 const READ_AHEAD = 8;
 
 /** A file the viewer made; the export stores it like a downloaded one, marked as generated. */
