@@ -3,6 +3,7 @@ import type { Dispatcher } from 'undici';
 import { readChunks } from '../core/read-chunks.js';
 import { RabbitError } from '../core/errors.js';
 import { redactUrl } from '../core/redact.js';
+import { abortRelay } from './abort-relay.js';
 import { createDispatcher } from './dispatcher.js';
 import type { ProxySettings } from './proxy-env.js';
 import { parseBaseUrl } from './base-url.js';
@@ -103,7 +104,7 @@ export class HttpClient {
         path: `${path}${query}`,
         method: 'GET',
         headers,
-        signal: options.signal,
+        signal: options.signal ? abortRelay(options.signal) : null,
       });
       return {
         status: response.statusCode,
@@ -135,7 +136,7 @@ export class HttpClient {
         method,
         headers: API_HEADERS,
         ...(options.body !== undefined ? { body: options.body } : {}),
-        signal: options.signal,
+        signal: options.signal ? abortRelay(options.signal) : null,
       });
       return { status: response.statusCode, headers: flattenHeaders(response.headers), body: response.body };
     } catch (error) {
