@@ -22,8 +22,8 @@ const relays = new WeakMap<AbortSignal, AbortRelay>();
  * full collections instead of 48, and spent 126 us of CPU a request instead of 131.
  */
 export function abortRelay(signal: AbortSignal): AbortRelay {
-  let relay = relays.get(signal);
-  if (relay) return relay;
+  const known = relays.get(signal);
+  if (known) return known;
   const made = new AbortRelay();
   // One listener per request in flight: as many as the crawl's concurrency, and more waiting.
   made.setMaxListeners(0);
