@@ -16,6 +16,8 @@ export interface CssRef {
 /** Scans `css` (latin1 text) for references; `offset` is added to every position reported. */
 export function scanCss(css: string, offset = 0): CssRef[] {
   const refs: CssRef[] = [];
+  // Most CSS a page carries is a widget's style attribute naming no URL: a reference needs one of these.
+  if (!MAY_REFER.test(css)) return refs;
   let i = 0;
   while (i < css.length) {
     const c = css[i];
@@ -45,6 +47,9 @@ export function scanCss(css: string, offset = 0): CssRef[] {
   }
   return refs;
 }
+
+/** What every reference the scanner reports starts with (see `isUrlToken` and the `@import` test). */
+const MAY_REFER = /url\(|@import/i;
 
 function isUrlToken(css: string, i: number): boolean {
   return css.slice(i, i + 4).toLowerCase() === 'url(';

@@ -66,10 +66,11 @@ export function readChunks(stream: Readable, onChunk: (chunk: Buffer) => Promise
     // A stream destroyed before it is read (an abort that came first) has no events left to give.
     if (stream.errored) return fail(stream.errored);
     if (stream.destroyed) return stream.readableEnded ? finish() : onClose();
+    // `on`, not `once`: detach removes all four, and `once` wraps each listener in two more objects.
     stream.on('data', onData);
-    stream.once('end', onEnd);
-    stream.once('error', fail);
-    stream.once('close', onClose);
+    stream.on('end', onEnd);
+    stream.on('error', fail);
+    stream.on('close', onClose);
   });
 }
 
