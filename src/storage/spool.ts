@@ -50,9 +50,8 @@ export class Spool {
   }
 
   /** A spooled body's bytes, through the open pack for packed ones (the zip writer reads thousands). */
-  async read(ref: BodyRef): Promise<Buffer> {
-    if (ref.offset === undefined || ref.file !== this.packPath || !this.pack) return readSpooled(ref);
-    return this.pack.read(ref.offset, ref.size);
+  read(ref: BodyRef): Promise<Buffer> {
+    return this.readRef(ref, false);
   }
 
   /**
@@ -61,9 +60,13 @@ export class Spool {
    * of CPU (a round trip through the thread pool) where `readSync` costs ~7; the offline viewer
    * reads two to three bodies a page.
    */
-  async readBlocking(ref: BodyRef): Promise<Buffer> {
+  readBlocking(ref: BodyRef): Promise<Buffer> {
+    return this.readRef(ref, true);
+  }
+
+  private async readRef(ref: BodyRef, blocking: boolean): Promise<Buffer> {
     if (ref.offset === undefined || ref.file !== this.packPath || !this.pack) return readSpooled(ref);
-    return this.pack.read(ref.offset, ref.size, true);
+    return this.pack.read(ref.offset, ref.size, blocking);
   }
 
   /** Where a body the spool holds is: in the pack at `offset`, else in a file named by its sha256. */
@@ -193,7 +196,7 @@ class PackFile {
     return offset;
   }
 
-  async read(offset: number, size: number, blocking = false): Promise<Buffer> {
+  async read(offset: number, size: number, blocking: boolean): Promise<Buffer> {
     if (this.failure) throw this.failure;
     if (offset >= this.pendingStart) {
       // Nearly always a whole body just appended: find it rather than join the batch.
