@@ -25,11 +25,15 @@ export interface AssetCatalog {
   foreign: Map<string, Set<string>>;
 }
 
-/** Points the catalog's archived files at one prototype's (and those outside any prototype). */
+/**
+ * Points the catalog's archived files at one prototype's API resources (and those outside any
+ * prototype). Only API resources: a page asset is found by its request in `assets`, never by a
+ * path it shares with another request's copy (`logo.png?v=2` is not `logo.png?v=1`).
+ */
 export function setArchived(catalog: AssetCatalog, top: readonly FileEntry[], files: readonly FileEntry[]): void {
   catalog.archived.clear();
-  for (const file of top) catalog.archived.set(file.source, file.path);
-  for (const file of files) catalog.archived.set(file.source, file.path);
+  for (const file of top) if (file.source.startsWith(API_PREFIX)) catalog.archived.set(file.source, file.path);
+  for (const file of files) if (file.source.startsWith(API_PREFIX)) catalog.archived.set(file.source, file.path);
 }
 
 /**
@@ -58,6 +62,8 @@ export interface PageRequisitesOptions {
   service: ServiceLocation;
   limits?: Partial<AssetLimits>;
   onFailed?(source: string, error: RabbitError): void;
+  /** Every asset asked for so far has been fetched or has failed, its own references included. */
+  onSettled?(): void;
 }
 
 type ServiceAsset = Extract<Resolution, { kind: 'service' }>;
@@ -73,17 +79,23 @@ type ServiceAsset = Extract<Resolution, { kind: 'service' }>;
  * same frontier while the crawl runs rather than in a serial phase after it. What cannot be decided
  * then waits for `finish`, after the crawl: a reference to an API resource may name something the
  * crawl archives, which needs no fetch, and that is known only once the crawl is over.
+ *
+ * While no asset is outstanding (`settled`), every reference of every page scanned so far is
+ * decided for good: fetched into the catalog, or failed and never asked for again. The offline
+ * viewer builds a prototype's copies during the crawl only then.
  */
 export class PageRequisites {
   private readonly limits: AssetLimits;
-  private readonly catalog: AssetCatalog = { assets: new Map(), archived: new Map(), foreign: new Map() };
+  /** What has been fetched so far; `archived` is set only while `finish` works on a prototype. */
+  readonly catalog: AssetCatalog = { assets: new Map(), archived: new Map(), foreign: new Map() };
   private readonly requested = new Set<string>();
   /** Scheduled but not started: what a halted frontier dropped is recorded as missing. */
   private readonly waiting = new Map<string, string>();
   private capReported = false;
-  /** Prototypes with a page scanned during the crawl, and those with one `finish` must read again. */
-  private readonly scanned = new Set<string>();
+  /** Prototypes with a page `finish` must read again: not in memory, or naming an API resource. */
   private readonly rescan = new Set<string>();
+  /** Assets scheduled and not yet ended, the ones a stylesheet names while it is scanned included. */
+  private outstanding = 0;
 
   constructor(private readonly options: PageRequisitesOptions) {
     this.limits = { ...ASSET_LIMITS, ...options.limits };
@@ -99,8 +111,17 @@ export class PageRequisites {
       this.rescan.add(prototypeId);
       return;
     }
-    this.scanned.add(prototypeId);
     if (this.scanPage(file, file.data.toString('latin1'), true)) this.rescan.add(prototypeId);
+  }
+
+  /** The prototype's pages were all scanned as the crawl stored them (true for one without pages). */
+  scannedWhole(prototypeId: string): boolean {
+    return !this.rescan.has(prototypeId);
+  }
+
+  /** No asset is being fetched or waiting to be: what the pages scanned so far need is decided. */
+  get settled(): boolean {
+    return this.outstanding === 0;
   }
 
   /**
@@ -112,7 +133,7 @@ export class PageRequisites {
     const { model } = this.options;
     const top = await model.files(undefined);
     for (const id of model.prototypeIds()) {
-      if (this.scanned.has(id) && !this.rescan.has(id)) continue;
+      if (!this.rescan.has(id)) continue;
       const files = await model.files(id, VIEWER_READS);
       setArchived(this.catalog, top, files);
       for (const page of files.filter(isPageHtml)) {
@@ -171,9 +192,13 @@ export class PageRequisites {
     requested.add(resolution.request);
     if (this.options.frontier.halted) return this.deadline(resolution.source);
     this.waiting.set(resolution.request, resolution.source);
-    this.options.frontier.add(() => {
+    // Counted until the task ends, so a stylesheet's own references are counted before it stops
+    // being. A task the frontier drops (halted, stopped) never ends: nothing is settled after that.
+    this.outstanding++;
+    this.options.frontier.add(async () => {
       this.waiting.delete(resolution.request);
-      return this.fetchAsset(resolution, depth);
+      await this.fetchAsset(resolution, depth);
+      if (--this.outstanding === 0) this.options.onSettled?.();
     });
   }
 

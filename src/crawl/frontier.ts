@@ -132,6 +132,25 @@ export class Frontier {
     this.fail(reason);
   }
 
+  /**
+   * Runs work beside the tasks, in no slot and ahead of everything pending: work that makes no
+   * request (the offline viewer's building during the crawl). Like a task, the drain waits for it,
+   * its failure fails the drain, and nothing starts once stopped or halted.
+   */
+  beside(work: () => Promise<void>): void {
+    if (this.stopped) return;
+    this.unfinished++;
+    queueMicrotask(() => {
+      work().then(() => this.end(), (error: unknown) => this.end(error ?? new Error('work failed')));
+    });
+  }
+
+  private end(error?: unknown): void {
+    this.unfinished--;
+    if (error !== undefined) this.fail(error);
+    this.pump();
+  }
+
   private isIdle(): boolean {
     return this.pending.length === 0 && this.unfinished === 0;
   }
@@ -168,9 +187,7 @@ export class Frontier {
     };
     const ended = (error?: unknown): void => {
       leave();
-      this.unfinished--;
-      if (error !== undefined) this.fail(error);
-      this.pump();
+      this.end(error);
     };
     queueMicrotask(() => {
       // Stopped in the meantime: it counts as never started.

@@ -9,7 +9,7 @@ import { ArchiveModel } from '../manifest/archive-model.js';
 import { manifestText } from '../manifest/write-manifest.js';
 import { firstCandidate } from '../storage/body-cache.js';
 import { openWorkspace } from '../storage/workspace.js';
-import { addOfflineViewer, pageRequisites } from '../viewer/build-viewer.js';
+import { OfflineViewer } from '../viewer/build-viewer.js';
 import { ArchiveSink } from './archive-sink.js';
 import { Deadline, recordDeadlineError, recordUnfinished } from './deadline.js';
 import type { EventSink } from './events.js';
@@ -68,9 +68,9 @@ export async function exportAccount(options: ExportOptions): Promise<ExportResul
   void sink.written.catch((error: unknown) => frontier.stop(error));
   const fetch = fetchContext({ options, client, spool: work.spool, frontier, signal: deadline.requestSignal(controller.signal), stats, emit, now });
   const failed = errorEvents(emit, options.keys);
-  const viewer = { fetch, frontier, model, service: { origin: client.origin, basePath: client.basePath }, baseUrl: options.baseUrl, pages: (options.formats ?? EXPORT_DEFAULTS.formats).has('html'), onFailed: failed };
-  // Page requisites are fetched as the crawl stores the pages naming them, not after it.
-  const requisites = pageRequisites(viewer);
+  // Page requisites are fetched as the crawl stores the pages naming them, and prototypes are made
+  // viewable as they are done, not after the crawl.
+  const viewer = new OfflineViewer({ fetch, frontier, model, service: { origin: client.origin, basePath: client.basePath }, baseUrl: options.baseUrl, pages: (options.formats ?? EXPORT_DEFAULTS.formats).has('html'), onFailed: failed });
 
   try {
     // What each prototype cost last time, for the progress estimate.
@@ -87,10 +87,10 @@ export async function exportAccount(options: ExportOptions): Promise<ExportResul
       ...(options.prototypes ? { only: options.prototypes } : {}),
       ...(work.resumed || since ? { cache: firstCandidate([work.resumed, since]) } : {}),
       hooks: {
-        ...progressHooks(emit),
+        ...progressHooks(emit, (id) => viewer.prototypeDone(id)),
         stored: (file, proto, reusedFrom) => {
           if (!proto) return;
-          requisites?.pageStored(file, proto.id);
+          viewer.stored(file, proto.id);
           model.noteOrigin(proto.id, file.path, reusedFrom === JOURNAL_ORIGIN ? undefined : reusedFrom);
           if (reusedFrom !== JOURNAL_ORIGIN) work.journal.record(file, proto, reusedFrom);
           if (reusedFrom !== undefined) emit({ type: 'reused', source: file.source, bytes: file.size });
@@ -109,7 +109,7 @@ export async function exportAccount(options: ExportOptions): Promise<ExportResul
       since?.close(); // the crawl was PREV's only reader: its index need not live through the last passes
       if (deadline.expired) recordUnfinished(model, crawler.unfinishedPrototypes(), deadline, failed);
       emit({ type: 'phase', phase: 'requisites' });
-      await addOfflineViewer({ ...viewer, ...(requisites ? { requisites } : {}) });
+      await viewer.finish();
     } catch (error) {
       frontier.stop(error);
       controller.abort();

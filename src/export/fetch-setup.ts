@@ -65,12 +65,15 @@ export function errorEvents(emit: EventSink, keys: readonly string[]): (source: 
   };
 }
 
-/** The crawl's milestones as events, for the progress display. */
-export function progressHooks(emit: EventSink): Pick<CrawlHooks, 'prototype' | 'listed' | 'pagesListed' | 'prototypeDone'> {
+/** The crawl's milestones as events, for the progress display; `done` hears of each prototype done too. */
+export function progressHooks(emit: EventSink, done: (id: string) => void): Pick<CrawlHooks, 'prototype' | 'listed' | 'pagesListed' | 'prototypeDone'> {
   return {
     prototype: (proto, name) => emit({ type: 'prototype', id: proto.id, name, revision: proto.revision }),
     listed: (ids) => emit({ type: 'prototypes-listed', ids }),
     pagesListed: (id, count) => emit({ type: 'pages-listed', id, count }),
-    prototypeDone: (id) => emit({ type: 'prototype-done', id }),
+    prototypeDone: (id) => {
+      emit({ type: 'prototype-done', id });
+      done(id);
+    },
   };
 }

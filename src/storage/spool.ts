@@ -55,10 +55,10 @@ export class Spool {
   }
 
   /**
-   * As `read`, but a packed body on disk is read with a blocking call: for the passes after the
-   * crawl, which have no responses to serve in the meantime. A `FileHandle.read` costs ~20-27 us
-   * of CPU (a round trip through the thread pool) where `readSync` costs ~7; the offline viewer
-   * reads two to three bodies a page.
+   * As `read`, but a packed body on disk is read with a blocking call: for the offline viewer,
+   * which reads two to three small bodies a page, most of them just written and still in the page
+   * cache. A `FileHandle.read` costs ~20-27 us of CPU (a round trip through the thread pool) where
+   * `readSync` costs ~7, a pause too short to matter to the responses arriving meanwhile.
    */
   readBlocking(ref: BodyRef): Promise<Buffer> {
     return this.readRef(ref, true);

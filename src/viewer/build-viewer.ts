@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import type { RabbitError } from '../core/errors.js';
 import type { FetchContext } from '../client/fetch-resource.js';
-import type { BodyRef } from '../storage/spool.js';
+import type { BodyReader } from '../storage/spool.js';
 import type { Frontier } from '../crawl/frontier.js';
 import type { ArchiveModel, ArchivedEntry, StoredFile } from '../manifest/archive-model.js';
 import { GENERATED_SOURCE, MANIFEST_PATH } from '../manifest/types.js';
@@ -11,7 +11,7 @@ import type { AssetLimits } from '../assets/asset-types.js';
 import type { ServiceLocation } from '../assets/resolve-ref.js';
 import { summarizePrototype } from './archive-data.js';
 import { INDEX_ERROR_LIMIT, INDEX_PATH, prototypeIndexPath, renderIndex, renderPrototypePage, type IndexEntry } from './index-html.js';
-import { buildCssViews, buildPageViews, type GeneratedFile } from './page-views.js';
+import { buildPageViews, StylesheetViews, type GeneratedFile } from './page-views.js';
 
 export interface OfflineViewerOptions {
   fetch: FetchContext;
@@ -22,75 +22,136 @@ export interface OfflineViewerOptions {
   baseUrl: string;
   /** False when page renderings were not exported: no assets and no viewable copies then. */
   pages: boolean;
-  /** The collector the crawl fed its page renderings to, with their requisites fetched or on the way. */
-  requisites?: PageRequisites;
   limits?: Partial<AssetLimits>;
   onFailed?(source: string, error: RabbitError): void;
 }
 
 /**
- * The collector for the page requisites of an export, fed by the crawl's `stored` hook; undefined
- * when page renderings are not exported.
+ * The offline viewer of an export: a viewable copy of every page and stylesheet that needs one, an
+ * overview page per prototype and index.html at the root. Everything made here is stored through
+ * the spool and listed in the manifest as generated, so `verify` checks it like any other entry.
+ *
+ * It hears the crawl as it goes: page renderings as they are stored (their requisites are fetched
+ * on the crawl's frontier) and prototypes as they are done. A done prototype is built at once when
+ * its pages were scanned whole and no page asset is outstanding, beside the frontier's tasks (in no
+ * slot of theirs): the work is done while responses are awaited, not after the crawl.
+ * What that leaves (prototypes whose pages must be read again, those done while assets were
+ * outstanding or after a halt) and index.html are made by `finish`. A prototype's copies are the
+ * same either way; only when they are written differs.
  */
-export function pageRequisites(options: Omit<OfflineViewerOptions, 'baseUrl' | 'requisites'>): PageRequisites | undefined {
-  if (!options.pages) return undefined;
-  return new PageRequisites({
-    fetch: options.fetch,
-    frontier: options.frontier,
-    model: options.model,
-    service: options.service,
-    ...(options.limits ? { limits: options.limits } : {}),
-    ...(options.onFailed ? { onFailed: options.onFailed } : {}),
-  });
-}
+export class OfflineViewer {
+  private readonly requisites: PageRequisites | undefined;
+  private readonly catalog: AssetCatalog | undefined;
+  private readonly sheets: StylesheetViews | undefined;
+  /** The overview's line for each prototype built so far. */
+  private readonly built = new Map<string, IndexEntry | undefined>();
+  /** Done during the crawl and waiting to be built there. */
+  private readonly ready: string[] = [];
+  private building = false;
+  private readonly read: BodyReader;
+  private readonly locate: (entry: ArchivedEntry) => StoredFile;
 
-/**
- * Makes the archive browsable offline: fetches the page requisites the crawl has not already had
- * fetched, writes a viewable copy of every page and stylesheet that needs one, an overview page per
- * prototype and index.html at the root. Everything made here is stored through the spool and
- * listed in the manifest as generated, so `verify` checks it like any other entry. Runs after the
- * crawl has drained, before the manifest is written, one prototype at a time.
- */
-export async function addOfflineViewer(options: OfflineViewerOptions): Promise<void> {
-  const { model, fetch } = options;
-  // Nothing else is in flight now: the requisites have been fetched.
-  const read = (ref: BodyRef): Promise<Buffer> => fetch.spool.readBlocking(ref);
-  const locate = (entry: ArchivedEntry): StoredFile => ({ ...entry, ...fetch.spool.refOf(entry) });
-  let catalog: AssetCatalog | undefined;
-  let cssViews = new Map<string, string>();
-  if (options.pages) {
-    catalog = await (options.requisites ?? (pageRequisites(options) as PageRequisites)).finish(locate);
-    model.foreignReferences.push(...foreignList(catalog));
-    const sheets: GeneratedFile[] = [];
-    cssViews = await buildCssViews(catalog, options.service, sheets, read);
-    for (const sheet of sheets) await store(options, sheet);
+  constructor(private readonly options: OfflineViewerOptions) {
+    const { fetch } = options;
+    // Pages and summaries are read with blocking reads: a few small bodies at a time, from the
+    // pack's memory or the page cache, at less CPU than a round trip through the thread pool.
+    this.read = (ref) => fetch.spool.readBlocking(ref);
+    this.locate = (entry) => ({ ...entry, ...fetch.spool.refOf(entry) });
+    if (!options.pages) return;
+    this.requisites = new PageRequisites({
+      fetch,
+      frontier: options.frontier,
+      model: options.model,
+      service: options.service,
+      ...(options.limits ? { limits: options.limits } : {}),
+      ...(options.onFailed ? { onFailed: options.onFailed } : {}),
+      onSettled: () => this.kick(),
+    });
+    this.catalog = this.requisites.catalog;
+    this.sheets = new StylesheetViews(this.catalog, options.service);
   }
-  const top = await model.files(undefined);
-  const entries: IndexEntry[] = [];
-  for (const id of model.prototypeIds()) {
-    const files = (await model.files(id, VIEWER_READS)).map(locate);
-    if (catalog) {
-      setArchived(catalog, top, files);
-      for (const view of await buildPageViews(files, catalog, cssViews, options.service, read)) files.push(await store(options, view));
+
+  /** The crawl stored a body (page renderings are scanned for their requisites). */
+  stored(file: StoredFile, prototypeId: string): void {
+    this.requisites?.pageStored(file, prototypeId);
+  }
+
+  /** The crawl has finished a prototype: build it now if everything it needs is decided. */
+  prototypeDone(id: string): void {
+    if (this.requisites && !this.requisites.scannedWhole(id)) return;
+    this.ready.push(id);
+    this.kick();
+  }
+
+  /**
+   * After the crawl has drained: fetches the requisites of pages that had to be read again, builds
+   * every prototype not built yet, then index.html. One prototype at a time.
+   */
+  async finish(): Promise<void> {
+    const { model } = this.options;
+    if (this.requisites) {
+      await this.requisites.finish(this.locate);
+      model.foreignReferences.push(...foreignList(this.catalog as AssetCatalog));
     }
-    const state = model.prototype(id);
-    const summary = await summarizePrototype(id, files, state?.complete ?? false, read);
-    if (!summary) continue;
-    const page = renderPrototypePage(summary, options.baseUrl);
-    await store(options, { path: prototypeIndexPath(id), data: Buffer.from(page, 'utf8'), contentType: 'text/html; charset=utf-8', generatedFrom: MANIFEST_PATH });
-    const first = summary.pages.find((p) => p.png);
-    entries.push({
-      id,
-      name: summary.name,
-      revision: summary.revision,
-      complete: summary.complete,
-      pages: summary.pages.length,
-      ...(first?.png ? { thumbnail: first.png } : {}),
+    for (const id of model.prototypeIds()) if (!this.built.has(id)) await this.build(id);
+    // Stylesheets no page of a prototype built after them names still get their copies.
+    await this.addSheets();
+    const entries = model.prototypeIds().flatMap((id) => this.built.get(id) ?? []);
+    const errors = await model.firstErrors(INDEX_ERROR_LIMIT);
+    const index = renderIndex({ baseUrl: this.options.baseUrl, prototypes: entries, errors, errorCount: model.errorCount });
+    await store(this.options, { path: INDEX_PATH, data: Buffer.from(index, 'utf8'), contentType: 'text/html; charset=utf-8', generatedFrom: MANIFEST_PATH });
+  }
+
+  /**
+   * Starts building the prototypes that are ready, unless a build is under way or an asset is
+   * outstanding (it calls again when the last one ends). A frontier that is halted or stopped
+   * refuses the work, and `finish` builds what is left.
+   */
+  private kick(): void {
+    if (this.building || this.ready.length === 0 || this.requisites?.settled === false) return;
+    this.building = true;
+    this.options.frontier.beside(async () => {
+      // Settled is checked again before each: the build takes its stylesheets as they are then.
+      while (this.ready.length > 0 && this.requisites?.settled !== false) await this.build(this.ready.shift() as string);
+      this.building = false;
+      this.kick();
     });
   }
-  const errors = await model.firstErrors(INDEX_ERROR_LIMIT);
-  const index = renderIndex({ baseUrl: options.baseUrl, prototypes: entries, errors, errorCount: model.errorCount });
-  await store(options, { path: INDEX_PATH, data: Buffer.from(index, 'utf8'), contentType: 'text/html; charset=utf-8', generatedFrom: MANIFEST_PATH });
+
+  private async addSheets(): Promise<void> {
+    if (this.sheets) for (const sheet of await this.sheets.add(this.read)) await store(this.options, sheet);
+  }
+
+  /** A prototype's page copies (after the stylesheet copies not made yet) and its overview page. */
+  private async build(id: string): Promise<void> {
+    const { model } = this.options;
+    await this.addSheets();
+    const files = (await model.files(id, VIEWER_READS)).map(this.locate);
+    if (this.catalog && this.sheets) {
+      // The archived files of this prototype in a catalog of its own: the crawl may be using the
+      // shared one at the same time.
+      const catalog: AssetCatalog = { assets: this.catalog.assets, foreign: this.catalog.foreign, archived: new Map() };
+      setArchived(catalog, await model.files(undefined), files);
+      for (const view of await buildPageViews(files, catalog, this.sheets.views, this.options.service, this.read)) files.push(await store(this.options, view));
+    }
+    const summary = await summarizePrototype(id, files, model.prototype(id)?.complete ?? false, this.read);
+    if (summary) {
+      const page = renderPrototypePage(summary, this.options.baseUrl);
+      await store(this.options, { path: prototypeIndexPath(id), data: Buffer.from(page, 'utf8'), contentType: 'text/html; charset=utf-8', generatedFrom: MANIFEST_PATH });
+    }
+    const first = summary?.pages.find((p) => p.png);
+    this.built.set(
+      id,
+      summary && {
+        id,
+        name: summary.name,
+        revision: summary.revision,
+        complete: summary.complete,
+        pages: summary.pages.length,
+        ...(first?.png ? { thumbnail: first.png } : {}),
+      },
+    );
+  }
 }
 
 async function store(options: OfflineViewerOptions, generated: GeneratedFile): Promise<StoredFile> {

@@ -86,55 +86,68 @@ export async function buildPageViews(
 }
 
 /**
- * Viewable copies of the stylesheets that need one (written to `out`), and for each its request ->
- * path of the copy. Made once for the whole archive, before the pages that use them.
+ * Viewable copies of the stylesheets that need one, and for each its request -> path of the copy.
+ * Made a batch at a time, before the pages that use them: each `add` decides the stylesheets the
+ * catalog has gained since the last, and returns the copies to store. A batch must be taken while
+ * nothing is being fetched (PageRequisites.settled), so that what its stylesheets name, imported
+ * stylesheets included, is in the catalog for good or never will be: a copy made during the crawl
+ * is then the copy the end of the run would have made.
  */
-export async function buildCssViews(
-  catalog: AssetCatalog,
-  service: ServiceLocation,
-  out: GeneratedFile[],
-  read: BodyReader,
-): Promise<Map<string, string>> {
-  const sheets: { request: string; file: StoredFile; css: string; base: string; path: string }[] = [];
-  for (const [request, file] of [...catalog.assets].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
-    if (!isCss(file.contentType) || file.size > ASSET_LIMITS.maxCssBytes) continue;
-    const css = (await read(file)).toString('latin1');
-    // Named after the URL, not the bytes: the same sheet served at two URLs resolves differently.
-    const path = `assets/${createHash('sha256').update(`view:${request}`).digest('hex')}.view.css`;
-    sheets.push({ request, file, css, base: serviceUrl(service, request), path });
-  }
-  const targetsOf = (sheet: (typeof sheets)[number]) =>
-    scanCss(sheet.css).map((ref) => {
-      const resolution = resolveReference(ref.value, sheet.base, service);
-      return { ref, target: resolution.kind === 'foreign' ? INERT : localPathOf(catalog, resolution) };
-    });
-  // A sheet needs a copy when any of its references leads into the archive or to another host;
-  // imports then point at the imported sheet's copy when it has one. Deciding first keeps import
-  // cycles harmless.
-  const views = new Map<string, string>();
-  for (const sheet of sheets) if (targetsOf(sheet).some((t) => t.target !== undefined)) views.set(sheet.request, sheet.path);
-  const viewByPath = new Map([...views].map(([request, path]) => [catalog.assets.get(request)?.path, path]));
-  for (const sheet of sheets) {
-    if (!views.has(sheet.request)) continue;
-    const replacements: Replacement[] = [];
-    for (const { ref, target } of targetsOf(sheet)) {
-      if (target === undefined) continue;
-      if (target === INERT) {
-        replacements.push({ start: ref.start, end: ref.end, text: INERT });
-        continue;
-      }
-      const resolved = resolveReference(ref.value, sheet.base, service);
-      const view = resolved.kind === 'service' ? views.get(resolved.request) : undefined;
-      replacements.push({ start: ref.start, end: ref.end, text: relativeEntryUrl(sheet.path, view ?? viewByPath.get(target) ?? target) });
+export class StylesheetViews {
+  /** Request of a stylesheet -> path of its viewable copy, for those that have one. */
+  readonly views = new Map<string, string>();
+  private readonly decided = new Set<string>();
+
+  constructor(
+    private readonly catalog: AssetCatalog,
+    private readonly service: ServiceLocation,
+  ) {}
+
+  async add(read: BodyReader): Promise<GeneratedFile[]> {
+    const { catalog, service, views } = this;
+    // Taken before the first await: the batch is what the catalog held when it was settled.
+    const fresh = [...catalog.assets]
+      .filter(([request, file]) => !this.decided.has(request) && isCss(file.contentType) && file.size <= ASSET_LIMITS.maxCssBytes)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    for (const [request] of fresh) this.decided.add(request);
+    const sheets: { request: string; file: StoredFile; css: string; base: string; path: string }[] = [];
+    for (const [request, file] of fresh) {
+      const css = (await read(file)).toString('latin1');
+      // Named after the URL, not the bytes: the same sheet served at two URLs resolves differently.
+      const path = `assets/${createHash('sha256').update(`view:${request}`).digest('hex')}.view.css`;
+      sheets.push({ request, file, css, base: serviceUrl(service, request), path });
     }
-    out.push({
-      path: sheet.path,
-      data: Buffer.from(applyReplacements(sheet.css, replacements), 'latin1'),
-      contentType: 'text/css; charset=utf-8',
-      generatedFrom: sheet.file.path,
-    });
+    const targetsOf = (sheet: (typeof sheets)[number]) =>
+      scanCss(sheet.css).map((ref) => {
+        const resolution = resolveReference(ref.value, sheet.base, service);
+        return { ref, resolution, target: resolution.kind === 'foreign' ? INERT : localPathOf(catalog, resolution) };
+      });
+    // A sheet needs a copy when any of its references leads into the archive or to another host;
+    // imports then point at the imported sheet's copy when it has one, else at the sheet itself
+    // (whose references need nothing). Deciding first keeps import cycles harmless.
+    for (const sheet of sheets) if (targetsOf(sheet).some((t) => t.target !== undefined)) views.set(sheet.request, sheet.path);
+    const out: GeneratedFile[] = [];
+    for (const sheet of sheets) {
+      if (!views.has(sheet.request)) continue;
+      const replacements: Replacement[] = [];
+      for (const { ref, resolution, target } of targetsOf(sheet)) {
+        if (target === undefined) continue;
+        if (target === INERT) {
+          replacements.push({ start: ref.start, end: ref.end, text: INERT });
+          continue;
+        }
+        const view = resolution.kind === 'service' ? views.get(resolution.request) : undefined;
+        replacements.push({ start: ref.start, end: ref.end, text: relativeEntryUrl(sheet.path, view ?? target) });
+      }
+      out.push({
+        path: sheet.path,
+        data: Buffer.from(applyReplacements(sheet.css, replacements), 'latin1'),
+        contentType: 'text/css; charset=utf-8',
+        generatedFrom: sheet.file.path,
+      });
+    }
+    return out;
   }
-  return views;
 }
 
 /** The policy goes first thing in the head, before anything it must govern. */

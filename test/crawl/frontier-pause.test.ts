@@ -46,3 +46,45 @@ describe('frontier back-pressure', () => {
     expect(tasks.every((t) => t.started)).toBe(true);
   });
 });
+
+describe('work beside the frontier', () => {
+  it('starts at once in no slot, ahead of pending tasks, and the drain waits for it', async () => {
+    const frontier = new Frontier({ concurrency: 1 });
+    const tasks = Array.from({ length: 3 }, gate);
+    for (const t of tasks) frontier.add(t.task);
+    const work = gate();
+    frontier.beside(work.task);
+    await settle();
+    // The one slot is held and two tasks wait, yet the work has started and takes no slot.
+    expect(work.started).toBe(true);
+    expect(frontier.running).toBe(1);
+    expect(frontier.queued).toBe(2);
+    let drained = false;
+    const draining = frontier.drain().then(() => (drained = true));
+    // Newest first: the first added holds the slot, then the last, then the middle one.
+    for (const t of [tasks[0], tasks[2], tasks[1]]) {
+      await settle();
+      expect(t!.started).toBe(true);
+      t!.finish();
+    }
+    await settle();
+    expect(drained).toBe(false);
+    work.finish();
+    await draining;
+    expect(drained).toBe(true);
+  });
+
+  it('fails the drain when it fails, and is refused once the frontier is halted', async () => {
+    const frontier = new Frontier({ concurrency: 2 });
+    frontier.beside(() => Promise.reject(new Error('disk full')));
+    await expect(frontier.drain()).rejects.toThrow('disk full');
+
+    const halted = new Frontier({ concurrency: 2 });
+    halted.halt();
+    const work = gate();
+    halted.beside(work.task);
+    await settle();
+    expect(work.started).toBe(false);
+    await halted.drain();
+  });
+});

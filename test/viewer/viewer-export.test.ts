@@ -1,4 +1,6 @@
+import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
+import { promisify } from 'node:util';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -14,6 +16,7 @@ import { verifyArchive } from '../../src/verify/verify-archive.js';
 import { entryNameOf, serveArchive } from '../../src/viewer/serve-archive.js';
 import { readArchive } from '../helpers/archive.js';
 import { assertValidManifest } from '../helpers/manifest-schema.js';
+import { expectSameArchive } from '../since/since-helpers.js';
 
 let service: FakeService;
 let dir: string;
@@ -62,6 +65,45 @@ describe('export with the offline viewer', () => {
     }
     // Scheduled when the first page rendering was stored, ahead of most of the crawl.
     expect(at((e) => e.type === 'response' && e.source === STATIC_PATHS.css)[0]).toBeLessThan(elements.at(-1) as number);
+  });
+
+  it('makes each prototype viewable as soon as its crawl is done, not after the whole crawl', async () => {
+    // Entry order as Info-ZIP lists the central directory: the order the zip was written in.
+    const { stdout } = await promisify(execFile)('unzip', ['-Z1', out]);
+    const order = stdout.split('\n').filter((name) => name !== '');
+    const at = (name: string): number => order.indexOf(name);
+    const files = allFileEntries(manifest);
+    const lastCrawled = Math.max(...files.filter((f) => f.source.startsWith('/rabbit/api/')).map((f) => at(f.path)));
+    const overviews = Object.keys(manifest.prototypes).map((id) => at(`overview/prototype-${id}.html`));
+    expect(overviews.every((i) => i >= 0)).toBe(true);
+    // Several prototypes were built while others were still being fetched.
+    expect(overviews.filter((i) => i < lastCrawled).length).toBeGreaterThan(1);
+    for (const id of Object.keys(manifest.prototypes)) {
+      // Each only once everything of its own is in: its page copies and overview follow its files.
+      const own = files.filter((f) => f.path.startsWith(`prototypes/${id}/`));
+      const last = Math.max(...own.filter((f) => f.generatedFrom === undefined).map((f) => at(f.path)));
+      expect(own.some((f) => f.generatedFrom !== undefined)).toBe(true);
+      for (const view of own.filter((f) => f.generatedFrom !== undefined)) expect(at(view.path), view.path).toBeGreaterThan(last);
+      expect(at(`overview/prototype-${id}.html`)).toBeGreaterThan(last);
+    }
+    expect(at('index.html')).toBeGreaterThan(lastCrawled);
+  });
+
+  it('waits for a stylesheet still arriving, and makes the same archive as when it arrives at once', async () => {
+    // The first time, the stylesheet takes 400 ms while everything else answers at once:
+    // prototypes are done before it is in, and must not be built without it.
+    const slow = await startFakeService({ seed: 1, faults: { paths: [{ path: STATIC_PATHS.css, kind: 'slow-body', times: 1 }], slowBodyMs: 400 } });
+    const late: ExportEvent[] = [];
+    try {
+      const first = await exportAccount({ out: join(dir, 'slow.zip'), baseUrl: slow.baseUrl, keys: [slow.keys.readOnly], concurrency: 4, onEvent: (event) => late.push(event) });
+      const again = await exportAccount({ out: join(dir, 'fast.zip'), baseUrl: slow.baseUrl, keys: [slow.keys.readOnly], concurrency: 4 });
+      expect([first.complete, again.complete]).toEqual([true, true]);
+    } finally {
+      await slow.close();
+    }
+    const css = late.findIndex((e) => e.type === 'response' && e.source === STATIC_PATHS.css);
+    expect(late.findIndex((e) => e.type === 'prototype-done')).toBeLessThan(css);
+    await expectSameArchive(join(dir, 'slow.zip'), join(dir, 'fast.zip'));
   });
 
   it('keeps the raw XHTML byte for byte and writes a viewable copy beside it', async () => {
