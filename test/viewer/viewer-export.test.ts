@@ -90,9 +90,9 @@ describe('export with the offline viewer', () => {
   });
 
   it('waits for a stylesheet still arriving, and makes the same archive as when it arrives at once', async () => {
-    // The first time, the stylesheet takes 400 ms while everything else answers at once:
+    // The first time, the stylesheet takes 1.5 s while everything else answers at once:
     // prototypes are done before it is in, and must not be built without it.
-    const slow = await startFakeService({ seed: 1, faults: { paths: [{ path: STATIC_PATHS.css, kind: 'slow-body', times: 1 }], slowBodyMs: 400 } });
+    const slow = await startFakeService({ seed: 1, faults: { paths: [{ path: STATIC_PATHS.css, kind: 'slow-body', times: 1 }], slowBodyMs: 1500 } });
     const late: ExportEvent[] = [];
     try {
       const first = await exportAccount({ out: join(dir, 'slow.zip'), baseUrl: slow.baseUrl, keys: [slow.keys.readOnly], concurrency: 4, onEvent: (event) => late.push(event) });
