@@ -41,8 +41,12 @@ export interface OfflineViewerOptions {
  */
 export class OfflineViewer {
   private readonly requisites: PageRequisites | undefined;
-  private readonly catalog: AssetCatalog | undefined;
   private readonly sheets: StylesheetViews | undefined;
+  /**
+   * The files outside any prototype, read once: the only API resources among them (all a page may
+   * point at through `archived`) are the prototype lists, stored before any prototype is crawled.
+   */
+  private top: Promise<ArchivedEntry[]> | undefined;
   /** The overview's line for each prototype built so far. */
   private readonly built = new Map<string, IndexEntry | undefined>();
   /** Done during the crawl and waiting to be built there. */
@@ -67,8 +71,7 @@ export class OfflineViewer {
       ...(options.onFailed ? { onFailed: options.onFailed } : {}),
       onSettled: () => this.kick(),
     });
-    this.catalog = this.requisites.catalog;
-    this.sheets = new StylesheetViews(this.catalog, options.service);
+    this.sheets = new StylesheetViews(this.requisites.catalog, options.service);
   }
 
   /** The crawl stored a body (page renderings are scanned for their requisites). */
@@ -91,7 +94,7 @@ export class OfflineViewer {
     const { model } = this.options;
     if (this.requisites) {
       await this.requisites.finish(this.locate);
-      model.foreignReferences.push(...foreignList(this.catalog as AssetCatalog));
+      model.foreignReferences.push(...foreignList(this.requisites.catalog));
     }
     for (const id of model.prototypeIds()) if (!this.built.has(id)) await this.build(id);
     // Stylesheets no page of a prototype built after them names still get their copies.
@@ -127,11 +130,12 @@ export class OfflineViewer {
     const { model } = this.options;
     await this.addSheets();
     const files = (await model.files(id, VIEWER_READS)).map(this.locate);
-    if (this.catalog && this.sheets) {
+    if (this.requisites && this.sheets) {
       // The archived files of this prototype in a catalog of its own: the crawl may be using the
       // shared one at the same time.
-      const catalog: AssetCatalog = { assets: this.catalog.assets, foreign: this.catalog.foreign, archived: new Map() };
-      setArchived(catalog, await model.files(undefined), files);
+      const { assets, foreign } = this.requisites.catalog;
+      const catalog: AssetCatalog = { assets, foreign, archived: new Map() };
+      setArchived(catalog, await (this.top ??= model.files(undefined)), files);
       for (const view of await buildPageViews(files, catalog, this.sheets.views, this.options.service, this.read)) files.push(await store(this.options, view));
     }
     const summary = await summarizePrototype(id, files, model.prototype(id)?.complete ?? false, this.read);
