@@ -110,27 +110,27 @@ export class StylesheetViews {
       .filter(([request, file]) => !this.decided.has(request) && isCss(file.contentType) && file.size <= ASSET_LIMITS.maxCssBytes)
       .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     for (const [request] of fresh) this.decided.add(request);
-    const sheets: { request: string; file: StoredFile; css: string; base: string; path: string }[] = [];
+    const sheets = [];
     for (const [request, file] of fresh) {
       const css = (await read(file)).toString('latin1');
-      // Named after the URL, not the bytes: the same sheet served at two URLs resolves differently.
-      const path = `assets/${createHash('sha256').update(`view:${request}`).digest('hex')}.view.css`;
-      sheets.push({ request, file, css, base: serviceUrl(service, request), path });
-    }
-    const targetsOf = (sheet: (typeof sheets)[number]) =>
-      scanCss(sheet.css).map((ref) => {
-        const resolution = resolveReference(ref.value, sheet.base, service);
+      const base = serviceUrl(service, request);
+      const refs = scanCss(css).map((ref) => {
+        const resolution = resolveReference(ref.value, base, service);
         return { ref, resolution, target: resolution.kind === 'foreign' ? INERT : localPathOf(catalog, resolution) };
       });
+      // Named after the URL, not the bytes: the same sheet served at two URLs resolves differently.
+      const path = `assets/${createHash('sha256').update(`view:${request}`).digest('hex')}.view.css`;
+      sheets.push({ request, file, css, path, refs });
+    }
     // A sheet needs a copy when any of its references leads into the archive or to another host;
     // imports then point at the imported sheet's copy when it has one, else at the sheet itself
     // (whose references need nothing). Deciding first keeps import cycles harmless.
-    for (const sheet of sheets) if (targetsOf(sheet).some((t) => t.target !== undefined)) views.set(sheet.request, sheet.path);
+    for (const sheet of sheets) if (sheet.refs.some((t) => t.target !== undefined)) views.set(sheet.request, sheet.path);
     const out: GeneratedFile[] = [];
     for (const sheet of sheets) {
       if (!views.has(sheet.request)) continue;
       const replacements: Replacement[] = [];
-      for (const { ref, resolution, target } of targetsOf(sheet)) {
+      for (const { ref, resolution, target } of sheet.refs) {
         if (target === undefined) continue;
         if (target === INERT) {
           replacements.push({ start: ref.start, end: ref.end, text: INERT });
