@@ -1,6 +1,7 @@
 import type { FileEntry, ForeignReference, ManifestError, Milestone, PrototypeOrigin } from './types.js';
 import { compareByIdKey, compareIds, idSortKey } from '../core/ids.js';
 import { isElementBody } from '../archive/paths.js';
+import { jsonNumber, jsonString } from '../core/json-text.js';
 
 /** A file entry and where its bytes wait on disk until the zip is written. */
 export interface StoredFile extends FileEntry {
@@ -93,8 +94,6 @@ export class ArchiveModel {
    * deduplicated as they are parsed) and the zip writer refuses a name it has already written.
    */
   addFile(prototypeId: string | undefined, file: StoredFile): void {
-    const entry: ArchivedEntry = entryOf(file);
-    if (file.offset !== undefined) entry.offset = file.offset;
     this.fileTotal++;
     if (prototypeId !== undefined) {
       const state = this.prototypes.get(prototypeId);
@@ -105,7 +104,7 @@ export class ArchiveModel {
     // A prototype's element bodies on a shelf of their own: the offline viewer reads the rest
     // without reading (and decoding) them, about 95 % of the lines.
     const shelf = prototypeId === undefined ? TOP : isElementBody(file.path) ? elementShelf(prototypeId) : prototypeId;
-    this.store.append(shelf, JSON.stringify(entry));
+    this.store.append(shelf, entryLine(file));
     this.onAdd(file);
   }
 
@@ -214,15 +213,14 @@ function originOf(state: PrototypeTally): PrototypeOrigin {
   return state.origin;
 }
 
-export function entryOf(file: FileEntry): FileEntry {
-  const entry: FileEntry = {
-    path: file.path,
-    source: file.source,
-    sha256: file.sha256,
-    size: file.size,
-    contentType: file.contentType,
-    lastModified: file.lastModified,
-  };
-  if (file.generatedFrom !== undefined) entry.generatedFrom = file.generatedFrom;
-  return entry;
+/**
+ * A file's filed line: the JSON of its manifest entry (FileEntry's members in their order, with
+ * `generatedFrom` only when set) and `offset` last when the body is in the pack, written as a
+ * template (see core/json-text.ts). It starts with the path (pathOfLine); prettyEntry drops the
+ * offset.
+ */
+export function entryLine(file: StoredFile): string {
+  const generated = file.generatedFrom === undefined ? '' : `,"generatedFrom":${jsonString(file.generatedFrom)}`;
+  const offset = file.offset === undefined ? '' : `,"offset":${jsonNumber(file.offset)}`;
+  return `{"path":${jsonString(file.path)},"source":${jsonString(file.source)},"sha256":${jsonString(file.sha256)},"size":${jsonNumber(file.size)},"contentType":${jsonString(file.contentType)},"lastModified":${jsonString(file.lastModified)}${generated}${offset}}`;
 }

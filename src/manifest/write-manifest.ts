@@ -105,8 +105,8 @@ function* array(lines: readonly string[], depth: number): Generator<string> {
 const ENTRIES_PER_CHUNK = 256;
 
 /**
- * A filed entry line (see ArchiveModel.addFile: the compact JSON of `entryOf(file)`, a flat object
- * of strings, numbers and nulls, with `offset` appended last) as `JSON.stringify(entryOf(entry),
+ * A filed entry line (see entryLine in archive-model.ts: the compact JSON of a manifest entry, a
+ * flat object of strings, numbers and nulls, with `offset` appended last) as `JSON.stringify(entry,
  * null, 2)` indented to `depth` writes it, without parsing it: compact and pretty JSON differ only
  * in the spacing between members, so each value is copied as it is and `offset`, which is not part
  * of the manifest, is dropped. Measured ~20 % faster per entry than parsing and stringifying it

@@ -4,6 +4,7 @@ import { addSpan, newlineChunks, readSpanLines } from './keyed-spill.js';
 import type { BodyCache, CacheCandidate, CachedBody, PrototypeContext } from './body-cache.js';
 import type { StoredFile } from '../manifest/archive-model.js';
 import { readVerified } from './read-verified.js';
+import { jsonNumber, jsonString } from '../core/json-text.js';
 
 /**
  * The progress of one export, appended as it goes to a file in the work directory, so that running
@@ -41,6 +42,16 @@ interface FileRecord {
   lastModified: string | null;
   /** The earlier archive the body was copied from (export --since), so a resumed run says so too. */
   from?: string;
+}
+
+/**
+ * A body's record as one line: the JSON of a FileRecord, in its member order, written as a
+ * template (see core/json-text.ts); one is written for every body a run stores.
+ */
+function recordLine(file: StoredFile, proto: PrototypeContext, from: string | undefined): string {
+  const offset = file.offset === undefined ? '' : `,"offset":${jsonNumber(file.offset)}`;
+  const origin = from === undefined ? '' : `,"from":${jsonString(from)}`;
+  return `{"t":"file","proto":${jsonString(proto.id)},"rev":${jsonNumber(proto.revision)},"lm":${jsonNumber(proto.lastModification)},"source":${jsonString(file.source)},"sha256":${jsonString(file.sha256)},"size":${jsonNumber(file.size)},"contentType":${jsonString(file.contentType)},"lastModified":${jsonString(file.lastModified)}${offset}${origin}}`;
 }
 
 export interface JournalState {
@@ -122,7 +133,7 @@ export class JournalWriter {
     const handle = await open(path, fresh ? 'w' : 'a+');
     const writer = new JournalWriter(handle);
     const size = fresh ? 0 : (await stat(path)).size;
-    if (size === 0) writer.append({ t: 'header', v: JOURNAL_VERSION, baseUrl });
+    if (size === 0) writer.append(JSON.stringify({ t: 'header', v: JOURNAL_VERSION, baseUrl } satisfies Header));
     // A line torn by a kill must not swallow the first record appended after it.
     else if ((await readAt(handle, size - 1, 1, path))[0] !== 10) writer.pending = '\n';
     // Written every WRITE_INTERVAL_MS (a killed process loses nothing the kernel has), forced to
@@ -134,20 +145,7 @@ export class JournalWriter {
   }
 
   record(file: StoredFile, proto: PrototypeContext, from?: string): void {
-    const record: FileRecord = {
-      t: 'file',
-      proto: proto.id,
-      rev: proto.revision,
-      lm: proto.lastModification,
-      source: file.source,
-      sha256: file.sha256,
-      size: file.size,
-      contentType: file.contentType,
-      lastModified: file.lastModified,
-    };
-    if (file.offset !== undefined) record.offset = file.offset;
-    if (from !== undefined) record.from = from;
-    this.append(record);
+    this.append(recordLine(file, proto, from));
   }
 
   async close(): Promise<void> {
@@ -157,8 +155,8 @@ export class JournalWriter {
     await this.handle.close().catch(() => undefined);
   }
 
-  private append(value: Header | FileRecord): void {
-    this.pending += `${JSON.stringify(value)}\n`;
+  private append(line: string): void {
+    this.pending += `${line}\n`;
     if (this.pending.length >= BATCH_BYTES) this.flush(false);
   }
 
