@@ -15,7 +15,7 @@ export interface ArchiveSinkOptions {
   onBacklog?(behind: boolean): void;
 }
 
-type SinkItem = StoredFile | { manifest: AsyncIterable<string> };
+type SinkItem = StoredFile | { manifest: AsyncIterable<string | Buffer> };
 
 /**
  * The zip, written while the crawl runs: each body goes in as soon as it is stored, so little is
@@ -52,7 +52,7 @@ export class ArchiveSink {
   }
 
   /** Adds the manifest as the last entry and waits for the zip to be whole and in place. */
-  finish(manifest: AsyncIterable<string>): Promise<{ bytes: number; entries: number }> {
+  finish(manifest: AsyncIterable<string | Buffer>): Promise<{ bytes: number; entries: number }> {
     // The manifest pass makes garbage faster than the crawl: keep the heap nearer its live size.
     tightenOldGeneration();
     this.channel.push({ manifest });

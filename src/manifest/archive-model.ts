@@ -19,6 +19,8 @@ export type ArchivedEntry = FileEntry & { offset?: number };
 export interface LineStore {
   append(key: string, line: string): void;
   lines(key: string): Promise<string[]>;
+  /** The same lines as UTF-8 bytes, without their newlines. */
+  lineBytes(key: string): Promise<Buffer[]>;
 }
 
 export interface PrototypeState {
@@ -160,21 +162,22 @@ export class ArchiveModel {
    * `elementBodies: false`, all but the elements' own JSON.
    */
   async files(prototypeId: string | undefined, which: FileSelection = {}): Promise<ArchivedEntry[]> {
-    return (await this.fileLines(prototypeId, which)).map((line) => JSON.parse(line) as ArchivedEntry);
+    return (await this.fileLines(prototypeId, which)).map((line) => JSON.parse(line.toString('utf8')) as ArchivedEntry);
   }
 
   /**
-   * The same files as `files`, in the same order, as their filed JSON lines, unparsed: the
-   * manifest parses a few hundred at a time, so a prototype of tens of thousands of files is not
-   * held as objects (each several times the size of its line) while it is written. Element bodies
-   * are filed apart (see addFile), so leaving them out reads none of them.
+   * The same files as `files`, in the same order, as their filed JSON lines in bytes, unparsed
+   * and undecoded: the manifest copies them into its text, so a prototype of tens of thousands of
+   * files is held neither as objects (each several times the size of its line) nor as strings
+   * while it is written. Element bodies are filed apart (see addFile), so leaving them out reads
+   * none of them.
    */
-  async fileLines(prototypeId: string | undefined, which: FileSelection = {}): Promise<string[]> {
-    const keyed: { id: string; key: string | undefined; line: string }[] = [];
+  async fileLines(prototypeId: string | undefined, which: FileSelection = {}): Promise<Buffer[]> {
+    const keyed: { id: string; key: string | undefined; line: Buffer }[] = [];
     const shelves = [prototypeId ?? TOP];
     if (prototypeId !== undefined && which.elementBodies !== false) shelves.push(elementShelf(prototypeId));
     for (const shelf of shelves) {
-      for (const line of await this.store.lines(shelf)) {
+      for (const line of await this.store.lineBytes(shelf)) {
         const path = pathOfLine(line);
         keyed.push({ id: path, key: idSortKey(path), line });
       }
@@ -193,12 +196,14 @@ export class ArchiveModel {
 }
 
 /**
- * The path of a filed line, which starts with it (see addFile) and needs no unescaping: entry
- * names are plain by construction.
+ * The path of a filed line, which starts with it (see entryLine) and needs no unescaping: entry
+ * names are plain ASCII by construction (archive/paths.ts).
  */
-function pathOfLine(line: string): string {
-  return line.slice(PATH_AT, line.indexOf('"', PATH_AT));
+function pathOfLine(line: Buffer): string {
+  return line.toString('latin1', PATH_AT, line.indexOf(QUOTE, PATH_AT));
 }
+
+const QUOTE = 0x22;
 
 /** The prototype an API source belongs to: `/rabbit/api/prototypes/{id}.json` or `.../{id}/...`. */
 function ownerOf(source: string): string | undefined {

@@ -48,10 +48,32 @@ export class KeyedSpill {
 
   /** Every line filed under the key, in the order appended. */
   async lines(key: string): Promise<string[]> {
+    await this.written();
+    return readSpanLines(this.handle, this.segments.get(key) ?? [], this.path);
+  }
+
+  /**
+   * The same lines as bytes, newlines left out: views into the chunks read, so no line is decoded
+   * into a string (the manifest copies them into its text byte by byte).
+   */
+  async lineBytes(key: string): Promise<Buffer[]> {
+    await this.written();
+    const out: Buffer[] = [];
+    const spans = this.segments.get(key) ?? [];
+    for (let i = 0; i < spans.length; i += 2) {
+      const start = spans[i] as number;
+      for await (const { data } of newlineChunks(this.handle, start, start + (spans[i + 1] as number), this.path)) {
+        for (let from = 0, nl = data.indexOf(10); nl !== -1; from = nl + 1, nl = data.indexOf(10, from)) out.push(data.subarray(from, nl));
+      }
+    }
+    return out;
+  }
+
+  /** Writes what is pending and waits for every write so far; a failed one fails the read. */
+  private async written(): Promise<void> {
     this.flush();
     await this.chain;
     if (this.failure) throw this.failure;
-    return readSpanLines(this.handle, this.segments.get(key) ?? [], this.path);
   }
 
   async close(): Promise<void> {

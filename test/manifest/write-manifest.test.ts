@@ -20,9 +20,9 @@ async function model(): Promise<{ model: ArchiveModel; spill: KeyedSpill }> {
 }
 
 async function text(m: ArchiveModel): Promise<string> {
-  let out = '';
-  for await (const chunk of manifestText(m, meta)) out += chunk;
-  return out;
+  const parts: Buffer[] = [];
+  for await (const chunk of manifestText(m, meta)) parts.push(typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk);
+  return Buffer.concat(parts).toString('utf8');
 }
 
 describe('manifest.json streamed by prototype', () => {
@@ -84,10 +84,10 @@ describe('the files of a prototype read back', () => {
   it('leave out the element bodies without reading them when asked, and merge them back in path order otherwise', async () => {
     const { model: m, spill } = await model();
     const read: string[] = [];
-    const lines = spill.lines.bind(spill);
-    spill.lines = async (key: string) => {
+    const lineBytes = spill.lineBytes.bind(spill);
+    spill.lineBytes = async (key: string) => {
       read.push(key);
-      return lines(key);
+      return lineBytes(key);
     };
     m.addPrototype({ id: '7', name: 'p', lastModification: 1, lastUser: null, revision: 1, milestone: null, origin: { mode: 'fetched' } });
     const paths = [
@@ -168,11 +168,19 @@ describe('prettyEntry', () => {
     { path: 'prototypes/1/r2/pages/p.json', source: '/rabbit/api/prototypes/1/pages/p.json', sha256: 'ab'.repeat(32), size: 0, contentType: 'application/json', lastModified: null, offset: 12_345_678_901 },
     // Commas, colons, braces, quotes, backslashes and non-ASCII inside values; an HTTP date has a comma.
     { path: 'assets/x.css', source: '/css/a,b:{c}.css', sha256: 'cd'.repeat(32), size: 17, contentType: 'text/css; charset="utf-8", q={1}', lastModified: 'Tue, 15 Nov 1994 08:12:31 GMT' },
+    // Values that look like the offset member, with and without the real one after them.
+    { path: 'a/b.json', source: '/x', sha256: '01'.repeat(32), size: 2, contentType: 'application/json', lastModified: ',"offset":5}', offset: 0 },
+    { path: 'a/c.json', source: '/y', sha256: '02'.repeat(32), size: 2, contentType: 'x', lastModified: null, generatedFrom: '1,"offset":5' },
     { path: 'overview/prototype-1.html', source: 'generated', sha256: 'ef'.repeat(32), size: 1, contentType: 'text/html \\ "\\"" \u2028 日本 🐇 \u0001', lastModified: null, generatedFrom: 'manifest.json' },
   ];
 
   it.each(entries.flatMap((entry) => [2, 10].map((depth) => ({ entry, depth }))))('writes $entry.path at depth $depth exactly as JSON.stringify would', ({ entry, depth }) => {
     const { offset: _offset, ...listed } = entry;
-    expect(prettyEntry(JSON.stringify(entry), depth)).toBe(indent(JSON.stringify(listed, null, 2), depth));
+    const line = Buffer.from(JSON.stringify(entry), 'utf8');
+    const expected = Buffer.from(indent(JSON.stringify(listed, null, 2), depth), 'utf8');
+    // Written after three bytes of something else.
+    const out = Buffer.alloc(3 + line.length * (depth + 4) + depth + 2, '-');
+    const end = prettyEntry(line, depth, out, 3);
+    expect(out.subarray(0, end).toString('utf8')).toBe(`---${expected.toString('utf8')}`);
   });
 });

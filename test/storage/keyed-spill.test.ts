@@ -20,8 +20,10 @@ describe('KeyedSpill', () => {
     for (const [key, lines] of expected) {
       expect(spill.count(key)).toBe(lines.length);
       expect(await spill.lines(key)).toEqual(lines);
+      expect((await spill.lineBytes(key)).map((bytes) => bytes.toString('utf8'))).toEqual(lines);
     }
     expect(await spill.lines('absent')).toEqual([]);
+    expect(await spill.lineBytes('absent')).toEqual([]);
     expect(spill.keys().sort()).toEqual(['0', '1', '2', '3', '4', '5', '6']);
     await spill.close();
   });
@@ -33,6 +35,7 @@ describe('KeyedSpill', () => {
     for (const line of lines) spill.append('k', line);
     spill.append('other', 'x');
     expect(await spill.lines('k')).toEqual(lines);
+    expect((await spill.lineBytes('k')).map((bytes) => bytes.toString('utf8'))).toEqual(lines);
     expect(await spill.lines('other')).toEqual(['x']);
     await spill.close();
   });
