@@ -220,12 +220,28 @@ function originOf(state: PrototypeTally): PrototypeOrigin {
 
 /**
  * A file's filed line: the JSON of its manifest entry (FileEntry's members in their order, with
- * `generatedFrom` only when set) and `offset` last when the body is in the pack, written as a
- * template (see core/json-text.ts). It starts with the path (pathOfLine); prettyEntry drops the
+ * `generatedFrom` only when set) and `offset` last when the body is in the pack, joined from its
+ * pieces (see core/json-text.ts). It starts with the path (pathOfLine); prettyEntry drops the
  * offset.
  */
 export function entryLine(file: StoredFile): string {
   const generated = file.generatedFrom === undefined ? '' : `,"generatedFrom":${jsonString(file.generatedFrom)}`;
   const offset = file.offset === undefined ? '' : `,"offset":${jsonNumber(file.offset)}`;
-  return `{"path":${jsonString(file.path)},"source":${jsonString(file.source)},"sha256":${jsonString(file.sha256)},"size":${jsonNumber(file.size)},"contentType":${jsonString(file.contentType)},"lastModified":${jsonString(file.lastModified)}${generated}${offset}}`;
+  return [
+    '{"path":',
+    jsonString(file.path),
+    ',"source":',
+    jsonString(file.source),
+    ',"sha256":',
+    jsonString(file.sha256),
+    ',"size":',
+    jsonNumber(file.size),
+    ',"contentType":',
+    jsonString(file.contentType),
+    ',"lastModified":',
+    jsonString(file.lastModified),
+    generated,
+    offset,
+    '}',
+  ].join('');
 }

@@ -45,13 +45,31 @@ interface FileRecord {
 }
 
 /**
- * A body's record as one line: the JSON of a FileRecord, in its member order, written as a
- * template (see core/json-text.ts); one is written for every body a run stores.
+ * A body's record as one line: the JSON of a FileRecord, in its member order, joined from its
+ * pieces (see core/json-text.ts); one is written for every body a run stores.
  */
 function recordLine(file: StoredFile, proto: PrototypeContext, from: string | undefined): string {
-  const offset = file.offset === undefined ? '' : `,"offset":${jsonNumber(file.offset)}`;
-  const origin = from === undefined ? '' : `,"from":${jsonString(from)}`;
-  return `{"t":"file","proto":${jsonString(proto.id)},"rev":${jsonNumber(proto.revision)},"lm":${jsonNumber(proto.lastModification)},"source":${jsonString(file.source)},"sha256":${jsonString(file.sha256)},"size":${jsonNumber(file.size)},"contentType":${jsonString(file.contentType)},"lastModified":${jsonString(file.lastModified)}${offset}${origin}}`;
+  return [
+    '{"t":"file","proto":',
+    jsonString(proto.id),
+    ',"rev":',
+    jsonNumber(proto.revision),
+    ',"lm":',
+    jsonNumber(proto.lastModification),
+    ',"source":',
+    jsonString(file.source),
+    ',"sha256":',
+    jsonString(file.sha256),
+    ',"size":',
+    jsonNumber(file.size),
+    ',"contentType":',
+    jsonString(file.contentType),
+    ',"lastModified":',
+    jsonString(file.lastModified),
+    file.offset === undefined ? '' : `,"offset":${jsonNumber(file.offset)}`,
+    from === undefined ? '' : `,"from":${jsonString(from)}`,
+    '}',
+  ].join('');
 }
 
 export interface JournalState {
