@@ -22,7 +22,7 @@ const STRINGS = [
   ' ~!#$%&\'()*+,-./:;<=>?@[]^_`{|}',
 ];
 
-describe('JSON text by template', () => {
+describe('JSON text joined from pieces', () => {
   it.each(STRINGS)('writes %j as JSON.stringify does', (value) => {
     expect(jsonString(value)).toBe(JSON.stringify(value));
     expect(JSON.parse(jsonString(value))).toBe(value);
