@@ -59,12 +59,8 @@ export class KeyedSpill {
   async lineBytes(key: string): Promise<Buffer[]> {
     await this.written();
     const out: Buffer[] = [];
-    const spans = this.segments.get(key) ?? [];
-    for (let i = 0; i < spans.length; i += 2) {
-      const start = spans[i] as number;
-      for await (const { data } of newlineChunks(this.handle, start, start + (spans[i + 1] as number), this.path)) {
-        for (let from = 0, nl = data.indexOf(10); nl !== -1; from = nl + 1, nl = data.indexOf(10, from)) out.push(data.subarray(from, nl));
-      }
+    for await (const data of spanChunks(this.handle, this.segments.get(key) ?? [], this.path)) {
+      for (let from = 0, nl = data.indexOf(10); nl !== -1; from = nl + 1, nl = data.indexOf(10, from)) out.push(data.subarray(from, nl));
     }
     return out;
   }
@@ -122,13 +118,18 @@ export function addSpan(spans: number[], offset: number, length: number): void {
 /** The newline-ended lines in the given byte ranges of a file, in order. */
 export async function readSpanLines(handle: FileHandle, spans: readonly number[], path: string): Promise<string[]> {
   const out: string[] = [];
-  for (let i = 0; i < spans.length; i += 2) {
-    const start = spans[i] as number;
-    for await (const { data } of newlineChunks(handle, start, start + (spans[i + 1] as number), path)) {
-      for (const line of data.toString('utf8', 0, data.length - 1).split('\n')) out.push(line);
-    }
+  for await (const data of spanChunks(handle, spans, path)) {
+    for (const line of data.toString('utf8', 0, data.length - 1).split('\n')) out.push(line);
   }
   return out;
+}
+
+/** The given (offset, length) ranges of a file, in order, in chunks that each end with a newline. */
+async function* spanChunks(handle: FileHandle, spans: readonly number[], path: string): AsyncGenerator<Buffer> {
+  for (let i = 0; i < spans.length; i += 2) {
+    const start = spans[i] as number;
+    for await (const { data } of newlineChunks(handle, start, start + (spans[i + 1] as number), path)) yield data;
+  }
 }
 
 /**
