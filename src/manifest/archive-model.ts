@@ -225,11 +225,20 @@ function originOf(state: PrototypeTally): PrototypeOrigin {
  * offset.
  */
 export function entryLine(file: StoredFile): string {
-  const generated = file.generatedFrom === undefined ? '' : `,"generatedFrom":${jsonString(file.generatedFrom)}`;
-  const offset = file.offset === undefined ? '' : `,"offset":${jsonNumber(file.offset)}`;
-  return [
-    '{"path":',
-    jsonString(file.path),
+  const parts = ['{"path":', jsonString(file.path)];
+  pushServedMembers(parts, file);
+  if (file.generatedFrom !== undefined) parts.push(',"generatedFrom":', jsonString(file.generatedFrom));
+  if (file.offset !== undefined) parts.push(',"offset":', jsonNumber(file.offset));
+  parts.push('}');
+  return parts.join('');
+}
+
+/**
+ * The members a body's records share (the manifest's entry line, the journal's record), in this
+ * order, each after a comma: where it was served from and what was served.
+ */
+export function pushServedMembers(parts: string[], file: StoredFile): void {
+  parts.push(
     ',"source":',
     jsonString(file.source),
     ',"sha256":',
@@ -240,8 +249,5 @@ export function entryLine(file: StoredFile): string {
     jsonString(file.contentType),
     ',"lastModified":',
     jsonString(file.lastModified),
-    generated,
-    offset,
-    '}',
-  ].join('');
+  );
 }

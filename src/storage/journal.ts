@@ -2,7 +2,7 @@ import { open, rename, stat, type FileHandle } from 'node:fs/promises';
 import { readAt, type Spool } from './spool.js';
 import { addSpan, newlineChunks, readSpanLines } from './keyed-spill.js';
 import type { BodyCache, CacheCandidate, CachedBody, PrototypeContext } from './body-cache.js';
-import type { StoredFile } from '../manifest/archive-model.js';
+import { pushServedMembers, type StoredFile } from '../manifest/archive-model.js';
 import { readVerified } from './read-verified.js';
 import { jsonNumber, jsonString } from '../core/json-text.js';
 
@@ -49,27 +49,12 @@ interface FileRecord {
  * pieces (see core/json-text.ts); one is written for every body a run stores.
  */
 function recordLine(file: StoredFile, proto: PrototypeContext, from: string | undefined): string {
-  return [
-    '{"t":"file","proto":',
-    jsonString(proto.id),
-    ',"rev":',
-    jsonNumber(proto.revision),
-    ',"lm":',
-    jsonNumber(proto.lastModification),
-    ',"source":',
-    jsonString(file.source),
-    ',"sha256":',
-    jsonString(file.sha256),
-    ',"size":',
-    jsonNumber(file.size),
-    ',"contentType":',
-    jsonString(file.contentType),
-    ',"lastModified":',
-    jsonString(file.lastModified),
-    file.offset === undefined ? '' : `,"offset":${jsonNumber(file.offset)}`,
-    from === undefined ? '' : `,"from":${jsonString(from)}`,
-    '}',
-  ].join('');
+  const parts = ['{"t":"file","proto":', jsonString(proto.id), ',"rev":', jsonNumber(proto.revision), ',"lm":', jsonNumber(proto.lastModification)];
+  pushServedMembers(parts, file);
+  if (file.offset !== undefined) parts.push(',"offset":', jsonNumber(file.offset));
+  if (from !== undefined) parts.push(',"from":', jsonString(from));
+  parts.push('}');
+  return parts.join('');
 }
 
 export interface JournalState {
