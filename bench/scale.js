@@ -50,7 +50,7 @@ function summaryOf(result) {
  * ratio and the range of all of them. A million-resource export takes two minutes and more, long
  * enough to average the weather itself, so it runs once.
  */
-export function pairsFor(resources) {
+function pairsFor(resources) {
   return resources >= 500_000 ? 1 : 3;
 }
 
