@@ -1,9 +1,9 @@
-import type { Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
-import { readChunks } from '../core/read-chunks.js';
+import type { ChunkSource } from '../core/read-chunks.js';
 import { RabbitError } from '../core/errors.js';
 import { redactUrl } from '../core/redact.js';
 import { abortRelay } from './abort-relay.js';
+import { Exchange, type HttpResponse } from './response-body.js';
 import { createDispatcher } from './dispatcher.js';
 import type { ProxySettings } from './proxy-env.js';
 import { parseBaseUrl } from './base-url.js';
@@ -25,11 +25,7 @@ export interface HttpClientOptions {
   dispatcher?: Dispatcher;
 }
 
-export interface HttpResponse {
-  status: number;
-  headers: Record<string, string>;
-  body: Readable;
-}
+export type { HttpResponse } from './response-body.js';
 
 export interface GetOptions {
   key: string;
@@ -99,21 +95,22 @@ export class HttpClient {
     let headers = options.anonymous ? ANONYMOUS_HEADERS : API_HEADERS;
     if (options.ifModifiedSince) headers = { ...headers, 'if-modified-since': options.ifModifiedSince };
     try {
-      const response = await this.dispatcher.request({
-        origin: this.origin,
-        path: `${path}${query}`,
-        method: 'GET',
-        headers,
-        signal: options.signal ? abortRelay(options.signal) : null,
-      });
-      return {
-        status: response.statusCode,
-        headers: flattenHeaders(response.headers),
-        body: response.body,
-      };
+      return await this.exchange({ origin: this.origin, path: `${path}${query}`, method: 'GET', headers }, options.signal);
     } catch (error) {
       throw toNetworkError(error, source, options.signal);
     }
+  }
+
+  /**
+   * One request through the dispatcher's `dispatch`, its response handed over at the headers with
+   * the body to be read (response-body.ts: why not undici's `request`).
+   */
+  private exchange(request: Dispatcher.DispatchOptions, signal: AbortSignal | undefined): Promise<HttpResponse> {
+    const relay = signal ? abortRelay(signal) : undefined;
+    if (relay?.aborted) return Promise.reject(relay.reason);
+    return new Promise((resolve, reject) => {
+      this.dispatcher.dispatch(request, new Exchange(resolve, reject, relay));
+    });
   }
 
   /** `api_key=...` for a key, encoded once: a run asks with the same key or two a million times. */
@@ -130,15 +127,16 @@ export class HttpClient {
    */
   async send(method: 'POST' | 'PUT' | 'DELETE', source: string, options: SendOptions): Promise<HttpResponse> {
     try {
-      const response = await this.dispatcher.request({
-        origin: this.origin,
-        path: `${this.basePath}${source}?${this.keyQuery(options.key)}`,
-        method,
-        headers: API_HEADERS,
-        ...(options.body !== undefined ? { body: options.body } : {}),
-        signal: options.signal ? abortRelay(options.signal) : null,
-      });
-      return { status: response.statusCode, headers: flattenHeaders(response.headers), body: response.body };
+      return await this.exchange(
+        {
+          origin: this.origin,
+          path: `${this.basePath}${source}?${this.keyQuery(options.key)}`,
+          method,
+          headers: API_HEADERS,
+          ...(options.body !== undefined ? { body: options.body } : {}),
+        },
+        options.signal,
+      );
     } catch (error) {
       throw toNetworkError(error, source, options.signal, method);
     }
@@ -153,10 +151,10 @@ export class HttpClient {
 const DISCARD_LIMIT = 64 * 1024;
 
 /** Reads and drops the body of an answer whose status says all we need (an error, a redirect). */
-export async function discardBody(body: Readable, onChunk?: (bytes: number) => void): Promise<void> {
+export async function discardBody(body: ChunkSource, onChunk?: (bytes: number) => void): Promise<void> {
   let read = 0;
   try {
-    await readChunks(body, (chunk) => {
+    await body.read((chunk) => {
       read += chunk.length;
       onChunk?.(chunk.length);
       // Thrown to stop reading: the body is destroyed, and the error is no news (below).
@@ -170,28 +168,6 @@ export async function discardBody(body: Readable, onChunk?: (bytes: number) => v
 
 const API_HEADERS: Readonly<Record<string, string>> = { accept: '*/*', 'user-agent': 'rabbit-export', 'content-type': 'application/json' };
 const ANONYMOUS_HEADERS: Readonly<Record<string, string>> = { accept: '*/*', 'user-agent': 'rabbit-export' };
-
-/**
- * Header names in lower case, repeated headers joined. undici already hands them over that way
- * but for repeats (arrays), so the usual answer is passed on as it is rather than copied.
- */
-function flattenHeaders(raw: Record<string, string | string[] | undefined>): Record<string, string> {
-  let plain = true;
-  for (const name in raw) {
-    const value = raw[name];
-    if (typeof value !== 'string' || name !== name.toLowerCase()) {
-      plain = false;
-      break;
-    }
-  }
-  if (plain) return raw as Record<string, string>;
-  const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(raw)) {
-    if (value === undefined) continue;
-    out[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
-  }
-  return out;
-}
 
 const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
 

@@ -3,6 +3,7 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { RabbitError } from '../core/errors.js';
+import { streamChunks } from '../core/read-chunks.js';
 import { API_PREFIX, archivePathFor, isSafeEntryName } from '../archive/paths.js';
 import type { DirectoryRecord } from '../archive/zip-directory.js';
 import { openZip, type ZipReader } from '../archive/zip-reader.js';
@@ -111,7 +112,7 @@ export async function openSinceCache(prevPath: string, spool: Spool, options: Si
 
   const load = async (record: DirectoryRecord, entry: FileEntry): Promise<CachedBody> => {
     const stream = await reader.openEntry(record);
-    const body = await spool.write(stream, { maxBytes: entry.size, expectedLength: entry.size, source: entry.source });
+    const body = await spool.write(streamChunks(stream), { maxBytes: entry.size, expectedLength: entry.size, source: entry.source });
     checkRecorded(body, entry, `${entry.path} in ${origin} does not match its sha256 in the manifest`, { source: entry.source });
     return cachedBodyOf(body, entry);
   };

@@ -145,14 +145,13 @@ export function idFromLocation(location: string | undefined): string | undefined
 async function readBody(response: HttpResponse, maxBytes: number, source: string): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of response.body) {
+  await response.body.read((chunk) => {
     size += chunk.length;
-    if (size > maxBytes) {
-      response.body.destroy();
-      throw new RabbitError('BODY_TOO_LARGE', `GET ${source}: body exceeds ${maxBytes} bytes`, { source, method: 'GET' });
-    }
+    // Thrown from here, it also stops the transfer.
+    if (size > maxBytes) throw new RabbitError('BODY_TOO_LARGE', `GET ${source}: body exceeds ${maxBytes} bytes`, { source, method: 'GET' });
     chunks.push(chunk);
-  }
+    return undefined;
+  });
   return Buffer.concat(chunks);
 }
 

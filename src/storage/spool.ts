@@ -2,8 +2,7 @@ import { createHash, hash as oneShotHash, randomBytes, type Hash } from 'node:cr
 import { constants, createWriteStream, readSync, type WriteStream } from 'node:fs';
 import { mkdir, open, rename, rm, stat, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Readable } from 'node:stream';
-import { readChunks } from '../core/read-chunks.js';
+import type { ChunkSource } from '../core/read-chunks.js';
 import { RabbitError } from '../core/errors.js';
 
 /** Where a body's bytes are on disk: a whole file, or `size` bytes at `offset` in the pack file. */
@@ -95,7 +94,7 @@ export class Spool {
    * through a temp file, so memory stays flat however large a PNG is.
    */
   async write(
-    body: Readable,
+    body: ChunkSource,
     options: { maxBytes: number; expectedLength?: number; keep?: boolean; source: string; onChunk?: (bytes: number) => void },
   ): Promise<SpooledBody> {
     // Bodies held whole in memory (nearly all) are hashed in one call at the end: a hash object
@@ -104,7 +103,7 @@ export class Spool {
     const held: Buffer[] = [];
     let size = 0;
     try {
-      await readChunks(body, (chunk) => {
+      await body.read((chunk) => {
         size += chunk.length;
         options.onChunk?.(chunk.length);
         if (size > options.maxBytes) {
