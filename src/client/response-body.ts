@@ -118,9 +118,9 @@ export class ResponseBody implements ChunkSource {
  * before the request reached a connection is applied the moment it does.
  */
 export class Exchange implements Dispatcher.DispatchHandler {
+  /** Set at the headers, when the response has been handed over. */
   private body: ResponseBody | undefined;
   private controller: Dispatcher.DispatchController | undefined;
-  private settled = false;
 
   constructor(
     private readonly resolve: (response: HttpResponse) => void,
@@ -143,7 +143,6 @@ export class Exchange implements Dispatcher.DispatchHandler {
     // 1xx answers come before the real one and carry no body of ours.
     if (statusCode < 200) return;
     this.body = new ResponseBody(controller);
-    this.settled = true;
     this.resolve({ status: statusCode, headers: flattenHeaders(headers), body: this.body });
   }
 
@@ -159,10 +158,7 @@ export class Exchange implements Dispatcher.DispatchHandler {
   onResponseError(_controller: Dispatcher.DispatchController | undefined, error: Error): void {
     this.relay?.off('abort', this.onAbort);
     if (this.body) this.body.fail(error);
-    else if (!this.settled) {
-      this.settled = true;
-      this.reject(error);
-    }
+    else this.reject(error);
   }
 }
 
@@ -175,7 +171,7 @@ function abortReason(relay: AbortRelay | undefined): Error {
  * Header names in lower case, repeated headers joined. undici already hands them over that way
  * but for repeats (arrays), so the usual answer is passed on as it is rather than copied.
  */
-export function flattenHeaders(raw: Record<string, string | string[] | undefined>): Record<string, string> {
+function flattenHeaders(raw: Record<string, string | string[] | undefined>): Record<string, string> {
   let plain = true;
   for (const name in raw) {
     const value = raw[name];

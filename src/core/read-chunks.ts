@@ -4,19 +4,24 @@ import type { Readable } from 'node:stream';
 export type OnChunk = (chunk: Buffer) => Promise<void> | undefined;
 
 /**
- * Bytes read once, chunk by chunk, to their end: a response body (`ResponseBody`), or a stream
- * through `streamChunks`. `destroy` gives up on the rest.
+ * Bytes read once, chunk by chunk, to their end: a response body (`ResponseBody`), a stream
+ * through `streamChunks`, or bytes already in memory through `bufferChunks`.
  */
 export interface ChunkSource {
   read(onChunk: OnChunk): Promise<void>;
-  destroy(error?: unknown): void;
 }
 
 /** A stream as a ChunkSource, read with `readChunks`. */
 export function streamChunks(stream: Readable): ChunkSource {
+  return { read: (onChunk) => readChunks(stream, onChunk) };
+}
+
+/** Bytes in memory as a ChunkSource of one chunk; what `onChunk` throws rejects the read. */
+export function bufferChunks(data: Buffer): ChunkSource {
   return {
-    read: (onChunk) => readChunks(stream, onChunk),
-    destroy: (error) => stream.destroy(error instanceof Error ? error : undefined),
+    async read(onChunk) {
+      await onChunk(data);
+    },
   };
 }
 

@@ -1,6 +1,5 @@
-import { Readable } from 'node:stream';
 import type { RabbitError } from '../core/errors.js';
-import { streamChunks } from '../core/read-chunks.js';
+import { bufferChunks } from '../core/read-chunks.js';
 import type { FetchContext } from '../client/fetch-resource.js';
 import type { BodyReader } from '../storage/spool.js';
 import type { Frontier } from '../crawl/frontier.js';
@@ -160,7 +159,7 @@ export class OfflineViewer {
 }
 
 async function store(options: OfflineViewerOptions, generated: GeneratedFile): Promise<StoredFile> {
-  const body = await options.fetch.spool.write(streamChunks(Readable.from([generated.data])), { maxBytes: Number.MAX_SAFE_INTEGER, source: generated.path });
+  const body = await options.fetch.spool.write(bufferChunks(generated.data), { maxBytes: Number.MAX_SAFE_INTEGER, source: generated.path });
   const file = storedFileOf(
     { path: generated.path, source: GENERATED_SOURCE, generatedFrom: generated.generatedFrom },
     cachedBodyOf(body, { contentType: generated.contentType, lastModified: null }),

@@ -1,6 +1,6 @@
 import { PassThrough, Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { readChunks } from '../../src/core/read-chunks.js';
+import { bufferChunks, readChunks } from '../../src/core/read-chunks.js';
 
 const tick = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
@@ -90,5 +90,26 @@ describe('readChunks', () => {
     closed.destroy();
     await tick();
     await expect(readChunks(closed, () => undefined)).rejects.toMatchObject({ code: 'ERR_STREAM_PREMATURE_CLOSE' });
+  });
+});
+
+describe('bufferChunks', () => {
+  it('hands over its bytes as one chunk, waits for the reader, and rejects with what it throws', async () => {
+    const seen: string[] = [];
+    let waited = false;
+    await bufferChunks(Buffer.from('page')).read((chunk) => {
+      seen.push(chunk.toString());
+      return tick().then(() => {
+        waited = true;
+      });
+    });
+    expect(seen).toEqual(['page']);
+    expect(waited).toBe(true);
+    const tooLarge = new Error('too large');
+    await expect(
+      bufferChunks(Buffer.from('page')).read(() => {
+        throw tooLarge;
+      }),
+    ).rejects.toBe(tooLarge);
   });
 });
