@@ -1,8 +1,7 @@
-import { Readable } from 'node:stream';
 import { appendFile, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { streamChunks } from '../../src/core/read-chunks.js';
+import { bufferChunks } from '../../src/core/read-chunks.js';
 import { JournalCache, JournalWriter, readJournal } from '../../src/storage/journal.js';
 import { Spool } from '../../src/storage/spool.js';
 import { tempDir } from '../helpers/temp.js';
@@ -10,7 +9,7 @@ import { tempDir } from '../helpers/temp.js';
 const BASE = 'https://rabbit.test';
 
 async function body(spool: Spool, text: string) {
-  const spooled = await spool.write(streamChunks(Readable.from([Buffer.from(text)])), { maxBytes: 1 << 20, source: text });
+  const spooled = await spool.write(bufferChunks(Buffer.from(text)), { maxBytes: 1 << 20, source: text });
   return { path: `p/${text}`, source: `/rabbit/api/${text}`, sha256: spooled.sha256, size: spooled.size, contentType: 'application/json', lastModified: null, file: spooled.file, ...(spooled.offset !== undefined ? { offset: spooled.offset } : {}) };
 }
 

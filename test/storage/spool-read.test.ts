@@ -1,7 +1,6 @@
 import { join } from 'node:path';
-import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { streamChunks } from '../../src/core/read-chunks.js';
+import { bufferChunks } from '../../src/core/read-chunks.js';
 import { Spool } from '../../src/storage/spool.js';
 import { tempDir } from '../helpers/temp.js';
 
@@ -12,9 +11,9 @@ describe('Spool reads', () => {
     const bodies = Array.from({ length: 400 }, (_, i) => Buffer.from(`${i}:${'é'.repeat(i * 20)}`, 'utf8'));
     // Over 1 MiB in all: the first bodies are written to the pack file by the time they are read.
     const written = [];
-    for (const body of bodies) written.push(await spool.write(streamChunks(Readable.from([body])), { maxBytes: 1 << 30, source: 'test' }));
+    for (const body of bodies) written.push(await spool.write(bufferChunks(body), { maxBytes: 1 << 30, source: 'test' }));
     const large = Buffer.alloc(300 * 1024, 7);
-    written.push(await spool.write(streamChunks(Readable.from([large])), { maxBytes: 1 << 30, source: 'large' }));
+    written.push(await spool.write(bufferChunks(large), { maxBytes: 1 << 30, source: 'large' }));
     bodies.push(large);
     expect(written.at(-1)?.offset).toBeUndefined();
     const wrong: number[] = [];
