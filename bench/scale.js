@@ -77,10 +77,10 @@ async function oneSize(target) {
         bare = await bareClient(service);
       }
       const requests = summaryOf(exported)?.requests ?? NaN;
-      const pair = { bare, exported, requests, cpuRatio: exported.cpuMs / requests / (bare.cpuMs / bare.requests) };
-      pair.wholeRatio = exported.cpuMs / requests / (wholeCpuMs(bare) / bare.requests);
+      const perRequest = exported.cpuMs / requests;
+      const pair = { bare, exported, requests, cpuRatio: perRequest / (bare.cpuMs / bare.requests), wholeRatio: perRequest / (wholeCpuMs(bare) / bare.requests) };
       pairs.push(pair);
-      if (count > 1) console.log(`  CPU ratio ${pair.cpuRatio.toFixed(2)} (${(exported.cpuMs / requests).toFixed(3)} against ${(bare.cpuMs / bare.requests).toFixed(3)} ms a request; ${pair.wholeRatio.toFixed(2)} against the bare client's whole process), export peak RSS ${mib(exported.maxRss)} MiB`);
+      if (count > 1) console.log(`  CPU ratio ${pair.cpuRatio.toFixed(2)} (${perRequest.toFixed(3)} against ${(bare.cpuMs / bare.requests).toFixed(3)} ms a request; ${pair.wholeRatio.toFixed(2)} against the bare client's whole process), export peak RSS ${mib(exported.maxRss)} MiB`);
       if (exported.code !== 0) break;
     }
     const summary = summaryOf(exported);
