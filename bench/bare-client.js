@@ -35,4 +35,6 @@ await Promise.all(
 const wallMs = Number(process.hrtime.bigint() - startedAt) / 1e6;
 const cpu = process.cpuUsage(cpuBefore);
 await pool.close();
-console.log(JSON.stringify({ requests: paths.length, failed, wallMs, cpuMs: (cpu.user + cpu.system) / 1000, startCpuMs }));
+console.log(
+  JSON.stringify({ requests: paths.length, failed, wallMs, cpuMs: (cpu.user + cpu.system) / 1000, startCpuMs }),
+);

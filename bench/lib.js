@@ -37,7 +37,10 @@ let probes = 0;
 export async function measured(args, env = {}) {
   const file = join(tmpdir(), `rabbit-bench-usage-${process.pid}-${++probes}.json`);
   const started = process.hrtime.bigint();
-  const result = await runNode([BIN, ...args], { env: { ...env, RABBIT_BENCH_USAGE_FILE: file }, nodeArgs: ['--import', PROBE] }).done;
+  const result = await runNode([BIN, ...args], {
+    env: { ...env, RABBIT_BENCH_USAGE_FILE: file },
+    nodeArgs: ['--import', PROBE],
+  }).done;
   const wallMs = Number(process.hrtime.bigint() - started) / 1e6;
   let usage = { userUs: NaN, systemUs: NaN, maxRssKiB: NaN };
   try {

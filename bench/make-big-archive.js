@@ -103,28 +103,47 @@ async function addEntry(name, data, crc) {
 }
 
 const started = new Date().toISOString();
-await manifest.write(Buffer.from(`{"formatVersion":1,"tool":{"name":"rabbit-export","version":"0.1.0"},"source":{"baseUrl":"${BASE}"},"startedAt":"${started}","finishedAt":"${started}","complete":true,"prototypes":{`));
+await manifest.write(
+  Buffer.from(
+    `{"formatVersion":1,"tool":{"name":"rabbit-export","version":"0.1.0"},"source":{"baseUrl":"${BASE}"},"startedAt":"${started}","finishedAt":"${started}","complete":true,"prototypes":{`,
+  ),
+);
 const perPrototype = Math.ceil(entries / prototypes);
 let made = 0;
 let bytes = 0;
 for (let p = 0; p < prototypes && made < entries; p++) {
   const id = String(1001 + p);
-  await manifest.write(Buffer.from(`${p ? ',' : ''}"${id}":{"name":"Prototype ${id}","lastModification":1700000000000,"lastUser":"bench","revision":3,"complete":true,"revisions":{"3":{"milestone":null,"files":[`));
+  await manifest.write(
+    Buffer.from(
+      `${p ? ',' : ''}"${id}":{"name":"Prototype ${id}","lastModification":1700000000000,"lastUser":"bench","revision":3,"complete":true,"revisions":{"3":{"milestone":null,"files":[`,
+    ),
+  );
   for (let i = 0; i < perPrototype && made < entries; i++, made++) {
     const page = `page${String(i >> 7).padStart(4, '0')}`;
     const element = `element${String(i).padStart(6, '0')}`;
     const path = `prototypes/${id}/r3/pages/${page}/elements/${element}.json`;
     const changed = variant !== 0 && i % 1000 === 0;
-    const data = Buffer.from(`{"id":"${element}","page":"${page}","x":${i % 640},"y":${(i * 7) % 480}${changed ? `,"v":${variant}` : ''}}`);
+    const data = Buffer.from(
+      `{"id":"${element}","page":"${page}","x":${i % 640},"y":${(i * 7) % 480}${changed ? `,"v":${variant}` : ''}}`,
+    );
     const sha256 = createHash('sha256').update(data).digest('hex');
     await addEntry(path, data, crc32(data));
     bytes += data.length;
-    const entry = { path, source: `${API}prototypes/${id}/pages/${page}/elements/${element}.json`, sha256, size: data.length, contentType: 'application/json', lastModified: 'Mon, 01 Jan 2024 00:00:00 GMT' };
+    const entry = {
+      path,
+      source: `${API}prototypes/${id}/pages/${page}/elements/${element}.json`,
+      sha256,
+      size: data.length,
+      contentType: 'application/json',
+      lastModified: 'Mon, 01 Jan 2024 00:00:00 GMT',
+    };
     await manifest.write(Buffer.from(`${i ? ',' : ''}${JSON.stringify(entry)}`));
   }
   await manifest.write(Buffer.from(']}}}'));
 }
-await manifest.write(Buffer.from(`},"files":[],"errors":[],"stats":{"requests":${made},"retries":0,"bytes":${bytes},"files":${made}}}`));
+await manifest.write(
+  Buffer.from(`},"files":[],"errors":[],"stats":{"requests":${made},"retries":0,"bytes":${bytes},"files":${made}}}`),
+);
 await manifest.close();
 
 // manifest.json last, stored, with its size and CRC known before its header is written.
@@ -165,4 +184,6 @@ await zip.write(Buffer.concat([record, locator, end]));
 await zip.close();
 await rm(`${out}.cd.tmp`, { force: true });
 await rm(manifestPath, { force: true });
-console.log(`${out}: ${count} entries (${made} files + manifest.json, ${manifestSize} bytes of manifest), ${zip.offset} bytes`);
+console.log(
+  `${out}: ${count} entries (${made} files + manifest.json, ${manifestSize} bytes of manifest), ${zip.offset} bytes`,
+);

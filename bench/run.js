@@ -30,15 +30,26 @@ const SAMPLE_ACCOUNT = ['--prototypes', '10', '--pages', '20', '--elements', '8'
 async function latencyBench({ faults, label }) {
   const latency = LATENCY;
   const concurrency = CONCURRENCY;
-  const service = await serve(['--latency', String(latency), ...SAMPLE_ACCOUNT, ...(faults ? ['--faults', faults] : [])]);
+  const service = await serve([
+    '--latency',
+    String(latency),
+    ...SAMPLE_ACCOUNT,
+    ...(faults ? ['--faults', faults] : []),
+  ]);
   const { seconds, summary } = await exportOnce(service, concurrency, faults ? ['--retries', '8'] : []);
   const stats = await service.stop();
   const ideal = (summary.requests * latency) / concurrency / 1000;
   const inside = summary.durationMs / 1000;
   console.log(`\n(${label}) ${summary.requests} requests, ${latency} ms latency, concurrency ${concurrency}`);
-  console.log(`  export ${inside.toFixed(2)} s, ideal ${ideal.toFixed(2)} s: ${(inside / ideal).toFixed(2)} x ideal (archive written and renamed into place)`);
-  console.log(`  whole command ${seconds.toFixed(2)} s: ${(seconds / ideal).toFixed(2)} x ideal (node start-up and module loading included)`);
-  console.log(`  peak requests in flight at the service: ${stats.peakInFlight}; on average ${stats.meanInFlight.toFixed(2)} while it had any`);
+  console.log(
+    `  export ${inside.toFixed(2)} s, ideal ${ideal.toFixed(2)} s: ${(inside / ideal).toFixed(2)} x ideal (archive written and renamed into place)`,
+  );
+  console.log(
+    `  whole command ${seconds.toFixed(2)} s: ${(seconds / ideal).toFixed(2)} x ideal (node start-up and module loading included)`,
+  );
+  console.log(
+    `  peak requests in flight at the service: ${stats.peakInFlight}; on average ${stats.meanInFlight.toFixed(2)} while it had any`,
+  );
   console.log(`  retries ${summary.retries}, faults injected ${stats.faultsInjected}, complete: ${summary.complete}`);
   console.log(`  peak RSS of the exporter: ${(summary.peakRssBytes / MiB).toFixed(0)} MiB`);
   return { ratio: inside / ideal, wall: seconds / ideal, peak: stats.peakInFlight, mean: stats.meanInFlight };
@@ -55,15 +66,28 @@ async function bareLatencyBench(label) {
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
   const stats = await service.stop();
   const ideal = (bare.requests * LATENCY) / CONCURRENCY / 1000;
-  console.log(`\n(${label}) bare undici client, ${bare.requests} requests: ${(bare.wallMs / 1000 / ideal).toFixed(2)} x ideal fetching, ${(seconds / ideal).toFixed(2)} x as a whole process; ${stats.meanInFlight.toFixed(2)} in flight on average`);
+  console.log(
+    `\n(${label}) bare undici client, ${bare.requests} requests: ${(bare.wallMs / 1000 / ideal).toFixed(2)} x ideal fetching, ${(seconds / ideal).toFixed(2)} x as a whole process; ${stats.meanInFlight.toFixed(2)} in flight on average`,
+  );
   return { ratio: bare.wallMs / 1000 / ideal, wall: seconds / ideal, mean: stats.meanInFlight };
 }
 
 async function pngBench() {
-  const service = await serve(['--prototypes', '2', '--pages', '50', '--elements', '2', '--png-bytes', String(3 * MiB)]);
+  const service = await serve([
+    '--prototypes',
+    '2',
+    '--pages',
+    '50',
+    '--elements',
+    '2',
+    '--png-bytes',
+    String(3 * MiB),
+  ]);
   const { seconds, summary } = await exportOnce(service, 8);
   await service.stop();
-  console.log(`\n(b) ${(summary.bytes / MiB).toFixed(0)} MiB archive (${summary.files} files) in ${seconds.toFixed(1)} s: ${(summary.bytes / MiB / seconds).toFixed(0)} MiB/s`);
+  console.log(
+    `\n(b) ${(summary.bytes / MiB).toFixed(0)} MiB archive (${summary.files} files) in ${seconds.toFixed(1)} s: ${(summary.bytes / MiB / seconds).toFixed(0)} MiB/s`,
+  );
   console.log(`  peak RSS of the exporter: ${(summary.peakRssBytes / MiB).toFixed(0)} MiB (goal <= 160 MiB)`);
   return { rss: summary.peakRssBytes / MiB, bytes: summary.bytes };
 }
@@ -91,9 +115,19 @@ const b = await pngBench();
 const c = await latencyBench({ label: 'c: 10 % transient faults', faults: 'rate=0.1,seed=7' });
 const startup = await startupBench();
 console.log('\nsummary:');
-console.log(`  (a) median ${a.ratio.toFixed(2)} x ideal inside the export (runs ${spread}); the whole command, process start included: ${a.wall.toFixed(2)} x ideal (goal <= 1.15), peak in flight ${runs.map((r) => r.peak).join('/')} (goal 16), ${a.mean.toFixed(2)} on average`);
-console.log(`      a bare undici client on the same URLs, same run: ${bare.ratio.toFixed(2)} x ideal fetching, ${bare.wall.toFixed(2)} x as a whole process, ${bare.mean.toFixed(2)} in flight on average`);
-console.log(`  (b) peak RSS ${b.rss.toFixed(0)} MiB for ${(b.bytes / MiB).toFixed(0)} MiB of archive (goal <= 160 MiB, >= 300 MiB of PNG)`);
+console.log(
+  `  (a) median ${a.ratio.toFixed(2)} x ideal inside the export (runs ${spread}); the whole command, process start included: ${a.wall.toFixed(2)} x ideal (goal <= 1.15), peak in flight ${runs.map((r) => r.peak).join('/')} (goal 16), ${a.mean.toFixed(2)} on average`,
+);
+console.log(
+  `      a bare undici client on the same URLs, same run: ${bare.ratio.toFixed(2)} x ideal fetching, ${bare.wall.toFixed(2)} x as a whole process, ${bare.mean.toFixed(2)} in flight on average`,
+);
+console.log(
+  `  (b) peak RSS ${b.rss.toFixed(0)} MiB for ${(b.bytes / MiB).toFixed(0)} MiB of archive (goal <= 160 MiB, >= 300 MiB of PNG)`,
+);
 const [[, nodeMs], [, versionMs], [, helpMs]] = startup.rows;
-console.log(`  start-up: --version ${(versionMs / nodeMs).toFixed(2)} x, export --help ${(helpMs / nodeMs).toFixed(2)} x node -e 0 (goal <= 1.5); export's first request ${startup.firstRequest.toFixed(0)} ms after spawn (goal <= ${FIRST_REQUEST_GOAL_MS})`);
-console.log(`  (c) ${c.ratio.toFixed(2)} x ideal with 10 % faults (each 429/503 asks for Retry-After: 1 s, and halves the concurrency)`);
+console.log(
+  `  start-up: --version ${(versionMs / nodeMs).toFixed(2)} x, export --help ${(helpMs / nodeMs).toFixed(2)} x node -e 0 (goal <= 1.5); export's first request ${startup.firstRequest.toFixed(0)} ms after spawn (goal <= ${FIRST_REQUEST_GOAL_MS})`,
+);
+console.log(
+  `  (c) ${c.ratio.toFixed(2)} x ideal with 10 % faults (each 429/503 asks for Retry-After: 1 s, and halves the concurrency)`,
+);

@@ -29,7 +29,13 @@ function unzipTest(file) {
 }
 
 export async function bareClient(service, concurrency = CONCURRENCY) {
-  const config = { baseUrl: service.baseUrl, key: service.keys.readOnly, seed: service.seed, dataset: service.dataset, concurrency };
+  const config = {
+    baseUrl: service.baseUrl,
+    key: service.keys.readOnly,
+    seed: service.seed,
+    dataset: service.dataset,
+    concurrency,
+  };
   const result = await runNode([BARE_CLIENT, JSON.stringify(config)]).done;
   if (result.code !== 0) throw new Error(`bare client exited ${result.code}: ${result.stderr}`);
   return JSON.parse(result.stdout.trim());
@@ -65,9 +71,12 @@ async function oneSize(target) {
     let exported;
     const count = pairsFor(service.resources);
     for (let turn = 0; turn < count; turn++) {
-      console.log(`\n${service.resources} resources${count > 1 ? ` (turn ${turn + 1} of ${count})` : ''}: ${turn % 2 === 0 ? 'bare client, then export' : 'export, then bare client'}...`);
+      console.log(
+        `\n${service.resources} resources${count > 1 ? ` (turn ${turn + 1} of ${count})` : ''}: ${turn % 2 === 0 ? 'bare client, then export' : 'export, then bare client'}...`,
+      );
       await rm(first, { force: true });
-      const exportOnce = () => measured(['export', '--out', first, '--json', '--concurrency', String(CONCURRENCY)], env);
+      const exportOnce = () =>
+        measured(['export', '--out', first, '--json', '--concurrency', String(CONCURRENCY)], env);
       let bare;
       if (turn % 2 === 0) {
         bare = await bareClient(service);
@@ -78,20 +87,35 @@ async function oneSize(target) {
       }
       const requests = summaryOf(exported)?.requests ?? NaN;
       const perRequest = exported.cpuMs / requests;
-      const pair = { bare, exported, requests, cpuRatio: perRequest / (bare.cpuMs / bare.requests), wholeRatio: perRequest / (wholeCpuMs(bare) / bare.requests) };
+      const pair = {
+        bare,
+        exported,
+        requests,
+        cpuRatio: perRequest / (bare.cpuMs / bare.requests),
+        wholeRatio: perRequest / (wholeCpuMs(bare) / bare.requests),
+      };
       pairs.push(pair);
-      if (count > 1) console.log(`  CPU ratio ${pair.cpuRatio.toFixed(2)} (${perRequest.toFixed(3)} against ${(bare.cpuMs / bare.requests).toFixed(3)} ms a request; ${pair.wholeRatio.toFixed(2)} against the bare client's whole process), export peak RSS ${mib(exported.maxRss)} MiB`);
+      if (count > 1)
+        console.log(
+          `  CPU ratio ${pair.cpuRatio.toFixed(2)} (${perRequest.toFixed(3)} against ${(bare.cpuMs / bare.requests).toFixed(3)} ms a request; ${pair.wholeRatio.toFixed(2)} against the bare client's whole process), export peak RSS ${mib(exported.maxRss)} MiB`,
+        );
       if (exported.code !== 0) break;
     }
     const summary = summaryOf(exported);
-    if (exported.code !== 0) console.log(`  export exited ${exported.code}: ${exported.stderr.trim().split('\n').slice(-3).join(' | ')}`);
+    if (exported.code !== 0)
+      console.log(`  export exited ${exported.code}: ${exported.stderr.trim().split('\n').slice(-3).join(' | ')}`);
     const ok = exported.code === 0;
     const median = [...pairs].sort((a, b) => a.cpuRatio - b.cpuRatio)[Math.floor(pairs.length / 2)];
     const { bare } = median;
     console.log(`  verify, ls, export --since, diff...`);
     const verify = ok ? await measured(['verify', first, '--json']) : undefined;
     const ls = ok ? await measured(['ls', first]) : undefined;
-    const since = ok ? await measured(['export', '--out', second, '--json', '--concurrency', String(CONCURRENCY), '--since', first], env) : undefined;
+    const since = ok
+      ? await measured(
+          ['export', '--out', second, '--json', '--concurrency', String(CONCURRENCY), '--since', first],
+          env,
+        )
+      : undefined;
     const diff = ok && since?.code === 0 ? await measured(['diff', first, second, '--json']) : undefined;
     const unzipOk = ok && (await unzipTest(first)) && (since?.code !== 0 || (await unzipTest(second)));
     const requests = summary?.requests ?? NaN;
@@ -106,7 +130,13 @@ async function oneSize(target) {
       bareWall: bare.wallMs / 1000,
       cpuRatios: pairs.map((pair) => pair.cpuRatio),
       // The highest of the turns: memory is a limit, not an average.
-      rss: { export: Math.max(...pairs.map((pair) => pair.exported.maxRss)), verify: verify?.maxRss, ls: ls?.maxRss, diff: diff?.maxRss, since: since?.maxRss },
+      rss: {
+        export: Math.max(...pairs.map((pair) => pair.exported.maxRss)),
+        verify: verify?.maxRss,
+        ls: ls?.maxRss,
+        diff: diff?.maxRss,
+        since: since?.maxRss,
+      },
       walls: { verify: verify?.wallMs, ls: ls?.wallMs, diff: diff?.wallMs, since: since?.wallMs },
       verified: verify?.code === 0,
       unzipOk,
@@ -137,8 +167,30 @@ const secs = (ms) => (ms === undefined ? '-' : (ms / 1000).toFixed(1));
 export async function scaleBench(sizes) {
   const rows = [];
   for (const size of sizes) rows.push(await oneSize(size));
-  console.log(`\nscale (latency 0, concurrency ${CONCURRENCY}; CPU = user+sys of the export's whole process, against the bare client's fetching alone and, like for like, its whole process (start-up and import of undici included, the bench's URL list not); the bare client and the export take turns, the row is the turn with the median CPU ratio; RSS = peak, MiB, export's the highest of its turns; goals: RSS <= 150, CPU ratio <= 2, wall ratio <= 2)`);
-  const header = ['resources', 'requests', 'wall s', 'req/s', 'CPU ms/req', 'bare CPU ms/req', 'bare whole process', 'bare wall s', 'CPU ratio', 'ratio, each turn', 'ratio, like for like', 'wall ratio', 'RSS export', 'RSS verify', 'RSS ls', 'RSS diff', 'RSS since', 'verify', 'unzip -t'];
+  console.log(
+    `\nscale (latency 0, concurrency ${CONCURRENCY}; CPU = user+sys of the export's whole process, against the bare client's fetching alone and, like for like, its whole process (start-up and import of undici included, the bench's URL list not); the bare client and the export take turns, the row is the turn with the median CPU ratio; RSS = peak, MiB, export's the highest of its turns; goals: RSS <= 150, CPU ratio <= 2, wall ratio <= 2)`,
+  );
+  const header = [
+    'resources',
+    'requests',
+    'wall s',
+    'req/s',
+    'CPU ms/req',
+    'bare CPU ms/req',
+    'bare whole process',
+    'bare wall s',
+    'CPU ratio',
+    'ratio, each turn',
+    'ratio, like for like',
+    'wall ratio',
+    'RSS export',
+    'RSS verify',
+    'RSS ls',
+    'RSS diff',
+    'RSS since',
+    'verify',
+    'unzip -t',
+  ];
   const table = rows.map((r) => [
     r.resources,
     r.requests,
@@ -163,9 +215,18 @@ export async function scaleBench(sizes) {
   console.log(`| ${header.join(' | ')} |`);
   console.log(`|${header.map(() => '---').join('|')}|`);
   for (const cells of table) console.log(`| ${cells.join(' | ')} |`);
-  console.log('\nwall of the readers (s): ' + rows.map((r) => `${r.resources}: verify ${secs(r.walls.verify)}, ls ${secs(r.walls.ls)}, diff ${secs(r.walls.diff)}, since ${secs(r.walls.since)}`).join('; '));
+  console.log(
+    '\nwall of the readers (s): ' +
+      rows
+        .map(
+          (r) =>
+            `${r.resources}: verify ${secs(r.walls.verify)}, ls ${secs(r.walls.ls)}, diff ${secs(r.walls.diff)}, since ${secs(r.walls.since)}`,
+        )
+        .join('; '),
+  );
   for (const r of rows) {
-    if (r.requests !== r.resources) console.log(`note: ${r.resources} resources, but the export made ${r.requests} requests (exit ${r.exportCode})`);
+    if (r.requests !== r.resources)
+      console.log(`note: ${r.resources} resources, but the export made ${r.requests} requests (exit ${r.exportCode})`);
     if (r.bareFailed > 0) console.log(`note: the bare client saw ${r.bareFailed} non-200 answers at ${r.resources}`);
   }
   return rows;

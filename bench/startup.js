@@ -63,9 +63,12 @@ async function firstRequestMs() {
     for (let i = 0; i < RUNS; i++) {
       relay.reset();
       const started = process.hrtime.bigint();
-      const result = await run(['export', '--out', join(dir, `first-${i}.zip`), '--json', '--base-url', relay.baseUrl], {
-        RABBIT_API_KEY: service.keys.readOnly,
-      }).done;
+      const result = await run(
+        ['export', '--out', join(dir, `first-${i}.zip`), '--json', '--base-url', relay.baseUrl],
+        {
+          RABBIT_API_KEY: service.keys.readOnly,
+        },
+      ).done;
       if (result.code !== 0) throw new Error(`export exited ${result.code}: ${result.stderr}`);
       times.push(Number(relay.firstAt() - started) / 1e6);
     }
@@ -78,7 +81,11 @@ async function firstRequestMs() {
 }
 
 export async function startupBench() {
-  const [node, version, help] = mediansMs([['-e', '0'], [BIN, '--version'], [BIN, 'export', '--help']]);
+  const [node, version, help] = mediansMs([
+    ['-e', '0'],
+    [BIN, '--version'],
+    [BIN, 'export', '--help'],
+  ]);
   const rows = [
     ['node -e 0', node],
     ['rabbit-export --version', version],
@@ -89,6 +96,8 @@ export async function startupBench() {
   console.log('|---|---|---|');
   for (const [label, ms] of rows) console.log(`| ${label} | ${ms.toFixed(0)} | ${(ms / node).toFixed(2)} |`);
   const firstRequest = await firstRequestMs();
-  console.log(`export: first request at the service ${firstRequest.toFixed(0)} ms after spawn (median of ${RUNS}; goal <= ${FIRST_REQUEST_GOAL_MS} ms)`);
+  console.log(
+    `export: first request at the service ${firstRequest.toFixed(0)} ms after spawn (median of ${RUNS}; goal <= ${FIRST_REQUEST_GOAL_MS} ms)`,
+  );
   return { rows, firstRequest };
 }

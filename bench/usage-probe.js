@@ -7,6 +7,9 @@ const target = process.env.RABBIT_BENCH_USAGE_FILE;
 if (target) {
   process.on('exit', () => {
     const usage = process.resourceUsage();
-    writeFileSync(target, JSON.stringify({ userUs: usage.userCPUTime, systemUs: usage.systemCPUTime, maxRssKiB: usage.maxRSS }));
+    writeFileSync(
+      target,
+      JSON.stringify({ userUs: usage.userCPUTime, systemUs: usage.systemCPUTime, maxRssKiB: usage.maxRSS }),
+    );
   });
 }

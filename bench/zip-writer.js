@@ -13,7 +13,14 @@ const [, , ...args] = process.argv;
 
 function body(i) {
   return Buffer.from(
-    JSON.stringify({ id: `element${i}`, type: 'button', x: (i * 37) % 1280, y: (i * 91) % 800, text: `Label ${i} `.repeat(40), layer: `layer${i % 17}` }),
+    JSON.stringify({
+      id: `element${i}`,
+      type: 'button',
+      x: (i * 37) % 1280,
+      y: (i * 91) % 800,
+      text: `Label ${i} `.repeat(40),
+      layer: `layer${i % 17}`,
+    }),
   );
 }
 
@@ -66,7 +73,11 @@ async function main() {
       for (const mode of ['stored', 'deflated']) {
         for (const writer of writers) {
           const dest = join(dir, `${writer}-${mode}-${count}.zip`);
-          const proc = spawn(process.execPath, [fileURLToPath(import.meta.url), '--child', writer, mode, String(count), dest], { stdio: ['ignore', 'pipe', 'inherit'] });
+          const proc = spawn(
+            process.execPath,
+            [fileURLToPath(import.meta.url), '--child', writer, mode, String(count), dest],
+            { stdio: ['ignore', 'pipe', 'inherit'] },
+          );
           let out = '';
           proc.stdout.on('data', (d) => (out += d));
           await new Promise((resolve) => proc.on('close', resolve));

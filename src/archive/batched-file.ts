@@ -74,7 +74,8 @@ export class BatchedFile {
       if (bytesRead === 0) break;
       done += bytesRead;
     }
-    if (onDisk < out.length) this.batch.copy(out, onDisk, offset + onDisk - this.flushed, offset + out.length - this.flushed);
+    if (onDisk < out.length)
+      this.batch.copy(out, onDisk, offset + onDisk - this.flushed, offset + out.length - this.flushed);
     return out;
   }
 

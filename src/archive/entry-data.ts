@@ -47,10 +47,15 @@ export interface FileRange {
 }
 
 /** Copies a range of `input` straight into the output's batches: no intermediate buffer. */
-export async function copyStored(out: BatchedFile, input: FileHandle, range: FileRange, signal?: AbortSignal): Promise<WrittenData> {
+export async function copyStored(
+  out: BatchedFile,
+  input: FileHandle,
+  range: FileRange,
+  signal?: AbortSignal,
+): Promise<WrittenData> {
   const { file, offset, size, entry } = range;
   let crc = 0;
-  for (let done = 0; done < size; ) {
+  for (let done = 0; done < size;) {
     if (signal?.aborted) throw interrupted(signal);
     const chunk = await out.appendFrom(size - done, async (target) => {
       const { bytesRead } = await input.read(target, 0, target.length, offset + done).catch((error: unknown) => {
@@ -97,7 +102,7 @@ export async function deflateStream(
 /** A range of a file in fresh chunks: the deflate stream may hold on to them for a while. */
 export async function* readRange(input: FileHandle, range: FileRange): AsyncGenerator<Buffer> {
   const { file, offset, size, entry } = range;
-  for (let done = 0; done < size; ) {
+  for (let done = 0; done < size;) {
     const chunk = Buffer.allocUnsafe(Math.min(READ_CHUNK_BYTES, size - done));
     const { bytesRead } = await input.read(chunk, 0, chunk.length, offset + done).catch((error: unknown) => {
       throw unreadable(file, entry, error);

@@ -51,6 +51,6 @@ export function outputError(error: unknown, target: string): RabbitError {
         ? 'permission denied'
         : code === 'EROFS'
           ? 'the file system is read-only'
-          : (error as Error | undefined)?.message ?? String(error);
+          : ((error as Error | undefined)?.message ?? String(error));
   return new RabbitError('OUTPUT_UNWRITABLE', `cannot write ${target}: ${reason}`, { cause: error });
 }

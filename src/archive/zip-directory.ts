@@ -1,5 +1,11 @@
 import { readSync } from 'node:fs';
-import { CENTRAL_HEADER_BYTES, CENTRAL_SIGNATURE, END_SIGNATURE, ZIP64_END_SIGNATURE, ZIP64_LOCATOR_SIGNATURE } from './zip-records.js';
+import {
+  CENTRAL_HEADER_BYTES,
+  CENTRAL_SIGNATURE,
+  END_SIGNATURE,
+  ZIP64_END_SIGNATURE,
+  ZIP64_LOCATOR_SIGNATURE,
+} from './zip-records.js';
 
 /**
  * The zip's table of contents read straight from the file (PKWARE APPNOTE 4.3.12, 4.3.14-16):
@@ -71,7 +77,8 @@ export function readDirectoryEnd(fd: number, fileSize: number): DirectoryEnd {
       throw new DirectoryError('zip64 end of central directory locator signature not found');
     }
     const recordOffset = readUint64(locator, 8);
-    if (recordOffset + 56 > eocdOffset) throw new DirectoryError('zip64 end of central directory record is out of range');
+    if (recordOffset + 56 > eocdOffset)
+      throw new DirectoryError('zip64 end of central directory record is out of range');
     const record = readAt(fd, recordOffset, 56);
     if (record.readUInt32LE(0) !== ZIP64_END_SIGNATURE) {
       throw new DirectoryError('invalid zip64 end of central directory record signature');
@@ -82,14 +89,16 @@ export function readDirectoryEnd(fd: number, fileSize: number): DirectoryEnd {
   }
   if (offset + size > eocdOffset) throw new DirectoryError('central directory runs past its end record');
   // A record takes at least 46 bytes: a count that cannot fit is a lie we must not allocate for.
-  if (count * CENTRAL_HEADER_BYTES > size) throw new DirectoryError(`${count} entries cannot fit in a ${size}-byte central directory`);
+  if (count * CENTRAL_HEADER_BYTES > size)
+    throw new DirectoryError(`${count} entries cannot fit in a ${size}-byte central directory`);
   return { count, offset, size };
 }
 
 /** Parses the central directory record starting at `start` of `buffer` (which sits at `fileOffset`). */
 export function parseRecord(buffer: Buffer, start: number, fileOffset: number): DirectoryRecord | number {
   if (buffer.length - start < CENTRAL_HEADER_BYTES) return CENTRAL_HEADER_BYTES;
-  if (buffer.readUInt32LE(start) !== CENTRAL_SIGNATURE) throw new DirectoryError('invalid central directory file header signature');
+  if (buffer.readUInt32LE(start) !== CENTRAL_SIGNATURE)
+    throw new DirectoryError('invalid central directory file header signature');
   const nameLength = buffer.readUInt16LE(start + 28);
   const extraLength = buffer.readUInt16LE(start + 30);
   const commentLength = buffer.readUInt16LE(start + 32);
@@ -97,7 +106,10 @@ export function parseRecord(buffer: Buffer, start: number, fileOffset: number): 
   if (buffer.length - start < recordLength) return recordLength;
   const flags = buffer.readUInt16LE(start + 8);
   const nameStart = start + CENTRAL_HEADER_BYTES;
-  const name = flags & UTF8_FLAG ? buffer.toString('utf8', nameStart, nameStart + nameLength) : decodeCp437(buffer.subarray(nameStart, nameStart + nameLength));
+  const name =
+    flags & UTF8_FLAG
+      ? buffer.toString('utf8', nameStart, nameStart + nameLength)
+      : decodeCp437(buffer.subarray(nameStart, nameStart + nameLength));
   const record: DirectoryRecord = {
     name,
     recordOffset: fileOffset,
@@ -116,8 +128,13 @@ export function parseRecord(buffer: Buffer, start: number, fileOffset: number): 
 
 /** The zip64 extra field (0x0001) holds, in this order, only the fields whose 32-bit slot is all ones. */
 function applyZip64(record: DirectoryRecord, extra: Buffer, from: number, to: number): void {
-  if (record.uncompressedSize !== 0xffffffff && record.compressedSize !== 0xffffffff && record.localHeaderOffset !== 0xffffffff) return;
-  for (let at = from; at + 4 <= to; ) {
+  if (
+    record.uncompressedSize !== 0xffffffff &&
+    record.compressedSize !== 0xffffffff &&
+    record.localHeaderOffset !== 0xffffffff
+  )
+    return;
+  for (let at = from; at + 4 <= to;) {
     const id = extra.readUInt16LE(at);
     const length = extra.readUInt16LE(at + 2);
     const end = at + 4 + length;
@@ -126,7 +143,8 @@ function applyZip64(record: DirectoryRecord, extra: Buffer, from: number, to: nu
       let field = at + 4;
       for (const key of ['uncompressedSize', 'compressedSize', 'localHeaderOffset'] as const) {
         if (record[key] !== 0xffffffff) continue;
-        if (field + 8 > end) throw new DirectoryError(`zip64 extended information extra field is too short for ${record.name}`);
+        if (field + 8 > end)
+          throw new DirectoryError(`zip64 extended information extra field is too short for ${record.name}`);
         record[key] = readUint64(extra, field);
         field += 8;
       }
@@ -140,8 +158,10 @@ function applyZip64(record: DirectoryRecord, extra: Buffer, from: number, to: nu
 /** The same three rules as yauzl's strictFileNames, with its wording (the verifier shows it). */
 function checkName(name: string): void {
   if (name.includes('\\')) throw new DirectoryError(`invalid characters in fileName: ${name}`, name);
-  if (name.startsWith('/') || (name.charCodeAt(1) === 0x3a && /^[a-zA-Z]:/.test(name))) throw new DirectoryError(`absolute path: ${name}`, name);
-  if (name.includes('..') && name.split('/').includes('..')) throw new DirectoryError(`invalid relative path: ${name}`, name);
+  if (name.startsWith('/') || (name.charCodeAt(1) === 0x3a && /^[a-zA-Z]:/.test(name)))
+    throw new DirectoryError(`absolute path: ${name}`, name);
+  if (name.includes('..') && name.split('/').includes('..'))
+    throw new DirectoryError(`invalid relative path: ${name}`, name);
 }
 
 export function readAt(fd: number, position: number, length: number, into?: Buffer): Buffer {
@@ -195,7 +215,8 @@ export function* scanDirectory(fd: number, end: DirectoryEnd, windowBytes = 1 <<
       windowOffset = from;
       at = 0;
       parsed = parseRecord(window, 0, from);
-      if (typeof parsed === 'number') throw new DirectoryError(`central directory ends inside record ${i + 1} of ${end.count}`);
+      if (typeof parsed === 'number')
+        throw new DirectoryError(`central directory ends inside record ${i + 1} of ${end.count}`);
     }
     at += parsed.recordLength;
     yield parsed;

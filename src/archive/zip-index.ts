@@ -133,7 +133,7 @@ export class ZipIndex {
     const repeats: number[] = [];
     const keys = this.keys;
     const scale = this.positionScale;
-    for (let i = 0; i < keys.length; ) {
+    for (let i = 0; i < keys.length;) {
       const hash = Math.floor((keys[i] as number) / scale);
       let j = i + 1;
       while (j < keys.length && Math.floor((keys[j] as number) / scale) === hash) j++;

@@ -23,7 +23,11 @@ export class ZipNameTable {
    * Whether `name` is in the archive: compares it with the real names (read back through
    * `readRecord` from the central directory) of the entries whose hash matches, if any.
    */
-  async contains(name: Buffer, hash: number, readRecord: (offset: number, length: number) => Promise<Buffer>): Promise<boolean> {
+  async contains(
+    name: Buffer,
+    hash: number,
+    readRecord: (offset: number, length: number) => Promise<Buffer>,
+  ): Promise<boolean> {
     for (const offset of this.candidates(hash)) {
       const record = await readRecord(offset, CENTRAL_HEADER_BYTES + name.length);
       const stored = record.length >= CENTRAL_HEADER_BYTES ? record.readUInt16LE(28) : -1;
@@ -61,7 +65,8 @@ export class ZipNameTable {
   private grow(): void {
     const { hashes, offsets } = this;
     this.hashes = new Uint32Array(hashes.length * 2);
-    this.offsets = offsets instanceof Uint32Array ? new Uint32Array(hashes.length * 2) : new Float64Array(hashes.length * 2);
+    this.offsets =
+      offsets instanceof Uint32Array ? new Uint32Array(hashes.length * 2) : new Float64Array(hashes.length * 2);
     for (let slot = 0; slot < hashes.length; slot += 1) {
       const hash = hashes[slot] ?? 0;
       if (hash !== 0) this.place(hash, offsets[slot] ?? 0);

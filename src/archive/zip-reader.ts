@@ -4,7 +4,14 @@ import { basename } from 'node:path';
 import { Readable } from 'node:stream';
 import { createInflateRaw, crc32, inflateRawSync } from 'node:zlib';
 import { RabbitError, isRabbitError } from '../core/errors.js';
-import { DirectoryError, readAt, readDirectoryEnd, scanDirectory, type DirectoryEnd, type DirectoryRecord } from './zip-directory.js';
+import {
+  DirectoryError,
+  readAt,
+  readDirectoryEnd,
+  scanDirectory,
+  type DirectoryEnd,
+  type DirectoryRecord,
+} from './zip-directory.js';
 import { ZipIndex, type NameHash } from './zip-index.js';
 import { LOCAL_HEADER_BYTES, LOCAL_SIGNATURE } from './zip-records.js';
 
@@ -83,7 +90,8 @@ export async function openZip(path: string, options: OpenZipOptions = {}): Promi
     if (options.only === undefined) built = new ZipIndex(handle.fd, end, options.hashName);
     else {
       // The same scan the index makes (so the same faults are found at open), keeping only the first record of each name asked for.
-      for (const record of scanDirectory(handle.fd, end)) if (noted.get(record.name) === null) noted.set(record.name, record);
+      for (const record of scanDirectory(handle.fd, end))
+        if (noted.get(record.name) === null) noted.set(record.name, record);
     }
   } catch (error) {
     const head = await headOf(handle);
@@ -114,7 +122,9 @@ export async function openZip(path: string, options: OpenZipOptions = {}): Promi
   const openEntry = (wanted: string | ZipEntryInfo): Promise<Readable> => {
     const entry = locate(wanted);
     if (entry === undefined) {
-      return Promise.reject(new RabbitError('ARCHIVE_CORRUPT', `${name} has no entry ${typeof wanted === 'string' ? wanted : wanted.name}`));
+      return Promise.reject(
+        new RabbitError('ARCHIVE_CORRUPT', `${name} has no entry ${typeof wanted === 'string' ? wanted : wanted.name}`),
+      );
     }
     return Promise.resolve(Readable.from(entryBytes(fd, path, entry), { objectMode: false }));
   };
@@ -195,14 +205,21 @@ function entriesView(indexOf: () => ZipIndex, find: (name: string) => DirectoryR
 /** The entry's bytes, inflated, then checked against the directory's size and CRC-32. */
 async function* entryBytes(fd: number, path: string, entry: Located): AsyncGenerator<Buffer> {
   const fail = (reason: string) =>
-    new RabbitError('ARCHIVE_CORRUPT', `${entry.name} in ${basename(path)} is damaged: ${reason}`, { entry: entry.name, reason: `damaged: ${reason}` });
+    new RabbitError('ARCHIVE_CORRUPT', `${entry.name} in ${basename(path)} is damaged: ${reason}`, {
+      entry: entry.name,
+      reason: `damaged: ${reason}`,
+    });
   if (entry.flags & 0x1) throw fail('it is encrypted');
-  if (entry.compressionMethod !== 0 && entry.compressionMethod !== 8) throw fail(`unsupported compression method ${entry.compressionMethod}`);
+  if (entry.compressionMethod !== 0 && entry.compressionMethod !== 8)
+    throw fail(`unsupported compression method ${entry.compressionMethod}`);
   if (entry.compressionMethod === 0 && entry.compressedSize !== entry.uncompressedSize) {
-    throw fail(`compressed/uncompressed size mismatch for stored file: ${entry.compressedSize} != ${entry.uncompressedSize}`);
+    throw fail(
+      `compressed/uncompressed size mismatch for stored file: ${entry.compressedSize} != ${entry.uncompressedSize}`,
+    );
   }
   const header = readAt(fd, entry.localHeaderOffset, LOCAL_HEADER_BYTES);
-  if (header.length < LOCAL_HEADER_BYTES || header.readUInt32LE(0) !== LOCAL_SIGNATURE) throw fail('invalid local file header signature');
+  if (header.length < LOCAL_HEADER_BYTES || header.readUInt32LE(0) !== LOCAL_SIGNATURE)
+    throw fail('invalid local file header signature');
   const start = entry.localHeaderOffset + LOCAL_HEADER_BYTES + header.readUInt16LE(26) + header.readUInt16LE(28);
   let crc = 0;
   let size = 0;
@@ -218,7 +235,13 @@ async function* entryBytes(fd: number, path: string, entry: Located): AsyncGener
       if (raw.length < entry.compressedSize) throw fail('the entry runs past the end of the file');
       yield counted(entry.compressionMethod === 8 ? inflateRawSync(raw) : raw);
     } else {
-      const source = createReadStream('', { fd, start, end: start + entry.compressedSize - 1, autoClose: false, highWaterMark: 1 << 16 });
+      const source = createReadStream('', {
+        fd,
+        start,
+        end: start + entry.compressedSize - 1,
+        autoClose: false,
+        highWaterMark: 1 << 16,
+      });
       const stream = entry.compressionMethod === 8 ? source.pipe(createInflateRaw()) : source;
       source.once('error', (error) => stream.destroy(error));
       for await (const chunk of stream) yield counted(chunk as Buffer);
@@ -245,7 +268,8 @@ async function headOf(handle: FileHandle): Promise<Buffer> {
 function openError(error: unknown, name: string, head: Buffer): RabbitError {
   const code = (error as NodeJS.ErrnoException).code;
   if (code === 'ENOENT') return new RabbitError('NOT_A_ZIP', `${name} does not exist`, { cause: error });
-  if (code === 'EISDIR') return new RabbitError('NOT_A_ZIP', `${name} is a folder, not a zip archive`, { cause: error });
+  if (code === 'EISDIR')
+    return new RabbitError('NOT_A_ZIP', `${name} is a folder, not a zip archive`, { cause: error });
   if (code !== undefined) return new RabbitError('NOT_A_ZIP', `${name} cannot be read (${code})`, { cause: error });
   const reason = error instanceof Error ? error.message : String(error);
   if (error instanceof DirectoryError && error.unsafeName !== undefined) {

@@ -122,7 +122,10 @@ export function centralHeaderBytes(entry: EntryRecord): number {
 }
 
 function zip64CentralExtraBytes(entry: EntryRecord): number {
-  const wide = (entry.size >= ZIP64_LIMIT ? 1 : 0) + (entry.compressedSize >= ZIP64_LIMIT ? 1 : 0) + (entry.offset >= ZIP64_LIMIT ? 1 : 0);
+  const wide =
+    (entry.size >= ZIP64_LIMIT ? 1 : 0) +
+    (entry.compressedSize >= ZIP64_LIMIT ? 1 : 0) +
+    (entry.offset >= ZIP64_LIMIT ? 1 : 0);
   return wide > 0 ? 4 + 8 * wide : 0;
 }
 

@@ -8,8 +8,21 @@ import { copyStored, deflateBuffer, deflateStream, readRange } from './entry-dat
 import { interrupted, outputError, syncDirectory, tempPathFor, unreadable } from './output-file.js';
 import { assertSafeRelative } from './paths.js';
 import { ZipNameTable } from './zip-name-table.js';
-import { METHOD_DEFLATE, METHOD_STORE, ZIP64_LIMIT, centralHeaderBytes, dosDateTime, encodeEndRecords } from './zip-records.js';
-import { encodeLocalHeader, localHeaderBytes, writeCentralHeader, writeLocalHeader, type EntryRecord } from './zip-records.js';
+import {
+  METHOD_DEFLATE,
+  METHOD_STORE,
+  ZIP64_LIMIT,
+  centralHeaderBytes,
+  dosDateTime,
+  encodeEndRecords,
+} from './zip-records.js';
+import {
+  encodeLocalHeader,
+  localHeaderBytes,
+  writeCentralHeader,
+  writeLocalHeader,
+  type EntryRecord,
+} from './zip-records.js';
 
 export interface ZipEntryMeta {
   /** Entry name inside the zip; must pass `assertSafeRelative` and be unique in the archive. */
@@ -146,7 +159,7 @@ export class ZipWriter {
       await this.central.flush();
       const directoryOffset = this.out.size;
       const directoryBytes = this.central.size;
-      for (let done = 0; done < directoryBytes; ) {
+      for (let done = 0; done < directoryBytes;) {
         this.checkSignal();
         const chunk = await this.out.appendFrom(directoryBytes - done, async (target) => {
           const { bytesRead } = await this.central.handle.read(target, 0, target.length, done);
@@ -200,13 +213,26 @@ export class ZipWriter {
       const name = Buffer.from(meta.name, 'utf8');
       const hash = ZipNameTable.hash(name);
       // No candidate (the usual answer) is known without a read or an await.
-      if (this.names.candidates(hash).length > 0 && (await this.names.contains(name, hash, (offset, length) => this.central.readAt(offset, length)))) {
+      if (
+        this.names.candidates(hash).length > 0 &&
+        (await this.names.contains(name, hash, (offset, length) => this.central.readAt(offset, length)))
+      ) {
         throw new RabbitError('DUPLICATE_ENTRY', `refusing to archive ${JSON.stringify(meta.name)} twice`, {
           source: meta.name,
         });
       }
       const { time, date } = this.dosDate(meta.date ?? DEFAULT_ENTRY_DATE);
-      const entry: EntryRecord = { name, method: METHOD_STORE, time, date, crc: 0, compressedSize: 0, size: 0, offset: this.out.size, zip64Local: false };
+      const entry: EntryRecord = {
+        name,
+        method: METHOD_STORE,
+        time,
+        date,
+        crc: 0,
+        compressedSize: 0,
+        size: 0,
+        offset: this.out.size,
+        zip64Local: false,
+      };
       writing = true;
       await write(entry);
       const directoryOffset = this.central.size;
@@ -248,7 +274,8 @@ export class ZipWriter {
       await this.abort();
       return this.failure;
     }
-    const mapped = this.signal?.aborted && !isRabbitError(error) ? interrupted(this.signal) : outputError(error, this.target);
+    const mapped =
+      this.signal?.aborted && !isRabbitError(error) ? interrupted(this.signal) : outputError(error, this.target);
     this.state = 'failed';
     this.failure = mapped;
     await this.abort();

@@ -179,13 +179,25 @@ export class PageRequisites {
     if (catalog.archived.has(resolution.source) && !resolution.request.includes('?')) return;
     if (stylesheet && depth > limits.maxCssDepth) {
       requested.add(resolution.request);
-      this.fail(resolution.source, new RabbitError('BAD_SHAPE', `${resolution.source}: stylesheets nested deeper than ${limits.maxCssDepth} levels are not followed`, { source: resolution.source }));
+      this.fail(
+        resolution.source,
+        new RabbitError(
+          'BAD_SHAPE',
+          `${resolution.source}: stylesheets nested deeper than ${limits.maxCssDepth} levels are not followed`,
+          { source: resolution.source },
+        ),
+      );
       return;
     }
     if (requested.size >= limits.maxAssets) {
       if (!this.capReported) {
         this.capReported = true;
-        this.fail(resolution.source, new RabbitError('BAD_SHAPE', `more than ${limits.maxAssets} page assets: the rest were not fetched`, { source: resolution.source }));
+        this.fail(
+          resolution.source,
+          new RabbitError('BAD_SHAPE', `more than ${limits.maxAssets} page assets: the rest were not fetched`, {
+            source: resolution.source,
+          }),
+        );
       }
       return;
     }
@@ -206,10 +218,20 @@ export class PageRequisites {
     const { fetch, model, service } = this.options;
     let stored: StoredFile;
     try {
-      const result = await fetchResource(fetch, { source: asset.request, key: '', maxBytes: this.limits.maxBytes, keep: false, anonymous: true });
-      if (result.status !== 200) throw new RabbitError('HTTP_STATUS', `GET ${asset.source} answered 304 unasked`, { source: asset.source });
+      const result = await fetchResource(fetch, {
+        source: asset.request,
+        key: '',
+        maxBytes: this.limits.maxBytes,
+        keep: false,
+        anonymous: true,
+      });
+      if (result.status !== 200)
+        throw new RabbitError('HTTP_STATUS', `GET ${asset.source} answered 304 unasked`, { source: asset.source });
       // Without the body's bytes: the catalog keeps every asset's record until the run ends.
-      stored = storedFileOf({ path: assetPath(result.body.sha256, result.contentType), source: asset.source }, cachedBodyOf(result.body, result));
+      stored = storedFileOf(
+        { path: assetPath(result.body.sha256, result.contentType), source: asset.source },
+        cachedBodyOf(result.body, result),
+      );
     } catch (error) {
       if (isRabbitError(error) && error.errorClass !== 'fatal') return this.fail(asset.source, error);
       throw error;
@@ -218,16 +240,27 @@ export class PageRequisites {
     this.catalog.assets.set(asset.request, stored);
     if (!isCss(stored.contentType)) return;
     if (stored.size > this.limits.maxCssBytes) {
-      return this.fail(asset.source, new RabbitError('BODY_TOO_LARGE', `${asset.source}: stylesheet of ${stored.size} bytes is too large to scan for its references`, { source: asset.source }));
+      return this.fail(
+        asset.source,
+        new RabbitError(
+          'BODY_TOO_LARGE',
+          `${asset.source}: stylesheet of ${stored.size} bytes is too large to scan for its references`,
+          { source: asset.source },
+        ),
+      );
     }
     const css = (await fetch.spool.read(stored)).toString('latin1');
     const base = serviceUrl(service, asset.request);
-    for (const ref of scanCss(css)) this.follow(resolveReference(ref.value, base, service), stored.path, ref.kind === 'import', depth + 1);
+    for (const ref of scanCss(css))
+      this.follow(resolveReference(ref.value, base, service), stored.path, ref.kind === 'import', depth + 1);
   }
 
   /** --max-duration stopped the fetching: the asset is missing, and the archive says so. */
   private deadline(source: string): void {
-    this.fail(source, new RabbitError('DEADLINE', `${source} was not fetched: the run reached --max-duration`, { source }));
+    this.fail(
+      source,
+      new RabbitError('DEADLINE', `${source} was not fetched: the run reached --max-duration`, { source }),
+    );
   }
 
   private fail(source: string, error: RabbitError): void {

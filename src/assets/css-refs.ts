@@ -100,10 +100,16 @@ function skipSpace(css: string, i: number): number {
 
 /** `\2f` style hex escapes and `\x` literal escapes; the result is read back as UTF-8. */
 export function decodeCssEscapes(latin1: string): string {
-  const decoded = latin1.replace(/\\(?:([0-9a-fA-F]{1,6})[ \t\n\r\f]?|(\n)|(.))/g, (_, hex: string | undefined, newline: string | undefined, char: string | undefined) => {
-    if (hex !== undefined) return Buffer.from(String.fromCodePoint(Math.min(parseInt(hex, 16), 0x10ffff) || 0xfffd), 'utf8').toString('latin1');
-    if (newline !== undefined) return '';
-    return char ?? '';
-  });
+  const decoded = latin1.replace(
+    /\\(?:([0-9a-fA-F]{1,6})[ \t\n\r\f]?|(\n)|(.))/g,
+    (_, hex: string | undefined, newline: string | undefined, char: string | undefined) => {
+      if (hex !== undefined)
+        return Buffer.from(String.fromCodePoint(Math.min(parseInt(hex, 16), 0x10ffff) || 0xfffd), 'utf8').toString(
+          'latin1',
+        );
+      if (newline !== undefined) return '';
+      return char ?? '';
+    },
+  );
   return Buffer.from(decoded, 'latin1').toString('utf8');
 }

@@ -43,7 +43,8 @@ export function scanHtml(html: string): HtmlRef[] {
     if (open < 0) break;
     if (html.startsWith('<!--', open)) i = skipPast(html, open + 4, '-->');
     else if (html.startsWith('<![CDATA[', open)) i = skipPast(html, open + 9, ']]>');
-    else if (html[open + 1] === '!' || html[open + 1] === '?' || html[open + 1] === '/') i = skipPast(html, open + 2, '>');
+    else if (html[open + 1] === '!' || html[open + 1] === '?' || html[open + 1] === '/')
+      i = skipPast(html, open + 2, '>');
     else if (/[A-Za-z]/.test(html[open + 1] ?? '')) i = scanTag(html, open, refs);
     else i = open + 1;
   }
@@ -110,11 +111,20 @@ function scanTag(html: string, open: number, refs: HtmlRef[]): number {
  * attributes `collect` reads (first occurrence first, names in lower case, value offsets), and
  * where the tag ends. Exported for tests.
  */
-export function readStartTag(html: string, open: number): { element: string; attributes: Attribute[]; end: number; selfClosing: boolean } {
+export function readStartTag(
+  html: string,
+  open: number,
+): { element: string; attributes: Attribute[]; end: number; selfClosing: boolean } {
   const length = html.length;
   const nameLimit = Math.min(length, open + 64);
   let at = open + 2;
-  while (at < nameLimit && !isHtmlSpace(html.charCodeAt(at)) && html.charCodeAt(at) !== SLASH && html.charCodeAt(at) !== GT) at++;
+  while (
+    at < nameLimit &&
+    !isHtmlSpace(html.charCodeAt(at)) &&
+    html.charCodeAt(at) !== SLASH &&
+    html.charCodeAt(at) !== GT
+  )
+    at++;
   const element = html.slice(open + 1, at).toLowerCase();
   const attributes: Attribute[] = [];
   let end = length;
@@ -159,7 +169,8 @@ export function readStartTag(html: string, open: number): { element: string; att
     }
     if (start === -1) {
       let unquoted = valueAt;
-      while (unquoted < length && !isHtmlSpace(html.charCodeAt(unquoted)) && html.charCodeAt(unquoted) !== GT) unquoted++;
+      while (unquoted < length && !isHtmlSpace(html.charCodeAt(unquoted)) && html.charCodeAt(unquoted) !== GT)
+        unquoted++;
       // No value at all (`name= >`): the name stands alone, as if there were no `=`.
       if (unquoted === valueAt) continue;
       start = valueAt;
@@ -176,11 +187,14 @@ export function readStartTag(html: string, open: number): { element: string; att
 function collect(element: string, attributes: Attribute[], refs: HtmlRef[]): void {
   const get = (name: string): Attribute | undefined => attributes.find((a) => a.name === name);
   const add = (attribute: Attribute | undefined, kind: HtmlRefKind): void => {
-    if (attribute) refs.push({ start: attribute.start, end: attribute.end, value: decodeEntities(attribute.raw), kind });
+    if (attribute)
+      refs.push({ start: attribute.start, end: attribute.end, value: decodeEntities(attribute.raw), kind });
   };
   for (const name of RESOURCE_ATTRIBUTES[element] ?? []) add(get(name), 'resource');
   if (element === 'link') {
-    const rel = decodeEntities(get('rel')?.raw ?? '').toLowerCase().split(/[\t\n\f\r ]+/);
+    const rel = decodeEntities(get('rel')?.raw ?? '')
+      .toLowerCase()
+      .split(/[\t\n\f\r ]+/);
     if (rel.includes('stylesheet')) add(get('href'), 'stylesheet');
     else if (rel.some((r) => r === 'icon' || r === 'apple-touch-icon')) add(get('href'), 'resource');
   }
@@ -213,7 +227,12 @@ function srcsetRefs(attribute: Attribute): HtmlRef[] {
     while (end > start && raw[end - 1] === ',') end--;
     if (end > start) {
       const url = raw.slice(start, end);
-      refs.push({ start: attribute.start + start, end: attribute.start + end, value: decodeEntities(url), kind: 'resource' });
+      refs.push({
+        start: attribute.start + start,
+        end: attribute.start + end,
+        value: decodeEntities(url),
+        kind: 'resource',
+      });
     }
     if (!endsCandidate) {
       let depth = 0;
@@ -236,11 +255,14 @@ const NAMED: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', a
 
 /** The character references an attribute holding a URL may use; other named ones are left as written. */
 export function decodeEntities(latin1: string): string {
-  const decoded = latin1.replace(/&(?:#(\d{1,7})|#[xX]([0-9a-fA-F]{1,6})|([A-Za-z]+));/g, (whole, dec: string | undefined, hex: string | undefined, name: string | undefined) => {
-    if (name !== undefined) return NAMED[name] ?? whole;
-    const code = dec !== undefined ? Number(dec) : parseInt(hex as string, 16);
-    const char = code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : '\ufffd';
-    return Buffer.from(char, 'utf8').toString('latin1');
-  });
+  const decoded = latin1.replace(
+    /&(?:#(\d{1,7})|#[xX]([0-9a-fA-F]{1,6})|([A-Za-z]+));/g,
+    (whole, dec: string | undefined, hex: string | undefined, name: string | undefined) => {
+      if (name !== undefined) return NAMED[name] ?? whole;
+      const code = dec !== undefined ? Number(dec) : parseInt(hex as string, 16);
+      const char = code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : '\ufffd';
+      return Buffer.from(char, 'utf8').toString('latin1');
+    },
+  );
   return Buffer.from(decoded, 'latin1').toString('utf8');
 }

@@ -23,7 +23,10 @@ export function parseBackupName(name: string): BackupName | undefined {
 }
 
 export function stampOf(ms: number): string {
-  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z').replace(/:/g, '');
+  return new Date(ms)
+    .toISOString()
+    .replace(/\.\d{3}Z$/, 'Z')
+    .replace(/:/g, '');
 }
 
 export function formatBackupName(stamp: string, seq: number): string {

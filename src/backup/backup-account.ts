@@ -49,7 +49,8 @@ export const BACKUP_LOCK = '.rabbit-backup.lock';
  */
 export async function backupAccount(options: BackupOptions): Promise<BackupResult> {
   const { dir: given, keep = BACKUP_DEFAULTS.keep, now = Date.now, ...exportOptions } = options;
-  if (!Number.isSafeInteger(keep) || keep < 1) throw new RabbitError('USAGE', '--keep takes a whole number of at least 1');
+  if (!Number.isSafeInteger(keep) || keep < 1)
+    throw new RabbitError('USAGE', '--keep takes a whole number of at least 1');
   const dir = resolve(given);
   await checkDir(dir);
   let lock;
@@ -65,19 +66,40 @@ export async function backupAccount(options: BackupOptions): Promise<BackupResul
   try {
     await removeAbandoned(dir);
     const names = await readdir(dir);
-    const { since, unreadable, sinceSkipped } = await chooseSince(dir, backupArchives(names).map((archive) => archive.name), exportOptions.baseUrl);
+    const { since, unreadable, sinceSkipped } = await chooseSince(
+      dir,
+      backupArchives(names).map((archive) => archive.name),
+      exportOptions.baseUrl,
+    );
     const name = nextBackupName(now(), new Set(names));
     const out = join(dir, name);
-    const result = await exportAccount({ ...exportOptions, out, ...(since !== null ? { since: join(dir, since) } : {}) });
+    const result = await exportAccount({
+      ...exportOptions,
+      out,
+      ...(since !== null ? { since: join(dir, since) } : {}),
+    });
 
     const ours = backupArchives(await readdir(dir)).map((archive) => archive.name);
     const plan = await planPrune(ours, keep, async (archive) =>
-      archive === name ? result.complete : readArchiveManifest(join(dir, archive)).then((m) => m.complete, () => false),
+      archive === name
+        ? result.complete
+        : readArchiveManifest(join(dir, archive)).then(
+            (m) => m.complete,
+            () => false,
+          ),
     );
     // A clock set back could sort tonight's archive below older ones; it is never the one to go.
     const pruned = plan.remove.filter((archive) => archive !== name);
     for (const archive of pruned) await rm(join(dir, archive), { force: true });
-    return { out, since, sinceSkipped, unreadable, export: result, kept: ours.filter((archive) => !pruned.includes(archive)), pruned };
+    return {
+      out,
+      since,
+      sinceSkipped,
+      unreadable,
+      export: result,
+      kept: ours.filter((archive) => !pruned.includes(archive)),
+      pruned,
+    };
   } finally {
     await lock.release();
   }

@@ -1,4 +1,4 @@
-import { InvalidArgumentError } from './commander.js';
+import { InvalidArgumentError } from 'commander';
 import { isValidId } from '../core/ids.js';
 import type { Format } from '../crawl/crawl-account.js';
 import type { ExportOptions } from '../export/export-account.js';
@@ -17,11 +17,17 @@ const FORMATS: readonly Format[] = ['json', 'html', 'png'];
  * find pages at all, and an archive without metadata could not be read back or used as --since.
  */
 export function parseFormats(value: string): ReadonlySet<Format> {
-  const parts = value.split(',').map((part) => part.trim().toLowerCase()).filter((part) => part !== '');
+  const parts = value
+    .split(',')
+    .map((part) => part.trim().toLowerCase())
+    .filter((part) => part !== '');
   const unknown = parts.filter((part) => !FORMATS.includes(part as Format));
-  if (unknown.length > 0) throw new InvalidArgumentError(`--formats takes json, html and png; not ${unknown.join(', ')}`);
+  if (unknown.length > 0)
+    throw new InvalidArgumentError(`--formats takes json, html and png; not ${unknown.join(', ')}`);
   if (!parts.includes('json')) {
-    throw new InvalidArgumentError('--formats must include json: the JSON metadata is what the export walks and what the renderings belong to');
+    throw new InvalidArgumentError(
+      '--formats must include json: the JSON metadata is what the export walks and what the renderings belong to',
+    );
   }
   return new Set(parts as Format[]);
 }
@@ -29,7 +35,8 @@ export function parseFormats(value: string): ReadonlySet<Format> {
 /** `--prototype ID`, repeatable; an id of the wrong shape is a usage error, not a request. */
 export function collectPrototype(value: string, previous: string[] = []): string[] {
   const id = value.trim();
-  if (!isValidId('prototype', id)) throw new InvalidArgumentError(`--prototype takes a prototype id (digits), not ${JSON.stringify(value)}`);
+  if (!isValidId('prototype', id))
+    throw new InvalidArgumentError(`--prototype takes a prototype id (digits), not ${JSON.stringify(value)}`);
   return previous.includes(id) ? previous : [...previous, id];
 }
 

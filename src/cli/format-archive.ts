@@ -8,7 +8,19 @@ import type { VerifyProblem, VerifyReport } from '../verify/verify-archive.js';
 const NAME_WIDTH = 40;
 
 export function formatListTable(rows: ListRow[]): string {
-  const header = ['ID', 'NAME', 'REV', 'PAGES', 'LAYERS', 'ELEMENTS', 'DISCUSSIONS', 'RESOURCES', 'SIZE', 'ERRORS', 'STATUS'];
+  const header = [
+    'ID',
+    'NAME',
+    'REV',
+    'PAGES',
+    'LAYERS',
+    'ELEMENTS',
+    'DISCUSSIONS',
+    'RESOURCES',
+    'SIZE',
+    'ERRORS',
+    'STATUS',
+  ];
   const numeric = new Set([2, 3, 4, 5, 6, 7, 8, 9]);
   const body = rows.map((row) => [
     row.id,
@@ -110,7 +122,10 @@ export function width(text: string): number {
 
 function clusterWidth(cluster: string): number {
   if (/^[\p{Mn}\p{Me}\p{Cf}]+$/u.test(cluster)) return 0;
-  if (/\p{Extended_Pictographic}/u.test(cluster) && (/\p{Emoji_Presentation}/u.test(cluster) || cluster.includes('\ufe0f'))) {
+  if (
+    /\p{Extended_Pictographic}/u.test(cluster) &&
+    (/\p{Emoji_Presentation}/u.test(cluster) || cluster.includes('\ufe0f'))
+  ) {
     return 2;
   }
   const code = cluster.codePointAt(0) ?? 0;

@@ -22,7 +22,9 @@ function prototypeLines(p: PrototypeReport): string[] {
   const lines = [head, counts];
   const generic = Object.entries(p.genericTypes);
   if (generic.length > 0) {
-    lines.push(`    drawn as plain rectangles: ${generic.map(([type, count]) => `${printable(type)} x${count}`).join(', ')}`);
+    lines.push(
+      `    drawn as plain rectangles: ${generic.map(([type, count]) => `${printable(type)} x${count}`).join(', ')}`,
+    );
   }
   if (p.droppedCharacters > 0) lines.push(`    ${p.droppedCharacters} characters XML cannot hold were dropped`);
   for (const s of p.skipped) lines.push(`    skipped ${printable(s.what)}: ${printable(s.why)}`);

@@ -7,14 +7,24 @@ const MAX_ITEMS = 20;
 
 /** Pure text for `diff`; the command prints it. Names come from the service: untrusted. */
 export function formatDiff(diff: ArchiveDiff): string {
-  const lines = [`from ${clean(diff.a.archive)} (${diff.a.finishedAt})`, `  to ${clean(diff.b.archive)} (${diff.b.finishedAt})`, ''];
+  const lines = [
+    `from ${clean(diff.a.archive)} (${diff.a.finishedAt})`,
+    `  to ${clean(diff.b.archive)} (${diff.b.finishedAt})`,
+    '',
+  ];
   for (const proto of diff.added) lines.push(`+ prototype ${describe(proto)} r${proto.revision}`);
   for (const proto of diff.removed) lines.push(`- prototype ${describe(proto)} r${proto.revision}`);
-  for (const proto of diff.unreadable) lines.push(`? prototype ${describe(proto)}: could not be read for ${clean(diff.b.archive)}, not known to be removed`);
+  for (const proto of diff.unreadable)
+    lines.push(
+      `? prototype ${describe(proto)}: could not be read for ${clean(diff.b.archive)}, not known to be removed`,
+    );
   for (const proto of diff.changed) {
-    const revision = proto.fromRevision === proto.revision ? `r${proto.revision}` : `r${proto.fromRevision} -> r${proto.revision}`;
+    const revision =
+      proto.fromRevision === proto.revision ? `r${proto.revision}` : `r${proto.fromRevision} -> r${proto.revision}`;
     const renamed = proto.fromName !== undefined ? ` (was ${quote(proto.fromName)})` : '';
-    lines.push(`~ prototype ${describe(proto)}${renamed} ${revision}${proto.incomplete ? ' (an archive lacks part of it)' : ''}`);
+    lines.push(
+      `~ prototype ${describe(proto)}${renamed} ${revision}${proto.incomplete ? ' (an archive lacks part of it)' : ''}`,
+    );
     const width = Math.max(...CATEGORIES.map((c) => c.length));
     for (const category of CATEGORIES) {
       const items = itemsOf(proto.changes[category]);

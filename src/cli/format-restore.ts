@@ -10,16 +10,21 @@ export function formatPlan(plan: RestorePlan, report: RestoreReport): string {
       `${create} to create, ${update} to update, ${remove} to delete, ${report.unchanged} unchanged`,
   ];
   if (plan.unfinishedBefore > 0) {
-    lines.push(`  (an earlier run stopped with ${plan.unfinishedBefore} write(s) unanswered; what they did is in the live state this plan was made from)`);
+    lines.push(
+      `  (an earlier run stopped with ${plan.unfinishedBefore} write(s) unanswered; what they did is in the live state this plan was made from)`,
+    );
   }
   for (const parent of plan.parents) {
     for (const write of parent.writes) lines.push(`  ${parent.parent}: ${describeWrite(write)}`);
     for (const [archivedId, liveId] of Object.entries(parent.found)) {
       lines.push(`  ${parent.parent}: ${archivedId} is live as ${liveId} (restored earlier)`);
     }
-    for (const id of parent.strays) lines.push(`  ${parent.parent}: ${id} is not in the archive; kept (--prune deletes it)`);
+    for (const id of parent.strays)
+      lines.push(`  ${parent.parent}: ${id} is not in the archive; kept (--prune deletes it)`);
     for (const extra of parent.extraAttributes) {
-      lines.push(`  ${parent.parent}: ${extra.id} has attributes the archive lacks, which the API cannot remove: ${extra.names.map(printable).join(', ')}`);
+      lines.push(
+        `  ${parent.parent}: ${extra.id} has attributes the archive lacks, which the API cannot remove: ${extra.names.map(printable).join(', ')}`,
+      );
     }
   }
   for (const skip of report.skipped) lines.push(`  skipped ${skipSubject(skip)}: ${printable(skip.reason)}`);
@@ -36,16 +41,20 @@ export function formatWrite(write: PlannedWrite, outcome: 'done' | 'failed', new
 export function formatOutcome(report: RestoreReport): string {
   if (report.dryRun) return 'dry run: nothing was written\n';
   const { create, update, delete: remove } = report.done;
-  const lines = [`written: ${create} created, ${update} updated, ${remove} deleted; ${report.unchanged} were unchanged`];
+  const lines = [
+    `written: ${create} created, ${update} updated, ${remove} deleted; ${report.unchanged} were unchanged`,
+  ];
   for (const failure of report.failed) {
     lines.push(`  not restored: ${failure.op} ${failure.element} on ${failure.parent}: ${printable(failure.message)}`);
   }
-  if (report.journal) lines.push(`journal: ${report.journal} (running the same command again resumes without duplicates)`);
+  if (report.journal)
+    lines.push(`journal: ${report.journal} (running the same command again resumes without duplicates)`);
   return `${lines.join('\n')}\n`;
 }
 
 function describeWrite(write: PlannedWrite): string {
-  if (write.op === 'create') return `create ${write.archivedId} (${printable(String(write.attributes['type']))}; the service gives it a new id)`;
+  if (write.op === 'create')
+    return `create ${write.archivedId} (${printable(String(write.attributes['type']))}; the service gives it a new id)`;
   if (write.op === 'update') {
     const to = write.archivedId === write.id ? '' : ` (archived as ${write.archivedId})`;
     return `update ${write.id}${to}: ${write.changed.map(printable).join(', ')}`;

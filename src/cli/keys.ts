@@ -15,12 +15,21 @@ export async function readKeys(keyFile: string | undefined, env: NodeJS.ProcessE
     try {
       text = await readFile(keyFile, 'utf8');
     } catch (error) {
-      throw new RabbitError('USAGE', `cannot read --api-key-file ${keyFile}: ${(error as { code?: string }).code ?? 'unreadable'}`);
+      throw new RabbitError(
+        'USAGE',
+        `cannot read --api-key-file ${keyFile}: ${(error as { code?: string }).code ?? 'unreadable'}`,
+      );
     }
-    keys = text.split(/\r?\n/).map((line) => line.trim()).filter((line) => line !== '' && !line.startsWith('#'));
+    keys = text
+      .split(/\r?\n/)
+      .map((line) => line.trim())
+      .filter((line) => line !== '' && !line.startsWith('#'));
     if (keys.length === 0) throw new RabbitError('NO_API_KEY', `--api-key-file ${keyFile} holds no key`);
   } else {
-    keys = (env[KEY_ENV] ?? '').split(',').map((key) => key.trim()).filter((key) => key !== '');
+    keys = (env[KEY_ENV] ?? '')
+      .split(',')
+      .map((key) => key.trim())
+      .filter((key) => key !== '');
     if (keys.length === 0) {
       throw new RabbitError('NO_API_KEY', `no API key: set ${KEY_ENV} or pass --api-key-file PATH`);
     }

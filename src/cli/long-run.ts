@@ -23,7 +23,9 @@ export interface RunTimes {
 /** What a long-running command says about its own core; the runner does the rest. */
 export interface LongCommand<R, S extends object> {
   /** Imports the core (lazily, so `--help` stays light) and returns how to call it; loaded beside the runner's own modules. */
-  load(): Promise<(parts: { service: ServiceOptions; signal: AbortSignal; onEvent: ProgressReporter['onEvent'] }) => Promise<R>>;
+  load(): Promise<
+    (parts: { service: ServiceOptions; signal: AbortSignal; onEvent: ProgressReporter['onEvent'] }) => Promise<R>
+  >;
   complete(result: R): boolean;
   /** The summary's fields after `type`, `ok` and `exitCode`, in the order they are printed. */
   summary(result: R, times: RunTimes): S;
@@ -40,7 +42,11 @@ export interface LongCommand<R, S extends object> {
  * SIGINT/SIGTERM to the core's signal, the progress stopped whatever happens, then one JSON
  * summary line (--json) or the command's own report, and exit 0 when complete, 3 when not.
  */
-export function runLongCommand<R, S extends object>(io: CliIO, flags: LongRunFlags, command: LongCommand<R, S>): Promise<void> {
+export function runLongCommand<R, S extends object>(
+  io: CliIO,
+  flags: LongRunFlags,
+  command: LongCommand<R, S>,
+): Promise<void> {
   return runAction(io, flags.json ?? false, async () => {
     // Everything the run needs is loaded at once, not one await after another: the first
     // request waits for the slowest of these, not for their sum.
@@ -57,14 +63,18 @@ export function runLongCommand<R, S extends object>(io: CliIO, flags: LongRunFla
     try {
       result = await withInterrupts(io, (signal) => run({ service, signal, onEvent: progress.onEvent }));
     } catch (error) {
-      if (command.interrupted !== undefined && isRabbitError(error, 'INTERRUPTED')) throw new RabbitError('INTERRUPTED', command.interrupted());
+      if (command.interrupted !== undefined && isRabbitError(error, 'INTERRUPTED'))
+        throw new RabbitError('INTERRUPTED', command.interrupted());
       throw error;
     } finally {
       progress.stop();
     }
     const complete = command.complete(result);
     const code = complete ? EXIT.ok : EXIT.incomplete;
-    const fields = command.summary(result, { durationMs: Date.now() - started, ...summaryTimes(progress.phaseTimes()) });
+    const fields = command.summary(result, {
+      durationMs: Date.now() - started,
+      ...summaryTimes(progress.phaseTimes()),
+    });
     if (flags.json) {
       io.stdout.write(`${JSON.stringify({ type: 'summary', ok: complete, exitCode: code, ...fields })}\n`);
       return code;

@@ -1,4 +1,4 @@
-import { Command, CommanderError } from './commander.js';
+import { Command, CommanderError } from 'commander';
 import { TOOL_VERSION } from '../core/version.js';
 import { EXIT } from './exit-codes.js';
 import type { CliIO } from './run.js';
@@ -54,12 +54,7 @@ Examples:
   rabbit-export demo
 
 Exit codes: 0 complete, 1 failed, 2 usage, 3 archive written but incomplete, 130 interrupted.`,
-  )
-  // The heap settings matter to a command that runs, not to --help or --version: node:v8 alone
-  // took 3 ms of their start-up.
-  .hook('preAction', async () => {
-    (await import('../core/v8-heap.js')).tuneHeap();
-  });
+  );
 
 const names = commandsFor(process.argv.slice(2));
 if (names.length > 0) {
@@ -75,7 +70,8 @@ try {
 } catch (error) {
   if (error instanceof CommanderError) {
     // Help and version are not errors; everything else commander rejects is a usage error.
-    const benign = error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help';
+    const benign =
+      error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help';
     process.exitCode = benign ? EXIT.ok : EXIT.usage;
   } else {
     throw error;

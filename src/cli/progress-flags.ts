@@ -1,4 +1,4 @@
-import { InvalidArgumentError } from './commander.js';
+import { InvalidArgumentError } from 'commander';
 
 /** How often progress is reported into logs and --json: `--stats-interval 30s` (rclone's --stats). */
 export const STATS_INTERVAL_HELP =

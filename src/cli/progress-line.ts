@@ -27,7 +27,9 @@ function percentText(s: ProgressSnapshot): string {
 }
 
 function countText(s: ProgressSnapshot): string {
-  return s.total === null ? `${s.done}` : `${s.done}/${s.phase === 'crawl' || s.phase === 'starting' ? '~' : ''}${s.total}`;
+  return s.total === null
+    ? `${s.done}`
+    : `${s.done}/${s.phase === 'crawl' || s.phase === 'starting' ? '~' : ''}${s.total}`;
 }
 
 function rate(perSecond: number | null, digits = 0): string {
@@ -63,7 +65,8 @@ export function barLine(s: ProgressSnapshot, columns: number): string {
   ];
   const MIN_BAR = 12;
   const widthOf = (list: typeof parts): number =>
-    list.reduce((sum, part) => sum + (part.text === BAR ? MIN_BAR : part.text.length), 0) + Math.max(0, list.length - 1);
+    list.reduce((sum, part) => sum + (part.text === BAR ? MIN_BAR : part.text.length), 0) +
+    Math.max(0, list.length - 1);
   let shown = parts;
   // Leave out the least needed until the line fits; the bar then takes what room is left.
   while (shown.length > 1 && widthOf(shown) > columns) {
@@ -72,7 +75,9 @@ export function barLine(s: ProgressSnapshot, columns: number): string {
   }
   const inner = Math.min(30, MIN_BAR - 2 + columns - widthOf(shown));
   const filled = Math.floor(((s.percent ?? 0) / 100) * inner);
-  const line = shown.map((part) => (part.text === BAR ? `[${'#'.repeat(filled)}${'-'.repeat(inner - filled)}]` : part.text)).join(' ');
+  const line = shown
+    .map((part) => (part.text === BAR ? `[${'#'.repeat(filled)}${'-'.repeat(inner - filled)}]` : part.text))
+    .join(' ');
   return line.length <= columns ? line : line.slice(0, Math.max(0, columns));
 }
 

@@ -55,10 +55,26 @@ export interface ProgressReporter {
  * flicker) and cleared on stop; in a log one plain line per interval; with --json one
  * `"type":"progress"` record per interval on stdout.
  */
-export async function createProgress(mode: ProgressMode, stream: NodeJS.WriteStream, options: ProgressOptions | number = {}): Promise<ProgressReporter> {
-  const { intervalMs = DEFAULT_STATS_INTERVAL_MS, stdout, now = Date.now } = typeof options === 'number' ? { intervalMs: options } : options;
+export async function createProgress(
+  mode: ProgressMode,
+  stream: NodeJS.WriteStream,
+  options: ProgressOptions | number = {},
+): Promise<ProgressReporter> {
+  const {
+    intervalMs = DEFAULT_STATS_INTERVAL_MS,
+    stdout,
+    now = Date.now,
+  } = typeof options === 'number' ? { intervalMs: options } : options;
   const tracker = new ProgressTracker(now);
-  const counts: ProgressCounts = { requests: 0, retries: 0, queued: 0, inFlight: 0, prototypes: 0, bytes: 0, errors: 0 };
+  const counts: ProgressCounts = {
+    requests: 0,
+    retries: 0,
+    queued: 0,
+    inFlight: 0,
+    prototypes: 0,
+    bytes: 0,
+    errors: 0,
+  };
   let spinner: Ora | undefined;
   let timer: NodeJS.Timeout | undefined;
   const line = (text: string): void => {
@@ -93,7 +109,8 @@ export async function createProgress(mode: ProgressMode, stream: NodeJS.WriteStr
       switch (event.type) {
         case 'start':
           line(`exporting ${event.baseUrl} to ${event.out} (${event.concurrency} at a time)`);
-          if (event.resumed > 0) line(`resuming: ${event.resumed} bodies saved by an interrupted run will be checked and reused`);
+          if (event.resumed > 0)
+            line(`resuming: ${event.resumed} bodies saved by an interrupted run will be checked and reused`);
           break;
         case 'journal-set-aside':
           line(`the saved progress of an earlier run was set aside (${event.reason}); starting afresh`);
@@ -109,7 +126,8 @@ export async function createProgress(mode: ProgressMode, stream: NodeJS.WriteStr
           break;
         case 'prototype':
           counts.prototypes++;
-          if (mode === 'lines') line(`prototype ${event.id} r${event.revision}: ${printable(event.name ?? '(no name)')}`);
+          if (mode === 'lines')
+            line(`prototype ${event.id} r${event.revision}: ${printable(event.name ?? '(no name)')}`);
           break;
         case 'error':
           counts.errors++;
@@ -142,12 +160,23 @@ export function progressFor(
   io: { stdout: NodeJS.WriteStream; stderr: NodeJS.WriteStream },
   flags: { quiet?: boolean; json?: boolean; statsInterval?: number },
 ): Promise<ProgressReporter> {
-  const mode = progressMode(io.stderr, { quiet: Boolean(flags.quiet), json: Boolean(flags.json), ...(flags.statsInterval !== undefined ? { statsIntervalMs: flags.statsInterval } : {}) });
-  return createProgress(mode, io.stderr, { intervalMs: flags.statsInterval ?? DEFAULT_STATS_INTERVAL_MS, stdout: io.stdout });
+  const mode = progressMode(io.stderr, {
+    quiet: Boolean(flags.quiet),
+    json: Boolean(flags.json),
+    ...(flags.statsInterval !== undefined ? { statsIntervalMs: flags.statsInterval } : {}),
+  });
+  return createProgress(mode, io.stderr, {
+    intervalMs: flags.statsInterval ?? DEFAULT_STATS_INTERVAL_MS,
+    stdout: io.stdout,
+  });
 }
 
 /** What the final summary gains from the progress figures: time per phase and the average rate. */
-export function summaryTimes(times: PhaseTimes): { phases: { crawlMs: number; requisitesMs: number; writingMs: number }; requestsPerSecond: number; bytesPerSecond: number } {
+export function summaryTimes(times: PhaseTimes): {
+  phases: { crawlMs: number; requisitesMs: number; writingMs: number };
+  requestsPerSecond: number;
+  bytesPerSecond: number;
+} {
   return {
     phases: { crawlMs: times.crawlMs, requisitesMs: times.requisitesMs, writingMs: times.writingMs },
     requestsPerSecond: times.requestsPerSecond,

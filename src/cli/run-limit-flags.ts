@@ -1,4 +1,4 @@
-import { InvalidArgumentError, type Command } from './commander.js';
+import { InvalidArgumentError, type Command } from 'commander';
 import { isRabbitError } from '../core/errors.js';
 import { STALL_DEFAULTS } from '../client/transfer-watchdog.js';
 import { formatDuration, parseDuration } from '../core/duration.js';
@@ -24,7 +24,12 @@ export function addRunLimitOptions(command: Command): Command {
       intOption('--speed-limit', 0, 1_000_000_000),
       STALL_DEFAULTS.minBytesPerSecond,
     )
-    .option('--speed-time <seconds>', 'how long a body may stay under --speed-limit', intOption('--speed-time', 1, 3600), STALL_DEFAULTS.windowMs / 1000)
+    .option(
+      '--speed-time <seconds>',
+      'how long a body may stay under --speed-limit',
+      intOption('--speed-time', 1, 3600),
+      STALL_DEFAULTS.windowMs / 1000,
+    )
     .option(
       '--max-duration <duration>',
       'stop fetching after this long (e.g. 90s, 45m, 6h) and write what was fetched, marked incomplete (exit 3)',

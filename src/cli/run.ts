@@ -23,7 +23,9 @@ export async function runAction(io: CliIO, json: boolean, action: () => Promise<
     if (json) {
       // Machine-readable context the error carries (who holds a lock) goes beside the message.
       const data = isRabbitError(error) ? error.data : undefined;
-      io.stdout.write(`${JSON.stringify({ type: 'summary', ok: false, exitCode: code, error: { ...data, code: errorCode, message } })}\n`);
+      io.stdout.write(
+        `${JSON.stringify({ type: 'summary', ok: false, exitCode: code, error: { ...data, code: errorCode, message } })}\n`,
+      );
     }
     io.stderr.write(`rabbit-export: ${message}\n`);
     if (!isRabbitError(error) && error instanceof Error && error.stack && io.env['RABBIT_DEBUG']) {
@@ -38,7 +40,11 @@ export async function runAction(io: CliIO, json: boolean, action: () => Promise<
  * cleans up. A second signal, or a task that has not stopped within `graceMs`, exits at once:
  * the promise to the user is "stops within 5 s".
  */
-export async function withInterrupts<T>(io: CliIO, task: (signal: AbortSignal) => Promise<T>, graceMs = 4_000): Promise<T> {
+export async function withInterrupts<T>(
+  io: CliIO,
+  task: (signal: AbortSignal) => Promise<T>,
+  graceMs = 4_000,
+): Promise<T> {
   const controller = new AbortController();
   let watchdog: NodeJS.Timeout | undefined;
   const onSignal = (name: NodeJS.Signals): void => {

@@ -1,4 +1,4 @@
-import { InvalidArgumentError, type Command } from './commander.js';
+import { InvalidArgumentError, type Command } from 'commander';
 import { RETRY_DEFAULTS } from '../client/retry-policy.js';
 import type { SizeCaps } from '../crawl/crawl-account.js';
 import { EXPORT_DEFAULTS } from '../export/export-defaults.js';
@@ -25,13 +25,38 @@ export interface ServiceFlags {
 export function addServiceOptions(command: Command): Command {
   return command
     .option('--base-url <url>', `service base URL (env RABBIT_BASE_URL, default ${DEFAULT_BASE_URL})`)
-    .option('--api-key-file <path>', 'file with the API key(s), one per line (default: env RABBIT_API_KEY, comma-separated)')
-    .option('-c, --concurrency <n>', 'requests in flight at most', intOption('--concurrency', 1, 256), EXPORT_DEFAULTS.concurrency)
-    .option('--timeout <seconds>', 'connect and idle timeout per request', intOption('--timeout', 1, 3600), EXPORT_DEFAULTS.timeoutMs / 1000)
-    .option('--retries <n>', 'attempts per resource before it is recorded as failed', intOption('--retries', 1, 100), RETRY_DEFAULTS.attempts)
+    .option(
+      '--api-key-file <path>',
+      'file with the API key(s), one per line (default: env RABBIT_API_KEY, comma-separated)',
+    )
+    .option(
+      '-c, --concurrency <n>',
+      'requests in flight at most',
+      intOption('--concurrency', 1, 256),
+      EXPORT_DEFAULTS.concurrency,
+    )
+    .option(
+      '--timeout <seconds>',
+      'connect and idle timeout per request',
+      intOption('--timeout', 1, 3600),
+      EXPORT_DEFAULTS.timeoutMs / 1000,
+    )
+    .option(
+      '--retries <n>',
+      'attempts per resource before it is recorded as failed',
+      intOption('--retries', 1, 100),
+      RETRY_DEFAULTS.attempts,
+    )
     .option('--max-rps <n>', 'requests per second at most', intOption('--max-rps', 1, 100_000))
-    .option('--max-size <caps>', 'body size caps in MiB, e.g. "png=512,json=64" (default json=32,html=32,png=256)', parseSizeCaps)
-    .option('--allow-insecure-http', 'allow an http:// --base-url to a host that is not loopback: the key crosses the network in clear text');
+    .option(
+      '--max-size <caps>',
+      'body size caps in MiB, e.g. "png=512,json=64" (default json=32,html=32,png=256)',
+      parseSizeCaps,
+    )
+    .option(
+      '--allow-insecure-http',
+      'allow an http:// --base-url to a host that is not loopback: the key crosses the network in clear text',
+    );
 }
 
 /** The flags again, for a command line the user can copy (resume hints); never a key. */
@@ -45,7 +70,12 @@ export function serviceArgs(flags: ServiceFlags): string[] {
   if (flags.maxRps) args.push('--max-rps', String(flags.maxRps));
   if (flags.allowInsecureHttp) args.push('--allow-insecure-http');
   if (flags.maxSize) {
-    args.push('--max-size', Object.entries(flags.maxSize).map(([kind, bytes]) => `${kind}=${Math.round(bytes / 1024 / 1024)}`).join(','));
+    args.push(
+      '--max-size',
+      Object.entries(flags.maxSize)
+        .map(([kind, bytes]) => `${kind}=${Math.round(bytes / 1024 / 1024)}`)
+        .join(','),
+    );
   }
   return args;
 }
@@ -55,7 +85,10 @@ function parseSizeCaps(value: string): Partial<SizeCaps> {
   const caps: Partial<SizeCaps> = {};
   for (const part of value.split(',')) {
     const match = /^\s*(json|html|png)\s*=\s*(\d+)\s*$/.exec(part);
-    if (!match || Number(match[2]) < 1) throw new InvalidArgumentError('--max-size takes kind=MiB pairs, e.g. "png=512,json=64" (kinds: json, html, png)');
+    if (!match || Number(match[2]) < 1)
+      throw new InvalidArgumentError(
+        '--max-size takes kind=MiB pairs, e.g. "png=512,json=64" (kinds: json, html, png)',
+      );
     caps[match[1] as keyof SizeCaps] = Number(match[2]) * 1024 * 1024;
   }
   return caps;

@@ -3,7 +3,10 @@ import type { ExportOptions } from '../export/export-options.js';
 import { readKeys } from './keys.js';
 import { DEFAULT_BASE_URL, type ServiceFlags } from './service-flags.js';
 
-export type ServiceOptions = Pick<ExportOptions, 'baseUrl' | 'keys' | 'concurrency' | 'timeoutMs' | 'retry' | 'maxRps' | 'caps' | 'proxy' | 'allowInsecureHttp'>;
+export type ServiceOptions = Pick<
+  ExportOptions,
+  'baseUrl' | 'keys' | 'concurrency' | 'timeoutMs' | 'retry' | 'maxRps' | 'caps' | 'proxy' | 'allowInsecureHttp'
+>;
 
 /**
  * The export options these flags stand for; reads the key(s) from the file or the environment,

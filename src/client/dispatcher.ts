@@ -1,5 +1,5 @@
 import type { Dispatcher } from 'undici';
-import { Pool, ProxyAgent } from './undici.js';
+import { Pool, ProxyAgent } from 'undici';
 import { proxyFor, type ProxySettings } from './proxy-env.js';
 
 export interface DispatcherOptions {
@@ -43,6 +43,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     proxyTls: tls,
     requestTls: tls,
     // The CONNECT requests themselves: one at a time per socket, answered within the timeout.
-    clientFactory: (origin, clientOptions) => new Pool(origin, { ...clientOptions, headersTimeout: options.timeoutMs, pipelining: 1 }),
+    clientFactory: (origin, clientOptions) =>
+      new Pool(origin, { ...clientOptions, headersTimeout: options.timeoutMs, pipelining: 1 }),
   });
 }

@@ -101,7 +101,12 @@ export async function fetchResource(ctx: FetchContext, request: FetchRequest): P
         return { status: 304, attempts: attempt };
       }
       if (isThrottleStatus(response.status)) ctx.adaptive?.throttled();
-      failure = statusError('GET', request.source, response.status, parseRetryAfter(response.headers['retry-after'], ctx.now()));
+      failure = statusError(
+        'GET',
+        request.source,
+        response.status,
+        parseRetryAfter(response.headers['retry-after'], ctx.now()),
+      );
     } catch (error) {
       failure = isRabbitError(error) ? error : toNetworkError(error, request.source, ctx.signal);
     }

@@ -95,7 +95,10 @@ export class HttpClient {
     let headers = options.anonymous ? ANONYMOUS_HEADERS : API_HEADERS;
     if (options.ifModifiedSince) headers = { ...headers, 'if-modified-since': options.ifModifiedSince };
     try {
-      return await this.exchange({ origin: this.origin, path: `${path}${query}`, method: 'GET', headers }, options.signal);
+      return await this.exchange(
+        { origin: this.origin, path: `${path}${query}`, method: 'GET', headers },
+        options.signal,
+      );
     } catch (error) {
       throw toNetworkError(error, source, options.signal);
     }
@@ -166,7 +169,11 @@ export async function discardBody(body: ChunkSource, onChunk?: (bytes: number) =
   }
 }
 
-const API_HEADERS: Readonly<Record<string, string>> = { accept: '*/*', 'user-agent': 'rabbit-export', 'content-type': 'application/json' };
+const API_HEADERS: Readonly<Record<string, string>> = {
+  accept: '*/*',
+  'user-agent': 'rabbit-export',
+  'content-type': 'application/json',
+};
 const ANONYMOUS_HEADERS: Readonly<Record<string, string>> = { accept: '*/*', 'user-agent': 'rabbit-export' };
 
 const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);

@@ -43,7 +43,8 @@ export function decideRedirect(
     return refuse(`to an unreadable Location ${shown(location)}`);
   }
   if (target.origin !== origin) return refuse(`to another origin, not followed: Location ${shown(target.href)}`);
-  if (hops >= MAX_REDIRECTS) return refuse(`after ${MAX_REDIRECTS} redirects, not followed: Location ${shown(target.href)}`);
+  if (hops >= MAX_REDIRECTS)
+    return refuse(`after ${MAX_REDIRECTS} redirects, not followed: Location ${shown(target.href)}`);
   // Whatever key the Location carries is dropped; the client adds its own again.
   if (target.searchParams.has('api_key')) target.searchParams.delete('api_key');
   return { follow: `${target.pathname}${target.search}` };
@@ -51,6 +52,8 @@ export function decideRedirect(
 
 /** A Location for a message: no key, no credentials, no control characters, bounded length. */
 function shown(location: string): string {
-  const clean = Array.from(redactUrl(location), (c) => (c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f ? '?' : c)).join('');
+  const clean = Array.from(redactUrl(location), (c) =>
+    c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f ? '?' : c,
+  ).join('');
   return JSON.stringify(clean.length > 300 ? `${clean.slice(0, 300)}...` : clean);
 }

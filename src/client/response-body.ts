@@ -44,7 +44,8 @@ export class ResponseBody implements ChunkSource {
   /** Stops the transfer: the request is aborted, and a read fails with `error`. */
   destroy(error?: unknown): void {
     const reason = error ?? new Error('the response body was dropped');
-    if (!this.ended && !this.failure) this.controller.abort(reason instanceof Error ? reason : new Error(String(reason)));
+    if (!this.ended && !this.failure)
+      this.controller.abort(reason instanceof Error ? reason : new Error(String(reason)));
     this.fail(reason);
   }
 
@@ -139,7 +140,11 @@ export class Exchange implements Dispatcher.DispatchHandler {
     if (this.relay?.aborted) controller.abort(abortReason(this.relay));
   }
 
-  onResponseStart(controller: Dispatcher.DispatchController, statusCode: number, headers: Record<string, string | string[] | undefined>): void {
+  onResponseStart(
+    controller: Dispatcher.DispatchController,
+    statusCode: number,
+    headers: Record<string, string | string[] | undefined>,
+  ): void {
     // 1xx answers come before the real one and carry no body of ours.
     if (statusCode < 200) return;
     this.body = new ResponseBody(controller);

@@ -45,12 +45,7 @@ export function parseRetryAfter(value: string | undefined, nowMs: number): numbe
  * (random in [0, ceiling)) spreads a crowd of retries so they do not hit the server together; a
  * Retry-After from the server is a floor, capped so a hostile value cannot stall the run.
  */
-export function retryDelay(
-  attempt: number,
-  policy: RetryPolicy,
-  random: () => number,
-  retryAfterMs?: number,
-): number {
+export function retryDelay(attempt: number, policy: RetryPolicy, random: () => number, retryAfterMs?: number): number {
   const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** Math.max(0, attempt - 1));
   const jittered = Math.floor(random() * ceiling);
   if (retryAfterMs === undefined) return jittered;

@@ -86,7 +86,11 @@ export async function openArchiveSource(path: string): Promise<ArchiveSource> {
         return { id, name: record.name, revision: record.revision, complete: record.complete, files };
       },
       async read(entry, maxBytes) {
-        return readVerified(zip.readEntry(entry.path, maxBytes), entry, `${entry.path} in ${basename(path)} does not match its sha256 in the manifest`);
+        return readVerified(
+          zip.readEntry(entry.path, maxBytes),
+          entry,
+          `${entry.path} in ${basename(path)} does not match its sha256 in the manifest`,
+        );
       },
       close: release,
     };

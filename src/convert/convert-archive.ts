@@ -4,7 +4,14 @@ import { RabbitError } from '../core/errors.js';
 import { TOOL_NAME, TOOL_VERSION } from '../core/version.js';
 import { openArchiveSource, type ArchivedPrototype, type ArchiveSource } from './archive-source.js';
 import { diagramXml, mxfileOpen, MXFILE_CLOSE } from './drawio-xml.js';
-import { PrototypeReader, pngSize, type DiscussionData, type ElementData, type LayerData, type PageMeta } from './prototype-data.js';
+import {
+  PrototypeReader,
+  pngSize,
+  type DiscussionData,
+  type ElementData,
+  type LayerData,
+  type PageMeta,
+} from './prototype-data.js';
 import { addCounts, emptyPrototypeReport, REPORT_FILE, type ConvertReport, type PrototypeReport } from './report.js';
 import { slugOf, XmlText } from './xml-text.js';
 
@@ -46,7 +53,10 @@ export async function convertArchive(options: ConvertOptions): Promise<ConvertRe
       const archived = await source.prototype(id);
       const result = archived
         ? await convertPrototype(source, archived, options.out, rendering, options.signal)
-        : { ...emptyPrototypeReport(id, null, 0), skipped: [{ what: 'prototype', why: 'the manifest lists no files for its revision' }] };
+        : {
+            ...emptyPrototypeReport(id, null, 0),
+            skipped: [{ what: 'prototype', why: 'the manifest lists no files for its revision' }],
+          };
       report.prototypes.push(result);
       report.complete &&= result.complete;
       options.onEvent?.({ type: 'prototype-converted', report: result });
@@ -63,7 +73,10 @@ function selectPrototypes(source: ArchiveSource, wanted: readonly string[] | und
   if (wanted === undefined || wanted.length === 0) return all;
   const missing = wanted.filter((id) => !all.includes(id));
   if (missing.length > 0) {
-    throw new RabbitError('USAGE', `the archive holds no prototype ${missing.join(', ')} (it holds ${all.join(', ') || 'none'})`);
+    throw new RabbitError(
+      'USAGE',
+      `the archive holds no prototype ${missing.join(', ')} (it holds ${all.join(', ') || 'none'})`,
+    );
   }
   return all.filter((id) => wanted.includes(id));
 }
@@ -78,7 +91,11 @@ async function convertPrototype(
   const report = emptyPrototypeReport(archived.id, archived.name, archived.revision);
   const reader = new PrototypeReader(source, archived);
   const text = new XmlText();
-  if (!archived.complete) reader.skipped.push({ what: 'prototype', why: 'the archive marks it incomplete: the export could not fetch all of it' });
+  if (!archived.complete)
+    reader.skipped.push({
+      what: 'prototype',
+      why: 'the archive marks it incomplete: the export could not fetch all of it',
+    });
 
   const pages: PageMeta[] = [];
   for (const pageId of await reader.pageIds()) pages.push(await reader.pageMeta(pageId));
@@ -107,7 +124,15 @@ async function convertPrototype(
         const png = await pagePng(reader, page.id, rendering);
         const pageDiscussions = discussions.get(page.id) ?? [];
         const { xml, stats } = diagramXml(
-          { page, size: png.size ?? extentOf([...shown.flatMap((layer) => layer.elements), ...elements]), png: png.embed, layers: shown, elements, discussions: pageDiscussions, pageIds },
+          {
+            page,
+            size: png.size ?? extentOf([...shown.flatMap((layer) => layer.elements), ...elements]),
+            png: png.embed,
+            layers: shown,
+            elements,
+            discussions: pageDiscussions,
+            pageIds,
+          },
           text,
         );
         report.pages++;
@@ -117,7 +142,10 @@ async function convertPrototype(
         report.discussions += pageDiscussions.length;
         addCounts(report.genericTypes, stats.generic);
         for (const dangling of stats.danglingTargets) {
-          reader.notes.push({ what: `element ${dangling.elementId} on page ${page.id}`, why: `its target ${dangling.target} is not a page of this prototype; it has no link` });
+          reader.notes.push({
+            what: `element ${dangling.elementId} on page ${page.id}`,
+            why: `its target ${dangling.target} is not a page of this prototype; it has no link`,
+          });
         }
         yield xml;
       }
@@ -133,11 +161,17 @@ async function convertPrototype(
   return report;
 }
 
-async function discussionsByPage(reader: PrototypeReader, pageIds: ReadonlySet<string>): Promise<Map<string, DiscussionData[]>> {
+async function discussionsByPage(
+  reader: PrototypeReader,
+  pageIds: ReadonlySet<string>,
+): Promise<Map<string, DiscussionData[]>> {
   const byPage = new Map<string, DiscussionData[]>();
   for (const discussion of await reader.discussions()) {
     if (discussion.pageId === null || !pageIds.has(discussion.pageId)) {
-      reader.skipped.push({ what: `discussion ${discussion.id}`, why: `its page ${discussion.pageId ?? '(none)'} is not a page of this prototype` });
+      reader.skipped.push({
+        what: `discussion ${discussion.id}`,
+        why: `its page ${discussion.pageId ?? '(none)'} is not a page of this prototype`,
+      });
       continue;
     }
     const list = byPage.get(discussion.pageId) ?? [];
@@ -148,7 +182,11 @@ async function discussionsByPage(reader: PrototypeReader, pageIds: ReadonlySet<s
 }
 
 /** The page's PNG for its size, and to embed when the rendering is wanted. */
-async function pagePng(reader: PrototypeReader, pageId: string, rendering: boolean): Promise<{ size?: { width: number; height: number }; embed?: Buffer }> {
+async function pagePng(
+  reader: PrototypeReader,
+  pageId: string,
+  rendering: boolean,
+): Promise<{ size?: { width: number; height: number }; embed?: Buffer }> {
   const rest = `pages/${pageId}.png`;
   // Without the rendering a missing PNG loses nothing: the page is then sized to its elements.
   if (!rendering && !reader.has(rest)) return {};
@@ -177,7 +215,9 @@ async function makeFolder(path: string): Promise<void> {
   try {
     await mkdir(path, { recursive: true });
   } catch (error) {
-    throw new RabbitError('OUTPUT_UNWRITABLE', `cannot create the output folder ${path}: ${(error as Error).message}`, { cause: error });
+    throw new RabbitError('OUTPUT_UNWRITABLE', `cannot create the output folder ${path}: ${(error as Error).message}`, {
+      cause: error,
+    });
   }
 }
 
@@ -196,6 +236,10 @@ async function writeAtomically(path: string, chunks: AsyncIterable<string> | Ite
     await rm(partial, { force: true });
     if (error instanceof RabbitError) throw error;
     const code = (error as NodeJS.ErrnoException).code;
-    throw new RabbitError(code === 'ENOSPC' ? 'DISK_FULL' : 'OUTPUT_UNWRITABLE', `cannot write ${path}: ${(error as Error).message}`, { cause: error });
+    throw new RabbitError(
+      code === 'ENOSPC' ? 'DISK_FULL' : 'OUTPUT_UNWRITABLE',
+      `cannot write ${path}: ${(error as Error).message}`,
+      { cause: error },
+    );
   }
 }

@@ -31,7 +31,8 @@ export interface DiagramStats {
 }
 
 export const LAYER_IDS = { rendering: 'rendering', own: 'page-elements', discussions: 'discussions' } as const;
-export const DISCUSSION_STYLE = 'shape=note;size=10;whiteSpace=wrap;align=left;verticalAlign=top;spacingLeft=6;spacingTop=2;fillColor=#fff2cc;strokeColor=#d6b656;fontSize=11;';
+export const DISCUSSION_STYLE =
+  'shape=note;size=10;whiteSpace=wrap;align=left;verticalAlign=top;spacingLeft=6;spacingTop=2;fillColor=#fff2cc;strokeColor=#d6b656;fontSize=11;';
 const NOTE_WIDTH = 220;
 
 export function mxfileOpen(toolVersion: string): string {
@@ -60,15 +61,19 @@ export function diagramXml(input: DiagramInput, text: XmlText): { xml: string; s
   if (input.png !== undefined) {
     cells.push(`<mxCell id="${LAYER_IDS.rendering}" value="Rendering" style="locked=1;" parent="0"/>`);
     const image = `shape=image;imageAspect=0;aspect=fixed;verticalLabelPosition=bottom;verticalAlign=top;image=data:image/png,${input.png.toString('base64')};`;
-    cells.push(`<mxCell id="${uniqueId('rendering-png')}" value="" style="${image}" vertex="1" parent="${LAYER_IDS.rendering}">${geometry({ x: 0, y: 0, width, height })}</mxCell>`);
+    cells.push(
+      `<mxCell id="${uniqueId('rendering-png')}" value="" style="${image}" vertex="1" parent="${LAYER_IDS.rendering}">${geometry({ x: 0, y: 0, width, height })}</mxCell>`,
+    );
   }
   for (const layer of input.layers) {
     const layerId = uniqueId(`layer-${layer.id}`);
     cells.push(`<mxCell id="${layerId}" value="${text.attr(layer.name)}" parent="0"/>`);
-    for (const element of layer.elements) cells.push(elementCell(element, layerId, uniqueId, input.pageIds, stats, text));
+    for (const element of layer.elements)
+      cells.push(elementCell(element, layerId, uniqueId, input.pageIds, stats, text));
   }
   cells.push(`<mxCell id="${LAYER_IDS.own}" value="${text.attr(input.page.name)}" parent="0"/>`);
-  for (const element of input.elements) cells.push(elementCell(element, LAYER_IDS.own, uniqueId, input.pageIds, stats, text));
+  for (const element of input.elements)
+    cells.push(elementCell(element, LAYER_IDS.own, uniqueId, input.pageIds, stats, text));
   if (input.discussions.length > 0) {
     cells.push(`<mxCell id="${LAYER_IDS.discussions}" value="Discussions" style="locked=0;" parent="0" visible="0"/>`);
     for (const discussion of input.discussions) cells.push(discussionCell(discussion, uniqueId, text));
@@ -116,7 +121,10 @@ function elementCell(
 }
 
 function discussionCell(discussion: DiscussionData, uniqueId: (wanted: string) => string, text: XmlText): string {
-  const lines = [discussion.title, ...discussion.entries.map((entry) => `${entry.author}, ${dateOf(entry.timestamp)}: ${entry.text}`)];
+  const lines = [
+    discussion.title,
+    ...discussion.entries.map((entry) => `${entry.author}, ${dateOf(entry.timestamp)}: ${entry.text}`),
+  ];
   const label = lines.join('\n');
   // Roughly one line per 36 characters of the note's width, so the text fits without scrolling.
   const rows = lines.reduce((sum, line) => sum + Math.max(1, Math.ceil(line.length / 36)), 0);

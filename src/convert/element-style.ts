@@ -32,7 +32,8 @@ export function drawioStyleOf(style: unknown): string {
   let italic = false;
   for (const [rawName, rawValue] of entriesOf(style)) {
     const key = NAMES[rawName.toLowerCase().replace(/[\s_-]+/g, '')];
-    const value = typeof rawValue === 'number' ? String(rawValue) : typeof rawValue === 'string' ? rawValue.trim() : undefined;
+    const value =
+      typeof rawValue === 'number' ? String(rawValue) : typeof rawValue === 'string' ? rawValue.trim() : undefined;
     if (key === undefined || value === undefined || /[;=]/.test(value)) continue;
     if (key === 'fillColor' || key === 'fontColor') {
       if (COLOR.test(value)) found[key] = value;

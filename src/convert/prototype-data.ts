@@ -126,7 +126,9 @@ export class PrototypeReader {
     // A few reads at a time: one by one, each small entry waits for the disk on its own.
     for (let start = 0; start < ids.length; start += READ_AHEAD) {
       const batch = ids.slice(start, start + READ_AHEAD);
-      const reads = await Promise.all(batch.map((id) => this.json(`${parent}/elements/${id}.json`, `element ${id} of ${parentLabel}`)));
+      const reads = await Promise.all(
+        batch.map((id) => this.json(`${parent}/elements/${id}.json`, `element ${id} of ${parentLabel}`)),
+      );
       for (const [index, read] of reads.entries()) {
         const id = batch[index] as string;
         if (read === undefined) continue;
@@ -178,7 +180,10 @@ export class PrototypeReader {
     const width = finite(dimensions?.width);
     const height = finite(dimensions?.height);
     if (x === null || y === null || width === null || height === null) {
-      this.notes.push({ what: `element ${id} of ${parentLabel}`, why: 'has no complete position and dimensions; missing values became 0,0 and 40x20' });
+      this.notes.push({
+        what: `element ${id} of ${parentLabel}`,
+        why: 'has no complete position and dimensions; missing values became 0,0 and 40x20',
+      });
     }
     const text = value.text;
     return {

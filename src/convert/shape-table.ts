@@ -66,4 +66,3 @@ export function shapeFor(type: string): ShapeChoice {
   const style = SHAPE_TABLE[ALIASES[key] ?? key];
   return style === undefined ? { style: GENERIC_STYLE, mapped: false } : { style, mapped: true };
 }
-

@@ -31,7 +31,11 @@ export function formatDuration(ms: number): string {
   if (ms > 0 && ms < 1000) return `${ms}ms`;
   let rest = Math.round(ms / 1000);
   let out = '';
-  for (const [unit, size] of [['d', 86_400], ['h', 3_600], ['m', 60]] as const) {
+  for (const [unit, size] of [
+    ['d', 86_400],
+    ['h', 3_600],
+    ['m', 60],
+  ] as const) {
     if (rest >= size) {
       out += `${Math.floor(rest / size)}${unit}`;
       rest %= size;
@@ -41,5 +45,8 @@ export function formatDuration(ms: number): string {
 }
 
 function badDuration(text: string, flag: string): RabbitError {
-  return new RabbitError('USAGE', `${flag} takes a duration such as 90s, 45m, 6h or 1h30m, not ${JSON.stringify(text)}`);
+  return new RabbitError(
+    'USAGE',
+    `${flag} takes a duration such as 90s, 45m, 6h or 1h30m, not ${JSON.stringify(text)}`,
+  );
 }

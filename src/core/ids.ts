@@ -120,7 +120,10 @@ export function idSortKey(id: string): string | undefined {
 }
 
 /** Orders values by their idSortKey (`key`) where both have one, else by compareIds of `id`. */
-export function compareByIdKey(a: { key: string | undefined; id: string }, b: { key: string | undefined; id: string }): number {
+export function compareByIdKey(
+  a: { key: string | undefined; id: string },
+  b: { key: string | undefined; id: string },
+): number {
   if (a.key !== undefined && b.key !== undefined && a.key !== b.key) return a.key < b.key ? -1 : 1;
   return compareIds(a.id, b.id);
 }

@@ -4,7 +4,11 @@
  * the consumer still sees one item at a time, in order, with at most `ahead` results in memory. A
  * failure surfaces when its item's turn comes, as a sequential loop would have it.
  */
-export async function* inOrder<T, R>(items: readonly T[], ahead: number, start: (item: T) => Promise<R>): AsyncGenerator<[T, R]> {
+export async function* inOrder<T, R>(
+  items: readonly T[],
+  ahead: number,
+  start: (item: T) => Promise<R>,
+): AsyncGenerator<[T, R]> {
   const window: Promise<R>[] = [];
   let next = 0;
   const fill = (upTo: number): void => {

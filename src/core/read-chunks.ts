@@ -72,14 +72,11 @@ export function readChunks(stream: Readable, onChunk: OnChunk): Promise<void> {
       }
       if (!pending) return;
       stream.pause();
-      waiting = pending.then(
-        () => {
-          waiting = undefined;
-          if (ended) finish();
-          else stream.resume();
-        },
-        fail,
-      );
+      waiting = pending.then(() => {
+        waiting = undefined;
+        if (ended) finish();
+        else stream.resume();
+      }, fail);
     }
     function onEnd(): void {
       ended = true;

@@ -6,11 +6,28 @@ import { manifestErrorOf } from '../manifest/manifest-error.js';
 import { storedFileOf } from '../storage/stored-file.js';
 import type { ArchiveModel, StoredFile } from '../manifest/archive-model.js';
 import type { Frontier, Task } from './frontier.js';
-import { bodyResultOf, obtainBody, type BodyCache, type BodyKind, type BodyResult, type Format, type PrototypeContext, type SizeCaps } from './obtain-body.js';
+import {
+  bodyResultOf,
+  obtainBody,
+  type BodyCache,
+  type BodyKind,
+  type BodyResult,
+  type Format,
+  type PrototypeContext,
+  type SizeCaps,
+} from './obtain-body.js';
 import { OpenTasks } from './open-tasks.js';
 import { parseIdList, parseJson, parsePrototype, requireObject, type IdList } from './parse.js';
 
-export type { BodyCache, BodyKind, CacheCandidate, CachedBody, Format, PrototypeContext, SizeCaps } from './obtain-body.js';
+export type {
+  BodyCache,
+  BodyKind,
+  CacheCandidate,
+  CachedBody,
+  Format,
+  PrototypeContext,
+  SizeCaps,
+} from './obtain-body.js';
 export { DEFAULT_SIZE_CAPS, JOURNAL_ORIGIN } from './obtain-body.js';
 
 export interface CrawlHooks {
@@ -82,7 +99,12 @@ export class AccountCrawler {
     if (this.options.only) {
       for (const id of this.options.only) {
         if (!owner.has(id)) {
-          this.recordError(api(`prototypes/${id}.json`), new RabbitError('HTTP_STATUS', `prototype ${id} is not in the list any key can read`, { source: api(`prototypes/${id}.json`) }));
+          this.recordError(
+            api(`prototypes/${id}.json`),
+            new RabbitError('HTTP_STATUS', `prototype ${id} is not in the list any key can read`, {
+              source: api(`prototypes/${id}.json`),
+            }),
+          );
         }
       }
     }
@@ -93,8 +115,14 @@ export class AccountCrawler {
   private async fetchRootList(key: string, index: number): Promise<IdList> {
     const source = api('prototypes.json');
     try {
-      const result = await fetchResource(this.options.fetch, { source, key, maxBytes: this.options.caps.json, keep: true });
-      if (result.status !== 200) throw new RabbitError('HTTP_STATUS', `GET ${source} answered 304 without a request for it`, { source });
+      const result = await fetchResource(this.options.fetch, {
+        source,
+        key,
+        maxBytes: this.options.caps.json,
+        keep: true,
+      });
+      if (result.status !== 200)
+        throw new RabbitError('HTTP_STATUS', `GET ${source} answered 304 without a request for it`, { source });
       const path = index === 0 ? 'prototypes.json' : `prototypes.key${index + 1}.json`;
       this.store(undefined, { path, source, result: bodyResultOf(result) });
       const list = parseIdList(parseJson(result.body.buffer as Buffer, source), 'prototype', source);
@@ -128,16 +156,24 @@ export class AccountCrawler {
     const proto = body.parsed;
     this.store(proto, { path: archivePathFor(source, proto.revision), source, result: body.result });
     const base = `prototypes/${id}`;
-    this.schedule(proto.id, (handOff) => this.list(proto, `${base}/pages.json`, 'page', handOff, (page) => this.page(proto, page), true));
-    this.schedule(proto.id, (handOff) => this.list(proto, `${base}/layers.json`, 'layer', handOff, (layer) => this.layer(proto, layer)));
+    this.schedule(proto.id, (handOff) =>
+      this.list(proto, `${base}/pages.json`, 'page', handOff, (page) => this.page(proto, page), true),
+    );
+    this.schedule(proto.id, (handOff) =>
+      this.list(proto, `${base}/layers.json`, 'layer', handOff, (layer) => this.layer(proto, layer)),
+    );
     const discussions = new Set<string>();
     const discussion = (d: string): void => {
       if (discussions.has(d)) return;
       discussions.add(d);
-      this.schedule(proto.id, (handOff) => this.resource(proto, `${base}/discussions/${d}.json`, 'json', handOff, 'discussion'));
+      this.schedule(proto.id, (handOff) =>
+        this.resource(proto, `${base}/discussions/${d}.json`, 'json', handOff, 'discussion'),
+      );
     };
     this.discussionSink.set(id, discussion);
-    this.schedule(proto.id, (handOff) => this.list(proto, `${base}/discussions.json`, 'discussion', handOff, discussion));
+    this.schedule(proto.id, (handOff) =>
+      this.list(proto, `${base}/discussions.json`, 'discussion', handOff, discussion),
+    );
   }
 
   /** Per prototype: schedules each discussion id once, whichever list named it first. */
@@ -146,21 +182,33 @@ export class AccountCrawler {
   private page(proto: PrototypeContext, page: string): void {
     const base = `prototypes/${proto.id}/pages/${page}`;
     this.schedule(proto.id, (handOff) => this.resource(proto, `${base}.json`, 'json', handOff, 'page'));
-    if (this.options.formats.has('html')) this.schedule(proto.id, (handOff) => this.resource(proto, `${base}.html`, 'html', handOff));
-    if (this.options.formats.has('png')) this.schedule(proto.id, (handOff) => this.resource(proto, `${base}.png`, 'png', handOff));
-    this.schedule(proto.id, (handOff) => this.list(proto, `${base}/elements.json`, 'element', handOff, (element) => {
-      this.schedule(proto.id, (next) => this.resource(proto, `${base}/elements/${element}.json`, 'json', next, 'element'));
-    }));
+    if (this.options.formats.has('html'))
+      this.schedule(proto.id, (handOff) => this.resource(proto, `${base}.html`, 'html', handOff));
+    if (this.options.formats.has('png'))
+      this.schedule(proto.id, (handOff) => this.resource(proto, `${base}.png`, 'png', handOff));
+    this.schedule(proto.id, (handOff) =>
+      this.list(proto, `${base}/elements.json`, 'element', handOff, (element) => {
+        this.schedule(proto.id, (next) =>
+          this.resource(proto, `${base}/elements/${element}.json`, 'json', next, 'element'),
+        );
+      }),
+    );
     const discussion = this.discussionSink.get(proto.id) as (id: string) => void;
-    this.schedule(proto.id, (handOff) => this.list(proto, `${base}/discussions.json`, 'discussion', handOff, discussion));
+    this.schedule(proto.id, (handOff) =>
+      this.list(proto, `${base}/discussions.json`, 'discussion', handOff, discussion),
+    );
   }
 
   private layer(proto: PrototypeContext, layer: string): void {
     const base = `prototypes/${proto.id}/layers/${layer}`;
     this.schedule(proto.id, (handOff) => this.resource(proto, `${base}.json`, 'json', handOff, 'layer'));
-    this.schedule(proto.id, (handOff) => this.list(proto, `${base}/elements.json`, 'element', handOff, (element) => {
-      this.schedule(proto.id, (next) => this.resource(proto, `${base}/elements/${element}.json`, 'json', next, 'element'));
-    }));
+    this.schedule(proto.id, (handOff) =>
+      this.list(proto, `${base}/elements.json`, 'element', handOff, (element) => {
+        this.schedule(proto.id, (next) =>
+          this.resource(proto, `${base}/elements/${element}.json`, 'json', next, 'element'),
+        );
+      }),
+    );
   }
 
   private async list(
@@ -183,7 +231,13 @@ export class AccountCrawler {
     for (const id of body.parsed.ids) each(id);
   }
 
-  private async resource(proto: PrototypeContext, rest: string, kind: BodyKind, handOff: HandOff, what?: string): Promise<void> {
+  private async resource(
+    proto: PrototypeContext,
+    rest: string,
+    kind: BodyKind,
+    handOff: HandOff,
+    what?: string,
+  ): Promise<void> {
     const source = api(rest);
     const body = await this.fetchBody(proto, source, kind, proto.key, handOff, (buffer) => {
       if (kind === 'json') requireObject(parseJson(buffer, source), `${what ?? 'resource'} metadata`, source);
@@ -219,7 +273,10 @@ export class AccountCrawler {
     }
   }
 
-  private store(proto: PrototypeContext | undefined, entry: { path: string; source: string; result: BodyResult }): void {
+  private store(
+    proto: PrototypeContext | undefined,
+    entry: { path: string; source: string; result: BodyResult },
+  ): void {
     const file = storedFileOf(entry, entry.result);
     this.options.model.addFile(proto?.id, file);
     this.options.hooks?.stored?.(file, proto, entry.result.reused);
@@ -254,7 +311,10 @@ export class AccountCrawler {
 }
 
 function badId(source: string, id: string): RabbitError {
-  return new RabbitError('BAD_ID', `${source} lists an id of the wrong shape: ${id}; it was not requested`, { source, id });
+  return new RabbitError('BAD_ID', `${source} lists an id of the wrong shape: ${id}; it was not requested`, {
+    source,
+    id,
+  });
 }
 
 /** The root list decides the run: without it nothing can be exported. */

@@ -141,7 +141,10 @@ export class Frontier {
     if (this.stopped) return;
     this.unfinished++;
     queueMicrotask(() => {
-      work().then(() => this.end(), (error: unknown) => this.end(error ?? new Error('work failed')));
+      work().then(
+        () => this.end(),
+        (error: unknown) => this.end(error ?? new Error('work failed')),
+      );
     });
   }
 
@@ -192,7 +195,11 @@ export class Frontier {
     queueMicrotask(() => {
       // Stopped in the meantime: it counts as never started.
       if (this.stopped) ended();
-      else task(handOff).then(() => ended(), (error: unknown) => ended(error ?? new Error('task failed')));
+      else
+        task(handOff).then(
+          () => ended(),
+          (error: unknown) => ended(error ?? new Error('task failed')),
+        );
     });
   }
 

@@ -52,7 +52,10 @@ export async function obtainBody(
   const request: FetchRequest = { source, key, maxBytes: options.caps[kind], keep: kind === 'json' };
   const conditional = candidate && !candidate.fresh && candidate.lastModified ? candidate : undefined;
   if (conditional) {
-    const answer = await fetchResource(options.fetch, { ...request, ifModifiedSince: conditional.lastModified as string });
+    const answer = await fetchResource(options.fetch, {
+      ...request,
+      ifModifiedSince: conditional.lastModified as string,
+    });
     if (answer.status === 200) return { result: bodyResultOf(answer), buffer: answer.body.buffer };
     const hit = await fromCache(options, conditional, kind);
     if (hit) return hit;
@@ -63,10 +66,17 @@ export async function obtainBody(
 }
 
 /** The copy, loaded into the spool and checked; undefined when it turns out damaged. */
-async function fromCache(options: BodySources, copy: CacheCandidate, kind: BodyKind): Promise<{ result: BodyResult; buffer: Buffer | undefined } | undefined> {
+async function fromCache(
+  options: BodySources,
+  copy: CacheCandidate,
+  kind: BodyKind,
+): Promise<{ result: BodyResult; buffer: Buffer | undefined } | undefined> {
   const body = await copy.load().catch(() => undefined);
   if (!body) return undefined;
-  return { result: { ...body, reused: copy.origin ?? JOURNAL_ORIGIN }, buffer: kind === 'json' ? await options.fetch.spool.read(body) : undefined };
+  return {
+    result: { ...body, reused: copy.origin ?? JOURNAL_ORIGIN },
+    buffer: kind === 'json' ? await options.fetch.spool.read(body) : undefined,
+  };
 }
 
 /**

@@ -68,7 +68,8 @@ export function parsePrototype(value: unknown, source: string): PrototypeInfo {
   const lastUser = data['lastUser'];
   return {
     name: typeof name === 'string' ? name : null,
-    lastModification: typeof lastModification === 'number' && Number.isFinite(lastModification) ? lastModification : null,
+    lastModification:
+      typeof lastModification === 'number' && Number.isFinite(lastModification) ? lastModification : null,
     lastUser: typeof lastUser === 'string' ? lastUser : null,
   };
 }

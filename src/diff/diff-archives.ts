@@ -115,9 +115,11 @@ export async function diffArchives(a: string, b: string): Promise<ArchiveDiff> {
     });
     diff.b.finishedAt = headB.finishedAt;
     for (const [id, was] of before) {
-      if (!seen.has(id)) (failedMetadata.has(id) ? diff.unreadable : diff.removed).push({ id, name: was.name, revision: was.revision });
+      if (!seen.has(id))
+        (failedMetadata.has(id) ? diff.unreadable : diff.removed).push({ id, name: was.name, revision: was.revision });
     }
-    for (const list of [diff.added, diff.removed, diff.changed, diff.unreadable]) list.sort((x, y) => compareIds(x.id, y.id));
+    for (const list of [diff.added, diff.removed, diff.changed, diff.unreadable])
+      list.sort((x, y) => compareIds(x.id, y.id));
     return diff;
   } finally {
     for (const spill of spills) await spill.close();
@@ -186,8 +188,16 @@ function sameFiles(a: Map<string, string>, b: Map<string, string>): boolean {
   return true;
 }
 
-function comparePrototype(id: string, before: Before, old: Map<string, string>, after: PrototypeRecord, now: Map<string, string>): PrototypeChange {
-  const changes = Object.fromEntries(CATEGORIES.map((c): [Category, ItemChanges] => [c, { added: [], removed: [], changed: [] }])) as Record<Category, ItemChanges>;
+function comparePrototype(
+  id: string,
+  before: Before,
+  old: Map<string, string>,
+  after: PrototypeRecord,
+  now: Map<string, string>,
+): PrototypeChange {
+  const changes = Object.fromEntries(
+    CATEGORIES.map((c): [Category, ItemChanges] => [c, { added: [], removed: [], changed: [] }]),
+  ) as Record<Category, ItemChanges>;
   const prefix = `${API_PREFIX}prototypes/${id}/`;
   const visit = (source: string, was: string | undefined, is: string | undefined): void => {
     if (was === is) return;
@@ -201,7 +211,8 @@ function comparePrototype(id: string, before: Before, old: Map<string, string>, 
   // Each source once: A's, then those only B has (no list of both, at tens of thousands a prototype).
   for (const [source, was] of old) visit(source, was, now.get(source));
   for (const [source, is] of now) if (!old.has(source)) visit(source, undefined, is);
-  for (const list of Object.values(changes)) for (const ids of [list.added, list.removed, list.changed]) ids.sort(compareIds);
+  for (const list of Object.values(changes))
+    for (const ids of [list.added, list.removed, list.changed]) ids.sort(compareIds);
   return {
     ...summary(id, after),
     fromRevision: before.revision,
@@ -229,4 +240,3 @@ export function itemOf(rest: string): { category: Category; id: string } | undef
 function summary(id: string, record: PrototypeRecord): DiffedPrototype {
   return { id, name: record.name, revision: record.revision };
 }
-

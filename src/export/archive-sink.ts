@@ -5,7 +5,6 @@ import { MANIFEST_PATH } from '../manifest/types.js';
 import type { Spool } from '../storage/spool.js';
 import { EntryChannel } from './entry-channel.js';
 import { readVerified } from '../storage/read-verified.js';
-import { tightenOldGeneration } from '../core/v8-heap.js';
 
 export interface ArchiveSinkOptions {
   spool: Spool;
@@ -31,7 +30,10 @@ export class ArchiveSink {
   private waiting = 0;
   private behind = false;
 
-  constructor(out: string, private readonly options: ArchiveSinkOptions) {
+  constructor(
+    out: string,
+    private readonly options: ArchiveSinkOptions,
+  ) {
     this.written = this.write(out);
     this.written.catch(() => undefined);
   }
@@ -53,8 +55,6 @@ export class ArchiveSink {
 
   /** Adds the manifest as the last entry and waits for the zip to be whole and in place. */
   finish(manifest: AsyncIterable<string | Buffer>): Promise<{ bytes: number; entries: number }> {
-    // The manifest pass makes garbage faster than the crawl: keep the heap nearer its live size.
-    tightenOldGeneration();
     this.channel.push({ manifest });
     this.channel.close();
     return this.written;
@@ -102,7 +102,8 @@ export class ArchiveSink {
       this.held -= file.size;
       return zip.addBuffer(meta, file.data);
     }
-    if (file.offset === undefined && file.size > INLINE_ENTRY_BYTES) return zip.addFile(meta, { file: file.file, size: file.size });
+    if (file.offset === undefined && file.size > INLINE_ENTRY_BYTES)
+      return zip.addFile(meta, { file: file.file, size: file.size });
     const data = await readVerified(
       this.options.spool.read(file),
       file,
@@ -145,7 +146,10 @@ function entryDate(lastModified: string | null): { date?: Date } {
   if (lastModified !== lastDate.text) {
     const ms = Date.parse(lastModified);
     // Zip dates start in 1980; anything earlier (or unparseable) keeps the writer's fixed default.
-    lastDate = { text: lastModified, value: Number.isNaN(ms) || ms < Date.UTC(1980, 0, 2) ? {} : { date: new Date(ms) } };
+    lastDate = {
+      text: lastModified,
+      value: Number.isNaN(ms) || ms < Date.UTC(1980, 0, 2) ? {} : { date: new Date(ms) },
+    };
   }
   return lastDate.value;
 }

@@ -86,13 +86,23 @@ export function recordUnfinished(
   for (const [id, tasks] of unfinished) {
     const read = model.hasPrototype(id);
     const source = read ? `${API_PREFIX}prototypes/${id}/` : `${API_PREFIX}prototypes/${id}.json`;
-    const what = read ? `${tasks} request${tasks === 1 ? '' : 's'} of prototype ${id} did not start` : `prototype ${id} was not read`;
-    recordDeadlineError(model, new RabbitError('DEADLINE', `${what}: ${deadline.error().message}`, { source, errorClass: 'resource' }), onFailed);
+    const what = read
+      ? `${tasks} request${tasks === 1 ? '' : 's'} of prototype ${id} did not start`
+      : `prototype ${id} was not read`;
+    recordDeadlineError(
+      model,
+      new RabbitError('DEADLINE', `${what}: ${deadline.error().message}`, { source, errorClass: 'resource' }),
+      onFailed,
+    );
   }
 }
 
 /** One DEADLINE error in the manifest (and the error event), e.g. for a prototype list cut off. */
-export function recordDeadlineError(model: ArchiveModel, error: RabbitError, onFailed?: (source: string, error: RabbitError) => void): void {
+export function recordDeadlineError(
+  model: ArchiveModel,
+  error: RabbitError,
+  onFailed?: (source: string, error: RabbitError) => void,
+): void {
   const source = error.source ?? `${API_PREFIX}prototypes.json`;
   model.addError(manifestErrorOf(source, error));
   onFailed?.(source, error);

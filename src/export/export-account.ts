@@ -13,7 +13,13 @@ import { OfflineViewer } from '../viewer/build-viewer.js';
 import { ArchiveSink } from './archive-sink.js';
 import { Deadline, recordDeadlineError, recordUnfinished } from './deadline.js';
 import type { EventSink } from './events.js';
-import { checkExportOptions, EXPORT_DEFAULTS, RESULT_ERROR_LIMIT, type ExportOptions, type ExportResult } from './export-options.js';
+import {
+  checkExportOptions,
+  EXPORT_DEFAULTS,
+  RESULT_ERROR_LIMIT,
+  type ExportOptions,
+  type ExportResult,
+} from './export-options.js';
 import { interrupted, sanitize } from './failure.js';
 import { errorEvents, fetchContext, progressHooks } from './fetch-setup.js';
 import type { RunStats } from '../manifest/types.js';
@@ -33,13 +39,20 @@ export async function exportAccount(options: ExportOptions): Promise<ExportResul
   const now = options.now ?? Date.now;
   const emit: EventSink = options.onEvent ?? (() => undefined);
   const startedAt = new Date(now()).toISOString();
-  const work = await openWorkspace(options.out, options.baseUrl, options.force ?? false, (reason) => emit({ type: 'journal-set-aside', reason }));
+  const work = await openWorkspace(options.out, options.baseUrl, options.force ?? false, (reason) =>
+    emit({ type: 'journal-set-aside', reason }),
+  );
   // Imported only with --since: reading an earlier archive brings the zip reader and the streaming JSON parser.
   const previous = options.since;
-  const since = previous === undefined ? undefined : await import('./since-cache.js').then(({ openSinceCache }) => openSinceCache(previous, work.spool, { baseUrl: options.baseUrl })).catch(async (error: unknown) => {
-    await work.close('failed');
-    throw error;
-  });
+  const since =
+    previous === undefined
+      ? undefined
+      : await import('./since-cache.js')
+          .then(({ openSinceCache }) => openSinceCache(previous, work.spool, { baseUrl: options.baseUrl }))
+          .catch(async (error: unknown) => {
+            await work.close('failed');
+            throw error;
+          });
   // The one owner of cancellation: every request, backoff and write listens on this signal.
   const controller = new AbortController();
   setMaxListeners(0, controller.signal);
@@ -64,18 +77,45 @@ export async function exportAccount(options: ExportOptions): Promise<ExportResul
     onProgress: (bytes, entries) => emit({ type: 'archive-progress', bytes, entries, total: model.fileCount + 1 }),
     onBacklog: (behind) => (behind ? frontier.pause() : frontier.resume()),
   });
-  const model = new ArchiveModel(work.entries, (file) => sink.add(file), (text) => redactSecrets(text, options.keys));
+  const model = new ArchiveModel(
+    work.entries,
+    (file) => sink.add(file),
+    (text) => redactSecrets(text, options.keys),
+  );
   void sink.written.catch((error: unknown) => frontier.stop(error));
-  const fetch = fetchContext({ options, client, spool: work.spool, frontier, signal: deadline.requestSignal(controller.signal), stats, emit, now });
+  const fetch = fetchContext({
+    options,
+    client,
+    spool: work.spool,
+    frontier,
+    signal: deadline.requestSignal(controller.signal),
+    stats,
+    emit,
+    now,
+  });
   const failed = errorEvents(emit, options.keys);
   // Page requisites are fetched as the crawl stores the pages naming them, and prototypes are made
   // viewable as they are done, not after the crawl.
-  const viewer = new OfflineViewer({ fetch, frontier, model, service: { origin: client.origin, basePath: client.basePath }, baseUrl: options.baseUrl, pages: (options.formats ?? EXPORT_DEFAULTS.formats).has('html'), onFailed: failed });
+  const viewer = new OfflineViewer({
+    fetch,
+    frontier,
+    model,
+    service: { origin: client.origin, basePath: client.basePath },
+    baseUrl: options.baseUrl,
+    pages: (options.formats ?? EXPORT_DEFAULTS.formats).has('html'),
+    onFailed: failed,
+  });
 
   try {
     // What each prototype cost last time, for the progress estimate.
     if (since) emit({ type: 'previous', prototypes: since.costs });
-    emit({ type: 'start', baseUrl: options.baseUrl, out: work.paths.out, concurrency, resumed: work.resumed?.size ?? 0 });
+    emit({
+      type: 'start',
+      baseUrl: options.baseUrl,
+      out: work.paths.out,
+      concurrency,
+      resumed: work.resumed?.size ?? 0,
+    });
     emit({ type: 'phase', phase: 'crawl' });
     const crawler = new AccountCrawler({
       fetch,
@@ -119,7 +159,13 @@ export async function exportAccount(options: ExportOptions): Promise<ExportResul
 
     emit({ type: 'phase', phase: 'archive' });
     stats.files = model.fileCount;
-    const meta = { toolVersion: TOOL_VERSION, baseUrl: options.baseUrl, startedAt, finishedAt: new Date(now()).toISOString(), stats };
+    const meta = {
+      toolVersion: TOOL_VERSION,
+      baseUrl: options.baseUrl,
+      startedAt,
+      finishedAt: new Date(now()).toISOString(),
+      stats,
+    };
     const written = await sink.finish(manifestText(model, meta));
     const result: ExportResult = {
       out: work.paths.out,

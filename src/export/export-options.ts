@@ -61,7 +61,10 @@ export interface Transport {
 /** The options' own checks, before anything touches the disk or the network. */
 export function checkExportOptions(options: ExportOptions): { concurrency: number; transport: Transport } {
   if (options.keys.length === 0) throw new RabbitError('NO_API_KEY', 'no API key given');
-  const transport = { ...(options.proxy ? { proxy: options.proxy } : {}), allowInsecureHttp: options.allowInsecureHttp ?? false };
+  const transport = {
+    ...(options.proxy ? { proxy: options.proxy } : {}),
+    allowInsecureHttp: options.allowInsecureHttp ?? false,
+  };
   parseBaseUrl(options.baseUrl, transport);
   const concurrency = options.concurrency ?? EXPORT_DEFAULTS.concurrency;
   if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 256) {

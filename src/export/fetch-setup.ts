@@ -15,7 +15,6 @@ import { manifestErrorOf } from '../manifest/manifest-error.js';
 import type { EventSink } from './events.js';
 import type { ExportOptions } from './export-options.js';
 
-
 /**
  * How every request of the export is made: the retry, stall and rate policies from the options,
  * concurrency that adapts to throttling by resizing the frontier, and each attempt counted and
@@ -40,19 +39,36 @@ export function fetchContext(parts: {
     stall: { ...STALL_DEFAULTS, ...options.stall },
     random: options.random ?? (() => randomInt(0, 2 ** 32) / 2 ** 32),
     now,
-    adaptive: new AdaptiveConcurrency(frontier.concurrency, (value) => {
-      frontier.concurrency = value;
-      emit({ type: 'concurrency', value });
-    }, now),
+    adaptive: new AdaptiveConcurrency(
+      frontier.concurrency,
+      (value) => {
+        frontier.concurrency = value;
+        emit({ type: 'concurrency', value });
+      },
+      now,
+    ),
     ...(options.maxRps ? { rateLimiter: new RateLimiter(options.maxRps, now) } : {}),
     onAttempt: (event) => {
       if (event.type === 'retry') {
         stats.retries++;
-        return emit({ type: 'retry', source: event.source, attempt: event.attempt, delayMs: event.delayMs, reason: event.reason });
+        return emit({
+          type: 'retry',
+          source: event.source,
+          attempt: event.attempt,
+          delayMs: event.delayMs,
+          reason: event.reason,
+        });
       }
       stats.requests++;
       stats.bytes += event.bytes;
-      emit({ type: 'response', source: event.source, status: event.status, bytes: event.bytes, queued: frontier.queued, inFlight: frontier.running });
+      emit({
+        type: 'response',
+        source: event.source,
+        status: event.status,
+        bytes: event.bytes,
+        queued: frontier.queued,
+        inFlight: frontier.running,
+      });
     },
   };
 }
@@ -66,7 +82,10 @@ export function errorEvents(emit: EventSink, keys: readonly string[]): (source: 
 }
 
 /** The crawl's milestones as events, for the progress display; `done` hears of each prototype done too. */
-export function progressHooks(emit: EventSink, done: (id: string) => void): Pick<CrawlHooks, 'prototype' | 'listed' | 'pagesListed' | 'prototypeDone'> {
+export function progressHooks(
+  emit: EventSink,
+  done: (id: string) => void,
+): Pick<CrawlHooks, 'prototype' | 'listed' | 'pagesListed' | 'prototypeDone'> {
   return {
     prototype: (proto, name) => emit({ type: 'prototype', id: proto.id, name, revision: proto.revision }),
     listed: (ids) => emit({ type: 'prototypes-listed', ids }),

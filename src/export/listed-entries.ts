@@ -51,7 +51,10 @@ export class ListedEntries {
     let record = await this.file.readAt(start, READ_BYTES);
     const length = record.readUInt32LE(0);
     if (length > record.length) record = await this.file.readAt(start, length);
-    const [contentType, lastModified] = JSON.parse(record.toString('utf8', HEADER_BYTES, length)) as [string, string | null];
+    const [contentType, lastModified] = JSON.parse(record.toString('utf8', HEADER_BYTES, length)) as [
+      string,
+      string | null,
+    ];
     return { path, source, sha256: record.toString('hex', 4, HEADER_BYTES), size, contentType, lastModified };
   }
 

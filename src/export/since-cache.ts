@@ -58,7 +58,11 @@ interface PrevPrototype {
  * USAGE error before any request: the user named it, and silently falling back to a full export
  * would hide why tonight's run costs a hundred times more than last night's.
  */
-export async function openSinceCache(prevPath: string, spool: Spool, options: SinceCacheOptions = {}): Promise<SinceCache> {
+export async function openSinceCache(
+  prevPath: string,
+  spool: Spool,
+  options: SinceCacheOptions = {},
+): Promise<SinceCache> {
   const origin = basename(prevPath);
   let reader: ZipReader;
   try {
@@ -101,7 +105,10 @@ export async function openSinceCache(prevPath: string, spool: Spool, options: Si
       },
     });
     if (options.baseUrl !== undefined && !isSameService(head.source.baseUrl, options.baseUrl)) {
-      throw new RabbitError('USAGE', `--since ${origin} was exported from ${head.source.baseUrl}, not ${options.baseUrl}`);
+      throw new RabbitError(
+        'USAGE',
+        `--since ${origin} was exported from ${head.source.baseUrl}, not ${options.baseUrl}`,
+      );
     }
     await entries.flush();
   } catch (error) {
@@ -112,8 +119,14 @@ export async function openSinceCache(prevPath: string, spool: Spool, options: Si
 
   const load = async (record: DirectoryRecord, entry: FileEntry): Promise<CachedBody> => {
     const stream = await reader.openEntry(record);
-    const body = await spool.write(streamChunks(stream), { maxBytes: entry.size, expectedLength: entry.size, source: entry.source });
-    checkRecorded(body, entry, `${entry.path} in ${origin} does not match its sha256 in the manifest`, { source: entry.source });
+    const body = await spool.write(streamChunks(stream), {
+      maxBytes: entry.size,
+      expectedLength: entry.size,
+      source: entry.source,
+    });
+    checkRecorded(body, entry, `${entry.path} in ${origin} does not match its sha256 in the manifest`, {
+      source: entry.source,
+    });
     return cachedBodyOf(body, entry);
   };
 
@@ -139,8 +152,13 @@ export async function openSinceCache(prevPath: string, spool: Spool, options: Si
 }
 
 /** Unchanged means both the highest milestone and lastModification are the same; a null proves nothing. */
-export function isUnchanged(prev: Pick<PrevPrototype, 'revision' | 'lastModification'>, now: Pick<PrototypeContext, 'revision' | 'lastModification'>): boolean {
-  return prev.revision === now.revision && prev.lastModification !== null && prev.lastModification === now.lastModification;
+export function isUnchanged(
+  prev: Pick<PrevPrototype, 'revision' | 'lastModification'>,
+  now: Pick<PrototypeContext, 'revision' | 'lastModification'>,
+): boolean {
+  return (
+    prev.revision === now.revision && prev.lastModification !== null && prev.lastModification === now.lastModification
+  );
 }
 
 /**
@@ -151,7 +169,8 @@ export function isUnchanged(prev: Pick<PrevPrototype, 'revision' | 'lastModifica
  */
 function usablePosition(entry: FileEntry, owner: { prototype: string; revision: string }, reader: ZipReader): number {
   const revision = Number(owner.revision);
-  if (String(revision) !== owner.revision || !entry.source.startsWith(`${API_PREFIX}prototypes/${owner.prototype}/`)) return -1;
+  if (String(revision) !== owner.revision || !entry.source.startsWith(`${API_PREFIX}prototypes/${owner.prototype}/`))
+    return -1;
   if (pathIn(entry.source, revision) !== entry.path || !isSafeEntryName(entry.path)) return -1;
   const hit = reader.index.lookup(entry.path);
   return hit !== undefined && hit.record.uncompressedSize === entry.size ? hit.position : -1;
@@ -169,7 +188,11 @@ function pathIn(source: string, revision: number): string | undefined {
 function unusable(origin: string, error: unknown): RabbitError {
   if (error instanceof RabbitError && error.code === 'USAGE') return error;
   const reason = error instanceof Error ? error.message : String(error);
-  return new RabbitError('USAGE', `--since ${origin} cannot be used: ${reason}; name an archive written by rabbit-export, or leave out --since`, {
-    cause: error,
-  });
+  return new RabbitError(
+    'USAGE',
+    `--since ${origin} cannot be used: ${reason}; name an archive written by rabbit-export, or leave out --since`,
+    {
+      cause: error,
+    },
+  );
 }

@@ -74,7 +74,10 @@ export const SCALE_SHAPE: Readonly<Omit<DatasetOptions, 'prototypes'>> = {
 };
 
 /** Ordinary prototypes of `shape` that bring the account closest to `target` resources (at least one). */
-export function datasetForResources(target: number, shape: Partial<Omit<DatasetOptions, 'prototypes'>> = {}): DatasetOptions {
+export function datasetForResources(
+  target: number,
+  shape: Partial<Omit<DatasetOptions, 'prototypes'>> = {},
+): DatasetOptions {
   const full = { ...SCALE_SHAPE, ...shape };
   const fixed = countExportRequests(new FakeStore(1, { ...full, prototypes: 0 }, () => 0));
   const one = countExportRequests(new FakeStore(1, { ...full, prototypes: 1 }, () => 0)) - fixed;

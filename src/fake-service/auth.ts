@@ -23,7 +23,10 @@ export class KeyRing {
   readonly keys: ServiceKeys;
   private readonly byKey = new Map<string, Access>();
 
-  constructor(private readonly seed: number, prototypeIds: readonly string[]) {
+  constructor(
+    private readonly seed: number,
+    prototypeIds: readonly string[],
+  ) {
     this.keys = {
       readWrite: deriveKey(seed, 'read-write'),
       readOnly: deriveKey(seed, 'read-only'),

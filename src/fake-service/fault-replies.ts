@@ -40,7 +40,11 @@ export function malformedJsonReply(reply: Reply): Reply {
   const original = reply.status === 200 && isJson(reply) ? reply.payload?.bytes?.toString('utf8') : undefined;
   // Dropping the closing bracket and adding ",]" leaves a trailing comma, invalid in any JSON.
   const text = original === undefined ? '{"id": 3, "versions": {"milestones": [' : `${original.slice(0, -1)},]`;
-  return { status: 200, headers: { ...reply.headers, 'content-type': JSON_TYPE }, payload: bufferPayload(Buffer.from(text)) };
+  return {
+    status: 200,
+    headers: { ...reply.headers, 'content-type': JSON_TYPE },
+    payload: bufferPayload(Buffer.from(text)),
+  };
 }
 
 const HOSTILE_STRINGS = ['../../x', 'element1/../../y', 'page1/../../../etc', '/etc/passwd', 'page1\\..\\..\\z'];

@@ -23,8 +23,20 @@ export type FaultKind =
   | '404';
 
 export const FAULT_KINDS: readonly FaultKind[] = [
-  '429', '500', '502', '503', '504', 'reset', 'truncate', 'slow-body',
-  'malformed-json', 'bad-ids', 'endless-body', 'trickle', '403', '404',
+  '429',
+  '500',
+  '502',
+  '503',
+  '504',
+  'reset',
+  'truncate',
+  'slow-body',
+  'malformed-json',
+  'bad-ids',
+  'endless-body',
+  'trickle',
+  '403',
+  '404',
 ];
 
 /** The faults a retrying client should get through: the default for `rate`. */
@@ -105,7 +117,10 @@ export class FaultPlan {
  */
 export function parseFaultSpec(spec: string): FaultOptions {
   const options: FaultOptions = {};
-  for (const clause of spec.split(/[,;]/).map((c) => c.trim()).filter(Boolean)) {
+  for (const clause of spec
+    .split(/[,;]/)
+    .map((c) => c.trim())
+    .filter(Boolean)) {
     const eq = clause.indexOf('=');
     const name = eq < 0 ? clause : clause.slice(0, eq).trim();
     const value = eq < 0 ? '' : clause.slice(eq + 1).trim();
@@ -151,7 +166,8 @@ function faultKind(kind: string, clause: string): FaultKind {
 
 function number(value: string, clause: string, min: number, max: number): number {
   const n = Number(value);
-  if (value === '' || !Number.isFinite(n) || n < min || n > max) throw usage(clause, `expected a number in ${min}..${max}`);
+  if (value === '' || !Number.isFinite(n) || n < min || n > max)
+    throw usage(clause, `expected a number in ${min}..${max}`);
   return n;
 }
 

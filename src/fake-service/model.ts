@@ -106,7 +106,18 @@ export type PrototypeHead = Omit<PrototypeRecord, 'pages'>;
 
 /** A prototype with nothing in it yet: the sample data and the store's writes both start here. */
 export function newPrototype(id: number, name: string, lastUser: string, lastModification: number): PrototypeRecord {
-  return { id, name, lastUser, lastModification, milestones: [], pages: [], layers: [], discussions: [], legacyPagesList: false, nextElement: 1 };
+  return {
+    id,
+    name,
+    lastUser,
+    lastModification,
+    milestones: [],
+    pages: [],
+    layers: [],
+    discussions: [],
+    legacyPagesList: false,
+    nextElement: 1,
+  };
 }
 
 export type ParentKind = 'page' | 'layer';

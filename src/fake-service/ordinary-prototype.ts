@@ -1,8 +1,26 @@
-import type { DatasetOptions, ElementRecord, LayerRecord, PageRecord, PrototypeHead, PrototypeRecord } from './model.js';
+import type {
+  DatasetOptions,
+  ElementRecord,
+  LayerRecord,
+  PageRecord,
+  PrototypeHead,
+  PrototypeRecord,
+} from './model.js';
 import { SYSTEM_USER } from './model.js';
 import type { Rng } from './prng.js';
 import { createRng, rngAt } from './prng.js';
-import { DAY, discussion, elements, emptyPrototype, EPOCH, hasText, milestone, milestoneTimes, TYPES, WORDS } from './sample-data.js';
+import {
+  DAY,
+  discussion,
+  elements,
+  emptyPrototype,
+  EPOCH,
+  hasText,
+  milestone,
+  milestoneTimes,
+  TYPES,
+  WORDS,
+} from './sample-data.js';
 
 /**
  * The ordinary prototypes that scale with the dataset options. A million-resource account must
@@ -33,7 +51,11 @@ export function planOrdinaryPrototype(
   proto.milestones = times.map((t, i) => milestone(i + 1, t, 'autosaved', SYSTEM_USER));
   proto.lastModification = (times[times.length - 1] ?? EPOCH) + rng.int(1000, DAY);
   for (let j = 1; j <= options.layersPerPrototype; j++) {
-    proto.layers.push({ id: `layer${j}`, name: `${rng.pick(WORDS)} layer ${j}`, elements: elements(rng, proto, options.elementsPerLayer) });
+    proto.layers.push({
+      id: `layer${j}`,
+      name: `${rng.pick(WORDS)} layer ${j}`,
+      elements: elements(rng, proto, options.elementsPerLayer),
+    });
   }
   const pageCount = options.pagesPerPrototype;
   const firstPageElement = proto.nextElement;

@@ -42,7 +42,12 @@ export function jsonReply(status: number, value: unknown, headers: Record<string
 }
 
 /** Error bodies were never documented; a small JSON object is what most services send. */
-export function errorReply(status: number, error: string, message: string, headers: Record<string, string> = {}): Reply {
+export function errorReply(
+  status: number,
+  error: string,
+  message: string,
+  headers: Record<string, string> = {},
+): Reply {
   return jsonReply(status, { error, message }, headers);
 }
 

@@ -1,7 +1,14 @@
 import { Lru } from './lru.js';
 import type { DatasetOptions, PageRecord, PrototypeHead, PrototypeRecord } from './model.js';
 import type { PrototypePlan } from './ordinary-prototype.js';
-import { materialize, planElementIds, planOrdinaryPrototype, planPage, planPageIds, planPageIndex } from './ordinary-prototype.js';
+import {
+  materialize,
+  planElementIds,
+  planOrdinaryPrototype,
+  planPage,
+  planPageIds,
+  planPageIndex,
+} from './ordinary-prototype.js';
 import { FIRST_ORDINARY_ID } from './sample-data.js';
 
 // Plans hold a prototype's head and one number per page; pages are regenerated when evicted.

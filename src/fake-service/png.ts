@@ -100,7 +100,7 @@ export function* paddingChunks(padding: number, key: Buffer): Generator<Buffer> 
     header.write(PADDING_CHUNK_TYPE, 4, 'latin1');
     yield header;
     let crc = crc32(header.subarray(4));
-    for (let done = 0; done < length; ) {
+    for (let done = 0; done < length;) {
       const block = cipher.update(zeros.subarray(0, Math.min(NOISE_BLOCK, length - done)));
       crc = crc32(block, crc);
       done += block.length;

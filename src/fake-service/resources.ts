@@ -71,9 +71,15 @@ function render(
     case 'prototype':
       return json(prototypeJson(proto), modified);
     case 'pages':
-      return json(pagesListJson(proto, store.pageIds(proto.id)!, (id) => store.page(proto.id, id)!.name), modified);
+      return json(
+        pagesListJson(proto, store.pageIds(proto.id)!, (id) => store.page(proto.id, id)!.name),
+        modified,
+      );
     case 'layers':
-      return json(proto.layers.map((layer) => layer.id), modified);
+      return json(
+        proto.layers.map((layer) => layer.id),
+        modified,
+      );
     case 'layer':
       return json(layerJson(store.layer(proto.id, route.layerId)!), modified);
     case 'elements':

@@ -29,7 +29,10 @@ const PATTERNS: Array<[RegExp, (m: string[]) => Route]> = [
     ([, p, page, format]) => ({ kind: 'page', protoId: p!, pageId: page!, format: format as PageFormat }),
   ],
   [/^prototypes\/(\d+)\/layers\.json$/, ([, p]) => ({ kind: 'layers', protoId: p! })],
-  [/^prototypes\/(\d+)\/layers\/(layer\d+)\.json$/, ([, p, layer]) => ({ kind: 'layer', protoId: p!, layerId: layer! })],
+  [
+    /^prototypes\/(\d+)\/layers\/(layer\d+)\.json$/,
+    ([, p, layer]) => ({ kind: 'layer', protoId: p!, layerId: layer! }),
+  ],
   [
     new RegExp(String.raw`^prototypes/(\d+)/${PARENT}/elements\.json$`),
     ([, p, parent]) => ({ kind: 'elements', protoId: p!, parentId: parentIdOf(parent!) }),

@@ -75,7 +75,12 @@ function mainPrototype(seed: number, ids: { discussion: number }): PrototypeReco
 /** A prototype that was never saved as a milestone: its revision list is empty. */
 function noMilestonesPrototype(seed: number, ids: { discussion: number }): PrototypeRecord {
   const rng = createRng(seed, 'prototype', AWKWARD_IDS.noMilestones);
-  const proto = emptyPrototype(rng, AWKWARD_IDS.noMilestones, 'Shop 🛒 <i>beta</i> & "friends" – 日本語', 'anna@example.com');
+  const proto = emptyPrototype(
+    rng,
+    AWKWARD_IDS.noMilestones,
+    'Shop 🛒 <i>beta</i> & "friends" – 日本語',
+    'anna@example.com',
+  );
   proto.layers = [{ id: 'layer5', name: 'Footer', elements: elements(rng, proto, 1) }];
   proto.pages = [
     { id: 'page1', name: 'Home', layers: ['layer5'], elements: elements(rng, proto, 2, 'page10') },
@@ -110,7 +115,12 @@ export function milestoneTimes(rng: Rng, count: number): number[] {
   return Array.from({ length: count }, () => (t += rng.int(3_600_000, 30 * DAY)));
 }
 
-export function milestone(revision: number, created: number, name: string, user: { id: number; name: string }): MilestoneRecord {
+export function milestone(
+  revision: number,
+  created: number,
+  name: string,
+  user: { id: number; name: string },
+): MilestoneRecord {
   return { revision, created: String(created), name, user: { id: user.id, name: user.name } };
 }
 
@@ -146,7 +156,10 @@ export function discussion(
     timestamp: (t += rng.int(60_000, 5 * DAY)),
     author,
     // The service recorded the title being set as the thread's first entry.
-    text: i === 0 ? `set the title to "${title}"` : `${rng.pick(['Agreed 👍', 'Not sure <yet> & waiting', 'Fixed in r2 ✓'])}`,
+    text:
+      i === 0
+        ? `set the title to "${title}"`
+        : `${rng.pick(['Agreed 👍', 'Not sure <yet> & waiting', 'Fixed in r2 ✓'])}`,
   }));
   return {
     id: ids.discussion++,
@@ -159,4 +172,3 @@ export function discussion(
     readAt: rng.next() < 0.5 ? 0 : t + rng.int(1000, DAY),
   };
 }
-

@@ -25,7 +25,8 @@ export async function sendReply(
   sleep: (ms: number) => Promise<void> = realSleep,
 ): Promise<void> {
   const payload = reply.payload;
-  if (mode.trickleMs !== undefined && payload !== undefined && req.method !== 'HEAD') return trickle(res, reply, payload, mode.trickleMs, sleep);
+  if (mode.trickleMs !== undefined && payload !== undefined && req.method !== 'HEAD')
+    return trickle(res, reply, payload, mode.trickleMs, sleep);
   const headers = { ...reply.headers };
   if (payload?.size !== undefined) headers['content-length'] = String(payload.size);
   res.writeHead(reply.status, headers);

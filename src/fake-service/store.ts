@@ -76,7 +76,9 @@ export class FakeStore {
 
   page(protoId: string | number, pageId: string): PageRecord | undefined {
     const record = this.prototypes.get(String(protoId));
-    return record === null ? this.planned.page(String(protoId), pageId) : record?.pages.find((page) => page.id === pageId);
+    return record === null
+      ? this.planned.page(String(protoId), pageId)
+      : record?.pages.find((page) => page.id === pageId);
   }
 
   /** The ids of a page's elements; a planned page is not generated for them. */

@@ -116,7 +116,10 @@ export class ArchiveModel {
     const state = owner === undefined ? undefined : this.prototypes.get(owner);
     if (state) state.errors++;
     else this.top.errors++;
-    this.store.append(errorKey(state ? state.id : TOP), JSON.stringify({ ...error, message: this.redact(error.message) }));
+    this.store.append(
+      errorKey(state ? state.id : TOP),
+      JSON.stringify({ ...error, message: this.redact(error.message) }),
+    );
   }
 
   get fileCount(): number {

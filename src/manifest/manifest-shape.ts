@@ -27,8 +27,12 @@ export function checkManifestShape(value: unknown): string[] {
 export function checkHead(value: Record<string, unknown>, at: Report): void {
   if (typeof value.formatVersion !== 'number') at('formatVersion', 'is missing');
   else if (value.formatVersion > FORMAT_VERSION) {
-    at('formatVersion', `is ${value.formatVersion}, newer than this tool reads (${FORMAT_VERSION}); update rabbit-export`);
-  } else if (value.formatVersion !== FORMAT_VERSION) at('formatVersion', `is ${value.formatVersion}, not ${FORMAT_VERSION}`);
+    at(
+      'formatVersion',
+      `is ${value.formatVersion}, newer than this tool reads (${FORMAT_VERSION}); update rabbit-export`,
+    );
+  } else if (value.formatVersion !== FORMAT_VERSION)
+    at('formatVersion', `is ${value.formatVersion}, not ${FORMAT_VERSION}`);
 
   if (!isObject(value.tool) || typeof value.tool.name !== 'string' || typeof value.tool.version !== 'string') {
     at('tool', 'must be { name, version }');
@@ -44,7 +48,8 @@ export function checkHead(value: Record<string, unknown>, at: Report): void {
   if (value.stats !== undefined) {
     const stats = value.stats;
     const counts = ['requests', 'retries', 'bytes', 'files'];
-    if (!isObject(stats) || counts.some((key) => !isCount(stats[key]))) at('stats', `must hold counts ${counts.join(', ')}`);
+    if (!isObject(stats) || counts.some((key) => !isCount(stats[key])))
+      at('stats', `must hold counts ${counts.join(', ')}`);
   }
 }
 

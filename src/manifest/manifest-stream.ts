@@ -1,7 +1,14 @@
 import { StringDecoder } from 'node:string_decoder';
 import { jsonParser, type Token } from 'stream-json/parser.js';
 import { checkError, checkFile, checkHead, checkPrototype, isObject, type Report } from './manifest-shape.js';
-import type { FileEntry, ForeignReference, Manifest, ManifestError, PrototypeRecord, PrototypeRevision } from './types.js';
+import type {
+  FileEntry,
+  ForeignReference,
+  Manifest,
+  ManifestError,
+  PrototypeRecord,
+  PrototypeRevision,
+} from './types.js';
 
 /** Everything of a manifest but its prototypes, top-level files, errors and foreign references. */
 export type ManifestHead = Omit<Manifest, 'prototypes' | 'files' | 'errors' | 'foreignReferences'>;
@@ -153,12 +160,18 @@ class ManifestWalker {
     const key = this.key;
     let next: Place | undefined;
     if (place.kind === 'root' && key === 'prototypes' && isObject) next = { kind: 'prototypes' };
-    else if (place.kind === 'root' && (key === 'files' || key === 'errors' || key === 'foreignReferences') && !isObject) {
+    else if (
+      place.kind === 'root' &&
+      (key === 'files' || key === 'errors' || key === 'foreignReferences') &&
+      !isObject
+    ) {
       next = { kind: 'list', name: key, index: 0 };
     } else if (place.kind === 'prototypes' && isObject) next = { kind: 'record', id: key, fields: {}, revisions: {} };
     else if (place.kind === 'record' && key === 'revisions' && isObject) next = { kind: 'revisions', record: place };
-    else if (place.kind === 'revisions' && isObject) next = { kind: 'revision', record: place.record, name: key, fields: {}, files: [] };
-    else if (place.kind === 'revision' && key === 'files' && !isObject) next = { kind: 'list', name: 'files', index: 0, revision: place };
+    else if (place.kind === 'revisions' && isObject)
+      next = { kind: 'revision', record: place.record, name: key, fields: {}, files: [] };
+    else if (place.kind === 'revision' && key === 'files' && !isObject)
+      next = { kind: 'list', name: 'files', index: 0, revision: place };
     if (next === undefined) return false;
     // Mark the container as present and of the right type for the shape check at its end.
     if (place.kind === 'root') this.head[key] = isObject ? {} : [];
@@ -195,17 +208,22 @@ class ManifestWalker {
     const revision = place.revision;
     if (place.name === 'files') {
       // Where the entry is gets spelled out only for a message: a million entries need no million strings.
-      const where = () => (revision ? `prototypes.${revision.record.id}.revisions.${revision.name}.files[${index}]` : `files[${index}]`);
+      const where = () =>
+        revision ? `prototypes.${revision.record.id}.revisions.${revision.name}.files[${index}]` : `files[${index}]`;
       this.check((at) => checkFile(HERE, value, at), where);
       const entry = value as FileEntry;
       if (revision && this.keepFiles) revision.files.push(entry);
-      const done = this.visitor.file?.(entry, revision ? { prototype: revision.record.id, revision: revision.name } : null);
+      const done = this.visitor.file?.(
+        entry,
+        revision ? { prototype: revision.record.id, revision: revision.name } : null,
+      );
       if (done) this.pending.push(done);
     } else if (place.name === 'errors') {
       this.check((at) => checkError(`errors[${index}]`, value, at));
       this.visitor.error?.(value as ManifestError);
     } else {
-      if (!isObject(value) || typeof value.url !== 'string') throw shape(`foreignReferences[${index}] must be { url, referencedBy }`);
+      if (!isObject(value) || typeof value.url !== 'string')
+        throw shape(`foreignReferences[${index}] must be { url, referencedBy }`);
       this.visitor.foreignReference?.(value as unknown as ForeignReference);
     }
   }

@@ -1,7 +1,13 @@
 import { basename } from 'node:path';
 import { RabbitError, isRabbitError } from '../core/errors.js';
 import { openZip, type ZipReader } from '../archive/zip-reader.js';
-import { ManifestReadError, streamManifest, type ManifestHead, type ManifestVisitor, type StreamManifestOptions } from './manifest-stream.js';
+import {
+  ManifestReadError,
+  streamManifest,
+  type ManifestHead,
+  type ManifestVisitor,
+  type StreamManifestOptions,
+} from './manifest-stream.js';
 import { MANIFEST_PATH } from './types.js';
 
 /**
@@ -26,7 +32,11 @@ export async function tryReadManifest(
   const name = basename(reader.path);
   if (!reader.entries.has(MANIFEST_PATH)) {
     const message = `${name} has no ${MANIFEST_PATH}; it was not written by rabbit-export or lost its index`;
-    return { ok: false, fault: 'missing', error: new RabbitError('ARCHIVE_CORRUPT', message, { entry: MANIFEST_PATH }) };
+    return {
+      ok: false,
+      fault: 'missing',
+      error: new RabbitError('ARCHIVE_CORRUPT', message, { entry: MANIFEST_PATH }),
+    };
   }
   try {
     return { ok: true, head: await streamManifest(await reader.openEntry(MANIFEST_PATH), visitor, options) };

@@ -22,6 +22,6 @@ export function milestonesOf(prototype: unknown): Milestone[] {
       typeof m === 'object' &&
       m !== null &&
       Number.isSafeInteger((m as { revision?: unknown }).revision) &&
-      ((m as { revision: number }).revision >= 0),
+      (m as { revision: number }).revision >= 0,
   );
 }

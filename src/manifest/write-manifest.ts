@@ -73,7 +73,8 @@ async function* errorsText(model: ArchiveModel, ids: readonly string[]): AsyncGe
     const group = await model.errors(id);
     if (group.length === 0) continue;
     const firstSource = (group[0] as ManifestError).source;
-    while (t < top.length && compareIds((top[t] as ManifestError).source, firstSource) < 0) yield emit(top[t++] as ManifestError);
+    while (t < top.length && compareIds((top[t] as ManifestError).source, firstSource) < 0)
+      yield emit(top[t++] as ManifestError);
     for (const error of group) yield emit(error);
   }
   while (t < top.length) yield emit(top[t++] as ManifestError);
@@ -175,7 +176,8 @@ function valuesEnd(line: Buffer): number {
   let i = close - 1;
   while (i >= 0 && (line[i] as number) >= DIGIT_0 && (line[i] as number) <= DIGIT_9) i--;
   const member = i + 1 - OFFSET_MEMBER.length;
-  if (i < close - 1 && member >= 0 && line.compare(OFFSET_MEMBER, 0, OFFSET_MEMBER.length, member, i + 1) === 0) return member;
+  if (i < close - 1 && member >= 0 && line.compare(OFFSET_MEMBER, 0, OFFSET_MEMBER.length, member, i + 1) === 0)
+    return member;
   return close;
 }
 

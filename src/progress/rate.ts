@@ -23,7 +23,12 @@ export function startRate(at: number, count = 0): RateState {
 }
 
 /** The rate after the counter reached `count` at time `at`. */
-export function updateRate(state: RateState, at: number, count: number, options: Partial<Record<keyof typeof RATE_DEFAULTS, number>> = {}): RateState {
+export function updateRate(
+  state: RateState,
+  at: number,
+  count: number,
+  options: Partial<Record<keyof typeof RATE_DEFAULTS, number>> = {},
+): RateState {
   const { halfLifeMs, warmUpMs } = { ...RATE_DEFAULTS, ...options };
   const elapsed = at - state.at;
   if (elapsed <= 0) return state;

@@ -134,7 +134,12 @@ export class ProgressTracker {
       bytes: this.bytes,
       requestsPerSecond: this.requestRate.perSecond,
       bytesPerSecond: this.byteRate.perSecond,
-      etaMs: crawling && estimate.total !== null && estimate.fraction !== null ? timeLeftMs(estimate.total - estimate.done, this.doneRate.perSecond) : finished ? 0 : null,
+      etaMs:
+        crawling && estimate.total !== null && estimate.fraction !== null
+          ? timeLeftMs(estimate.total - estimate.done, this.doneRate.perSecond)
+          : finished
+            ? 0
+            : null,
       prototypesDone: this.prototypesDone,
       prototypesTotal: this.tallies?.size ?? null,
       retries: this.retries,

@@ -30,13 +30,24 @@ export async function openArchivedPrototype(path: string, prototypeId: string): 
   try {
     // One prototype's record, its entries included; the rest of the manifest streams past.
     let record: PrototypeRecord | undefined;
-    await readManifestFrom(reader, { prototype(id, found) { if (id === prototypeId) record = found; } }, { keepPrototypeFiles: true });
+    await readManifestFrom(
+      reader,
+      {
+        prototype(id, found) {
+          if (id === prototypeId) record = found;
+        },
+      },
+      { keepPrototypeFiles: true },
+    );
     if (record === undefined) {
       throw new RabbitError('USAGE', `${basename(path)} holds no prototype ${prototypeId}`);
     }
     const revision = record.revisions[String(record.revision)];
     if (revision === undefined) {
-      throw new RabbitError('ARCHIVE_CORRUPT', `${basename(path)} lists no files for revision ${record.revision} of prototype ${prototypeId}`);
+      throw new RabbitError(
+        'ARCHIVE_CORRUPT',
+        `${basename(path)} lists no files for revision ${record.revision} of prototype ${prototypeId}`,
+      );
     }
     const prefix = `prototypes/${prototypeId}/r${record.revision}/`;
     const files = new Map<string, FileEntry>();
@@ -51,9 +62,16 @@ export async function openArchivedPrototype(path: string, prototypeId: string): 
         const file = files.get(relative);
         if (file === undefined || !reader.entries.has(file.path)) return undefined;
         if (file.size > maxBytes) {
-          throw new RabbitError('ARCHIVE_CORRUPT', `${file.path} holds ${file.size} bytes, more than the ${maxBytes} a restore reads`);
+          throw new RabbitError(
+            'ARCHIVE_CORRUPT',
+            `${file.path} holds ${file.size} bytes, more than the ${maxBytes} a restore reads`,
+          );
         }
-        return readVerified(reader.readEntry(file.path, maxBytes), file, `${file.path} in ${basename(path)} does not match its manifest entry (size or sha256)`);
+        return readVerified(
+          reader.readEntry(file.path, maxBytes),
+          file,
+          `${file.path} in ${basename(path)} does not match its manifest entry (size or sha256)`,
+        );
       },
       close: () => reader.close(),
     };

@@ -49,7 +49,10 @@ export async function readArchivedParents(
     const wanted = selecting ? ((kind === 'page' ? selection.pages : selection.layers) ?? []) : archived;
     for (const id of wanted) {
       if (!archived.includes(id)) {
-        throw new RabbitError('USAGE', `the archive has no ${kind} ${id} in prototype ${source.prototypeId} (revision ${source.revision})`);
+        throw new RabbitError(
+          'USAGE',
+          `the archive has no ${kind} ${id} in prototype ${source.prototypeId} (revision ${source.revision})`,
+        );
       }
       if (!refs.some((ref) => ref.id === id)) refs.push({ kind, id });
     }
@@ -76,8 +79,19 @@ export async function readArchivedParents(
 }
 
 /** An archived id list; for an element list, undefined (and a skip) when the archive lacks it. */
-async function archivedIds(source: ArchivedPrototype, name: string, kind: 'page' | 'layer', skipped: Skip[]): Promise<string[]>;
-async function archivedIds(source: ArchivedPrototype, name: string, kind: 'element', skipped: Skip[], parent: string): Promise<string[] | undefined>;
+async function archivedIds(
+  source: ArchivedPrototype,
+  name: string,
+  kind: 'page' | 'layer',
+  skipped: Skip[],
+): Promise<string[]>;
+async function archivedIds(
+  source: ArchivedPrototype,
+  name: string,
+  kind: 'element',
+  skipped: Skip[],
+  parent: string,
+): Promise<string[] | undefined>;
 async function archivedIds(
   source: ArchivedPrototype,
   name: string,
@@ -107,7 +121,11 @@ async function archivedIds(
   }
 }
 
-async function archivedElement(source: ArchivedPrototype, name: string, id: string): Promise<ElementState | { reason: string }> {
+async function archivedElement(
+  source: ArchivedPrototype,
+  name: string,
+  id: string,
+): Promise<ElementState | { reason: string }> {
   const data = await readChecked(source, name, READ_CAPS.element);
   if (typeof data === 'string') return { reason: data };
   if (data === undefined) return { reason: `the archive does not hold ${name}` };
@@ -122,7 +140,11 @@ async function archivedElement(source: ArchivedPrototype, name: string, id: stri
 }
 
 /** A damaged or oversized entry costs the restore that entry, not the run: its message instead. */
-async function readChecked(source: ArchivedPrototype, name: string, maxBytes: number): Promise<Buffer | undefined | string> {
+async function readChecked(
+  source: ArchivedPrototype,
+  name: string,
+  maxBytes: number,
+): Promise<Buffer | undefined | string> {
   try {
     return await source.read(name, maxBytes);
   } catch (error) {

@@ -29,14 +29,21 @@ export function checkElementBody(body: unknown, expectedId: string): { attribute
     return { problem: `the element exceeds ${ELEMENT_LIMITS.maxBytes} bytes` };
   }
   const names = Object.keys(body).filter((name) => name !== 'id');
-  if (names.length > ELEMENT_LIMITS.maxAttributes) return { problem: `${names.length} attributes, more than ${ELEMENT_LIMITS.maxAttributes}` };
+  if (names.length > ELEMENT_LIMITS.maxAttributes)
+    return { problem: `${names.length} attributes, more than ${ELEMENT_LIMITS.maxAttributes}` };
   for (const name of names) {
     // __proto__ survives JSON.parse as an own key but not an assignment; nothing real is named so.
-    // eslint-disable-next-line no-control-regex
-    if (name === '' || name.length > ELEMENT_LIMITS.maxNameLength || /[\u0000-\u001f\u007f]/.test(name) || name === '__proto__') {
+    if (
+      name === '' ||
+      name.length > ELEMENT_LIMITS.maxNameLength ||
+      // eslint-disable-next-line no-control-regex
+      /[\u0000-\u001f\u007f]/.test(name) ||
+      name === '__proto__'
+    ) {
       return { problem: `attribute name ${describe(name)} is not a short printable name` };
     }
-    if (depthOf(body[name], 1) > ELEMENT_LIMITS.maxDepth) return { problem: `attribute ${describe(name)} is nested too deeply` };
+    if (depthOf(body[name], 1) > ELEMENT_LIMITS.maxDepth)
+      return { problem: `attribute ${describe(name)} is nested too deeply` };
   }
   return { attributes: Object.fromEntries(names.map((name) => [name, body[name]])) };
 }

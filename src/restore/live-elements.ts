@@ -39,10 +39,19 @@ export class LiveElements {
   async elements(parent: string, skip: ReadonlySet<string> = new Set()): Promise<ElementState[] | Skip> {
     const source = `${this.paths.list(parent)}.json`;
     const answer = await this.live.getJson(source, READ_CAPS.list);
-    if (answer.status === 404) return { parent, reason: `the ${kindName(parent)} no longer exists; pages and layers cannot be recreated through the API` };
-    if (answer.status !== 200 || !('value' in answer)) return { parent, reason: `its live elements could not be listed (HTTP ${answer.status})` };
+    if (answer.status === 404)
+      return {
+        parent,
+        reason: `the ${kindName(parent)} no longer exists; pages and layers cannot be recreated through the API`,
+      };
+    if (answer.status !== 200 || !('value' in answer))
+      return { parent, reason: `its live elements could not be listed (HTTP ${answer.status})` };
     const list = parseIdList(answer.value, 'element', source);
-    if (list.rejected.length > 0) return { parent, reason: `the service lists element ids of an unknown shape: ${list.rejected.slice(0, 3).join(', ')}` };
+    if (list.rejected.length > 0)
+      return {
+        parent,
+        reason: `the service lists element ids of an unknown shape: ${list.rejected.slice(0, 3).join(', ')}`,
+      };
     const limit = pLimit(this.concurrency);
     const read = await Promise.all(
       list.ids.filter((id) => !skip.has(id)).map((id) => limit(() => this.element(parent, id))),
@@ -61,7 +70,8 @@ export class LiveElements {
     const source = `${this.paths.element(parent, id)}.json`;
     const answer = await this.live.getJson(source, READ_CAPS.element);
     if (answer.status === 404) return undefined;
-    if (answer.status !== 200 || !('value' in answer)) return { parent, element: id, reason: `the live element could not be read (HTTP ${answer.status})` };
+    if (answer.status !== 200 || !('value' in answer))
+      return { parent, element: id, reason: `the live element could not be read (HTTP ${answer.status})` };
     if (!isPlainObject(answer.value)) return { parent, element: id, reason: 'the live element is not a JSON object' };
     const attributes = Object.fromEntries(Object.entries(answer.value).filter(([name]) => name !== 'id'));
     return { id, attributes };
@@ -77,5 +87,10 @@ function kindName(parent: string): string {
 }
 
 function unreadable(source: string, status: number): RabbitError {
-  return new RabbitError('HTTP_STATUS', `GET ${source} answered ${status}`, { source, method: 'GET', status, errorClass: 'fatal' });
+  return new RabbitError('HTTP_STATUS', `GET ${source} answered ${status}`, {
+    source,
+    method: 'GET',
+    status,
+    errorClass: 'fatal',
+  });
 }

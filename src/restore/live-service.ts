@@ -37,12 +37,17 @@ export class LiveService {
 
   /** GET and parse JSON; a status other than 200 that retries do not cure is returned, not thrown. */
   async getJson(source: string, maxBytes: number): Promise<ReadResult> {
-    return this.withRetries<ReadResult>('GET', source, (status) => ({ status }), async () => {
-      const response = await this.options.client.get(source, { key: this.options.key, signal: this.options.signal });
-      if (response.status !== 200) return { response };
-      const data = await readBody(response, maxBytes, source);
-      return { result: { status: 200, value: parseJson(data, source) } };
-    });
+    return this.withRetries<ReadResult>(
+      'GET',
+      source,
+      (status) => ({ status }),
+      async () => {
+        const response = await this.options.client.get(source, { key: this.options.key, signal: this.options.signal });
+        if (response.status !== 200) return { response };
+        const data = await readBody(response, maxBytes, source);
+        return { result: { status: 200, value: parseJson(data, source) } };
+      },
+    );
   }
 
   async put(source: string, body: string): Promise<WriteResult> {
@@ -58,7 +63,11 @@ export class LiveService {
     await this.options.rateLimiter?.take(this.options.signal);
     let response: HttpResponse;
     try {
-      response = await this.options.client.send('POST', source, { key: this.options.key, body, signal: this.options.signal });
+      response = await this.options.client.send('POST', source, {
+        key: this.options.key,
+        body,
+        signal: this.options.signal,
+      });
     } catch (error) {
       return this.lost(error, source, 'POST');
     }
@@ -66,7 +75,13 @@ export class LiveService {
     if (response.status >= 200 && response.status < 300) {
       const newId = idFromLocation(response.headers['location']);
       if (newId !== undefined) return { kind: 'ok', status: response.status, newId };
-      return { kind: 'unknown', error: new RabbitError('BAD_SHAPE', `POST ${source}: no element id in the Location header`, { source, method: 'POST' }) };
+      return {
+        kind: 'unknown',
+        error: new RabbitError('BAD_SHAPE', `POST ${source}: no element id in the Location header`, {
+          source,
+          method: 'POST',
+        }),
+      };
     }
     // A 5xx may come after the element was stored; only a 4xx says the request was turned down.
     if (response.status >= 500 || response.status === 408) {
@@ -79,14 +94,21 @@ export class LiveService {
     try {
       const refused = (status: number): WriteResult => ({ kind: 'refused', status });
       return await this.withRetries<WriteResult>(method, source, refused, async () => {
-        const response = await this.options.client.send(method, source, { key: this.options.key, signal: this.options.signal, ...(body !== undefined ? { body } : {}) });
+        const response = await this.options.client.send(method, source, {
+          key: this.options.key,
+          signal: this.options.signal,
+          ...(body !== undefined ? { body } : {}),
+        });
         if (response.status < 200 || response.status >= 300) return { response };
         await discardBody(response.body);
         return { result: { kind: 'ok', status: response.status } };
       });
     } catch (error) {
       if (isRabbitError(error, 'INTERRUPTED')) throw error;
-      return { kind: 'unknown', error: isRabbitError(error) ? error : toNetworkError(error, source, this.options.signal, method) };
+      return {
+        kind: 'unknown',
+        error: isRabbitError(error) ? error : toNetworkError(error, source, this.options.signal, method),
+      };
     }
   }
 
@@ -120,7 +142,13 @@ export class LiveService {
       const delay = retryDelay(n, retry, this.options.random, failure.retryAfterMs);
       if (!mayRetry(n, waited, delay, retry)) throw failure;
       waited += delay;
-      this.options.onRetry?.({ method, source, attempt: n, delayMs: delay, reason: failure.status !== undefined ? String(failure.status) : failure.code });
+      this.options.onRetry?.({
+        method,
+        source,
+        attempt: n,
+        delayMs: delay,
+        reason: failure.status !== undefined ? String(failure.status) : failure.code,
+      });
       try {
         await sleep(delay, undefined, { signal });
       } catch {
@@ -131,7 +159,10 @@ export class LiveService {
 
   private lost(error: unknown, source: string, method: string): WriteResult {
     if (this.options.signal.aborted) throw new RabbitError('INTERRUPTED', 'interrupted', { source });
-    return { kind: 'unknown', error: isRabbitError(error) ? error : toNetworkError(error, source, this.options.signal, method) };
+    return {
+      kind: 'unknown',
+      error: isRabbitError(error) ? error : toNetworkError(error, source, this.options.signal, method),
+    };
   }
 }
 
@@ -148,7 +179,11 @@ async function readBody(response: HttpResponse, maxBytes: number, source: string
   await response.body.read((chunk) => {
     size += chunk.length;
     // Thrown from here, it also stops the transfer.
-    if (size > maxBytes) throw new RabbitError('BODY_TOO_LARGE', `GET ${source}: body exceeds ${maxBytes} bytes`, { source, method: 'GET' });
+    if (size > maxBytes)
+      throw new RabbitError('BODY_TOO_LARGE', `GET ${source}: body exceeds ${maxBytes} bytes`, {
+        source,
+        method: 'GET',
+      });
     chunks.push(chunk);
     return undefined;
   });

@@ -87,7 +87,9 @@ export function planParent(input: PlanInput): ParentPlan {
     for (const element of input.archived) {
       if (matches.has(element.id)) continue;
       const wanted = canonicalJson(element.attributes);
-      const live = candidates.find((c) => !claimed.has(c.id) && (exact ? canonicalJson(c.attributes) === wanted : contains(c, element)));
+      const live = candidates.find(
+        (c) => !claimed.has(c.id) && (exact ? canonicalJson(c.attributes) === wanted : contains(c, element)),
+      );
       if (live !== undefined) claim(element.id, live);
     }
   }
@@ -106,7 +108,15 @@ export function planParent(input: PlanInput): ParentPlan {
     if (extra.length > 0) extras.push({ id: live.id, names: extra });
     const changed = changedAttributes(element.attributes, live.attributes);
     if (changed.length === 0) unchanged.push(live.id);
-    else updates.push({ op: 'update', parent, archivedId: element.id, id: live.id, attributes: element.attributes, changed });
+    else
+      updates.push({
+        op: 'update',
+        parent,
+        archivedId: element.id,
+        id: live.id,
+        attributes: element.attributes,
+        changed,
+      });
   }
   const deletes: PlannedWrite[] = [];
   const strays: string[] = [];

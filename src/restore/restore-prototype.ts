@@ -81,7 +81,10 @@ export async function restorePrototype(options: RestoreOptions): Promise<Restore
   let skipped: Skip[];
   let revision: number;
   try {
-    ({ parents, skipped } = await readArchivedParents(archived, { ...(pages ? { pages } : {}), ...(layers ? { layers } : {}) }));
+    ({ parents, skipped } = await readArchivedParents(archived, {
+      ...(pages ? { pages } : {}),
+      ...(layers ? { layers } : {}),
+    }));
     revision = archived.revision;
   } finally {
     archived.close();
@@ -96,25 +99,38 @@ export async function restorePrototype(options: RestoreOptions): Promise<Restore
     ...(options.dispatcher ? { dispatcher: options.dispatcher } : {}),
   });
   const journalPath = options.journal ?? defaultJournalPath(options.archive, prototype);
-  const lock = options.dryRun ? undefined : await acquireLock(`${journalPath}.lock`, `the restore journal ${journalPath}`);
+  const lock = options.dryRun
+    ? undefined
+    : await acquireLock(`${journalPath}.lock`, `the restore journal ${journalPath}`);
   try {
     const rateLimiter = options.maxRps ? new RateLimiter(options.maxRps, now) : undefined;
-    const live = await readableAs(options.keys, prototype, (key) =>
-      new LiveService({
-        client,
-        key,
-        retry,
-        signal,
-        random,
-        now,
-        ...(rateLimiter ? { rateLimiter } : {}),
-        onRetry: (event) => options.onEvent?.({ type: 'retry', ...event }),
-      }),
+    const live = await readableAs(
+      options.keys,
+      prototype,
+      (key) =>
+        new LiveService({
+          client,
+          key,
+          retry,
+          signal,
+          random,
+          now,
+          ...(rateLimiter ? { rateLimiter } : {}),
+          onRetry: (event) => options.onEvent?.({ type: 'retry', ...event }),
+        }),
     );
     const identity: JournalIdentity = { baseUrl: client.origin + client.basePath, prototype };
     const state = await readJournal(journalPath, identity);
     const elements = new LiveElements(live, prototype, options.concurrency ?? RESTORE_DEFAULTS.concurrency);
-    const { plan, liveIds } = await makePlan(elements, parents, skipped, state, options.prune ?? false, prototype, revision);
+    const { plan, liveIds } = await makePlan(
+      elements,
+      parents,
+      skipped,
+      state,
+      options.prune ?? false,
+      prototype,
+      revision,
+    );
     const report = reportOfPlan(plan, options.dryRun ?? false);
     options.onEvent?.({ type: 'plan', plan, report });
     const writes = plan.parents.filter((parent) => parent.writes.length > 0);
@@ -137,7 +153,8 @@ export async function restorePrototype(options: RestoreOptions): Promise<Restore
             const fresh = await elements.elements(parent, skip);
             return Array.isArray(fresh) ? fresh : [];
           },
-          onWrite: (write, outcome, newId) => options.onEvent?.({ type: 'write', write, outcome, ...(newId ? { newId } : {}) }),
+          onWrite: (write, outcome, newId) =>
+            options.onEvent?.({ type: 'write', write, outcome, ...(newId ? { newId } : {}) }),
         },
         writes,
         report,
@@ -171,7 +188,10 @@ async function makePlan(
   const liveIds = new Map<string, Set<string>>();
   for (const parent of parents) {
     if (!liveParents[parent.kind].has(parent.id)) {
-      skipped.push({ parent: parent.id, reason: `the ${parent.kind} no longer exists; pages and layers cannot be recreated through the API` });
+      skipped.push({
+        parent: parent.id,
+        reason: `the ${parent.kind} no longer exists; pages and layers cannot be recreated through the API`,
+      });
       continue;
     }
     const live = await elements.elements(parent.id);
@@ -185,13 +205,19 @@ async function makePlan(
       if (id !== undefined) known.set(element.id, id);
     }
     liveIds.set(parent.id, new Set(live.map((element) => element.id)));
-    plans.push(planParent({ parent: parent.id, archived: parent.elements, live, known, keep: new Set(parent.unusable), prune }));
+    plans.push(
+      planParent({ parent: parent.id, archived: parent.elements, live, known, keep: new Set(parent.unusable), prune }),
+    );
   }
   return { plan: { prototype, revision, parents: plans, skipped, unfinishedBefore: state.unfinished }, liveIds };
 }
 
 /** A service client with the first key that may read the prototype; the prototype must exist. */
-async function readableAs(keys: readonly string[], prototype: string, make: (key: string) => LiveService): Promise<LiveService> {
+async function readableAs(
+  keys: readonly string[],
+  prototype: string,
+  make: (key: string) => LiveService,
+): Promise<LiveService> {
   const source = `${API_PREFIX}prototypes/${prototype}.json`;
   let refused = 0;
   for (const key of keys) {
@@ -203,15 +229,26 @@ async function readableAs(keys: readonly string[], prototype: string, make: (key
       continue;
     }
     if (answer.status === 404) {
-      throw new RabbitError('HTTP_STATUS', `prototype ${prototype} no longer exists on the service; prototypes cannot be recreated through the API`, {
-        source,
-        status: 404,
-        errorClass: 'fatal',
-      });
+      throw new RabbitError(
+        'HTTP_STATUS',
+        `prototype ${prototype} no longer exists on the service; prototypes cannot be recreated through the API`,
+        {
+          source,
+          status: 404,
+          errorClass: 'fatal',
+        },
+      );
     }
-    throw new RabbitError('HTTP_STATUS', `GET ${source} answered ${answer.status}`, { source, status: answer.status, errorClass: 'fatal' });
+    throw new RabbitError('HTTP_STATUS', `GET ${source} answered ${answer.status}`, {
+      source,
+      status: answer.status,
+      errorClass: 'fatal',
+    });
   }
-  throw new RabbitError('KEY_REFUSED', `no API key given may read prototype ${prototype} (HTTP ${refused})`, { source, status: refused });
+  throw new RabbitError('KEY_REFUSED', `no API key given may read prototype ${prototype} (HTTP ${refused})`, {
+    source,
+    status: refused,
+  });
 }
 
 function usageId(kind: 'prototype' | 'page' | 'layer', raw: string): string {

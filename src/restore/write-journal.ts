@@ -28,7 +28,14 @@ export interface JournalState {
 
 type Record =
   | { t: 'start'; baseUrl: string; prototype: string; at: string }
-  | { t: 'begin' | 'done' | 'failed'; op: PlannedWrite['op']; parent: string; archived?: string; id?: string; status?: number };
+  | {
+      t: 'begin' | 'done' | 'failed';
+      op: PlannedWrite['op'];
+      parent: string;
+      archived?: string;
+      id?: string;
+      status?: number;
+    };
 
 export function createdKey(parent: string, archivedId: string): string {
   return `${parent} ${archivedId}`;
@@ -41,11 +48,17 @@ export async function readJournal(path: string, identity: JournalIdentity): Prom
     text = await readFile(path, 'utf8');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { created: new Map(), unfinished: 0 };
-    throw new RabbitError('OUTPUT_UNWRITABLE', `cannot read the restore journal ${path}: ${(error as NodeJS.ErrnoException).code ?? 'unreadable'}`);
+    throw new RabbitError(
+      'OUTPUT_UNWRITABLE',
+      `cannot read the restore journal ${path}: ${(error as NodeJS.ErrnoException).code ?? 'unreadable'}`,
+    );
   }
   const records = parseLines(text);
   const first = records[0];
-  if (first !== undefined && (first.t !== 'start' || first.baseUrl !== identity.baseUrl || first.prototype !== identity.prototype)) {
+  if (
+    first !== undefined &&
+    (first.t !== 'start' || first.baseUrl !== identity.baseUrl || first.prototype !== identity.prototype)
+  ) {
     return { created: new Map(), unfinished: 0, setAside: path };
   }
   const created = new Map<string, string>();
@@ -78,11 +91,19 @@ export class WriteJournal {
     try {
       handle = await open(path, 'a');
     } catch (error) {
-      throw new RabbitError('OUTPUT_UNWRITABLE', `cannot write the restore journal ${path}: ${(error as NodeJS.ErrnoException).code ?? 'unwritable'}`);
+      throw new RabbitError(
+        'OUTPUT_UNWRITABLE',
+        `cannot write the restore journal ${path}: ${(error as NodeJS.ErrnoException).code ?? 'unwritable'}`,
+      );
     }
     const journal = new WriteJournal(handle);
     if ((await handle.stat()).size === 0) {
-      await journal.append({ t: 'start', baseUrl: identity.baseUrl, prototype: identity.prototype, at: new Date().toISOString() });
+      await journal.append({
+        t: 'start',
+        baseUrl: identity.baseUrl,
+        prototype: identity.prototype,
+        at: new Date().toISOString(),
+      });
     }
     return journal;
   }

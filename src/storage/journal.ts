@@ -49,7 +49,14 @@ interface FileRecord {
  * pieces (see core/json-text.ts); one is written for every body a run stores.
  */
 function recordLine(file: StoredFile, proto: PrototypeContext, from: string | undefined): string {
-  const parts = ['{"t":"file","proto":', jsonString(proto.id), ',"rev":', jsonNumber(proto.revision), ',"lm":', jsonNumber(proto.lastModification)];
+  const parts = [
+    '{"t":"file","proto":',
+    jsonString(proto.id),
+    ',"rev":',
+    jsonNumber(proto.revision),
+    ',"lm":',
+    jsonNumber(proto.lastModification),
+  ];
   pushServedMembers(parts, file);
   if (file.offset !== undefined) parts.push(',"offset":', jsonNumber(file.offset));
   if (from !== undefined) parts.push(',"from":', jsonString(from));
@@ -98,7 +105,12 @@ export async function readJournal(path: string, baseUrl: string): Promise<Journa
       state.spans.set(record.proto, spans);
     }
     if (header !== undefined && (header.t !== 'header' || header.v !== JOURNAL_VERSION || header.baseUrl !== baseUrl)) {
-      const reason = header.t !== 'header' ? 'it has no valid header' : header.v !== JOURNAL_VERSION ? 'it is from another version' : 'it was written for another service URL';
+      const reason =
+        header.t !== 'header'
+          ? 'it has no valid header'
+          : header.v !== JOURNAL_VERSION
+            ? 'it is from another version'
+            : 'it was written for another service URL';
       await handle.close();
       await rename(path, `${path}.set-aside`).catch(() => undefined);
       return { path, spans: new Map(), records: 0, setAside: reason };
@@ -142,7 +154,10 @@ export class JournalWriter {
     // Written every WRITE_INTERVAL_MS (a killed process loses nothing the kernel has), forced to
     // disk every SYNC_INTERVAL_MS (a power cut loses at most that).
     let ticks = 0;
-    writer.timer = setInterval(() => writer.flush(++ticks % (SYNC_INTERVAL_MS / WRITE_INTERVAL_MS) === 0), WRITE_INTERVAL_MS);
+    writer.timer = setInterval(
+      () => writer.flush(++ticks % (SYNC_INTERVAL_MS / WRITE_INTERVAL_MS) === 0),
+      WRITE_INTERVAL_MS,
+    );
     writer.timer.unref();
     return writer;
   }
@@ -208,7 +223,12 @@ export class JournalCache implements BodyCache {
       lastModified: record.lastModified,
       ...(record.from !== undefined ? { origin: record.from } : {}),
       load: async (): Promise<CachedBody> => {
-        await readVerified(this.spool.read(ref), { size: ref.size, sha256: record.sha256 }, `spool copy of ${source} is damaged`, { source });
+        await readVerified(
+          this.spool.read(ref),
+          { size: ref.size, sha256: record.sha256 },
+          `spool copy of ${source} is damaged`,
+          { source },
+        );
         return { ...ref, sha256: record.sha256, contentType: record.contentType, lastModified: record.lastModified };
       },
     };

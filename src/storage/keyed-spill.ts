@@ -17,7 +17,10 @@ export class KeyedSpill {
   private chain: Promise<void> = Promise.resolve();
   private failure: unknown;
 
-  private constructor(private readonly handle: FileHandle, readonly path: string) {}
+  private constructor(
+    private readonly handle: FileHandle,
+    readonly path: string,
+  ) {}
 
   static async create(path: string): Promise<KeyedSpill> {
     try {
@@ -60,7 +63,8 @@ export class KeyedSpill {
     await this.written();
     const out: Buffer[] = [];
     for await (const data of spanChunks(this.handle, this.segments.get(key) ?? [], this.path)) {
-      for (let from = 0, nl = data.indexOf(10); nl !== -1; from = nl + 1, nl = data.indexOf(10, from)) out.push(data.subarray(from, nl));
+      for (let from = 0, nl = data.indexOf(10); nl !== -1; from = nl + 1, nl = data.indexOf(10, from))
+        out.push(data.subarray(from, nl));
     }
     return out;
   }
@@ -111,7 +115,8 @@ const BATCH_BYTES = 1024 * 1024;
  */
 export function addSpan(spans: number[], offset: number, length: number): void {
   const last = spans.length - 2;
-  if (last >= 0 && (spans[last] as number) + (spans[last + 1] as number) === offset) spans[last + 1] = (spans[last + 1] as number) + length;
+  if (last >= 0 && (spans[last] as number) + (spans[last + 1] as number) === offset)
+    spans[last + 1] = (spans[last + 1] as number) + length;
   else spans.push(offset, length);
 }
 
@@ -140,9 +145,14 @@ async function* spanChunks(handle: FileHandle, spans: readonly number[], path: s
  * Chunks are cut at newline bytes, never inside a multi-byte character; bytes after the last
  * newline (a torn last line) are left out.
  */
-export async function* newlineChunks(handle: FileHandle, start: number, end: number, path: string): AsyncGenerator<{ data: Buffer; offset: number }> {
+export async function* newlineChunks(
+  handle: FileHandle,
+  start: number,
+  end: number,
+  path: string,
+): AsyncGenerator<{ data: Buffer; offset: number }> {
   let carry: Buffer | undefined;
-  for (let at = start; at < end; ) {
+  for (let at = start; at < end;) {
     const size = Math.min(READ_CHUNK_BYTES, end - at);
     const read = await readAt(handle, at, size, path);
     const data = carry ? Buffer.concat([carry, read]) : read;

@@ -60,12 +60,21 @@ export interface LockHolder {
 function heldBy(owner: Owner, what: string, path: string, now = Date.now()): RabbitError {
   const taken = Date.parse(owner.since);
   const ageSeconds = Number.isNaN(taken) ? null : Math.max(0, Math.floor((now - taken) / 1000));
-  const holder: LockHolder = { pid: owner.pid, host: owner.host, since: Number.isNaN(taken) ? null : owner.since, ageSeconds };
+  const holder: LockHolder = {
+    pid: owner.pid,
+    host: owner.host,
+    since: Number.isNaN(taken) ? null : owner.since,
+    ageSeconds,
+  };
   const where = owner.host ? ` on ${owner.host}` : '';
   const age = ageSeconds === null ? '' : `, running for ${formatDuration(ageSeconds * 1000)}`;
-  return new RabbitError('LOCKED', `${what} is in use by process ${owner.pid}${where} (since ${owner.since}${age}); lock file ${path}`, {
-    data: { holder },
-  });
+  return new RabbitError(
+    'LOCKED',
+    `${what} is in use by process ${owner.pid}${where} (since ${owner.since}${age}); lock file ${path}`,
+    {
+      data: { holder },
+    },
+  );
 }
 
 function isAlive(owner: Owner): boolean {

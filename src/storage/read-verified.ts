@@ -12,13 +12,29 @@ export interface Recorded {
  * spool, an archive or a previous archive) damaged since it was written. `damaged` says which
  * copy and what to do about it.
  */
-export function checkRecorded(actual: Recorded, recorded: Recorded, damaged: string, details: RabbitErrorDetails = {}): void {
-  if (actual.size !== recorded.size || actual.sha256 !== recorded.sha256) throw new RabbitError('ARCHIVE_CORRUPT', damaged, details);
+export function checkRecorded(
+  actual: Recorded,
+  recorded: Recorded,
+  damaged: string,
+  details: RabbitErrorDetails = {},
+): void {
+  if (actual.size !== recorded.size || actual.sha256 !== recorded.sha256)
+    throw new RabbitError('ARCHIVE_CORRUPT', damaged, details);
 }
 
 /** Reads a stored body back and checks it against its record before anyone uses it. */
-export async function readVerified(read: Promise<Buffer>, recorded: Recorded, damaged: string, details: RabbitErrorDetails = {}): Promise<Buffer> {
+export async function readVerified(
+  read: Promise<Buffer>,
+  recorded: Recorded,
+  damaged: string,
+  details: RabbitErrorDetails = {},
+): Promise<Buffer> {
   const data = await read;
-  checkRecorded({ size: data.length, sha256: createHash('sha256').update(data).digest('hex') }, recorded, damaged, details);
+  checkRecorded(
+    { size: data.length, sha256: createHash('sha256').update(data).digest('hex') },
+    recorded,
+    damaged,
+    details,
+  );
   return data;
 }

@@ -95,7 +95,13 @@ export class Spool {
    */
   async write(
     body: ChunkSource,
-    options: { maxBytes: number; expectedLength?: number; keep?: boolean; source: string; onChunk?: (bytes: number) => void },
+    options: {
+      maxBytes: number;
+      expectedLength?: number;
+      keep?: boolean;
+      source: string;
+      onChunk?: (bytes: number) => void;
+    },
   ): Promise<SpooledBody> {
     // Bodies held whole in memory (nearly all) are hashed in one call at the end: a hash object
     // per body cost more than the hashing itself. Only one streamed to a file is hashed as it comes.
@@ -117,7 +123,12 @@ export class Spool {
         }
         held.push(chunk);
         if (size <= SMALL_BODY_BYTES || options.keep) return undefined;
-        streamed = { out: new FileWriter(join(this.dir, `.part-${process.pid}-${this.counter++}-${randomBytes(4).toString('hex')}`)), hash: createHash('sha256') };
+        streamed = {
+          out: new FileWriter(
+            join(this.dir, `.part-${process.pid}-${this.counter++}-${randomBytes(4).toString('hex')}`),
+          ),
+          hash: createHash('sha256'),
+        };
         let waiting: Promise<void> | undefined;
         for (const part of held.splice(0)) {
           streamed.hash.update(part);
@@ -170,7 +181,10 @@ class PackFile {
   private failure: unknown;
   private readonly timer: NodeJS.Timeout;
 
-  private constructor(private readonly handle: FileHandle, size: number) {
+  private constructor(
+    private readonly handle: FileHandle,
+    size: number,
+  ) {
     this.end = size;
     this.pendingStart = size;
     this.timer = setInterval(() => this.flush(), PACK_FLUSH_MS);
@@ -207,7 +221,9 @@ class PackFile {
     for (const [start, batch] of this.writing) {
       if (offset >= start && offset + size <= start + batch.length) return slice(batch, offset - start, size);
     }
-    return blocking ? readAtNow(this.handle.fd, offset, size, 'the pack') : readAt(this.handle, offset, size, 'the pack');
+    return blocking
+      ? readAtNow(this.handle.fd, offset, size, 'the pack')
+      : readAt(this.handle, offset, size, 'the pack');
   }
 
   async close(): Promise<void> {
@@ -303,7 +319,7 @@ export async function readAt(handle: FileHandle, offset: number, size: number, w
 /** As readAt, with blocking reads. */
 function readAtNow(fd: number, offset: number, size: number, what: string): Buffer {
   const buffer = Buffer.alloc(size);
-  for (let read = 0; read < size; ) {
+  for (let read = 0; read < size;) {
     const bytesRead = readSync(fd, buffer, read, size - read, offset + read);
     if (bytesRead === 0) throw new Error(`${what} is cut short at ${offset}`);
     read += bytesRead;
@@ -314,7 +330,8 @@ function readAtNow(fd: number, offset: number, size: number, what: string): Buff
 /** Writes all of `data` at `position`: one positional write may write less than it was given. */
 export async function writeAt(handle: FileHandle, data: Buffer, position: number): Promise<void> {
   let written = 0;
-  while (written < data.length) written += (await handle.write(data, written, data.length - written, position + written)).bytesWritten;
+  while (written < data.length)
+    written += (await handle.write(data, written, data.length - written, position + written)).bytesWritten;
 }
 
 export function mapDiskError(error: unknown, source: string): unknown {
@@ -326,7 +343,10 @@ export function mapDiskError(error: unknown, source: string): unknown {
     });
   }
   if (code === 'EACCES' || code === 'EROFS' || code === 'EPERM') {
-    return new RabbitError('OUTPUT_UNWRITABLE', `cannot write into the work directory (${code})`, { source, cause: error });
+    return new RabbitError('OUTPUT_UNWRITABLE', `cannot write into the work directory (${code})`, {
+      source,
+      cause: error,
+    });
   }
   return error;
 }

@@ -8,7 +8,10 @@ import type { BodyRef } from './spool.js';
  * and how it was served. Nothing else is copied (not the spool's in-memory buffer, not a cache's
  * bookkeeping), so a record kept for the whole run holds no bytes unless asked to.
  */
-export function cachedBodyOf(body: BodyRef & { sha256: string }, served: { contentType: string; lastModified: string | null }): CachedBody {
+export function cachedBodyOf(
+  body: BodyRef & { sha256: string },
+  served: { contentType: string; lastModified: string | null },
+): CachedBody {
   const cached: CachedBody = {
     sha256: body.sha256,
     size: body.size,

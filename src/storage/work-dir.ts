@@ -41,12 +41,14 @@ export function outputPaths(out: string): OutputPaths {
  */
 export async function checkOutput(paths: OutputPaths, force: boolean): Promise<void> {
   const existing = await stat(paths.out).catch(() => undefined);
-  if (existing?.isDirectory()) throw new RabbitError('USAGE', `--out ${paths.out} is a directory; give a file name such as backup.zip`);
+  if (existing?.isDirectory())
+    throw new RabbitError('USAGE', `--out ${paths.out} is a directory; give a file name such as backup.zip`);
   if (existing && !force) {
     throw new RabbitError('OUTPUT_EXISTS', `${paths.out} already exists; pass --force to replace it`);
   }
   const dir = await stat(paths.dir).catch(() => undefined);
-  if (!dir?.isDirectory()) throw new RabbitError('OUTPUT_UNWRITABLE', `the output directory ${paths.dir} does not exist`);
+  if (!dir?.isDirectory())
+    throw new RabbitError('OUTPUT_UNWRITABLE', `the output directory ${paths.dir} does not exist`);
   try {
     await access(paths.dir, constants.W_OK);
   } catch (error) {
@@ -55,7 +57,10 @@ export async function checkOutput(paths: OutputPaths, force: boolean): Promise<v
 }
 
 export async function makeWorkDir(paths: OutputPaths): Promise<boolean> {
-  const existed = await stat(paths.work).then(() => true, () => false);
+  const existed = await stat(paths.work).then(
+    () => true,
+    () => false,
+  );
   try {
     await mkdir(paths.work, { recursive: true });
   } catch (error) {

@@ -2,7 +2,14 @@ import { JournalCache, JournalWriter, readJournal } from './journal.js';
 import { KeyedSpill } from './keyed-spill.js';
 import { acquireLock, type Lock } from './lock.js';
 import { Spool } from './spool.js';
-import { checkOutput, makeWorkDir, outputPaths, removeStaleTemps, removeWorkDir, type OutputPaths } from './work-dir.js';
+import {
+  checkOutput,
+  makeWorkDir,
+  outputPaths,
+  removeStaleTemps,
+  removeWorkDir,
+  type OutputPaths,
+} from './work-dir.js';
 
 /**
  * What an export keeps on disk beside its output while it runs: the spool of bodies, the journal

@@ -43,7 +43,8 @@ export async function listArchive(path: string): Promise<ListRow[]> {
     file(entry, owner) {
       if (owner === null) return;
       let counter = counting.get(owner.revision);
-      if (counter === undefined) counting.set(owner.revision, (counter = new Counter(`prototypes/${owner.prototype}/r${owner.revision}/`)));
+      if (counter === undefined)
+        counting.set(owner.revision, (counter = new Counter(`prototypes/${owner.prototype}/r${owner.revision}/`)));
       counter.add(entry.path, entry.size);
     },
     prototype(id, record) {
@@ -70,7 +71,19 @@ export async function listArchive(path: string): Promise<ListRow[]> {
   }
   for (const [id, errors] of errorsById) {
     if (listed.has(id)) continue;
-    rows.push({ id, name: null, revision: null, pages: 0, layers: 0, elements: 0, discussions: 0, resources: 0, bytes: 0, errors, complete: false });
+    rows.push({
+      id,
+      name: null,
+      revision: null,
+      pages: 0,
+      layers: 0,
+      elements: 0,
+      discussions: 0,
+      resources: 0,
+      bytes: 0,
+      errors,
+      complete: false,
+    });
   }
   return rows.sort((a, b) => compareIds(a.id, b.id));
 }

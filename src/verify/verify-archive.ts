@@ -114,7 +114,8 @@ async function check(reader: ZipReader, report: VerifyReport, options: VerifyOpt
   // What the manifest did not list (or all of it, when the manifest is unreadable) is still CRC-checked.
   for (const { position, record } of index.records()) {
     if (index.isRepeat(position)) continue;
-    if (!isSafeEntryName(record.name)) problems.push({ kind: 'unsafe-name', path: record.name, detail: 'not a plain relative path' });
+    if (!isSafeEntryName(record.name))
+      problems.push({ kind: 'unsafe-name', path: record.name, detail: 'not a plain relative path' });
     if (listed && !listed.positions.has(position) && record.name !== MANIFEST_PATH) {
       problems.push({ kind: 'unlisted', path: record.name, detail: 'in the zip but not listed in the manifest' });
     }
@@ -175,7 +176,8 @@ async function readManifest(reader: ZipReader, problems: VerifyProblem[], digest
   };
   const read = await tryReadManifest(reader, { file, error: (error) => void errors.push(error) });
   if (!read.ok) {
-    const kind = read.fault === 'missing' ? 'manifest-missing' : read.fault === 'damaged' ? 'crc-error' : 'manifest-invalid';
+    const kind =
+      read.fault === 'missing' ? 'manifest-missing' : read.fault === 'damaged' ? 'crc-error' : 'manifest-invalid';
     problems.push({ kind, path: MANIFEST_PATH, detail: read.error.reason ?? read.error.message });
     return null;
   }
@@ -202,7 +204,11 @@ interface Digest {
 }
 
 /** Streams one entry through SHA-256; a CRC, inflate or size failure becomes a problem. */
-async function digestEntry(reader: ZipReader, entry: ZipEntryInfo, problems: VerifyProblem[]): Promise<Digest | undefined> {
+async function digestEntry(
+  reader: ZipReader,
+  entry: ZipEntryInfo,
+  problems: VerifyProblem[],
+): Promise<Digest | undefined> {
   const hash = createHash('sha256');
   let size = 0;
   try {

@@ -93,18 +93,26 @@ async function summarize(
   const milestones = (Array.isArray(versions?.milestones) ? versions.milestones : [])
     .map(asObject)
     .filter((m): m is Json => m !== undefined && typeof m.revision === 'number')
-    .map((m) => ({ revision: m.revision as number, name: str(m.name) ?? '', created: num(Number(str(m.created) ?? m.created)), user: str(asObject(m.user)?.name) }))
+    .map((m) => ({
+      revision: m.revision as number,
+      name: str(m.name) ?? '',
+      created: num(Number(str(m.created) ?? m.created)),
+      user: str(asObject(m.user)?.name),
+    }))
     .sort((a, b) => a.revision - b.revision);
 
   const layers = [];
-  const layerData = (layerId: string) => Promise.all([json(`layers/${layerId}.json`), json(`layers/${layerId}/elements.json`)]);
+  const layerData = (layerId: string) =>
+    Promise.all([json(`layers/${layerId}.json`), json(`layers/${layerId}/elements.json`)]);
   for await (const [layerId, [layer, elements]] of inOrder(idsOf(await json('layers.json')), READ_AHEAD, layerData)) {
     layers.push({ id: layerId, name: str(asObject(layer)?.name), elementCount: countOf(elements) });
   }
   const layerName = new Map(layers.map((l) => [l.id, l.name ?? l.id]));
 
   const discussions: (DiscussionSummary & { pageId: string | null })[] = [];
-  const discussionIds = [...inDir.keys()].flatMap((rest) => /^discussions\/(\d+)\.json$/.exec(rest)?.[1] ?? []).sort(compareIds);
+  const discussionIds = [...inDir.keys()]
+    .flatMap((rest) => /^discussions\/(\d+)\.json$/.exec(rest)?.[1] ?? [])
+    .sort(compareIds);
   for await (const [discussionId, value] of inOrder(discussionIds, READ_AHEAD, (d) => json(`discussions/${d}.json`))) {
     discussions.push(discussionOf(discussionId, asObject(value)));
   }
@@ -112,15 +120,26 @@ async function summarize(
   const pages: PageSummary[] = [];
   const pageData = (pageId: string) => {
     const png = inDir.get(`pages/${pageId}.png`);
-    return Promise.all([json(`pages/${pageId}.json`), png, png ? pngSize(png, read) : undefined, json(`pages/${pageId}/elements.json`)]);
+    return Promise.all([
+      json(`pages/${pageId}.json`),
+      png,
+      png ? pngSize(png, read) : undefined,
+      json(`pages/${pageId}/elements.json`),
+    ]);
   };
-  for await (const [pageId, [pageJson, png, size, elements]] of inOrder(idsOf(await json('pages.json')), READ_AHEAD, pageData)) {
+  for await (const [pageId, [pageJson, png, size, elements]] of inOrder(
+    idsOf(await json('pages.json')),
+    READ_AHEAD,
+    pageData,
+  )) {
     const meta_ = asObject(pageJson);
     const open = inDir.get(`pages/${pageId}.view.html`) ?? inDir.get(`pages/${pageId}.html`);
     pages.push({
       id: pageId,
       name: str(meta_?.name),
-      layerNames: (Array.isArray(meta_?.layers) ? meta_.layers : []).filter((l): l is string => typeof l === 'string').map((l) => layerName.get(l) ?? l),
+      layerNames: (Array.isArray(meta_?.layers) ? meta_.layers : [])
+        .filter((l): l is string => typeof l === 'string')
+        .map((l) => layerName.get(l) ?? l),
       elementCount: countOf(elements),
       ...(png && size ? { png: { path: png.path, ...size } } : {}),
       ...(open ? { open: open.path } : {}),
@@ -160,7 +179,10 @@ function discussionOf(id: string, value: Json | undefined): DiscussionSummary & 
 /** Both list forms the service used: an array of ids, and the old `{"page2200": "name"}` object. */
 function idsOf(value: unknown): string[] {
   const ids = Array.isArray(value) ? value : asObject(value) ? Object.keys(value as Json) : [];
-  return ids.filter((id) => typeof id === 'string' || typeof id === 'number').map(String).filter((id) => /^[A-Za-z0-9]+$/.test(id));
+  return ids
+    .filter((id) => typeof id === 'string' || typeof id === 'number')
+    .map(String)
+    .filter((id) => /^[A-Za-z0-9]+$/.test(id));
 }
 
 function countOf(value: unknown): number | null {

@@ -10,7 +10,14 @@ import { PageRequisites, setArchived, VIEWER_READS, type AssetCatalog } from '..
 import type { AssetLimits } from '../assets/asset-types.js';
 import type { ServiceLocation } from '../assets/resolve-ref.js';
 import { summarizePrototype } from './archive-data.js';
-import { INDEX_ERROR_LIMIT, INDEX_PATH, prototypeIndexPath, renderIndex, renderPrototypePage, type IndexEntry } from './index-html.js';
+import {
+  INDEX_ERROR_LIMIT,
+  INDEX_PATH,
+  prototypeIndexPath,
+  renderIndex,
+  renderPrototypePage,
+  type IndexEntry,
+} from './index-html.js';
 import { buildPageViews, StylesheetViews, type GeneratedFile } from './page-views.js';
 
 export interface OfflineViewerOptions {
@@ -101,8 +108,18 @@ export class OfflineViewer {
     await this.addSheets();
     const entries = model.prototypeIds().flatMap((id) => this.built.get(id) ?? []);
     const errors = await model.firstErrors(INDEX_ERROR_LIMIT);
-    const index = renderIndex({ baseUrl: this.options.baseUrl, prototypes: entries, errors, errorCount: model.errorCount });
-    await store(this.options, { path: INDEX_PATH, data: Buffer.from(index, 'utf8'), contentType: 'text/html; charset=utf-8', generatedFrom: MANIFEST_PATH });
+    const index = renderIndex({
+      baseUrl: this.options.baseUrl,
+      prototypes: entries,
+      errors,
+      errorCount: model.errorCount,
+    });
+    await store(this.options, {
+      path: INDEX_PATH,
+      data: Buffer.from(index, 'utf8'),
+      contentType: 'text/html; charset=utf-8',
+      generatedFrom: MANIFEST_PATH,
+    });
   }
 
   /**
@@ -115,7 +132,8 @@ export class OfflineViewer {
     this.building = true;
     this.options.frontier.beside(async () => {
       // Settled is checked again before each: the build takes its stylesheets as they are then.
-      while (this.ready.length > 0 && this.requisites?.settled !== false) await this.build(this.ready.shift() as string);
+      while (this.ready.length > 0 && this.requisites?.settled !== false)
+        await this.build(this.ready.shift() as string);
       this.building = false;
       this.kick();
     });
@@ -136,12 +154,18 @@ export class OfflineViewer {
       const { assets, foreign } = this.requisites.catalog;
       const catalog: AssetCatalog = { assets, foreign, archived: new Map() };
       setArchived(catalog, await (this.top ??= model.files(undefined)), files);
-      for (const view of await buildPageViews(files, catalog, this.sheets.views, this.options.service, this.read)) files.push(await store(this.options, view));
+      for (const view of await buildPageViews(files, catalog, this.sheets.views, this.options.service, this.read))
+        files.push(await store(this.options, view));
     }
     const summary = await summarizePrototype(id, files, model.prototype(id)?.complete ?? false, this.read);
     if (summary) {
       const page = renderPrototypePage(summary, this.options.baseUrl);
-      await store(this.options, { path: prototypeIndexPath(id), data: Buffer.from(page, 'utf8'), contentType: 'text/html; charset=utf-8', generatedFrom: MANIFEST_PATH });
+      await store(this.options, {
+        path: prototypeIndexPath(id),
+        data: Buffer.from(page, 'utf8'),
+        contentType: 'text/html; charset=utf-8',
+        generatedFrom: MANIFEST_PATH,
+      });
     }
     const first = summary?.pages.find((p) => p.png);
     this.built.set(
@@ -159,7 +183,10 @@ export class OfflineViewer {
 }
 
 async function store(options: OfflineViewerOptions, generated: GeneratedFile): Promise<StoredFile> {
-  const body = await options.fetch.spool.write(bufferChunks(generated.data), { maxBytes: Number.MAX_SAFE_INTEGER, source: generated.path });
+  const body = await options.fetch.spool.write(bufferChunks(generated.data), {
+    maxBytes: Number.MAX_SAFE_INTEGER,
+    source: generated.path,
+  });
   const file = storedFileOf(
     { path: generated.path, source: GENERATED_SOURCE, generatedFrom: generated.generatedFrom },
     cachedBodyOf(body, { contentType: generated.contentType, lastModified: null }),

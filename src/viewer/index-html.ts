@@ -46,7 +46,10 @@ const INDEX_CSP = "default-src 'none'; img-src 'self' file: data:; style-src 'un
 
 export function renderIndex(input: IndexInput): string {
   const count = input.prototypes.length;
-  const warn = input.errorCount > 0 ? ` <strong class="warn">Incomplete: ${input.errorCount} resource${input.errorCount === 1 ? '' : 's'} could not be archived (see the end of this page).</strong>` : '';
+  const warn =
+    input.errorCount > 0
+      ? ` <strong class="warn">Incomplete: ${input.errorCount} resource${input.errorCount === 1 ? '' : 's'} could not be archived (see the end of this page).</strong>`
+      : '';
   const items = input.prototypes.map((p) => {
     const href = prototypeIndexPath(p.id);
     const image = p.thumbnail
@@ -90,14 +93,19 @@ ${body}
 
 function renderPrototype(p: PrototypeSummary, href: (path: string) => string): string {
   const changed = p.lastModification === null ? 'unknown' : formatDate(p.lastModification);
-  const milestones = p.milestones.length === 0
-    ? '<p class="muted">No milestones.</p>'
-    : `<table><thead><tr><th>Revision</th><th>Milestone</th><th>Created</th><th>By</th></tr></thead><tbody>${p.milestones
-        .map((m) => `<tr><td>${m.revision}</td><td>${escapeHtml(m.name)}</td><td>${m.created === null ? '' : formatDate(m.created)}</td><td>${escapeHtml(m.user ?? '')}</td></tr>`)
-        .join('')}</tbody></table>`;
-  const layers = p.layers.length === 0
-    ? '<p class="muted">No layers.</p>'
-    : `<ul>${p.layers.map((l) => `<li>${nameOf(l.name, l.id)} <span class="muted">(${countText(l.elementCount)})</span></li>`).join('')}</ul>`;
+  const milestones =
+    p.milestones.length === 0
+      ? '<p class="muted">No milestones.</p>'
+      : `<table><thead><tr><th>Revision</th><th>Milestone</th><th>Created</th><th>By</th></tr></thead><tbody>${p.milestones
+          .map(
+            (m) =>
+              `<tr><td>${m.revision}</td><td>${escapeHtml(m.name)}</td><td>${m.created === null ? '' : formatDate(m.created)}</td><td>${escapeHtml(m.user ?? '')}</td></tr>`,
+          )
+          .join('')}</tbody></table>`;
+  const layers =
+    p.layers.length === 0
+      ? '<p class="muted">No layers.</p>'
+      : `<ul>${p.layers.map((l) => `<li>${nameOf(l.name, l.id)} <span class="muted">(${countText(l.elementCount)})</span></li>`).join('')}</ul>`;
   let marker = 0;
   const numbered = new Map<DiscussionSummary, number>();
   for (const page of p.pages) for (const d of page.discussions) numbered.set(d, ++marker);
@@ -113,7 +121,11 @@ function renderPrototype(p: PrototypeSummary, href: (path: string) => string): s
 </section>`;
 }
 
-function renderPage(page: PageSummary, numbered: Map<DiscussionSummary, number>, href: (path: string) => string): string {
+function renderPage(
+  page: PageSummary,
+  numbered: Map<DiscussionSummary, number>,
+  href: (path: string) => string,
+): string {
   const size = page.png ?? { width: 320, height: 240 };
   const image = page.png
     ? `<img src="${href(page.png.path)}" width="${size.width}" height="${size.height}" alt="${escapeHtml(page.name ?? page.id)}">`
@@ -127,16 +139,24 @@ function renderPage(page: PageSummary, numbered: Map<DiscussionSummary, number>,
     })
     .join('');
   const shot = `<span class="shot" style="aspect-ratio:${size.width} / ${size.height}">${image}${markers}</span>`;
-  const layers = page.layerNames.length === 0 ? '' : `<br><span class="muted">Layers: ${page.layerNames.map(escapeHtml).join(', ')}</span>`;
+  const layers =
+    page.layerNames.length === 0
+      ? ''
+      : `<br><span class="muted">Layers: ${page.layerNames.map(escapeHtml).join(', ')}</span>`;
   return `<figure class="page" id="page-${page.id}">${page.open ? `<a href="${href(page.open)}">${shot}</a>` : shot}
 <figcaption>${page.open ? `<a href="${href(page.open)}">${nameOf(page.name, page.id)}</a>` : nameOf(page.name, page.id)} <span class="muted">(${countText(page.elementCount)})</span>${layers}</figcaption></figure>`;
 }
 
 function renderDiscussion(d: DiscussionSummary, n: number, p: PrototypeSummary): string {
   const page = p.pages.find((pg) => pg.discussions.includes(d));
-  const where = page ? ` <span class="muted">on ${nameOf(page.name, page.id)}${d.x !== null && d.y !== null ? ` at ${d.x}, ${d.y}` : ''}</span>` : '';
+  const where = page
+    ? ` <span class="muted">on ${nameOf(page.name, page.id)}${d.x !== null && d.y !== null ? ` at ${d.x}, ${d.y}` : ''}</span>`
+    : '';
   const entries = d.entries
-    .map((e) => `<li><span class="author">${escapeHtml(e.author ?? 'unknown')}</span> <span class="muted">${e.timestamp === null ? '' : formatDate(e.timestamp)}</span><br>${escapeHtml(e.text ?? '')}</li>`)
+    .map(
+      (e) =>
+        `<li><span class="author">${escapeHtml(e.author ?? 'unknown')}</span> <span class="muted">${e.timestamp === null ? '' : formatDate(e.timestamp)}</span><br>${escapeHtml(e.text ?? '')}</li>`,
+    )
     .join('');
   return `<li value="${n}"><strong>${nameOf(d.title, `Discussion ${d.id}`)}</strong>${where}<ul class="entries">${entries}</ul></li>`;
 }
@@ -144,7 +164,10 @@ function renderDiscussion(d: DiscussionSummary, n: number, p: PrototypeSummary):
 function renderErrors(errors: readonly ManifestError[], count: number): string {
   if (count === 0) return '';
   const items = errors.map((e) => `<li><code>${escapeHtml(e.source)}</code>: ${escapeHtml(e.message)}</li>`).join('');
-  const more = count > errors.length ? `<p class="muted">And ${count - errors.length} more: manifest.json lists every one.</p>` : '';
+  const more =
+    count > errors.length
+      ? `<p class="muted">And ${count - errors.length} more: manifest.json lists every one.</p>`
+      : '';
   return `<footer><h2>Not archived</h2><ul>${items}</ul>${more}</footer>`;
 }
 

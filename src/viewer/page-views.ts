@@ -67,13 +67,15 @@ export async function buildPageViews(
     const replacements: Replacement[] = [];
     for (const ref of scanHtml(html)) {
       const resolution = resolveReference(ref.value, base, service);
-      if (resolution.kind === 'foreign' && ref.kind !== 'link') replacements.push({ start: ref.start, end: ref.end, text: INERT });
+      if (resolution.kind === 'foreign' && ref.kind !== 'link')
+        replacements.push({ start: ref.start, end: ref.end, text: INERT });
       if (resolution.kind !== 'service') continue;
       const target =
         ref.kind === 'link'
           ? viewBySource.get(resolution.source)
           : (cssViews.get(resolution.request) ?? localPathOf(catalog, resolution));
-      if (target !== undefined) replacements.push({ start: ref.start, end: ref.end, text: relativeEntryUrl(path, target) });
+      if (target !== undefined)
+        replacements.push({ start: ref.start, end: ref.end, text: relativeEntryUrl(path, target) });
     }
     out.push({
       path,
@@ -107,7 +109,10 @@ export class StylesheetViews {
     const { catalog, service, views } = this;
     // Taken before the first await: the batch is what the catalog held when it was settled.
     const fresh = [...catalog.assets]
-      .filter(([request, file]) => !this.decided.has(request) && isCss(file.contentType) && file.size <= ASSET_LIMITS.maxCssBytes)
+      .filter(
+        ([request, file]) =>
+          !this.decided.has(request) && isCss(file.contentType) && file.size <= ASSET_LIMITS.maxCssBytes,
+      )
       .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     for (const [request] of fresh) this.decided.add(request);
     const sheets = [];
@@ -125,7 +130,8 @@ export class StylesheetViews {
     // A sheet needs a copy when any of its references leads into the archive or to another host;
     // imports then point at the imported sheet's copy when it has one, else at the sheet itself
     // (whose references need nothing). Deciding first keeps import cycles harmless.
-    for (const sheet of sheets) if (sheet.refs.some((t) => t.target !== undefined)) views.set(sheet.request, sheet.path);
+    for (const sheet of sheets)
+      if (sheet.refs.some((t) => t.target !== undefined)) views.set(sheet.request, sheet.path);
     const out: GeneratedFile[] = [];
     for (const sheet of sheets) {
       if (!views.has(sheet.request)) continue;
@@ -153,7 +159,8 @@ export class StylesheetViews {
 /** The policy goes first thing in the head, before anything it must govern. */
 function withPolicy(html: string): string {
   const head = /<head(?:[\t\n\f\r ][^>]*)?>/i.exec(html);
-  if (head) return `${html.slice(0, head.index + head[0].length)}\n${CSP_META}${html.slice(head.index + head[0].length)}`;
+  if (head)
+    return `${html.slice(0, head.index + head[0].length)}\n${CSP_META}${html.slice(head.index + head[0].length)}`;
   const root = /<html(?:[\t\n\f\r ][^>]*)?>/i.exec(html);
   const at = root ? root.index + root[0].length : 0;
   return `${html.slice(0, at)}<head>${CSP_META}</head>${html.slice(at)}`;

@@ -54,11 +54,14 @@ export async function serveArchive(zipPath: string, options: ServeArchiveOptions
     if (!isOwnHost(req.headers.host, port)) {
       // DNS rebinding: a page on another site that points its own name at 127.0.0.1 reaches this
       // server, but its requests name that site as Host. They get nothing from the archive.
-      res.writeHead(421, { 'content-type': 'text/plain; charset=utf-8' }).end('this server answers only to its own address\n');
+      res
+        .writeHead(421, { 'content-type': 'text/plain; charset=utf-8' })
+        .end('this server answers only to its own address\n');
       return;
     }
     handle(zip, req, res).catch(() => {
-      if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' }).end('cannot read this entry\n');
+      if (!res.headersSent)
+        res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' }).end('cannot read this entry\n');
       else res.destroy();
     });
   });

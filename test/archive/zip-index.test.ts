@@ -23,17 +23,20 @@ async function drain(stream: NodeJS.ReadableStream): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
-const elementName = (i: number) => `prototypes/1001/r3/pages/page${String(i >> 7).padStart(4, '0')}/elements/element${String(i).padStart(6, '0')}.json`;
+const elementName = (i: number) =>
+  `prototypes/1001/r3/pages/page${String(i >> 7).padStart(4, '0')}/elements/element${String(i).padStart(6, '0')}.json`;
 
 describe('the compact zip index', () => {
   it.each([
     { label: 'every name colliding', hashName: () => 0 },
     { label: 'names colliding in pairs', hashName: (name: string) => name.length + (name.endsWith('b.json') ? 1 : 0) },
   ])('finds each entry by its real name with $label', async ({ hashName }) => {
-    const entries: PlainEntry[] = ['a.json', 'b.json', 'ab.json', 'bb.json', 'dir/a.json', 'dir/ä.json'].map((name, i) => ({
-      name,
-      data: Buffer.from(`{"n":${i}}`),
-    }));
+    const entries: PlainEntry[] = ['a.json', 'b.json', 'ab.json', 'bb.json', 'dir/a.json', 'dir/ä.json'].map(
+      (name, i) => ({
+        name,
+        data: Buffer.from(`{"n":${i}}`),
+      }),
+    );
     const path = join(dir, 'collide.zip');
     await writeFile(path, plainZip(entries));
     const reader = await openZip(path, { hashName });
@@ -69,7 +72,10 @@ describe('the compact zip index', () => {
 
   it('reads a zip64 archive of more than 65,535 entries', async () => {
     const count = 70_000;
-    const entries: PlainEntry[] = Array.from({ length: count }, (_, i) => ({ name: elementName(i), data: Buffer.from(`{"i":${i}}`) }));
+    const entries: PlainEntry[] = Array.from({ length: count }, (_, i) => ({
+      name: elementName(i),
+      data: Buffer.from(`{"i":${i}}`),
+    }));
     const path = join(dir, 'big.zip');
     await writeFile(path, plainZip(entries, { zip64: true }));
     // Info-ZIP agrees the archive is sound, so the reader is tested against a real zip64 layout.
@@ -84,7 +90,10 @@ describe('the compact zip index', () => {
       expect({ listed, outOfOrder }).toEqual({ listed: count, outOfOrder: 0 });
       for (const i of [0, 1, 65_535, 65_536, count - 1]) {
         expect((await drain(await reader.openEntry(elementName(i)))).toString()).toBe(`{"i":${i}}`);
-        expect(reader.entries.get(elementName(i))).toMatchObject({ uncompressedSize: String(`{"i":${i}}`).length, compressionMethod: 0 });
+        expect(reader.entries.get(elementName(i))).toMatchObject({
+          uncompressedSize: String(`{"i":${i}}`).length,
+          compressionMethod: 0,
+        });
       }
       expect(reader.entries.has(elementName(count))).toBe(false);
     } finally {
@@ -95,7 +104,13 @@ describe('the compact zip index', () => {
   it('reads what the project writer writes, deflated entries larger than one read included', async () => {
     const big = Buffer.from('{"x":1}\n'.repeat(200_000));
     const path = join(dir, 'written.zip');
-    await writeZip([{ name: 'big.json', data: big, store: false }, { name: 'big.bin', data: big, store: true }], path);
+    await writeZip(
+      [
+        { name: 'big.json', data: big, store: false },
+        { name: 'big.bin', data: big, store: true },
+      ],
+      path,
+    );
     const reader = await openZip(path);
     try {
       expect((await drain(await reader.openEntry('big.json'))).equals(big)).toBe(true);

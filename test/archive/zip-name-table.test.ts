@@ -8,7 +8,9 @@ describe('ZipNameTable', () => {
     // Few distinct hashes: long probe chains, many candidates per hash.
     for (let i = 0; i < count; i += 1) table.add((i % 97) + 1, i * 10);
     for (let h = 1; h <= 97; h += 1) {
-      const expected = Array.from({ length: count }, (_, i) => i).filter((i) => (i % 97) + 1 === h).map((i) => i * 10);
+      const expected = Array.from({ length: count }, (_, i) => i)
+        .filter((i) => (i % 97) + 1 === h)
+        .map((i) => i * 10);
       expect(table.candidates(h).sort((a, b) => a - b)).toEqual(expected);
     }
     expect(table.candidates(98)).toEqual([]);

@@ -32,13 +32,20 @@ async function sample(name = 'sample.zip'): Promise<string> {
   return path;
 }
 
-async function failure(promise: Promise<unknown>): Promise<{ code: string; message: string; entry?: string; reason?: string }> {
+async function failure(
+  promise: Promise<unknown>,
+): Promise<{ code: string; message: string; entry?: string; reason?: string }> {
   const error = await promise.then(
     () => undefined,
     (e: unknown) => e,
   );
   if (!isRabbitError(error)) throw new Error(`expected a RabbitError, got ${String(error)}`);
-  return { code: error.code, message: error.message, ...(error.entry !== undefined ? { entry: error.entry } : {}), ...(error.reason !== undefined ? { reason: error.reason } : {}) };
+  return {
+    code: error.code,
+    message: error.message,
+    ...(error.entry !== undefined ? { entry: error.entry } : {}),
+    ...(error.reason !== undefined ? { reason: error.reason } : {}),
+  };
 }
 
 async function drain(promise: Promise<NodeJS.ReadableStream>): Promise<Buffer> {
@@ -65,8 +72,16 @@ describe('openZip', () => {
   });
 
   it.each([
-    { label: 'a truncated download', make: async (p: string) => truncate(p, (await stat(p)).size - 30), pattern: /cut short/ },
-    { label: 'a text file', make: (p: string) => writeFile(p, 'this is a note, not an archive\n'), pattern: /not a zip archive/ },
+    {
+      label: 'a truncated download',
+      make: async (p: string) => truncate(p, (await stat(p)).size - 30),
+      pattern: /cut short/,
+    },
+    {
+      label: 'a text file',
+      make: (p: string) => writeFile(p, 'this is a note, not an archive\n'),
+      pattern: /not a zip archive/,
+    },
     { label: 'an empty file', make: (p: string) => writeFile(p, ''), pattern: /empty/ },
     { label: 'a missing file', make: (p: string) => rm(p), pattern: /does not exist/ },
   ])('refuses $label with NOT_A_ZIP and a one-line reason', async ({ make, pattern }) => {

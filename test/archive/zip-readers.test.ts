@@ -52,7 +52,10 @@ describe('the archive as streaming readers see it', () => {
   it('is read by the JDK ZipInputStream from a stream, with sizes and CRCs announced up front', async (context) => {
     const source = fileURLToPath(new URL('./readers/ZipStreamCheck.java', import.meta.url));
     const { stdout } = await tool(context, 'java', [source], { stdinFile: zip });
-    const rows = stdout.trim().split('\n').map((line) => line.split('\t'));
+    const rows = stdout
+      .trim()
+      .split('\n')
+      .map((line) => line.split('\t'));
     expect(rows.map((r) => r[0])).toEqual(expected.map((e) => e.name));
     for (const [i, row] of rows.entries()) {
       const want = expected[i] as ExpectedEntry;
@@ -68,7 +71,8 @@ describe('the archive as streaming readers see it', () => {
     const out = join(dir, 'bsdtar');
     await mkdir(out);
     await tool(context, 'bsdtar', ['-xf', '-', '-C', out], { stdinFile: zip });
-    for (const want of expected) expect((await readFile(join(out, want.name))).equals(want.bytes), want.name).toBe(true);
+    for (const want of expected)
+      expect((await readFile(join(out, want.name))).equals(want.bytes), want.name).toBe(true);
   });
 });
 
@@ -104,7 +108,12 @@ describe('the archive as central-directory readers see it', () => {
       for await (const entry of reader.eachEntry()) {
         const want = expected[seen.length] as ExpectedEntry;
         seen.push(entry.fileName);
-        expect([entry.fileName, entry.uncompressedSize, entry.crc32, entry.compressionMethod]).toEqual([want.name, want.bytes.length, crc32(want.bytes), want.method]);
+        expect([entry.fileName, entry.uncompressedSize, entry.crc32, entry.compressionMethod]).toEqual([
+          want.name,
+          want.bytes.length,
+          crc32(want.bytes),
+          want.method,
+        ]);
         const chunks: Buffer[] = [];
         for await (const chunk of await reader.openReadStreamPromise(entry)) chunks.push(chunk as Buffer);
         expect(Buffer.concat(chunks).equals(want.bytes), want.name).toBe(true);

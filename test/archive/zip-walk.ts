@@ -28,7 +28,9 @@ const CENTRAL = 0x02014b50;
  * Every local header in order, and where they end: the central directory's start, whose
  * signature is returned so a caller can check the walk stopped at it and not at garbage.
  */
-export async function walkLocalHeaders(path: string): Promise<{ entries: LocalEntry[]; end: number; signatureAtEnd: number }> {
+export async function walkLocalHeaders(
+  path: string,
+): Promise<{ entries: LocalEntry[]; end: number; signatureAtEnd: number }> {
   const bytes = await readFile(path);
   const entries: LocalEntry[] = [];
   let at = 0;
@@ -48,7 +50,8 @@ export async function walkLocalHeaders(path: string): Promise<{ entries: LocalEn
       zip64: false,
     };
     readZip64Sizes(entry, bytes.subarray(at + 30 + nameLength, entry.dataOffset));
-    if (entry.flags & 0x0008) throw new Error(`${entry.name}: data descriptor flag set; sizes are not in the local header`);
+    if (entry.flags & 0x0008)
+      throw new Error(`${entry.name}: data descriptor flag set; sizes are not in the local header`);
     entries.push(entry);
     at = entry.dataOffset + entry.compressedSize;
   }
@@ -70,7 +73,7 @@ export async function localData(path: string, entry: LocalEntry): Promise<Buffer
 export { CENTRAL as CENTRAL_SIGNATURE };
 
 function readZip64Sizes(entry: LocalEntry, extra: Buffer): void {
-  for (let at = 0; at + 4 <= extra.length; ) {
+  for (let at = 0; at + 4 <= extra.length;) {
     const id = extra.readUInt16LE(at);
     const length = extra.readUInt16LE(at + 2);
     if (id === 0x0001) {

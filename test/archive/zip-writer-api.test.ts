@@ -85,7 +85,16 @@ describe('ZipWriter', () => {
     for (let i = 0; i < 20_000; i += 1) await writer.addBuffer({ name: `f/${i}`, store: true }, Buffer.from('x'));
     await writer.addBuffer({ name: second, store: false }, Buffer.from('2'));
     expect(await codeOf(writer.addBuffer({ name: first, store: false }, Buffer.from('again')))).toBe('DUPLICATE_ENTRY');
-    expect(await codeOf(writer.addStream({ name: second }, (async function* () { yield 'again'; })()))).toBe('DUPLICATE_ENTRY');
+    expect(
+      await codeOf(
+        writer.addStream(
+          { name: second },
+          (async function* () {
+            yield 'again';
+          })(),
+        ),
+      ),
+    ).toBe('DUPLICATE_ENTRY');
     expect(await codeOf(writer.addFile({ name: 'f/7', store: true }, { file: dest, size: 0 }))).toBe('DUPLICATE_ENTRY');
     // A refused name leaves nothing behind: the writer goes on.
     await writer.addBuffer({ name: 'last.json', store: false }, Buffer.from('3'));
@@ -111,21 +120,27 @@ describe('ZipWriter', () => {
       case: 'the signal fires while an entry streams',
       code: 'INTERRUPTED',
       run: async (writer: ZipWriter, controller: AbortController) =>
-        writer.addStream({ name: 'm.json' }, (async function* () {
-          yield 'a';
-          controller.abort();
-          yield 'b';
-        })()),
+        writer.addStream(
+          { name: 'm.json' },
+          (async function* () {
+            yield 'a';
+            controller.abort();
+            yield 'b';
+          })(),
+        ),
     },
     {
       case: 'the stream of an entry fails',
       code: 'BAD_JSON',
       run: async (writer: ZipWriter) =>
-        writer.addStream({ name: 'm.json' }, (async function* () {
-          yield 'a';
-          const { RabbitError } = await import('../../src/core/errors.js');
-          throw new RabbitError('BAD_JSON', 'broken source');
-        })()),
+        writer.addStream(
+          { name: 'm.json' },
+          (async function* () {
+            yield 'a';
+            const { RabbitError } = await import('../../src/core/errors.js');
+            throw new RabbitError('BAD_JSON', 'broken source');
+          })(),
+        ),
     },
     {
       case: 'a file is shorter than the size given',
@@ -138,7 +153,8 @@ describe('ZipWriter', () => {
     {
       case: 'a file is missing',
       code: 'OUTPUT_UNWRITABLE',
-      run: async (writer: ZipWriter) => writer.addFile({ name: 's.json', store: false }, { file: join(dir, 'missing'), size: 10 }),
+      run: async (writer: ZipWriter) =>
+        writer.addFile({ name: 's.json', store: false }, { file: join(dir, 'missing'), size: 10 }),
     },
   ])('cleans up after itself when $case', async ({ code, run }) => {
     const controller = new AbortController();
@@ -157,11 +173,14 @@ describe('ZipWriter', () => {
     const writer = await ZipWriter.create(dest);
     let release: () => void = () => undefined;
     const gate = new Promise<void>((resolve) => (release = resolve));
-    const streaming = writer.addStream({ name: 'm.json' }, (async function* () {
-      yield 'first';
-      await gate;
-      yield 'second';
-    })());
+    const streaming = writer.addStream(
+      { name: 'm.json' },
+      (async function* () {
+        yield 'first';
+        await gate;
+        yield 'second';
+      })(),
+    );
     await new Promise((resolve) => setTimeout(resolve, 20));
     await writer.abort();
     release();
@@ -173,7 +192,9 @@ describe('ZipWriter', () => {
   it('refuses a second call while the first is still running', async () => {
     const writer = await ZipWriter.create(join(dir, 'busy.zip'));
     const first = writer.addBuffer({ name: 'a.json', store: false }, Buffer.from('{}'));
-    await expect(writer.addBuffer({ name: 'b.json', store: false }, Buffer.from('{}'))).rejects.toThrow(/await each call/);
+    await expect(writer.addBuffer({ name: 'b.json', store: false }, Buffer.from('{}'))).rejects.toThrow(
+      /await each call/,
+    );
     await first;
     await writer.abort();
   });

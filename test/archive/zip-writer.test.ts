@@ -43,11 +43,23 @@ describe('writeZip', () => {
     await writeFile(pngFile, PNG);
     await writeFile(jsonFile, JSON_BODY);
     const cases: Array<{ source: ZipSource; bytes: Buffer; method: number }> = [
-      { source: { name: 'manifest.json', data: '{"formatVersion":1}', store: false }, bytes: Buffer.from('{"formatVersion":1}'), method: 8 },
+      {
+        source: { name: 'manifest.json', data: '{"formatVersion":1}', store: false },
+        bytes: Buffer.from('{"formatVersion":1}'),
+        method: 8,
+      },
       { source: { name: 'prototypes/4711/r17/pages/page0001.png', file: pngFile, store: true }, bytes: PNG, method: 0 },
-      { source: { name: 'prototypes/4711/r17/pages/page0001.json', file: jsonFile, store: false }, bytes: Buffer.from(JSON_BODY), method: 8 },
+      {
+        source: { name: 'prototypes/4711/r17/pages/page0001.json', file: jsonFile, store: false },
+        bytes: Buffer.from(JSON_BODY),
+        method: 8,
+      },
       { source: { name: 'prototypes/4711/r17/pages/page0002.png', data: PNG, store: true }, bytes: PNG, method: 0 },
-      { source: { name: 'prototypes/4711/r17/pages/page0001.html', data: '<p>é</p>', store: false }, bytes: Buffer.from('<p>é</p>'), method: 8 },
+      {
+        source: { name: 'prototypes/4711/r17/pages/page0001.html', data: '<p>é</p>', store: false },
+        bytes: Buffer.from('<p>é</p>'),
+        method: 8,
+      },
     ];
     const dest = join(dir, 'out.zip');
     const result = await writeZip(
@@ -261,7 +273,10 @@ describe('writeZip', () => {
         return;
       }
       await chmod(dir, 0o555);
-      await expectCode(writeZip([{ name: 'a.json', data: '{}', store: false }], join(dir, 'out.zip')), 'OUTPUT_UNWRITABLE');
+      await expectCode(
+        writeZip([{ name: 'a.json', data: '{}', store: false }], join(dir, 'out.zip')),
+        'OUTPUT_UNWRITABLE',
+      );
     });
   });
 });

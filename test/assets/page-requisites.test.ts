@@ -41,7 +41,7 @@ function setup(archived: StoredFile[]) {
 }
 
 describe('page requisites during the crawl', () => {
-  it('schedules a stored page\'s assets at once, leaving references to API resources for after the crawl', async () => {
+  it("schedules a stored page's assets at once, leaving references to API resources for after the crawl", async () => {
     const png = { ...page('page1'), path: 'prototypes/3/r6/pages/page1.png', source: PNG };
     const { frontier, errors, requisites } = setup([page('page1'), png]);
     requisites.pageStored(page('page1', Buffer.from(html, 'latin1')), '3');

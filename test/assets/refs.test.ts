@@ -20,10 +20,32 @@ describe('scanHtml', () => {
     ['anchor is a link', '<a href="page2.html">x</a>', [{ value: 'page2.html', kind: 'link' }]],
     ['background attribute', '<td background="bg.gif"></td>', [{ value: 'bg.gif', kind: 'resource' }]],
     ['style attribute url()', '<div style="background:url(\'b.png\')"></div>', [{ value: 'b.png', kind: 'resource' }]],
-    ['style element', '<style>@import "c.css"; p{background:url(d.png)}</style>', [{ value: 'c.css', kind: 'stylesheet' }, { value: 'd.png', kind: 'resource' }]],
-    ['srcset candidates', '<img srcset="a.png 1x, b.png 2x" />', [{ value: 'a.png', kind: 'resource' }, { value: 'b.png', kind: 'resource' }]],
-    ['comments are skipped', '<!-- <img src="no.png"> --><img src="yes.png">', [{ value: 'yes.png', kind: 'resource' }]],
-    ['script bodies are skipped', '<script>var s = "<img src=no.png>";</script><img src="yes.png">', [{ value: 'yes.png', kind: 'resource' }]],
+    [
+      'style element',
+      '<style>@import "c.css"; p{background:url(d.png)}</style>',
+      [
+        { value: 'c.css', kind: 'stylesheet' },
+        { value: 'd.png', kind: 'resource' },
+      ],
+    ],
+    [
+      'srcset candidates',
+      '<img srcset="a.png 1x, b.png 2x" />',
+      [
+        { value: 'a.png', kind: 'resource' },
+        { value: 'b.png', kind: 'resource' },
+      ],
+    ],
+    [
+      'comments are skipped',
+      '<!-- <img src="no.png"> --><img src="yes.png">',
+      [{ value: 'yes.png', kind: 'resource' }],
+    ],
+    [
+      'script bodies are skipped',
+      '<script>var s = "<img src=no.png>";</script><img src="yes.png">',
+      [{ value: 'yes.png', kind: 'resource' }],
+    ],
     ['non-ASCII around refs', latin1('<p>Übersicht 🏠</p><img src="ä.png">'), [{ value: 'ä.png', kind: 'resource' }]],
   ];
   it.each(cases)('%s', (_, html, expected) => {
@@ -53,15 +75,59 @@ describe('scanCss', () => {
 
 describe('resolveReference', () => {
   const cases: [string, string, Resolution][] = [
-    ['absolute on the host', 'https://pidoco.com/rabbit/static/css/page.css', { kind: 'service', source: '/rabbit/static/css/page.css', request: '/rabbit/static/css/page.css', url: 'https://pidoco.com/rabbit/static/css/page.css' }],
-    ['root-relative', '/rabbit/static/img/logo.png', { kind: 'service', source: '/rabbit/static/img/logo.png', request: '/rabbit/static/img/logo.png', url: 'https://pidoco.com/rabbit/static/img/logo.png' }],
-    ['relative', '../../../../static/img/icon.png', { kind: 'service', source: '/rabbit/static/img/icon.png', request: '/rabbit/static/img/icon.png', url: 'https://pidoco.com/rabbit/static/img/icon.png' }],
-    ['query kept, api_key dropped', '/s/a.css?v=2&api_key=SECRET', { kind: 'service', source: '/s/a.css', request: '/s/a.css?v=2', url: 'https://pidoco.com/s/a.css?v=2' }],
-    ['dot segments cannot climb above the root', '../../../etc/passwd', { kind: 'service', source: '/rabbit/api/etc/passwd', request: '/rabbit/api/etc/passwd', url: 'https://pidoco.com/rabbit/api/etc/passwd' }],
+    [
+      'absolute on the host',
+      'https://pidoco.com/rabbit/static/css/page.css',
+      {
+        kind: 'service',
+        source: '/rabbit/static/css/page.css',
+        request: '/rabbit/static/css/page.css',
+        url: 'https://pidoco.com/rabbit/static/css/page.css',
+      },
+    ],
+    [
+      'root-relative',
+      '/rabbit/static/img/logo.png',
+      {
+        kind: 'service',
+        source: '/rabbit/static/img/logo.png',
+        request: '/rabbit/static/img/logo.png',
+        url: 'https://pidoco.com/rabbit/static/img/logo.png',
+      },
+    ],
+    [
+      'relative',
+      '../../../../static/img/icon.png',
+      {
+        kind: 'service',
+        source: '/rabbit/static/img/icon.png',
+        request: '/rabbit/static/img/icon.png',
+        url: 'https://pidoco.com/rabbit/static/img/icon.png',
+      },
+    ],
+    [
+      'query kept, api_key dropped',
+      '/s/a.css?v=2&api_key=SECRET',
+      { kind: 'service', source: '/s/a.css', request: '/s/a.css?v=2', url: 'https://pidoco.com/s/a.css?v=2' },
+    ],
+    [
+      'dot segments cannot climb above the root',
+      '../../../etc/passwd',
+      {
+        kind: 'service',
+        source: '/rabbit/api/etc/passwd',
+        request: '/rabbit/api/etc/passwd',
+        url: 'https://pidoco.com/rabbit/api/etc/passwd',
+      },
+    ],
     ['foreign host', 'https://fonts.example.com/x.css', { kind: 'foreign', url: 'https://fonts.example.com/x.css' }],
     ['protocol-relative foreign', '//evil.example/x', { kind: 'foreign', url: 'https://evil.example/x' }],
     ['other scheme on the same host', 'http://pidoco.com/a.png', { kind: 'foreign', url: 'http://pidoco.com/a.png' }],
-    ['credentials never travel', 'https://user:pw@pidoco.com/a.png', { kind: 'foreign', url: 'https://pidoco.com/a.png' }],
+    [
+      'credentials never travel',
+      'https://user:pw@pidoco.com/a.png',
+      { kind: 'foreign', url: 'https://pidoco.com/a.png' },
+    ],
     ['javascript:', 'javascript:alert(1)', { kind: 'ignored', reason: 'scheme' }],
     ['file:', 'file:///etc/passwd', { kind: 'ignored', reason: 'scheme' }],
     ['data: URI', 'data:image/png;base64,AAAA', { kind: 'ignored', reason: 'data' }],
@@ -75,8 +141,14 @@ describe('resolveReference', () => {
   it('keeps to the base path of a service that lives below one', () => {
     const below = { origin: 'https://host.example', basePath: '/tool' };
     const base = 'https://host.example/tool/rabbit/api/prototypes/3/pages/page1.html';
-    expect(resolveReference('/tool/rabbit/static/a.css', base, below)).toMatchObject({ kind: 'service', source: '/rabbit/static/a.css' });
-    expect(resolveReference('/other/a.css', base, below)).toEqual({ kind: 'foreign', url: 'https://host.example/other/a.css' });
+    expect(resolveReference('/tool/rabbit/static/a.css', base, below)).toMatchObject({
+      kind: 'service',
+      source: '/rabbit/static/a.css',
+    });
+    expect(resolveReference('/other/a.css', base, below)).toEqual({
+      kind: 'foreign',
+      url: 'https://host.example/other/a.css',
+    });
   });
 });
 
@@ -84,7 +156,10 @@ describe('rewriting', () => {
   it('splices replacements and leaves every other byte alone', () => {
     const html = latin1('<p>Ünïcödé 🐇</p><img src="/a.png"><img src="/b.png">');
     const refs = scanHtml(html);
-    const out = applyReplacements(html, refs.map((r, i) => ({ start: r.start, end: r.end, text: `x${i}.png` })));
+    const out = applyReplacements(
+      html,
+      refs.map((r, i) => ({ start: r.start, end: r.end, text: `x${i}.png` })),
+    );
     expect(Buffer.from(out, 'latin1').toString('utf8')).toBe('<p>Ünïcödé 🐇</p><img src="x0.png"><img src="x1.png">');
   });
 

@@ -9,7 +9,8 @@ function byPattern(html: string, open: number): ReturnType<typeof readStartTag> 
   const nameMatch = /^[A-Za-z][^\t\n\f\r />]*/.exec(html.slice(open + 1, open + 64)) as RegExpExecArray;
   const element = nameMatch[0].toLowerCase();
   const attributes: ReturnType<typeof readStartTag>['attributes'] = [];
-  const pattern = /[\t\n\f\r ]*([^\t\n\f\r "'>/=]+)(?:[\t\n\f\r ]*=[\t\n\f\r ]*(?:"([^"]*)"|'([^']*)'|([^\t\n\f\r >]+)))?|[\t\n\f\r ]*(\/?>)|[\t\n\f\r ]*[^]/gy;
+  const pattern =
+    /[\t\n\f\r ]*([^\t\n\f\r "'>/=]+)(?:[\t\n\f\r ]*=[\t\n\f\r ]*(?:"([^"]*)"|'([^']*)'|([^\t\n\f\r >]+)))?|[\t\n\f\r ]*(\/?>)|[\t\n\f\r ]*[^]/gy;
   pattern.lastIndex = open + 1 + nameMatch[0].length;
   let end = html.length;
   let selfClosing = false;
@@ -39,9 +40,46 @@ function soup(seed: number): string {
     return state % n;
   };
   const pieces = [
-    ' ', '\t', '\n', '\f', '\r', '  ', '=', ' = ', '"', "'", '>', '/', '/>', '<', 'src', 'SRC', 'href', 'Style', 'style', 'xlink:href',
-    'background', 'srcset', 'rel', 'poster', 'data-x', 'averyveryverylongname', 'a', '"a.png"', "'b.png'", 'c.png', '"never closed',
-    "'never closed", '"x>y"', '&amp;', 'url(d.png)', 'é', '\u00a0', '==', '"', "'",
+    ' ',
+    '\t',
+    '\n',
+    '\f',
+    '\r',
+    '  ',
+    '=',
+    ' = ',
+    '"',
+    "'",
+    '>',
+    '/',
+    '/>',
+    '<',
+    'src',
+    'SRC',
+    'href',
+    'Style',
+    'style',
+    'xlink:href',
+    'background',
+    'srcset',
+    'rel',
+    'poster',
+    'data-x',
+    'averyveryverylongname',
+    'a',
+    '"a.png"',
+    "'b.png'",
+    'c.png',
+    '"never closed',
+    "'never closed",
+    '"x>y"',
+    '&amp;',
+    'url(d.png)',
+    'é',
+    '\u00a0',
+    '==',
+    '"',
+    "'",
   ];
   const head = ['<img', '<a', '<link', '<div', '<style', '<x' + 'y'.repeat(70), '<IMG', '<image'][next(8)] as string;
   let html = head;
@@ -54,7 +92,7 @@ describe('readStartTag', () => {
   it.each([
     '<img src="a.png" alt=x>',
     '<img src = "a.png"/>',
-    "<a HREF='p.html' href=\"second.html\">",
+    '<a HREF=\'p.html\' href="second.html">',
     '<div style="left:1px" class="e" id=e1>',
     '<img src= >',
     '<img src="unclosed >',

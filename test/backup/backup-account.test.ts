@@ -20,7 +20,14 @@ const DAY = 86_400_000;
 const NIGHT_1 = Date.UTC(2026, 10, 20, 3, 15, 0);
 
 const backup = (night: number, extra: Partial<BackupOptions> = {}) =>
-  backupAccount({ dir, baseUrl: service.baseUrl, keys: [service.keys.readOnly], concurrency: 4, now: () => night, ...extra });
+  backupAccount({
+    dir,
+    baseUrl: service.baseUrl,
+    keys: [service.keys.readOnly],
+    concurrency: 4,
+    now: () => night,
+    ...extra,
+  });
 
 const zips = async (): Promise<string[]> => (await readdir(dir)).filter((name) => name.endsWith('.zip')).sort();
 
@@ -69,7 +76,10 @@ describe('backupAccount', () => {
 
   it('takes over a stale lock left by a dead process', async () => {
     const dead = spawnSync(process.execPath, ['-e', '']).pid;
-    await writeFile(join(dir, BACKUP_LOCK), JSON.stringify({ pid: dead, host: hostname(), since: '2026-11-19T03:15:00Z' }));
+    await writeFile(
+      join(dir, BACKUP_LOCK),
+      JSON.stringify({ pid: dead, host: hostname(), since: '2026-11-19T03:15:00Z' }),
+    );
     const result = await backup(NIGHT_1);
     expect(result.export.complete).toBe(true);
     expect(await zips()).toEqual(['2026-11-20T031500Z.zip']);
@@ -104,8 +114,9 @@ describe('backupAccount', () => {
 
   it('uses what a damaged previous archive verifiably holds', async () => {
     const first = await backup(NIGHT_1);
-    const png = (await manifestOf(first.out)).prototypes['3']?.revisions[String((await manifestOf(first.out)).prototypes['3']?.revision)]?.files
-      .find((file) => file.path.endsWith('.png'));
+    const png = (await manifestOf(first.out)).prototypes['3']?.revisions[
+      String((await manifestOf(first.out)).prototypes['3']?.revision)
+    ]?.files.find((file) => file.path.endsWith('.png'));
     if (!png) throw new Error('prototype 3 has no PNG');
     await flipEntryByte(first.out, png.path);
     service.stats.reset();
@@ -126,7 +137,11 @@ describe('backupAccount', () => {
   });
 
   it('refuses a --dir that does not exist and a --keep below 1', async () => {
-    const missing = await backupAccount({ dir: join(dir, 'nope'), baseUrl: service.baseUrl, keys: [service.keys.readOnly] }).catch((e: unknown) => e);
+    const missing = await backupAccount({
+      dir: join(dir, 'nope'),
+      baseUrl: service.baseUrl,
+      keys: [service.keys.readOnly],
+    }).catch((e: unknown) => e);
     expect(isRabbitError(missing, 'USAGE')).toBe(true);
     const zero = await backup(NIGHT_1, { keep: 0 }).catch((e: unknown) => e);
     expect(isRabbitError(zero, 'USAGE')).toBe(true);

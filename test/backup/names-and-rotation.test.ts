@@ -23,7 +23,13 @@ describe('backup archive names', () => {
   });
 
   it('sorts newest first, -10 after -9 within a second, and ignores foreign names', () => {
-    const names = ['2026-11-22T031500Z-10.zip', 'x.zip', '2026-11-21T235959Z.zip', '2026-11-22T031500Z-9.zip', '2026-11-22T031500Z.zip'];
+    const names = [
+      '2026-11-22T031500Z-10.zip',
+      'x.zip',
+      '2026-11-21T235959Z.zip',
+      '2026-11-22T031500Z-9.zip',
+      '2026-11-22T031500Z.zip',
+    ];
     expect(backupArchives(names).map((a) => a.name)).toEqual([
       '2026-11-22T031500Z-10.zip',
       '2026-11-22T031500Z-9.zip',
@@ -35,7 +41,9 @@ describe('backup archive names', () => {
   it('picks the first free name in a second', () => {
     const at = Date.UTC(2026, 10, 22, 3, 15, 0);
     expect(nextBackupName(at, new Set())).toBe('2026-11-22T031500Z.zip');
-    expect(nextBackupName(at, new Set(['2026-11-22T031500Z.zip', '2026-11-22T031500Z-2.zip']))).toBe('2026-11-22T031500Z-3.zip');
+    expect(nextBackupName(at, new Set(['2026-11-22T031500Z.zip', '2026-11-22T031500Z-2.zip']))).toBe(
+      '2026-11-22T031500Z-3.zip',
+    );
   });
 });
 

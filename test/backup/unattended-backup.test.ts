@@ -16,7 +16,10 @@ let dir: string;
 
 useFakeService({ seed: 1 }, (fixture) => ({ service, dir } = fixture));
 
-const env = (baseUrl: string): NodeJS.ProcessEnv => ({ RABBIT_API_KEY: service.keys.readOnly, RABBIT_BASE_URL: baseUrl });
+const env = (baseUrl: string): NodeJS.ProcessEnv => ({
+  RABBIT_API_KEY: service.keys.readOnly,
+  RABBIT_BASE_URL: baseUrl,
+});
 
 describe('backup facing a live lock', () => {
   it("reports the holder's pid, host and age in its message and its --json line, and leaves the lock alone", async () => {
@@ -25,9 +28,14 @@ describe('backup facing a live lock', () => {
     const lock = JSON.stringify({ pid: process.pid, host: hostname(), since: threeDaysAgo });
     await writeFile(join(dir, BACKUP_LOCK), lock);
 
-    const run = await runCli(['backup', '--dir', dir, '--json'], { register: registerBackup, env: env(service.baseUrl) });
+    const run = await runCli(['backup', '--dir', dir, '--json'], {
+      register: registerBackup,
+      env: env(service.baseUrl),
+    });
     expect(run.code).toBe(1);
-    const line = JSON.parse(run.stdout) as { error: { code: string; holder: { pid: number; host: string; since: string; ageSeconds: number } } };
+    const line = JSON.parse(run.stdout) as {
+      error: { code: string; holder: { pid: number; host: string; since: string; ageSeconds: number } };
+    };
     expect(line.error.code).toBe('LOCKED');
     expect(line.error.holder).toMatchObject({ pid: process.pid, host: hostname(), since: threeDaysAgo });
     expect(line.error.holder.ageSeconds).toBeGreaterThanOrEqual(3 * 86_400 + 5 * 3_600);
@@ -53,7 +61,13 @@ describe('backup after the base URL changed', () => {
     // 127.0.0.1 and localhost are different services as far as the URL can tell: nothing reused.
     const second = await runCli(['backup', '--dir', dir, '--json'], { register: registerBackup, env: env(named) });
     expect(second.code).toBe(0);
-    const two = JSON.parse(second.stdout) as { since: string | null; sinceSkipped: string | null; reused: number; complete: boolean; out: string };
+    const two = JSON.parse(second.stdout) as {
+      since: string | null;
+      sinceSkipped: string | null;
+      reused: number;
+      complete: boolean;
+      out: string;
+    };
     expect(two).toMatchObject({ since: null, reused: 0, complete: true });
     expect(two.sinceSkipped).toContain(firstOut);
     expect(two.sinceSkipped).toContain(numeric);
@@ -68,9 +82,16 @@ describe('backup after the base URL changed', () => {
   });
 
   it('says in human output why nothing was reused', async () => {
-    expect((await runCli(['backup', '--dir', dir, '--quiet'], { register: registerBackup, env: env(service.baseUrl) })).code).toBe(0);
-    const run = await runCli(['backup', '--dir', dir], { register: registerBackup, env: env(service.baseUrl.replace('127.0.0.1', 'localhost')) });
+    expect(
+      (await runCli(['backup', '--dir', dir, '--quiet'], { register: registerBackup, env: env(service.baseUrl) })).code,
+    ).toBe(0);
+    const run = await runCli(['backup', '--dir', dir], {
+      register: registerBackup,
+      env: env(service.baseUrl.replace('127.0.0.1', 'localhost')),
+    });
     expect(run.code).toBe(0);
-    expect(run.stdout).toMatch(/full export: .* was exported from http:\/\/127\.0\.0\.1:\d+, not http:\/\/localhost:\d+/);
+    expect(run.stdout).toMatch(
+      /full export: .* was exported from http:\/\/127\.0\.0\.1:\d+, not http:\/\/localhost:\d+/,
+    );
   });
 });

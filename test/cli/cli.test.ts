@@ -12,7 +12,10 @@ import { useFakeService } from '../helpers/fake-service.js';
 let service: FakeService;
 useFakeService({}, (fixture) => (service = fixture.service));
 
-const env = (key = service.keys.readOnly): Record<string, string> => ({ RABBIT_API_KEY: key, RABBIT_BASE_URL: service.baseUrl });
+const env = (key = service.keys.readOnly): Record<string, string> => ({
+  RABBIT_API_KEY: key,
+  RABBIT_BASE_URL: service.baseUrl,
+});
 
 describe('rabbit-export CLI', () => {
   it('without a key exits 2 and names both ways to give one', async () => {
@@ -55,7 +58,16 @@ describe('rabbit-export CLI', () => {
     const dir = await tempDir();
     const keyFile = join(dir, 'keys.txt');
     await writeFile(keyFile, `# our key\n${service.keys.readOnly}\n`);
-    const run = await runCli(['export', '--out', join(dir, 'k.zip'), '--api-key-file', keyFile, '--base-url', service.baseUrl, '--quiet']);
+    const run = await runCli([
+      'export',
+      '--out',
+      join(dir, 'k.zip'),
+      '--api-key-file',
+      keyFile,
+      '--base-url',
+      service.baseUrl,
+      '--quiet',
+    ]);
     expect(run.code).toBe(0);
     expect(run.stdout).toBe('');
   });

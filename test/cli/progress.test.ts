@@ -9,7 +9,8 @@ import { BIN, runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/temp.js';
 import { useFakeService } from '../helpers/fake-service.js';
 
-const stream = (isTTY: boolean, columns?: number): NodeJS.WriteStream => ({ isTTY, columns }) as unknown as NodeJS.WriteStream;
+const stream = (isTTY: boolean, columns?: number): NodeJS.WriteStream =>
+  ({ isTTY, columns }) as unknown as NodeJS.WriteStream;
 const run = promisify(execFile);
 
 describe('progress display', () => {
@@ -46,10 +47,14 @@ describe('progress display', () => {
   // `script` gives the CLI a pseudo terminal that reports 0 columns; ora once looped forever there.
   it.skipIf(!existsSync('/usr/bin/script'))('finishes on a terminal that reports no width', async () => {
     const dir = await tempDir();
-    const { stdout } = await run('/usr/bin/script', ['-qc', `${process.execPath} ${BIN} demo --out ${join(dir, 'd.zip')}`, '/dev/null'], {
-      timeout: 60_000,
-      maxBuffer: 4 * 1024 * 1024,
-    });
+    const { stdout } = await run(
+      '/usr/bin/script',
+      ['-qc', `${process.execPath} ${BIN} demo --out ${join(dir, 'd.zip')}`, '/dev/null'],
+      {
+        timeout: 60_000,
+        maxBuffer: 4 * 1024 * 1024,
+      },
+    );
     expect(stdout).toContain('is intact and complete');
   });
 });
@@ -58,63 +63,97 @@ describe('progress of a real export (issue 15)', () => {
   let service: FakeService;
   // 197 requests, 2 at a time, 40 ms each: a run of several seconds, long enough for a few updates.
   useFakeService({ latencyMs: 40 }, (fixture) => (service = fixture.service));
-  const env = (): Record<string, string> => ({ RABBIT_API_KEY: service.keys.readOnly, RABBIT_BASE_URL: service.baseUrl });
+  const env = (): Record<string, string> => ({
+    RABBIT_API_KEY: service.keys.readOnly,
+    RABBIT_BASE_URL: service.baseUrl,
+  });
   const ESC = '\u001b';
   const plain = (text: string): string => text.replace(new RegExp(`${ESC}\\[[0-9;?]*[A-Za-z]`, 'g'), '');
 
-  it.skipIf(!existsSync('/usr/bin/script'))('on a terminal: one line with percent, bar and time left, redrawn in place and cleared at the end', async () => {
-    const dir = await tempDir();
-    const command = `stty cols 100 rows 30; ${process.execPath} ${BIN} export --out ${join(dir, 'a.zip')} --concurrency 2`;
-    const { stdout } = await run('/usr/bin/script', ['-qfec', command, '/dev/null'], {
-      timeout: 120_000,
-      maxBuffer: 16 * 1024 * 1024,
-      env: { PATH: process.env['PATH'] ?? '', ...env() },
-    });
-    // Every redraw is one synchronized frame: never more than the terminal's width, never a newline.
-    const frames = [...stdout.matchAll(new RegExp(`${ESC}\\[\\?2026h([^]*?)${ESC}\\[\\?2026l`, 'g'))].map((match) => plain(match[1] ?? ''));
-    expect(frames.length).toBeGreaterThan(3);
-    for (const frame of frames) {
-      expect(frame).not.toContain('\n');
-      expect(frame.length).toBeLessThanOrEqual(100);
-    }
-    expect(frames.some((frame) => /crawl \d+% \[#+-*\] \d+\/~\d+ \d+ req\/s .* \d+s left \d\/5 prototypes/.test(frame))).toBe(true);
-    // The last frame is erased before the summary, which is all that stays.
-    const afterLastFrame = stdout.slice(stdout.lastIndexOf(`${ESC}[?2026l`));
-    expect(afterLastFrame).toMatch(new RegExp(`${ESC}\\[0?K(?:${ESC}\\[\\?25h)?complete: 5 prototypes`));
-    expect(plain(afterLastFrame)).not.toMatch(/\d+% \[|prototypes \d+ retries/);
-    expect(stdout).toMatch(/time: crawl \d+\.\d s, requisites \d+\.\d s, writing \d+\.\d s; \d+\.\d req\/s/);
-  });
+  it.skipIf(!existsSync('/usr/bin/script'))(
+    'on a terminal: one line with percent, bar and time left, redrawn in place and cleared at the end',
+    async () => {
+      const dir = await tempDir();
+      const command = `stty cols 100 rows 30; ${process.execPath} ${BIN} export --out ${join(dir, 'a.zip')} --concurrency 2`;
+      const { stdout } = await run('/usr/bin/script', ['-qfec', command, '/dev/null'], {
+        timeout: 120_000,
+        maxBuffer: 16 * 1024 * 1024,
+        env: { PATH: process.env['PATH'] ?? '', ...env() },
+      });
+      // Every redraw is one synchronized frame: never more than the terminal's width, never a newline.
+      const frames = [...stdout.matchAll(new RegExp(`${ESC}\\[\\?2026h([^]*?)${ESC}\\[\\?2026l`, 'g'))].map((match) =>
+        plain(match[1] ?? ''),
+      );
+      expect(frames.length).toBeGreaterThan(3);
+      for (const frame of frames) {
+        expect(frame).not.toContain('\n');
+        expect(frame.length).toBeLessThanOrEqual(100);
+      }
+      expect(
+        frames.some((frame) => /crawl \d+% \[#+-*\] \d+\/~\d+ \d+ req\/s .* \d+s left \d\/5 prototypes/.test(frame)),
+      ).toBe(true);
+      // The last frame is erased before the summary, which is all that stays.
+      const afterLastFrame = stdout.slice(stdout.lastIndexOf(`${ESC}[?2026l`));
+      expect(afterLastFrame).toMatch(new RegExp(`${ESC}\\[0?K(?:${ESC}\\[\\?25h)?complete: 5 prototypes`));
+      expect(plain(afterLastFrame)).not.toMatch(/\d+% \[|prototypes \d+ retries/);
+      expect(stdout).toMatch(/time: crawl \d+\.\d s, requisites \d+\.\d s, writing \d+\.\d s; \d+\.\d req\/s/);
+    },
+  );
 
   it('into a log: a plain line every --stats-interval', async () => {
     const dir = await tempDir();
-    const result = await runCli(['export', '--out', join(dir, 'b.zip'), '--concurrency', '2', '--stats-interval', '1s'], { env: env() });
+    const result = await runCli(
+      ['export', '--out', join(dir, 'b.zip'), '--concurrency', '2', '--stats-interval', '1s'],
+      { env: env() },
+    );
     expect(result.code).toBe(0);
     const lines = result.stderr.split('\n').filter((line) => line.startsWith('progress: '));
     expect(lines.length).toBeGreaterThanOrEqual(2);
-    for (const line of lines) expect(line).toMatch(/^progress: \w+ (?:\d+|--)%, \d+(?:\/~?\d+)? resources, .* req\/s, .* left, \d\/[5?] prototypes, \d+ requests, .* 0 retries, 0 errors/);
+    for (const line of lines)
+      expect(line).toMatch(
+        /^progress: \w+ (?:\d+|--)%, \d+(?:\/~?\d+)? resources, .* req\/s, .* left, \d\/[5?] prototypes, \d+ requests, .* 0 retries, 0 errors/,
+      );
     expect(result.stderr).not.toContain(ESC);
   });
 
   it('with --json and --stats-interval: progress records, then exactly one summary', async () => {
     const dir = await tempDir();
-    const result = await runCli(['export', '--out', join(dir, 'c.zip'), '--concurrency', '2', '--json', '--stats-interval', '1s'], { env: env() });
+    const result = await runCli(
+      ['export', '--out', join(dir, 'c.zip'), '--concurrency', '2', '--json', '--stats-interval', '1s'],
+      { env: env() },
+    );
     expect(result.code).toBe(0);
-    const records = result.stdout.trim().split('\n').map((line) => JSON.parse(line) as { type: string; [key: string]: unknown });
+    const records = result.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { type: string; [key: string]: unknown });
     const progress = records.filter((record) => record.type === 'progress');
     expect(progress.length).toBeGreaterThanOrEqual(2);
     expect(progress[0]).toEqual(
-      expect.objectContaining({ phase: expect.any(String), done: expect.any(Number), requests: expect.any(Number), retries: 0, errors: 0 }),
+      expect.objectContaining({
+        phase: expect.any(String),
+        done: expect.any(Number),
+        requests: expect.any(Number),
+        retries: 0,
+        errors: 0,
+      }),
     );
     expect(records.filter((record) => record.type === 'summary')).toHaveLength(1);
     expect(records.at(-1)).toMatchObject({ type: 'summary', ok: true, complete: true, prototypes: 5 });
-    expect(records.at(-1)?.['phases']).toEqual({ crawlMs: expect.any(Number), requisitesMs: expect.any(Number), writingMs: expect.any(Number) });
+    expect(records.at(-1)?.['phases']).toEqual({
+      crawlMs: expect.any(Number),
+      requisitesMs: expect.any(Number),
+      writingMs: expect.any(Number),
+    });
     expect(records.at(-1)?.['requestsPerSecond']).toBeGreaterThan(0);
     expect(result.stderr).toBe('');
   });
 
   it('with --json alone: exactly one line, the summary', async () => {
     const dir = await tempDir();
-    const result = await runCli(['export', '--out', join(dir, 'd.zip'), '--concurrency', '4', '--json'], { env: env() });
+    const result = await runCli(['export', '--out', join(dir, 'd.zip'), '--concurrency', '4', '--json'], {
+      env: env(),
+    });
     expect(result.code).toBe(0);
     const lines = result.stdout.trim().split('\n');
     expect(lines).toHaveLength(1);

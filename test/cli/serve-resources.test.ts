@@ -14,9 +14,16 @@ describe('serve --resources', () => {
     const run = await done;
     // The CLI ends on the signal it was stopped with, after the service has closed and said so.
     expect(run.code === 0 || run.signal === 'SIGTERM').toBe(true);
-    const [info, stop] = run.stdout.trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+    const [info, stop] = run.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
     const expected = countExportRequests(new FakeStore(1, datasetForResources(30_000), () => 0));
-    expect(info).toMatchObject({ resources: expected, seed: 1, dataset: { prototypes: 3, pagesPerPrototype: 100, pngWidth: 64 } });
+    expect(info).toMatchObject({
+      resources: expected,
+      seed: 1,
+      dataset: { prototypes: 3, pagesPerPrototype: 100, pngWidth: 64 },
+    });
     // Whole prototypes of 10,517 resources each: the nearest count is within half of one.
     expect(Math.abs(expected - 30_000)).toBeLessThan(5300);
     expect(stop).toMatchObject({ stats: { requests: 0 } });

@@ -13,10 +13,18 @@ const MODULE_LOG = fileURLToPath(new URL('../helpers/module-log.mjs', import.met
  * modules whose defaults their help shows. The core, undici, ora and the streaming parsers load
  * when an action runs (issue 9: `--version` and `export --help` start nearly as fast as node).
  */
-const FLAG_DEFAULTS = ['dist/export/export-defaults.js', 'dist/client/retry-policy.js', 'dist/client/transfer-watchdog.js', 'dist/backup/rotation.js'];
+const FLAG_DEFAULTS = [
+  'dist/export/export-defaults.js',
+  'dist/client/retry-policy.js',
+  'dist/client/transfer-watchdog.js',
+  'dist/backup/rotation.js',
+];
 
 /** The files of this package (dist/...) and the packages (by name) one run of the built CLI loads. */
-async function modulesLoadedBy(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; files: string[]; packages: string[]; undici: string[] }> {
+async function modulesLoadedBy(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number | null; files: string[]; packages: string[]; undici: string[] }> {
   const log = join(await tempDir(), 'modules.log');
   const run = await runCli(args, { env: { ...env, NODE_OPTIONS: `--import=${MODULE_LOG}`, RABBIT_MODULE_LOG: log } });
   const paths = (await readFile(log, 'utf8'))
@@ -27,10 +35,16 @@ async function modulesLoadedBy(args: string[], env: Record<string, string> = {})
   const packages = paths.flatMap((path) => /.*\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(path)?.[1] ?? []);
   const files = paths.map((path) => relative(ROOT, path)).filter((path) => path.startsWith('dist/'));
   const undici = paths.flatMap((path) => /\/node_modules\/undici\/(.*)$/.exec(path)?.[1] ?? []);
-  return { code: run.code, files: [...new Set(files)], packages: [...new Set(packages)].sort(), undici: [...new Set(undici)] };
+  return {
+    code: run.code,
+    files: [...new Set(files)],
+    packages: [...new Set(packages)].sort(),
+    undici: [...new Set(undici)],
+  };
 }
 
-const beyondCliAndCore = (files: string[]): string[] => files.filter((file) => !file.startsWith('dist/cli/') && !file.startsWith('dist/core/'));
+const beyondCliAndCore = (files: string[]): string[] =>
+  files.filter((file) => !file.startsWith('dist/cli/') && !file.startsWith('dist/core/'));
 
 describe('start-up: what a command line loads', () => {
   it('--version loads commander and no command', async () => {
@@ -53,7 +67,11 @@ describe('start-up: what a command line loads', () => {
 
   it('the same log shows the core, undici and the rest once export runs', async () => {
     // No key: the action loads everything it needs, then stops with a usage error before any request.
-    const { code, files, packages, undici } = await modulesLoadedBy(['export', '--out', join(await tempDir(), 'x.zip')]);
+    const { code, files, packages, undici } = await modulesLoadedBy([
+      'export',
+      '--out',
+      join(await tempDir(), 'x.zip'),
+    ]);
     expect(code).toBe(2);
     expect(packages).toContain('undici');
     // undici's pool, proxy agent and request API, not its index (fetch, WebSocket, caches, mocks).

@@ -68,7 +68,9 @@ describe('HttpClient requests in flight', () => {
       const outcomes = await Promise.all(requests);
       for (const outcome of outcomes) expect(isRabbitError(outcome) ? outcome.code : outcome).toBe('INTERRUPTED');
       // A request asked for after the abort fails without being sent.
-      const late = await client.get('/rabbit/api/prototypes/5.json', { key: 'k', signal: controller.signal }).catch((error: unknown) => error);
+      const late = await client
+        .get('/rabbit/api/prototypes/5.json', { key: 'k', signal: controller.signal })
+        .catch((error: unknown) => error);
       expect(isRabbitError(late) ? late.code : late).toBe('INTERRUPTED');
       expect(seen()).toBe(4);
     } finally {

@@ -14,7 +14,10 @@ useFakeService({ seed: 1 }, (fixture) => ({ service, dir } = fixture));
 const META = '/rabbit/api/prototypes/3.json';
 
 /** A fetch context whose backoff waits are recorded, not slept: the retries take no time. */
-async function context(waits: number[], events: AttemptEvent[]): Promise<{ ctx: FetchContext; close: () => Promise<void> }> {
+async function context(
+  waits: number[],
+  events: AttemptEvent[],
+): Promise<{ ctx: FetchContext; close: () => Promise<void> }> {
   const client = new HttpClient({ baseUrl: service.baseUrl, connections: 2, timeoutMs: 30_000 });
   const spool = new Spool(join(dir, 'spool'));
   await spool.init();
@@ -46,7 +49,12 @@ describe('fetchResource backoff', () => {
     const events: AttemptEvent[] = [];
     const { ctx, close } = await context(waits, events);
     try {
-      const result = await fetchResource(ctx, { source: META, key: service.keys.readOnly, maxBytes: 1 << 20, keep: true });
+      const result = await fetchResource(ctx, {
+        source: META,
+        key: service.keys.readOnly,
+        maxBytes: 1 << 20,
+        keep: true,
+      });
       expect(result).toMatchObject({ status: 200, attempts: 3 });
       expect(waits).toEqual([1000, 1000]);
       expect(events.filter((e) => e.type === 'retry').map((e) => e.delayMs)).toEqual(waits);

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { RETRY_DEFAULTS, isRetryableStatus, mayRetry, parseRetryAfter, retryDelay } from '../../src/client/retry-policy.js';
+import {
+  RETRY_DEFAULTS,
+  isRetryableStatus,
+  mayRetry,
+  parseRetryAfter,
+  retryDelay,
+} from '../../src/client/retry-policy.js';
 import { AdaptiveConcurrency } from '../../src/client/adaptive-concurrency.js';
 import { RateLimiter } from '../../src/client/rate-limiter.js';
 
@@ -8,8 +14,18 @@ const NOW = Date.UTC(2026, 10, 22, 3, 0, 0);
 
 describe('retry policy', () => {
   it.each([
-    [429, true], [500, true], [502, true], [503, true], [504, true], [408, true],
-    [400, false], [401, false], [403, false], [404, false], [410, false], [501, false],
+    [429, true],
+    [500, true],
+    [502, true],
+    [503, true],
+    [504, true],
+    [408, true],
+    [400, false],
+    [401, false],
+    [403, false],
+    [404, false],
+    [410, false],
+    [501, false],
   ])('status %i is retryable: %s', (status, expected) => {
     expect(isRetryableStatus(status)).toBe(expected);
   });
@@ -52,7 +68,12 @@ describe('adaptive concurrency', () => {
   it('halves on throttling at most once per cool-down and climbs back one per healthy round', () => {
     let clock = 0;
     const seen: number[] = [];
-    const aimd = new AdaptiveConcurrency(16, (value) => seen.push(value), () => clock, 1000);
+    const aimd = new AdaptiveConcurrency(
+      16,
+      (value) => seen.push(value),
+      () => clock,
+      1000,
+    );
     aimd.throttled();
     aimd.throttled(); // same burst: no second halving
     expect(aimd.value).toBe(8);
@@ -68,7 +89,12 @@ describe('adaptive concurrency', () => {
 
   it('never goes below one', () => {
     let clock = 0;
-    const aimd = new AdaptiveConcurrency(2, () => undefined, () => clock, 10);
+    const aimd = new AdaptiveConcurrency(
+      2,
+      () => undefined,
+      () => clock,
+      10,
+    );
     for (let i = 0; i < 5; i++) {
       clock += 10;
       aimd.throttled();
@@ -82,10 +108,14 @@ describe('rate limiter', () => {
     let clock = 1_000;
     const waits: number[] = [];
     // The fake wait lets its time pass on the fake clock, as a real one would.
-    const limiter = new RateLimiter(20, () => clock, async (ms) => {
-      waits.push(ms);
-      clock += ms;
-    }); // 50 ms apart
+    const limiter = new RateLimiter(
+      20,
+      () => clock,
+      async (ms) => {
+        waits.push(ms);
+        clock += ms;
+      },
+    ); // 50 ms apart
     for (let i = 0; i < 4; i++) await limiter.take();
     // The first goes at once, each further one waits its 50 ms turn.
     expect(waits).toEqual([50, 50, 50]);

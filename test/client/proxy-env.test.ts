@@ -10,9 +10,15 @@ describe('proxy settings from the environment, as curl reads them', () => {
     [{ HTTPS_PROXY: 'http://p:1' }, { httpsProxy: 'http://p:1' }],
     [{ https_proxy: 'http://low:1', HTTPS_PROXY: 'http://up:1' }, { httpsProxy: 'http://low:1' }],
     [{ HTTP_PROXY: 'http://p:1' }, { httpProxy: 'http://p:1' }],
-    [{ http_proxy: 'http://p:1', NO_PROXY: 'a,b' }, { httpProxy: 'http://p:1', noProxy: 'a,b' }],
+    [
+      { http_proxy: 'http://p:1', NO_PROXY: 'a,b' },
+      { httpProxy: 'http://p:1', noProxy: 'a,b' },
+    ],
     [{ no_proxy: 'x', NO_PROXY: 'y' }, { noProxy: 'x' }],
-    [{ ALL_PROXY: 'http://all:1', HTTPS_PROXY: 'http://s:1' }, { httpProxy: 'http://all:1', httpsProxy: 'http://s:1' }],
+    [
+      { ALL_PROXY: 'http://all:1', HTTPS_PROXY: 'http://s:1' },
+      { httpProxy: 'http://all:1', httpsProxy: 'http://s:1' },
+    ],
     [{ HTTPS_PROXY: '' }, {}],
     [{}, {}],
   ])('%j -> %j', (env, settings) => {
@@ -22,7 +28,9 @@ describe('proxy settings from the environment, as curl reads them', () => {
   it('uses the proxy of the origin scheme only: HTTP_PROXY alone does not carry https', () => {
     expect(proxyFor(new URL('https://svc.example'), { httpProxy: 'http://p:1' })).toBeUndefined();
     expect(proxyFor(new URL('http://svc.example'), { httpProxy: 'p:3128' })?.href).toBe('http://p:3128/');
-    expect(proxyFor(new URL('https://svc.example'), { httpsProxy: 'https://p:1', noProxy: '.example' })).toBeUndefined();
+    expect(
+      proxyFor(new URL('https://svc.example'), { httpsProxy: 'https://p:1', noProxy: '.example' }),
+    ).toBeUndefined();
   });
 
   it.each([
@@ -94,7 +102,8 @@ describe('base URL transport', () => {
 
 describe('redirect decisions', () => {
   const origin = 'https://svc.example';
-  const decide = (location: string | undefined, hops = 0) => decideRedirect(origin, '/rabbit/api/a.json', '/rabbit/api/a.json', 302, location, hops);
+  const decide = (location: string | undefined, hops = 0) =>
+    decideRedirect(origin, '/rabbit/api/a.json', '/rabbit/api/a.json', 302, location, hops);
 
   it.each([
     ['/rabbit/api/b.json', '/rabbit/api/b.json'],

@@ -197,7 +197,9 @@ describe('HttpClient bodies over a real connection', () => {
       const error = await reading.catch((caught: unknown) => caught);
       expect((error as Error).message).toBe('SIGINT');
       expect(relay.listenerCount('abort')).toBe(0);
-      const late = await client.get('/done', { key: 'k', signal: controller.signal }).catch((caught: unknown) => caught);
+      const late = await client
+        .get('/done', { key: 'k', signal: controller.signal })
+        .catch((caught: unknown) => caught);
       expect(isRabbitError(late) ? late.code : late).toBe('INTERRUPTED');
     } finally {
       await client.close();

@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { isRabbitError } from '../../src/core/errors.js';
-import { RateMeter, STALL_DEFAULTS, watchTransfer, type StallPolicy, type WatchdogClock } from '../../src/client/transfer-watchdog.js';
+import {
+  RateMeter,
+  STALL_DEFAULTS,
+  watchTransfer,
+  type StallPolicy,
+  type WatchdogClock,
+} from '../../src/client/transfer-watchdog.js';
 
 /** A clock the test moves by hand; its timers fire as time passes. */
 function fakeClock(): WatchdogClock & { advance(ms: number): void; timers: number } {
@@ -113,7 +119,12 @@ function manualBody(): Body & { push(chunk: Buffer): void; end(): void; destroye
 const flush = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 /** Reads a body as the spool does under watch: each chunk reported, the watch stopped at the end. */
-async function readWatched(body: Body, source: string, clock: WatchdogClock, policy: StallPolicy = STALL_DEFAULTS): Promise<number> {
+async function readWatched(
+  body: Body,
+  source: string,
+  clock: WatchdogClock,
+  policy: StallPolicy = STALL_DEFAULTS,
+): Promise<number> {
   const watch = watchTransfer((error) => body.destroy(error), policy, source, clock);
   let bytes = 0;
   try {

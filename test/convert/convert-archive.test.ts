@@ -46,7 +46,14 @@ describe('convert --to drawio', () => {
     expect(report.complete).toBe(true);
     expect(report.prototypes.map((p) => p.id)).toEqual(['3', '17', '42', '1001', '1002']);
     expect((await readdir(out)).sort()).toEqual(
-      ['1001-dashboard-prototype-1001.drawio', '1002-help-prototype-1002.drawio', '17-shop-i-beta-i-friends.drawio', '3-foo-type.drawio', '42-alt-api-prototyp.drawio', 'convert-report.json'].sort(),
+      [
+        '1001-dashboard-prototype-1001.drawio',
+        '1002-help-prototype-1002.drawio',
+        '17-shop-i-beta-i-friends.drawio',
+        '3-foo-type.drawio',
+        '42-alt-api-prototyp.drawio',
+        'convert-report.json',
+      ].sort(),
     );
     expect(JSON.parse(await readFile(join(out, 'convert-report.json'), 'utf8'))).toEqual(report);
 
@@ -61,20 +68,33 @@ describe('convert --to drawio', () => {
       for (const [index, page] of proto.pages.entries()) {
         const diagram = diagrams[index] as Element;
         const model = children(diagram, 'mxGraphModel')[0] as Element;
-        expect([model.getAttribute('pageWidth'), model.getAttribute('pageHeight')]).toEqual([String(page.png.readUInt32BE(16)), String(page.png.readUInt32BE(20))]);
+        expect([model.getAttribute('pageWidth'), model.getAttribute('pageHeight')]).toEqual([
+          String(page.png.readUInt32BE(16)),
+          String(page.png.readUInt32BE(20)),
+        ]);
         const cells = children(rootOf(diagram));
         const layers = cells.filter((c) => c.getAttribute('parent') === '0');
         // Bottom to top: rendering, the layers the page shows, its own elements, hidden discussions.
-        const names = ['Rendering', ...page.layers.map((l) => l.name), page.name, ...(page.discussions.length > 0 ? ['Discussions'] : [])];
+        const names = [
+          'Rendering',
+          ...page.layers.map((l) => l.name),
+          page.name,
+          ...(page.discussions.length > 0 ? ['Discussions'] : []),
+        ];
         expect(layers.map((l) => l.getAttribute('value'))).toEqual(names);
         expect(layers[0]?.getAttribute('style')).toContain('locked=1');
         if (page.discussions.length > 0) expect(layers.at(-1)?.getAttribute('visible')).toBe('0');
 
         const rendering = cells.filter((c) => cellOf(c).getAttribute('parent') === layers[0]?.getAttribute('id'));
         expect(rendering).toHaveLength(1);
-        expect(cellOf(rendering[0] as Element).getAttribute('style')).toContain(`image=data:image/png,${page.png.toString('base64')};`);
+        expect(cellOf(rendering[0] as Element).getAttribute('style')).toContain(
+          `image=data:image/png,${page.png.toString('base64')};`,
+        );
 
-        const groups = [...page.layers.map((l) => ({ layer: l.name, elements: l.elements })), { layer: page.name, elements: page.elements }];
+        const groups = [
+          ...page.layers.map((l) => ({ layer: l.name, elements: l.elements })),
+          { layer: page.name, elements: page.elements },
+        ];
         const objects = cells.filter((c) => c.tagName === 'object' && c.getAttribute('rabbitId') !== null);
         expect(objects).toHaveLength(groups.reduce((sum, g) => sum + g.elements.length, 0));
         for (const group of groups) {
@@ -87,8 +107,18 @@ describe('convert --to drawio', () => {
             // U+FFFE cannot stand in XML; inside a JSON string its escape means the same.
             expect(object.getAttribute('rabbitJson')).toBe(element.raw.replace(/\uFFFE/g, '\\ufffe'));
             expect(JSON.parse(object.getAttribute('rabbitJson') ?? '')).toEqual(element.json);
-            const { position, dimensions, text, target } = element.json as { position: { x: number; y: number }; dimensions: { width: number; height: number }; text?: string; target?: string };
-            expect(geometryOf(object)).toEqual({ x: position.x, y: position.y, width: dimensions.width, height: dimensions.height });
+            const { position, dimensions, text, target } = element.json as {
+              position: { x: number; y: number };
+              dimensions: { width: number; height: number };
+              text?: string;
+              target?: string;
+            };
+            expect(geometryOf(object)).toEqual({
+              x: position.x,
+              y: position.y,
+              width: dimensions.width,
+              height: dimensions.height,
+            });
             if (typeof text === 'string') expect(object.getAttribute('label')).toBe(withoutNonXml(text));
             const targetIndex = proto.pages.findIndex((p) => p.id === target);
             if (targetIndex >= 0) {
@@ -112,11 +142,18 @@ describe('convert --to drawio', () => {
           const entries = discussion.entries as { author: string; text: string; timestamp: number }[];
           expect(label.split('\n')).toEqual([
             discussion.title,
-            ...entries.map((e) => `${e.author}, ${new Date(e.timestamp).toISOString().slice(0, 16).replace('T', ' ')} UTC: ${e.text}`),
+            ...entries.map(
+              (e) =>
+                `${e.author}, ${new Date(e.timestamp).toISOString().slice(0, 16).replace('T', ' ')} UTC: ${e.text}`,
+            ),
           ]);
         }
       }
-      expect({ pages: result.pages, shapes: result.shapes, links: result.links }).toEqual({ pages: proto.pages.length, shapes, links });
+      expect({ pages: result.pages, shapes: result.shapes, links: result.links }).toEqual({
+        pages: proto.pages.length,
+        shapes,
+        links,
+      });
     }
   });
 
@@ -131,9 +168,13 @@ describe('convert --to drawio', () => {
 
     const xml = await readFile(join(out, result.file!), 'utf8');
     // Nothing XML 1.0 cannot hold, not even as a character reference.
-    // eslint-disable-next-line no-control-regex
-    expect(xml).not.toMatch(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|&#x?0*(?:[0-8bcefBCEF]|1[0-9a-fA-F]);/);
-    const diagram = (await diagramsOf(out, result.file!)).find((d) => d.getAttribute('id') === EXTRA_PAGE.page) as Element;
+    expect(xml).not.toMatch(
+      // eslint-disable-next-line no-control-regex
+      /[\u0000-\u0008\u000b\u000c\u000e-\u001f\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|&#x?0*(?:[0-8bcefBCEF]|1[0-9a-fA-F]);/,
+    );
+    const diagram = (await diagramsOf(out, result.file!)).find(
+      (d) => d.getAttribute('id') === EXTRA_PAGE.page,
+    ) as Element;
     const objects = children(rootOf(diagram), 'object');
     const byType = (type: string): Element => objects.find((o) => o.getAttribute('rabbitType') === type) as Element;
 
@@ -141,7 +182,9 @@ describe('convert --to drawio', () => {
     expect(carousel.getAttribute('label')).toBe('Slides <one> & "two"\nthird 🎠 end');
     const carouselStyle = cellOf(carousel).getAttribute('style') ?? '';
     expect(carouselStyle).toMatch(/^rounded=0;dashed=1;/);
-    expect(carouselStyle).toContain('fillColor=#ffcc00;opacity=50;fontFamily=Georgia;fontSize=14;fontColor=#333333;fontStyle=1;');
+    expect(carouselStyle).toContain(
+      'fillColor=#ffcc00;opacity=50;fontFamily=Georgia;fontSize=14;fontColor=#333333;fontStyle=1;',
+    );
     expect(JSON.parse(carousel.getAttribute('rabbitJson') ?? '')).toMatchObject({ ...EXTRA_ELEMENTS[0] });
 
     const dropdown = byType('dropdown');
@@ -203,14 +246,23 @@ describe('convert --to drawio', () => {
     for (const name of [`${dir3}/pages/page7830/elements/element6.json`, `${dir3}/pages/page0001.png`]) {
       await flipByte(damaged, (await dataOffsetOf(damaged, name)) + 2);
     }
-    const before = createHash('sha256').update(await readFile(damaged)).digest('hex');
+    const before = createHash('sha256')
+      .update(await readFile(damaged))
+      .digest('hex');
     const out = join(work, 'out');
     const report = await convertArchive({ archive: damaged, out });
-    expect(createHash('sha256').update(await readFile(damaged)).digest('hex')).toBe(before);
+    expect(
+      createHash('sha256')
+        .update(await readFile(damaged))
+        .digest('hex'),
+    ).toBe(before);
     expect(report.complete).toBe(false);
     const three = report.prototypes.find((p) => p.id === '3')!;
     expect(three.complete).toBe(false);
-    expect(three.skipped.map((s) => s.what).sort()).toEqual(['element element6 of page page7830', 'the rendering of page page0001']);
+    expect(three.skipped.map((s) => s.what).sort()).toEqual([
+      'element element6 of page page7830',
+      'the rendering of page page0001',
+    ]);
     expect(report.prototypes.filter((p) => p.id !== '3').every((p) => p.complete)).toBe(true);
     // The rest of the page is still there.
     const diagrams = await diagramsOf(out, three.file!);

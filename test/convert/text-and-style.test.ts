@@ -75,7 +75,10 @@ describe('drawioStyleOf', () => {
     [{ backgroundColor: 'red', opacity: 0.25 }, 'fillColor=red;opacity=25;'],
     [{ opacity: 40 }, 'opacity=40;'],
     [{ opacity: '60%' }, 'opacity=60;'],
-    [{ fontFamily: '"Open Sans", Arial', 'font-size': '13px', color: '#123' }, 'fontFamily=Open Sans, Arial;fontSize=13;fontColor=#123;'],
+    [
+      { fontFamily: '"Open Sans", Arial', 'font-size': '13px', color: '#123' },
+      'fontFamily=Open Sans, Arial;fontSize=13;fontColor=#123;',
+    ],
     [{ fontWeight: 700, fontStyle: 'italic' }, 'fontStyle=3;'],
     ['background: #fff; opacity: .5; font-weight: bold', 'fillColor=#fff;opacity=50;fontStyle=1;'],
     // Anything that could break out of the style string, or is not a colour, is ignored.

@@ -18,15 +18,18 @@ describe('parseDuration (--max-duration)', () => {
     expect(parseDuration(text)).toBe(ms);
   });
 
-  it.each(['', '0', '0s', 's', '-5m', '5 m', '5x', 'h6', '1h-30m', 'six hours', '1e3'])('%j is a usage error', (text) => {
-    let error: unknown;
-    try {
-      parseDuration(text);
-    } catch (caught) {
-      error = caught;
-    }
-    expect(isRabbitError(error, 'USAGE')).toBe(true);
-  });
+  it.each(['', '0', '0s', 's', '-5m', '5 m', '5x', 'h6', '1h-30m', 'six hours', '1e3'])(
+    '%j is a usage error',
+    (text) => {
+      let error: unknown;
+      try {
+        parseDuration(text);
+      } catch (caught) {
+        error = caught;
+      }
+      expect(isRabbitError(error, 'USAGE')).toBe(true);
+    },
+  );
 
   it.each([
     [250, '250ms'],

@@ -33,7 +33,9 @@ describe('RabbitError fields', () => {
 
 describe('manifestErrorOf', () => {
   it('records status, id and attempts as fields and the message without query strings', () => {
-    const error = new RabbitError('HTTP_STATUS', 'GET /assets/a.css?v=2 answered 500', { status: 500, id: '7' }).after(3);
+    const error = new RabbitError('HTTP_STATUS', 'GET /assets/a.css?v=2 answered 500', { status: 500, id: '7' }).after(
+      3,
+    );
     expect(manifestErrorOf('/assets/a.css', error)).toEqual({
       source: '/assets/a.css',
       code: 'HTTP_STATUS',
@@ -45,7 +47,11 @@ describe('manifestErrorOf', () => {
   });
 
   it('leaves out what the error does not have', () => {
-    expect(manifestErrorOf('/api/v1/x.json', new RabbitError('DEADLINE', 'cut off'))).toEqual({ source: '/api/v1/x.json', code: 'DEADLINE', message: 'cut off' });
+    expect(manifestErrorOf('/api/v1/x.json', new RabbitError('DEADLINE', 'cut off'))).toEqual({
+      source: '/api/v1/x.json',
+      code: 'DEADLINE',
+      message: 'cut off',
+    });
   });
 });
 
@@ -61,13 +67,17 @@ describe('readVerified', () => {
     { label: 'other bytes', bytes: Buffer.from('hellO') },
     { label: 'fewer bytes', bytes: Buffer.from('hell') },
   ])('refuses $label with ARCHIVE_CORRUPT', async ({ bytes }) => {
-    const error = await readVerified(Promise.resolve(bytes), recorded, 'damaged', { source: '/s' }).catch((e: unknown) => e);
+    const error = await readVerified(Promise.resolve(bytes), recorded, 'damaged', { source: '/s' }).catch(
+      (e: unknown) => e,
+    );
     expect(isRabbitError(error, 'ARCHIVE_CORRUPT')).toBe(true);
     expect(isRabbitError(error) ? error.source : undefined).toBe('/s');
   });
 
   it('checks a copy already hashed as it was written', () => {
-    expect(() => checkRecorded({ ...recorded, sha256: '0'.repeat(64) }, recorded, 'damaged')).toThrow(expect.objectContaining({ code: 'ARCHIVE_CORRUPT' }));
+    expect(() => checkRecorded({ ...recorded, sha256: '0'.repeat(64) }, recorded, 'damaged')).toThrow(
+      expect.objectContaining({ code: 'ARCHIVE_CORRUPT' }),
+    );
   });
 });
 
@@ -76,15 +86,35 @@ describe('storedFileOf', () => {
 
   it('copies where the body lies and how it was served, never the spool buffer', () => {
     const cached = cachedBodyOf(body, { contentType: 'text/css', lastModified: null });
-    expect(cached).toEqual({ sha256: body.sha256, size: 5, file: 'pack', offset: 10, contentType: 'text/css', lastModified: null });
-    expect(storedFileOf({ path: 'assets/x.css', source: '/x.css' }, cached)).toEqual({ path: 'assets/x.css', source: '/x.css', ...cached });
+    expect(cached).toEqual({
+      sha256: body.sha256,
+      size: 5,
+      file: 'pack',
+      offset: 10,
+      contentType: 'text/css',
+      lastModified: null,
+    });
+    expect(storedFileOf({ path: 'assets/x.css', source: '/x.css' }, cached)).toEqual({
+      path: 'assets/x.css',
+      source: '/x.css',
+      ...cached,
+    });
   });
 
   it('keeps generatedFrom and data only when given', () => {
     const { offset: _offset, ...inOwnFile } = body;
     const cached = cachedBodyOf(inOwnFile, { contentType: 'text/html', lastModified: 'then' });
-    const file = storedFileOf({ path: 'index.html', source: 'generated', generatedFrom: 'manifest.json' }, { ...cached, data: body.buffer });
-    expect(file).toEqual({ path: 'index.html', source: 'generated', ...cached, generatedFrom: 'manifest.json', data: body.buffer });
+    const file = storedFileOf(
+      { path: 'index.html', source: 'generated', generatedFrom: 'manifest.json' },
+      { ...cached, data: body.buffer },
+    );
+    expect(file).toEqual({
+      path: 'index.html',
+      source: 'generated',
+      ...cached,
+      generatedFrom: 'manifest.json',
+      data: body.buffer,
+    });
     expect('offset' in file).toBe(false);
   });
 });

@@ -43,7 +43,11 @@ describe('inOrder', () => {
     expect(seen).toEqual([]);
     work.started[0]?.resolve('a');
     await tick();
-    expect(seen).toEqual([[0, 'a'], [1, 'b'], [2, 'c']]);
+    expect(seen).toEqual([
+      [0, 'a'],
+      [1, 'b'],
+      [2, 'c'],
+    ]);
     expect(work.started.map((s) => s.item)).toEqual([0, 1, 2, 3, 4, 5]);
     for (const s of work.started.slice(3)) s.resolve(String(s.item));
     await consumer;
@@ -90,7 +94,8 @@ describe('inOrder', () => {
       await tick();
       running--;
       return n * 10;
-    })) out.push(value);
+    }))
+      out.push(value);
     expect(out).toEqual([10, 20, 30]);
     expect(peak).toBe(1);
   });

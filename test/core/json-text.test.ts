@@ -19,7 +19,7 @@ const STRINGS = [
   'lone \ud800 surrogate',
   'lone \udc00 low',
   '</script>',
-  ' ~!#$%&\'()*+,-./:;<=>?@[]^_`{|}',
+  " ~!#$%&'()*+,-./:;<=>?@[]^_`{|}",
 ];
 
 describe('JSON text joined from pieces', () => {
@@ -37,7 +37,14 @@ describe('JSON text joined from pieces', () => {
 
   it('files an entry line equal to the JSON of its manifest entry and offset', () => {
     for (const contentType of STRINGS) {
-      const base = { path: 'prototypes/1/r2/pages/3.png', source: '/rabbit/api/prototypes/1/pages/3.png', sha256: 'ab'.repeat(32), size: 4096, contentType, file: '/work/x' };
+      const base = {
+        path: 'prototypes/1/r2/pages/3.png',
+        source: '/rabbit/api/prototypes/1/pages/3.png',
+        sha256: 'ab'.repeat(32),
+        size: 4096,
+        contentType,
+        file: '/work/x',
+      };
       const cases: StoredFile[] = [
         { ...base, lastModified: null },
         { ...base, lastModified: contentType, offset: 123456 },

@@ -40,7 +40,9 @@ describe('readChunks', () => {
     const stream = new PassThrough();
     let release: () => void = () => undefined;
     let done = false;
-    const reading = readChunks(stream, () => new Promise<void>((resolve) => (release = resolve))).then(() => (done = true));
+    const reading = readChunks(stream, () => new Promise<void>((resolve) => (release = resolve))).then(
+      () => (done = true),
+    );
     stream.end('only');
     await tick();
     await tick();

@@ -180,18 +180,25 @@ describe('parsing what the service sends', () => {
     [[], 0],
     [undefined, 0],
   ])('milestones %j give revision %i', (revisions, expected) => {
-    const prototype = revisions === undefined ? { id: 1 } : { versions: { milestones: revisions.map((revision) => ({ revision, name: 'autosaved' })) } };
+    const prototype =
+      revisions === undefined
+        ? { id: 1 }
+        : { versions: { milestones: revisions.map((revision) => ({ revision, name: 'autosaved' })) } };
     expect(currentRevision(prototype).revision).toBe(expected);
   });
 
   it('reads the fields it relies on and tolerates the rest', () => {
-    expect(parsePrototype({ id: 3, prototypeData: { name: 'foo', lastModification: 5, lastUser: 'V' }, extra: true }, '/s')).toEqual({
+    expect(
+      parsePrototype({ id: 3, prototypeData: { name: 'foo', lastModification: 5, lastUser: 'V' }, extra: true }, '/s'),
+    ).toEqual({
       name: 'foo',
       lastModification: 5,
       lastUser: 'V',
     });
     expect(() => parsePrototype([], '/s')).toThrow(expect.objectContaining({ code: 'BAD_SHAPE' }));
-    expect(() => parsePrototype({ versions: { milestones: 'x' } }, '/s')).toThrow(expect.objectContaining({ code: 'BAD_SHAPE' }));
+    expect(() => parsePrototype({ versions: { milestones: 'x' } }, '/s')).toThrow(
+      expect.objectContaining({ code: 'BAD_SHAPE' }),
+    );
   });
 });
 
@@ -200,7 +207,11 @@ describe('archive paths', () => {
     ['/rabbit/api/prototypes.json', 4, 'prototypes.json'],
     ['/rabbit/api/prototypes/4711.json', 17, 'prototypes/4711/r17/prototype.json'],
     ['/rabbit/api/prototypes/4711/pages/page0001.png', 17, 'prototypes/4711/r17/pages/page0001.png'],
-    ['/rabbit/api/prototypes/4711/layers/layer5/elements/element9.json', 0, 'prototypes/4711/r0/layers/layer5/elements/element9.json'],
+    [
+      '/rabbit/api/prototypes/4711/layers/layer5/elements/element9.json',
+      0,
+      'prototypes/4711/r0/layers/layer5/elements/element9.json',
+    ],
   ])('%s at revision %i is %s', (source, revision, path) => {
     expect(archivePathFor(source, revision)).toBe(path);
   });

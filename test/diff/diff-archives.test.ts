@@ -14,7 +14,12 @@ let dir: string;
 useFakeService({ seed: 1 }, (fixture) => ({ service, dir } = fixture));
 
 const run = async (out: string) => {
-  const result = await exportAccount({ out: join(dir, out), baseUrl: service.baseUrl, keys: [service.keys.readOnly], concurrency: 4 });
+  const result = await exportAccount({
+    out: join(dir, out),
+    baseUrl: service.baseUrl,
+    keys: [service.keys.readOnly],
+    concurrency: 4,
+  });
   return { ...result, manifest: await manifestOf(result.out) };
 };
 
@@ -39,7 +44,9 @@ describe('diff', () => {
     const diff = await diffArchives(join(dir, 'a.zip'), join(dir, 'b.zip'));
     const rev = (id: string, m: typeof a.manifest) => m.prototypes[id]?.revision;
     expect(diff.added).toEqual([{ id: String(added), name: 'Fresh', revision: rev(String(added), b.manifest) }]);
-    expect(diff.removed).toEqual([{ id: '42', name: a.manifest.prototypes['42']?.name, revision: rev('42', a.manifest) }]);
+    expect(diff.removed).toEqual([
+      { id: '42', name: a.manifest.prototypes['42']?.name, revision: rev('42', a.manifest) },
+    ]);
     expect(diff.unreadable).toEqual([]);
     expect(diff.unchanged).toBe(1);
     const changed = Object.fromEntries(diff.changed.map((c) => [c.id, c]));
@@ -76,7 +83,13 @@ describe('diff', () => {
     await run('a.zip');
     await run('b.zip');
     const diff = await diffArchives(join(dir, 'a.zip'), join(dir, 'b.zip'));
-    expect(diff).toMatchObject({ added: [], removed: [], changed: [], unreadable: [], unchanged: service.store.prototypeIds().length });
+    expect(diff).toMatchObject({
+      added: [],
+      removed: [],
+      changed: [],
+      unreadable: [],
+      unchanged: service.store.prototypeIds().length,
+    });
   });
 
   it('tells a prototype B could not read from one that was removed', async () => {

@@ -14,14 +14,18 @@ afterEach(async () => {
 });
 
 /** The sample archive with `change` applied to its manifest, in a folder of its own. */
-async function archive(name: string, change: (manifest: ReturnType<typeof sampleManifest>) => void = () => undefined): Promise<string> {
+async function archive(
+  name: string,
+  change: (manifest: ReturnType<typeof sampleManifest>) => void = () => undefined,
+): Promise<string> {
   const manifest = sampleManifest();
   change(manifest);
   await mkdir(join(dir, name));
   return writeSampleArchive(join(dir, name), { manifest });
 }
 
-const filesOf = (manifest: ReturnType<typeof sampleManifest>, id: string) => manifest.prototypes[id]?.revisions[String(manifest.prototypes[id]?.revision)]?.files ?? [];
+const filesOf = (manifest: ReturnType<typeof sampleManifest>, id: string) =>
+  manifest.prototypes[id]?.revisions[String(manifest.prototypes[id]?.revision)]?.files ?? [];
 
 describe('diff of manifests as listed', () => {
   it('sees the same listings in another order, or one listed twice, as unchanged', async () => {
@@ -45,6 +49,8 @@ describe('diff of manifests as listed', () => {
     });
     const diff = await diffArchives(a, b);
     expect(diff.unchanged).toBe(1);
-    expect(diff.changed.map((change) => [change.id, change.changes.layers])).toEqual([['4711', { added: [], removed: [], changed: ['layer5'] }]]);
+    expect(diff.changed.map((change) => [change.id, change.changes.layers])).toEqual([
+      ['4711', { added: [], removed: [], changed: ['layer5'] }],
+    ]);
   });
 });

@@ -24,7 +24,12 @@ describe('exportAccount', () => {
   it('archives every body the service serves, byte for byte, with a valid manifest', async () => {
     const dir = await tempDir();
     const out = join(dir, 'account.zip');
-    const result = await exportAccount({ out, baseUrl: service.baseUrl, keys: [service.keys.readOnly], concurrency: 4 });
+    const result = await exportAccount({
+      out,
+      baseUrl: service.baseUrl,
+      keys: [service.keys.readOnly],
+      concurrency: 4,
+    });
     expect(result.complete).toBe(true);
 
     const served = await walkService(service.baseUrl, service.keys.readOnly);
@@ -65,7 +70,9 @@ describe('exportAccount', () => {
         expect(file.source).toBe('generated');
         continue;
       }
-      expect(file.path).toMatch(new RegExp(`^assets/${file.source === 'generated' ? '[0-9a-f]{64}\\.view' : file.sha256}\\.[a-z]+$`));
+      expect(file.path).toMatch(
+        new RegExp(`^assets/${file.source === 'generated' ? '[0-9a-f]{64}\\.view' : file.sha256}\\.[a-z]+$`),
+      );
     }
     expect(manifest.files.map((f) => f.path)).toContain('prototypes.json');
     expect(manifest.source.baseUrl).toBe(service.baseUrl);
@@ -96,7 +103,12 @@ describe('exportAccount', () => {
   it('keeps exactly N requests in flight while work remains, never more', async () => {
     service.setLatency(15);
     const dir = await tempDir();
-    const result = await exportAccount({ out: join(dir, 'c.zip'), baseUrl: service.baseUrl, keys: [service.keys.readOnly], concurrency: 6 });
+    const result = await exportAccount({
+      out: join(dir, 'c.zip'),
+      baseUrl: service.baseUrl,
+      keys: [service.keys.readOnly],
+      concurrency: 6,
+    });
     expect(service.stats.peakInFlight).toBe(6);
     expect(result.peakInFlight).toBe(6);
   });
@@ -107,7 +119,12 @@ describe('exportAccount', () => {
     const dir = await tempDir();
     const out = join(dir, 'k.zip');
     const events: unknown[] = [];
-    await exportAccount({ out, baseUrl: service.baseUrl, keys: [service.keys.readOnly], onEvent: (e) => events.push(e) });
+    await exportAccount({
+      out,
+      baseUrl: service.baseUrl,
+      keys: [service.keys.readOnly],
+      onEvent: (e) => events.push(e),
+    });
     expect(writes).not.toHaveBeenCalled();
     expect(errors).not.toHaveBeenCalled();
     writes.mockRestore();
@@ -122,7 +139,11 @@ describe('exportAccount', () => {
 
   it('fails fast on a refused key, leaving nothing in the output directory', async () => {
     const dir = await tempDir();
-    const error = await exportAccount({ out: join(dir, 'x.zip'), baseUrl: service.baseUrl, keys: [service.keys.invalid] }).catch((e: unknown) => e);
+    const error = await exportAccount({
+      out: join(dir, 'x.zip'),
+      baseUrl: service.baseUrl,
+      keys: [service.keys.invalid],
+    }).catch((e: unknown) => e);
     expect(isRabbitError(error, 'KEY_REFUSED')).toBe(true);
     expect(String((error as Error).message)).not.toContain(service.keys.invalid);
     // Fast means no retries: the service heard one request, the refused one.
@@ -148,7 +169,11 @@ describe('exportAccount', () => {
 
   it('refuses an output directory that does not exist, before any request', async () => {
     const dir = await tempDir();
-    const error = await exportAccount({ out: join(dir, 'missing', 'x.zip'), baseUrl: service.baseUrl, keys: [service.keys.readOnly] }).catch((e: unknown) => e);
+    const error = await exportAccount({
+      out: join(dir, 'missing', 'x.zip'),
+      baseUrl: service.baseUrl,
+      keys: [service.keys.readOnly],
+    }).catch((e: unknown) => e);
     expect(isRabbitError(error, 'OUTPUT_UNWRITABLE')).toBe(true);
     expect(service.stats.requests).toBe(0);
     expect(await readdir(dir)).toEqual([]);
@@ -158,7 +183,9 @@ describe('exportAccount', () => {
     const dir = await tempDir();
     const out = join(dir, 'exists.zip');
     await writeFile(out, 'precious');
-    const error = await exportAccount({ out, baseUrl: service.baseUrl, keys: [service.keys.readOnly] }).catch((e: unknown) => e);
+    const error = await exportAccount({ out, baseUrl: service.baseUrl, keys: [service.keys.readOnly] }).catch(
+      (e: unknown) => e,
+    );
     expect(isRabbitError(error, 'OUTPUT_EXISTS')).toBe(true);
     expect(await readdir(dir)).toEqual(['exists.zip']);
     const result = await exportAccount({ out, baseUrl: service.baseUrl, keys: [service.keys.readOnly], force: true });

@@ -2,7 +2,13 @@ import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { Pool } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { countExportRequests, datasetForResources, startFakeService, STATIC_PATHS, type FakeService } from '../../src/fake-service/index.js';
+import {
+  countExportRequests,
+  datasetForResources,
+  startFakeService,
+  STATIC_PATHS,
+  type FakeService,
+} from '../../src/fake-service/index.js';
 import { exportAccount } from '../../src/export/export-account.js';
 import { allFileEntries } from '../../src/manifest/types.js';
 import { servedEntries } from '../helpers/oracle.js';
@@ -43,12 +49,16 @@ async function walkConcurrently(baseUrl: string, key: string, width = 16): Promi
     list(`${p}/discussions.json`, discussion);
     list(`${p}/pages.json`, (page) => {
       for (const format of ['json', 'html', 'png']) queue.push([`${p}/pages/${page}.${format}`, undefined]);
-      list(`${p}/pages/${page}/elements.json`, (element) => queue.push([`${p}/pages/${page}/elements/${element}.json`, undefined]));
+      list(`${p}/pages/${page}/elements.json`, (element) =>
+        queue.push([`${p}/pages/${page}/elements/${element}.json`, undefined]),
+      );
       list(`${p}/pages/${page}/discussions.json`, discussion);
     });
     list(`${p}/layers.json`, (layer) => {
       queue.push([`${p}/layers/${layer}.json`, undefined]);
-      list(`${p}/layers/${layer}/elements.json`, (element) => queue.push([`${p}/layers/${layer}/elements/${element}.json`, undefined]));
+      list(`${p}/layers/${layer}/elements.json`, (element) =>
+        queue.push([`${p}/layers/${layer}/elements/${element}.json`, undefined]),
+      );
     });
   });
   for (const path of Object.values(STATIC_PATHS)) queue.push([path, undefined]);
@@ -90,7 +100,12 @@ describe('a large account', () => {
     const resources = countExportRequests(service.store);
     expect(resources).toBeGreaterThanOrEqual(20_000);
     const out = join(await tempDir(), 'large.zip');
-    const result = await exportAccount({ out, baseUrl: service.baseUrl, keys: [service.keys.readOnly], concurrency: 16 });
+    const result = await exportAccount({
+      out,
+      baseUrl: service.baseUrl,
+      keys: [service.keys.readOnly],
+      concurrency: 16,
+    });
     expect(result.complete).toBe(true);
 
     const served = await walkConcurrently(service.baseUrl, service.keys.readOnly);
@@ -106,7 +121,8 @@ describe('a large account', () => {
       const body = served.get(file.source)!;
       const data = entries.get(file.path)?.data;
       // One assertion for the lot: 20,000 expect() calls would dominate the test's time.
-      if (data === undefined || !data.equals(body) || file.sha256 !== sha256(body) || file.size !== body.length) differing++;
+      if (data === undefined || !data.equals(body) || file.sha256 !== sha256(body) || file.size !== body.length)
+        differing++;
     }
     expect(differing).toBe(0);
   }, 300_000);

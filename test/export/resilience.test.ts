@@ -53,7 +53,12 @@ describe('exports through faults', () => {
     service = await startFakeService({ faults: { paths: [{ path: broken, kind: '500' }] } });
     const dir = await tempDir();
     const out = join(dir, 'partial.zip');
-    const result = await exportAccount({ out, baseUrl: service.baseUrl, keys: [service.keys.readOnly], retry: { baseDelayMs: 20 } });
+    const result = await exportAccount({
+      out,
+      baseUrl: service.baseUrl,
+      keys: [service.keys.readOnly],
+      retry: { baseDelayMs: 20 },
+    });
     expect(result.complete).toBe(false);
     expect((await manifestOf(result.out)).errors).toEqual([
       expect.objectContaining({ source: broken, status: 500, code: 'HTTP_STATUS', attempts: 5 }),
@@ -74,9 +79,20 @@ describe('exports through faults', () => {
   it('does not retry 403 and 404, and records them', async () => {
     const forbidden = '/rabbit/api/prototypes/3/discussions/1.json';
     const missing = '/rabbit/api/prototypes/17/pages/page1.html';
-    service = await startFakeService({ faults: { paths: [{ path: forbidden, kind: '403' }, { path: missing, kind: '404' }] } });
+    service = await startFakeService({
+      faults: {
+        paths: [
+          { path: forbidden, kind: '403' },
+          { path: missing, kind: '404' },
+        ],
+      },
+    });
     const dir = await tempDir();
-    const result = await exportAccount({ out: join(dir, 'x.zip'), baseUrl: service.baseUrl, keys: [service.keys.readOnly] });
+    const result = await exportAccount({
+      out: join(dir, 'x.zip'),
+      baseUrl: service.baseUrl,
+      keys: [service.keys.readOnly],
+    });
     const failed = (await manifestOf(result.out)).errors.map((e) => [e.source, e.status]);
     expect(failed).toContainEqual([missing, 404]);
     expect(service.stats.byPath.get(missing)).toBe(1);
@@ -108,10 +124,13 @@ describe('hostile answers', () => {
     const result = await exportAccount({ out, baseUrl: service.baseUrl, keys: [service.keys.readOnly] });
     expect(result.complete).toBe(false);
     const manifest = await manifestOf(result.out);
-    const codes = (source: string): string[] => manifest.errors.filter((e) => e.source === source).map((e) => e.code ?? '');
+    const codes = (source: string): string[] =>
+      manifest.errors.filter((e) => e.source === source).map((e) => e.code ?? '');
     expect(codes(pagesList).length).toBeGreaterThan(0);
     expect(new Set(codes(pagesList))).toEqual(new Set(['BAD_ID']));
-    expect((await manifestOf(result.out)).errors.filter((e) => e.source === pagesList).map((e) => e.id)).toContain('"../../x"');
+    expect((await manifestOf(result.out)).errors.filter((e) => e.source === pagesList).map((e) => e.id)).toContain(
+      '"../../x"',
+    );
     // An endless body never ends: only a cap applied while streaming can turn it into an error.
     // (What that costs in memory is the bench's to measure, not a test's.)
     expect(codes(endlessPng)).toEqual(['BODY_TOO_LARGE']);

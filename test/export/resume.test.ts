@@ -24,7 +24,8 @@ async function expectExact(out: string): Promise<void> {
   expect(manifest.complete).toBe(true);
   const files = servedEntries(allFileEntries(manifest));
   expect(new Set(files.map((f) => f.source))).toEqual(new Set(served.keys()));
-  for (const file of files) expect(entries.get(file.path)?.data.equals(served.get(file.source) as Buffer), file.path).toBe(true);
+  for (const file of files)
+    expect(entries.get(file.path)?.data.equals(served.get(file.source) as Buffer), file.path).toBe(true);
 }
 
 async function journalRecords(dir: string, out: string): Promise<number> {
@@ -63,7 +64,12 @@ describe('interrupted exports resume', () => {
 
     service.stats.reset();
     const events: ExportEvent[] = [];
-    const result = await exportAccount({ out: join(dir, 'a.zip'), baseUrl: service.baseUrl, keys: [service.keys.readOnly], onEvent: (e) => events.push(e) });
+    const result = await exportAccount({
+      out: join(dir, 'a.zip'),
+      baseUrl: service.baseUrl,
+      keys: [service.keys.readOnly],
+      onEvent: (e) => events.push(e),
+    });
     expect(result.complete).toBe(true);
     expect(events.find((e) => e.type === 'start')).toMatchObject({ resumed: saved });
     const missing = FULL - saved;
@@ -90,11 +96,19 @@ describe('interrupted exports resume', () => {
     bytes.fill(0x20, 0, 4096);
     await writeFile(pack, bytes);
     const journal = (await readFile(join(dir, '.d.zip.rabbit-work', 'journal.jsonl'), 'utf8')).split('\n');
-    const records = journal.filter((line) => line.includes('"t":"file"')).map((line) => JSON.parse(line) as { offset?: number; source: string });
-    const damaged = records.filter((r) => r.offset !== undefined && r.offset < 4096 && !r.source.endsWith('/prototype.json'));
+    const records = journal
+      .filter((line) => line.includes('"t":"file"'))
+      .map((line) => JSON.parse(line) as { offset?: number; source: string });
+    const damaged = records.filter(
+      (r) => r.offset !== undefined && r.offset < 4096 && !r.source.endsWith('/prototype.json'),
+    );
     expect(damaged.length).toBeGreaterThan(5);
     service.stats.reset();
-    const result = await exportAccount({ out: join(dir, 'd.zip'), baseUrl: service.baseUrl, keys: [service.keys.readOnly] });
+    const result = await exportAccount({
+      out: join(dir, 'd.zip'),
+      baseUrl: service.baseUrl,
+      keys: [service.keys.readOnly],
+    });
     expect(result.complete).toBe(true);
     // Every damaged body was fetched again.
     for (const record of damaged) expect(service.stats.byPath.get(record.source), record.source).toBe(1);
@@ -110,7 +124,12 @@ describe('interrupted exports resume', () => {
     await writeFile(journal, text.replace(service.baseUrl, 'http://127.0.0.1:9'));
     service.stats.reset();
     const events: ExportEvent[] = [];
-    await exportAccount({ out: join(dir, 's.zip'), baseUrl: service.baseUrl, keys: [service.keys.readOnly], onEvent: (e) => events.push(e) });
+    await exportAccount({
+      out: join(dir, 's.zip'),
+      baseUrl: service.baseUrl,
+      keys: [service.keys.readOnly],
+      onEvent: (e) => events.push(e),
+    });
     expect(events.some((e) => e.type === 'journal-set-aside')).toBe(true);
     expect(service.stats.requests).toBe(FULL);
     await expectExact(join(dir, 's.zip'));
@@ -122,7 +141,11 @@ describe('interrupted exports resume', () => {
     await interruptedExport(dir, 'c.zip', FULL - 20);
     service.store.renamePrototype(3, 'renamed while interrupted');
     service.stats.reset();
-    const result = await exportAccount({ out: join(dir, 'c.zip'), baseUrl: service.baseUrl, keys: [service.keys.readOnly] });
+    const result = await exportAccount({
+      out: join(dir, 'c.zip'),
+      baseUrl: service.baseUrl,
+      keys: [service.keys.readOnly],
+    });
     expect((await manifestOf(result.out)).prototypes['3']?.name).toBe('renamed while interrupted');
     expect(service.stats.byPath.get('/rabbit/api/prototypes/3/pages.json')).toBe(1);
     await expectExact(join(dir, 'c.zip'));
@@ -143,7 +166,11 @@ describe('a full disk', () => {
     }
     try {
       service = await startFakeService({ dataset: { pngPaddingBytes: 200_000 } });
-      const error = await exportAccount({ out: join(mountPoint, 'full.zip'), baseUrl: service.baseUrl, keys: [service.keys.readOnly] }).catch((e: unknown) => e);
+      const error = await exportAccount({
+        out: join(mountPoint, 'full.zip'),
+        baseUrl: service.baseUrl,
+        keys: [service.keys.readOnly],
+      }).catch((e: unknown) => e);
       expect(isRabbitError(error, 'DISK_FULL')).toBe(true);
       expect(await readdir(mountPoint)).toEqual([]);
     } finally {

@@ -11,14 +11,22 @@ import { tempDir } from '../helpers/temp.js';
 let service: FakeService;
 beforeAll(async () => {
   // Page renderings of over 1 MiB: stored entries streamed from their own spool file.
-  service = await startFakeService({ seed: 5, dataset: { prototypes: 1, pagesPerPrototype: 2, pngPaddingBytes: 1_200_000 } });
+  service = await startFakeService({
+    seed: 5,
+    dataset: { prototypes: 1, pagesPerPrototype: 2, pngPaddingBytes: 1_200_000 },
+  });
 });
 afterAll(() => service.close());
 
 describe('an export read as streaming readers read it', () => {
   it('has every entry size and CRC in its local header, large stored PNGs and the manifest included', async () => {
     const out = join(await tempDir(), 'stream.zip');
-    const result = await exportAccount({ out, baseUrl: service.baseUrl, keys: [service.keys.readOnly], concurrency: 4 });
+    const result = await exportAccount({
+      out,
+      baseUrl: service.baseUrl,
+      keys: [service.keys.readOnly],
+      concurrency: 4,
+    });
     expect(result.complete).toBe(true);
     const { entries, signatureAtEnd } = await walkLocalHeaders(out);
     // The walk ends exactly where the central directory starts.

@@ -46,12 +46,16 @@ describe('stalled transfers end', () => {
     const out = join(await tempDir(), 'trickle.zip');
     // Default flags but a 2 s window instead of 30 s, so the test is quick; the default is proven
     // with a fake clock in test/client/transfer-watchdog.test.ts.
-    const run = await runCli(['export', '--out', out, '--speed-time', '2', '--retries', '2', '--quiet'], { register: registerExport, env: env(service) });
+    const run = await runCli(['export', '--out', out, '--speed-time', '2', '--retries', '2', '--quiet'], {
+      register: registerExport,
+      env: env(service),
+    });
     expect(run.code).toBe(3);
     const { manifest } = await readArchive(out);
     expect(manifest.errors).toEqual([expect.objectContaining({ source: TRICKLING, code: 'STALLED', attempts: 2 })]);
     expect(manifest.prototypes['3']?.complete).toBe(false);
-    for (const [id, record] of Object.entries(manifest.prototypes)) if (id !== '3') expect(record.complete, id).toBe(true);
+    for (const [id, record] of Object.entries(manifest.prototypes))
+      if (id !== '3') expect(record.complete, id).toBe(true);
     expect(service.stats.faultsInjected).toBe(2);
     await expectExact(out, service, [TRICKLING]);
   });
@@ -60,7 +64,10 @@ describe('stalled transfers end', () => {
     const css = '/rabbit/static/css/page.css';
     service = await startFakeService({ faults: { paths: [{ path: css, kind: 'trickle' }], trickleMs: 500 } });
     const out = join(await tempDir(), 'assets.zip');
-    const run = await runCli(['export', '--out', out, '--speed-time', '2', '--retries', '1', '--quiet'], { register: registerExport, env: env(service) });
+    const run = await runCli(['export', '--out', out, '--speed-time', '2', '--retries', '1', '--quiet'], {
+      register: registerExport,
+      env: env(service),
+    });
     expect(run.code).toBe(3);
     const { manifest } = await readArchive(out);
     expect(manifest.errors).toEqual([expect.objectContaining({ source: css, code: 'STALLED' })]);
@@ -99,7 +106,10 @@ describe('--max-duration', () => {
     service = await startFakeService({ faults: { paths: slow.map((path) => ({ path, kind: 'trickle' as const })) } });
     const dir = await tempDir();
     const first = join(dir, 'night1.zip');
-    const run = await runCli(['export', '--out', first, '--max-duration', '4s', '--json'], { register: registerExport, env: env(service) });
+    const run = await runCli(['export', '--out', first, '--max-duration', '4s', '--json'], {
+      register: registerExport,
+      env: env(service),
+    });
     expect(run.code).toBe(3);
     expect(JSON.parse(run.stdout)).toMatchObject({ exitCode: 3, complete: false, deadlineReached: true });
 
@@ -126,7 +136,10 @@ describe('--max-duration', () => {
     // The next run against a healthy service fetches what is missing and copies the rest.
     service.setFaults(undefined);
     const second = join(dir, 'night2.zip');
-    const next = await runCli(['export', '--out', second, '--since', first, '--quiet'], { register: registerExport, env: env(service) });
+    const next = await runCli(['export', '--out', second, '--since', first, '--quiet'], {
+      register: registerExport,
+      env: env(service),
+    });
     expect(next.code).toBe(0);
     const { manifest: completed } = await readArchive(second);
     expect(completed.complete).toBe(true);
@@ -137,10 +150,15 @@ describe('--max-duration', () => {
   it('records the prototypes whose work never started: with one request at a time, the rest wait behind a trickle', async () => {
     // The frontier takes the newest task first, so prototype 1002 (listed last) goes early and its
     // pages.json holds the only slot until the deadline; prototypes still queued were never read.
-    service = await startFakeService({ faults: { paths: [{ path: '/rabbit/api/prototypes/1002/pages.json', kind: 'trickle' }] } });
+    service = await startFakeService({
+      faults: { paths: [{ path: '/rabbit/api/prototypes/1002/pages.json', kind: 'trickle' }] },
+    });
     const dir = await tempDir();
     const out = join(dir, 'queued.zip');
-    const run = await runCli(['export', '--out', out, '--max-duration', '3s', '--concurrency', '1', '--quiet'], { register: registerExport, env: env(service) });
+    const run = await runCli(['export', '--out', out, '--max-duration', '3s', '--concurrency', '1', '--quiet'], {
+      register: registerExport,
+      env: env(service),
+    });
     expect(run.code).toBe(3);
     const report = await verifyArchive(out);
     expect(report.ok).toBe(true);
@@ -157,7 +175,10 @@ describe('--max-duration', () => {
     expect(whole.prototypes['1002']?.complete).toBe(false);
 
     service.setFaults(undefined);
-    const next = await runCli(['export', '--out', join(dir, 'full.zip'), '--since', out, '--quiet'], { register: registerExport, env: env(service) });
+    const next = await runCli(['export', '--out', join(dir, 'full.zip'), '--since', out, '--quiet'], {
+      register: registerExport,
+      env: env(service),
+    });
     expect(next.code).toBe(0);
     await expectExact(join(dir, 'full.zip'), service);
   });
@@ -167,7 +188,10 @@ describe('--max-duration', () => {
     const dir = await tempDir();
     const out = join(dir, 'cut.zip');
     const started = performance.now();
-    const run = await runCli(['export', '--out', out, '--max-duration', '2s', '--quiet'], { register: registerExport, env: env(service) });
+    const run = await runCli(['export', '--out', out, '--max-duration', '2s', '--quiet'], {
+      register: registerExport,
+      env: env(service),
+    });
     // The bound for --max-duration 20s is 35 s: the deadline plus 15 s.
     expect(performance.now() - started).toBeLessThan(2000 + 15_000);
     expect(run.code).toBe(3);
@@ -175,17 +199,25 @@ describe('--max-duration', () => {
     const report = await verifyArchive(out);
     expect(report.ok).toBe(true);
     expect(report.manifest?.complete).toBe(false);
-    expect(report.manifest?.errors).toEqual([expect.objectContaining({ source: '/rabbit/api/prototypes.json', code: 'DEADLINE' })]);
+    expect(report.manifest?.errors).toEqual([
+      expect.objectContaining({ source: '/rabbit/api/prototypes.json', code: 'DEADLINE' }),
+    ]);
 
     service.setFaults(undefined);
-    const next = await runCli(['export', '--out', join(dir, 'full.zip'), '--since', out, '--quiet'], { register: registerExport, env: env(service) });
+    const next = await runCli(['export', '--out', join(dir, 'full.zip'), '--since', out, '--quiet'], {
+      register: registerExport,
+      env: env(service),
+    });
     expect(next.code).toBe(0);
     await expectExact(join(dir, 'full.zip'), service);
   });
 
   it('a bad duration is a usage error', async () => {
     service = await startFakeService({});
-    const run = await runCli(['export', '--out', join(await tempDir(), 'x.zip'), '--max-duration', 'soon'], { register: registerExport, env: env(service) });
+    const run = await runCli(['export', '--out', join(await tempDir(), 'x.zip'), '--max-duration', 'soon'], {
+      register: registerExport,
+      env: env(service),
+    });
     expect(run.code).toBe(2);
     expect(service.stats.requests).toBe(0);
   });
@@ -196,11 +228,28 @@ describe('export --since by hand', () => {
     service = await startFakeService({});
     const dir = await tempDir();
     const prev = join(dir, 'prev.zip');
-    expect((await runCli(['export', '--out', prev, '--quiet'], { register: registerExport, env: env(service) })).code).toBe(0);
+    expect(
+      (await runCli(['export', '--out', prev, '--quiet'], { register: registerExport, env: env(service) })).code,
+    ).toBe(0);
     const spelled = service.baseUrl.replace('http://', 'HTTP://') + '/';
-    const same = await runCli(['export', '--out', join(dir, 'same.zip'), '--since', prev, '--base-url', spelled, '--quiet'], { register: registerExport, env: env(service) });
+    const same = await runCli(
+      ['export', '--out', join(dir, 'same.zip'), '--since', prev, '--base-url', spelled, '--quiet'],
+      { register: registerExport, env: env(service) },
+    );
     expect(same.code).toBe(0);
-    const other = await runCli(['export', '--out', join(dir, 'other.zip'), '--since', prev, '--base-url', service.baseUrl.replace('127.0.0.1', 'localhost'), '--quiet'], { register: registerExport, env: env(service) });
+    const other = await runCli(
+      [
+        'export',
+        '--out',
+        join(dir, 'other.zip'),
+        '--since',
+        prev,
+        '--base-url',
+        service.baseUrl.replace('127.0.0.1', 'localhost'),
+        '--quiet',
+      ],
+      { register: registerExport, env: env(service) },
+    );
     expect(other.code).toBe(2);
   });
 });

@@ -28,7 +28,12 @@ function keyOf(name: KeyName): string | null {
 
 describe('keys', () => {
   test('all keys are 40 characters and distinct; there is one per prototype', () => {
-    const all = [service.keys.readWrite, service.keys.readOnly, service.keys.invalid, ...Object.values(service.keys.perPrototype)];
+    const all = [
+      service.keys.readWrite,
+      service.keys.readOnly,
+      service.keys.invalid,
+      ...Object.values(service.keys.perPrototype),
+    ];
     for (const key of all) expect(key).toMatch(/^[0-9a-f]{40}$/);
     expect(new Set(all).size).toBe(all.length);
     expect(Object.keys(service.keys.perPrototype)).toEqual(['3', '17', '42', '1001', '1002']);

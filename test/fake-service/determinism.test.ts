@@ -6,7 +6,9 @@ import { crawl, getJson } from './helpers.js';
 
 /** XHTML embeds the service's own address, the one thing two instances cannot share. */
 function normalised(service: FakeService, bodies: Map<string, CrawledBody>): Map<string, string> {
-  return new Map([...bodies].map(([path, { body }]) => [path, body.toString('latin1').split(service.baseUrl).join('BASE')]));
+  return new Map(
+    [...bodies].map(([path, { body }]) => [path, body.toString('latin1').split(service.baseUrl).join('BASE')]),
+  );
 }
 
 describe('seeds', () => {
@@ -15,7 +17,11 @@ describe('seeds', () => {
   let b: FakeService;
   let c: FakeService;
   beforeAll(async () => {
-    [a, b, c] = await Promise.all([startFakeService({ seed: 5 }), startFakeService({ seed: 5 }), startFakeService({ seed: 6 })]);
+    [a, b, c] = await Promise.all([
+      startFakeService({ seed: 5 }),
+      startFakeService({ seed: 5 }),
+      startFakeService({ seed: 6 }),
+    ]);
     services.push(a, b, c);
   });
   afterAll(() => Promise.all(services.map((s) => s.close())));
@@ -23,7 +29,9 @@ describe('seeds', () => {
   test('the same seed serves the same bytes everywhere; another seed does not', async () => {
     const [bodiesA, bodiesB, bodiesC] = await Promise.all([crawl(a), crawl(b), crawl(c)]);
     expect(normalised(b, bodiesB)).toEqual(normalised(a, bodiesA));
-    const differing = [...bodiesA.keys()].filter((path) => !bodiesA.get(path)!.body.equals(bodiesC.get(path)?.body ?? Buffer.alloc(0)));
+    const differing = [...bodiesA.keys()].filter(
+      (path) => !bodiesA.get(path)!.body.equals(bodiesC.get(path)?.body ?? Buffer.alloc(0)),
+    );
     expect(differing).toContain('prototypes/3.json');
     expect(differing).toContain('prototypes/3/pages/page0001.png');
   });
@@ -69,7 +77,14 @@ describe('default sample', () => {
 describe('dataset options', () => {
   test('scale the ordinary prototypes and can drop the legacy one', async () => {
     const service = await startFakeService({
-      dataset: { prototypes: 12, pagesPerPrototype: 2, elementsPerPage: 0, layersPerPrototype: 0, discussionsPerPrototype: 0, legacyPagesList: false },
+      dataset: {
+        prototypes: 12,
+        pagesPerPrototype: 2,
+        elementsPerPage: 0,
+        layersPerPrototype: 0,
+        discussionsPerPrototype: 0,
+        legacyPagesList: false,
+      },
     });
     try {
       const ids = await getJson<number[]>(service, 'prototypes.json');

@@ -14,24 +14,56 @@ const JSON_TYPE = 'application/json; charset=utf-8';
 describe('every GET of service-api.md section 4', () => {
   const cases: Array<[string, string, (body: unknown) => void]> = [
     ['prototypes.json', JSON_TYPE, (b) => expect(b).toEqual([3, 17, 42, 1001, 1002])],
-    ['prototypes/3.json', JSON_TYPE, (b) => expect(b).toMatchObject({ id: 3, prototypeData: { id: 3, name: 'foo type', lastUser: 'Volker' } })],
+    [
+      'prototypes/3.json',
+      JSON_TYPE,
+      (b) => expect(b).toMatchObject({ id: 3, prototypeData: { id: 3, name: 'foo type', lastUser: 'Volker' } }),
+    ],
     ['prototypes/3/pages.json', JSON_TYPE, (b) => expect(b).toEqual(['page0001', 'page7830', 'page648229105'])],
-    ['prototypes/3/pages/page7830.json', JSON_TYPE, (b) => expect(b).toEqual({ id: 'page7830', layers: ['layer1', 'layer22'], name: `<b>Checkout</b> & "Pay" 'now'` })],
+    [
+      'prototypes/3/pages/page7830.json',
+      JSON_TYPE,
+      (b) =>
+        expect(b).toEqual({ id: 'page7830', layers: ['layer1', 'layer22'], name: `<b>Checkout</b> & "Pay" 'now'` }),
+    ],
     ['prototypes/3/pages/page7830.html', 'application/xhtml+xml; charset=utf-8', (b) => expect(b).toMatch(/^<\?xml /)],
     ['prototypes/3/pages/page7830.png', 'image/png', (b) => expect(b).toBeInstanceOf(Buffer)],
     ['prototypes/3/layers.json', JSON_TYPE, (b) => expect(b).toEqual(['layer1', 'layer22'])],
-    ['prototypes/3/layers/layer1.json', JSON_TYPE, (b) => expect(b).toEqual({ id: 'layer1', name: 'Header 🎩 <nav> & "menu"' })],
-    ['prototypes/3/pages/page0001/elements.json', JSON_TYPE, (b) => expect(b).toEqual(['element3', 'element4', 'element5'])],
+    [
+      'prototypes/3/layers/layer1.json',
+      JSON_TYPE,
+      (b) => expect(b).toEqual({ id: 'layer1', name: 'Header 🎩 <nav> & "menu"' }),
+    ],
+    [
+      'prototypes/3/pages/page0001/elements.json',
+      JSON_TYPE,
+      (b) => expect(b).toEqual(['element3', 'element4', 'element5']),
+    ],
     ['prototypes/3/layers/layer1/elements.json', JSON_TYPE, (b) => expect(b).toEqual(['element1', 'element2'])],
     [
       'prototypes/3/pages/page0001/elements/element3.json',
       JSON_TYPE,
-      (b) => expect(b).toMatchObject({ id: 'element3', type: expect.any(String), position: { x: expect.any(Number), y: expect.any(Number) }, dimensions: { width: expect.any(Number), height: expect.any(Number) }, target: 'page7830' }),
+      (b) =>
+        expect(b).toMatchObject({
+          id: 'element3',
+          type: expect.any(String),
+          position: { x: expect.any(Number), y: expect.any(Number) },
+          dimensions: { width: expect.any(Number), height: expect.any(Number) },
+          target: 'page7830',
+        }),
     ],
-    ['prototypes/3/layers/layer1/elements/element1.json', JSON_TYPE, (b) => expect(b).toMatchObject({ id: 'element1', position: {}, dimensions: {} })],
+    [
+      'prototypes/3/layers/layer1/elements/element1.json',
+      JSON_TYPE,
+      (b) => expect(b).toMatchObject({ id: 'element1', position: {}, dimensions: {} }),
+    ],
     ['prototypes/3/discussions.json', JSON_TYPE, (b) => expect(b).toEqual([1, 2, 3])],
     ['prototypes/3/pages/page0001/discussions.json', JSON_TYPE, (b) => expect(b).toEqual([1, 3])],
-    ['prototypes/3/discussions/2.json', JSON_TYPE, (b) => expect(b).toMatchObject({ id: 2, prototypeId: 3, pageId: 'page7830', deleted: -1 })],
+    [
+      'prototypes/3/discussions/2.json',
+      JSON_TYPE,
+      (b) => expect(b).toMatchObject({ id: 2, prototypeId: 3, pageId: 'page7830', deleted: -1 }),
+    ],
   ];
 
   test.each(cases)('GET %s', async (path, contentType, check) => {
@@ -50,7 +82,10 @@ describe('every GET of service-api.md section 4', () => {
 
 describe('shapes from api-notes.md', () => {
   test('prototype metadata has milestones unsorted, the documented fields and a string created', async () => {
-    const proto = await getJson<{ versions: { milestones: Array<Record<string, unknown>> }; prototypeData: Record<string, unknown> }>(service, 'prototypes/3.json');
+    const proto = await getJson<{
+      versions: { milestones: Array<Record<string, unknown>> };
+      prototypeData: Record<string, unknown>;
+    }>(service, 'prototypes/3.json');
     expect(proto.versions.milestones.map((m) => m.revision)).toEqual([1, 5, 4, 2, 3, 6]);
     for (const m of proto.versions.milestones) {
       expect(Object.keys(m)).toEqual(['revision', 'created', 'name', 'user']);
@@ -67,12 +102,30 @@ describe('shapes from api-notes.md', () => {
   });
 
   test('the legacy prototype serves pages.json in the old object form', async () => {
-    expect(await getJson(service, 'prototypes/42/pages.json')).toEqual({ page2200: 'MyPage 3', page15: 'Kontakt & Impressum' });
+    expect(await getJson(service, 'prototypes/42/pages.json')).toEqual({
+      page2200: 'MyPage 3',
+      page15: 'Kontakt & Impressum',
+    });
   });
 
   test('discussions: all fields, several entries, first entry records the title, page lists consistent', async () => {
-    const discussion = await getJson<Record<string, unknown> & { entries: Array<{ text: string; timestamp: number }> }>(service, 'prototypes/3/discussions/1.json');
-    expect(Object.keys(discussion)).toEqual(['id', 'prototypeId', 'pageId', 'title', 'positionX', 'positionY', 'timestamp', 'entries', 'readAt', 'lastEntryDate', 'deleted']);
+    const discussion = await getJson<Record<string, unknown> & { entries: Array<{ text: string; timestamp: number }> }>(
+      service,
+      'prototypes/3/discussions/1.json',
+    );
+    expect(Object.keys(discussion)).toEqual([
+      'id',
+      'prototypeId',
+      'pageId',
+      'title',
+      'positionX',
+      'positionY',
+      'timestamp',
+      'entries',
+      'readAt',
+      'lastEntryDate',
+      'deleted',
+    ]);
     expect(discussion.entries.length).toBeGreaterThan(1);
     expect(discussion.entries[0]!.text).toContain(String(discussion.title));
     expect(discussion.lastEntryDate).toBe(discussion.entries.at(-1)!.timestamp);
@@ -116,7 +169,10 @@ describe('conditional GET', () => {
   });
 
   test('the PNG and static assets honour it too', async () => {
-    for (const url of [`${service.baseUrl}${STATIC_PATHS.css}`, `${service.baseUrl}/rabbit/api/prototypes/3/pages/page0001.png?api_key=${service.keys.readOnly}`]) {
+    for (const url of [
+      `${service.baseUrl}${STATIC_PATHS.css}`,
+      `${service.baseUrl}/rabbit/api/prototypes/3/pages/page0001.png?api_key=${service.keys.readOnly}`,
+    ]) {
       const first = await fetch(url);
       await first.arrayBuffer();
       const second = await fetch(url, { headers: { 'if-modified-since': first.headers.get('last-modified')! } });
@@ -147,7 +203,10 @@ describe('unknown paths and ids', () => {
   });
 
   test('405 with Allow for a method a route does not answer', async () => {
-    const res = await fetch(`${service.baseUrl}/rabbit/api/prototypes.json?api_key=${service.keys.readWrite}`, { method: 'POST', body: '{}' });
+    const res = await fetch(`${service.baseUrl}/rabbit/api/prototypes.json?api_key=${service.keys.readWrite}`, {
+      method: 'POST',
+      body: '{}',
+    });
     expect(res.status).toBe(405);
     expect(res.headers.get('allow')).toBe('GET, HEAD');
     // Without its suffix an element path exists for DELETE only (service-api.md 4.4).
@@ -157,7 +216,9 @@ describe('unknown paths and ids', () => {
   });
 
   test('HEAD answers headers only', async () => {
-    const res = await fetch(`${service.baseUrl}/rabbit/api/prototypes/3.json?api_key=${service.keys.readWrite}`, { method: 'HEAD' });
+    const res = await fetch(`${service.baseUrl}/rabbit/api/prototypes/3.json?api_key=${service.keys.readWrite}`, {
+      method: 'HEAD',
+    });
     expect(res.status).toBe(200);
     expect(Number(res.headers.get('content-length'))).toBeGreaterThan(0);
     expect(await res.text()).toBe('');

@@ -170,16 +170,19 @@ describe('connection faults', () => {
   test.each([
     [PNG, String(4 * 1024 ** 3), undefined],
     [META, undefined, 'chunked'],
-  ])('endless-body on %s streams until the client leaves, and the server stays healthy', async (path, length, encoding) => {
-    service.setFaults(fault(path, 'endless-body', 1));
-    const endless = await raw(path, { stopAfter: 1024 * 1024 });
-    expect(endless.status).toBe(200);
-    expect(endless.received).toBeGreaterThanOrEqual(1024 * 1024);
-    expect(endless.headers['content-length']).toBe(length);
-    expect(endless.headers['transfer-encoding']).toBe(encoding);
-    expect((await fetch(url(META))).status).toBe(200);
-    await expect.poll(() => service.stats.inFlight).toBe(0);
-  });
+  ])(
+    'endless-body on %s streams until the client leaves, and the server stays healthy',
+    async (path, length, encoding) => {
+      service.setFaults(fault(path, 'endless-body', 1));
+      const endless = await raw(path, { stopAfter: 1024 * 1024 });
+      expect(endless.status).toBe(200);
+      expect(endless.received).toBeGreaterThanOrEqual(1024 * 1024);
+      expect(endless.headers['content-length']).toBe(length);
+      expect(endless.headers['transfer-encoding']).toBe(encoding);
+      expect((await fetch(url(META))).status).toBe(200);
+      await expect.poll(() => service.stats.inFlight).toBe(0);
+    },
+  );
 
   test('close() ends a service that is still streaming an endless body', async () => {
     const other = await startFakeService({ faults: fault(PNG, 'endless-body') });
@@ -187,21 +190,26 @@ describe('connection faults', () => {
     const reader = res.body!.getReader();
     await reader.read();
     await other.close();
-    await expect((async () => {
-      for (;;) if ((await reader.read()).done) break;
-    })()).rejects.toThrow('terminated');
+    await expect(
+      (async () => {
+        for (;;) if ((await reader.read()).done) break;
+      })(),
+    ).rejects.toThrow('terminated');
   });
 });
 
 describe('content faults', () => {
-  test.each([META, '/rabbit/api/prototypes/3/pages.json', PNG])('malformed-json on %s: 200 JSON that does not parse', async (path) => {
-    service.setFaults(fault(path, 'malformed-json'));
-    const res = await fetch(url(path));
-    expect(res.status).toBe(200);
-    expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
-    const text = await res.text();
-    expect(() => JSON.parse(text)).toThrow(SyntaxError);
-  });
+  test.each([META, '/rabbit/api/prototypes/3/pages.json', PNG])(
+    'malformed-json on %s: 200 JSON that does not parse',
+    async (path) => {
+      service.setFaults(fault(path, 'malformed-json'));
+      const res = await fetch(url(path));
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
+      const text = await res.text();
+      expect(() => JSON.parse(text)).toThrow(SyntaxError);
+    },
+  );
 
   test.each([
     ['/rabbit/api/prototypes/3/pages.json', ['page0001', 'page7830', 'page648229105']],
@@ -249,7 +257,13 @@ describe('rate faults', () => {
       for (let i = 0; i < count; i++) {
         const res = await fetch(apiUrl(other, 'prototypes/3.json')).catch(() => undefined);
         if (res === undefined) out.push('reset');
-        else out.push(await res.arrayBuffer().then(() => String(res.status), () => 'truncate'));
+        else
+          out.push(
+            await res.arrayBuffer().then(
+              () => String(res.status),
+              () => 'truncate',
+            ),
+          );
       }
       expect(other.stats.faultsInjected).toBe(out.filter((s) => s !== '200').length);
     } finally {
@@ -285,11 +299,22 @@ describe('rate faults', () => {
 
 describe('parseFaultSpec', () => {
   test.each<[string, FaultOptions]>([
-    ['rate=0.15,seed=7,kinds=429+503+reset+truncate', { rate: 0.15, seed: 7, kinds: ['429', '503', 'reset', 'truncate'] }],
-    ['path=/rabbit/api/prototypes/1/pages/page0001.png:500', { paths: [{ path: '/rabbit/api/prototypes/1/pages/page0001.png', kind: '500' }] }],
+    [
+      'rate=0.15,seed=7,kinds=429+503+reset+truncate',
+      { rate: 0.15, seed: 7, kinds: ['429', '503', 'reset', 'truncate'] },
+    ],
+    [
+      'path=/rabbit/api/prototypes/1/pages/page0001.png:500',
+      { paths: [{ path: '/rabbit/api/prototypes/1/pages/page0001.png', kind: '500' }] },
+    ],
     [
       'path=/rabbit/api/prototypes.json:reset*2; path=/rabbit/api/prototypes/3.json:endless-body',
-      { paths: [{ path: '/rabbit/api/prototypes.json', kind: 'reset', times: 2 }, { path: '/rabbit/api/prototypes/3.json', kind: 'endless-body' }] },
+      {
+        paths: [
+          { path: '/rabbit/api/prototypes.json', kind: 'reset', times: 2 },
+          { path: '/rabbit/api/prototypes/3.json', kind: 'endless-body' },
+        ],
+      },
     ],
     ['slow-body-ms=250', { slowBodyMs: 250 }],
     ['', {}],
@@ -297,16 +322,22 @@ describe('parseFaultSpec', () => {
     expect(parseFaultSpec(spec)).toEqual(expected);
   });
 
-  test.each(['rate=2', 'rate=', 'kinds=418', 'path=/x.json', 'path=x.json:500', 'path=/x.json:500*two', 'speed=9', 'seed=-1'])(
-    '%j is a USAGE error',
-    (spec) => {
-      let error: unknown;
-      try {
-        parseFaultSpec(spec);
-      } catch (caught) {
-        error = caught;
-      }
-      expect(isRabbitError(error, 'USAGE')).toBe(true);
-    },
-  );
+  test.each([
+    'rate=2',
+    'rate=',
+    'kinds=418',
+    'path=/x.json',
+    'path=x.json:500',
+    'path=/x.json:500*two',
+    'speed=9',
+    'seed=-1',
+  ])('%j is a USAGE error', (spec) => {
+    let error: unknown;
+    try {
+      parseFaultSpec(spec);
+    } catch (caught) {
+      error = caught;
+    }
+    expect(isRabbitError(error, 'USAGE')).toBe(true);
+  });
 });

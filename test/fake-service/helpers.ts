@@ -7,7 +7,12 @@ export function apiUrl(service: FakeService, path: string, key: string | null = 
   return url.toString();
 }
 
-export function get(service: FakeService, path: string, key?: string | null, headers?: Record<string, string>): Promise<Response> {
+export function get(
+  service: FakeService,
+  path: string,
+  key?: string | null,
+  headers?: Record<string, string>,
+): Promise<Response> {
   return fetch(apiUrl(service, path, key), headers ? { headers } : {});
 }
 
@@ -39,7 +44,10 @@ export interface CrawledBody {
  * Fetches every readable resource the way an exporter would, following lists. Returns bodies by
  * API path (relative to /rabbit/api/).
  */
-export async function crawl(service: FakeService, key: string = service.keys.readOnly): Promise<Map<string, CrawledBody>> {
+export async function crawl(
+  service: FakeService,
+  key: string = service.keys.readOnly,
+): Promise<Map<string, CrawledBody>> {
   const out = new Map<string, CrawledBody>();
   const fetchBody = async (path: string): Promise<Buffer> => {
     const res = await get(service, path, key);

@@ -1,7 +1,13 @@
 import { createHash } from 'node:crypto';
 import { afterEach, describe, expect, test } from 'vitest';
 import type { DatasetOptions, FakeService } from '../../src/fake-service/index.js';
-import { countExportRequests, datasetForResources, exportPaths, FakeStore, startFakeService } from '../../src/fake-service/index.js';
+import {
+  countExportRequests,
+  datasetForResources,
+  exportPaths,
+  FakeStore,
+  startFakeService,
+} from '../../src/fake-service/index.js';
 import { FULL_EXPORT_REQUESTS, walkService } from '../helpers/oracle.js';
 import { crawl, getJson, send } from './helpers.js';
 
@@ -12,7 +18,19 @@ import { crawl, getJson, send } from './helpers.js';
  */
 const GOLDEN: Array<[number, Partial<DatasetOptions>, number, string]> = [
   [1, {}, 192, 'b7fe042e4a54ad612fdc27a576daf0c9364147d45870e38a4e0b98e6fe667116'],
-  [5, { prototypes: 3, pagesPerPrototype: 7, elementsPerPage: 9, layersPerPrototype: 3, elementsPerLayer: 4, discussionsPerPrototype: 5 }, 453, '7fbaf594c536e0a68e23177a37e211e614c1b15430ef2305ec3d8d7738ee1cb9'],
+  [
+    5,
+    {
+      prototypes: 3,
+      pagesPerPrototype: 7,
+      elementsPerPage: 9,
+      layersPerPrototype: 3,
+      elementsPerLayer: 4,
+      discussionsPerPrototype: 5,
+    },
+    453,
+    '7fbaf594c536e0a68e23177a37e211e614c1b15430ef2305ec3d8d7738ee1cb9',
+  ],
   [2, { prototypes: 2, pagesPerPrototype: 0 }, 106, '77dc0adc05377f523291b487c7a0d406468377071e39ad3f9889efe84a1ad68f'],
 ];
 
@@ -33,27 +51,39 @@ async function digestOf(s: FakeService): Promise<{ count: number; digest: string
 }
 
 describe('lazily generated data', () => {
-  test.each(GOLDEN)('seed %i, dataset %j: the same bytes as the eager generator', async (seed, dataset, count, digest) => {
-    service = await startFakeService({ seed, dataset });
-    expect(await digestOf(service)).toEqual({ count, digest });
-  });
+  test.each(GOLDEN)(
+    'seed %i, dataset %j: the same bytes as the eager generator',
+    async (seed, dataset, count, digest) => {
+      service = await startFakeService({ seed, dataset });
+      expect(await digestOf(service)).toEqual({ count, digest });
+    },
+  );
 });
 
 describe('a big account', () => {
   test('pages evicted from the caches come back identical', async () => {
     // More pages than the store keeps generated, read twice: the second reads regenerate them.
-    service = await startFakeService({ dataset: { prototypes: 1, pagesPerPrototype: 700, elementsPerPage: 2, discussionsPerPrototype: 0 } });
+    service = await startFakeService({
+      dataset: { prototypes: 1, pagesPerPrototype: 700, elementsPerPage: 2, discussionsPerPrototype: 0 },
+    });
     const read = async (): Promise<string[]> => {
       const out: string[] = [];
       for (const page of ['page0001', 'page0350', 'page0700']) {
         const meta = await getJson(service!, `prototypes/1001/pages/${page}.json`);
         const elements = await getJson<string[]>(service!, `prototypes/1001/pages/${page}/elements.json`);
-        out.push(JSON.stringify([meta, elements, await getJson(service!, `prototypes/1001/pages/${page}/elements/${elements[1]}.json`)]));
+        out.push(
+          JSON.stringify([
+            meta,
+            elements,
+            await getJson(service!, `prototypes/1001/pages/${page}/elements/${elements[1]}.json`),
+          ]),
+        );
       }
       return out;
     };
     const first = await read();
-    for (let j = 1; j <= 700; j++) await getJson(service, `prototypes/1001/pages/page${String(j).padStart(4, '0')}/elements.json`);
+    for (let j = 1; j <= 700; j++)
+      await getJson(service, `prototypes/1001/pages/page${String(j).padStart(4, '0')}/elements.json`);
     expect(await read()).toEqual(first);
     expect(first[2]).toContain('"id":"element1406"');
   });
@@ -62,7 +92,10 @@ describe('a big account', () => {
     service = await startFakeService({ dataset: { prototypes: 3, pagesPerPrototype: 5, elementsPerPage: 4 } });
     const before = await getJson<string[]>(service, 'prototypes/1002/pages/page0003/elements.json');
     const untouched = await getJson(service, 'prototypes/1002/pages/page0004.json');
-    const created = await send(service, 'POST', 'prototypes/1002/pages/page0003/elements.json', { type: 'button', text: 'new' });
+    const created = await send(service, 'POST', 'prototypes/1002/pages/page0003/elements.json', {
+      type: 'button',
+      text: 'new',
+    });
     expect(created.status).toBe(201);
     const after = await getJson<string[]>(service, 'prototypes/1002/pages/page0003/elements.json');
     expect(after.slice(0, before.length)).toEqual(before);

@@ -29,11 +29,16 @@ describe('page PNG', () => {
 
   test('the empty page is all white; a page with elements draws them where they are', async () => {
     const empty = readPng(await png(service, 'prototypes/3/pages/page648229105.png'));
-    for (const [x, y] of [[0, 0], [160, 120], [319, 239]] as const) expect(empty.pixel(x, y)).toEqual([255, 255, 255]);
-    const element = await getJson<{ position: { x: number; y: number }; dimensions: { width: number; height: number } }>(
-      service,
-      'prototypes/3/pages/page0001/elements/element3.json',
-    );
+    for (const [x, y] of [
+      [0, 0],
+      [160, 120],
+      [319, 239],
+    ] as const)
+      expect(empty.pixel(x, y)).toEqual([255, 255, 255]);
+    const element = await getJson<{
+      position: { x: number; y: number };
+      dimensions: { width: number; height: number };
+    }>(service, 'prototypes/3/pages/page0001/elements/element3.json');
     const image = readPng(await png(service, 'prototypes/3/pages/page0001.png'));
     // The border pixel is dark; the fill is a light colour, neither is white.
     expect(image.pixel(element.position.x, element.position.y)).toEqual([51, 51, 51]);

@@ -42,7 +42,11 @@ describe('stats', () => {
     expect(service.stats.requests).toBe(4);
     expect(service.stats.byPath.get('/rabbit/api/prototypes.json')).toBe(3);
     expect(service.stats.byPath.get('/rabbit/api/prototypes/999.json')).toBe(1);
-    expect([...service.stats.statuses].sort()).toEqual([[200, 2], [401, 1], [404, 1]]);
+    expect([...service.stats.statuses].sort()).toEqual([
+      [200, 2],
+      [401, 1],
+      [404, 1],
+    ]);
     expect(service.stats.faultsInjected).toBe(0);
   });
 
@@ -58,7 +62,9 @@ describe('stats', () => {
     const gate = sleepGate();
     const held = await startFakeService({ latencyMs: 100, sleep: gate.sleep });
     try {
-      const pending = Array.from({ length: 6 }, () => fetch(apiUrl(held, 'prototypes/3.json')).then((r) => r.arrayBuffer()));
+      const pending = Array.from({ length: 6 }, () =>
+        fetch(apiUrl(held, 'prototypes/3.json')).then((r) => r.arrayBuffer()),
+      );
       await gate.pending(6);
       const start = held.stats.inFlightMs;
       await new Promise((resolve) => setTimeout(resolve, 200));

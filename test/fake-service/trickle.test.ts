@@ -21,24 +21,31 @@ describe('the trickle fault', () => {
     const path = '/rabbit/api/prototypes/3.json';
     service = await startFakeService({ faults: { paths: [{ path, kind: 'trickle' }], trickleMs: 20 } });
     const url = `${service.baseUrl}${path}?api_key=${service.keys.readOnly}`;
-    const seen = await new Promise<{ status: number; chunks: number[]; ended: boolean; chunked: boolean }>((resolve, reject) => {
-      const req = request(url, (res) => {
-        const chunks: number[] = [];
-        let ended = false;
-        res.on('data', (chunk: Buffer) => chunks.push(chunk.length));
-        res.on('end', () => (ended = true));
-        res.on('error', () => undefined);
-        // Wait until a good number of single bytes has arrived, then hang up.
-        const check = setInterval(() => {
-          if (chunks.length < 10) return;
-          clearInterval(check);
-          resolve({ status: res.statusCode ?? 0, chunks, ended, chunked: res.headers['transfer-encoding'] === 'chunked' });
-          req.destroy();
-        }, 10);
-      });
-      req.on('error', reject);
-      req.end();
-    });
+    const seen = await new Promise<{ status: number; chunks: number[]; ended: boolean; chunked: boolean }>(
+      (resolve, reject) => {
+        const req = request(url, (res) => {
+          const chunks: number[] = [];
+          let ended = false;
+          res.on('data', (chunk: Buffer) => chunks.push(chunk.length));
+          res.on('end', () => (ended = true));
+          res.on('error', () => undefined);
+          // Wait until a good number of single bytes has arrived, then hang up.
+          const check = setInterval(() => {
+            if (chunks.length < 10) return;
+            clearInterval(check);
+            resolve({
+              status: res.statusCode ?? 0,
+              chunks,
+              ended,
+              chunked: res.headers['transfer-encoding'] === 'chunked',
+            });
+            req.destroy();
+          }, 10);
+        });
+        req.on('error', reject);
+        req.end();
+      },
+    );
     expect(seen.status).toBe(200);
     expect(seen.chunked).toBe(true);
     expect(seen.ended).toBe(false);

@@ -5,7 +5,9 @@ import { useFakeService } from '../helpers/fake-service.js';
 import { get, getJson, send } from './helpers.js';
 
 interface Meta {
-  versions: { milestones: Array<{ revision: number; created: string; name: string; user: { id: number; name: string } }> };
+  versions: {
+    milestones: Array<{ revision: number; created: string; name: string; user: { id: number; name: string } }>;
+  };
   prototypeData: { lastModification: number; name: string };
 }
 
@@ -23,7 +25,11 @@ describe.each([
 ])('elements on a %s', (_kind, parentPath, parentId) => {
   test('POST creates: 201, the list as body, Location with the new id', async () => {
     const before = await getJson<string[]>(service, `${parentPath}/elements.json`);
-    const res = await send(service, 'POST', `${parentPath}/elements.json`, { type: 'button', position: { x: 5, y: 6 }, note: 'mine' });
+    const res = await send(service, 'POST', `${parentPath}/elements.json`, {
+      type: 'button',
+      position: { x: 5, y: 6 },
+      note: 'mine',
+    });
     expect(res.status).toBe(201);
     const location = res.headers.get('location')!;
     const id = /\/elements\/(element\d+)\.json$/.exec(location)?.[1];
@@ -112,11 +118,18 @@ describe('a change', () => {
     const after = await getJson<Meta>(service, 'prototypes/3.json');
     expect(after.prototypeData.lastModification).toBe(clock);
     expect(after.versions.milestones).toHaveLength(before.versions.milestones.length + 1);
-    expect(after.versions.milestones.at(-1)).toEqual({ revision: 7, created: String(clock), name: 'autosaved', user: { id: 0, name: 'System' } });
+    expect(after.versions.milestones.at(-1)).toEqual({
+      revision: 7,
+      created: String(clock),
+      name: 'autosaved',
+      user: { id: 0, name: 'System' },
+    });
     // The layer is on page0001, so the page picture changes with it.
     const newPng = Buffer.from(await (await get(service, 'prototypes/3/pages/page0001.png')).arrayBuffer());
     expect(newPng.equals(oldPng)).toBe(false);
-    const conditional = await get(service, 'prototypes/3/pages/page0001.json', undefined, { 'if-modified-since': oldLastModified });
+    const conditional = await get(service, 'prototypes/3/pages/page0001.json', undefined, {
+      'if-modified-since': oldLastModified,
+    });
     expect(conditional.status).toBe(200);
   });
 
@@ -150,7 +163,11 @@ describe('store mutations for tests', () => {
     const pageId = service.store.addPage(3, 'New & shiny', [layerId]);
     expect(pageId).toBe('page648229106');
     expect(await getJson(service, 'prototypes/3/pages.json')).toContain(pageId);
-    expect(await getJson(service, `prototypes/3/pages/${pageId}.json`)).toEqual({ id: pageId, layers: [layerId], name: 'New & shiny' });
+    expect(await getJson(service, `prototypes/3/pages/${pageId}.json`)).toEqual({
+      id: pageId,
+      layers: [layerId],
+      name: 'New & shiny',
+    });
     const discussionId = service.store.addDiscussion(3, pageId, 'Hello', 'tester');
     service.store.addDiscussionEntry(3, discussionId, 'other', 'reply');
     expect(await getJson(service, `prototypes/3/pages/${pageId}/discussions.json`)).toEqual([discussionId]);
@@ -167,7 +184,9 @@ describe('store mutations for tests', () => {
     expect(await getJson(service, 'prototypes.json')).not.toContain(id);
     expect(await getJson(service, 'prototypes.json', key)).toEqual([]);
     expect((await get(service, `prototypes/${id}.json`)).status).toBe(404);
-    const conditional = await get(service, 'prototypes.json', undefined, { 'if-modified-since': listBefore.headers.get('last-modified')! });
+    const conditional = await get(service, 'prototypes.json', undefined, {
+      'if-modified-since': listBefore.headers.get('last-modified')!,
+    });
     expect(conditional.status).toBe(200);
   });
 
@@ -200,14 +219,19 @@ describe('what restore relies on (issue 11)', () => {
       ['PUT', 'prototypes/3/pages/page0001/elements/element3.json'],
       ['DELETE', 'prototypes/3/pages/page0001/elements/element3'],
     ] as const) {
-      expect((await send(service, method, path, method === 'DELETE' ? undefined : { type: 'x' }, key)).status).toBe(403);
+      expect((await send(service, method, path, method === 'DELETE' ? undefined : { type: 'x' }, key)).status).toBe(
+        403,
+      );
     }
     expect(await getJson(service, 'prototypes/3.json')).toEqual(before);
     expect(await (await get(service, 'prototypes/3/pages/page0001.html')).text()).toBe(html);
   });
 
   test('the XHTML rendering follows a create: the new element is on the page', async () => {
-    const res = await send(service, 'POST', 'prototypes/3/pages/page0001/elements.json', { type: 'note', text: 'restored' });
+    const res = await send(service, 'POST', 'prototypes/3/pages/page0001/elements.json', {
+      type: 'note',
+      text: 'restored',
+    });
     const id = /(element\d+)\.json$/.exec(res.headers.get('location')!)![1]!;
     const html = await (await get(service, 'prototypes/3/pages/page0001.html')).text();
     expect(html).toContain(`id="${id}"`);

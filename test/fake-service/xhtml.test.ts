@@ -17,10 +17,12 @@ function assertWellFormed(xml: string): void {
   const body = xml.replace(/^<\?xml[^?]*\?>\s*/, '').replace(/^<!DOCTYPE[^>]*>\s*/, '');
   const stack: string[] = [];
   let roots = 0;
-  const token = /<(\/?)([A-Za-z][\w:.-]*)((?:\s+[\w:.-]+="[^"<]*")*)\s*(\/?)>|<|&(?!(?:#\d+|#x[0-9a-fA-F]+|amp|lt|gt|quot|apos);)/g;
+  const token =
+    /<(\/?)([A-Za-z][\w:.-]*)((?:\s+[\w:.-]+="[^"<]*")*)\s*(\/?)>|<|&(?!(?:#\d+|#x[0-9a-fA-F]+|amp|lt|gt|quot|apos);)/g;
   for (const match of body.matchAll(token)) {
     const [whole, closing, name, , selfClosing] = match;
-    if (whole === '<' || whole === '&') throw new Error(`bare ${whole} at ${match.index}: ${body.slice(match.index, match.index + 40)}`);
+    if (whole === '<' || whole === '&')
+      throw new Error(`bare ${whole} at ${match.index}: ${body.slice(match.index, match.index + 40)}`);
     if (closing) {
       const open = stack.pop();
       if (open !== name) throw new Error(`</${name}> closes <${open}>`);
@@ -87,7 +89,9 @@ describe('page XHTML', () => {
     expect(refs.some((ref) => ref.startsWith('../'))).toBe(true);
     expect(refs).toContain(FOREIGN_STYLESHEET);
     const host = new URL(service.baseUrl).host;
-    const queue = refs.map((ref) => new URL(ref, pageUrl)).filter((url) => url.host === host && url.pathname.startsWith('/rabbit/static/'));
+    const queue = refs
+      .map((ref) => new URL(ref, pageUrl))
+      .filter((url) => url.host === host && url.pathname.startsWith('/rabbit/static/'));
     const seen = new Set<string>();
     for (let url = queue.shift(); url !== undefined; url = queue.shift()) {
       if (seen.has(url.pathname)) continue;

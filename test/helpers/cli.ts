@@ -27,8 +27,12 @@ export interface CliOptions {
 }
 
 /** Starts the built CLI (npm test builds first) with a clean environment plus `env`. */
-export function startCli(args: string[], { env = {}, cwd }: Omit<CliOptions, 'register'> = {}): { child: ChildProcess; done: Promise<CliRun> } {
-  if (!existsSync(BUILT)) throw new Error('dist/ is missing: run `npm run build` (npm test does it) before the CLI tests');
+export function startCli(
+  args: string[],
+  { env = {}, cwd }: Omit<CliOptions, 'register'> = {},
+): { child: ChildProcess; done: Promise<CliRun> } {
+  if (!existsSync(BUILT))
+    throw new Error('dist/ is missing: run `npm run build` (npm test does it) before the CLI tests');
   const child = spawn(process.execPath, [BIN, ...args], {
     env: { PATH: process.env['PATH'] ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -52,14 +56,19 @@ export function runCli(args: string[], options: CliOptions = {}): Promise<CliRun
   return runInProcess(register, args, options.env ?? {});
 }
 
-async function runInProcess(register: NonNullable<CliOptions['register']>, args: string[], env: NodeJS.ProcessEnv): Promise<CliRun> {
+async function runInProcess(
+  register: NonNullable<CliOptions['register']>,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+): Promise<CliRun> {
   const out: string[] = [];
   const err: string[] = [];
   const stream = (sink: string[]): NodeJS.WriteStream =>
     ({ isTTY: false, write: (chunk: unknown) => sink.push(String(chunk)) > 0 }) as unknown as NodeJS.WriteStream;
   const program = new Command('rabbit-export').exitOverride();
   register(program, { stdout: stream(out), stderr: stream(err), env });
-  for (const command of program.commands) command.exitOverride().configureOutput({ writeErr: (s) => err.push(s), writeOut: (s) => out.push(s) });
+  for (const command of program.commands)
+    command.exitOverride().configureOutput({ writeErr: (s) => err.push(s), writeOut: (s) => out.push(s) });
   const saved = process.exitCode;
   process.exitCode = undefined;
   let code: number;

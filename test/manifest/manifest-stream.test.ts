@@ -28,40 +28,51 @@ async function failure(text: string): Promise<ManifestReadError> {
 }
 
 describe('streamManifest', () => {
-  it.each([1, 3, 7, 64, 1 << 16])('reads a manifest cut into %i-byte chunks exactly as JSON.parse does', async (size) => {
-    const manifest = richManifest();
-    const text = JSON.stringify(manifest, null, size === 7 ? 2 : undefined);
-    const prototypes: Record<string, PrototypeRecord> = {};
-    const files: Array<[string, FileOwner]> = [];
-    const top: FileEntry[] = [];
-    const errors: unknown[] = [];
-    const references: unknown[] = [];
-    const head = await streamManifest(
-      chunks(text, size),
-      {
-        file: (entry, owner) => {
-          files.push([entry.path, owner]);
-          if (owner === null) top.push(entry);
+  it.each([1, 3, 7, 64, 1 << 16])(
+    'reads a manifest cut into %i-byte chunks exactly as JSON.parse does',
+    async (size) => {
+      const manifest = richManifest();
+      const text = JSON.stringify(manifest, null, size === 7 ? 2 : undefined);
+      const prototypes: Record<string, PrototypeRecord> = {};
+      const files: Array<[string, FileOwner]> = [];
+      const top: FileEntry[] = [];
+      const errors: unknown[] = [];
+      const references: unknown[] = [];
+      const head = await streamManifest(
+        chunks(text, size),
+        {
+          file: (entry, owner) => {
+            files.push([entry.path, owner]);
+            if (owner === null) top.push(entry);
+          },
+          prototype: (id, record) => {
+            prototypes[id] = record;
+          },
+          error: (error) => errors.push(error),
+          foreignReference: (reference) => references.push(reference),
         },
-        prototype: (id, record) => {
-          prototypes[id] = record;
-        },
-        error: (error) => errors.push(error),
-        foreignReference: (reference) => references.push(reference),
-      },
-      { keepPrototypeFiles: true },
-    );
-    const { prototypes: expected, files: expectedTop, errors: expectedErrors, foreignReferences, ...expectedHead } = manifest;
-    expect(head).toEqual(expectedHead);
-    expect(prototypes).toEqual(expected);
-    expect(top).toEqual(expectedTop);
-    expect(errors).toEqual(expectedErrors);
-    expect(references).toEqual(foreignReferences);
-    const listed = Object.entries(expected).flatMap(([id, record]) =>
-      Object.entries(record.revisions).flatMap(([revision, { files: list }]) => list.map((f): [string, FileOwner] => [f.path, { prototype: id, revision }])),
-    );
-    expect(files).toEqual([...listed, ...expectedTop.map((f): [string, FileOwner] => [f.path, null])]);
-  });
+        { keepPrototypeFiles: true },
+      );
+      const {
+        prototypes: expected,
+        files: expectedTop,
+        errors: expectedErrors,
+        foreignReferences,
+        ...expectedHead
+      } = manifest;
+      expect(head).toEqual(expectedHead);
+      expect(prototypes).toEqual(expected);
+      expect(top).toEqual(expectedTop);
+      expect(errors).toEqual(expectedErrors);
+      expect(references).toEqual(foreignReferences);
+      const listed = Object.entries(expected).flatMap(([id, record]) =>
+        Object.entries(record.revisions).flatMap(([revision, { files: list }]) =>
+          list.map((f): [string, FileOwner] => [f.path, { prototype: id, revision }]),
+        ),
+      );
+      expect(files).toEqual([...listed, ...expectedTop.map((f): [string, FileOwner] => [f.path, null])]);
+    },
+  );
 
   it('hands out prototype records without their files unless asked to keep them', async () => {
     const records: PrototypeRecord[] = [];
@@ -71,7 +82,8 @@ describe('streamManifest', () => {
       file: () => void count++,
     });
     expect(count).toBeGreaterThan(0);
-    for (const record of records) for (const revision of Object.values(record.revisions)) expect(revision.files).toEqual([]);
+    for (const record of records)
+      for (const revision of Object.values(record.revisions)) expect(revision.files).toEqual([]);
   });
 
   it('waits for an asynchronous prototype handler before reading on', async () => {
@@ -104,20 +116,30 @@ describe('streamManifest', () => {
     { label: 'no files', edit: (m) => delete (m as Partial<Manifest>).files },
     { label: 'files as an object', edit: (m) => ((m as Record<string, unknown>).files = {}) },
     { label: 'a newer format', edit: (m) => ((m as Record<string, unknown>).formatVersion = 2) },
-    { label: 'a bad sha256 deep inside', edit: (m) => ((Object.values(Object.values(m.prototypes)[0]?.revisions ?? {})[0]?.files[0] as FileEntry).sha256 = 'ABC') },
+    {
+      label: 'a bad sha256 deep inside',
+      edit: (m) =>
+        ((Object.values(Object.values(m.prototypes)[0]?.revisions ?? {})[0]?.files[0] as FileEntry).sha256 = 'ABC'),
+    },
     { label: 'a prototype that is a string', edit: (m) => ((m.prototypes as Record<string, unknown>)['99'] = 'nope') },
     { label: 'a prototype keyed by a name', edit: (m) => (m.prototypes.abc = m.prototypes['4711'] as PrototypeRecord) },
-    { label: 'revisions as an array', edit: (m) => ((m.prototypes['4711'] as unknown as Record<string, unknown>).revisions = []) },
+    {
+      label: 'revisions as an array',
+      edit: (m) => ((m.prototypes['4711'] as unknown as Record<string, unknown>).revisions = []),
+    },
     { label: 'an error without a message', edit: (m) => m.errors.push({ source: 'x' } as never) },
     { label: 'stats without counts', edit: (m) => (m.stats = { requests: -1 } as never) },
   ];
 
-  it.each(BAD)('fails a manifest with $label as the wrong shape, naming an issue checkManifestShape names', async ({ label, edit }) => {
-    const manifest = sampleManifest() as Manifest & Record<string, unknown>;
-    edit(manifest);
-    const value: unknown = label === 'an array at the top' ? [manifest] : manifest;
-    const error = await failure(JSON.stringify(value));
-    expect(error.kind).toBe('shape');
-    expect(checkManifestShape(value)).toContain(error.message);
-  });
+  it.each(BAD)(
+    'fails a manifest with $label as the wrong shape, naming an issue checkManifestShape names',
+    async ({ label, edit }) => {
+      const manifest = sampleManifest() as Manifest & Record<string, unknown>;
+      edit(manifest);
+      const value: unknown = label === 'an array at the top' ? [manifest] : manifest;
+      const error = await failure(JSON.stringify(value));
+      expect(error.kind).toBe('shape');
+      expect(checkManifestShape(value)).toContain(error.message);
+    },
+  );
 });

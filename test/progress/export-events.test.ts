@@ -33,7 +33,12 @@ async function exportWithEvents(out: string, since?: string): Promise<{ events: 
 }
 
 const ownerOf = (event: ExportEvent): string | undefined => {
-  const source = event.type === 'response' || event.type === 'reused' ? event.source : event.type === 'error' ? event.error.source : '';
+  const source =
+    event.type === 'response' || event.type === 'reused'
+      ? event.source
+      : event.type === 'error'
+        ? event.error.source
+        : '';
   return /^\/rabbit\/api\/prototypes\/(\d+)(?:\.json$|\/)/.exec(source)?.[1];
 };
 
@@ -56,7 +61,11 @@ describe('what the export reports for progress', () => {
       const listedPages = events.filter((event) => event.type === 'pages-listed' && event.id === id);
       expect(listedPages).toHaveLength(1);
       const count = listedPages[0]?.type === 'pages-listed' ? listedPages[0].count : -1;
-      const pageMetadata = events.filter((event) => event.type === 'response' && new RegExp(`^/rabbit/api/prototypes/${id}/pages/[^/]+\\.json$`).test(event.source));
+      const pageMetadata = events.filter(
+        (event) =>
+          event.type === 'response' &&
+          new RegExp(`^/rabbit/api/prototypes/${id}/pages/[^/]+\\.json$`).test(event.source),
+      );
       expect(pageMetadata).toHaveLength(count);
     }
     const phases = events.flatMap((event) => (event.type === 'phase' ? [event.phase] : []));
@@ -68,7 +77,13 @@ describe('what the export reports for progress', () => {
     const first = await exportWithEvents(join(dir, 'a.zip'));
     const again = await exportWithEvents(join(dir, 'b.zip'), join(dir, 'a.zip'));
     const previous = again.events.find((event) => event.type === 'previous');
-    expect(previous?.type === 'previous' && previous.prototypes.map((cost) => cost.id).sort()).toEqual(['1001', '1002', '17', '3', '42']);
+    expect(previous?.type === 'previous' && previous.prototypes.map((cost) => cost.id).sort()).toEqual([
+      '1001',
+      '1002',
+      '17',
+      '3',
+      '42',
+    ]);
     // Nothing changed: every prototype costs exactly what it cost last night.
     const tracker = new ProgressTracker(() => 0);
     for (const event of again.events) tracker.onEvent(event);
@@ -89,7 +104,13 @@ describe('a backup', () => {
       const events: ExportEvent[] = [];
       night += 86_400_000;
       const at = night;
-      await backupAccount({ dir, baseUrl: service.baseUrl, keys: [service.keys.readOnly], now: () => at, onEvent: (event) => events.push(event) });
+      await backupAccount({
+        dir,
+        baseUrl: service.baseUrl,
+        keys: [service.keys.readOnly],
+        now: () => at,
+        onEvent: (event) => events.push(event),
+      });
       return events;
     };
     expect((await run()).some((event) => event.type === 'previous')).toBe(false);
@@ -106,14 +127,30 @@ describe('a backup', () => {
 });
 
 describe('previousCosts', () => {
-  it('counts each prototype\'s own resources and bytes under its revision, and its failures', async () => {
-    const manifest = sampleManifest([{ source: '/rabbit/api/prototypes/12/pages/page2.json', status: 500, message: 'HTTP 500' }]);
+  it("counts each prototype's own resources and bytes under its revision, and its failures", async () => {
+    const manifest = sampleManifest([
+      { source: '/rabbit/api/prototypes/12/pages/page2.json', status: 500, message: 'HTTP 500' },
+    ]);
     const record = manifest.prototypes['12'];
     if (!record) throw new Error('sample lost prototype 12');
     // A generated viewer copy and an entry of another prototype are not resources of 12.
     record.revisions['3']?.files.push(
-      { path: 'prototypes/12/r3/pages/page1.view.html', source: 'generated', sha256: 'ab'.repeat(32), size: 999, contentType: 'text/html', lastModified: null },
-      { path: 'prototypes/12/r3/pages/odd.json', source: '/rabbit/api/prototypes/4711/pages/odd.json', sha256: 'ab'.repeat(32), size: 999, contentType: 'application/json', lastModified: null },
+      {
+        path: 'prototypes/12/r3/pages/page1.view.html',
+        source: 'generated',
+        sha256: 'ab'.repeat(32),
+        size: 999,
+        contentType: 'text/html',
+        lastModified: null,
+      },
+      {
+        path: 'prototypes/12/r3/pages/odd.json',
+        source: '/rabbit/api/prototypes/4711/pages/odd.json',
+        sha256: 'ab'.repeat(32),
+        size: 999,
+        contentType: 'application/json',
+        lastModified: null,
+      },
     );
     const files = sampleFiles().byPrototype;
     const bytes = (id: string): number => (files[id]?.files ?? []).reduce((sum, file) => sum + file.body.length, 0);
@@ -121,7 +158,14 @@ describe('previousCosts', () => {
     const costs = (await previousCosts(archive)).sort((a, b) => a.id.localeCompare(b.id));
     expect(costs).toEqual([
       { id: '12', files: 3, bytes: bytes('12'), errors: 1, revision: 3, lastModification: 1685527200000 },
-      { id: '4711', files: files['4711']?.files.length, bytes: bytes('4711'), errors: 0, revision: 17, lastModification: 1685527200000 },
+      {
+        id: '4711',
+        files: files['4711']?.files.length,
+        bytes: bytes('4711'),
+        errors: 0,
+        revision: 17,
+        lastModification: 1685527200000,
+      },
     ]);
     expect(allFileEntries(manifest).length).toBeGreaterThan(3 + (files['4711']?.files.length ?? 0));
   });

@@ -55,7 +55,19 @@ describe('barLine', () => {
   });
 
   it('shows dashes before anything is known', () => {
-    const line = barLine({ ...snap, phase: 'starting', percent: null, total: null, requestsPerSecond: null, bytesPerSecond: null, etaMs: null, prototypesTotal: null }, 120);
+    const line = barLine(
+      {
+        ...snap,
+        phase: 'starting',
+        percent: null,
+        total: null,
+        requestsPerSecond: null,
+        bytesPerSecond: null,
+        etaMs: null,
+        prototypesTotal: null,
+      },
+      120,
+    );
     expect(line).toMatch(/^starting --% \[-+\] 1234 -- req\/s -- MiB\/s -- left 3\/\? prototypes/);
   });
 });
@@ -82,9 +94,15 @@ describe('logLine and progressRecord', () => {
       errors: 1,
       elapsedSeconds: 14,
     });
-    expect(phaseLine({ crawlMs: 12_340, requisitesMs: 1000, writingMs: 200, requestsPerSecond: 85.25, bytesPerSecond: 2 * 1024 * 1024 })).toBe(
-      'crawl 12.3 s, requisites 1.0 s, writing 0.2 s; 85.3 req/s, 2.00 MiB/s on average',
-    );
+    expect(
+      phaseLine({
+        crawlMs: 12_340,
+        requisitesMs: 1000,
+        writingMs: 200,
+        requestsPerSecond: 85.25,
+        bytesPerSecond: 2 * 1024 * 1024,
+      }),
+    ).toBe('crawl 12.3 s, requisites 1.0 s, writing 0.2 s; 85.3 req/s, 2.00 MiB/s on average');
   });
 });
 

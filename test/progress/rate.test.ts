@@ -7,15 +7,36 @@ describe('updateRate', () => {
     { label: 'the first rate is the plain average', state: startRate(0), at: 1000, count: 20, perSecond: 20 },
     { label: 'the first rate after a slow start', state: startRate(0, 5), at: 4000, count: 45, perSecond: 10 },
     // One half-life later half the weight is on the new rate.
-    { label: 'a half-life moves it half way', state: { at: 1000, count: 20, perSecond: 20 }, at: 11_000, count: 420, perSecond: 30 },
-    { label: 'two half-lives move it three quarters', state: { at: 0, count: 0, perSecond: 100 }, at: 20_000, count: 0, perSecond: 25 },
-    { label: 'a short sample moves it little', state: { at: 0, count: 0, perSecond: 100 }, at: 100, count: 0, perSecond: 100 * 2 ** (-100 / 10_000) },
+    {
+      label: 'a half-life moves it half way',
+      state: { at: 1000, count: 20, perSecond: 20 },
+      at: 11_000,
+      count: 420,
+      perSecond: 30,
+    },
+    {
+      label: 'two half-lives move it three quarters',
+      state: { at: 0, count: 0, perSecond: 100 },
+      at: 20_000,
+      count: 0,
+      perSecond: 25,
+    },
+    {
+      label: 'a short sample moves it little',
+      state: { at: 0, count: 0, perSecond: 100 },
+      at: 100,
+      count: 0,
+      perSecond: 100 * 2 ** (-100 / 10_000),
+    },
     { label: 'no time passed: unchanged', state: { at: 5, count: 1, perSecond: 7 }, at: 5, count: 9, perSecond: 7 },
-  ] as Array<{ label: string; state: RateState; at: number; count: number; perSecond: number | null }>)('$label', ({ state, at, count, perSecond }) => {
-    const next = updateRate(state, at, count);
-    if (perSecond === null) expect(next.perSecond).toBeNull();
-    else expect(next.perSecond).toBeCloseTo(perSecond, 6);
-  });
+  ] as Array<{ label: string; state: RateState; at: number; count: number; perSecond: number | null }>)(
+    '$label',
+    ({ state, at, count, perSecond }) => {
+      const next = updateRate(state, at, count);
+      if (perSecond === null) expect(next.perSecond).toBeNull();
+      else expect(next.perSecond).toBeCloseTo(perSecond, 6);
+    },
+  );
 
   it('settles on a steady rate whatever the sampling interval', () => {
     for (const step of [200, 1000, 30_000]) {

@@ -3,7 +3,14 @@ import type { ExportEvent } from '../../src/export/events.js';
 import { ProgressTracker } from '../../src/progress/tracker.js';
 
 const api = '/rabbit/api/';
-const ok = (source: string, bytes = 100): ExportEvent => ({ type: 'response', source: `${api}${source}`, status: 200, bytes, queued: 0, inFlight: 1 });
+const ok = (source: string, bytes = 100): ExportEvent => ({
+  type: 'response',
+  source: `${api}${source}`,
+  status: 200,
+  bytes,
+  queued: 0,
+  inFlight: 1,
+});
 
 function clock(): { now: () => number; advance: (ms: number) => void } {
   let at = 1_000_000;
@@ -12,9 +19,20 @@ function clock(): { now: () => number; advance: (ms: number) => void } {
 
 /** A prototype's whole subtree: metadata, three lists, and per page its metadata, two renderings and elements list. */
 function prototypeEvents(id: string, pages: number): ExportEvent[] {
-  const events = [ok(`prototypes/${id}.json`), ok(`prototypes/${id}/pages.json`), ok(`prototypes/${id}/layers.json`), ok(`prototypes/${id}/discussions.json`)];
+  const events = [
+    ok(`prototypes/${id}.json`),
+    ok(`prototypes/${id}/pages.json`),
+    ok(`prototypes/${id}/layers.json`),
+    ok(`prototypes/${id}/discussions.json`),
+  ];
   for (let p = 1; p <= pages; p++) {
-    for (const rest of [`pages/page${p}.json`, `pages/page${p}.html`, `pages/page${p}.png`, `pages/page${p}/elements.json`]) events.push(ok(`prototypes/${id}/${rest}`));
+    for (const rest of [
+      `pages/page${p}.json`,
+      `pages/page${p}.html`,
+      `pages/page${p}.png`,
+      `pages/page${p}/elements.json`,
+    ])
+      events.push(ok(`prototypes/${id}/${rest}`));
   }
   return events;
 }
@@ -25,7 +43,15 @@ describe('ProgressTracker', () => {
     const tracker = new ProgressTracker(c.now);
     tracker.onEvent({ type: 'phase', phase: 'crawl' });
     tracker.onEvent(ok('prototypes.json'));
-    expect(tracker.snapshot()).toMatchObject({ phase: 'crawl', percent: null, total: null, done: 1, requests: 1, prototypesTotal: null, etaMs: null });
+    expect(tracker.snapshot()).toMatchObject({
+      phase: 'crawl',
+      percent: null,
+      total: null,
+      done: 1,
+      requests: 1,
+      prototypesTotal: null,
+      etaMs: null,
+    });
   });
 
   it('gives percent and time left from the finished prototypes and the rate', () => {
@@ -42,7 +68,14 @@ describe('ProgressTracker', () => {
     c.advance(10_000);
     const snap = tracker.snapshot();
     // 1 + 12 + 12 done; 2 unvisited at the average 12: 49 in all.
-    expect(snap).toMatchObject({ done: 25, total: 49, prototypesDone: 2, prototypesTotal: 4, requests: 25, bytes: 2500 });
+    expect(snap).toMatchObject({
+      done: 25,
+      total: 49,
+      prototypesDone: 2,
+      prototypesTotal: 4,
+      requests: 25,
+      bytes: 2500,
+    });
     expect(snap.percent).toBeCloseTo((25 / 49) * 100, 6);
     expect(snap.requestsPerSecond).toBeCloseTo(2.5, 6);
     expect(snap.bytesPerSecond).toBeCloseTo(250, 6);
@@ -53,13 +86,33 @@ describe('ProgressTracker', () => {
     const tracker = new ProgressTracker(clock().now);
     tracker.onEvent({ type: 'prototypes-listed', ids: ['7'] });
     tracker.onEvent(ok('prototypes/7.json'));
-    tracker.onEvent({ type: 'response', source: `${api}prototypes/7/pages.json`, status: 304, bytes: 0, queued: 0, inFlight: 1 });
+    tracker.onEvent({
+      type: 'response',
+      source: `${api}prototypes/7/pages.json`,
+      status: 304,
+      bytes: 0,
+      queued: 0,
+      inFlight: 1,
+    });
     tracker.onEvent({ type: 'reused', source: `${api}prototypes/7/pages.json`, bytes: 50 });
-    tracker.onEvent({ type: 'retry', source: `${api}prototypes/7/layers.json`, attempt: 1, delayMs: 10, reason: '503' });
+    tracker.onEvent({
+      type: 'retry',
+      source: `${api}prototypes/7/layers.json`,
+      attempt: 1,
+      delayMs: 10,
+      reason: '503',
+    });
     tracker.onEvent({ type: 'error', error: { source: `${api}prototypes/7/layers.json`, message: 'gone' } });
     tracker.onEvent({ type: 'response', source: '/static/site.css', status: 200, bytes: 10, queued: 0, inFlight: 1 });
     tracker.onEvent({ type: 'prototype-done', id: '7' });
-    expect(tracker.snapshot()).toMatchObject({ done: 3, total: 3, requests: 3, retries: 1, errors: 1, prototypesDone: 1 });
+    expect(tracker.snapshot()).toMatchObject({
+      done: 3,
+      total: 3,
+      requests: 3,
+      retries: 1,
+      errors: 1,
+      prototypesDone: 1,
+    });
   });
 
   it('sizes prototypes from the previous archive, given before or after the list', () => {
@@ -111,12 +164,26 @@ describe('ProgressTracker', () => {
     for (let i = 0; i < 90; i++) tracker.onEvent(ok(`prototypes/1/pages/page${i}.json`, 1024));
     c.advance(8000);
     tracker.onEvent({ type: 'phase', phase: 'requisites' });
-    for (let i = 0; i < 10; i++) tracker.onEvent({ type: 'response', source: `/static/${i}.css`, status: 200, bytes: 1024, queued: 0, inFlight: 1 });
+    for (let i = 0; i < 10; i++)
+      tracker.onEvent({
+        type: 'response',
+        source: `/static/${i}.css`,
+        status: 200,
+        bytes: 1024,
+        queued: 0,
+        inFlight: 1,
+      });
     c.advance(2000);
     tracker.onEvent({ type: 'phase', phase: 'archive' });
     c.advance(500);
     tracker.onEvent({ type: 'phase', phase: 'done' });
     c.advance(9999);
-    expect(tracker.phaseTimes()).toEqual({ crawlMs: 8000, requisitesMs: 2000, writingMs: 500, requestsPerSecond: 10, bytesPerSecond: 10_240 });
+    expect(tracker.phaseTimes()).toEqual({
+      crawlMs: 8000,
+      requisitesMs: 2000,
+      writingMs: 500,
+      requestsPerSecond: 10,
+      bytesPerSecond: 10_240,
+    });
   });
 });

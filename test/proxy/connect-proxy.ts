@@ -32,7 +32,12 @@ export interface TestProxyOptions {
  */
 export async function startConnectProxy(options: TestProxyOptions = {}): Promise<TestProxy> {
   const sockets = new Set<Socket>();
-  const proxy: Omit<TestProxy, 'url' | 'close'> = { tunnels: [], plain: [], upstreamPorts: new Set(), authorizations: [] };
+  const proxy: Omit<TestProxy, 'url' | 'close'> = {
+    tunnels: [],
+    plain: [],
+    upstreamPorts: new Set(),
+    authorizations: [],
+  };
   const expected = options.credentials ? `Basic ${Buffer.from(options.credentials).toString('base64')}` : undefined;
   const portOf = (host: string, port: number): number | undefined => {
     if (host === '127.0.0.1') return port;
@@ -62,10 +67,13 @@ export async function startConnectProxy(options: TestProxyOptions = {}): Promise
       res.writeHead(502).end();
       return;
     }
-    const onward = httpRequest({ host: '127.0.0.1', port, method: req.method, path: `${target.pathname}${target.search}`, headers: req.headers }, (answer) => {
-      res.writeHead(answer.statusCode ?? 502, answer.headers);
-      answer.pipe(res);
-    });
+    const onward = httpRequest(
+      { host: '127.0.0.1', port, method: req.method, path: `${target.pathname}${target.search}`, headers: req.headers },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      },
+    );
     onward.on('socket', (socket) => socket.once('connect', () => proxy.upstreamPorts.add(socket.localPort ?? 0)));
     onward.on('error', () => res.destroy());
     req.pipe(onward);
@@ -76,7 +84,9 @@ export async function startConnectProxy(options: TestProxyOptions = {}): Promise
     track(client);
     proxy.tunnels.push(req.url ?? '');
     if (!authorized(req)) {
-      client.end('HTTP/1.1 407 Proxy Authentication Required\r\nProxy-Authenticate: Basic realm="test"\r\nContent-Length: 0\r\n\r\n');
+      client.end(
+        'HTTP/1.1 407 Proxy Authentication Required\r\nProxy-Authenticate: Basic realm="test"\r\nContent-Length: 0\r\n\r\n',
+      );
       return;
     }
     const match = /^(.+):(\d+)$/.exec(req.url ?? '');

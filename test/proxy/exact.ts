@@ -8,7 +8,11 @@ import { servedEntries } from '../helpers/oracle.js';
  * The archive holds every body the oracle walk saw, byte for byte, and nothing else served: except
  * the sources named in `missing`, which it must not hold.
  */
-export async function expectArchiveMatches(out: string, served: Map<string, Buffer>, missing: ReadonlySet<string> = new Set()): Promise<Manifest> {
+export async function expectArchiveMatches(
+  out: string,
+  served: Map<string, Buffer>,
+  missing: ReadonlySet<string> = new Set(),
+): Promise<Manifest> {
   const { manifest, entries } = await readArchive(out);
   const files = servedEntries(allFileEntries(manifest));
   const expected = [...served.keys()].filter((source) => !missing.has(source));

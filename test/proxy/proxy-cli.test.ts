@@ -56,13 +56,18 @@ describe('export behind a proxy', () => {
     expect(proxy.tunnels.length).toBeLessThanOrEqual(4);
     expect(requests).toBe(served.size);
     // The proxy was asked with the credentials from the URL, and they appear in no output.
-    expect(proxy.authorizations.every((value) => value === `Basic ${Buffer.from(`alice:${SECRET}`).toString('base64')}`)).toBe(true);
+    expect(
+      proxy.authorizations.every((value) => value === `Basic ${Buffer.from(`alice:${SECRET}`).toString('base64')}`),
+    ).toBe(true);
     expect(run.stdout + run.stderr).not.toContain(SECRET);
     expect(run.stdout + run.stderr).not.toContain(service.keys.readOnly);
   });
 
   it('an https:// proxy is verified with the same private CA, and tunnels TLS to the service inside its own', async () => {
-    const secure = await startConnectProxy({ hosts: { 'rabbit.test': front.port }, tls: { key: ca.key, cert: ca.cert } });
+    const secure = await startConnectProxy({
+      hosts: { 'rabbit.test': front.port },
+      tls: { key: ca.key, cert: ca.cert },
+    });
     try {
       const out = join(await tempDir(), 'secure-proxy.zip');
       const run = await runCli(['export', '--out', out, '--base-url', BASE, '--formats', 'json', '--quiet'], {
@@ -96,14 +101,17 @@ describe('export behind a proxy', () => {
 
   it('never prints the proxy credentials when the proxy refuses them', async () => {
     const wrong = 'wr0ng-passw0rd';
-    const run = await runCli(['export', '--out', join(await tempDir(), 'x.zip'), '--base-url', BASE, '--retries', '1'], {
-      env: {
-        RABBIT_API_KEY: service.keys.readOnly,
-        HTTPS_PROXY: withCredentials(proxy.url, wrong),
-        NODE_EXTRA_CA_CERTS: ca.caFile,
-        RABBIT_DEBUG: '1',
+    const run = await runCli(
+      ['export', '--out', join(await tempDir(), 'x.zip'), '--base-url', BASE, '--retries', '1'],
+      {
+        env: {
+          RABBIT_API_KEY: service.keys.readOnly,
+          HTTPS_PROXY: withCredentials(proxy.url, wrong),
+          NODE_EXTRA_CA_CERTS: ca.caFile,
+          RABBIT_DEBUG: '1',
+        },
       },
-    });
+    );
     expect(run.code).toBe(1);
     expect(proxy.tunnels.length).toBeGreaterThan(0);
     expect(service.stats.requests).toBe(0);

@@ -23,7 +23,13 @@ afterEach(async () => {
 describe('the pool behind a proxy', () => {
   it('keeps `concurrency` keep-alive tunnels open and uses them in parallel', async () => {
     const out = join(await tempDir(), 'pooled.zip');
-    const result = await exportAccount({ out, baseUrl: service.baseUrl, keys: [service.keys.readOnly], concurrency: 3, proxy: { httpProxy: proxy.url } });
+    const result = await exportAccount({
+      out,
+      baseUrl: service.baseUrl,
+      keys: [service.keys.readOnly],
+      concurrency: 3,
+      proxy: { httpProxy: proxy.url },
+    });
     expect(result.complete).toBe(true);
     const target = new URL(service.baseUrl).host;
     expect(proxy.tunnels.length).toBeGreaterThan(0);
@@ -34,19 +40,24 @@ describe('the pool behind a proxy', () => {
     expect(service.stats.peakInFlight).toBeLessThanOrEqual(3);
   });
 
-  it.each(['socks5', 'http-to-remote'])('refuses an unusable transport (%s) as a usage error before it creates or sends anything', async (kind) => {
-    const dir = await tempDir();
-    const transport =
-      kind === 'socks5'
-        ? { baseUrl: 'https://rabbit.test', proxy: { httpsProxy: 'socks5://bob:hunter22@127.0.0.1:1080' } }
-        : { baseUrl: 'http://rabbit.test', proxy: { httpProxy: proxy.url } };
-    const error = await exportAccount({ out: join(dir, 'x.zip'), keys: [service.keys.readOnly], ...transport }).catch((caught: unknown) => caught);
-    expect(isRabbitError(error, 'USAGE')).toBe(true);
-    expect((error as Error).message).not.toContain('hunter22');
-    expect(await readdir(dir)).toEqual([]);
-    expect(proxy.tunnels).toEqual([]);
-    expect(proxy.plain).toEqual([]);
-  });
+  it.each(['socks5', 'http-to-remote'])(
+    'refuses an unusable transport (%s) as a usage error before it creates or sends anything',
+    async (kind) => {
+      const dir = await tempDir();
+      const transport =
+        kind === 'socks5'
+          ? { baseUrl: 'https://rabbit.test', proxy: { httpsProxy: 'socks5://bob:hunter22@127.0.0.1:1080' } }
+          : { baseUrl: 'http://rabbit.test', proxy: { httpProxy: proxy.url } };
+      const error = await exportAccount({ out: join(dir, 'x.zip'), keys: [service.keys.readOnly], ...transport }).catch(
+        (caught: unknown) => caught,
+      );
+      expect(isRabbitError(error, 'USAGE')).toBe(true);
+      expect((error as Error).message).not.toContain('hunter22');
+      expect(await readdir(dir)).toEqual([]);
+      expect(proxy.tunnels).toEqual([]);
+      expect(proxy.plain).toEqual([]);
+    },
+  );
 
   it('applies the timeout to a proxy that never answers CONNECT', async () => {
     const sockets = new Set<Socket>();

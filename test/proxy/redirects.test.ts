@@ -79,8 +79,14 @@ describe('redirects', () => {
     if (!moved || !looping) throw new Error('the sample has too few pages');
 
     // Elsewhere, echoing the key in the Location as a careless server might.
-    rules.set(png, (url) => ({ status: 302, location: `${other.url}/catch?api_key=${url.searchParams.get('api_key') ?? ''}` }));
-    rules.set(moved, (url) => ({ status: 301, location: `/moved${moved}?api_key=${url.searchParams.get('api_key') ?? ''}&v=1` }));
+    rules.set(png, (url) => ({
+      status: 302,
+      location: `${other.url}/catch?api_key=${url.searchParams.get('api_key') ?? ''}`,
+    }));
+    rules.set(moved, (url) => ({
+      status: 301,
+      location: `/moved${moved}?api_key=${url.searchParams.get('api_key') ?? ''}&v=1`,
+    }));
     rules.set(looping, () => ({ status: 307, location: looping }));
     // A page requisite (fetched without the key) is held to the same rule.
     const logo = STATIC_PATHS.logo;
@@ -93,7 +99,11 @@ describe('redirects', () => {
     expect(other.seen).toEqual([]);
     const manifest = await expectArchiveMatches(out, served, new Set([png, looping, logo]));
     expect(manifest.errors.map((error) => [error.source, error.code, error.status]).sort()).toEqual(
-      [[png, 'HTTP_STATUS', 302], [looping, 'HTTP_STATUS', 307], [logo, 'HTTP_STATUS', 302]].sort(),
+      [
+        [png, 'HTTP_STATUS', 302],
+        [looping, 'HTTP_STATUS', 307],
+        [logo, 'HTTP_STATUS', 302],
+      ].sort(),
     );
     const offsite = manifest.errors.find((error) => error.source === png);
     expect(offsite?.message).toContain(`${other.url}/catch`);

@@ -110,7 +110,10 @@ describe('writes whose answers go missing', () => {
     damage(service);
     const journal = join(dir, 'j.jsonl');
     await restorePrototype(options({ journal }));
-    const records = (await readFile(journal, 'utf8')).trim().split('\n').map((line) => JSON.parse(line) as { t: string; op?: string; id?: string });
+    const records = (await readFile(journal, 'utf8'))
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { t: string; op?: string; id?: string });
     expect(records[0]).toMatchObject({ t: 'start', baseUrl: service.baseUrl, prototype: PROTO });
     const writes = records.slice(1);
     expect(writes).toHaveLength(14);

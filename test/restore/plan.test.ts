@@ -28,8 +28,18 @@ interface Row {
 
 const rows: Row[] = [
   { name: 'identical: nothing to do', archived: [A, B], live: [A, B], expect: { unchanged: ['element1', 'element2'] } },
-  { name: 'key order does not matter', archived: [A], live: [el('element1', { position: { y: 2, x: 1 }, type: 'button' })], expect: { unchanged: ['element1'] } },
-  { name: 'deleted live: created', archived: [A, B, C], live: [B], expect: { creates: ['element1', 'element3'], unchanged: ['element2'] } },
+  {
+    name: 'key order does not matter',
+    archived: [A],
+    live: [el('element1', { position: { y: 2, x: 1 }, type: 'button' })],
+    expect: { unchanged: ['element1'] },
+  },
+  {
+    name: 'deleted live: created',
+    archived: [A, B, C],
+    live: [B],
+    expect: { creates: ['element1', 'element3'], unchanged: ['element2'] },
+  },
   {
     name: 'moved live: updated with what changed',
     archived: [A, B],
@@ -42,8 +52,19 @@ const rows: Row[] = [
     live: [el('element2', { type: 'text', position: { x: 5, y: 5 } })],
     expect: { updates: [['element2', ['text']]] },
   },
-  { name: 'added live, no prune: a stray, kept', archived: [A], live: [A, el('element9', { type: 'x' })], expect: { unchanged: ['element1'], strays: ['element9'] } },
-  { name: 'added live, prune: deleted', archived: [A], live: [A, el('element9', { type: 'x' })], prune: true, expect: { unchanged: ['element1'], deletes: ['element9'] } },
+  {
+    name: 'added live, no prune: a stray, kept',
+    archived: [A],
+    live: [A, el('element9', { type: 'x' })],
+    expect: { unchanged: ['element1'], strays: ['element9'] },
+  },
+  {
+    name: 'added live, prune: deleted',
+    archived: [A],
+    live: [A, el('element9', { type: 'x' })],
+    prune: true,
+    expect: { unchanged: ['element1'], deletes: ['element9'] },
+  },
   {
     name: 'restored earlier under a new id: found by content, not created again',
     archived: [A, B],
@@ -113,9 +134,13 @@ describe('planParent', () => {
     if (row.keep) input.keep = new Set(row.keep);
     const plan = planParent(input);
     const ops = (op: string): string[] =>
-      plan.writes.filter((w) => w.op === op).map((w) => (w.op === 'create' ? w.archivedId : w.op === 'update' ? w.id : w.id));
+      plan.writes
+        .filter((w) => w.op === op)
+        .map((w) => (w.op === 'create' ? w.archivedId : w.op === 'update' ? w.id : w.id));
     expect(ops('create')).toEqual(row.expect.creates ?? []);
-    expect(plan.writes.flatMap((w) => (w.op === 'update' ? [[w.id, w.changed]] : []))).toEqual(row.expect.updates ?? []);
+    expect(plan.writes.flatMap((w) => (w.op === 'update' ? [[w.id, w.changed]] : []))).toEqual(
+      row.expect.updates ?? [],
+    );
     expect(ops('delete')).toEqual(row.expect.deletes ?? []);
     expect(plan.unchanged).toEqual(row.expect.unchanged ?? []);
     expect(plan.found).toEqual(row.expect.found ?? {});
@@ -124,10 +149,22 @@ describe('planParent', () => {
   });
 
   test('creates carry every archived attribute but id; updates every archived attribute', () => {
-    const plan = planParent({ parent: 'layer1', archived: [A, B], live: [el('element2', { type: 'text' })], prune: false });
+    const plan = planParent({
+      parent: 'layer1',
+      archived: [A, B],
+      live: [el('element2', { type: 'text' })],
+      prune: false,
+    });
     expect(plan.writes).toEqual([
       { op: 'create', parent: 'layer1', archivedId: 'element1', attributes: A.attributes },
-      { op: 'update', parent: 'layer1', archivedId: 'element2', id: 'element2', attributes: B.attributes, changed: ['text', 'position'] },
+      {
+        op: 'update',
+        parent: 'layer1',
+        archivedId: 'element2',
+        id: 'element2',
+        attributes: B.attributes,
+        changed: ['text', 'position'],
+      },
     ]);
   });
 });
@@ -148,7 +185,12 @@ describe('checkElementBody', () => {
   });
 
   test('accepts an ordinary element and leaves the id out', () => {
-    expect(checkElementBody({ id: 'element1', type: 'button', position: { x: 1, y: 2 }, custom: [1, { a: null }] }, 'element1')).toEqual({
+    expect(
+      checkElementBody(
+        { id: 'element1', type: 'button', position: { x: 1, y: 2 }, custom: [1, { a: null }] },
+        'element1',
+      ),
+    ).toEqual({
       attributes: { type: 'button', position: { x: 1, y: 2 }, custom: [1, { a: null }] },
     });
   });

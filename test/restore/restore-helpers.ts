@@ -10,7 +10,13 @@ export const PROTO = '1001';
 /** An archive of PROTO as it is now, JSON only. */
 export async function exportPrototype(service: FakeService, dir: string, name: string): Promise<string> {
   const out = join(dir, name);
-  await exportAccount({ out, baseUrl: service.baseUrl, keys: [service.keys.readOnly], prototypes: new Set([PROTO]), formats: new Set(['json']) });
+  await exportAccount({
+    out,
+    baseUrl: service.baseUrl,
+    keys: [service.keys.readOnly],
+    prototypes: new Set([PROTO]),
+    formats: new Set(['json']),
+  });
   return out;
 }
 
@@ -34,7 +40,9 @@ export async function archivedElements(path: string): Promise<Map<string, Array<
   const { entries } = await readArchive(path);
   const out = new Map<string, Array<{ id: string; content: string }>>();
   for (const [name, { data }] of entries) {
-    const match = new RegExp(`^prototypes/${PROTO}/r\\d+/(?:pages|layers)/((?:page|layer)\\d+)/elements/(element\\d+)\\.json$`).exec(name);
+    const match = new RegExp(
+      `^prototypes/${PROTO}/r\\d+/(?:pages|layers)/((?:page|layer)\\d+)/elements/(element\\d+)\\.json$`,
+    ).exec(name);
     if (!match) continue;
     const { id, ...attributes } = JSON.parse(data.toString('utf8')) as Record<string, unknown>;
     const list = out.get(match[1]!) ?? [];

@@ -30,8 +30,13 @@ interface Summary {
   error?: { code: string; message: string };
 }
 
-async function restore(...args: string[]): Promise<{ code: number | null; summary: Summary; stdout: string; stderr: string }> {
-  const run = await runCli(['restore', archive, '--prototype', PROTO, '--json', ...args], { register: registerRestore, env });
+async function restore(
+  ...args: string[]
+): Promise<{ code: number | null; summary: Summary; stdout: string; stderr: string }> {
+  const run = await runCli(['restore', archive, '--prototype', PROTO, '--json', ...args], {
+    register: registerRestore,
+    env,
+  });
   const lines = run.stdout.trim().split('\n');
   expect(lines).toHaveLength(1);
   return { code: run.code, summary: JSON.parse(lines[0]!) as Summary, stdout: run.stdout, stderr: run.stderr };
@@ -45,7 +50,16 @@ describe('rabbit-export restore', () => {
 
     const dry = await restore('--dry-run');
     expect(dry.code).toBe(0);
-    expect(dry.summary).toMatchObject({ ok: true, exitCode: 0, dryRun: true, create: 4, update: 2, delete: 0, skipped: [], idMap: {} });
+    expect(dry.summary).toMatchObject({
+      ok: true,
+      exitCode: 0,
+      dryRun: true,
+      create: 4,
+      update: 2,
+      delete: 0,
+      skipped: [],
+      idMap: {},
+    });
     expect(dry.summary.strays).toEqual([{ parent: 'page0001', id: stray }]);
     // The plan is printed (on stderr with --json): counts first, then each element.
     expect(dry.stderr).toMatch(/^restore plan for prototype 1001 .*4 to create, 2 to update, 0 to delete/);
@@ -73,7 +87,11 @@ describe('rabbit-export restore', () => {
       for (const { id } of list) expect(freshIds.has(applied.summary.idMap[id] ?? id), `${parent}/${id}`).toBe(true);
     }
     // The rendering follows: the page shows the re-created elements under their new ids.
-    const html = await (await fetch(`${service.baseUrl}/rabbit/api/prototypes/${PROTO}/pages/page0001.html?api_key=${service.keys.readOnly}`)).text();
+    const html = await (
+      await fetch(
+        `${service.baseUrl}/rabbit/api/prototypes/${PROTO}/pages/page0001.html?api_key=${service.keys.readOnly}`,
+      )
+    ).text();
     for (const newId of Object.values(applied.summary.idMap)) {
       if (service.store.element(PROTO, 'page0001', newId)) expect(html).toContain(`id="${newId}"`);
     }
@@ -104,7 +122,14 @@ describe('rabbit-export restore', () => {
     env = { ...env, RABBIT_API_KEY: service.keys.readOnly };
     const run = await restore('--prune');
     expect(run.code).toBe(1);
-    expect(run.summary).toMatchObject({ ok: false, exitCode: 1, create: 0, update: 0, delete: 0, error: { code: 'KEY_REFUSED' } });
+    expect(run.summary).toMatchObject({
+      ok: false,
+      exitCode: 1,
+      create: 0,
+      update: 0,
+      delete: 0,
+      error: { code: 'KEY_REFUSED' },
+    });
     expect(run.stderr).toMatch(/read-only/);
     expect(writeRequests(service.stats)).toBe(1);
     expect(service.stats.statuses.get(403)).toBe(1);
@@ -123,34 +148,48 @@ describe('rabbit-export restore', () => {
         { path: `/rabbit/api/prototypes/${PROTO}/pages/page0001/elements/${kept}.json`, kind: '503', times: 1 },
       ],
     });
-    const run = await runCli(['restore', archive, '--prototype', PROTO, '--json', '--page', 'page0001'], { register: registerRestore, env });
+    const run = await runCli(['restore', archive, '--prototype', PROTO, '--json', '--page', 'page0001'], {
+      register: registerRestore,
+      env,
+    });
     expect(JSON.parse(run.stdout)).toMatchObject({ exitCode: 0, create: 3, update: 2 });
-    expect(contents(await archivedElements(archive))['page0001']).toEqual(liveContents(service)['page0001']!.filter((c) => !c.includes('sticker')));
+    expect(contents(await archivedElements(archive))['page0001']).toEqual(
+      liveContents(service)['page0001']!.filter((c) => !c.includes('sticker')),
+    );
   });
 
   it('a page that no longer exists is reported and skipped: exit 3', async () => {
     service.store.prototype(PROTO)!.pages.splice(3, 1);
     const run = await restore();
     expect(run.code).toBe(3);
-    expect(run.summary.skipped).toEqual([{ parent: 'page0004', reason: expect.stringMatching(/no longer exists/) as unknown }]);
+    expect(run.summary.skipped).toEqual([
+      { parent: 'page0004', reason: expect.stringMatching(/no longer exists/) as unknown },
+    ]);
   });
 
   it('an element an incomplete archive lacks is skipped and its live copy kept, even with --prune: exit 3', async () => {
     const missing = service.store.page(PROTO, 'page0002')!.elements[1]!.id;
-    service.setFaults({ paths: [{ path: `/rabbit/api/prototypes/${PROTO}/pages/page0002/elements/${missing}.json`, kind: '404' }] });
+    service.setFaults({
+      paths: [{ path: `/rabbit/api/prototypes/${PROTO}/pages/page0002/elements/${missing}.json`, kind: '404' }],
+    });
     archive = await exportPrototype(service, dir, 'partial.zip');
     service.setFaults(undefined);
     service.stats.reset();
     const run = await restore('--prune');
     expect(run.code).toBe(3);
-    expect(run.summary.skipped).toEqual([{ parent: 'page0002', element: missing, reason: expect.stringMatching(/does not hold/) as unknown }]);
+    expect(run.summary.skipped).toEqual([
+      { parent: 'page0002', element: missing, reason: expect.stringMatching(/does not hold/) as unknown },
+    ]);
     expect(service.store.element(PROTO, 'page0002', missing)).toBeDefined();
     expect(writeRequests(service.stats)).toBe(0);
   });
 
   it('usage errors exit 2 before any request', async () => {
     service.stats.reset();
-    for (const args of [['--page', '../x'], ['--page', 'page999']]) {
+    for (const args of [
+      ['--page', '../x'],
+      ['--page', 'page999'],
+    ]) {
       const run = await runCli(['restore', archive, '--prototype', PROTO, ...args], { register: registerRestore, env });
       expect(run.code, args.join(' ')).toBe(2);
     }

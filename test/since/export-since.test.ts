@@ -16,7 +16,13 @@ let dir: string;
 useFakeService({ seed: 1 }, (fixture) => ({ service, dir } = fixture));
 
 const run = async (out: string, extra: { since?: string; prototypes?: Set<string> } = {}) => {
-  const result = await exportAccount({ out: join(dir, out), baseUrl: service.baseUrl, keys: [service.keys.readOnly], concurrency: 4, ...extra });
+  const result = await exportAccount({
+    out: join(dir, out),
+    baseUrl: service.baseUrl,
+    keys: [service.keys.readOnly],
+    concurrency: 4,
+    ...extra,
+  });
   return { ...result, manifest: await manifestOf(result.out) };
 };
 
@@ -63,8 +69,9 @@ describe('export --since', () => {
   it('refetches an entry damaged in PREV (flipped byte) and reuses the rest', async () => {
     const prev = join(dir, 'prev.zip');
     const first = await run('prev.zip');
-    const victim = first.manifest.prototypes['1001']?.revisions[String(first.manifest.prototypes['1001']?.revision)]?.files
-      .find((file) => file.path.endsWith('.png'));
+    const victim = first.manifest.prototypes['1001']?.revisions[
+      String(first.manifest.prototypes['1001']?.revision)
+    ]?.files.find((file) => file.path.endsWith('.png'));
     if (!victim) throw new Error('prototype 1001 has no PNG');
     await flipEntryByte(prev, victim.path);
 
@@ -72,7 +79,10 @@ describe('export --since', () => {
     const inc = await run('inc.zip', { since: prev });
     expect(inc.complete).toBe(true);
     expect([...requestsFor(service, '1001')].sort()).toEqual(
-      [[`/rabbit/api/prototypes/1001.json`, 1], [victim.source, 1]].sort(),
+      [
+        [`/rabbit/api/prototypes/1001.json`, 1],
+        [victim.source, 1],
+      ].sort(),
     );
     expect(requestsFor(service, '1002').size).toBe(1);
     expect(inc.manifest.prototypes['1001']?.origin).toEqual({ mode: 'fetched' });
@@ -109,7 +119,12 @@ describe('export --since', () => {
     const moved = (path: string) => (path.startsWith(now) ? older + path.slice(now.length) : path);
     const listed = record.revisions[String(record.revision)];
     if (!listed) throw new Error('no recorded revision of 1001');
-    record.revisions = { [String(record.revision - 1)]: { ...listed, files: listed.files.map((file) => ({ ...file, path: moved(file.path) })) } };
+    record.revisions = {
+      [String(record.revision - 1)]: {
+        ...listed,
+        files: listed.files.map((file) => ({ ...file, path: moved(file.path) })),
+      },
+    };
     record.revision -= 1;
     const { writeZip } = await import('../../src/archive/zip-writer.js');
     await writeZip(
@@ -141,8 +156,12 @@ describe('export --since', () => {
     await run('prev.zip');
     const other = await startFakeService({ seed: 1 });
     try {
-      const refused = await exportAccount({ out: join(dir, 'x.zip'), baseUrl: other.baseUrl, keys: [other.keys.readOnly], since: join(dir, 'prev.zip') })
-        .catch((e: unknown) => e);
+      const refused = await exportAccount({
+        out: join(dir, 'x.zip'),
+        baseUrl: other.baseUrl,
+        keys: [other.keys.readOnly],
+        since: join(dir, 'prev.zip'),
+      }).catch((e: unknown) => e);
       expect(isRabbitError(refused, 'USAGE')).toBe(true);
       expect(other.stats.requests).toBe(0);
     } finally {

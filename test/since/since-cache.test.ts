@@ -37,8 +37,11 @@ describe('openSinceCache', () => {
       // Alternating between prototypes (and a third that PREV lacks) more often than are held at once.
       for (const id of ['4711', '12', '999', '4711', '12', '4711']) {
         // Only sources inside the prototype stand in for requests (its own metadata is always fetched).
-        const own = (sampleFiles().byPrototype[id]?.files ?? []).filter((f) => f.source.startsWith(`/rabbit/api/prototypes/${id}/`));
-        const files = own.length > 0 ? own : [{ source: `/rabbit/api/prototypes/${id}/pages.json`, body: Buffer.alloc(0) }];
+        const own = (sampleFiles().byPrototype[id]?.files ?? []).filter((f) =>
+          f.source.startsWith(`/rabbit/api/prototypes/${id}/`),
+        );
+        const files =
+          own.length > 0 ? own : [{ source: `/rabbit/api/prototypes/${id}/pages.json`, body: Buffer.alloc(0) }];
         for (const file of files) {
           const candidate = await cache.lookup(file.source, id === '999' ? { ...context('12'), id } : context(id));
           if (id === '999') {
@@ -60,7 +63,9 @@ describe('openSinceCache', () => {
     expect(await readdir(spills)).toEqual([]);
     // Closed early (the export closes it when the crawl ends) and again at the end: a lookup after
     // that finds nothing rather than reading a closed file, and a second close is harmless.
-    const own = sampleFiles().byPrototype['4711']?.files.find((f) => f.source.startsWith('/rabbit/api/prototypes/4711/'));
+    const own = sampleFiles().byPrototype['4711']?.files.find((f) =>
+      f.source.startsWith('/rabbit/api/prototypes/4711/'),
+    );
     expect(own).toBeDefined();
     expect(await cache.lookup(own?.source ?? '', context('4711'))).toBeUndefined();
     expect(() => cache.close()).not.toThrow();
@@ -96,7 +101,9 @@ describe('openSinceCache', () => {
       const loaded = await discussion?.load();
       expect(loaded?.contentType).toBe(long);
       expect(loaded?.sha256).toBe(at('/discussions/88.json').sha256);
-      expect((await cache.lookup(`${api}/layers.json`, context('4711')))?.lastModified).toBe('Wed, 31 May 2023 10:00:00 GMT');
+      expect((await cache.lookup(`${api}/layers.json`, context('4711')))?.lastModified).toBe(
+        'Wed, 31 May 2023 10:00:00 GMT',
+      );
       // A changed prototype's copy without Last-Modified cannot be revalidated, so it is not offered.
       expect(await cache.lookup(`${api}/discussions/88.json`, { ...context('4711'), revision: 18 })).toBeUndefined();
       expect((await cache.lookup(`${api}/layers.json`, { ...context('4711'), revision: 18 }))?.fresh).toBe(false);
@@ -108,7 +115,9 @@ describe('openSinceCache', () => {
   });
 
   it('refuses an archive whose manifest is not one as a usage error, leaving no spill behind', async () => {
-    const path = await writeSampleArchive(dir, { manifest: '{"formatVersion":1,"prototypes":{"1":{"revisions":{"1":{"files":[{"path":1}]}}}}}' });
+    const path = await writeSampleArchive(dir, {
+      manifest: '{"formatVersion":1,"prototypes":{"1":{"revisions":{"1":{"files":[{"path":1}]}}}}}',
+    });
     const spills = join(dir, 'spills');
     await mkdir(spills);
     const error = await openSinceCache(path, new Spool(join(dir, 'spool')), { spillDir: spills }).then(

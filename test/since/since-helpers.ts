@@ -8,7 +8,8 @@ import { zipLayout } from '../helpers/zip-layout.js';
 export function requestsFor(service: FakeService, id: string): Map<string, number> {
   const own = new Map<string, number>();
   for (const [path, count] of service.stats.byPath) {
-    if (path === `/rabbit/api/prototypes/${id}.json` || path.startsWith(`/rabbit/api/prototypes/${id}/`)) own.set(path, count);
+    if (path === `/rabbit/api/prototypes/${id}.json` || path.startsWith(`/rabbit/api/prototypes/${id}/`))
+      own.set(path, count);
   }
   return own;
 }

@@ -10,7 +10,16 @@ const BASE = 'https://rabbit.test';
 
 async function body(spool: Spool, text: string) {
   const spooled = await spool.write(bufferChunks(Buffer.from(text)), { maxBytes: 1 << 20, source: text });
-  return { path: `p/${text}`, source: `/rabbit/api/${text}`, sha256: spooled.sha256, size: spooled.size, contentType: 'application/json', lastModified: null, file: spooled.file, ...(spooled.offset !== undefined ? { offset: spooled.offset } : {}) };
+  return {
+    path: `p/${text}`,
+    source: `/rabbit/api/${text}`,
+    sha256: spooled.sha256,
+    size: spooled.size,
+    contentType: 'application/json',
+    lastModified: null,
+    file: spooled.file,
+    ...(spooled.offset !== undefined ? { offset: spooled.offset } : {}),
+  };
 }
 
 /** A new journal for BASE in a fresh folder, with an open spool beside it. */
@@ -41,7 +50,9 @@ describe('journal', () => {
     expect(hit?.fresh).toBe(true);
     expect((await spool.read(await (hit as NonNullable<typeof hit>).load())).toString()).toBe('a4');
     expect(await cache.lookup('/rabbit/api/a4', protos[1] as (typeof protos)[number])).toBeUndefined();
-    expect(await cache.lookup('/rabbit/api/a4', { ...(protos[0] as (typeof protos)[number]), revision: 3 })).toBeUndefined();
+    expect(
+      await cache.lookup('/rabbit/api/a4', { ...(protos[0] as (typeof protos)[number]), revision: 3 }),
+    ).toBeUndefined();
 
     // The next run appends after the torn line without gluing its first record onto it.
     const again = await JournalWriter.open(path, BASE, false);
@@ -61,7 +72,10 @@ describe('journal', () => {
     // Some 1.2 MB of records whose lengths vary and whose content types hold multi-byte characters.
     const count = 3000;
     for (let i = 0; i < count; i++) {
-      const file = { ...(await body(spool, `b${i}`)), contentType: `application/json; note="${'日本語🐇'.repeat(i % 7)}${'x'.repeat(300 + (i % 13))}"` };
+      const file = {
+        ...(await body(spool, `b${i}`)),
+        contentType: `application/json; note="${'日本語🐇'.repeat(i % 7)}${'x'.repeat(300 + (i % 13))}"`,
+      };
       writer.record(file, protos[i % 3] as (typeof protos)[number]);
     }
     await writer.close();

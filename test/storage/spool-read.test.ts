@@ -11,7 +11,8 @@ describe('Spool reads', () => {
     const bodies = Array.from({ length: 400 }, (_, i) => Buffer.from(`${i}:${'é'.repeat(i * 20)}`, 'utf8'));
     // Over 1 MiB in all: the first bodies are written to the pack file by the time they are read.
     const written = [];
-    for (const body of bodies) written.push(await spool.write(bufferChunks(body), { maxBytes: 1 << 30, source: 'test' }));
+    for (const body of bodies)
+      written.push(await spool.write(bufferChunks(body), { maxBytes: 1 << 30, source: 'test' }));
     const large = Buffer.alloc(300 * 1024, 7);
     written.push(await spool.write(bufferChunks(large), { maxBytes: 1 << 30, source: 'large' }));
     bodies.push(large);
@@ -20,7 +21,8 @@ describe('Spool reads', () => {
     for (const [index, body] of written.entries()) {
       const ref = spool.refOf(body);
       const expected = bodies[index] as Buffer;
-      if (!(await spool.readBlocking(ref)).equals(expected) || !(await spool.read(ref)).equals(expected)) wrong.push(index);
+      if (!(await spool.readBlocking(ref)).equals(expected) || !(await spool.read(ref)).equals(expected))
+        wrong.push(index);
     }
     expect(wrong).toEqual([]);
     await spool.close();

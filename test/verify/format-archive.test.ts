@@ -43,7 +43,9 @@ describe('formatListTable', () => {
   it('aligns columns whatever the names hold', () => {
     const rows = [row('12', 'Shop 🛒\nnew line'), row('4711', '兔子 prototype', false), row('7', null, false)];
     const lines = formatListTable(rows).split('\n');
-    expect(lines[0]).toMatch(/^ID\s+NAME\s+REV\s+PAGES\s+LAYERS\s+ELEMENTS\s+DISCUSSIONS\s+RESOURCES\s+SIZE\s+ERRORS\s+STATUS$/);
+    expect(lines[0]).toMatch(
+      /^ID\s+NAME\s+REV\s+PAGES\s+LAYERS\s+ELEMENTS\s+DISCUSSIONS\s+RESOURCES\s+SIZE\s+ERRORS\s+STATUS$/,
+    );
     const table = lines.slice(0, 4);
     // The last column (STATUS) starts at the same terminal column on every line.
     const statusStarts = table.map((line) => width(line.slice(0, line.search(/(STATUS|incomplete|complete)$/))));
@@ -64,7 +66,14 @@ describe('formatListTable', () => {
 });
 
 describe('formatVerifyReport', () => {
-  const base: VerifyReport = { ok: true, path: '/tmp/x/export.zip', manifest: sampleManifest(), checked: 19, bytes: 5 * 1024 * 1024, problems: [] };
+  const base: VerifyReport = {
+    ok: true,
+    path: '/tmp/x/export.zip',
+    manifest: sampleManifest(),
+    checked: 19,
+    bytes: 5 * 1024 * 1024,
+    problems: [],
+  };
 
   it('prints one line per problem naming the entry, then a verdict', () => {
     const report: VerifyReport = {
@@ -72,7 +81,11 @@ describe('formatVerifyReport', () => {
       ok: false,
       problems: [
         { kind: 'missing', path: 'prototypes/1/r1/pages.json', detail: 'listed in the manifest but not in the zip' },
-        { kind: 'crc-error', path: 'prototypes/1/r1/pages/page1.png', detail: 'damaged: CRC-32 00000000 instead of 12345678' },
+        {
+          kind: 'crc-error',
+          path: 'prototypes/1/r1/pages/page1.png',
+          detail: 'damaged: CRC-32 00000000 instead of 12345678',
+        },
       ],
     };
     const lines = formatVerifyReport(report).split('\n');

@@ -20,7 +20,19 @@ describe('listArchive', () => {
     const files = sampleFiles().byPrototype;
     const bytes = (id: string): number => (files[id]?.files ?? []).reduce((sum, file) => sum + file.body.length, 0);
     expect(rows).toEqual([
-      { id: '12', name: null, revision: 3, pages: 1, layers: 0, elements: 0, discussions: 0, resources: 3, bytes: bytes('12'), errors: 0, complete: true },
+      {
+        id: '12',
+        name: null,
+        revision: 3,
+        pages: 1,
+        layers: 0,
+        elements: 0,
+        discussions: 0,
+        resources: 3,
+        bytes: bytes('12'),
+        errors: 0,
+        complete: true,
+      },
       {
         id: '4711',
         name: 'Shop 🛒\nnew line',

@@ -15,7 +15,10 @@ export interface SampleFile {
 const PNG = Buffer.concat([Buffer.from('89504e470d0a1a0a', 'hex'), randomBytes(2048)]);
 const json = (value: unknown) => Buffer.from(JSON.stringify(value));
 
-export function sampleFiles(): { top: SampleFile[]; byPrototype: Record<string, { revision: number; files: SampleFile[] }> } {
+export function sampleFiles(): {
+  top: SampleFile[];
+  byPrototype: Record<string, { revision: number; files: SampleFile[] }>;
+} {
   const api = '/rabbit/api/prototypes';
   const file = (path: string, source: string, body: Buffer, contentType = 'application/json'): SampleFile => ({
     path,
@@ -34,14 +37,31 @@ export function sampleFiles(): { top: SampleFile[]; byPrototype: Record<string, 
           file(`${p}/pages.json`, `${api}/4711/pages.json`, json(['page0001', 'page0002'])),
           file(`${p}/pages/page0001.json`, `${api}/4711/pages/page0001.json`, json({ id: 'page0001', name: 'Home' })),
           file(`${p}/pages/page0001.png`, `${api}/4711/pages/page0001.png`, PNG, 'image/png'),
-          file(`${p}/pages/page0001.html`, `${api}/4711/pages/page0001.html`, Buffer.from('<html/>'), 'application/xhtml+xml'),
+          file(
+            `${p}/pages/page0001.html`,
+            `${api}/4711/pages/page0001.html`,
+            Buffer.from('<html/>'),
+            'application/xhtml+xml',
+          ),
           file(`${p}/pages/page0001/elements.json`, `${api}/4711/pages/page0001/elements.json`, json(['element9'])),
-          file(`${p}/pages/page0001/elements/element9.json`, `${api}/4711/pages/page0001/elements/element9.json`, json({ type: 'button' })),
+          file(
+            `${p}/pages/page0001/elements/element9.json`,
+            `${api}/4711/pages/page0001/elements/element9.json`,
+            json({ type: 'button' }),
+          ),
           file(`${p}/pages/page0002.json`, `${api}/4711/pages/page0002.json`, json({ id: 'page0002', name: 'Cart' })),
           file(`${p}/layers.json`, `${api}/4711/layers.json`, json(['layer5'])),
           file(`${p}/layers/layer5.json`, `${api}/4711/layers/layer5.json`, json({ id: 'layer5', name: 'Header' })),
-          file(`${p}/layers/layer5/elements/element10.json`, `${api}/4711/layers/layer5/elements/element10.json`, json({ type: 'logo' })),
-          file(`${p}/layers/layer5/elements/element11.json`, `${api}/4711/layers/layer5/elements/element11.json`, json({ type: 'menu' })),
+          file(
+            `${p}/layers/layer5/elements/element10.json`,
+            `${api}/4711/layers/layer5/elements/element10.json`,
+            json({ type: 'logo' }),
+          ),
+          file(
+            `${p}/layers/layer5/elements/element11.json`,
+            `${api}/4711/layers/layer5/elements/element11.json`,
+            json({ type: 'menu' }),
+          ),
           file(`${p}/discussions.json`, `${api}/4711/discussions.json`, json([88])),
           file(`${p}/discussions/88.json`, `${api}/4711/discussions/88.json`, json({ id: 88, title: 'Colour?' })),
         ],
@@ -82,7 +102,13 @@ export function sampleManifest(errors: ManifestError[] = []): Manifest {
       origin: { mode: 'fetched' },
       revisions: {
         [String(revision)]: {
-          milestone: { revision, created: '1685527200000', name: 'autosaved', user: { id: 0, name: 'System' }, extra: true },
+          milestone: {
+            revision,
+            created: '1685527200000',
+            name: 'autosaved',
+            user: { id: 0, name: 'System' },
+            extra: true,
+          },
           files: files.map(entryOf),
         },
       },

@@ -38,7 +38,9 @@ describe('verifyArchive', () => {
   });
 
   it('passes an incomplete export whose contents match its manifest', async () => {
-    const errors = [{ source: '/rabbit/api/prototypes/12/pages/page2.json', status: 500, message: 'HTTP 500', attempts: 4 }];
+    const errors = [
+      { source: '/rabbit/api/prototypes/12/pages/page2.json', status: 500, message: 'HTTP 500', attempts: 4 },
+    ];
     const path = await writeSampleArchive(dir, { manifest: sampleManifest(errors) });
     const report = await verifyArchive(path);
     expect(report.ok).toBe(true);
@@ -84,7 +86,9 @@ describe('verifyArchive', () => {
   });
 
   it('reports a name the zip holds twice', async () => {
-    const path = await writeSampleArchive(dir, { extra: [{ name: 'prototypes.jsoX', data: '[4711,12]', store: false }] });
+    const path = await writeSampleArchive(dir, {
+      extra: [{ name: 'prototypes.jsoX', data: '[4711,12]', store: false }],
+    });
     await renameInPlace(path, 'prototypes.jsoX', 'prototypes.json');
     expect(kinds(await verifyArchive(path))).toEqual(['duplicate prototypes.json']);
   });
@@ -100,8 +104,16 @@ describe('verifyArchive', () => {
   it.each([
     { label: 'absent', manifest: null, kind: 'manifest-missing' },
     { label: 'not JSON', manifest: '{"formatVersion": 1,', kind: 'manifest-invalid' },
-    { label: 'missing its files', manifest: JSON.stringify({ ...sampleManifest(), files: undefined }), kind: 'manifest-invalid' },
-    { label: 'from a newer tool', manifest: JSON.stringify({ ...sampleManifest(), formatVersion: 2 }), kind: 'manifest-invalid' },
+    {
+      label: 'missing its files',
+      manifest: JSON.stringify({ ...sampleManifest(), files: undefined }),
+      kind: 'manifest-invalid',
+    },
+    {
+      label: 'from a newer tool',
+      manifest: JSON.stringify({ ...sampleManifest(), formatVersion: 2 }),
+      kind: 'manifest-invalid',
+    },
     {
       label: 'with a bad sha256',
       manifest: JSON.stringify(sampleManifest()).replace(/"sha256":"[0-9a-f]{64}"/, '"sha256":"ABC"'),

@@ -18,12 +18,17 @@ const CHROMIUM = '/usr/bin/chromium';
 // The README's screenshots are refreshed with UPDATE_SCREENSHOTS=1 npm test; ordinary runs write
 // theirs to test-output/ so that running the tests does not change tracked files.
 const SCREENSHOTS = fileURLToPath(
-  new URL(process.env['UPDATE_SCREENSHOTS'] ? '../../docs/screenshots/' : '../../test-output/screenshots/', import.meta.url),
+  new URL(
+    process.env['UPDATE_SCREENSHOTS'] ? '../../docs/screenshots/' : '../../test-output/screenshots/',
+    import.meta.url,
+  ),
 );
 const available = existsSync(CHROMIUM);
 if (!available && process.env['CI']) throw new Error(`${CHROMIUM} is missing: CI must install chromium (see .ci/run)`);
 // Outside CI a missing browser skips, and the suite's name says why.
-const title = available ? 'offline viewer in Chromium' : `offline viewer in Chromium: SKIPPED, ${CHROMIUM} is not installed (apt-get install chromium)`;
+const title = available
+  ? 'offline viewer in Chromium'
+  : `offline viewer in Chromium: SKIPPED, ${CHROMIUM} is not installed (apt-get install chromium)`;
 
 const run = promisify(execFile);
 
@@ -44,7 +49,11 @@ describe.skipIf(!available)(title, () => {
     // Not tempDir(): that one is emptied after each test, and both tests use the same archive.
     dir = await mkdtemp(join(tmpdir(), 'rabbit-browser-'));
     try {
-      const result = await exportAccount({ out: join(dir, 'archive.zip'), baseUrl: service.baseUrl, keys: [service.keys.readOnly] });
+      const result = await exportAccount({
+        out: join(dir, 'archive.zip'),
+        baseUrl: service.baseUrl,
+        keys: [service.keys.readOnly],
+      });
       expect(result.complete).toBe(true);
     } finally {
       await service.close();
@@ -54,7 +63,16 @@ describe.skipIf(!available)(title, () => {
     // A fresh profile each run: nothing cached or configured from elsewhere.
     browser = await chromium.launchPersistentContext(join(dir, 'profile'), {
       executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
       viewport: { width: 1200, height: 900 },
     });
     page = await browser.newPage();
@@ -75,7 +93,9 @@ describe.skipIf(!available)(title, () => {
   /** Follows the top page's link to each prototype's page, in order. */
   const prototypePages = async (): Promise<string[]> => {
     await page.goto(pathToFileURL(join(root, 'index.html')).href);
-    return page.locator('li.entry > a').evaluateAll((anchors) => anchors.map((a) => (a as unknown as { href: string }).href));
+    return page
+      .locator('li.entry > a')
+      .evaluateAll((anchors) => anchors.map((a) => (a as unknown as { href: string }).href));
   };
 
   it('shows every prototype and page from file://, loading only files of the archive', async () => {
@@ -91,14 +111,20 @@ describe.skipIf(!available)(title, () => {
     for (const link of await prototypePages()) {
       await page.goto(link);
       sections.push(...(await page.locator('section.prototype').evaluateAll((all) => all.map((s) => s.id))));
-      thumbnails.push(...(await page.locator('figure.page img').evaluateAll((images) =>
-        images.map((img) => ({ src: img.getAttribute('src'), width: (img as unknown as Shown).naturalWidth })),
-      )));
+      thumbnails.push(
+        ...(await page
+          .locator('figure.page img')
+          .evaluateAll((images) =>
+            images.map((img) => ({ src: img.getAttribute('src'), width: (img as unknown as Shown).naturalWidth })),
+          )),
+      );
       markers += await page.locator('.marker').count();
       // Names are shown as text, never as markup.
       expect(await page.locator('b').count(), link).toBe(0);
       if (link.endsWith('prototype-3.html')) {
-        await expect(page.locator('#page-page7830 figcaption a').innerText()).resolves.toBe(`<b>Checkout</b> & "Pay" 'now'`);
+        await expect(page.locator('#page-page7830 figcaption a').innerText()).resolves.toBe(
+          `<b>Checkout</b> & "Pay" 'now'`,
+        );
         await page.screenshot({ path: join(SCREENSHOTS, 'prototype.png') });
       }
     }
@@ -113,19 +139,27 @@ describe.skipIf(!available)(title, () => {
     const links: string[] = [];
     for (const prototype of await prototypePages()) {
       await page.goto(prototype);
-      links.push(...(await page.locator('figure.page > a').evaluateAll((anchors) => anchors.map((a) => (a as unknown as { href: string }).href))));
+      links.push(
+        ...(await page
+          .locator('figure.page > a')
+          .evaluateAll((anchors) => anchors.map((a) => (a as unknown as { href: string }).href))),
+      );
     }
     expect(links.length).toBe(16);
     for (const link of links) {
       expect(link).toMatch(/\.view\.html$/);
       await page.goto(link);
-      const images = await page.locator('img').evaluateAll((all) => all.map((img) => (img as unknown as Shown).naturalWidth));
+      const images = await page
+        .locator('img')
+        .evaluateAll((all) => all.map((img) => (img as unknown as Shown).naturalWidth));
       expect(images.length, link).toBeGreaterThanOrEqual(2);
       for (const width of images) expect(width, link).toBeGreaterThan(0);
       // The archived stylesheet applied: its background image and the page box are there.
       const background = await page.evaluate<string>('getComputedStyle(document.body).backgroundImage');
       expect(background, link).toMatch(/^url\("file:/);
-      expect(await page.evaluate<string>("getComputedStyle(document.querySelector('.page')).position"), link).toBe('relative');
+      expect(await page.evaluate<string>("getComputedStyle(document.querySelector('.page')).position"), link).toBe(
+        'relative',
+      );
     }
     await page.goto(links[0] as string);
     await page.screenshot({ path: join(SCREENSHOTS, 'page-view.png') });

@@ -8,7 +8,11 @@ import { readArchive } from '../helpers/archive.js';
 import { tempDir } from '../helpers/temp.js';
 
 /** One raw HTTP/1.1 exchange, so the Host header is exactly what a rebound page's browser would send. */
-function rawGet(port: number, host: string | undefined, path = '/'): Promise<{ status: number; head: string; body: Buffer }> {
+function rawGet(
+  port: number,
+  host: string | undefined,
+  path = '/',
+): Promise<{ status: number; head: string; body: Buffer }> {
   return new Promise((resolve, reject) => {
     const socket = connect(port, '127.0.0.1');
     const chunks: Buffer[] = [];
@@ -53,17 +57,22 @@ describe('view answers only to its own name', () => {
     expect(response.body.equals(index)).toBe(true);
   });
 
-  it.each(['evil.example:PORT', 'evil.example', '127.0.0.1', '127.0.0.1:1', 'localhost.evil.example:PORT', '127.0.0.1:PORT.evil.example', undefined])(
-    'refuses Host %s with no archive byte',
-    async (host) => {
-      for (const path of ['/', '/index.html', '/manifest.json']) {
-        const response = await rawGet(port, host?.replace('PORT', String(port)), path);
-        expect(response.status).toBe(421);
-        expect(response.body.toString('latin1')).not.toContain('<html');
-        expect(response.body.length).toBeLessThan(100);
-      }
-    },
-  );
+  it.each([
+    'evil.example:PORT',
+    'evil.example',
+    '127.0.0.1',
+    '127.0.0.1:1',
+    'localhost.evil.example:PORT',
+    '127.0.0.1:PORT.evil.example',
+    undefined,
+  ])('refuses Host %s with no archive byte', async (host) => {
+    for (const path of ['/', '/index.html', '/manifest.json']) {
+      const response = await rawGet(port, host?.replace('PORT', String(port)), path);
+      expect(response.status).toBe(421);
+      expect(response.body.toString('latin1')).not.toContain('<html');
+      expect(response.body.length).toBeLessThan(100);
+    }
+  });
 
   it('listens on loopback only', () => {
     expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);

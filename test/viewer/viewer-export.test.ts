@@ -29,7 +29,13 @@ beforeAll(async () => {
   service = await startFakeService({ seed: 1 });
   dir = await mkdtemp(join(tmpdir(), 'rabbit-viewer-'));
   out = join(dir, 'account.zip');
-  const result = await exportAccount({ out, baseUrl: service.baseUrl, keys: [service.keys.readOnly], concurrency: 4, onEvent: (event) => events.push(event) });
+  const result = await exportAccount({
+    out,
+    baseUrl: service.baseUrl,
+    keys: [service.keys.readOnly],
+    concurrency: 4,
+    onEvent: (event) => events.push(event),
+  });
   expect(result.complete).toBe(true);
   ({ manifest, entries } = await readArchive(out));
 });
@@ -54,7 +60,8 @@ describe('export with the offline viewer', () => {
   });
 
   it('fetches the page requisites while the crawl runs, not in a phase after it', () => {
-    const at = (match: (event: ExportEvent) => boolean): number[] => events.flatMap((event, i) => (match(event) ? [i] : []));
+    const at = (match: (event: ExportEvent) => boolean): number[] =>
+      events.flatMap((event, i) => (match(event) ? [i] : []));
     const requisites = at((e) => e.type === 'phase' && e.phase === 'requisites')[0] as number;
     const elements = at((e) => e.type === 'response' && /\/elements\/[^/]+\.json$/.test(e.source));
     expect(requisites).toBeGreaterThan(0);
@@ -64,7 +71,9 @@ describe('export with the offline viewer', () => {
       expect(asset, path).toBeLessThan(requisites);
     }
     // Scheduled when the first page rendering was stored, ahead of most of the crawl.
-    expect(at((e) => e.type === 'response' && e.source === STATIC_PATHS.css)[0]).toBeLessThan(elements.at(-1) as number);
+    expect(at((e) => e.type === 'response' && e.source === STATIC_PATHS.css)[0]).toBeLessThan(
+      elements.at(-1) as number,
+    );
   });
 
   it('makes each prototype viewable as soon as its crawl is done, not after the whole crawl', async () => {
@@ -83,7 +92,8 @@ describe('export with the offline viewer', () => {
       const own = files.filter((f) => f.path.startsWith(`prototypes/${id}/`));
       const last = Math.max(...own.filter((f) => f.generatedFrom === undefined).map((f) => at(f.path)));
       expect(own.some((f) => f.generatedFrom !== undefined)).toBe(true);
-      for (const view of own.filter((f) => f.generatedFrom !== undefined)) expect(at(view.path), view.path).toBeGreaterThan(last);
+      for (const view of own.filter((f) => f.generatedFrom !== undefined))
+        expect(at(view.path), view.path).toBeGreaterThan(last);
       expect(at(`overview/prototype-${id}.html`)).toBeGreaterThan(last);
     }
     expect(at('index.html')).toBeGreaterThan(lastCrawled);
@@ -92,11 +102,25 @@ describe('export with the offline viewer', () => {
   it('waits for a stylesheet still arriving, and makes the same archive as when it arrives at once', async () => {
     // The first time, the stylesheet takes 1.5 s while everything else answers at once:
     // prototypes are done before it is in, and must not be built without it.
-    const slow = await startFakeService({ seed: 1, faults: { paths: [{ path: STATIC_PATHS.css, kind: 'slow-body', times: 1 }], slowBodyMs: 1500 } });
+    const slow = await startFakeService({
+      seed: 1,
+      faults: { paths: [{ path: STATIC_PATHS.css, kind: 'slow-body', times: 1 }], slowBodyMs: 1500 },
+    });
     const late: ExportEvent[] = [];
     try {
-      const first = await exportAccount({ out: join(dir, 'slow.zip'), baseUrl: slow.baseUrl, keys: [slow.keys.readOnly], concurrency: 4, onEvent: (event) => late.push(event) });
-      const again = await exportAccount({ out: join(dir, 'fast.zip'), baseUrl: slow.baseUrl, keys: [slow.keys.readOnly], concurrency: 4 });
+      const first = await exportAccount({
+        out: join(dir, 'slow.zip'),
+        baseUrl: slow.baseUrl,
+        keys: [slow.keys.readOnly],
+        concurrency: 4,
+        onEvent: (event) => late.push(event),
+      });
+      const again = await exportAccount({
+        out: join(dir, 'fast.zip'),
+        baseUrl: slow.baseUrl,
+        keys: [slow.keys.readOnly],
+        concurrency: 4,
+      });
       expect([first.complete, again.complete]).toEqual([true, true]);
     } finally {
       await slow.close();
@@ -160,7 +184,10 @@ describe('export with the offline viewer', () => {
 
   it('lists every generated entry, so the archive verifies and matches the schema', async () => {
     assertValidManifest(manifest);
-    expect(manifest.files.find((f) => f.path === 'index.html')).toMatchObject({ source: 'generated', generatedFrom: 'manifest.json' });
+    expect(manifest.files.find((f) => f.path === 'index.html')).toMatchObject({
+      source: 'generated',
+      generatedFrom: 'manifest.json',
+    });
     const report = await verifyArchive(out);
     expect(report.problems).toEqual([]);
   });

@@ -18,13 +18,25 @@ interface BackupFlags extends Omit<SelectionFlags, 'since'>, ServiceFlags, RunLi
 }
 
 export function registerBackup(program: Command, io: CliIO): void {
-  addRunLimitOptions(addServiceOptions(
-    program
-      .command('backup')
-      .description('one scheduled backup: export into DIR, copying what did not change from the newest archive there, then rotate')
-      .requiredOption('-d, --dir <folder>', 'folder of the backups; archives are named by UTC time, e.g. 2026-11-22T031500Z.zip')
-      .option('-k, --keep <n>', 'archives to keep (the newest complete one is always kept)', intOption('--keep', 1, 100_000), BACKUP_DEFAULTS.keep),
-  ))
+  addRunLimitOptions(
+    addServiceOptions(
+      program
+        .command('backup')
+        .description(
+          'one scheduled backup: export into DIR, copying what did not change from the newest archive there, then rotate',
+        )
+        .requiredOption(
+          '-d, --dir <folder>',
+          'folder of the backups; archives are named by UTC time, e.g. 2026-11-22T031500Z.zip',
+        )
+        .option(
+          '-k, --keep <n>',
+          'archives to keep (the newest complete one is always kept)',
+          intOption('--keep', 1, 100_000),
+          BACKUP_DEFAULTS.keep,
+        ),
+    ),
+  )
     .option('--prototype <id>', SELECTION_HELP.prototype, collectPrototype)
     .option('--formats <list>', SELECTION_HELP.formats, parseFormats)
     .option('--json', 'print one JSON summary line on stdout (for logs)')
@@ -47,7 +59,15 @@ Examples:
         async load() {
           const { backupAccount } = await import('../../backup/backup-account.js');
           return ({ service, signal, onEvent }) =>
-            backupAccount({ dir: flags.dir, keep: flags.keep, ...service, signal, onEvent, ...selectionOf(flags), ...runLimitsOf(flags) });
+            backupAccount({
+              dir: flags.dir,
+              keep: flags.keep,
+              ...service,
+              signal,
+              onEvent,
+              ...selectionOf(flags),
+              ...runLimitsOf(flags),
+            });
         },
         complete: (result: BackupResult) => result.export.complete,
         summary: (result: BackupResult, times) => ({
@@ -71,13 +91,19 @@ Examples:
           `${summary.complete ? 'complete' : 'INCOMPLETE'}: ${result.out}\n` +
           `  ${summary.prototypes} prototypes: ${summary.reused} unchanged, copied from ${result.since ?? '-'}; ${summary.fetched} fetched\n` +
           (result.sinceSkipped !== null ? `  full export: ${printable(result.sinceSkipped)}\n` : '') +
-          (result.export.deadlineReached ? '  stopped fetching at --max-duration; the next backup fetches the rest\n' : '') +
+          (result.export.deadlineReached
+            ? '  stopped fetching at --max-duration; the next backup fetches the rest\n'
+            : '') +
           `  ${summary.requests} requests, ${mib(summary.bytes)} in ${seconds(summary.durationMs)}\n` +
           `  time: ${timeLine}\n` +
           `  ${summary.kept} archives kept${summary.pruned.length > 0 ? `, removed ${summary.pruned.join(', ')}` : ''}\n`,
         warnings: (result, summary) =>
-          result.unreadable.map((name) => `warning: ${printable(name)} could not be read and was not used as the previous backup\n`).join('') +
-          (summary.complete ? '' : `${summary.errors} resources could not be archived; see "errors" in the manifest of ${result.out}\n`),
+          result.unreadable
+            .map((name) => `warning: ${printable(name)} could not be read and was not used as the previous backup\n`)
+            .join('') +
+          (summary.complete
+            ? ''
+            : `${summary.errors} resources could not be archived; see "errors" in the manifest of ${result.out}\n`),
       });
     });
 }

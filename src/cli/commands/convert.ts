@@ -1,4 +1,4 @@
-import { Option, type Command } from '../commander.js';
+import { Option, type Command } from 'commander';
 import type { ConvertEvent } from '../../convert/convert-archive.js';
 import { EXIT } from '../exit-codes.js';
 import { runAction, withInterrupts, type CliIO } from '../run.js';
@@ -18,7 +18,10 @@ export function registerConvert(program: Command, io: CliIO): void {
     .argument('<file.zip>', 'an archive written by rabbit-export (never changed)')
     .addOption(new Option('--to <format>', 'the editor to convert for').choices(['drawio']).makeOptionMandatory())
     .requiredOption('-o, --out <dir>', 'folder for the documents and convert-report.json (created if missing)')
-    .option('--prototype <id>', 'convert only this prototype (repeatable)', (id: string, all: string[] = []) => [...all, id])
+    .option('--prototype <id>', 'convert only this prototype (repeatable)', (id: string, all: string[] = []) => [
+      ...all,
+      id,
+    ])
     .option('--no-rendering', 'leave out the locked layer holding each page as the service rendered it')
     .option('--json', 'print the report as one JSON line instead of the summary')
     .addHelpText(

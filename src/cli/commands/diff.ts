@@ -5,7 +5,9 @@ import { runAction, type CliIO } from '../run.js';
 export function registerDiff(program: Command, io: CliIO): void {
   program
     .command('diff')
-    .description('what changed between two archives: prototypes added, removed and changed, and in each the items that changed')
+    .description(
+      'what changed between two archives: prototypes added, removed and changed, and in each the items that changed',
+    )
     .argument('<a.zip>', 'the older archive')
     .argument('<b.zip>', 'the newer archive')
     .option('--json', 'print the differences as one JSON line')

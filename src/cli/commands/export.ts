@@ -5,7 +5,14 @@ import type { ExportResult } from '../../export/export-account.js';
 import { addServiceOptions, serviceArgs, type ServiceFlags } from '../service-flags.js';
 import { parseStatsInterval, STATS_INTERVAL_HELP } from '../progress-flags.js';
 import type { CliIO } from '../run.js';
-import { collectPrototype, parseFormats, SELECTION_HELP, selectionArgs, selectionOf, type SelectionFlags } from '../export-flags.js';
+import {
+  collectPrototype,
+  parseFormats,
+  SELECTION_HELP,
+  selectionArgs,
+  selectionOf,
+  type SelectionFlags,
+} from '../export-flags.js';
 import { addRunLimitOptions, runLimitArgs, runLimitsOf, type RunLimitFlags } from '../run-limit-flags.js';
 
 interface ExportFlags extends SelectionFlags, ServiceFlags, RunLimitFlags {
@@ -17,12 +24,14 @@ interface ExportFlags extends SelectionFlags, ServiceFlags, RunLimitFlags {
 }
 
 export function registerExport(program: Command, io: CliIO): void {
-  addRunLimitOptions(addServiceOptions(
-    program
-      .command('export')
-      .description('export everything the API key can read into one zip')
-      .requiredOption('-o, --out <file.zip>', 'the archive to write'),
-  ))
+  addRunLimitOptions(
+    addServiceOptions(
+      program
+        .command('export')
+        .description('export everything the API key can read into one zip')
+        .requiredOption('-o, --out <file.zip>', 'the archive to write'),
+    ),
+  )
     .option('-f, --force', 'replace an existing archive at --out')
     .option('--json', 'print one JSON summary line on stdout')
     .option('-q, --quiet', 'print nothing but errors')
@@ -47,7 +56,15 @@ Examples:
         async load() {
           const { exportAccount } = await import('../../export/export-account.js');
           return ({ service, signal, onEvent }) =>
-            exportAccount({ out: flags.out, ...service, force: flags.force ?? false, signal, onEvent, ...selectionOf(flags), ...runLimitsOf(flags) });
+            exportAccount({
+              out: flags.out,
+              ...service,
+              force: flags.force ?? false,
+              signal,
+              onEvent,
+              ...selectionOf(flags),
+              ...runLimitsOf(flags),
+            });
         },
         interrupted: () => `interrupted; nothing was written to ${resolve(flags.out)}. ${resumeHint(flags)}`,
         complete: (result) => result.complete,
@@ -76,12 +93,15 @@ Examples:
 
 function failureReport(flags: ExportFlags, result: ExportResult): string {
   let text = '';
-  if (result.deadlineReached) text += 'stopped fetching at --max-duration; the archive holds what was fetched until then\n';
+  if (result.deadlineReached)
+    text += 'stopped fetching at --max-duration; the archive holds what was fetched until then\n';
   if (!result.complete) {
     const shown = result.errors;
     text += `${result.errorCount} resources could not be archived:\n`;
-    for (const error of shown) text += `  ${error.source}${error.status ? ` (HTTP ${error.status})` : ''}: ${printable(error.message)}\n`;
-    if (result.errorCount > shown.length) text += `  ... and ${result.errorCount - shown.length} more (see manifest.json "errors")\n`;
+    for (const error of shown)
+      text += `  ${error.source}${error.status ? ` (HTTP ${error.status})` : ''}: ${printable(error.message)}\n`;
+    if (result.errorCount > shown.length)
+      text += `  ... and ${result.errorCount - shown.length} more (see manifest.json "errors")\n`;
     // --since the incomplete archive itself: what it holds is copied (verified), only the rest is fetched.
     text += `to fetch only what is missing: ${exportCommand(flags, result.out)}\n`;
   }

@@ -72,7 +72,8 @@ Exit codes: 0 restored, 1 failed (nothing, or the reported part, written), 2 usa
             onEvent: (event) => {
               if (event.type === 'plan') human.write(formatPlan(event.plan, event.report));
               else if (event.type === 'write') human.write(formatWrite(event.write, event.outcome, event.newId));
-              else if (event.type === 'journal-set-aside') io.stderr.write(`a journal of another restore was moved to ${event.path}\n`);
+              else if (event.type === 'journal-set-aside')
+                io.stderr.write(`a journal of another restore was moved to ${event.path}\n`);
             },
           }),
         );
@@ -111,6 +112,8 @@ function summaryOf(report: RestoreReport, code: number): Record<string, unknown>
     strays: report.strays,
     failed: report.failed,
     ...(report.journal ? { journal: report.journal } : {}),
-    ...(report.fatal ? { error: { code: report.fatal.code, message: redactUrl(printable(report.fatal.message)) } } : {}),
+    ...(report.fatal
+      ? { error: { code: report.fatal.code, message: redactUrl(printable(report.fatal.message)) } }
+      : {}),
   };
 }

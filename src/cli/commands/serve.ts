@@ -25,14 +25,25 @@ export function registerServe(program: Command, io: CliIO): void {
     .option('-p, --port <port>', 'port to listen on (0: any free port)', intOption('--port', 0, 65535), 0)
     .option('--seed <n>', 'seed of the sample data', intOption('--seed', 0, 2 ** 31), 1)
     .option('--latency <ms>', 'delay before every response', intOption('--latency', 0, 60_000), 0)
-    .option('--prototypes <n>', 'ordinary prototypes beside the awkward sample ones', intOption('--prototypes', 0, 100_000))
+    .option(
+      '--prototypes <n>',
+      'ordinary prototypes beside the awkward sample ones',
+      intOption('--prototypes', 0, 100_000),
+    )
     .option('--pages <n>', 'pages per ordinary prototype', intOption('--pages', 0, 10_000))
     .option('--elements <n>', 'elements per page', intOption('--elements', 0, 10_000))
-    .option('--resources <n>', 'an account of about this many resources (requests of a full export), in prototypes of 100 pages', intOption('--resources', 1, 100_000_000))
+    .option(
+      '--resources <n>',
+      'an account of about this many resources (requests of a full export), in prototypes of 100 pages',
+      intOption('--resources', 1, 100_000_000),
+    )
     .option('--png-bytes <n>', 'extra incompressible bytes in every page PNG', intOption('--png-bytes', 0, 2 ** 30))
     .option('--faults <spec>', 'inject faults, e.g. "rate=0.15,seed=7,kinds=429+503+reset"')
     .option('--json', 'print the base URL and keys as one JSON line')
-    .addHelpText('after', '\nExamples:\n  rabbit-export serve --port 8080 --latency 20\n  rabbit-export serve --faults "rate=0.1,seed=3"\n  rabbit-export serve --faults "path=/rabbit/api/prototypes/3/pages/page0001.png:trickle,trickle-ms=2000"\n  rabbit-export serve --resources 1000000 --json   # for benchmarks')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  rabbit-export serve --port 8080 --latency 20\n  rabbit-export serve --faults "rate=0.1,seed=3"\n  rabbit-export serve --faults "path=/rabbit/api/prototypes/3/pages/page0001.png:trickle,trickle-ms=2000"\n  rabbit-export serve --resources 1000000 --json   # for benchmarks',
+    )
     .action((flags: ServeFlags) =>
       runAction(io, flags.json ?? false, async () => {
         const fake = await import('../../fake-service/index.js');
@@ -62,7 +73,9 @@ export function registerServe(program: Command, io: CliIO): void {
               const { requests, peakInFlight, busyMs, inFlightMs, faultsInjected } = service.stats;
               const peakRssBytes = process.resourceUsage().maxRSS * 1024;
               const meanInFlight = busyMs > 0 ? inFlightMs / busyMs : 0;
-              io.stdout.write(`${JSON.stringify({ stats: { requests, peakInFlight, meanInFlight, busyMs, faultsInjected, peakRssBytes } })}\n`);
+              io.stdout.write(
+                `${JSON.stringify({ stats: { requests, peakInFlight, meanInFlight, busyMs, faultsInjected, peakRssBytes } })}\n`,
+              );
             }
             void service.close().then(resolve);
           };
@@ -96,7 +109,9 @@ function printService(io: CliIO, service: FakeService, json: boolean, fake: Fake
   // Counted by walking the account as an export does: benchmarks compare it with the requests made.
   const resources = fake.countExportRequests(service.store);
   if (json) {
-    io.stdout.write(`${JSON.stringify({ baseUrl: service.baseUrl, keys: service.keys, resources, dataset: service.store.dataset, seed: service.store.seed })}\n`);
+    io.stdout.write(
+      `${JSON.stringify({ baseUrl: service.baseUrl, keys: service.keys, resources, dataset: service.store.dataset, seed: service.store.seed })}\n`,
+    );
     return;
   }
   io.stdout.write(

@@ -8,7 +8,10 @@ export function registerVerify(program: Command, io: CliIO): void {
     .description('check an archive: zip structure and every manifest entry (present, size, sha256)')
     .argument('<file.zip>', 'the archive to check')
     .option('--json', 'print the report as one JSON line')
-    .addHelpText('after', '\nExamples:\n  rabbit-export verify team.zip && echo intact\n  rabbit-export verify team.zip --json')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  rabbit-export verify team.zip && echo intact\n  rabbit-export verify team.zip --json',
+    )
     .action((file: string, flags: { json?: boolean }) =>
       runAction(io, flags.json ?? false, async () => {
         const { formatVerifyReport } = await import('../format-archive.js');

@@ -13,7 +13,10 @@ export function registerView(program: Command, io: CliIO): void {
     .description('browse an archive in your browser: serves it on loopback without extracting it')
     .argument('<file.zip>', 'the archive to browse')
     .option('-p, --port <port>', 'port to listen on (0: any free port)', intOption('--port', 0, 65535), 0)
-    .addHelpText('after', '\nExamples:\n  rabbit-export view team.zip\n  rabbit-export view team.zip --port 8080\n\nAn unzipped archive also opens without this: open its index.html in any browser.')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  rabbit-export view team.zip\n  rabbit-export view team.zip --port 8080\n\nAn unzipped archive also opens without this: open its index.html in any browser.',
+    )
     .action((file: string, flags: ViewFlags) =>
       runAction(io, false, async () => {
         const { serveArchive } = await import('../../viewer/serve-archive.js');

@@ -33,7 +33,10 @@ export async function writeFixture(dir: string): Promise<{ path: string; expecte
     { name: 'prototypes/4711/r17/empty.png', bytes: Buffer.alloc(0), method: 0 },
   ];
   for (const entry of small) {
-    await writer.addBuffer({ name: entry.name, store: entry.method === 0, date: new Date(Date.UTC(2024, 1, 29, 13, 37, 42)) }, entry.bytes);
+    await writer.addBuffer(
+      { name: entry.name, store: entry.method === 0, date: new Date(Date.UTC(2024, 1, 29, 13, 37, 42)) },
+      entry.bytes,
+    );
     expected.push(entry);
   }
 
@@ -46,22 +49,42 @@ export async function writeFixture(dir: string): Promise<{ path: string; expecte
   await writeFile(pack, Buffer.concat([filler, bigPng, otherPng, text]));
   const files: Array<ExpectedEntry & { offset: number }> = [
     { name: 'prototypes/4711/r17/pages/page0002.png', bytes: bigPng, method: 0, offset: filler.length },
-    { name: 'prototypes/4711/r17/pages/page0003.png', bytes: otherPng, method: 0, offset: filler.length + bigPng.length },
-    { name: 'prototypes/4711/r17/elements.json', bytes: text, method: 8, offset: filler.length + bigPng.length + otherPng.length },
+    {
+      name: 'prototypes/4711/r17/pages/page0003.png',
+      bytes: otherPng,
+      method: 0,
+      offset: filler.length + bigPng.length,
+    },
+    {
+      name: 'prototypes/4711/r17/elements.json',
+      bytes: text,
+      method: 8,
+      offset: filler.length + bigPng.length + otherPng.length,
+    },
   ];
   for (const entry of files) {
-    await writer.addFile({ name: entry.name, store: entry.method === 0 }, { file: pack, offset: entry.offset, size: entry.bytes.length });
+    await writer.addFile(
+      { name: entry.name, store: entry.method === 0 },
+      { file: pack, offset: entry.offset, size: entry.bytes.length },
+    );
     expected.push({ name: entry.name, bytes: entry.bytes, method: entry.method });
   }
 
-  const lines = Array.from({ length: 20_000 }, (_, i) => `    {"path":"prototypes/4711/r17/pages/page${i}.json","sha256":"${'ab'.repeat(32)}"},\n`);
+  const lines = Array.from(
+    { length: 20_000 },
+    (_, i) => `    {"path":"prototypes/4711/r17/pages/page${i}.json","sha256":"${'ab'.repeat(32)}"},\n`,
+  );
   async function* manifest(): AsyncGenerator<Buffer | string> {
     yield '{\n  "formatVersion": 1,\n  "files": [\n';
     for (let i = 0; i < lines.length; i += 1) yield i % 2 === 0 ? (lines[i] ?? '') : Buffer.from(lines[i] ?? '');
     yield '  ]\n}\n';
   }
   await writer.addStream({ name: 'manifest.json' }, manifest());
-  expected.push({ name: 'manifest.json', bytes: Buffer.from(`{\n  "formatVersion": 1,\n  "files": [\n${lines.join('')}  ]\n}\n`), method: 8 });
+  expected.push({
+    name: 'manifest.json',
+    bytes: Buffer.from(`{\n  "formatVersion": 1,\n  "files": [\n${lines.join('')}  ]\n}\n`),
+    method: 8,
+  });
 
   await writer.finish();
   return { path, expected };

@@ -20,7 +20,10 @@ export function runTool(
   options: { stdinFile?: string; cwd?: string; countOnly?: boolean } = {},
 ): Promise<ToolResult | undefined> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd: options.cwd, stdio: [options.stdinFile ? 'pipe' : 'ignore', 'pipe', 'pipe'] });
+    const child = spawn(command, args, {
+      cwd: options.cwd,
+      stdio: [options.stdinFile ? 'pipe' : 'ignore', 'pipe', 'pipe'],
+    });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     let stdoutBytes = 0;
@@ -36,15 +39,27 @@ export function runTool(
       createReadStream(options.stdinFile).pipe(child.stdin);
     }
     child.on('close', (code) => {
-      const result = { stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8'), stdoutBytes };
+      const result = {
+        stdout: Buffer.concat(out).toString('utf8'),
+        stderr: Buffer.concat(err).toString('utf8'),
+        stdoutBytes,
+      };
       if (code === 0) resolve(result);
-      else reject(new Error(`${command} ${args.join(' ')} exited with ${code}: ${result.stderr}${result.stdout.slice(-2000)}`));
+      else
+        reject(
+          new Error(`${command} ${args.join(' ')} exited with ${code}: ${result.stderr}${result.stdout.slice(-2000)}`),
+        );
     });
   });
 }
 
 /** runTool for a test: a tool that is not installed skips the test, saying so. */
-export async function toolOrSkip(context: TestContext, command: string, args: string[], options: Parameters<typeof runTool>[2] = {}): Promise<ToolResult> {
+export async function toolOrSkip(
+  context: TestContext,
+  command: string,
+  args: string[],
+  options: Parameters<typeof runTool>[2] = {},
+): Promise<ToolResult> {
   const result = await runTool(command, args, options);
   if (!result) context.skip(`${command} is not installed; .ci/run installs it`);
   return result as ToolResult;
