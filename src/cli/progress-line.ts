@@ -1,4 +1,5 @@
-import type { PhaseTimes, ProgressSnapshot } from '../progress/tracker.js';
+import type { OutageStatus, PhaseTimes, ProgressSnapshot } from '../progress/tracker.js';
+import type { OutageEvent } from '../client/outage-monitor.js';
 import { mib } from './format.js';
 
 /** Pure text for the progress display; src/cli/progress.ts decides where and when it goes. */
@@ -44,12 +45,72 @@ function prototypes(s: ProgressSnapshot): string {
   return `${s.prototypesDone}/${s.prototypesTotal ?? '?'}`;
 }
 
+/** `1 min 12 s`, `45 s`, `2 h 5 min`: how long the service was gone, in words a log reader skims. */
+export function spokenDuration(ms: number): string {
+  const s = Math.max(0, Math.round(ms / 1000));
+  if (s < 60) return `${s} s`;
+  const m = Math.floor(s / 60);
+  if (m < 60) return s % 60 === 0 ? `${m} min` : `${m} min ${s % 60} s`;
+  const h = Math.floor(m / 60);
+  return m % 60 === 0 ? `${h} h` : `${h} h ${m % 60} min`;
+}
+
+/** 03:12:07, the local time of day a person compares with their own clock and their deploy logs. */
+export function clockTime(epochMs: number): string {
+  const at = new Date(epochMs);
+  return [at.getHours(), at.getMinutes(), at.getSeconds()].map((n) => String(n).padStart(2, '0')).join(':');
+}
+
+const OUTAGE_WORDS: Record<OutageStatus['reason'], string> = {
+  unreachable: 'service unreachable',
+  unavailable: 'service unavailable',
+  throttled: 'service asks to wait',
+};
+
+/** `service unreachable since 03:12:07, next try in 20 s`: the run is paused, not stuck. */
+export function outageText(outage: OutageStatus): string {
+  return `${OUTAGE_WORDS[outage.reason]} since ${clockTime(outage.since)}, next try in ${spokenDuration(outage.nextTryInMs)}`;
+}
+
+/** One line per outage event for a log (and the terminal above the bar). */
+export function outageLine(event: OutageEvent, now: number): string {
+  const since = clockTime(event.since);
+  switch (event.state) {
+    case 'started':
+    case 'probe':
+      return `${OUTAGE_WORDS[event.reason]} since ${since}${event.state === 'probe' ? ` (${event.answer})` : ''}, next try in ${spokenDuration(event.nextTryAt - now)}; nothing is lost, the run waits`;
+    case 'back':
+      return `service back after ${spokenDuration(event.durationMs)}; resuming`;
+    case 'gave-up':
+      return `${OUTAGE_WORDS[event.reason]} since ${since}: gave up after ${spokenDuration(event.durationMs)} (--outage-patience); writing what was fetched`;
+  }
+}
+
+/** One `--json` record per outage event, times as ISO dates. */
+export function outageRecord(event: OutageEvent): Record<string, unknown> {
+  const iso = (ms: number): string => new Date(ms).toISOString();
+  return {
+    type: 'outage',
+    state: event.state,
+    reason: event.reason,
+    since: iso(event.since),
+    ...(event.state === 'started' || event.state === 'probe' ? { nextTryAt: iso(event.nextTryAt) } : {}),
+    ...(event.state === 'probe' ? { answer: event.answer } : {}),
+    ...(event.state !== 'started' ? { probes: event.probes } : {}),
+    ...(event.state === 'back' || event.state === 'gave-up'
+      ? { durationSeconds: Math.round(event.durationMs / 1000) }
+      : {}),
+  };
+}
+
 /**
  * The terminal line, at most `columns` wide: `crawl 45% [#####-----] 1234/~2740 85 req/s
  * 2.1 MiB/s 3m05s left 3/12 prototypes 2 retries 0 errors`. On a narrow terminal the bar shrinks,
  * then the least needed figures go; percent and time left go last.
  */
 export function barLine(s: ProgressSnapshot, columns: number): string {
+  // Paused: rates and time left mean nothing now; what the run waits for does.
+  if (s.outage) return fit(`${PHASE_NAMES[s.phase]} ${percentText(s)} paused: ${outageText(s.outage)}`, columns);
   const BAR = '\0';
   const parts: Array<{ text: string; keep: number }> = [
     { text: PHASE_NAMES[s.phase], keep: 4 },
@@ -78,6 +139,10 @@ export function barLine(s: ProgressSnapshot, columns: number): string {
   const line = shown
     .map((part) => (part.text === BAR ? `[${'#'.repeat(filled)}${'-'.repeat(inner - filled)}]` : part.text))
     .join(' ');
+  return fit(line, columns);
+}
+
+function fit(line: string, columns: number): string {
   return line.length <= columns ? line : line.slice(0, Math.max(0, columns));
 }
 
@@ -87,7 +152,7 @@ export function logLine(s: ProgressSnapshot): string {
     `progress: ${PHASE_NAMES[s.phase]} ${percentText(s)}, ${countText(s)} resources, ` +
     `${rate(s.requestsPerSecond, 1)} req/s, ${rate(s.bytesPerSecond === null ? null : s.bytesPerSecond / (1024 * 1024), 2)} MiB/s, ` +
     `${left(s)} left, ${prototypes(s)} prototypes, ${s.requests} requests, ${mib(s.bytes)}, ${s.retries} retries, ${s.errors} errors, ` +
-    `${duration(s.elapsedMs)} elapsed`
+    `${duration(s.elapsedMs)} elapsed${s.outage ? `; paused: ${outageText(s.outage)}` : ''}`
   );
 }
 
@@ -109,6 +174,11 @@ export function progressRecord(s: ProgressSnapshot): Record<string, unknown> {
     retries: s.retries,
     errors: s.errors,
     elapsedSeconds: Math.round(s.elapsedMs / 1000),
+    outage: s.outage && {
+      reason: s.outage.reason,
+      since: new Date(s.outage.since).toISOString(),
+      nextTrySeconds: Math.round(s.outage.nextTryInMs / 1000),
+    },
   };
 }
 
@@ -119,4 +189,16 @@ export function phaseLine(times: PhaseTimes): string {
     `crawl ${sec(times.crawlMs)}, requisites ${sec(times.requisitesMs)}, writing ${sec(times.writingMs)}; ` +
     `${times.requestsPerSecond.toFixed(1)} req/s, ${(times.bytesPerSecond / (1024 * 1024)).toFixed(2)} MiB/s on average`
   );
+}
+
+/** The summary's account of outages: how many, and the time paused in all. */
+export function outageSummary(outages: { count: number; totalMs: number }): { count: number; totalSeconds: number } {
+  return { count: outages.count, totalSeconds: Math.round(outages.totalMs / 1000) };
+}
+
+/** `service unreachable 2 times, 1 min 12 s in all; the run waited` (nothing when there was no outage). */
+export function outageDescription(outages: { count: number; totalMs: number }): string {
+  if (outages.count === 0) return '';
+  const times = outages.count === 1 ? 'once' : `${outages.count} times`;
+  return `service unreachable ${times}, ${spokenDuration(outages.totalMs)} in all; the run waited for it\n`;
 }

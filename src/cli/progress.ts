@@ -2,7 +2,7 @@ import type { Ora } from 'ora';
 import type { ExportEvent, ProgressCounts } from '../export/events.js';
 import { ProgressTracker, type PhaseTimes, type ProgressSnapshot } from '../progress/tracker.js';
 import { printable } from './format.js';
-import { barLine, logLine, progressRecord } from './progress-line.js';
+import { barLine, logLine, outageLine, outageRecord, progressRecord } from './progress-line.js';
 
 /** A bar on a terminal, plain lines in a log, JSON records with --json, or nothing. */
 export type ProgressMode = 'spinner' | 'lines' | 'json' | 'silent';
@@ -132,6 +132,11 @@ export async function createProgress(
         case 'error':
           counts.errors++;
           line(`error: ${event.error.source}: ${printable(event.error.message)}`);
+          break;
+        case 'outage':
+          if (mode === 'json' && stdout) stdout.write(`${JSON.stringify(outageRecord(event))}\n`);
+          else line(outageLine(event, now()));
+          if (spinner) spinner.text = bar();
           break;
         case 'concurrency':
           if (mode === 'lines') line(`concurrency now ${event.value}`);

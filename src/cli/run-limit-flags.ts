@@ -1,6 +1,7 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import { isRabbitError } from '../core/errors.js';
 import { STALL_DEFAULTS } from '../client/transfer-watchdog.js';
+import { OUTAGE_DEFAULTS } from '../client/outage-policy.js';
 import { formatDuration, parseDuration } from '../core/duration.js';
 import type { ExportOptions } from '../export/export-account.js';
 import { intOption } from './options.js';
@@ -14,6 +15,7 @@ export interface RunLimitFlags {
   speedLimit: number;
   speedTime: number;
   maxDuration?: number;
+  outagePatience?: number;
 }
 
 export function addRunLimitOptions(command: Command): Command {
@@ -34,13 +36,19 @@ export function addRunLimitOptions(command: Command): Command {
       '--max-duration <duration>',
       'stop fetching after this long (e.g. 90s, 45m, 6h) and write what was fetched, marked incomplete (exit 3)',
       durationOption,
+    )
+    .option(
+      '--outage-patience <duration>',
+      `how long to wait for a service that stopped answering before giving up (exit 3; run again to resume); 0: do not wait (default ${formatDuration(OUTAGE_DEFAULTS.patienceMs)})`,
+      patienceOption,
     );
 }
 
-export function runLimitsOf(flags: RunLimitFlags): Pick<ExportOptions, 'stall' | 'maxDurationMs'> {
+export function runLimitsOf(flags: RunLimitFlags): Pick<ExportOptions, 'stall' | 'maxDurationMs' | 'outagePatienceMs'> {
   return {
     stall: { minBytesPerSecond: flags.speedLimit, windowMs: flags.speedTime * 1000 },
     ...(flags.maxDuration !== undefined ? { maxDurationMs: flags.maxDuration } : {}),
+    ...(flags.outagePatience !== undefined ? { outagePatienceMs: flags.outagePatience } : {}),
   };
 }
 
@@ -50,7 +58,18 @@ export function runLimitArgs(flags: RunLimitFlags): string[] {
   if (flags.speedLimit !== STALL_DEFAULTS.minBytesPerSecond) args.push('--speed-limit', String(flags.speedLimit));
   if (flags.speedTime !== STALL_DEFAULTS.windowMs / 1000) args.push('--speed-time', String(flags.speedTime));
   if (flags.maxDuration !== undefined) args.push('--max-duration', formatDuration(flags.maxDuration));
+  if (flags.outagePatience !== undefined) args.push('--outage-patience', formatDuration(flags.outagePatience));
   return args;
+}
+
+/** Like --max-duration, and `0` too: no pause, every failure is the resource's own (the behaviour before pauses). */
+function patienceOption(value: string): number {
+  if (/^\s*0+(\.0+)?(ms|s|m|h|d)?\s*$/i.test(value)) return 0;
+  try {
+    return parseDuration(value, '--outage-patience');
+  } catch (error) {
+    throw new InvalidArgumentError(isRabbitError(error) ? error.message : String(error));
+  }
 }
 
 function durationOption(value: string): number {

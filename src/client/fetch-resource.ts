@@ -8,6 +8,8 @@ import { isThrottleStatus, mayRetry, parseRetryAfter, retryDelay, type RetryPoli
 import type { Spool, SpooledBody } from '../storage/spool.js';
 import { stopReason } from './stop-reason.js';
 import { watchTransfer, type StallPolicy } from './transfer-watchdog.js';
+import type { OutageMonitor } from './outage-monitor.js';
+import { answersAsService, outageSignalOf } from './outage-policy.js';
 
 export interface FetchContext {
   client: HttpClient;
@@ -23,6 +25,8 @@ export interface FetchContext {
   stall?: StallPolicy;
   /** How a retry waits out its backoff (a test passes a fake); rejects when `signal` aborts. */
   sleep?: (ms: number, signal: AbortSignal) => Promise<unknown>;
+  /** Pauses the whole run while the service is gone; without it every failure is the resource's own. */
+  outage?: OutageMonitor;
 }
 
 export type AttemptEvent =
@@ -50,7 +54,20 @@ export type FetchResult =
  * the adaptive concurrency accounts for.
  */
 export async function fetchResource(ctx: FetchContext, request: FetchRequest): Promise<FetchResult> {
+  /** Attempts and waiting held against this resource by its retry policy; an outage's are not. */
+  let charged = 0;
   let waited = 0;
+  let spentBefore: { charged: number; waited: number } | undefined;
+  let unconfirmedRefunds = 0;
+  /**
+   * After an outage the failures that led into it are not held against the resource. An outage no
+   * probe confirmed (the first probe found the service back) may have been two bad resources
+   * failing together rather than the service: then only once, so they cannot pause the run for ever.
+   */
+  const refund = (confirmed: boolean): void => {
+    if (spentBefore && (confirmed || unconfirmedRefunds++ === 0)) ({ charged, waited } = spentBefore);
+    spentBefore = undefined;
+  };
   const get: GetOptions = { key: request.key, signal: ctx.signal };
   if (request.ifModifiedSince) get.ifModifiedSince = request.ifModifiedSince;
   if (request.anonymous) get.anonymous = true;
@@ -59,6 +76,7 @@ export async function fetchResource(ctx: FetchContext, request: FetchRequest): P
     try {
       if (ctx.rateLimiter) await ctx.rateLimiter.take(ctx.signal);
       const response = await ctx.client.get(request.source, get);
+      if (answersAsService(response.status)) ctx.outage?.answered();
       const body = response.body;
       const watch = watchTransfer((error) => body.destroy(error), ctx.stall, request.source);
       try {
@@ -112,9 +130,32 @@ export async function fetchResource(ctx: FetchContext, request: FetchRequest): P
     }
     if (ctx.signal.aborted) throw stopReason(ctx.signal, request.source);
     if (failure.errorClass !== 'retryable') throw failure.after(attempt);
-    const delay = retryDelay(attempt, ctx.retry, ctx.random, failure.retryAfterMs);
-    if (!mayRetry(attempt, waited, delay, ctx.retry)) throw failure.after(attempt);
+    // What the resource has spent before a run of failures an outage may explain: refunded if one does.
+    const signal = ctx.outage ? outageSignalOf(failure) : null;
+    if (signal === null) spentBefore = undefined;
+    else spentBefore ??= { charged, waited };
+    if (signal !== null && ctx.outage?.failed(request.source, signal, failure.retryAfterMs) === 'outage') {
+      refund(await waitForService(ctx, request.source));
+      continue;
+    }
+    charged++;
+    const delay = retryDelay(charged, ctx.retry, ctx.random, failure.retryAfterMs);
+    if (!mayRetry(charged, waited, delay, ctx.retry)) throw failure.after(attempt);
     waited += delay;
+    const pause = ctx.sleep ?? ((ms: number, signal: AbortSignal) => sleep(ms, undefined, { signal }));
+    let outageBegan = false;
+    try {
+      if (ctx.outage) outageBegan = await ctx.outage.backoff(delay, ctx.signal);
+      else await pause(delay, ctx.signal);
+    } catch {
+      throw stopReason(ctx.signal, request.source);
+    }
+    if (outageBegan) {
+      // The service went away while this one waited its turn: its failures were the outage's.
+      refund(await waitForService(ctx, request.source));
+      continue;
+    }
+    // Reported once the retry goes out, so a wait an outage cut short is not counted as one.
     ctx.onAttempt?.({
       type: 'retry',
       source: request.source,
@@ -123,11 +164,18 @@ export async function fetchResource(ctx: FetchContext, request: FetchRequest): P
       reason: failure.code === 'HTTP_STATUS' ? String(failure.status) : failure.code,
       ...(failure.status !== undefined ? { status: failure.status } : {}),
     });
-    try {
-      await (ctx.sleep ?? ((ms, signal) => sleep(ms, undefined, { signal })))(delay, ctx.signal);
-    } catch {
-      throw stopReason(ctx.signal, request.source);
-    }
+  }
+}
+
+/**
+ * Waits out an outage; true when a probe confirmed it. The run's end (--max-duration, patience
+ * spent, Ctrl-C) ends the wait.
+ */
+async function waitForService(ctx: FetchContext, source: string): Promise<boolean> {
+  try {
+    return (await ctx.outage?.waitForService(ctx.signal)) ?? false;
+  } catch {
+    throw stopReason(ctx.signal, source);
   }
 }
 

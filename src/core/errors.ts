@@ -6,7 +6,8 @@ import { withoutQueries } from './redact.js';
  * Failures are grouped by what happens next (STYLE 4):
  *  - retryable: the request may succeed if tried again (429, 5xx, resets, timeouts, stalled or
  *    cut bodies);
- *  - resource: one resource failed for good (or was cut off by --max-duration: DEADLINE); it is
+ *  - resource: one resource failed for good (or was cut off by --max-duration: DEADLINE, or by an
+ *    outage longer than --outage-patience: SERVICE_DOWN); it is
  *    recorded in the manifest and the crawl goes on;
  *  - fatal: the run cannot continue (key refused, host unreachable, output unwritable).
  */
@@ -20,6 +21,7 @@ export type ErrorCode =
   | 'TIMEOUT'
   | 'STALLED'
   | 'DEADLINE'
+  | 'SERVICE_DOWN'
   | 'BODY_TOO_LARGE'
   | 'BODY_TRUNCATED'
   | 'BAD_JSON'
@@ -106,6 +108,7 @@ function defaultClass(code: ErrorCode): ErrorClass {
     case 'BAD_SHAPE':
     case 'BAD_ID':
     case 'DEADLINE':
+    case 'SERVICE_DOWN':
       return 'resource';
     default:
       return 'fatal';

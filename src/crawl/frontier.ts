@@ -35,6 +35,7 @@ export class Frontier {
   private idle: { resolve: () => void; reject: (error: unknown) => void } | undefined;
   private stopped = false;
   private paused = false;
+  private held = false;
   /** Tasks started and not yet ended, those that have handed off their slot included. */
   private unfinished = 0;
   private readonly full: number;
@@ -91,6 +92,19 @@ export class Frontier {
 
   resume(): void {
     this.paused = false;
+    this.pump();
+  }
+
+  /**
+   * Starts nothing new while the service is gone (an outage), apart from `pause`: the zip writer
+   * catching up must not restart a crawl that waits for the service, nor the other way round.
+   */
+  hold(): void {
+    this.held = true;
+  }
+
+  release(): void {
+    this.held = false;
     this.pump();
   }
 
@@ -159,7 +173,7 @@ export class Frontier {
   }
 
   private pump(): void {
-    while (!this.stopped && !this.paused && this.pending.length > 0 && this.active < this.slots) {
+    while (!this.stopped && !this.paused && !this.held && this.pending.length > 0 && this.active < this.slots) {
       this.run(this.pending.pop() as Task);
     }
     if (this.isIdle() && this.idle) {

@@ -27,30 +27,45 @@ const SYSTEM_TIMER: DeadlineTimer = (ms, expire) => {
 export class Deadline {
   private readonly controller = new AbortController();
   private readonly cancelTimer: () => void;
+  /** Why the run stopped fetching, when it was not the clock (an outage that outlasted its patience). */
+  private reason: RabbitError | undefined;
 
   /** `onExpire` runs once, after the signal has fired; undefined `maxDurationMs` never expires. */
   constructor(
     readonly maxDurationMs: number | undefined,
-    onExpire: () => void,
+    private readonly onExpire: () => void,
     timer: DeadlineTimer = SYSTEM_TIMER,
+    /** Whether `stopNow` may be called: the signal then exists even without `maxDurationMs`. */
+    private readonly stoppable = false,
   ) {
     setMaxListeners(0, this.controller.signal);
     this.cancelTimer =
-      maxDurationMs === undefined
-        ? () => undefined
-        : timer(maxDurationMs, () => {
-            this.controller.abort(this.error());
-            onExpire();
-          });
+      maxDurationMs === undefined ? () => undefined : timer(maxDurationMs, () => this.stopNow(this.error()));
+  }
+
+  /**
+   * Ends the fetching now, as the clock would, with `reason` (a resource-class error) for what is
+   * left undone: requests in flight and work not started are recorded with its code.
+   */
+  stopNow(reason: RabbitError): void {
+    if (this.expired) return;
+    if (reason.code !== 'DEADLINE') this.reason = reason;
+    this.controller.abort(reason);
+    this.onExpire();
   }
 
   get expired(): boolean {
     return this.controller.signal.aborted;
   }
 
+  /** Stopped by --max-duration itself, not by `stopNow` with another reason. */
+  get reached(): boolean {
+    return this.expired && this.reason === undefined;
+  }
+
   /** What requests listen to: the run's own signal, and this deadline when there is one. */
   requestSignal(run: AbortSignal): AbortSignal {
-    if (this.maxDurationMs === undefined) return run;
+    if (this.maxDurationMs === undefined && !this.stoppable) return run;
     const both = AbortSignal.any([run, this.controller.signal]);
     // Every request in flight and every backoff listens on it.
     setMaxListeners(0, both);
@@ -59,14 +74,16 @@ export class Deadline {
 
   /** Whether `error` is this deadline cutting off the run (not a failure of the service). */
   cutOff(error: unknown): error is RabbitError {
-    return this.expired && isRabbitError(error, 'DEADLINE');
+    return this.expired && isRabbitError(error, this.reason?.code ?? 'DEADLINE');
   }
 
   cancel(): void {
     this.cancelTimer();
   }
 
+  /** The error of what was left undone: DEADLINE, or the reason given to `stopNow`. */
   error(): RabbitError {
+    if (this.reason) return new RabbitError(this.reason.code, this.reason.message, { errorClass: 'resource' });
     return new RabbitError('DEADLINE', `the run reached --max-duration ${formatDuration(this.maxDurationMs ?? 0)}`, {
       errorClass: 'resource',
     });
@@ -89,9 +106,10 @@ export function recordUnfinished(
     const what = read
       ? `${tasks} request${tasks === 1 ? '' : 's'} of prototype ${id} did not start`
       : `prototype ${id} was not read`;
+    const reason = deadline.error();
     recordDeadlineError(
       model,
-      new RabbitError('DEADLINE', `${what}: ${deadline.error().message}`, { source, errorClass: 'resource' }),
+      new RabbitError(reason.code, `${what}: ${reason.message}`, { source, errorClass: 'resource' }),
       onFailed,
     );
   }

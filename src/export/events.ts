@@ -1,7 +1,8 @@
 import type { ManifestError } from '../manifest/types.js';
 import type { PreviousCost } from '../manifest/previous-costs.js';
+import type { OutageEvent } from '../client/outage-monitor.js';
 
-export type { PreviousCost };
+export type { OutageEvent, PreviousCost };
 
 /**
  * What an export reports while it runs. The core only emits these; src/cli decides how (or
@@ -26,7 +27,9 @@ export type ExportEvent =
   // A body obtained without a request: copied from --since's archive or a resumed run's journal.
   | { type: 'reused'; source: string; bytes: number }
   // What the previous archive (--since, backup) held per prototype, when it was opened.
-  | { type: 'previous'; prototypes: PreviousCost[] };
+  | { type: 'previous'; prototypes: PreviousCost[] }
+  // The whole service went away (the run pauses), a probe found it still gone, it came back, or patience ran out.
+  | ({ type: 'outage' } & OutageEvent);
 
 export type EventSink = (event: ExportEvent) => void;
 

@@ -68,8 +68,9 @@ export async function exportAccount(options: ExportOptions): Promise<ExportResul
     ...(options.dispatcher ? { dispatcher: options.dispatcher } : {}),
   });
   const frontier = new Frontier({ concurrency, ahead: client.queueAhead });
-  // At --max-duration nothing new starts and requests in flight end with DEADLINE.
-  const deadline = new Deadline(options.maxDurationMs, () => frontier.halt());
+  // At --max-duration nothing new starts and requests in flight end with DEADLINE; so too, with
+  // SERVICE_DOWN, when an outage outlasts --outage-patience.
+  const deadline = new Deadline(options.maxDurationMs, () => frontier.halt(), undefined, true);
   const stats: RunStats = { requests: 0, retries: 0, bytes: 0, files: 0 };
   const sink = new ArchiveSink(work.paths.out, {
     spool: work.spool,
@@ -92,6 +93,7 @@ export async function exportAccount(options: ExportOptions): Promise<ExportResul
     stats,
     emit,
     now,
+    giveUp: (error) => deadline.stopNow(error),
   });
   const failed = errorEvents(emit, options.keys);
   // Page requisites are fetched as the crawl stores the pages naming them, and prototypes are made
@@ -172,14 +174,17 @@ export async function exportAccount(options: ExportOptions): Promise<ExportResul
       complete: model.errorCount === 0,
       archiveBytes: written.bytes,
       peakInFlight: frontier.peakRunning,
-      deadlineReached: deadline.expired,
+      deadlineReached: deadline.reached,
       prototypes: model.origins(),
       stats,
       errorCount: model.errorCount,
+      outages: fetch.outage?.summary() ?? { count: 0, totalMs: 0, gaveUp: false },
       errors: await model.firstErrors(RESULT_ERROR_LIMIT),
     };
     emit({ type: 'phase', phase: 'done' });
-    await work.close('done');
+    // Given up on an outage: the bodies fetched so far stay beside the archive, and the same
+    // command run again replaces this incomplete archive with a complete one, reusing them.
+    await work.close(deadline.expired && !deadline.reached ? 'resumable' : 'done');
     return result;
   } catch (error) {
     await sink.fail(error);

@@ -4,6 +4,7 @@ import { parseBaseUrl } from '../client/base-url.js';
 import type { ProxySettings } from '../client/proxy-env.js';
 import type { ServiceOptions } from '../client/service-options.js';
 import type { StallPolicy } from '../client/transfer-watchdog.js';
+import type { OutagePolicy } from '../client/outage-policy.js';
 import type { Format, SizeCaps } from '../crawl/crawl-account.js';
 import type { ManifestError } from '../manifest/types.js';
 import type { EventSink } from './events.js';
@@ -30,6 +31,12 @@ export interface ExportOptions extends ServiceOptions {
   stall?: Partial<StallPolicy>;
   /** Stop fetching after this long and write what was stored, marked incomplete. */
   maxDurationMs?: number;
+  /** How long one outage of the whole service is waited out (OUTAGE_DEFAULTS.patienceMs); 0 never pauses. */
+  outagePatienceMs?: number;
+  /** The rest of the outage policy (probe waits, what counts as an outage); tests shorten the waits. */
+  outage?: Partial<OutagePolicy>;
+  /** How backoffs and an outage's probes wait; rejects when the signal aborts (tests pass a fake). */
+  sleep?: (ms: number, signal: AbortSignal) => Promise<unknown>;
 }
 
 export { EXPORT_DEFAULTS };
@@ -45,6 +52,11 @@ export interface ExportResult {
   prototypes: { total: number; reused: number; fetched: number };
   stats: { requests: number; retries: number; bytes: number; files: number };
   errorCount: number;
+  /**
+   * Times the whole service was gone and the run paused for it, the time paused in all, and whether
+   * the last outage outlasted the patience (the run stopped; the same command resumes it).
+   */
+  outages: { count: number; totalMs: number; gaveUp: boolean };
   /** The first errors, for a message; the manifest lists every one. */
   errors: ManifestError[];
 }

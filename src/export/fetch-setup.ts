@@ -9,6 +9,12 @@ import type { Frontier } from '../crawl/frontier.js';
 import type { Spool } from '../storage/spool.js';
 import type { RunStats } from '../manifest/types.js';
 import type { RabbitError } from '../core/errors.js';
+import { setTimeout as delay } from 'node:timers/promises';
+import { API_PREFIX } from '../archive/paths.js';
+import { discardBody, statusError, toNetworkError } from '../client/http-client.js';
+import { OutageMonitor, type ProbeResult } from '../client/outage-monitor.js';
+import { answersAsService, OUTAGE_DEFAULTS, outageSignalOf, type OutagePolicy } from '../client/outage-policy.js';
+import { parseRetryAfter } from '../client/retry-policy.js';
 import { redactSecrets } from '../core/redact.js';
 import type { CrawlHooks } from '../crawl/crawl-account.js';
 import { manifestErrorOf } from '../manifest/manifest-error.js';
@@ -29,9 +35,30 @@ export function fetchContext(parts: {
   stats: RunStats;
   emit: EventSink;
   now: () => number;
+  /** An outage past its patience: stop the run as --max-duration does. */
+  giveUp: (error: RabbitError) => void;
 }): FetchContext {
   const { options, frontier, stats, emit, now } = parts;
+  const sleep = options.sleep ?? ((ms: number, signal: AbortSignal) => delay(ms, undefined, { signal }));
+  const policy: OutagePolicy = {
+    ...OUTAGE_DEFAULTS,
+    ...options.outage,
+    ...(options.outagePatienceMs !== undefined ? { patienceMs: options.outagePatienceMs } : {}),
+  };
+  const outage = new OutageMonitor({
+    policy,
+    now,
+    sleep,
+    signal: parts.signal,
+    probe: (signal) => probeService(parts.client, options.keys[0] ?? '', signal, now),
+    hold: () => frontier.hold(),
+    release: () => frontier.release(),
+    onEvent: (event) => emit({ type: 'outage', ...event }),
+    giveUp: parts.giveUp,
+  });
   return {
+    outage,
+    sleep,
     client: parts.client,
     spool: parts.spool,
     retry: { ...RETRY_DEFAULTS, ...options.retry },
@@ -71,6 +98,45 @@ export function fetchContext(parts: {
       });
     },
   };
+}
+
+/**
+ * One probe of a paused run: the list of prototypes, the request every run begins with, so one
+ * that has answered before. Its body is dropped; only whether the service answers matters.
+ */
+export async function probeService(
+  client: HttpClient,
+  key: string,
+  signal: AbortSignal,
+  now: () => number,
+): Promise<ProbeResult> {
+  const source = `${API_PREFIX}prototypes.json`;
+  try {
+    const response = await client.get(source, { key, signal });
+    await discardBody(response.body);
+    if (answersAsService(response.status)) return { back: true };
+    const failure = statusError(
+      'GET',
+      source,
+      response.status,
+      parseRetryAfter(response.headers['retry-after'], now()),
+    );
+    return {
+      back: false,
+      signal: outageSignalOf(failure) ?? 'gateway',
+      answer: `HTTP ${response.status}`,
+      ...(failure.retryAfterMs !== undefined ? { retryAfterMs: failure.retryAfterMs } : {}),
+    };
+  } catch (error) {
+    const failure = toNetworkError(error, source, signal);
+    return { back: false, signal: outageSignalOf(failure) ?? 'transport', answer: networkAnswer(failure) };
+  }
+}
+
+/** A failure as the progress display names it: the socket's code (ECONNREFUSED) or the error's. */
+function networkAnswer(failure: RabbitError): string {
+  const cause = (failure.cause as { code?: unknown } | undefined)?.code;
+  return typeof cause === 'string' ? cause : failure.code;
 }
 
 /** The error event of a resource that failed for good: the record the manifest gets, keys redacted. */

@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { mayRead } from './auth.js';
 import { badIdsReply, endlessReply, isStatusFault, malformedJsonReply, statusFaultReply } from './fault-replies.js';
 import type { FaultKind, FaultPlan } from './faults.js';
+import type { OutagePlan } from './outage.js';
 import type { Reply, Representation } from './payload.js';
 import { errorReply, httpDate } from './payload.js';
 import { representationOf } from './resources.js';
@@ -24,6 +25,10 @@ export interface ServiceState {
   sleep: (ms: number) => Promise<void>;
   /** Wall-clock ms: dates in replies, and how much of the latency answering already took. */
   now: () => number;
+  /** The whole service going away at a chosen request (outage.ts). */
+  outage?: OutagePlan;
+  /** Stops listening and drops every connection, then listens again on the same port after `ms`. */
+  goDown?: (ms: number) => void;
 }
 
 const WRITE_METHODS = new Set(['POST', 'PUT', 'DELETE']);
@@ -46,6 +51,17 @@ async function handle(state: ServiceState, req: IncomingMessage, res: ServerResp
   const url = new URL(req.url ?? '/', 'http://fake.invalid');
   const path = url.pathname;
   res.on('close', countRequest(state.stats, path, req.method ?? 'GET'));
+  const outage = state.outage?.onRequest(state.now());
+  if (outage?.type === 'go-down') {
+    state.goDown?.(outage.forMs);
+    req.socket.destroy();
+    return;
+  }
+  if (outage?.type === 'reply') {
+    countStatus(state.stats, outage.reply.status);
+    await sendReply(req, res, outage.reply, {}, state.sleep);
+    return;
+  }
   // Latency is the time from the request to the headers: the work of answering happens inside it,
   // not on top of it, so a benchmark's "ideal" (requests x latency / concurrency) is what a
   // server with that latency would allow.

@@ -3,6 +3,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { AddressInfo, Socket } from 'node:net';
 import type { ServiceKeys } from './auth.js';
 import type { FaultOptions } from './faults.js';
+import type { OutageOptions } from './outage.js';
+import { OutagePlan } from './outage.js';
 import { FaultPlan } from './faults.js';
 import type { ServiceState } from './handler.js';
 import { createHandler } from './handler.js';
@@ -35,6 +37,8 @@ export interface FakeServiceOptions {
   sleep?: (ms: number) => Promise<void>;
   /** The base URL the service names itself by in bodies when it is reached through a TLS front or proxy. */
   advertisedBaseUrl?: string;
+  /** The whole service goes away for a while at a chosen request (outage.ts). */
+  outage?: OutageOptions;
 }
 
 export interface FakeService {
@@ -45,6 +49,8 @@ export interface FakeService {
   store: FakeStore;
   setFaults(faults: FaultOptions | undefined): void;
   setLatency(ms: number): void;
+  /** Resolves once a `down` outage is over and the service listens again (at once if none began). */
+  back(): Promise<void>;
   /** Closes the server and every open connection, endless bodies included. */
   close(): Promise<void>;
 }
@@ -62,6 +68,7 @@ export async function startFakeService(options: FakeServiceOptions = {}): Promis
     faults: new FaultPlan(options.faults),
     sleep: options.sleep ?? ((ms) => sleep(ms)),
     now,
+    ...(options.outage ? { outage: new OutagePlan(options.outage) } : {}),
   };
   const server = createServer(createHandler(state));
   // Endless bodies never finish by themselves; keep hold of every socket so close() can end them.
@@ -77,9 +84,28 @@ export async function startFakeService(options: FakeServiceOptions = {}): Promis
       resolve();
     });
   });
-  const listening = baseUrlOf(server.address() as AddressInfo);
+  const address = server.address() as AddressInfo;
+  const listening = baseUrlOf(address);
   state.baseUrl = options.advertisedBaseUrl ?? listening;
   let closing: Promise<void> | undefined;
+  // An outage: off the network (refused connections, reset sockets), then back on the same port.
+  let down: { back: Promise<void>; cancel: () => void } | undefined;
+  state.goDown = (ms) => {
+    server.close();
+    for (const socket of sockets) socket.destroy();
+    let cancel = (): void => undefined;
+    const back = new Promise<void>((resolve) => {
+      const timer = setTimeout(() => {
+        server.once('error', () => resolve());
+        server.listen(address.port, address.address, () => resolve());
+      }, ms);
+      cancel = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+    down = { back, cancel };
+  };
   return {
     baseUrl: listening,
     keys: store.keyRing.keys,
@@ -91,12 +117,21 @@ export async function startFakeService(options: FakeServiceOptions = {}): Promis
     setLatency(ms) {
       state.latencyMs = ms;
     },
+    back() {
+      return down?.back ?? Promise.resolve();
+    },
     close() {
       // Idempotent: afterEach hooks and a test's own finally may both close the same service.
-      closing ??= new Promise((resolve, reject) => {
-        server.close((error) => (error ? reject(error) : resolve()));
-        for (const socket of sockets) socket.destroy();
-      });
+      closing ??= (async () => {
+        // Closed while down: it stays down.
+        down?.cancel();
+        await down?.back;
+        await new Promise<void>((resolve, reject) => {
+          if (!server.listening) return resolve();
+          server.close((error) => (error ? reject(error) : resolve()));
+          for (const socket of sockets) socket.destroy();
+        });
+      })();
       return closing;
     },
   };
@@ -114,6 +149,8 @@ function baseUrlOf(address: AddressInfo): string {
 
 export { parseFaultSpec, FAULT_KINDS, TRANSIENT_FAULTS } from './faults.js';
 export type { FaultKind, FaultOptions, PathFault } from './faults.js';
+export { OUTAGE_KINDS, outageKind } from './outage.js';
+export type { OutageKind, OutageOptions } from './outage.js';
 export type { DatasetOptions } from './model.js';
 export type { ServiceKeys } from './auth.js';
 export type { FakeStats } from './stats.js';

@@ -1,5 +1,6 @@
 import { API_PREFIX } from '../archive/paths.js';
 import type { ExportEvent, PreviousCost } from '../export/events.js';
+import type { OutageReason } from '../client/outage-monitor.js';
 import { estimateTotal, shownFraction, type PrototypeTally } from './estimate.js';
 import { halfLifeFor, startRate, timeLeftMs, updateRate, type RateState } from './rate.js';
 
@@ -23,6 +24,14 @@ export interface ProgressSnapshot {
   retries: number;
   errors: number;
   elapsedMs: number;
+  /** While the run is paused for an outage: since when (epoch ms), why, and how long to the next probe. */
+  outage: OutageStatus | null;
+}
+
+export interface OutageStatus {
+  since: number;
+  reason: OutageReason;
+  nextTryInMs: number;
 }
 
 export type Phase = Extract<ExportEvent, { type: 'phase' }>['phase'];
@@ -55,6 +64,7 @@ export class ProgressTracker {
   private retries = 0;
   private errors = 0;
   private prototypesDone = 0;
+  private outage: { since: number; reason: OutageReason; nextTryAt: number } | null = null;
   private shown: number | null = null;
   private requestRate: RateState;
   private byteRate: RateState;
@@ -105,6 +115,12 @@ export class ProgressTracker {
         }
         break;
       }
+      case 'outage':
+        this.outage =
+          event.state === 'started' || event.state === 'probe'
+            ? { since: event.since, reason: event.reason, nextTryAt: event.nextTryAt }
+            : null;
+        break;
       case 'phase':
         this.phase = event.phase;
         if (!this.phaseStarted.has(event.phase)) this.phaseStarted.set(event.phase, this.now());
@@ -145,6 +161,11 @@ export class ProgressTracker {
       retries: this.retries,
       errors: this.errors,
       elapsedMs: at - this.started,
+      outage: this.outage && {
+        since: this.outage.since,
+        reason: this.outage.reason,
+        nextTryInMs: Math.max(0, this.outage.nextTryAt - at),
+      },
     };
   }
 

@@ -1,4 +1,5 @@
-import { access, constants, mkdir, readdir, rm, stat } from 'node:fs/promises';
+import { access, constants, mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import type { Stats } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { RabbitError } from '../core/errors.js';
 import { isProcessAlive } from '../core/process-alive.js';
@@ -18,6 +19,8 @@ export interface OutputPaths {
   journal: string;
   /** The archive's file entries and errors while the crawl runs, filed by prototype. */
   entries: string;
+  /** Names the incomplete archive a run left when it gave up on an outage: the next run may replace it. */
+  resumable: string;
 }
 
 export function outputPaths(out: string): OutputPaths {
@@ -32,6 +35,7 @@ export function outputPaths(out: string): OutputPaths {
     spool: join(work, 'spool'),
     journal: join(work, 'journal.jsonl'),
     entries: join(work, 'entries'),
+    resumable: join(work, 'resumable.json'),
   };
 }
 
@@ -43,7 +47,7 @@ export async function checkOutput(paths: OutputPaths, force: boolean): Promise<v
   const existing = await stat(paths.out).catch(() => undefined);
   if (existing?.isDirectory())
     throw new RabbitError('USAGE', `--out ${paths.out} is a directory; give a file name such as backup.zip`);
-  if (existing && !force) {
+  if (existing && !force && !(await isResumable(paths, existing))) {
     throw new RabbitError('OUTPUT_EXISTS', `${paths.out} already exists; pass --force to replace it`);
   }
   const dir = await stat(paths.dir).catch(() => undefined);
@@ -82,5 +86,26 @@ export async function removeStaleTemps(paths: OutputPaths): Promise<void> {
   for (const name of await readdir(paths.dir).catch(() => [] as string[])) {
     const match = name.startsWith(prefix) ? /^(\d+)\.[0-9a-f]+\.tmp$/.exec(name.slice(prefix.length)) : null;
     if (match && !isProcessAlive(Number(match[1]))) await rm(join(paths.dir, name), { force: true });
+  }
+}
+
+/**
+ * After a run gave up on an outage its archive is incomplete and its bodies stay in the work
+ * directory: this notes which archive (by size and time), so the same command run again may
+ * replace exactly that file, and no other, without --force.
+ */
+export async function markResumable(paths: OutputPaths): Promise<void> {
+  const written = await stat(paths.out);
+  await writeFile(paths.resumable, JSON.stringify({ size: written.size, mtimeMs: written.mtimeMs }));
+}
+
+async function isResumable(paths: OutputPaths, existing: Stats): Promise<boolean> {
+  const text = await readFile(paths.resumable, 'utf8').catch(() => undefined);
+  if (text === undefined) return false;
+  try {
+    const mark = JSON.parse(text) as { size?: unknown; mtimeMs?: unknown };
+    return mark.size === existing.size && mark.mtimeMs === existing.mtimeMs;
+  } catch {
+    return false;
   }
 }

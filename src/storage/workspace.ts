@@ -5,6 +5,7 @@ import { Spool } from './spool.js';
 import {
   checkOutput,
   makeWorkDir,
+  markResumable,
   outputPaths,
   removeStaleTemps,
   removeWorkDir,
@@ -26,10 +27,13 @@ export interface Workspace {
   /**
    * Closes everything. The work directory goes after a finished run; after an interruption it is
    * kept for the next, and after a failure it is kept only if an earlier run had left it (the
-   * progress saved then is still worth having).
+   * progress saved then is still worth having). After a run that gave up on an outage
+   * ('resumable') it is kept too, and the archive written is marked as one the next run may replace.
    */
-  close(outcome: 'done' | 'interrupted' | 'failed'): Promise<void>;
+  close(outcome: Outcome): Promise<void>;
 }
+
+type Outcome = 'done' | 'interrupted' | 'failed' | 'resumable';
 
 export async function openWorkspace(
   out: string,
@@ -43,8 +47,9 @@ export async function openWorkspace(
   await removeStaleTemps(paths);
   const lock: Lock = await acquireLock(paths.lock, `the output ${paths.out}`);
   const opened: { close(): Promise<void> }[] = [];
-  const close = async (outcome: 'done' | 'interrupted' | 'failed'): Promise<void> => {
+  const close = async (outcome: Outcome): Promise<void> => {
     for (const part of opened.reverse()) await part.close();
+    if (outcome === 'resumable') await markResumable(paths);
     await lock.release();
     if (outcome === 'done' || (outcome === 'failed' && !hadWorkDir)) await removeWorkDir(paths);
   };

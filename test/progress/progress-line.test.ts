@@ -18,6 +18,7 @@ const snap: ProgressSnapshot = {
   retries: 2,
   errors: 1,
   elapsedMs: 14_000,
+  outage: null,
 };
 
 describe('duration', () => {

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { mib, printable, seconds } from '../format.js';
+import { outageDescription, outageSummary } from '../progress-line.js';
 import { BACKUP_DEFAULTS } from '../../backup/rotation.js';
 import type { BackupResult } from '../../backup/backup-account.js';
 import { collectPrototype, parseFormats, SELECTION_HELP, selectionOf, type SelectionFlags } from '../export-flags.js';
@@ -83,6 +84,7 @@ Examples:
           bytes: result.export.archiveBytes,
           requests: result.export.stats.requests,
           errors: result.export.errorCount,
+          outages: outageSummary(result.export.outages),
           pruned: result.pruned,
           kept: result.kept.length,
           ...times,
@@ -95,6 +97,7 @@ Examples:
             ? '  stopped fetching at --max-duration; the next backup fetches the rest\n'
             : '') +
           `  ${summary.requests} requests, ${mib(summary.bytes)} in ${seconds(summary.durationMs)}\n` +
+          (result.export.outages.count > 0 ? `  ${outageDescription(result.export.outages)}` : '') +
           `  time: ${timeLine}\n` +
           `  ${summary.kept} archives kept${summary.pruned.length > 0 ? `, removed ${summary.pruned.join(', ')}` : ''}\n`,
         warnings: (result, summary) =>

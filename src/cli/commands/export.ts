@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { mib, printable, seconds, shellQuote } from '../format.js';
+import { outageDescription, outageSummary } from '../progress-line.js';
 import type { ExportResult } from '../../export/export-account.js';
 import { addServiceOptions, serviceArgs, type ServiceFlags } from '../service-flags.js';
 import { parseStatsInterval, STATS_INTERVAL_HELP } from '../progress-flags.js';
@@ -78,6 +79,7 @@ Examples:
           retries: result.stats.retries,
           errors: result.errorCount,
           deadlineReached: result.deadlineReached,
+          outages: outageSummary(result.outages),
           ...times,
           peakRssBytes: process.resourceUsage().maxRSS * 1024,
         }),
@@ -85,6 +87,7 @@ Examples:
           `${result.complete ? 'complete' : 'INCOMPLETE'}: ${summary.prototypes} prototypes, ${summary.files} files, ` +
           `${mib(summary.bytes)} in ${seconds(summary.durationMs)} (${summary.requests} requests, ${summary.retries} retries)\n` +
           `archive: ${result.out}\n` +
+          outageDescription(result.outages) +
           `time: ${timeLine}\n`,
         warnings: (result) => failureReport(flags, result),
       });
@@ -95,6 +98,13 @@ function failureReport(flags: ExportFlags, result: ExportResult): string {
   let text = '';
   if (result.deadlineReached)
     text += 'stopped fetching at --max-duration; the archive holds what was fetched until then\n';
+  if (result.outages.gaveUp) {
+    // The bodies fetched so far were kept beside the archive: the same command replaces it and reuses them.
+    text +=
+      `the service stayed away longer than --outage-patience; the archive holds what was fetched until then.\n` +
+      `${resumeHint(flags)}\n`;
+    return text;
+  }
   if (!result.complete) {
     const shown = result.errors;
     text += `${result.errorCount} resources could not be archived:\n`;

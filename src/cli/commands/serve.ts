@@ -15,6 +15,9 @@ interface ServeFlags {
   pngBytes?: number;
   resources?: number;
   faults?: string;
+  outageAt?: number;
+  outageFor?: number;
+  outageKind?: string;
   json?: boolean;
 }
 
@@ -39,10 +42,26 @@ export function registerServe(program: Command, io: CliIO): void {
     )
     .option('--png-bytes <n>', 'extra incompressible bytes in every page PNG', intOption('--png-bytes', 0, 2 ** 30))
     .option('--faults <spec>', 'inject faults, e.g. "rate=0.15,seed=7,kinds=429+503+reset"')
+    .option(
+      '--outage-at <n>',
+      'the whole service goes away at the n-th request (see --outage-for)',
+      intOption('--outage-at', 1, 2 ** 31),
+    )
+    .option(
+      '--outage-for <seconds>',
+      'how long the outage of --outage-at lasts',
+      intOption('--outage-for', 1, 86_400),
+      20,
+    )
+    .option(
+      '--outage-kind <kind>',
+      'down: stop listening and drop connections, then listen again on the same port; 503: answer 503 with Retry-After seconds; 429: answer 429 with Retry-After as an HTTP date',
+      'down',
+    )
     .option('--json', 'print the base URL and keys as one JSON line')
     .addHelpText(
       'after',
-      '\nExamples:\n  rabbit-export serve --port 8080 --latency 20\n  rabbit-export serve --faults "rate=0.1,seed=3"\n  rabbit-export serve --faults "path=/rabbit/api/prototypes/3/pages/page0001.png:trickle,trickle-ms=2000"\n  rabbit-export serve --resources 1000000 --json   # for benchmarks',
+      '\nExamples:\n  rabbit-export serve --port 8080 --latency 20\n  rabbit-export serve --faults "rate=0.1,seed=3"\n  rabbit-export serve --faults "path=/rabbit/api/prototypes/3/pages/page0001.png:trickle,trickle-ms=2000"\n  rabbit-export serve --outage-at 200 --outage-for 20   # a restart in the middle of an export\n  rabbit-export serve --resources 1000000 --json   # for benchmarks',
     )
     .action((flags: ServeFlags) =>
       runAction(io, flags.json ?? false, async () => {
@@ -61,6 +80,15 @@ export function registerServe(program: Command, io: CliIO): void {
           dataset: datasetOf(flags, fake),
           countPaths: false,
           ...(faults ? { faults } : {}),
+          ...(flags.outageAt !== undefined
+            ? {
+                outage: {
+                  atRequest: flags.outageAt,
+                  forMs: (flags.outageFor ?? 20) * 1000,
+                  kind: fake.outageKind(flags.outageKind ?? 'down'),
+                },
+              }
+            : {}),
         });
         // Listen for the stop signal before saying where the service is: a script that reads the
         // first line and stops the service at once must not hit the default action of SIGTERM.

@@ -1,0 +1,148 @@
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startFakeService, type FakeService, type OutageOptions } from '../../src/fake-service/index.js';
+import { exportAccount, type ExportOptions } from '../../src/export/export-account.js';
+import type { ExportEvent } from '../../src/export/events.js';
+import { registerExport } from '../../src/cli/commands/export.js';
+import { verifyArchive } from '../../src/verify/verify-archive.js';
+import { isRabbitError } from '../../src/core/errors.js';
+import { readArchive } from '../helpers/archive.js';
+import { runCli } from '../helpers/cli.js';
+import { tempDir } from '../helpers/temp.js';
+
+// issue 27: the whole service gone for a while in the middle of a run (a deploy, a restart) is
+// waited out, not recorded as failures.
+
+const services: FakeService[] = [];
+afterEach(async () => {
+  for (const service of services.splice(0)) await service.close();
+});
+
+async function serve(outage: OutageOptions): Promise<FakeService> {
+  const service = await startFakeService({ seed: 5, outage });
+  services.push(service);
+  return service;
+}
+
+function env(service: FakeService): NodeJS.ProcessEnv {
+  return { RABBIT_API_KEY: service.keys.readOnly, RABBIT_BASE_URL: service.baseUrl };
+}
+
+/**
+ * The archive a run without any outage writes: from the same service once its one outage is over
+ * (pages name the service's own address, so another instance of the same seed differs in its port).
+ */
+async function cleanArchive(service: FakeService): Promise<string> {
+  await service.back();
+  const out = join(await tempDir(), 'clean.zip');
+  const result = await exportAccount({ baseUrl: service.baseUrl, keys: [service.keys.readOnly], out });
+  expect(result.complete).toBe(true);
+  return out;
+}
+
+/** Every entry but manifest.json (which holds the run's own times and counts) is byte for byte the same; the manifest lists the same files. */
+async function expectSameArchive(out: string, clean: string): Promise<void> {
+  const got = await readArchive(out);
+  const want = await readArchive(clean);
+  const names = (entries: Map<string, unknown>): string[] => [...entries.keys()].filter((n) => n !== 'manifest.json');
+  expect(names(got.entries).sort()).toEqual(names(want.entries).sort());
+  for (const name of names(want.entries)) {
+    expect(got.entries.get(name)?.data.equals(want.entries.get(name)?.data as Buffer), name).toBe(true);
+  }
+  expect(got.manifest.errors).toEqual([]);
+  expect(got.manifest.complete).toBe(true);
+  expect(JSON.stringify(got.manifest.prototypes)).toBe(JSON.stringify(want.manifest.prototypes));
+  const verified = await verifyArchive(out);
+  expect(verified.ok).toBe(true);
+}
+
+describe('an outage in the middle of a run', () => {
+  it('20 s of a service that stopped listening: waited out, the archive exact, nothing recorded as failed', async () => {
+    const service = await serve({ atRequest: 40, forMs: 20_000, kind: 'down' });
+    const out = join(await tempDir(), 'outage.zip');
+    const events: ExportEvent[] = [];
+    const options: ExportOptions = {
+      baseUrl: service.baseUrl,
+      keys: [service.keys.readOnly],
+      out,
+      // Probes at most 2 s apart (instead of 30 s) so the run ends soon after the service is back.
+      outage: { maxProbeDelayMs: 2_000 },
+      onEvent: (event) => events.push(event),
+    };
+    const result = await exportAccount(options);
+    expect(result.complete).toBe(true);
+    expect(result.errorCount).toBe(0);
+    expect(result.outages).toMatchObject({ count: 1, gaveUp: false });
+    const outages = events.flatMap((event) => (event.type === 'outage' ? [event] : []));
+    expect(outages[0]).toMatchObject({ state: 'started', reason: 'unreachable' });
+    expect(outages.filter((event) => event.state === 'probe').length).toBeGreaterThan(0);
+    expect(outages.at(-1)).toMatchObject({ state: 'back' });
+    expect(events.some((event) => event.type === 'error')).toBe(false);
+    await expectSameArchive(out, await cleanArchive(service));
+  }, 60_000);
+
+  it('an outage longer than --outage-patience ends with exit 3 and a written archive; the same command then resumes to exit 0', async () => {
+    const service = await serve({ atRequest: 40, forMs: 6_000, kind: 'down' });
+    const out = join(await tempDir(), 'patience.zip');
+    const args = ['export', '--out', out, '--outage-patience', '2s', '--json'];
+    const first = await runCli(args, { register: registerExport, env: env(service) });
+    expect(first.code).toBe(3);
+    const summary = JSON.parse(first.stdout.trim().split('\n').at(-1) as string) as Record<string, unknown>;
+    expect(summary).toMatchObject({ type: 'summary', ok: false, exitCode: 3, complete: false });
+    expect(summary['outages']).toMatchObject({ count: 1 });
+    const { manifest } = await readArchive(out);
+    expect(manifest.complete).toBe(false);
+    expect(manifest.errors.length).toBeGreaterThan(0);
+    expect(new Set(manifest.errors.map((error) => error.code))).toEqual(new Set(['SERVICE_DOWN']));
+    // What the first run fetched stays beside the archive for the next run, which then removes it.
+    const work = join(dirname(out), '.patience.zip.rabbit-work');
+    expect(existsSync(join(work, 'resumable.json'))).toBe(true);
+    await service.back();
+    const second = await runCli(args, { register: registerExport, env: env(service) });
+    expect(second.stderr).toBe('');
+    expect(second.code).toBe(0);
+    expect(existsSync(work)).toBe(false);
+    await expectSameArchive(out, await cleanArchive(service));
+  }, 60_000);
+
+  it('12 s of 429 to everything with Retry-After as an HTTP date: exit 0, no retries spent, outage records on --json', async () => {
+    const service = await serve({ atRequest: 40, forMs: 12_000, kind: '429' });
+    const out = join(await tempDir(), 'throttled.zip');
+    const run = await runCli(['export', '--out', out, '--json', '--stats-interval', '1s'], {
+      register: registerExport,
+      env: env(service),
+    });
+    expect(run.code).toBe(0);
+    const records = run.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    const summary = records.at(-1) as Record<string, unknown>;
+    expect(summary).toMatchObject({ type: 'summary', exitCode: 0, retries: 0, errors: 0 });
+    expect(summary['outages']).toMatchObject({ count: 1 });
+    expect((summary['outages'] as { totalSeconds: number }).totalSeconds).toBeGreaterThan(0);
+    const outageRecords = records.filter((record) => record['type'] === 'outage');
+    expect(outageRecords[0]).toMatchObject({ state: 'started', reason: 'throttled' });
+    expect(outageRecords.at(-1)).toMatchObject({ state: 'back' });
+    // A progress record made while paused says so.
+    expect(records.some((record) => record['type'] === 'progress' && record['outage'] !== null)).toBe(true);
+    await expectSameArchive(out, await cleanArchive(service));
+  }, 60_000);
+});
+
+describe('a service never reached in this run', () => {
+  it('fails fast as before: no pause before the service has answered once', async () => {
+    const service = await serve({ atRequest: 1, forMs: 30_000, kind: 'down' });
+    const events: ExportEvent[] = [];
+    const error = await exportAccount({
+      baseUrl: service.baseUrl,
+      keys: [service.keys.readOnly],
+      out: join(await tempDir(), 'never.zip'),
+      retry: { attempts: 2, baseDelayMs: 10 },
+      onEvent: (event) => events.push(event),
+    }).catch((caught: unknown) => caught);
+    expect(isRabbitError(error, 'HOST_UNREACHABLE')).toBe(true);
+    expect(events.some((event) => event.type === 'outage')).toBe(false);
+  });
+});
