@@ -17,6 +17,7 @@ const FLAG_DEFAULTS = [
   'dist/export/export-defaults.js',
   'dist/client/retry-policy.js',
   'dist/client/transfer-watchdog.js',
+  'dist/client/outage-policy.js',
   'dist/backup/rotation.js',
 ];
 

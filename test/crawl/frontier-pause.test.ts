@@ -88,3 +88,25 @@ describe('work beside the frontier', () => {
     await halted.drain();
   });
 });
+
+describe('frontier held during an outage', () => {
+  it('starts nothing while held, whatever the back-pressure does, and carries on when released', async () => {
+    const frontier = new Frontier({ concurrency: 2 });
+    const tasks = Array.from({ length: 3 }, gate);
+    frontier.hold();
+    for (const t of tasks) frontier.add(t.task);
+    // The zip writer catching up must not restart a crawl that waits for the service.
+    frontier.pause();
+    frontier.resume();
+    await settle();
+    expect(tasks.filter((t) => t.started)).toHaveLength(0);
+    frontier.release();
+    await settle();
+    expect(tasks.filter((t) => t.started)).toHaveLength(2);
+    for (const t of tasks) t.finish();
+    await settle();
+    for (const t of tasks) t.finish();
+    await frontier.drain();
+    expect(tasks.every((t) => t.started)).toBe(true);
+  });
+});

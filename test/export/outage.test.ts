@@ -6,6 +6,7 @@ import { exportAccount, type ExportOptions } from '../../src/export/export-accou
 import type { ExportEvent } from '../../src/export/events.js';
 import { registerExport } from '../../src/cli/commands/export.js';
 import { verifyArchive } from '../../src/verify/verify-archive.js';
+import { backupAccount } from '../../src/backup/backup-account.js';
 import { isRabbitError } from '../../src/core/errors.js';
 import { readArchive } from '../helpers/archive.js';
 import { runCli } from '../helpers/cli.js';
@@ -129,6 +130,48 @@ describe('an outage in the middle of a run', () => {
     expect(records.some((record) => record['type'] === 'progress' && record['outage'] !== null)).toBe(true);
     await expectSameArchive(out, await cleanArchive(service));
   }, 60_000);
+});
+
+describe('attempts spent because of an outage do not count', () => {
+  it('with two attempts per resource, 3 s of refused connections cost no resource', async () => {
+    const service = await serve({ atRequest: 40, forMs: 3_000, kind: 'down' });
+    const out = join(await tempDir(), 'two-attempts.zip');
+    const run = await runCli(['export', '--out', out, '--retries', '2', '--quiet'], {
+      register: registerExport,
+      env: env(service),
+    });
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    await expectSameArchive(out, await cleanArchive(service));
+  }, 30_000);
+
+  it('--outage-patience 0 is the behaviour before pauses: each resource spends its own attempts and is recorded', async () => {
+    const service = await serve({ atRequest: 40, forMs: 3_000, kind: 'down' });
+    const out = join(await tempDir(), 'no-patience.zip');
+    const run = await runCli(['export', '--out', out, '--retries', '2', '--outage-patience', '0', '--quiet'], {
+      register: registerExport,
+      env: env(service),
+    });
+    expect(run.code).toBe(3);
+    const { manifest } = await readArchive(out);
+    expect(manifest.errors.length).toBeGreaterThan(0);
+    expect(manifest.errors.every((error) => error.code === 'NETWORK')).toBe(true);
+  }, 30_000);
+
+  it('holds for backup, which runs the export core', async () => {
+    const service = await serve({ atRequest: 40, forMs: 3_000, kind: 'down' });
+    const dir = await tempDir();
+    const result = await backupAccount({
+      dir,
+      keep: 3,
+      baseUrl: service.baseUrl,
+      keys: [service.keys.readOnly],
+      retry: { attempts: 2 },
+    });
+    expect(result.export.complete).toBe(true);
+    expect(result.export.outages).toMatchObject({ count: 1, gaveUp: false });
+    await expectSameArchive(result.out, await cleanArchive(service));
+  }, 30_000);
 });
 
 describe('a service never reached in this run', () => {
