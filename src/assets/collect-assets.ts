@@ -255,12 +255,13 @@ export class PageRequisites {
       this.follow(resolveReference(ref.value, base, service), stored.path, ref.kind === 'import', depth + 1);
   }
 
-  /** --max-duration stopped the fetching: the asset is missing, and the archive says so. */
+  /** --max-duration (or an outage past its patience) stopped the fetching: the asset is missing, and the archive says so. */
   private deadline(source: string): void {
-    this.fail(
-      source,
-      new RabbitError('DEADLINE', `${source} was not fetched: the run reached --max-duration`, { source }),
-    );
+    const reason = this.options.frontier.haltedBy;
+    const [code, why] = isRabbitError(reason)
+      ? [reason.code, reason.message]
+      : (['DEADLINE', 'the run reached --max-duration'] as const);
+    this.fail(source, new RabbitError(code, `${source} was not fetched: ${why}`, { source }));
   }
 
   private fail(source: string, error: RabbitError): void {

@@ -128,11 +128,15 @@ export class Frontier {
    * Drop everything not yet started and refuse new tasks, but let the drain resolve as usual once
    * the running ones end (--max-duration: the run stops fetching, it does not fail).
    */
-  halt(): void {
+  halt(reason?: unknown): void {
+    this.haltedBy ??= reason;
     this.stopped = true;
     this.pending.length = 0;
     this.pump();
   }
+
+  /** Why it was halted, when the halter said (--max-duration's DEADLINE, an outage's SERVICE_DOWN). */
+  haltedBy: unknown;
 
   /** True once halted or stopped: tasks added now are dropped. */
   get halted(): boolean {

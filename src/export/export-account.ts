@@ -70,7 +70,12 @@ export async function exportAccount(options: ExportOptions): Promise<ExportResul
   const frontier = new Frontier({ concurrency, ahead: client.queueAhead });
   // At --max-duration nothing new starts and requests in flight end with DEADLINE; so too, with
   // SERVICE_DOWN, when an outage outlasts --outage-patience.
-  const deadline = new Deadline(options.maxDurationMs, () => frontier.halt(), undefined, true);
+  const deadline: Deadline = new Deadline(
+    options.maxDurationMs,
+    () => frontier.halt(deadline.error()),
+    undefined,
+    true,
+  );
   const stats: RunStats = { requests: 0, retries: 0, bytes: 0, files: 0 };
   const sink = new ArchiveSink(work.paths.out, {
     spool: work.spool,

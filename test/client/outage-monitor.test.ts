@@ -128,6 +128,18 @@ describe('OutageMonitor', () => {
     expect(monitor.summary().gaveUp).toBe(true);
   });
 
+  it('a pause never outlives the run: --max-duration or Ctrl-C end the wait and the probing', async () => {
+    const { time, run, probes, monitor } = setUp([DOWN, DOWN, DOWN]);
+    monitor.answered();
+    for (const source of ['/a', '/b', '/c']) monitor.failed(source, 'transport');
+    const settled = monitor.waitForService(run.signal).catch((error: unknown) => error);
+    await time.until(2_000);
+    run.abort(new Error('deadline'));
+    await time.until(60_000);
+    expect(probes).toEqual([1_000]);
+    expect(await settled).toEqual(new Error('deadline'));
+  });
+
   it('waits out a Retry-After given to everyone before the first probe', async () => {
     const { time, events, probes, monitor } = setUp([]);
     monitor.answered();

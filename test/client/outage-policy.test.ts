@@ -9,10 +9,11 @@ import {
   OUTAGE_DEFAULTS,
   outageSignalOf,
   probeDelay,
+  type OutagePolicy,
   type Streak,
 } from '../../src/client/outage-policy.js';
 
-const policy = { ...OUTAGE_DEFAULTS };
+const policy: OutagePolicy = { ...OUTAGE_DEFAULTS };
 
 function streakOf(...sources: string[]): Streak {
   return sources.reduce(extendStreak, NO_STREAK);
@@ -51,7 +52,7 @@ describe('outageSignalOf: what a failure says about the service as a whole', () 
 });
 
 describe('judgeStreak: when the run pauses as a whole', () => {
-  it.each<[string, Streak, boolean, typeof policy, string]>([
+  it.each<[string, Streak, boolean, OutagePolicy, string]>([
     ['no failures', NO_STREAK, true, policy, 'go-on'],
     ['two failures of two resources', streakOf('a', 'b'), true, policy, 'go-on'],
     ['three failures of three resources', streakOf('a', 'b', 'c'), true, policy, 'outage'],

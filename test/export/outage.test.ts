@@ -132,6 +132,22 @@ describe('an outage in the middle of a run', () => {
   }, 60_000);
 });
 
+describe('--max-duration still wins', () => {
+  it('a pause ends at --max-duration: exit 3, DEADLINE for what was left, however patient', async () => {
+    const service = await serve({ atRequest: 40, forMs: 60_000, kind: 'down' });
+    const out = join(await tempDir(), 'deadline.zip');
+    const run = await runCli(['export', '--out', out, '--max-duration', '3s', '--outage-patience', '1h', '--json'], {
+      register: registerExport,
+      env: env(service),
+    });
+    expect(run.code).toBe(3);
+    expect(JSON.parse(run.stdout.trim())).toMatchObject({ deadlineReached: true, outages: { count: 1 } });
+    const { manifest } = await readArchive(out);
+    expect(manifest.errors.length).toBeGreaterThan(0);
+    expect(new Set(manifest.errors.map((error) => error.code))).toEqual(new Set(['DEADLINE']));
+  }, 30_000);
+});
+
 describe('attempts spent because of an outage do not count', () => {
   it('with two attempts per resource, 3 s of refused connections cost no resource', async () => {
     const service = await serve({ atRequest: 40, forMs: 3_000, kind: 'down' });

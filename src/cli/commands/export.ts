@@ -101,7 +101,8 @@ function failureReport(flags: ExportFlags, result: ExportResult): string {
   if (result.outages.gaveUp) {
     // The bodies fetched so far were kept beside the archive: the same command replaces it and reuses them.
     text +=
-      `the service stayed away longer than --outage-patience; the archive holds what was fetched until then.\n` +
+      `the service stayed away longer than --outage-patience; the archive holds what was fetched until then ` +
+      `(${result.errorCount} ${result.errorCount === 1 ? 'entry' : 'entries'} in its "errors" name what is missing).\n` +
       `${resumeHint(flags)}\n`;
     return text;
   }
