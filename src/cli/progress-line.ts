@@ -200,5 +200,5 @@ export function outageSummary(outages: { count: number; totalMs: number }): { co
 export function outageDescription(outages: { count: number; totalMs: number }): string {
   if (outages.count === 0) return '';
   const times = outages.count === 1 ? 'once' : `${outages.count} times`;
-  return `service unreachable ${times}, ${spokenDuration(outages.totalMs)} in all; the run waited for it\n`;
+  return `the service was away ${times}, ${spokenDuration(outages.totalMs)} in all; the run waited for it\n`;
 }

@@ -150,8 +150,10 @@ export class ProgressTracker {
       bytes: this.bytes,
       requestsPerSecond: this.requestRate.perSecond,
       bytesPerSecond: this.byteRate.perSecond,
-      etaMs:
-        crawling && estimate.total !== null && estimate.fraction !== null
+      // Paused for an outage: no rate tells how long the rest takes.
+      etaMs: this.outage
+        ? null
+        : crawling && estimate.total !== null && estimate.fraction !== null
           ? timeLeftMs(estimate.total - estimate.done, this.doneRate.perSecond)
           : finished
             ? 0

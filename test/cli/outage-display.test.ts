@@ -68,7 +68,7 @@ describe('outage texts', () => {
   it('the summary line counts outages and their time', () => {
     expect(outageDescription({ count: 0, totalMs: 0 })).toBe('');
     expect(outageDescription({ count: 2, totalMs: 72_000 })).toBe(
-      'service unreachable 2 times, 1 min 12 s in all; the run waited for it\n',
+      'the service was away 2 times, 1 min 12 s in all; the run waited for it\n',
     );
   });
 });
