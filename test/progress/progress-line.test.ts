@@ -94,6 +94,7 @@ describe('logLine and progressRecord', () => {
       retries: 2,
       errors: 1,
       elapsedSeconds: 14,
+      outage: null,
     });
     expect(
       phaseLine({
