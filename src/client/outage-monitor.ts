@@ -95,7 +95,7 @@ export class OutageMonitor {
       this.noteRetryAfter(signal, retryAfterMs);
       return 'outage';
     }
-    this.streak = extendStreak(this.streak, source);
+    this.streak = extendStreak(this.streak, source, this.options.policy.distinctResources);
     const verdict = judgeStreak(this.streak, this.answeredOnce, this.options.policy);
     if (verdict === 'outage') this.begin(signal, retryAfterMs);
     else if (verdict === 'probe') this.probeSilently();

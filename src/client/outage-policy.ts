@@ -58,9 +58,13 @@ export interface Streak {
 
 export const NO_STREAK: Streak = { failures: 0, sources: new Set() };
 
-export function extendStreak(streak: Streak, source: string): Streak {
-  const sources = streak.sources.has(source) ? streak.sources : new Set([...streak.sources, source]);
-  return { failures: streak.failures + 1, sources };
+/**
+ * One more failure. Only as many resources are kept as the verdict needs (`enough`): a streak that
+ * never ends in a pause (--outage-patience 0) must not grow with every resource of the account.
+ */
+export function extendStreak(streak: Streak, source: string, enough = Infinity): Streak {
+  const add = !streak.sources.has(source) && streak.sources.size < enough;
+  return { failures: streak.failures + 1, sources: add ? new Set([...streak.sources, source]) : streak.sources };
 }
 
 /**

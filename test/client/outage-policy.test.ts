@@ -16,7 +16,7 @@ import {
 const policy: OutagePolicy = { ...OUTAGE_DEFAULTS };
 
 function streakOf(...sources: string[]): Streak {
-  return sources.reduce(extendStreak, NO_STREAK);
+  return sources.reduce((streak, source) => extendStreak(streak, source), NO_STREAK);
 }
 
 describe('outageSignalOf: what a failure says about the service as a whole', () => {
@@ -63,6 +63,12 @@ describe('judgeStreak: when the run pauses as a whole', () => {
     ['a stricter policy', streakOf('a', 'b', 'c'), true, { ...policy, failuresInARow: 4 }, 'go-on'],
   ])('%s', (_name, streak, answeredOnce, rules, verdict) => {
     expect(judgeStreak(streak, answeredOnce, rules)).toBe(verdict);
+  });
+
+  it('keeps no more resources than the verdict needs', () => {
+    const streak = ['a', 'b', 'c', 'd'].reduce((s, source) => extendStreak(s, source, 2), NO_STREAK);
+    expect(streak.failures).toBe(4);
+    expect([...streak.sources]).toEqual(['a', 'b']);
   });
 
   it('counts each resource once, however often it failed', () => {
