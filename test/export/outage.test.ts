@@ -190,6 +190,27 @@ describe('attempts spent because of an outage do not count', () => {
   }, 30_000);
 });
 
+describe('one bad resource is not an outage', () => {
+  it('even one request at a time: it spends its own attempts and is recorded; the run never pauses', async () => {
+    const bad = '/rabbit/api/prototypes/3/pages/page0001.png';
+    const service = await startFakeService({ seed: 5, faults: { paths: [{ path: bad, kind: '502' }] } });
+    services.push(service);
+    const events: ExportEvent[] = [];
+    const result = await exportAccount({
+      baseUrl: service.baseUrl,
+      keys: [service.keys.readOnly],
+      out: join(await tempDir(), 'one-bad.zip'),
+      concurrency: 1,
+      retry: { attempts: 4, baseDelayMs: 20 },
+      onEvent: (event) => events.push(event),
+    });
+    expect(result.errors).toEqual([expect.objectContaining({ source: bad, status: 502, attempts: 4 })]);
+    expect(result.errorCount).toBe(1);
+    expect(events.some((event) => event.type === 'outage')).toBe(false);
+    expect(result.outages.count).toBe(0);
+  });
+});
+
 describe('a service never reached in this run', () => {
   it('fails fast as before: no pause before the service has answered once', async () => {
     const service = await serve({ atRequest: 1, forMs: 30_000, kind: 'down' });
