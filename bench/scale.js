@@ -51,7 +51,7 @@ function summaryOf(result) {
 
 /**
  * How many times the bare client and the export take turns at a size. The machines are shared:
- * outside load comes and goes within minutes and moves one process's CPU by 20 % or more, so a
+ * outside load comes and goes within minutes and moves one process's CPU noticeably, so a
  * single pair can catch the two in different weather. The row shows the pair with the median
  * ratio and the range of all of them. A million-resource export takes two minutes and more, long
  * enough to average the weather itself, so it runs once.

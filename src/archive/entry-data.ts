@@ -15,14 +15,13 @@ export interface WrittenData {
   compressedSize: number;
 }
 
-/** zlib level 6: zlib's own default. Level 1 measured only ~10 % faster on small JSON bodies. */
+/** zlib level 6: zlib's own default. Level 1 is barely faster on small JSON bodies. */
 const DEFLATE_LEVEL = 6;
 
 /**
- * zlib level 3, for what this tool writes itself (manifest.json, the viewer's pages): deflating
- * the 48 MB manifest of a 100,000-resource export took 161 ms of CPU at level 3 against 360 at
- * level 6, for 5.55 MB against 5.29; the viewer's 13 KB page views 125 us each against 194, for
- * 12 % more bytes. The bodies as served keep level 6.
+ * zlib level 3, for what this tool writes itself (manifest.json, the viewer's pages): it deflates
+ * them in about half the CPU of level 6 for a few per cent more bytes, and a big manifest is the
+ * largest single thing an export deflates. The bodies as served keep level 6.
  */
 export const FAST_DEFLATE_LEVEL = 3;
 const READ_CHUNK_BYTES = 1024 * 1024;
@@ -30,8 +29,8 @@ const READ_CHUNK_BYTES = 1024 * 1024;
 /**
  * One-shot deflate of a body already in memory: the cheapest path for the many small entries.
  * The window and hash table are sized to the body (zlib's defaults for 32 KiB and up): a 1 KiB
- * body compresses to the same size, and zlib no longer sets up 256 KiB of state for it
- * (measured ~15 % less CPU per small entry).
+ * body compresses to the same size, and zlib no longer sets up 256 KiB of state for it, which
+ * was a noticeable part of the CPU of every small entry.
  */
 export function deflateBuffer(data: Buffer, level = DEFLATE_LEVEL): Buffer {
   const windowBits = Math.min(15, Math.max(9, Math.ceil(Math.log2(data.length + 1))));

@@ -5,9 +5,9 @@ import { CENTRAL_HEADER_BYTES } from './zip-records.js';
  * Which entry names are already in the archive, in memory that stays small at a million entries:
  * an open-addressing table of 32-bit name hashes, each with where that entry's central directory
  * record starts. The names themselves stay in the (spilled) central directory; the writer compares
- * real names only when hashes match. A Set of a million strings would cost ~100 MB of heap; this
- * costs 8 bytes a slot (16 MiB at a million entries, in two typed arrays outside the heap), 12
- * once the central directory passes 4 GiB (some 40 million entries).
+ * real names only when hashes match. A Set of a million strings would hold every name on the heap;
+ * this costs 8 bytes a slot (in two typed arrays outside the heap), 12 once the central directory
+ * passes 4 GiB.
  */
 export class ZipNameTable {
   /** Hash of the name in each slot; 0 marks an empty slot (a real hash of 0 is stored as 1). */

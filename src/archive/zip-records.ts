@@ -111,12 +111,6 @@ export function writeLocalHeader(entry: EntryRecord, target: Buffer, start: numb
  * 4.3.12. The zip64 extra holds only the fields whose 32-bit slot overflowed, in the fixed order
  * size, compressed size, offset (4.5.3).
  */
-export function encodeCentralHeader(entry: EntryRecord): Buffer {
-  const out = Buffer.alloc(centralHeaderBytes(entry));
-  writeCentralHeader(entry, out, 0);
-  return out;
-}
-
 export function centralHeaderBytes(entry: EntryRecord): number {
   return CENTRAL_HEADER_BYTES + entry.name.length + zip64CentralExtraBytes(entry);
 }

@@ -12,8 +12,8 @@ export interface HttpResponse {
 /**
  * A response body as undici's dispatcher delivers it: chunks pushed by the exchange below, read
  * once with `read`. It is not a stream: a Readable per response (undici's `request`) costs a
- * stream's state, its events and their turns of the queue, about 12 us a request for a body of one
- * chunk, a tenth of a bare client's whole cost (README, design notes: "undici's dispatch, not its request").
+ * stream's state, its events and their turns of the queue, a sizeable share of what a request
+ * costs for a body of one chunk (docs/design.md, "undici's dispatch, not its request").
  * Chunks that come before `read` wait here; a reader that must wait (a file write) pauses the
  * transfer until it may go on.
  */

@@ -98,8 +98,8 @@ export function compareIds(a: string, b: string): number {
  * run is written without its leading zeros, after its length as two digits, so comparing keys
  * with `<` compares runs as numbers (and a run against any other character as its first digit
  * would). Ids whose runs differ only in leading zeros get the same key: compare those with
- * compareIds. undefined for a run of 100 digits or more, which two digits cannot count. Sorting a
- * 100,000-entry manifest by key (built once per entry) took 119 ms against 161 with compareIds.
+ * compareIds. undefined for a run of 100 digits or more, which two digits cannot count. A key is
+ * built once per entry, so a big manifest sorts without parsing its ids at every comparison.
  */
 export function idSortKey(id: string): string | undefined {
   let key = '';

@@ -19,12 +19,6 @@ export function redactSecrets(text: string, secrets: readonly string[]): string 
   return out;
 }
 
-/** The API path of a URL without its query string: what the manifest records as `source`. */
-export function sourceOf(url: string | URL): string {
-  const parsed = typeof url === 'string' ? new URL(url) : url;
-  return parsed.pathname;
-}
-
 /** Text with the query string cut off every URL or path in it: the manifest records paths, never queries. */
 export function withoutQueries(text: string): string {
   return redactUrl(text).replace(/\?[^\s]*/g, '');

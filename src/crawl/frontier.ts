@@ -4,7 +4,7 @@
  * finishing a page's subtree before starting the next keeps the frontier small for accounts with
  * many thousands of resources. Handlers enqueue follow-up tasks instead of awaiting them. The slots
  * are a counter, not p-limit: with all the waiting done here, p-limit only counted, at the cost of
- * four promises and as many turns of the microtask queue per task (see the README's design notes).
+ * four promises and as many turns of the microtask queue per task (docs/design.md).
  */
 export interface FrontierOptions {
   concurrency: number;

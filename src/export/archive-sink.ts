@@ -129,9 +129,9 @@ const INLINE_ENTRY_BYTES = 1024 * 1024;
 
 /**
  * Bodies shorter than this are stored, not deflated. Most of an account is element metadata of
- * about 120 bytes: deflate saves ~15 bytes of each (13 %), next to ~200 bytes of headers every
- * entry needs anyway, and cost ~20 us apiece, the largest single item of the exporter's CPU per
- * request (profile of a 100k-resource export).
+ * about 120 bytes: deflate saves a few bytes of each, next to the headers every entry needs
+ * anyway, and was the largest single item of the exporter's CPU per request in a profile
+ * (docs/design.md, "Per request, only what the archive needs").
  */
 export const DEFLATE_FROM_BYTES = 256;
 

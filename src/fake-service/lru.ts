@@ -45,7 +45,7 @@ interface RenderedEntry {
 }
 
 // What a Map entry, its key, a Representation, its payload closure and a Buffer cost beyond the
-// body itself, roughly (measured: well above the bytes of a small JSON body).
+// body itself, roughly: more than a small JSON body's own bytes, so it cannot be left out.
 const ENTRY_OVERHEAD = 1024;
 
 /**

@@ -104,7 +104,7 @@ export class ArchiveModel {
       state.bytes += file.size;
     }
     // A prototype's element bodies on a shelf of their own: the offline viewer reads the rest
-    // without reading (and decoding) them, about 95 % of the lines.
+    // without reading (and decoding) them, which are most of the lines.
     const shelf = prototypeId === undefined ? TOP : isElementBody(file.path) ? elementShelf(prototypeId) : prototypeId;
     this.store.append(shelf, entryLine(file));
     this.onAdd(file);

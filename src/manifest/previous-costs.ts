@@ -1,7 +1,6 @@
 import { API_PREFIX } from '../archive/paths.js';
 import type { FileOwner } from './manifest-stream.js';
 import type { FileEntry, ManifestError, PrototypeRecord } from './types.js';
-import { readArchiveManifest } from './read-manifest.js';
 
 /** One prototype of a previous archive: what exporting it cost then, for estimating this run. */
 export interface PreviousCost {
@@ -15,16 +14,6 @@ export interface PreviousCost {
   lastModification: number | null;
 }
 
-/**
- * Per prototype of the archive at `archivePath`, its resources and bytes under the revision it
- * recorded. An unchanged prototype will cost exactly that again; a changed one about that.
- */
-export async function previousCosts(archivePath: string): Promise<PreviousCost[]> {
-  const tally = costTally();
-  await readArchiveManifest(archivePath, tally.visitor);
-  return tally.costs();
-}
-
 /** The manifest visitor that counts; each call is synchronous. */
 interface CostVisitor {
   file(entry: FileEntry, owner: FileOwner): void;
@@ -33,8 +22,10 @@ interface CostVisitor {
 }
 
 /**
- * The same counts taken by a visitor, for a reader that streams the manifest anyway (export
- * --since) and so need not read it a second time.
+ * Per prototype of a previous archive, its resources and bytes under the revision it recorded,
+ * counted by a manifest visitor: export --since streams that manifest anyway, so it need not be
+ * read a second time. An unchanged prototype will cost exactly that again; a changed one about
+ * that.
  */
 export function costTally(): { visitor: CostVisitor; costs(): PreviousCost[] } {
   const owner = new RegExp(`^${API_PREFIX}prototypes/(\\d+)(?:\\.json$|/)`);

@@ -24,9 +24,9 @@ export interface SpooledBody extends BodyRef {
 /**
  * Response bodies on disk, beside the output, until the zip is written; also what a resumed run
  * reuses. Bodies stream through here so memory stays flat however large a PNG is. Small bodies,
- * most of an account, are appended to one pack file: creating a file per body costs about a
- * millisecond of file-system work on the disks measured here, a positional write a few
- * microseconds. Large ones get a content-addressed file of their own.
+ * most of an account, are appended to one pack file: creating a file per body costs the file
+ * system far more than a positional write into one file does. Large ones get a
+ * content-addressed file of their own.
  */
 export class Spool {
   private counter = 0;
@@ -56,8 +56,8 @@ export class Spool {
   /**
    * As `read`, but a packed body on disk is read with a blocking call: for the offline viewer,
    * which reads two to three small bodies a page, most of them just written and still in the page
-   * cache. A `FileHandle.read` costs ~20-27 us of CPU (a round trip through the thread pool) where
-   * `readSync` costs ~7, a pause too short to matter to the responses arriving meanwhile.
+   * cache. A `FileHandle.read` is a round trip through the thread pool and costs several times the
+   * CPU of `readSync`, whose pause is too short to matter to the responses arriving meanwhile.
    */
   readBlocking(ref: BodyRef): Promise<Buffer> {
     return this.readRef(ref, true);

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isRabbitError } from '../../src/core/errors.js';
 import { openZip } from '../../src/archive/zip-reader.js';
-import { writeZip } from '../../src/archive/zip-writer.js';
+import { writeZip } from '../helpers/write-zip.js';
 import { dataOffsetOf, flipByte, renameInPlace, truncate } from './zip-bytes.js';
 
 let dir: string;

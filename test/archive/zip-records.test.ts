@@ -1,12 +1,20 @@
 import { describe, expect, it } from 'vitest';
 import {
+  centralHeaderBytes,
   dosDateTime,
-  encodeCentralHeader,
   encodeEndRecords,
   encodeLocalHeader,
   localHeaderBytes,
+  writeCentralHeader,
   type EntryRecord,
 } from '../../src/archive/zip-records.js';
+
+/** One central directory record on its own (the writer encodes them into its batches). */
+function encodeCentralHeader(entry: EntryRecord): Buffer {
+  const out = Buffer.alloc(centralHeaderBytes(entry));
+  writeCentralHeader(entry, out, 0);
+  return out;
+}
 
 const GiB = 1024 ** 3;
 

@@ -1,5 +1,4 @@
 import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
@@ -8,6 +7,7 @@ import type { FakeService } from '../../src/fake-service/index.js';
 import { BIN, runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/temp.js';
 import { useFakeService } from '../helpers/fake-service.js';
+import { requireTool } from '../helpers/tools.js';
 
 const stream = (isTTY: boolean, columns?: number): NodeJS.WriteStream =>
   ({ isTTY, columns }) as unknown as NodeJS.WriteStream;
@@ -45,7 +45,8 @@ describe('progress display', () => {
   });
 
   // `script` gives the CLI a pseudo terminal that reports 0 columns; ora once looped forever there.
-  it.skipIf(!existsSync('/usr/bin/script'))('finishes on a terminal that reports no width', async () => {
+  it('finishes on a terminal that reports no width', async () => {
+    requireTool('/usr/bin/script');
     const dir = await tempDir();
     const { stdout } = await run(
       '/usr/bin/script',
@@ -70,35 +71,33 @@ describe('progress of a real export (issue 15)', () => {
   const ESC = '\u001b';
   const plain = (text: string): string => text.replace(new RegExp(`${ESC}\\[[0-9;?]*[A-Za-z]`, 'g'), '');
 
-  it.skipIf(!existsSync('/usr/bin/script'))(
-    'on a terminal: one line with percent, bar and time left, redrawn in place and cleared at the end',
-    async () => {
-      const dir = await tempDir();
-      const command = `stty cols 100 rows 30; ${process.execPath} ${BIN} export --out ${join(dir, 'a.zip')} --concurrency 2`;
-      const { stdout } = await run('/usr/bin/script', ['-qfec', command, '/dev/null'], {
-        timeout: 120_000,
-        maxBuffer: 16 * 1024 * 1024,
-        env: { PATH: process.env['PATH'] ?? '', ...env() },
-      });
-      // Every redraw is one synchronized frame: never more than the terminal's width, never a newline.
-      const frames = [...stdout.matchAll(new RegExp(`${ESC}\\[\\?2026h([^]*?)${ESC}\\[\\?2026l`, 'g'))].map((match) =>
-        plain(match[1] ?? ''),
-      );
-      expect(frames.length).toBeGreaterThan(3);
-      for (const frame of frames) {
-        expect(frame).not.toContain('\n');
-        expect(frame.length).toBeLessThanOrEqual(100);
-      }
-      expect(
-        frames.some((frame) => /crawl \d+% \[#+-*\] \d+\/~\d+ \d+ req\/s .* \d+s left \d\/5 prototypes/.test(frame)),
-      ).toBe(true);
-      // The last frame is erased before the summary, which is all that stays.
-      const afterLastFrame = stdout.slice(stdout.lastIndexOf(`${ESC}[?2026l`));
-      expect(afterLastFrame).toMatch(new RegExp(`${ESC}\\[0?K(?:${ESC}\\[\\?25h)?complete: 5 prototypes`));
-      expect(plain(afterLastFrame)).not.toMatch(/\d+% \[|prototypes \d+ retries/);
-      expect(stdout).toMatch(/time: crawl \d+\.\d s, requisites \d+\.\d s, writing \d+\.\d s; \d+\.\d req\/s/);
-    },
-  );
+  it('on a terminal: one line with percent, bar and time left, redrawn in place and cleared at the end', async () => {
+    requireTool('/usr/bin/script');
+    const dir = await tempDir();
+    const command = `stty cols 100 rows 30; ${process.execPath} ${BIN} export --out ${join(dir, 'a.zip')} --concurrency 2`;
+    const { stdout } = await run('/usr/bin/script', ['-qfec', command, '/dev/null'], {
+      timeout: 120_000,
+      maxBuffer: 16 * 1024 * 1024,
+      env: { PATH: process.env['PATH'] ?? '', ...env() },
+    });
+    // Every redraw is one synchronized frame: never more than the terminal's width, never a newline.
+    const frames = [...stdout.matchAll(new RegExp(`${ESC}\\[\\?2026h([^]*?)${ESC}\\[\\?2026l`, 'g'))].map((match) =>
+      plain(match[1] ?? ''),
+    );
+    expect(frames.length).toBeGreaterThan(3);
+    for (const frame of frames) {
+      expect(frame).not.toContain('\n');
+      expect(frame.length).toBeLessThanOrEqual(100);
+    }
+    expect(
+      frames.some((frame) => /crawl \d+% \[#+-*\] \d+\/~\d+ \d+ req\/s .* \d+s left \d\/5 prototypes/.test(frame)),
+    ).toBe(true);
+    // The last frame is erased before the summary, which is all that stays.
+    const afterLastFrame = stdout.slice(stdout.lastIndexOf(`${ESC}[?2026l`));
+    expect(afterLastFrame).toMatch(new RegExp(`${ESC}\\[0?K(?:${ESC}\\[\\?25h)?complete: 5 prototypes`));
+    expect(plain(afterLastFrame)).not.toMatch(/\d+% \[|prototypes \d+ retries/);
+    expect(stdout).toMatch(/time: crawl \d+\.\d s, requisites \d+\.\d s, writing \d+\.\d s; \d+\.\d req\/s/);
+  });
 
   it('into a log: a plain line every --stats-interval', async () => {
     const dir = await tempDir();

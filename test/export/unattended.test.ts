@@ -77,25 +77,26 @@ describe('stalled transfers end', () => {
     service = await startFakeService({ faults: { paths: [{ path: TRICKLING, kind: 'trickle' }] } });
     const out = join(await tempDir(), 'interrupted.zip');
     const controller = new AbortController();
-    let aborted = 0;
+    let aborted = false;
     const running = exportAccount({
       out,
       baseUrl: service.baseUrl,
       keys: [service.keys.readOnly],
       signal: controller.signal,
+      // With the minimum rate off, the trickle (which never ends) can only be ended by the abort:
+      // were the abort to wait for the body, the run would never end and the test would time out.
+      stall: { minBytesPerSecond: 0 },
       onEvent: (event) => {
         // Once the trickle has started and nothing else is waiting, interrupt.
-        if (event.type === 'response' && service!.stats.faultsInjected > 0 && event.queued === 0 && aborted === 0) {
-          aborted = performance.now();
+        if (event.type === 'response' && service!.stats.faultsInjected > 0 && event.queued === 0 && !aborted) {
+          aborted = true;
           setTimeout(() => controller.abort(new Error('SIGINT')), 200);
         }
       },
     });
     const error: unknown = await running.catch((e: unknown) => e);
     expect(isRabbitError(error, 'INTERRUPTED')).toBe(true);
-    expect(aborted).toBeGreaterThan(0);
-    // The bound: a stalled request does not hold up SIGINT; the run stops within 5 s.
-    expect(performance.now() - aborted).toBeLessThan(5000);
+    expect(aborted).toBe(true);
     expect(existsSync(out)).toBe(false);
   });
 });
@@ -187,13 +188,12 @@ describe('--max-duration', () => {
     service = await startFakeService({ faults: { rate: 1, kinds: ['trickle'] } });
     const dir = await tempDir();
     const out = join(dir, 'cut.zip');
-    const started = performance.now();
-    const run = await runCli(['export', '--out', out, '--max-duration', '2s', '--quiet'], {
+    // With the minimum rate off, only the deadline can end these bodies, which never end by
+    // themselves: a deadline that waited for requests in flight would never end the run.
+    const run = await runCli(['export', '--out', out, '--max-duration', '2s', '--speed-limit', '0', '--quiet'], {
       register: registerExport,
       env: env(service),
     });
-    // The bound for --max-duration 20s is 35 s: the deadline plus 15 s.
-    expect(performance.now() - started).toBeLessThan(2000 + 15_000);
     expect(run.code).toBe(3);
     expect(run.stderr).toContain('--max-duration');
     const report = await verifyArchive(out);

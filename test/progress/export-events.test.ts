@@ -4,12 +4,20 @@ import { backupAccount } from '../../src/backup/backup-account.js';
 import { exportAccount } from '../../src/export/export-account.js';
 import type { ExportEvent } from '../../src/export/events.js';
 import type { FakeService } from '../../src/fake-service/index.js';
-import { previousCosts } from '../../src/manifest/previous-costs.js';
+import { costTally, type PreviousCost } from '../../src/manifest/previous-costs.js';
+import { readArchiveManifest } from '../../src/manifest/read-manifest.js';
 import { allFileEntries } from '../../src/manifest/types.js';
 import { ProgressTracker } from '../../src/progress/tracker.js';
 import { tempDir } from '../helpers/temp.js';
 import { sampleFiles, sampleManifest, writeSampleArchive } from '../verify/sample-archive.js';
 import { useFakeService } from '../helpers/fake-service.js';
+
+/** The cost tally of a whole archive's manifest, read on its own (export --since tallies as it streams). */
+async function previousCosts(archivePath: string): Promise<PreviousCost[]> {
+  const tally = costTally();
+  await readArchiveManifest(archivePath, tally.visitor);
+  return tally.costs();
+}
 
 let service: FakeService;
 useFakeService({}, (fixture) => (service = fixture.service));

@@ -3,6 +3,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { connect, type AddressInfo, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { createServer } from 'node:tls';
+import { requireTool } from '../helpers/tools.js';
 
 export interface TestCa {
   /** PEM of the CA certificate: what NODE_EXTRA_CA_CERTS names. */
@@ -17,6 +18,7 @@ export interface TestCa {
  * machine trusts it unless told to.
  */
 export function makeTestCa(dir: string, hostname: string): TestCa {
+  requireTool('openssl');
   const run = (...args: string[]): void => {
     execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' });
   };

@@ -126,7 +126,7 @@ describe('export --since', () => {
       },
     };
     record.revision -= 1;
-    const { writeZip } = await import('../../src/archive/zip-writer.js');
+    const { writeZip } = await import('../helpers/write-zip.js');
     await writeZip(
       [...entries].map(([name, entry]) => ({
         name: moved(name),

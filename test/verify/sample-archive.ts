@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import type { ZipSource } from '../../src/archive/zip-writer.js';
-import { writeZip } from '../../src/archive/zip-writer.js';
+import type { ZipSource } from '../helpers/write-zip.js';
+import { writeZip } from '../helpers/write-zip.js';
 import type { FileEntry, Manifest, ManifestError } from '../../src/manifest/types.js';
 
 /** A small but realistic export: two prototypes, pages with PNGs, layers, elements, discussions. */

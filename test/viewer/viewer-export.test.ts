@@ -17,6 +17,7 @@ import { entryNameOf, serveArchive } from '../../src/viewer/serve-archive.js';
 import { readArchive } from '../helpers/archive.js';
 import { assertValidManifest } from '../helpers/manifest-schema.js';
 import { expectSameArchive } from '../since/since-helpers.js';
+import { requireTool } from '../helpers/tools.js';
 
 let service: FakeService;
 let dir: string;
@@ -78,6 +79,7 @@ describe('export with the offline viewer', () => {
 
   it('makes each prototype viewable as soon as its crawl is done, not after the whole crawl', async () => {
     // Entry order as Info-ZIP lists the central directory: the order the zip was written in.
+    requireTool('unzip');
     const { stdout } = await promisify(execFile)('unzip', ['-Z1', out]);
     const order = stdout.split('\n').filter((name) => name !== '');
     const at = (name: string): number => order.indexOf(name);

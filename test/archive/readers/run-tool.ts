@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { createReadStream } from 'node:fs';
-import type { TestContext } from 'vitest';
+import { missingTool, type Tool } from '../../helpers/tools.js';
 
 export interface ToolResult {
   stdout: string;
@@ -10,15 +10,16 @@ export interface ToolResult {
 }
 
 /**
- * Runs an external reader. Resolves undefined when the tool is not installed (the caller skips
- * with a message saying so); rejects on a non-zero exit, with its stderr. `stdinFile` is piped
- * to the tool's stdin, as a stream: no seeking back to the central directory is possible.
+ * Runs an external reader. Rejects when the tool is not installed (naming its Debian package: a
+ * missing reader fails the test, it never skips) and on a non-zero exit, with its stderr.
+ * `stdinFile` is piped to the tool's stdin, as a stream: no seeking back to the central
+ * directory is possible.
  */
-export function runTool(
-  command: string,
+export function tool(
+  command: Tool,
   args: string[],
   options: { stdinFile?: string; cwd?: string; countOnly?: boolean } = {},
-): Promise<ToolResult | undefined> {
+): Promise<ToolResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, {
       cwd: options.cwd,
@@ -32,7 +33,7 @@ export function runTool(
       if (!options.countOnly) out.push(chunk);
     });
     child.stderr?.on('data', (chunk: Buffer) => err.push(chunk));
-    child.on('error', (error: NodeJS.ErrnoException) => (error.code === 'ENOENT' ? resolve(undefined) : reject(error)));
+    child.on('error', (error: NodeJS.ErrnoException) => reject(error.code === 'ENOENT' ? missingTool(command) : error));
     if (options.stdinFile && child.stdin) {
       // A reader may stop early on an error; that shows in its exit code, not as EPIPE here.
       child.stdin.on('error', () => undefined);
@@ -51,16 +52,4 @@ export function runTool(
         );
     });
   });
-}
-
-/** runTool for a test: a tool that is not installed skips the test, saying so. */
-export async function toolOrSkip(
-  context: TestContext,
-  command: string,
-  args: string[],
-  options: Parameters<typeof runTool>[2] = {},
-): Promise<ToolResult> {
-  const result = await runTool(command, args, options);
-  if (!result) context.skip(`${command} is not installed; .ci/run installs it`);
-  return result as ToolResult;
 }

@@ -1,0 +1,47 @@
+import { accessSync, constants } from 'node:fs';
+import { delimiter, isAbsolute, join } from 'node:path';
+
+/**
+ * The programs outside Node that tests use to judge our output, with the Debian package that
+ * provides each. .ci/run installs them all; a test that needs one fails when it is missing,
+ * naming the package, instead of skipping (a skipped check passes a run it never judged).
+ */
+export const TOOL_PACKAGES = {
+  unzip: 'unzip',
+  bsdtar: 'libarchive-tools',
+  '7z': 'p7zip-full',
+  java: 'default-jre-headless',
+  python3: 'python3',
+  openssl: 'openssl',
+  '/usr/bin/chromium': 'chromium',
+  '/usr/bin/script': 'bsdutils',
+} as const;
+
+export type Tool = keyof typeof TOOL_PACKAGES;
+
+/** The error a test fails with when `tool` is not installed. */
+export function missingTool(tool: Tool): Error {
+  return new Error(
+    `${tool} is not installed: install the Debian package ${TOOL_PACKAGES[tool]} (apt-get install -y ${TOOL_PACKAGES[tool]}; .ci/run does)`,
+  );
+}
+
+function executable(path: string): boolean {
+  try {
+    accessSync(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** True when `tool` (a name looked up on PATH, or an absolute path) can be run. */
+export function hasTool(tool: Tool): boolean {
+  if (isAbsolute(tool)) return executable(tool);
+  return (process.env['PATH'] ?? '').split(delimiter).some((dir) => dir !== '' && executable(join(dir, tool)));
+}
+
+/** Throws `missingTool` unless `tool` can be run: call it first in a test that needs the tool. */
+export function requireTool(tool: Tool): void {
+  if (!hasTool(tool)) throw missingTool(tool);
+}
