@@ -52,6 +52,7 @@ export async function convertPrototypePages(
     report.shapes += stats.labels;
     report.links += stats.links;
     report.discussions += stats.discussions;
+    report.droppedCharacters += stats.dropped;
     for (const dangling of stats.danglingTargets) noteDangling(reader, dangling.pageId, dangling);
   } else if (plan.pages.length === 0) {
     reader.notes.push({ what: 'prototype', why: 'it has no pages, so there is nothing to draw' });
@@ -69,7 +70,7 @@ export async function convertPrototypePages(
     }
     report.file = folder;
   }
-  report.droppedCharacters = text.dropped;
+  report.droppedCharacters += text.dropped;
   report.skipped = reader.skipped;
   report.notes = reader.notes;
   report.complete = reader.skipped.length === 0;

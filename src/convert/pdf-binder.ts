@@ -46,6 +46,18 @@ export interface BinderStats {
   links: number;
   discussions: number;
   danglingTargets: { pageId: string; elementId: string; target: string }[];
+  /** Characters that are no text (C0 controls, U+FFFE/U+FFFF, lone surrogates), left out. */
+  dropped: number;
+}
+
+/** Readers turn these into U+FFFD or nothing; XML's rule (xml-text.ts) says which they are. */
+const NOT_TEXT = /[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu;
+
+function cleanText(text: string, stats: BinderStats): string {
+  return text.replace(NOT_TEXT, () => {
+    stats.dropped++;
+    return '';
+  });
 }
 
 /** Links point at pages further on, so they are added once every page exists. */
@@ -60,7 +72,7 @@ export async function pdfBinder(
     bold: await doc.embedFont(StandardFonts.HelveticaBold),
   };
   const encodable = new Set(fonts.regular.getCharacterSet());
-  const stats: BinderStats = { pages: 0, labels: 0, links: 0, discussions: 0, danglingTargets: [] };
+  const stats: BinderStats = { pages: 0, labels: 0, links: 0, discussions: 0, danglingTargets: [], dropped: 0 };
 
   const titlePages = titlePagesOf(doc, head, plan, fonts, encodable);
   const outline: { title: string; ref: PDFRef }[] = [
@@ -110,7 +122,7 @@ async function wireframePage(
   const elements = [...content.layers.flatMap((layer) => layer.elements), ...content.elements];
   for (const element of elements) {
     if (element.text !== null && element.text.trim() !== '') {
-      invisibleLabel(doc, page, fontKey, font, encodable, element, height);
+      invisibleLabel(doc, page, { fontKey, font, encodable }, cleanText(element.text, stats), element.box, height);
       stats.labels++;
     }
     if (element.target === null) continue;
@@ -130,8 +142,8 @@ async function wireframePage(
       F: 4,
       C: [1, 0.82, 0.2],
     });
-    note.set(PDFName.of('T'), PDFHexString.fromText(discussion.title));
-    note.set(PDFName.of('Contents'), PDFHexString.fromText(discussionLines(discussion).join('\n')));
+    note.set(PDFName.of('T'), PDFHexString.fromText(cleanText(discussion.title, stats)));
+    note.set(PDFName.of('Contents'), PDFHexString.fromText(cleanText(discussionLines(discussion).join('\n'), stats)));
     note.set(PDFName.of('NM'), PDFHexString.fromText(`discussion-${discussion.id}`));
     if (last !== null) note.set(PDFName.of('M'), PDFString.fromDate(new Date(last)));
     annots.push(doc.context.register(note));
@@ -147,19 +159,18 @@ const NOTE_ICON = 20;
 function invisibleLabel(
   doc: PDFDocument,
   page: PDFPage,
-  fontKey: PDFName,
-  font: PDFFont,
-  encodable: ReadonlySet<number>,
-  element: ElementData,
+  textFont: TextFont,
+  text: string,
+  box: ElementData['box'],
   pageHeight: number,
 ): void {
-  const { box } = element;
-  const lines = (element.text as string).split(/\r\n|\r|\n/).filter((line) => line.trim() !== '');
+  const { font, encodable } = textFont;
+  const lines = text.split(/\r\n|\r|\n/).filter((line) => line.trim() !== '');
   const widest = Math.max(...lines.map((line) => font.widthOfTextAtSize(winAnsiOf(line, encodable), 1)), 1);
   const size = Math.max(1, Math.min(box.height / lines.length / 1.2, (box.width - 2) / widest, 24));
   for (const [index, line] of lines.entries()) {
     const baseline = pageHeight - box.y - size * (index * 1.2 + 0.95);
-    textRun(doc, page, { fontKey, font, encodable }, line, box.x + 1, baseline, size, false);
+    textRun(doc, page, textFont, line, box.x + 1, baseline, size, false);
   }
 }
 
