@@ -20,17 +20,19 @@ export interface LinkRow {
   target: string;
 }
 
-export const XHTML_VIEW = /^(.*\/pages\/[A-Za-z0-9]+)\.(sketched|plain)\.xhtml$/;
+const XHTML_VIEW = /\/pages\/[A-Za-z0-9]+\.(sketched|plain)\.xhtml$/;
+/** The source of an older page view keeps its mode (src/archive/paths.ts, pageViewPathFor). */
+const PAGE_VIEW_SOURCE = /^(\/rabbit\/api\/.*\.xhtml)\?mode=(sketched|plain)$/;
 const PAGE_FILE = /^prototypes\/(\d+)\/r\d+\/pages\/([A-Za-z0-9]+)\.(json|png|view\.html)$/;
 const EXTRA_KEY_LIST = /^prototypes\.key\d+\.json$/;
 
 /** The row an entry the service served becomes; undefined for files rabbit-export made or duplicates. */
 export function servedRow(entry: FileEntry): LinkRow | undefined {
   if (!entry.source.startsWith('/') || EXTRA_KEY_LIST.test(entry.path)) return undefined;
-  const view = XHTML_VIEW.exec(entry.path);
-  if (view && entry.source.endsWith('.xhtml')) {
+  const view = PAGE_VIEW_SOURCE.exec(entry.source);
+  if (view && XHTML_VIEW.test(entry.path)) {
     const mode = view[2] as 'sketched' | 'plain';
-    return { kind: `xhtml-${mode}`, path: entry.source, mode, target: entry.path };
+    return { kind: `xhtml-${mode}`, path: view[1] as string, mode, target: entry.path };
   }
   if (!entry.source.startsWith('/rabbit/api/')) return { kind: 'asset', path: entry.source, target: entry.path };
   const kind = entry.source.endsWith('.png') ? 'png' : entry.source.endsWith('.html') ? 'html' : 'api';
