@@ -64,8 +64,12 @@ function jsonWriter({ baseUrl, base }: LinkContext): LinkWriter {
   };
 }
 
-/** Characters of a URL in running text after its path: up to a space, quote, bracket or fragment. */
-const QUERY = `[^#[:space:]"'<>]*`;
+/**
+ * A query in running text: up to a space, quote, angle bracket, parenthesis (markdown's `(url)`)
+ * or the fragment. END is what may follow a URL there.
+ */
+const QUERY = `[^#[:space:]"'<>()]*`;
+const END = `[[:space:]"'<>()]`;
 
 /** POSIX extended regular expression for `sed -E`, with `,` as the s command's delimiter. */
 function ere(text: string): string {
@@ -84,8 +88,13 @@ function sedWriter({ baseUrl, base }: LinkContext): LinkWriter {
       if (row.mode !== undefined) return `s,${path}\\?(${QUERY}&)?mode=${row.mode}(&${QUERY})?,${replacement(row)},g\n`;
       if (row.kind === 'editor-page')
         return `s,${path}(\\?${QUERY})?${ere(row.fragment ?? '')}([^A-Za-z0-9]|$),${replacement(row)}\\2,g\n`;
-      // The editor's link to the prototype stops where a longer id or a page fragment would go on.
-      if (row.kind === 'editor') return `s,${path}(\\?${QUERY})?([^#?/A-Za-z0-9]|$),${replacement(row)}\\2,g\n`;
+      // The editor's link to the prototype must not take a longer id, a path or a page fragment
+      // for its own: after its query only the end of the URL may follow, without one no id character.
+      if (row.kind === 'editor')
+        return (
+          `s,${path}(\\?${QUERY})?(${END}|$),${replacement(row)}\\2,g\n` +
+          `s,${path}([^#?/=&A-Za-z0-9_[:space:]"'<>()]),${replacement(row)}\\1,g\n`
+        );
       return `s,${path}(\\?${QUERY})?,${replacement(row)},g\n`;
     },
     endPrototype: () => '',
