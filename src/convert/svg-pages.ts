@@ -91,7 +91,9 @@ function elementSvg(
   ];
   const lines = (element.text ?? '').split(/\r\n|\r|\n/);
   if (element.text !== null && element.text !== '') {
-    const size = Math.max(4, Math.min(14, height / lines.length / LINE_HEIGHT));
+    // Sized to the box like the service's labels: a sans-serif glyph is about 0.55 em wide.
+    const longest = Math.max(...lines.map((line) => [...line].length), 1);
+    const size = Math.max(4, Math.min(14, height / lines.length / LINE_HEIGHT, (width - 6) / (longest * 0.55)));
     const tspans = lines
       .map(
         (line, index) => `<tspan x="${x + 3}" y="${y + size * (index * LINE_HEIGHT + 1)}">${text.attr(line)}</tspan>`,
