@@ -177,6 +177,7 @@ export async function exportAccount(options: ExportOptions): Promise<ExportResul
       stats,
       errorCount: model.errorCount,
       errors: await model.firstErrors(RESULT_ERROR_LIMIT),
+      ...(model.notOffered.length > 0 ? { notOffered: model.notOffered } : {}),
     };
     emit({ type: 'phase', phase: 'done' });
     await work.close('done');

@@ -5,7 +5,7 @@ import type { ProxySettings } from '../client/proxy-env.js';
 import type { ServiceOptions } from '../client/service-options.js';
 import type { StallPolicy } from '../client/transfer-watchdog.js';
 import type { Format, SizeCaps } from '../crawl/crawl-account.js';
-import type { ManifestError } from '../manifest/types.js';
+import type { ManifestError, NotOffered } from '../manifest/types.js';
 import type { EventSink } from './events.js';
 import { EXPORT_DEFAULTS } from './export-defaults.js';
 
@@ -47,6 +47,8 @@ export interface ExportResult {
   errorCount: number;
   /** The first errors, for a message; the manifest lists every one. */
   errors: ManifestError[];
+  /** What the service does not offer (older page views answered 404): not errors. */
+  notOffered?: NotOffered[];
 }
 
 /** Errors a result carries; the manifest has the rest. */

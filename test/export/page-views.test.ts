@@ -73,6 +73,7 @@ describe('export --formats xhtml-sketched,xhtml-plain', () => {
         expect.objectContaining({ kind: 'xhtml-sketched', status: 404, count: pages.length }),
       ]);
       expect(manifest.notOffered?.[0]?.examples.every((s) => /\.xhtml\?mode=sketched$/.test(s))).toBe(true);
+      expect(result.notOffered).toEqual(manifest.notOffered);
       expect([...entries.keys()].some((name) => VIEW_ENTRY.test(name))).toBe(false);
       expect((await verifyArchive(out)).ok).toBe(true);
     });
