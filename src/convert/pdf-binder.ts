@@ -74,16 +74,17 @@ export async function pdfBinder(
   const encodable = new Set(fonts.regular.getCharacterSet());
   const stats: BinderStats = { pages: 0, labels: 0, links: 0, discussions: 0, danglingTargets: [], dropped: 0 };
 
-  const titlePages = titlePagesOf(doc, head, plan, fonts, encodable);
+  const clean = (text: string): string => cleanText(text, stats);
+  const titlePages = titlePagesOf(doc, head, plan, fonts, encodable, clean);
   const outline: { title: string; ref: PDFRef }[] = [
-    { title: `Title page: ${head.name ?? `prototype ${head.id}`}`, ref: (titlePages[0] as PDFPage).ref },
+    { title: clean(`Title page: ${head.name ?? `prototype ${head.id}`}`), ref: (titlePages[0] as PDFPage).ref },
   ];
   const pageRefs = new Map<string, PDFRef>();
   const links: PendingLink[] = [];
   for await (const content of pages) {
     const page = await wireframePage(doc, content, fonts.regular, encodable, plan.pageIds, links, stats);
     pageRefs.set(content.page.id, page.ref);
-    outline.push({ title: content.page.name, ref: page.ref });
+    outline.push({ title: clean(content.page.name), ref: page.ref });
     stats.pages++;
   }
   for (const link of links) {
@@ -296,6 +297,7 @@ function titlePagesOf(
   plan: PagePlan,
   fonts: { regular: PDFFont; bold: PDFFont },
   encodable: ReadonlySet<number>,
+  clean: (text: string) => string,
 ): PDFPage[] {
   const lines: { text: string; size: number; bold?: boolean; gap?: number }[] = [
     { text: head.name ?? `Prototype ${head.id}`, size: 22, bold: true },
@@ -335,7 +337,7 @@ function titlePagesOf(
     y -= step;
     const font = line.bold ? fonts.bold : fonts.regular;
     const fontKey = line.bold ? keys.bold : keys.regular;
-    for (const [index, piece] of wrap(line.text, font, line.size, A4.width - 2 * MARGIN, encodable).entries()) {
+    for (const [index, piece] of wrap(clean(line.text), font, line.size, A4.width - 2 * MARGIN, encodable).entries()) {
       if (index > 0) y -= line.size * 1.25;
       textRun(doc, page, { fontKey, font, encodable }, piece, MARGIN, y, line.size, true);
     }
