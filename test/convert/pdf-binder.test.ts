@@ -208,4 +208,19 @@ describe('convert --to pdf, read back by poppler and qpdf', () => {
       }
     }
   });
+  it('--no-rendering leaves the images out and keeps each page at its rendering size', async () => {
+    const bare = join(dir, 'bare');
+    const archive = join(dir, 'archive.zip');
+    const result = await convertArchive({ archive, out: bare, to: 'pdf', rendering: false, prototypes: ['42'] });
+    expect(result.rendering).toBe(false);
+    const file = join(bare, result.prototypes[0]?.file as string);
+    await tool(QPDF, ['--check', file]);
+    expect((await tool(PDFIMAGES, ['-list', file])).split('\n').slice(2).filter(Boolean)).toEqual([]);
+    const proto = expected.find((p) => p.id === '42') as ExpectedPrototype;
+    for (const [index, page] of proto.pages.entries()) {
+      const info = await tool(PDFINFO, ['-f', String(index + 2), '-l', String(index + 2), file]);
+      const [width, height] = [page.png.readUInt32BE(16), page.png.readUInt32BE(20)];
+      expect(info).toMatch(new RegExp(`Page +${index + 2} size: +${width}(\\.0+)? x ${height}(\\.0+)? pts`));
+    }
+  });
 });
