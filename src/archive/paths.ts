@@ -28,6 +28,16 @@ export function archivePathFor(source: string, revision: number): string {
   return `prototypes/${id}/r${revision}/${tail}`;
 }
 
+/**
+ * The older page views (`.../pages/{page}.xhtml?mode=sketched|plain`) share their path, so the
+ * mode goes into the entry name: `prototypes/{id}/r{rev}/pages/{page}.{mode}.xhtml`.
+ */
+export function pageViewPathFor(source: string, revision: number): string {
+  const view = /^(.*\.xhtml)\?mode=(sketched|plain)$/.exec(source);
+  if (!view) throw unsafe(source);
+  return archivePathFor(view[1] as string, revision).replace(/\.xhtml$/, `.${view[2] as string}.xhtml`);
+}
+
 /** A relative entry name made only of plain segments: no `..`, no empty or absolute parts. */
 export function assertSafeRelative(path: string, source = path): void {
   // One pattern for the whole path (it runs for every entry of a million-resource archive):

@@ -10,7 +10,7 @@ export interface SelectionFlags {
   formats?: ReadonlySet<Format>;
 }
 
-const FORMATS: readonly Format[] = ['json', 'html', 'png'];
+const FORMATS: readonly Format[] = ['json', 'html', 'png', 'xhtml-sketched', 'xhtml-plain'];
 
 /**
  * `--formats json,html,png`. json cannot be left out: the JSON lists are what the crawl walks to
@@ -23,7 +23,9 @@ export function parseFormats(value: string): ReadonlySet<Format> {
     .filter((part) => part !== '');
   const unknown = parts.filter((part) => !FORMATS.includes(part as Format));
   if (unknown.length > 0)
-    throw new InvalidArgumentError(`--formats takes json, html and png; not ${unknown.join(', ')}`);
+    throw new InvalidArgumentError(
+      `--formats takes json, html, png, xhtml-sketched and xhtml-plain; not ${unknown.join(', ')}`,
+    );
   if (!parts.includes('json')) {
     throw new InvalidArgumentError(
       '--formats must include json: the JSON metadata is what the export walks and what the renderings belong to',
@@ -59,6 +61,7 @@ export function selectionArgs(flags: SelectionFlags): string[] {
 
 export const SELECTION_HELP = {
   prototype: 'export only this prototype id (repeatable)',
-  formats: 'which bodies to keep: json (always), html, png; e.g. "json" leaves out renderings (default json,html,png)',
+  formats:
+    'which bodies to keep: json (always), html, png, and the older page views xhtml-sketched, xhtml-plain; e.g. "json" leaves out renderings (default json,html,png)',
   since: 'an earlier archive: unchanged prototypes are copied from it (checked by sha256) instead of fetched',
 } as const;

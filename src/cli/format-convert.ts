@@ -1,12 +1,18 @@
 import type { ConvertReport, PrototypeReport } from '../convert/report.js';
 import { printable } from './format.js';
 
+const FORMAT_NAMES: Record<ConvertReport['to'], string> = {
+  drawio: 'draw.io documents',
+  pdf: 'PDF binders',
+  svg: 'folders of SVG pages',
+};
+
 /** The closing line of a convert run, after each prototype's block has been printed. */
 export function formatConvertTotals(report: ConvertReport, out: string): string {
   const written = report.prototypes.filter((p) => p.file !== null).length;
   const incomplete = report.prototypes.filter((p) => !p.complete).length;
   return (
-    `${written} of ${report.prototypes.length} prototypes written to ${printable(out)} as draw.io documents; report: convert-report.json` +
+    `${written} of ${report.prototypes.length} prototypes written to ${printable(out)} as ${FORMAT_NAMES[report.to]}; report: convert-report.json` +
     (incomplete > 0 ? `; ${incomplete} not fully converted (see skipped above)` : '')
   );
 }

@@ -21,6 +21,7 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
   diff: async () => (await import('./commands/diff.js')).registerDiff,
   restore: async () => (await import('./commands/restore.js')).registerRestore,
   convert: async () => (await import('./commands/convert.js')).registerConvert,
+  links: async () => (await import('./commands/links.js')).registerLinks,
 };
 
 /** The commands this command line needs: the one it names, none for the version, else all (help). */

@@ -1,25 +1,22 @@
-import { mkdir, open, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { RabbitError } from '../core/errors.js';
 import { TOOL_NAME, TOOL_VERSION } from '../core/version.js';
 import { openArchiveSource, type ArchivedPrototype, type ArchiveSource } from './archive-source.js';
 import { diagramXml, mxfileOpen, MXFILE_CLOSE } from './drawio-xml.js';
-import {
-  PrototypeReader,
-  pngSize,
-  type DiscussionData,
-  type ElementData,
-  type LayerData,
-  type PageMeta,
-} from './prototype-data.js';
+import { convertPrototypePages, type PageFormat } from './convert-pages.js';
+import { discussionsByPage, extentOf, pagePng } from './page-walk.js';
+import { PrototypeReader, type LayerData, type PageMeta } from './prototype-data.js';
 import { addCounts, emptyPrototypeReport, REPORT_FILE, type ConvertReport, type PrototypeReport } from './report.js';
+import { makeFolder, writeAtomically } from './write-output.js';
 import { slugOf, XmlText } from './xml-text.js';
 
 export interface ConvertOptions {
   /** The archive to read; it is opened read-only and never changed. */
   archive: string;
-  /** Folder for the .drawio files and convert-report.json; created when missing. */
+  /** Folder for the documents and convert-report.json; created when missing. */
   out: string;
+  /** What to write: draw.io documents (the default), PDF binders or folders of SVG pages. */
+  to?: 'drawio' | PageFormat;
   /** Only these prototype ids (default: every prototype in the archive). */
   prototypes?: readonly string[];
   /** Embed each page's PNG on a locked Rendering layer (default true). */
@@ -37,6 +34,7 @@ export type ConvertEvent = { type: 'prototype-converted'; report: PrototypeRepor
  */
 export async function convertArchive(options: ConvertOptions): Promise<ConvertReport> {
   const rendering = options.rendering ?? true;
+  const to = options.to ?? 'drawio';
   const source = await openArchiveSource(options.archive);
   try {
     const ids = selectPrototypes(source, options.prototypes);
@@ -44,7 +42,7 @@ export async function convertArchive(options: ConvertOptions): Promise<ConvertRe
     const report: ConvertReport = {
       tool: { name: TOOL_NAME, version: TOOL_VERSION },
       archive: options.archive,
-      to: 'drawio',
+      to,
       rendering,
       complete: true,
       prototypes: [],
@@ -52,7 +50,9 @@ export async function convertArchive(options: ConvertOptions): Promise<ConvertRe
     for (const id of ids) {
       const archived = await source.prototype(id);
       const result = archived
-        ? await convertPrototype(source, archived, options.out, rendering, options.signal)
+        ? to === 'drawio'
+          ? await convertPrototype(source, archived, options.out, rendering, options.signal)
+          : await convertPrototypePages(to, source, archived, options.out, rendering, options.signal)
         : {
             ...emptyPrototypeReport(id, null, 0),
             skipped: [{ what: 'prototype', why: 'the manifest lists no files for its revision' }],
@@ -159,87 +159,4 @@ async function convertPrototype(
   report.notes = reader.notes;
   report.complete = reader.skipped.length === 0;
   return report;
-}
-
-async function discussionsByPage(
-  reader: PrototypeReader,
-  pageIds: ReadonlySet<string>,
-): Promise<Map<string, DiscussionData[]>> {
-  const byPage = new Map<string, DiscussionData[]>();
-  for (const discussion of await reader.discussions()) {
-    if (discussion.pageId === null || !pageIds.has(discussion.pageId)) {
-      reader.skipped.push({
-        what: `discussion ${discussion.id}`,
-        why: `its page ${discussion.pageId ?? '(none)'} is not a page of this prototype`,
-      });
-      continue;
-    }
-    const list = byPage.get(discussion.pageId) ?? [];
-    list.push(discussion);
-    byPage.set(discussion.pageId, list);
-  }
-  return byPage;
-}
-
-/** The page's PNG for its size, and to embed when the rendering is wanted. */
-async function pagePng(
-  reader: PrototypeReader,
-  pageId: string,
-  rendering: boolean,
-): Promise<{ size?: { width: number; height: number }; embed?: Buffer }> {
-  const rest = `pages/${pageId}.png`;
-  // Without the rendering a missing PNG loses nothing: the page is then sized to its elements.
-  if (!rendering && !reader.has(rest)) return {};
-  const png = await reader.bytes(rest, `the rendering of page ${pageId}`);
-  if (png === undefined) return {};
-  const size = pngSize(png);
-  if (size === undefined) {
-    reader.skipped.push({ what: `the rendering of page ${pageId}`, why: `${rest} is not a PNG image` });
-    return {};
-  }
-  return rendering ? { size, embed: png } : { size };
-}
-
-/** Where the page has no usable rendering: big enough for everything on it. */
-function extentOf(elements: readonly ElementData[]): { width: number; height: number } {
-  let width = 100;
-  let height = 100;
-  for (const { box } of elements) {
-    width = Math.max(width, Math.ceil(box.x + box.width));
-    height = Math.max(height, Math.ceil(box.y + box.height));
-  }
-  return { width, height };
-}
-
-async function makeFolder(path: string): Promise<void> {
-  try {
-    await mkdir(path, { recursive: true });
-  } catch (error) {
-    throw new RabbitError('OUTPUT_UNWRITABLE', `cannot create the output folder ${path}: ${(error as Error).message}`, {
-      cause: error,
-    });
-  }
-}
-
-/** Written next to its final name and renamed, so a reader never sees half a document. */
-async function writeAtomically(path: string, chunks: AsyncIterable<string> | Iterable<string>): Promise<void> {
-  const partial = `${path}.partial`;
-  try {
-    const handle = await open(partial, 'w');
-    try {
-      for await (const chunk of chunks) await handle.write(chunk);
-    } finally {
-      await handle.close();
-    }
-    await rename(partial, path);
-  } catch (error) {
-    await rm(partial, { force: true });
-    if (error instanceof RabbitError) throw error;
-    const code = (error as NodeJS.ErrnoException).code;
-    throw new RabbitError(
-      code === 'ENOSPC' ? 'DISK_FULL' : 'OUTPUT_UNWRITABLE',
-      `cannot write ${path}: ${(error as Error).message}`,
-      { cause: error },
-    );
-  }
 }

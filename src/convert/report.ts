@@ -7,7 +7,10 @@ export interface PrototypeReport {
   id: string;
   name: string | null;
   revision: number;
-  /** The .drawio file written, relative to the output folder; null when none could be. */
+  /**
+   * The .drawio or .pdf file written, or the folder of .svg pages, relative to the output folder;
+   * null when none could be.
+   */
   file: string | null;
   pages: number;
   shapes: number;
@@ -29,7 +32,7 @@ export interface PrototypeReport {
 export interface ConvertReport {
   tool: { name: string; version: string };
   archive: string;
-  to: 'drawio';
+  to: 'drawio' | 'pdf' | 'svg';
   rendering: boolean;
   complete: boolean;
   prototypes: PrototypeReport[];

@@ -1,5 +1,5 @@
 import { RabbitError, isRabbitError } from '../core/errors.js';
-import { archivePathFor, API_PREFIX } from '../archive/paths.js';
+import { archivePathFor, API_PREFIX, pageViewPathFor } from '../archive/paths.js';
 import { currentRevision } from '../manifest/revision.js';
 import { fetchResource, type FetchContext } from '../client/fetch-resource.js';
 import { manifestErrorOf } from '../manifest/manifest-error.js';
@@ -186,6 +186,10 @@ export class AccountCrawler {
       this.schedule(proto.id, (handOff) => this.resource(proto, `${base}.html`, 'html', handOff));
     if (this.options.formats.has('png'))
       this.schedule(proto.id, (handOff) => this.resource(proto, `${base}.png`, 'png', handOff));
+    for (const mode of ['sketched', 'plain'] as const) {
+      if (this.options.formats.has(`xhtml-${mode}`))
+        this.schedule(proto.id, (handOff) => this.pageView(proto, `${base}.xhtml?mode=${mode}`, handOff));
+    }
     this.schedule(proto.id, (handOff) =>
       this.list(proto, `${base}/elements.json`, 'element', handOff, (element) => {
         this.schedule(proto.id, (next) =>
@@ -247,6 +251,21 @@ export class AccountCrawler {
   }
 
   /**
+   * An older page view. A service that does not offer it answers 404: that is noted as not
+   * offered, which leaves the archive complete, rather than recorded as an error.
+   */
+  private async pageView(proto: PrototypeContext, rest: string, handOff: HandOff): Promise<void> {
+    const source = api(rest);
+    const notOffered = (error: RabbitError): boolean => {
+      if (error.code !== 'HTTP_STATUS' || error.status !== 404) return false;
+      this.options.model.addNotOffered(source, 404);
+      return true;
+    };
+    const body = await this.fetchBody(proto, source, 'html', proto.key, handOff, () => undefined, notOffered);
+    if (body) this.store(proto, { path: pageViewPathFor(source, proto.revision), source, result: body.result });
+  }
+
+  /**
    * Fetch (or reuse) one body and check it. Resource failures are recorded and yield null; fatal
    * ones (disk full, interruption) propagate and end the run. Once the body is in the spool the
    * task hands its slot on: checking and storing it need no connection.
@@ -258,6 +277,8 @@ export class AccountCrawler {
     key: string,
     handOff: HandOff,
     check: (buffer: Buffer) => T,
+    /** True when it has dealt with a failure that is no error (a view the service does not offer). */
+    absent?: (error: RabbitError) => boolean,
   ): Promise<{ result: BodyResult; parsed: T } | null> {
     try {
       const { result, buffer } = await obtainBody(this.options, proto, source, kind, key);
@@ -266,6 +287,7 @@ export class AccountCrawler {
       return { result, parsed };
     } catch (error) {
       if (isRabbitError(error) && error.errorClass !== 'fatal') {
+        if (absent?.(error)) return null;
         this.recordError(source, error);
         return null;
       }

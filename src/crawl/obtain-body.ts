@@ -12,7 +12,8 @@ export type { BodyCache, CacheCandidate, CachedBody, PrototypeContext };
 
 /** Origin label of copies from the output's own journal (a resumed run): they count as downloaded. */
 export const JOURNAL_ORIGIN = 'journal';
-export type Format = BodyKind;
+/** What `--formats` can ask for: the bodies, and the older page views by their mode. */
+export type Format = BodyKind | 'xhtml-sketched' | 'xhtml-plain';
 
 export interface SizeCaps {
   json: number;

@@ -185,6 +185,7 @@ export async function exportAccount(options: ExportOptions): Promise<ExportResul
       errorCount: model.errorCount,
       outages: fetch.outage?.summary() ?? { count: 0, totalMs: 0, gaveUp: false },
       errors: await model.firstErrors(RESULT_ERROR_LIMIT),
+      ...(model.notOffered.length > 0 ? { notOffered: model.notOffered } : {}),
     };
     emit({ type: 'phase', phase: 'done' });
     // Given up on an outage: the bodies fetched so far stay beside the archive, and the same

@@ -6,7 +6,7 @@ import type { ServiceOptions } from '../client/service-options.js';
 import type { StallPolicy } from '../client/transfer-watchdog.js';
 import type { OutagePolicy } from '../client/outage-policy.js';
 import type { Format, SizeCaps } from '../crawl/crawl-account.js';
-import type { ManifestError } from '../manifest/types.js';
+import type { ManifestError, NotOffered } from '../manifest/types.js';
 import type { EventSink } from './events.js';
 import { EXPORT_DEFAULTS } from './export-defaults.js';
 
@@ -59,6 +59,8 @@ export interface ExportResult {
   outages: { count: number; totalMs: number; gaveUp: boolean };
   /** The first errors, for a message; the manifest lists every one. */
   errors: ManifestError[];
+  /** What the service does not offer (older page views answered 404): not errors. */
+  notOffered?: NotOffered[];
 }
 
 /** Errors a result carries; the manifest has the rest. */

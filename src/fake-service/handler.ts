@@ -121,6 +121,7 @@ async function answer(state: ServiceState, req: IncomingMessage, url: URL): Prom
   if (access === undefined) return errorReply(401, 'unauthorized', 'missing or unknown api_key');
   const route = matchRoute(url.pathname);
   if (route === undefined) return errorReply(404, 'not_found', 'no such resource');
+  if (route.kind === 'page' && route.format === 'xhtml') route.mode = url.searchParams.get('mode') ?? '';
   const allowed = allowedMethods(route);
   if (!allowed.includes(method)) return notAllowed(allowed);
   if (WRITE_METHODS.has(method) && !access.write) return forbidden('this key is read-only');

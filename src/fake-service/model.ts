@@ -17,6 +17,8 @@ export interface DatasetOptions {
   /** Size of the page PNGs; the element boxes are scaled to it. Small for big benchmarks. */
   pngWidth: number;
   pngHeight: number;
+  /** Serve the older page views (`.xhtml?mode=sketched|plain`); false answers them 404. */
+  pageViews: boolean;
 }
 
 export const DEFAULT_DATASET: Readonly<DatasetOptions> = {
@@ -30,6 +32,7 @@ export const DEFAULT_DATASET: Readonly<DatasetOptions> = {
   legacyPagesList: true,
   pngWidth: 320,
   pngHeight: 240,
+  pageViews: true,
 };
 
 export interface Position {

@@ -44,6 +44,11 @@ export function representationOf(
 function exists(store: FakeStore, proto: PrototypeHead, route: Exclude<Route, { kind: 'prototypes' }>): boolean {
   switch (route.kind) {
     case 'page':
+      if (
+        route.format === 'xhtml' &&
+        !(store.dataset.pageViews && (route.mode === 'sketched' || route.mode === 'plain'))
+      )
+        return false;
       return store.page(proto.id, route.pageId) !== undefined;
     case 'layer':
       return store.layer(proto.id, route.layerId) !== undefined;
@@ -93,8 +98,11 @@ function render(
     case 'page': {
       const page = store.page(proto.id, route.pageId)!;
       if (route.format === 'json') return json(pageJson(page), modified);
-      if (route.format === 'html') {
-        const xhtml = Buffer.from(renderXhtml(baseUrl, proto, page), 'utf8');
+      if (route.format === 'html' || route.format === 'xhtml') {
+        const view = renderXhtml(baseUrl, proto, page);
+        // The older views differ from the result view by their look only, named on the body.
+        const text = route.format === 'xhtml' ? view.replace('<body>', `<body class="mode-${route.mode}">`) : view;
+        const xhtml = Buffer.from(text, 'utf8');
         return { contentType: XHTML_TYPE, lastModified: modified, payload: bufferPayload(xhtml) };
       }
       const png = renderPagePng(proto, page, store.seed, store.dataset);

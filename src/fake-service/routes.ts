@@ -4,13 +4,14 @@
  */
 export const API_ROOT = '/rabbit/api/';
 
-export type PageFormat = 'json' | 'html' | 'png';
+export type PageFormat = 'json' | 'html' | 'png' | 'xhtml';
 
 export type Route =
   | { kind: 'prototypes' }
   | { kind: 'prototype'; protoId: string }
   | { kind: 'pages'; protoId: string }
-  | { kind: 'page'; protoId: string; pageId: string; format: PageFormat }
+  /** `mode` is the query's, for the older `.xhtml` views (sketched or plain). */
+  | { kind: 'page'; protoId: string; pageId: string; format: PageFormat; mode?: string }
   | { kind: 'layers'; protoId: string }
   | { kind: 'layer'; protoId: string; layerId: string }
   | { kind: 'elements'; protoId: string; parentId: string }
@@ -25,7 +26,7 @@ const PATTERNS: Array<[RegExp, (m: string[]) => Route]> = [
   [/^prototypes\/(\d+)\.json$/, ([, p]) => ({ kind: 'prototype', protoId: p! })],
   [/^prototypes\/(\d+)\/pages\.json$/, ([, p]) => ({ kind: 'pages', protoId: p! })],
   [
-    /^prototypes\/(\d+)\/pages\/(page\d+)\.(json|html|png)$/,
+    /^prototypes\/(\d+)\/pages\/(page\d+)\.(json|html|png|xhtml)$/,
     ([, p, page, format]) => ({ kind: 'page', protoId: p!, pageId: page!, format: format as PageFormat }),
   ],
   [/^prototypes\/(\d+)\/layers\.json$/, ([, p]) => ({ kind: 'layers', protoId: p! })],

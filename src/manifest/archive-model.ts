@@ -1,4 +1,12 @@
-import type { FileEntry, ForeignReference, ManifestError, Milestone, PrototypeOrigin } from './types.js';
+import {
+  NOT_OFFERED_EXAMPLES,
+  type FileEntry,
+  type ForeignReference,
+  type ManifestError,
+  type Milestone,
+  type NotOffered,
+  type PrototypeOrigin,
+} from './types.js';
 import { compareByIdKey, compareIds, idSortKey } from '../core/ids.js';
 import { isElementBody } from '../archive/paths.js';
 import { jsonNumber, jsonString } from '../core/json-text.js';
@@ -109,6 +117,22 @@ export class ArchiveModel {
     this.store.append(shelf, entryLine(file));
     this.onAdd(file);
   }
+
+  /** A resource the service does not offer: counted by kind, not an error (see NotOffered). */
+  addNotOffered(source: string, status: number): void {
+    const kind = /\.xhtml\?mode=(\w+)$/.exec(source)?.[1];
+    const key = kind === undefined ? 'other' : `xhtml-${kind}`;
+    let entry = this.notOfferedByKind.get(key);
+    if (entry === undefined) this.notOfferedByKind.set(key, (entry = { kind: key, status, count: 0, examples: [] }));
+    entry.count++;
+    if (entry.examples.length < NOT_OFFERED_EXAMPLES) entry.examples.push(source);
+  }
+
+  get notOffered(): NotOffered[] {
+    return [...this.notOfferedByKind.values()];
+  }
+
+  private readonly notOfferedByKind = new Map<string, NotOffered>();
 
   /** Records an error against the prototype its source belongs to (or the account as a whole). */
   addError(error: ManifestError): void {

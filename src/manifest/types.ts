@@ -9,7 +9,8 @@ export interface FileEntry {
   /** Entry name inside the zip. */
   path: string;
   /**
-   * The path it was served from on the service host, without query string (never the key): an API
+   * The path it was served from on the service host, without query string (never the key; an
+   * older page view keeps its `?mode=sketched|plain`, which tells the two apart): an API
    * path, or for a page asset (`assets/...`) its path outside the API. `generated` for files
    * rabbit-export made itself (see generatedFrom).
    */
@@ -32,6 +33,21 @@ export interface ForeignReference {
   /** Archive paths of the pages and stylesheets that reference it. */
   referencedBy: string[];
 }
+
+/**
+ * Resources the service does not offer (404 for an older page view): not errors, so the archive
+ * stays complete; counted by kind, with the first sources as examples.
+ */
+export interface NotOffered {
+  /** e.g. `xhtml-sketched`. */
+  kind: string;
+  status: number;
+  count: number;
+  /** The first NOT_OFFERED_EXAMPLES sources, query included (never a key). */
+  examples: string[];
+}
+
+export const NOT_OFFERED_EXAMPLES = 20;
 
 /** The `source` of generated files. */
 export const GENERATED_SOURCE = 'generated';
@@ -94,6 +110,8 @@ export interface Manifest {
   errors: ManifestError[];
   /** References of archived pages to other hosts, when there are any. */
   foreignReferences?: ForeignReference[];
+  /** What the service does not offer, when there is any (older page views answered 404). */
+  notOffered?: NotOffered[];
   /** Counts for humans and for `ls`; derived from the rest. */
   stats?: RunStats;
 }

@@ -54,6 +54,7 @@ export async function* manifestText(model: ArchiveModel, meta: ManifestMeta): As
   yield* errorsText(model, ids);
   const tail: Partial<Manifest> = {
     ...(model.foreignReferences.length > 0 ? { foreignReferences: model.foreignReferences } : {}),
+    ...(model.notOffered.length > 0 ? { notOffered: model.notOffered } : {}),
     stats: meta.stats,
   };
   yield `,\n${members(tail)}\n}\n`;

@@ -80,7 +80,7 @@ describe('rabbit-export convert', () => {
 
   it.each([
     [['convert', 'x.zip', '--out', 'o'], "required option '--to"],
-    [['convert', 'x.zip', '--to', 'svg', '--out', 'o'], 'drawio'],
+    [['convert', 'x.zip', '--to', 'png', '--out', 'o'], 'drawio, pdf, svg'],
     [['convert', 'x.zip', '--to', 'drawio'], "required option '-o, --out"],
   ])('%j is a usage error: exit 2', async (args, text) => {
     const run = await runCli(args);

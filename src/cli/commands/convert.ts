@@ -4,7 +4,7 @@ import { EXIT } from '../exit-codes.js';
 import { runAction, withInterrupts, type CliIO } from '../run.js';
 
 interface ConvertFlags {
-  to: 'drawio';
+  to: 'drawio' | 'pdf' | 'svg';
   out: string;
   prototype?: string[];
   rendering: boolean;
@@ -14,9 +14,18 @@ interface ConvertFlags {
 export function registerConvert(program: Command, io: CliIO): void {
   program
     .command('convert')
-    .description('turn every prototype of an archive into an editable document for another editor (draw.io)')
+    .description(
+      'turn every prototype of an archive into documents that open without rabbit-export: draw.io, PDF or SVG',
+    )
     .argument('<file.zip>', 'an archive written by rabbit-export (never changed)')
-    .addOption(new Option('--to <format>', 'the editor to convert for').choices(['drawio']).makeOptionMandatory())
+    .addOption(
+      new Option(
+        '--to <format>',
+        'drawio (one editable document per prototype), pdf (one binder per prototype) or svg (one file per page)',
+      )
+        .choices(['drawio', 'pdf', 'svg'])
+        .makeOptionMandatory(),
+    )
     .requiredOption('-o, --out <dir>', 'folder for the documents and convert-report.json (created if missing)')
     .option('--prototype <id>', 'convert only this prototype (repeatable)', (id: string, all: string[] = []) => [
       ...all,
@@ -26,7 +35,7 @@ export function registerConvert(program: Command, io: CliIO): void {
     .option('--json', 'print the report as one JSON line instead of the summary')
     .addHelpText(
       'after',
-      '\nExamples:\n  rabbit-export convert team.zip --to drawio --out team-drawio\n  rabbit-export convert team.zip --to drawio --out one --prototype 3 --no-rendering\n\nExit codes: 0 all converted, 1 failed, 2 usage, 3 some prototype not fully converted.',
+      '\nExamples:\n  rabbit-export convert team.zip --to drawio --out team-drawio\n  rabbit-export convert team.zip --to drawio --out one --prototype 3 --no-rendering\n  rabbit-export convert team.zip --to pdf --out team-pdf\n  rabbit-export convert team.zip --to svg --out team-svg\n\nExit codes: 0 all converted, 1 failed, 2 usage, 3 some prototype not fully converted.',
     )
     .action((file: string, flags: ConvertFlags) =>
       runAction(io, flags.json ?? false, async () => {
@@ -39,6 +48,7 @@ export function registerConvert(program: Command, io: CliIO): void {
           convertArchive({
             archive: file,
             out: flags.out,
+            to: flags.to,
             rendering: flags.rendering,
             ...(flags.prototype ? { prototypes: flags.prototype } : {}),
             onEvent,

@@ -88,6 +88,11 @@ Examples:
           `${mib(summary.bytes)} in ${seconds(summary.durationMs)} (${summary.requests} requests, ${summary.retries} retries)\n` +
           `archive: ${result.out}\n` +
           outageDescription(result.outages) +
+          (result.notOffered ?? [])
+            .map(
+              (n) => `not offered by the service (HTTP ${n.status}, not an error): ${n.count} ${n.kind} page views\n`,
+            )
+            .join('') +
           `time: ${timeLine}\n`,
         warnings: (result) => failureReport(flags, result),
       });

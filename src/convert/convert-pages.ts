@@ -1,0 +1,85 @@
+import { join } from 'node:path';
+import type { ArchivedPrototype, ArchiveSource } from './archive-source.js';
+import { pageContents, planPages, prototypeHead, type PageContent } from './page-walk.js';
+import { pdfBinder } from './pdf-binder.js';
+import { PrototypeReader } from './prototype-data.js';
+import { emptyPrototypeReport, type PrototypeReport } from './report.js';
+import { svgFileOf, svgPage } from './svg-pages.js';
+import { makeFolder, writeAtomically } from './write-output.js';
+import { slugOf, XmlText } from './xml-text.js';
+
+/** The outputs convert writes besides draw.io: a PDF binder per prototype, or a folder of SVG pages. */
+export type PageFormat = 'pdf' | 'svg';
+
+/**
+ * One prototype into `out`: `{id}-{slug}.pdf`, or the folder `{id}-{slug}/` of one SVG per page.
+ * Missing or damaged parts are recorded as skipped, exactly as for draw.io.
+ */
+export async function convertPrototypePages(
+  to: PageFormat,
+  source: ArchiveSource,
+  archived: ArchivedPrototype,
+  out: string,
+  rendering: boolean,
+  signal: AbortSignal | undefined,
+): Promise<PrototypeReport> {
+  const report = emptyPrototypeReport(archived.id, archived.name, archived.revision);
+  const reader = new PrototypeReader(source, archived);
+  const text = new XmlText();
+  if (!archived.complete)
+    reader.skipped.push({
+      what: 'prototype',
+      why: 'the archive marks it incomplete: the export could not fetch all of it',
+    });
+  const plan = await planPages(reader);
+  const counted = (pages: AsyncIterable<PageContent>): AsyncGenerator<PageContent> =>
+    (async function* () {
+      for await (const content of pages) {
+        report.pages++;
+        report.layers += content.layers.length + 1;
+        yield content;
+      }
+    })();
+
+  if (!/^\d+$/.test(archived.id)) {
+    reader.skipped.push({ what: 'prototype', why: `its id ${JSON.stringify(archived.id)} cannot name a file` });
+  } else if (to === 'pdf') {
+    const head = await prototypeHead(reader);
+    const file = `${archived.id}-${slugOf(archived.name ?? '')}.pdf`;
+    const { bytes, stats } = await pdfBinder(head, plan, counted(pageContents(reader, plan, rendering, signal)));
+    await writeAtomically(join(out, file), [bytes]);
+    report.file = file;
+    report.shapes += stats.labels;
+    report.links += stats.links;
+    report.discussions += stats.discussions;
+    report.droppedCharacters += stats.dropped;
+    for (const dangling of stats.danglingTargets) noteDangling(reader, dangling.pageId, dangling);
+  } else if (plan.pages.length === 0) {
+    reader.notes.push({ what: 'prototype', why: 'it has no pages, so there is nothing to draw' });
+  } else {
+    const folder = `${archived.id}-${slugOf(archived.name ?? '')}`;
+    await makeFolder(join(out, folder));
+    const fileOfPage = new Map(plan.pages.map((page, index) => [page.id, svgFileOf(index + 1, page.id)]));
+    for await (const content of counted(pageContents(reader, plan, rendering, signal))) {
+      const { xml, stats } = svgPage(content, fileOfPage, text);
+      await writeAtomically(join(out, folder, fileOfPage.get(content.page.id) as string), [xml]);
+      report.shapes += stats.shapes;
+      report.links += stats.links;
+      report.discussions += content.discussions.length;
+      for (const dangling of stats.danglingTargets) noteDangling(reader, content.page.id, dangling);
+    }
+    report.file = folder;
+  }
+  report.droppedCharacters += text.dropped;
+  report.skipped = reader.skipped;
+  report.notes = reader.notes;
+  report.complete = reader.skipped.length === 0;
+  return report;
+}
+
+function noteDangling(reader: PrototypeReader, pageId: string, dangling: { elementId: string; target: string }): void {
+  reader.notes.push({
+    what: `element ${dangling.elementId} on page ${pageId}`,
+    why: `its target ${dangling.target} is not a page of this prototype; it has no link`,
+  });
+}

@@ -1,0 +1,167 @@
+import { RabbitError } from '../core/errors.js';
+import { milestonesOf } from '../manifest/revision.js';
+import {
+  pngSize,
+  type DiscussionData,
+  type ElementData,
+  type LayerData,
+  type PageMeta,
+  type PrototypeReader,
+} from './prototype-data.js';
+
+/**
+ * What every output of convert draws from a prototype, read through PrototypeReader: its head
+ * (name, milestones, dates) and its pages one at a time, each with the layers it shows, its own
+ * elements, its discussions and its rendering. Memory follows the biggest page, not the prototype.
+ */
+export interface PrototypeHead {
+  id: string;
+  name: string | null;
+  revision: number;
+  lastModification: number | null;
+  lastUser: string | null;
+  /** In revision order, whatever order the service listed them in. */
+  milestones: { revision: number; created: number | null; name: string; user: string }[];
+}
+
+export interface PageContent {
+  page: PageMeta;
+  /** 1-based place of the page in the prototype. */
+  number: number;
+  /** The rendering's pixel size, else big enough for everything on the page. */
+  size: { width: number; height: number };
+  /** The page's PNG when it is wanted and usable. */
+  png: Buffer | undefined;
+  layers: LayerData[];
+  elements: ElementData[];
+  discussions: DiscussionData[];
+}
+
+export interface PagePlan {
+  pages: PageMeta[];
+  pageIds: ReadonlySet<string>;
+  discussions: ReadonlyMap<string, DiscussionData[]>;
+}
+
+export async function prototypeHead(reader: PrototypeReader): Promise<PrototypeHead> {
+  const { id, name, revision } = reader.prototype;
+  const value = (await reader.json('prototype.json', 'the prototype metadata'))?.value;
+  const data = (value as { prototypeData?: Record<string, unknown> } | undefined)?.prototypeData;
+  const milestones = milestonesOf(value)
+    .map((m) => ({
+      revision: m.revision,
+      created: typeof m.created === 'string' && /^\d+$/.test(m.created) ? Number(m.created) : null,
+      name: typeof m.name === 'string' ? m.name : '',
+      user: typeof m.user?.name === 'string' ? m.user.name : '',
+    }))
+    .sort((a, b) => a.revision - b.revision);
+  return {
+    id,
+    name,
+    revision,
+    lastModification: typeof data?.lastModification === 'number' ? data.lastModification : null,
+    lastUser: typeof data?.lastUser === 'string' ? data.lastUser : null,
+    milestones,
+  };
+}
+
+export async function planPages(reader: PrototypeReader): Promise<PagePlan> {
+  const pages: PageMeta[] = [];
+  for (const pageId of await reader.pageIds()) pages.push(await reader.pageMeta(pageId));
+  const pageIds = new Set(pages.map((page) => page.id));
+  return { pages, pageIds, discussions: await discussionsByPage(reader, pageIds) };
+}
+
+/** The pages one by one; layers shared by pages are read once and kept for the prototype. */
+export async function* pageContents(
+  reader: PrototypeReader,
+  plan: PagePlan,
+  rendering: boolean,
+  signal: AbortSignal | undefined,
+): AsyncGenerator<PageContent> {
+  const layers = new Map<string, LayerData>();
+  for (const [index, page] of plan.pages.entries()) {
+    if (signal?.aborted) throw new RabbitError('INTERRUPTED', 'the conversion was interrupted');
+    const shown: LayerData[] = [];
+    for (const layerId of page.layerIds) {
+      let layer = layers.get(layerId);
+      if (layer === undefined) layers.set(layerId, (layer = await reader.layer(layerId)));
+      shown.push(layer);
+    }
+    const elements = await reader.elements(`pages/${page.id}`, `page ${page.id}`);
+    const png = await pagePng(reader, page.id, rendering);
+    yield {
+      page,
+      number: index + 1,
+      size: png.size ?? extentOf([...shown.flatMap((layer) => layer.elements), ...elements]),
+      png: png.embed,
+      layers: shown,
+      elements,
+      discussions: plan.discussions.get(page.id) ?? [],
+    };
+  }
+}
+
+export async function discussionsByPage(
+  reader: PrototypeReader,
+  pageIds: ReadonlySet<string>,
+): Promise<Map<string, DiscussionData[]>> {
+  const byPage = new Map<string, DiscussionData[]>();
+  for (const discussion of await reader.discussions()) {
+    if (discussion.pageId === null || !pageIds.has(discussion.pageId)) {
+      reader.skipped.push({
+        what: `discussion ${discussion.id}`,
+        why: `its page ${discussion.pageId ?? '(none)'} is not a page of this prototype`,
+      });
+      continue;
+    }
+    const list = byPage.get(discussion.pageId) ?? [];
+    list.push(discussion);
+    byPage.set(discussion.pageId, list);
+  }
+  return byPage;
+}
+
+/** The page's PNG for its size, and to embed when the rendering is wanted. */
+export async function pagePng(
+  reader: PrototypeReader,
+  pageId: string,
+  rendering: boolean,
+): Promise<{ size?: { width: number; height: number }; embed?: Buffer }> {
+  const rest = `pages/${pageId}.png`;
+  // Without the rendering a missing PNG loses nothing: the page is then sized to its elements.
+  if (!rendering && !reader.has(rest)) return {};
+  const png = await reader.bytes(rest, `the rendering of page ${pageId}`);
+  if (png === undefined) return {};
+  const size = pngSize(png);
+  if (size === undefined) {
+    reader.skipped.push({ what: `the rendering of page ${pageId}`, why: `${rest} is not a PNG image` });
+    return {};
+  }
+  return rendering ? { size, embed: png } : { size };
+}
+
+/** Where the page has no usable rendering: big enough for everything on it. */
+export function extentOf(elements: readonly ElementData[]): { width: number; height: number } {
+  let width = 100;
+  let height = 100;
+  for (const { box } of elements) {
+    width = Math.max(width, Math.ceil(box.x + box.width));
+    height = Math.max(height, Math.ceil(box.y + box.height));
+  }
+  return { width, height };
+}
+
+/** How a discussion reads as text: its title, then each entry with its author and date. */
+export function discussionLines(discussion: DiscussionData): string[] {
+  return [
+    discussion.title,
+    ...discussion.entries.map((entry) => `${entry.author}, ${dateOf(entry.timestamp)}: ${entry.text}`),
+  ];
+}
+
+export function dateOf(timestamp: number | null): string {
+  if (timestamp === null) return 'undated';
+  const date = new Date(timestamp);
+  return Number.isNaN(date.getTime()) ? 'undated' : `${date.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+}

@@ -1,0 +1,118 @@
+import { discussionLines, type PageContent } from './page-walk.js';
+import type { ElementData } from './prototype-data.js';
+import type { XmlText } from './xml-text.js';
+
+/**
+ * One standalone SVG per page, for editors that import SVG as editable layers (Inkscape, Figma,
+ * Penpot, draw.io). Bottom to top: the rendering (a data: URI, so the file needs nothing beside it;
+ * a locked Inkscape layer), the layers the page shows, the page's own elements, the discussions.
+ * Each element is a group of a `<rect>` at its geometry and its label as `<text>`, carrying its
+ * archived JSON in `data-element`; an element that targets another page is wrapped in `<a>` to that
+ * page's file.
+ */
+export interface SvgPageStats {
+  shapes: number;
+  links: number;
+  danglingTargets: { elementId: string; target: string }[];
+}
+
+export const SVG_LAYER_IDS = { rendering: 'rendering', own: 'page-elements', discussions: 'discussions' } as const;
+
+/** The file a page is written to inside the prototype's folder: its place, then its id. */
+export function svgFileOf(number: number, pageId: string): string {
+  return `${String(number).padStart(2, '0')}-${pageId}.svg`;
+}
+
+export function svgPage(
+  content: PageContent,
+  fileOfPage: ReadonlyMap<string, string>,
+  text: XmlText,
+): { xml: string; stats: SvgPageStats } {
+  const stats: SvgPageStats = { shapes: 0, links: 0, danglingTargets: [] };
+  const { width, height } = content.size;
+  const used = new Set<string>(Object.values(SVG_LAYER_IDS));
+  const uniqueId = (wanted: string): string => {
+    let id = wanted;
+    for (let n = 2; used.has(id); n++) id = `${wanted}-${n}`;
+    used.add(id);
+    return id;
+  };
+  const out: string[] = [
+    '<?xml version="1.0" encoding="UTF-8"?>\n',
+    `<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink"` +
+      ` xmlns:inkscape="http://www.inkscape.org/namespaces/inkscape"` +
+      ` xmlns:sodipodi="http://sodipodi.sourceforge.net/DTD/sodipodi-0.dtd"` +
+      ` width="${width}" height="${height}" viewBox="0 0 ${width} ${height}">\n`,
+    `  <title>${text.attr(content.page.name)}</title>\n`,
+  ];
+  if (content.png !== undefined) {
+    const href = `data:image/png;base64,${content.png.toString('base64')}`;
+    out.push(
+      `  <g id="${SVG_LAYER_IDS.rendering}" inkscape:groupmode="layer" inkscape:label="rendering" sodipodi:insensitive="true">\n`,
+      `    <image x="0" y="0" width="${width}" height="${height}" preserveAspectRatio="none" href="${href}" xlink:href="${href}"/>\n`,
+      '  </g>\n',
+    );
+  }
+  const layer = (id: string, label: string, elements: readonly ElementData[]): void => {
+    out.push(`  <g id="${text.attr(id)}" inkscape:groupmode="layer" inkscape:label="${text.attr(label)}">\n`);
+    for (const element of elements) out.push(elementSvg(element, uniqueId, fileOfPage, stats, text));
+    out.push('  </g>\n');
+  };
+  for (const shown of content.layers) layer(uniqueId(`layer-${shown.id}`), shown.name, shown.elements);
+  layer(SVG_LAYER_IDS.own, content.page.name, content.elements);
+  if (content.discussions.length > 0) {
+    out.push(
+      `  <g id="${SVG_LAYER_IDS.discussions}" inkscape:groupmode="layer" inkscape:label="Discussions">\n`,
+      ...content.discussions.map(
+        (discussion) =>
+          `    <g id="${uniqueId(`discussion-${discussion.id}`)}" class="discussion"><title>${text.attr(discussionLines(discussion).join('\n'))}</title>` +
+          `<circle cx="${discussion.x}" cy="${discussion.y}" r="9" fill="#ffd966" stroke="#b8860b" stroke-width="1.5"/>` +
+          `<text x="${discussion.x}" y="${discussion.y + 4}" text-anchor="middle" font-family="sans-serif" font-size="11" fill="#5a4000">!</text></g>\n`,
+      ),
+      '  </g>\n',
+    );
+  }
+  out.push('</svg>\n');
+  return { xml: out.join(''), stats };
+}
+
+const LINE_HEIGHT = 1.2;
+
+function elementSvg(
+  element: ElementData,
+  uniqueId: (wanted: string) => string,
+  fileOfPage: ReadonlyMap<string, string>,
+  stats: SvgPageStats,
+  text: XmlText,
+): string {
+  const { x, y, width, height } = element.box;
+  const parts = [
+    `<rect x="${x}" y="${y}" width="${width}" height="${height}" fill="#ffffff" fill-opacity="0" stroke="#3d7bd9" stroke-opacity="0.7" stroke-width="1"/>`,
+  ];
+  const lines = (element.text ?? '').split(/\r\n|\r|\n/);
+  if (element.text !== null && element.text !== '') {
+    // Sized to the box like the service's labels: a sans-serif glyph is about 0.55 em wide.
+    const longest = Math.max(...lines.map((line) => [...line].length), 1);
+    const size = Math.max(4, Math.min(14, height / lines.length / LINE_HEIGHT, (width - 6) / (longest * 0.55)));
+    const tspans = lines
+      .map(
+        (line, index) => `<tspan x="${x + 3}" y="${y + size * (index * LINE_HEIGHT + 1)}">${text.attr(line)}</tspan>`,
+      )
+      .join('');
+    parts.push(
+      `<text xml:space="preserve" font-family="sans-serif" font-size="${size.toFixed(2)}" fill="#1a1a1a">${tspans}</text>`,
+    );
+  }
+  stats.shapes++;
+  const group =
+    `<g id="${text.attr(uniqueId(element.id))}" class="element" data-type="${text.attr(element.type)}"` +
+    ` data-element="${text.json(element.raw)}"><title>${text.attr(element.text ?? element.type)}</title>${parts.join('')}</g>`;
+  if (element.target === null) return `    ${group}\n`;
+  const file = fileOfPage.get(element.target);
+  if (file === undefined) {
+    stats.danglingTargets.push({ elementId: element.id, target: element.target });
+    return `    ${group}\n`;
+  }
+  stats.links++;
+  return `    <a href="${text.attr(file)}" xlink:href="${text.attr(file)}">${group}</a>\n`;
+}

@@ -1,0 +1,178 @@
+import { newUrl, oldUrl, type LinkRow } from './link-rules.js';
+
+/**
+ * The outputs of `links`, each written row by row: csv and json for scripts, a sed script that
+ * rewrites old links in text files, and nginx and apache rules that redirect old URLs to the
+ * archive's files. Every form drops any query (and with it any api_key, wherever it stood) except
+ * the `mode` of the older page views, which picks the file.
+ */
+export type LinkFormat = 'csv' | 'json' | 'sed' | 'nginx' | 'apache';
+export const LINK_FORMATS: readonly LinkFormat[] = ['csv', 'json', 'sed', 'nginx', 'apache'];
+
+export interface LinkWriter {
+  start(): string;
+  row(row: LinkRow): string;
+  /** After each prototype's rows: rules that must stand together are written here. */
+  endPrototype(): string;
+  end(): string;
+}
+
+export interface LinkContext {
+  /** The service the archive came from (the manifest's baseUrl). */
+  baseUrl: string;
+  /** Where the archive's files are served from; undefined leaves entry names. */
+  base: string | undefined;
+}
+
+export function linkWriter(format: LinkFormat, context: LinkContext): LinkWriter {
+  switch (format) {
+    case 'csv':
+      return csvWriter(context);
+    case 'json':
+      return jsonWriter(context);
+    case 'sed':
+      return sedWriter(context);
+    case 'nginx':
+      return nginxWriter(context);
+    case 'apache':
+      return apacheWriter(context);
+  }
+}
+
+function csvWriter({ baseUrl, base }: LinkContext): LinkWriter {
+  const field = (value: string): string => (/[",\r\n]/.test(value) ? `"${value.replace(/"/g, '""')}"` : value);
+  return {
+    start: () => 'kind,url,target\r\n',
+    row: (row) => `${row.kind},${field(oldUrl(baseUrl, row))},${field(newUrl(base, row))}\r\n`,
+    endPrototype: () => '',
+    end: () => '',
+  };
+}
+
+function jsonWriter({ baseUrl, base }: LinkContext): LinkWriter {
+  let first = true;
+  return {
+    start: () => '[',
+    row: (row) => {
+      const line = JSON.stringify({ kind: row.kind, url: oldUrl(baseUrl, row), target: newUrl(base, row) });
+      const out = `${first ? '\n' : ',\n'}${line}`;
+      first = false;
+      return out;
+    },
+    endPrototype: () => '',
+    end: () => (first ? ']\n' : '\n]\n'),
+  };
+}
+
+/**
+ * A query in running text: up to a space, quote, angle bracket, parenthesis (markdown's `(url)`)
+ * or the fragment. END is what may follow a URL there.
+ */
+const QUERY = `[^#[:space:]"'<>()]*`;
+const END = `[[:space:]"'<>()]`;
+
+/** POSIX extended regular expression for `sed -E`, with `,` as the s command's delimiter. */
+function ere(text: string): string {
+  return text.replace(/[.[\]()*+?{}|^$\\,]/g, '\\$&');
+}
+
+function sedWriter({ baseUrl, base }: LinkContext): LinkWriter {
+  const host = `https?://${ere(baseUrl.replace(/^https?:\/\//, '').replace(/\/+$/, ''))}`;
+  const replacement = (row: LinkRow): string => newUrl(base, row).replace(/[\\&,\n]/g, '\\$&');
+  return {
+    start: () =>
+      `# sed -E script from rabbit-export links: rewrites links into ${baseUrl} to the archive's files.\n` +
+      `# Use: sed -E -i -f links.sed FILE...  (GNU sed; -i.bak keeps a copy)\n`,
+    row: (row) => {
+      const path = host + ere(row.path);
+      if (row.mode !== undefined) return `s,${path}\\?(${QUERY}&)?mode=${row.mode}(&${QUERY})?,${replacement(row)},g\n`;
+      if (row.kind === 'editor-page')
+        return `s,${path}(\\?${QUERY})?${ere(row.fragment ?? '')}([^A-Za-z0-9]|$),${replacement(row)}\\2,g\n`;
+      // The editor's link to the prototype must not take a longer id, a path or a page fragment
+      // for its own: after its query only the end of the URL may follow, without one no id character.
+      if (row.kind === 'editor')
+        return (
+          `s,${path}(\\?${QUERY})?(${END}|$),${replacement(row)}\\2,g\n` +
+          `s,${path}([^#?/=&A-Za-z0-9_[:space:]"'<>()]),${replacement(row)}\\1,g\n`
+        );
+      return `s,${path}(\\?${QUERY})?,${replacement(row)},g\n`;
+    },
+    endPrototype: () => '',
+    end: () => '',
+  };
+}
+
+/** A server's rule leads to a path on the same host when no --base was given. */
+function serverTarget(base: string | undefined, row: LinkRow): string {
+  return base === undefined ? `/${newUrl(undefined, row)}` : newUrl(base, row);
+}
+
+/** nginx double-quoted strings: `$` would start a variable, so it is percent-encoded. */
+function nginxString(value: string): string {
+  return `"${value.replace(/[\\"]/g, '\\$&').replace(/\$/g, '%24')}"`;
+}
+
+/**
+ * `location =` blocks for the server block that serves the archive (or answers for the old host):
+ * exact matches, so a million of them cost a lookup, not a scan. The page views share their path,
+ * so their modes are gathered per prototype into one block that picks by `$arg_mode`.
+ */
+function nginxWriter({ baseUrl, base }: LinkContext): LinkWriter {
+  let views = new Map<string, LinkRow[]>();
+  return {
+    start: () =>
+      `# nginx rules from rabbit-export links: include inside the server {} block that answers for\n` +
+      `# the old links. Each old URL of ${baseUrl} redirects to its file; the query (any api_key) is dropped.\n`,
+    row: (row) => {
+      if (row.kind === 'editor-page') return ''; // the fragment never reaches a server
+      if (row.mode !== undefined) {
+        const list = views.get(row.path) ?? [];
+        list.push(row);
+        views.set(row.path, list);
+        return '';
+      }
+      return `location = ${nginxString(row.path)} { return 301 ${nginxString(serverTarget(base, row))}; }\n`;
+    },
+    endPrototype: () => {
+      const out = [...views].map(
+        ([path, rows]) =>
+          `location = ${nginxString(path)} {\n` +
+          rows
+            .map(
+              (row) => `    if ($arg_mode = "${row.mode}") { return 301 ${nginxString(serverTarget(base, row))}; }\n`,
+            )
+            .join('') +
+          '    return 404;\n}\n',
+      );
+      views = new Map();
+      return out.join('');
+    },
+    end: () => '',
+  };
+}
+
+/** PCRE for a RewriteRule's pattern, matched against the path without its leading slash in .htaccess. */
+function pcre(text: string): string {
+  return text.replace(/[.[\]()*+?{}|^$\\]/g, '\\$&').replace(/ /g, '\\x20');
+}
+
+/** A substitution: `$` and `%` would name back-references, spaces would end the argument. */
+function apacheTarget(value: string): string {
+  return value.replace(/[\\$%]/g, '\\$&').replace(/ /g, '%20');
+}
+
+function apacheWriter({ baseUrl, base }: LinkContext): LinkWriter {
+  return {
+    start: () =>
+      `# Apache mod_rewrite rules from rabbit-export links: for the server or virtual host config, or\n` +
+      `# .htaccess. Each old URL of ${baseUrl} redirects to its file; QSD drops the query (any api_key).\n` +
+      'RewriteEngine On\n',
+    row: (row) => {
+      if (row.kind === 'editor-page') return '';
+      const rule = `RewriteRule ^/?${pcre(row.path.replace(/^\//, ''))}$ ${apacheTarget(serverTarget(base, row))} [R=301,L,QSD]\n`;
+      return row.mode === undefined ? rule : `RewriteCond %{QUERY_STRING} (^|&)mode=${row.mode}(&|$)\n${rule}`;
+    },
+    endPrototype: () => '',
+    end: () => '',
+  };
+}
