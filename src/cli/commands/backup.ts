@@ -177,7 +177,7 @@ function dryRun(io: CliIO, flags: BackupFlags): Promise<void> {
       return 0;
     }
     const removed = plan.filter((decision) => !decision.keep).length;
-    let text = `dry run: nothing is backed up or removed; with these rules a backup into ${resolve(flags.dir)} would keep:\n`;
+    let text = `dry run: nothing is backed up or removed; the rules applied to ${resolve(flags.dir)} as it is now:\n`;
     for (const decision of plan)
       text += `  ${decision.keep ? 'keep  ' : 'remove'} ${decision.name}  ${decision.reasons.join(', ')}\n`;
     text += `${plan.length - removed} kept, ${removed} removed (before tonight's archive is added)\n`;
