@@ -21,7 +21,7 @@ export interface BackupOptions extends Omit<ExportOptions, 'out' | 'since' | 'fo
   dir: string;
   /** The newest N archives to keep: `retention: { last: N }`, the rule `--keep` always had. */
   keep?: number;
-  /** Which archives to keep after this run (restic's forget); `keep` when not given. */
+  /** Which archives to keep after this run (restic's forget), with `keep` as its `last`; with neither, the last BACKUP_DEFAULTS.keep. */
   retention?: RetentionPolicy;
   onBackupEvent?: (event: BackupEvent) => void;
   /** Clock for the archive's name; tests pass one to simulate nights. */

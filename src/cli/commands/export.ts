@@ -40,7 +40,7 @@ export function registerExport(program: Command, io: CliIO): void {
       'with --out -: where the archive is built and a run resumes (default $XDG_CACHE_HOME/rabbit-export/stdout)',
     )
     .option('-f, --force', 'replace an existing archive at --out')
-    .option('--json', 'print one JSON summary line on stdout')
+    .option('--json', 'print one JSON summary line on stdout (on stderr with --out -)')
     .option('-q, --quiet', 'print nothing but errors')
     .option('--stats-interval <duration>', STATS_INTERVAL_HELP, parseStatsInterval)
     .option('--since <prev.zip>', SELECTION_HELP.since)
