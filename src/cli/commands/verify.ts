@@ -19,8 +19,7 @@ export function registerVerify(program: Command, io: CliIO): void {
         const { checkSidecar, sidecarPath } = await import('../../archive/checksum-file.js');
         const report = await verifyArchive(file);
         // FILE.sha256 beside the archive (export and backup write one): the file as a whole, as written.
-        const readable = !report.problems.some((problem) => problem.kind === 'not-a-zip');
-        const sidecar = readable ? await checkSidecar(file) : ({ status: 'missing' } as const);
+        const sidecar = await checkSidecar(file);
         const sidecarOk = sidecar.status !== 'mismatch';
         if (flags.json) {
           const { manifest, ...rest } = report;
