@@ -23,12 +23,17 @@ export interface RunTimes {
   bytesPerSecond: number;
 }
 
+/** What the runner hands a command's core: the service options, the cancel signal, the progress sink. */
+export interface RunParts {
+  service: ServiceOptions;
+  signal: AbortSignal;
+  onEvent: ProgressReporter['onEvent'];
+}
+
 /** What a long-running command says about its own core; the runner does the rest. */
 export interface LongCommand<R, S extends object> {
   /** Imports the core (lazily, so `--help` stays light) and returns how to call it; loaded beside the runner's own modules. */
-  load(): Promise<
-    (parts: { service: ServiceOptions; signal: AbortSignal; onEvent: ProgressReporter['onEvent'] }) => Promise<R>
-  >;
+  load(): Promise<(parts: RunParts) => Promise<R>>;
   complete(result: R): boolean;
   /** The summary's fields after `type`, `ok` and `exitCode`, in the order they are printed. */
   summary(result: R, times: RunTimes): S;

@@ -2,6 +2,8 @@ import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { mib, printable, seconds, shellQuote } from '../format.js';
 import type { ExportResult } from '../../export/export-account.js';
+import type { ChecksummedResult } from '../../export/checksummed-export.js';
+import type { RunParts } from '../long-run.js';
 import { addServiceOptions, serviceArgs, type ServiceFlags } from '../service-flags.js';
 import { parseStatsInterval, STATS_INTERVAL_HELP } from '../progress-flags.js';
 import type { CliIO } from '../run.js';
@@ -76,19 +78,25 @@ With --out - the zip goes to stdout once it is finished and has passed verify; e
             );
           if (!toStdout && flags.workDir !== undefined)
             throw new RabbitError('USAGE', '--work-dir is for --out - only');
-          const { exportAccount } = await import('../../export/export-account.js');
-          const { sha256OfFile, writeSidecar } = await import('../../archive/checksum-file.js');
-          const { exportStaged, discardStaged } = await import('../../export/staged-export.js');
-          const { defaultWorkDir, sendArchive } = await import('../stdout-archive.js');
-          return async ({ service, signal, onEvent }): Promise<ExportRun> => {
-            const options = { ...service, signal, onEvent, ...selectionOf(flags), ...runLimitsOf(flags) };
-            if (!toStdout) {
-              const result = await exportAccount({ out: flags.out, force: flags.force ?? false, ...options });
-              const sha256 = await sha256OfFile(result.out);
-              await writeSidecar(result.out, sha256);
-              return { ...result, sha256 };
-            }
-            const staged = await exportStaged({ ...options, workDir: flags.workDir ?? defaultWorkDir(io.env) });
+          const options = ({ service, signal, onEvent }: RunParts) => ({
+            ...service,
+            signal,
+            onEvent,
+            ...selectionOf(flags),
+            ...runLimitsOf(flags),
+          });
+          if (!toStdout) {
+            const { exportWithSidecar } = await import('../../export/checksummed-export.js');
+            return (parts): Promise<ExportRun> =>
+              exportWithSidecar({ out: flags.out, force: flags.force ?? false, ...options(parts) });
+          }
+          // Only --out - verifies before sending: the zip reader and manifest parser load for it alone.
+          const [{ exportStaged, discardStaged }, { defaultWorkDir, sendArchive }] = await Promise.all([
+            import('../../export/staged-export.js'),
+            import('../stdout-archive.js'),
+          ]);
+          return async (parts): Promise<ExportRun> => {
+            const staged = await exportStaged({ ...options(parts), workDir: flags.workDir ?? defaultWorkDir(io.env) });
             try {
               const sent = await sendArchive(staged.path, io.stdout);
               return { ...staged.result, out: '-', sha256: sent.sha256 };
@@ -127,7 +135,7 @@ With --out - the zip goes to stdout once it is finished and has passed verify; e
 }
 
 /** An export's result with the sha256 of the archive file (its sidecar's, or what went to stdout). */
-type ExportRun = ExportResult & { sha256: string };
+type ExportRun = ChecksummedResult;
 
 function failureReport(flags: ExportFlags, result: ExportResult): string {
   let text = '';
