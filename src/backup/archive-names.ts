@@ -57,3 +57,11 @@ export function nextBackupName(ms: number, taken: ReadonlySet<string>): string {
     if (!taken.has(name)) return name;
   }
 }
+
+/** When the run that wrote an archive started, from its stamp, in ms since the epoch. */
+export function timeOf(archive: BackupName): number {
+  const [, y, mo, d, h, mi, s] = /^(\d{4})-(\d{2})-(\d{2})T(\d{2})(\d{2})(\d{2})Z$/.exec(
+    archive.stamp,
+  ) as RegExpExecArray;
+  return Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s));
+}

@@ -1,19 +1,29 @@
-import { access, constants, readdir, rm, stat } from 'node:fs/promises';
+import { access, constants, readdir, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { RabbitError, isRabbitError } from '../core/errors.js';
-import { isProcessAlive } from '../core/process-alive.js';
 import { exportAccount, type ExportOptions, type ExportResult } from '../export/export-account.js';
 import { acquireLock } from '../storage/lock.js';
 import { outputPaths } from '../storage/work-dir.js';
 import { readArchiveManifest } from '../manifest/read-manifest.js';
-import { backupArchives, nextBackupName, parseBackupName } from './archive-names.js';
-import { planPrune } from './rotation.js';
+import { sha256OfFile, writeSidecar } from '../archive/checksum-file.js';
+import { backupArchives, nextBackupName } from './archive-names.js';
+import { applyPlan, planFolder, rewriteSums } from './backup-folder.js';
+import { takeOverInterrupted } from './leftovers.js';
+import { policyProblem, type RetentionDecision, type RetentionPolicy } from './retention.js';
 import { isSameService } from '../core/service-url.js';
+
+/** What a backup reports besides its export's events. */
+export type BackupEvent =
+  // Tonight's run goes on from where an interrupted one stopped (its journal and saved bodies).
+  { type: 'resume'; archive: string };
 
 export interface BackupOptions extends Omit<ExportOptions, 'out' | 'since' | 'force' | 'now'> {
   dir: string;
-  /** Archives to keep after this run (the newest complete one is kept in any case). */
+  /** The newest N archives to keep: `retention: { last: N }`, the rule `--keep` always had. */
   keep?: number;
+  /** Which archives to keep after this run (restic's forget), with `keep` as its `last`; with neither, the last BACKUP_DEFAULTS.keep. */
+  retention?: RetentionPolicy;
+  onBackupEvent?: (event: BackupEvent) => void;
   /** Clock for the archive's name; tests pass one to simulate nights. */
   now?: () => number;
 }
@@ -27,9 +37,17 @@ export interface BackupResult {
   sinceSkipped: string | null;
   /** Newer archives of ours that were passed over because their manifest could not be read. */
   unreadable: string[];
+  /** The interrupted night this run resumed (its archive name, never written), or null. */
+  resumed: string | null;
+  /** Bodies the resumed night had saved (each re-hashed and reused while its prototype is unchanged). */
+  resumedFiles: number;
+  /** The archive's sha256, as in its `.sha256` sidecar and SHA256SUMS. */
+  sha256: string;
   export: ExportResult;
   kept: string[];
   pruned: string[];
+  /** Every archive's fate and why. */
+  retention: RetentionDecision[];
 }
 
 import { BACKUP_DEFAULTS } from './rotation.js';
@@ -40,7 +58,8 @@ export const BACKUP_LOCK = '.rabbit-backup.lock';
 
 /**
  * One scheduled backup into `dir`: export with the newest readable archive there as --since,
- * into `DIR/<UTC stamp>.zip`, then delete our oldest archives beyond `keep`. All of it runs under a
+ * into `DIR/<UTC stamp>.zip` with its `.sha256` sidecar, then apply the retention policy and
+ * rewrite SHA256SUMS. An interrupted night's work is taken over. All of it runs under a
  * lock file in `dir`, so two runs (a slow night overtaken by the next cron tick) never overlap:
  * the second fails with LOCKED and touches nothing. A lock left by a dead process is taken over.
  *
@@ -48,9 +67,8 @@ export const BACKUP_LOCK = '.rabbit-backup.lock';
  * sha256 anyway, and a full verify each night would read the whole previous archive once more.
  */
 export async function backupAccount(options: BackupOptions): Promise<BackupResult> {
-  const { dir: given, keep = BACKUP_DEFAULTS.keep, now = Date.now, ...exportOptions } = options;
-  if (!Number.isSafeInteger(keep) || keep < 1)
-    throw new RabbitError('USAGE', '--keep takes a whole number of at least 1');
+  const { dir: given, keep, retention, now = Date.now, onBackupEvent, ...exportOptions } = options;
+  const policy = retentionOf(keep, retention);
   const dir = resolve(given);
   await checkDir(dir);
   let lock;
@@ -64,45 +82,87 @@ export async function backupAccount(options: BackupOptions): Promise<BackupResul
     });
   }
   try {
-    await removeAbandoned(dir);
     const names = await readdir(dir);
+    const name = nextBackupName(now(), new Set(names));
+    const resumed = await takeOverInterrupted(dir, name);
+    if (resumed !== null) onBackupEvent?.({ type: 'resume', archive: resumed });
     const { since, unreadable, sinceSkipped } = await chooseSince(
       dir,
       backupArchives(names).map((archive) => archive.name),
       exportOptions.baseUrl,
     );
-    const name = nextBackupName(now(), new Set(names));
     const out = join(dir, name);
-    const result = await exportAccount({
-      ...exportOptions,
-      out,
-      ...(since !== null ? { since: join(dir, since) } : {}),
-    });
+    let resumedFiles = 0;
+    let result: ExportResult;
+    try {
+      result = await exportAccount({
+        ...exportOptions,
+        out,
+        ...(since !== null ? { since: join(dir, since) } : {}),
+        onEvent: (event) => {
+          if (event.type === 'start') resumedFiles = event.resumed;
+          exportOptions.onEvent?.(event);
+        },
+      });
+    } catch (error) {
+      if (!isRabbitError(error, 'INTERRUPTED')) throw error;
+      throw new RabbitError(
+        'INTERRUPTED',
+        `the backup was interrupted; what it fetched is kept in ${outputPaths(out).work} and the next backup into ${dir} resumes from it`,
+        { cause: error, data: { workDir: outputPaths(out).work } },
+      );
+    }
+    const sha256 = await sha256OfFile(out);
+    await writeSidecar(out, sha256);
 
-    const ours = backupArchives(await readdir(dir)).map((archive) => archive.name);
-    const plan = await planPrune(ours, keep, async (archive) =>
-      archive === name
-        ? result.complete
-        : readArchiveManifest(join(dir, archive)).then(
-            (m) => m.complete,
-            () => false,
-          ),
-    );
+    const plan = await planFolder(dir, policy, new Map([[name, result.complete]]));
     // A clock set back could sort tonight's archive below older ones; it is never the one to go.
-    const pruned = plan.remove.filter((archive) => archive !== name);
-    for (const archive of pruned) await rm(join(dir, archive), { force: true });
+    const pruned = await applyPlan(
+      dir,
+      plan.filter((decision) => decision.name !== name),
+    );
+    await rewriteSums(dir);
     return {
       out,
       since,
       sinceSkipped,
       unreadable,
+      resumed,
+      resumedFiles,
+      sha256,
       export: result,
-      kept: ours.filter((archive) => !pruned.includes(archive)),
+      kept: plan.filter((decision) => !pruned.includes(decision.name)).map((decision) => decision.name),
       pruned,
+      retention: plan.map((decision) =>
+        decision.name === name && !decision.keep ? { name, keep: true, reasons: ["tonight's archive"] } : decision,
+      ),
     };
   } finally {
     await lock.release();
   }
+}
+
+/**
+ * What a run with this policy would keep and remove in `dir`, and why: `backup --dry-run`. Reads
+ * manifests only; takes no lock, exports nothing and deletes nothing.
+ */
+export async function planBackupRetention(
+  options: Pick<BackupOptions, 'dir' | 'keep' | 'retention'>,
+): Promise<RetentionDecision[]> {
+  const policy = retentionOf(options.keep, options.retention);
+  const dir = resolve(options.dir);
+  await checkDir(dir);
+  return planFolder(dir, policy);
+}
+
+function retentionOf(keep: number | undefined, retention: RetentionPolicy | undefined): RetentionPolicy {
+  if (keep !== undefined && retention?.last !== undefined && keep !== retention.last)
+    throw new RabbitError('USAGE', '--keep is --keep-last; give one of them');
+  const policy: RetentionPolicy = { ...retention, ...(keep !== undefined ? { last: keep } : {}) };
+  const given = Object.values(policy).some((n) => n !== undefined);
+  const problem = policyProblem(given ? policy : { last: BACKUP_DEFAULTS.keep });
+  if (problem !== undefined) throw new RabbitError('USAGE', problem);
+  return given ? policy : { last: BACKUP_DEFAULTS.keep };
 }
 
 async function checkDir(dir: string): Promise<void> {
@@ -140,30 +200,4 @@ async function chooseSince(
     sinceSkipped ??= `${name} was exported from ${source}, not ${baseUrl}; nothing was reused, this is a full export`;
   }
   return { since: null, unreadable, sinceSkipped };
-}
-
-/**
- * What an interrupted or killed backup left for a resume that will never come (each night writes a
- * new name): its work directory and the temp file of a half-written zip. Only for names of ours,
- * and only when no live process holds them. Runs under the folder lock, so no other backup is
- * writing; the export's own lock inside a work directory guards against anything else.
- */
-async function removeAbandoned(dir: string): Promise<void> {
-  for (const entry of await readdir(dir)) {
-    const work = /^\.(.+)\.rabbit-work$/.exec(entry)?.[1];
-    if (work !== undefined && parseBackupName(work) && outputPaths(join(dir, work)).work === join(dir, entry)) {
-      try {
-        const held = await acquireLock(join(dir, entry, 'lock'), `the work directory ${entry}`);
-        await held.release();
-      } catch {
-        continue;
-      }
-      await rm(join(dir, entry), { recursive: true, force: true });
-      continue;
-    }
-    const temp = /^\.(.+)\.(\d+)\.[0-9a-f]+\.tmp$/.exec(entry);
-    if (temp && parseBackupName(temp[1] as string) && !isProcessAlive(Number(temp[2]))) {
-      await rm(join(dir, entry), { force: true });
-    }
-  }
 }

@@ -4,9 +4,12 @@ import { runAction, withInterrupts, type CliIO } from './run.js';
 import type { ProgressReporter } from './progress.js';
 import type { ServiceFlags } from './service-flags.js';
 import type { ServiceOptions } from './service-options.js';
+import type { MonitorFlags } from './monitor-flags.js';
+import type { MetricsLabel } from '../monitor/metrics.js';
+import type { RunMonitor } from './run-monitor.js';
 
 /** The flags every long-running command (`export`, `backup`) has besides the service flags. */
-export interface LongRunFlags extends ServiceFlags {
+export interface LongRunFlags extends ServiceFlags, MonitorFlags {
   json?: boolean;
   quiet?: boolean;
   statsInterval?: number;
@@ -20,12 +23,17 @@ export interface RunTimes {
   bytesPerSecond: number;
 }
 
+/** What the runner hands a command's core: the service options, the cancel signal, the progress sink. */
+export interface RunParts {
+  service: ServiceOptions;
+  signal: AbortSignal;
+  onEvent: ProgressReporter['onEvent'];
+}
+
 /** What a long-running command says about its own core; the runner does the rest. */
 export interface LongCommand<R, S extends object> {
   /** Imports the core (lazily, so `--help` stays light) and returns how to call it; loaded beside the runner's own modules. */
-  load(): Promise<
-    (parts: { service: ServiceOptions; signal: AbortSignal; onEvent: ProgressReporter['onEvent'] }) => Promise<R>
-  >;
+  load(): Promise<(parts: RunParts) => Promise<R>>;
   complete(result: R): boolean;
   /** The summary's fields after `type`, `ok` and `exitCode`, in the order they are printed. */
   summary(result: R, times: RunTimes): S;
@@ -35,19 +43,27 @@ export interface LongCommand<R, S extends object> {
   warnings(result: R, summary: S): string;
   /** The message an interrupted run ends with, when the command has more to say than the core. */
   interrupted?: () => string;
+  /** What the --metrics-file metrics are labelled with. */
+  metricsLabel(): MetricsLabel;
 }
 
 /**
  * The action of a long-running command: service flags to options, progress shown while it runs,
  * SIGINT/SIGTERM to the core's signal, the progress stopped whatever happens, then one JSON
  * summary line (--json) or the command's own report, and exit 0 when complete, 3 when not.
+ * With --healthcheck-url or --metrics-file the run is watched from its first step to its exit
+ * code, failures before the export starts (no key, a held lock) included.
  */
 export function runLongCommand<R, S extends object>(
   io: CliIO,
   flags: LongRunFlags,
   command: LongCommand<R, S>,
 ): Promise<void> {
-  return runAction(io, flags.json ?? false, async () => {
+  let monitor: RunMonitor | undefined;
+  let summaryLine: Record<string, unknown> = {};
+  const watched = flags.healthcheckUrl !== undefined || flags.metricsFile !== undefined;
+  const action = async (): Promise<number> => {
+    if (watched) monitor = await (await import('./run-monitor.js')).startMonitor(io, flags, command.metricsLabel);
     // Everything the run needs is loaded at once, not one await after another: the first
     // request waits for the slowest of these, not for their sum.
     const [run, { serviceOptionsOf }, { progressFor, summaryTimes }, { phaseLine }] = await Promise.all([
@@ -75,13 +91,17 @@ export function runLongCommand<R, S extends object>(
       durationMs: Date.now() - started,
       ...summaryTimes(progress.phaseTimes()),
     });
+    summaryLine = { type: 'summary', ok: complete, exitCode: code, ...fields };
     if (flags.json) {
-      io.stdout.write(`${JSON.stringify({ type: 'summary', ok: complete, exitCode: code, ...fields })}\n`);
+      io.stdout.write(`${JSON.stringify(summaryLine)}\n`);
       return code;
     }
     if (!flags.quiet) io.stdout.write(command.describe(result, fields, phaseLine(progress.phaseTimes())));
     const warnings = command.warnings(result, fields);
     if (warnings !== '') io.stderr.write(warnings);
     return code;
+  };
+  return runAction(io, flags.json ?? false, action, async (exitCode, failure) => {
+    await monitor?.finish(failure ?? summaryLine, exitCode);
   });
 }

@@ -11,28 +11,33 @@ export interface CliIO {
 
 /**
  * Runs a command's action and turns whatever it throws into one message and an exit code. With
- * --json the failure is one JSON line on stdout too, so cron logs stay machine-readable.
+ * --json the failure is one JSON line on stdout too, so cron logs stay machine-readable. `after`
+ * hears the exit code, and for a failure the summary line (printed or not), e.g. to ping a monitor.
  */
-export async function runAction(io: CliIO, json: boolean, action: () => Promise<number>): Promise<void> {
+export async function runAction(
+  io: CliIO,
+  json: boolean,
+  action: () => Promise<number>,
+  after?: (exitCode: number, failure?: Record<string, unknown>) => Promise<void>,
+): Promise<void> {
+  let failure: Record<string, unknown> | undefined;
   try {
     process.exitCode = await action();
   } catch (error) {
     const code = exitCodeFor(error);
     const message = redactUrl(printable(error instanceof Error ? error.message : String(error)));
     const errorCode = isRabbitError(error) ? error.code : 'INTERNAL';
-    if (json) {
-      // Machine-readable context the error carries (who holds a lock) goes beside the message.
-      const data = isRabbitError(error) ? error.data : undefined;
-      io.stdout.write(
-        `${JSON.stringify({ type: 'summary', ok: false, exitCode: code, error: { ...data, code: errorCode, message } })}\n`,
-      );
-    }
+    // Machine-readable context the error carries (who holds a lock) goes beside the message.
+    const data = isRabbitError(error) ? error.data : undefined;
+    failure = { type: 'summary', ok: false, exitCode: code, error: { ...data, code: errorCode, message } };
+    if (json) io.stdout.write(`${JSON.stringify(failure)}\n`);
     io.stderr.write(`rabbit-export: ${message}\n`);
     if (!isRabbitError(error) && error instanceof Error && error.stack && io.env['RABBIT_DEBUG']) {
       io.stderr.write(`${redactUrl(error.stack)}\n`);
     }
     process.exitCode = code;
   }
+  if (after) await after(Number(process.exitCode), failure);
 }
 
 /**

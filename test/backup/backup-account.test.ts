@@ -48,8 +48,14 @@ describe('backupAccount', () => {
     expect(third.since).toBe('2026-11-21T031500Z.zip');
     expect(third.pruned).toEqual(['2026-11-20T031500Z.zip']);
     expect(await zips()).toEqual(['2026-11-21T031500Z.zip', '2026-11-22T031500Z.zip']);
-    // Nothing is left behind but the archives: no lock, no work directory, no temp file.
-    expect((await readdir(dir)).sort()).toEqual(['2026-11-21T031500Z.zip', '2026-11-22T031500Z.zip']);
+    // Nothing is left behind but the archives and their checksums: no lock, no work directory, no temp file.
+    expect((await readdir(dir)).sort()).toEqual([
+      '2026-11-21T031500Z.zip',
+      '2026-11-21T031500Z.zip.sha256',
+      '2026-11-22T031500Z.zip',
+      '2026-11-22T031500Z.zip.sha256',
+      'SHA256SUMS',
+    ]);
 
     const { manifest } = await readArchive(third.out);
     expect(manifest.complete).toBe(true);
@@ -126,14 +132,20 @@ describe('backupAccount', () => {
     expect((await manifestOf(next.out)).prototypes['1001']?.origin?.mode).toBe('reused');
   });
 
-  it('clears what an interrupted night left behind', async () => {
+  it('clears what an interrupted night left behind, taking over its work directory', async () => {
     const leftover = join(dir, '.2026-11-19T031500Z.zip.rabbit-work');
     await mkdir(join(leftover, 'spool'), { recursive: true });
     await writeFile(join(leftover, 'spool', 'x'), 'partial');
     const deadPid = spawnSync(process.execPath, ['-e', '']).pid;
     await writeFile(join(dir, `.2026-11-19T031500Z.zip.${deadPid}.abcdef.tmp`), 'half a zip');
-    await backup(NIGHT_1);
-    expect((await readdir(dir)).sort()).toEqual(['2026-11-20T031500Z.zip']);
+    const result = await backup(NIGHT_1);
+    expect(result.resumed).toBe('2026-11-19T031500Z.zip');
+    expect(result.export.complete).toBe(true);
+    expect((await readdir(dir)).sort()).toEqual([
+      '2026-11-20T031500Z.zip',
+      '2026-11-20T031500Z.zip.sha256',
+      'SHA256SUMS',
+    ]);
   });
 
   it('refuses a --dir that does not exist and a --keep below 1', async () => {

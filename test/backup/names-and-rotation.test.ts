@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { backupArchives, nextBackupName, parseBackupName, stampOf } from '../../src/backup/archive-names.js';
-import { planPrune } from '../../src/backup/rotation.js';
 
 describe('backup archive names', () => {
   it.each([
@@ -44,31 +43,5 @@ describe('backup archive names', () => {
     expect(nextBackupName(at, new Set(['2026-11-22T031500Z.zip', '2026-11-22T031500Z-2.zip']))).toBe(
       '2026-11-22T031500Z-3.zip',
     );
-  });
-});
-
-describe('planPrune', () => {
-  const names = ['d', 'c', 'b', 'a'];
-  it.each([
-    { keep: 2, complete: ['d', 'c', 'b', 'a'], remove: ['b', 'a'] },
-    { keep: 1, complete: ['b'], remove: ['c', 'a'] },
-    { keep: 1, complete: [], remove: ['c', 'b', 'a'] },
-    { keep: 4, complete: [], remove: [] },
-    { keep: 9, complete: [], remove: [] },
-  ])('keep $keep with complete $complete removes $remove', async ({ keep, complete, remove }) => {
-    const asked: string[] = [];
-    const plan = await planPrune(names, keep, async (name) => {
-      asked.push(name);
-      return complete.includes(name);
-    });
-    expect(plan.remove).toEqual(remove);
-    expect([...plan.keep, ...plan.remove].sort()).toEqual([...names].sort());
-    // Manifests are read only up to the newest complete archive.
-    const stop = names.findIndex((name) => complete.includes(name));
-    if (names.length > keep) expect(asked).toEqual(stop < 0 ? names : names.slice(0, stop + 1));
-  });
-
-  it('rejects keep below 1', async () => {
-    await expect(planPrune(names, 0, async () => true)).rejects.toThrow(RangeError);
   });
 });

@@ -1,8 +1,12 @@
+import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { mib, printable, seconds } from '../format.js';
 import { outageDescription, outageSummary } from '../progress-line.js';
 import { BACKUP_DEFAULTS } from '../../backup/rotation.js';
 import type { BackupResult } from '../../backup/backup-account.js';
+import type { RetentionDecision, RetentionPolicy } from '../../backup/retention.js';
+import { addMonitorOptions, type MonitorFlags } from '../monitor-flags.js';
+import { runAction } from '../run.js';
 import { collectPrototype, parseFormats, SELECTION_HELP, selectionOf, type SelectionFlags } from '../export-flags.js';
 import { intOption } from '../options.js';
 import { parseStatsInterval, STATS_INTERVAL_HELP } from '../progress-flags.js';
@@ -10,16 +14,22 @@ import type { CliIO } from '../run.js';
 import { addServiceOptions, type ServiceFlags } from '../service-flags.js';
 import { addRunLimitOptions, runLimitsOf, type RunLimitFlags } from '../run-limit-flags.js';
 
-interface BackupFlags extends Omit<SelectionFlags, 'since'>, ServiceFlags, RunLimitFlags {
+interface BackupFlags extends Omit<SelectionFlags, 'since'>, ServiceFlags, RunLimitFlags, MonitorFlags {
   dir: string;
-  keep: number;
+  keep?: number;
+  keepLast?: number;
+  keepDaily?: number;
+  keepWeekly?: number;
+  keepMonthly?: number;
+  keepYearly?: number;
+  dryRun?: boolean;
   json?: boolean;
   quiet?: boolean;
   statsInterval?: number;
 }
 
 export function registerBackup(program: Command, io: CliIO): void {
-  addRunLimitOptions(
+  const command = addRunLimitOptions(
     addServiceOptions(
       program
         .command('backup')
@@ -32,29 +42,44 @@ export function registerBackup(program: Command, io: CliIO): void {
         )
         .option(
           '-k, --keep <n>',
-          'archives to keep (the newest complete one is always kept)',
-          intOption('--keep', 1, 100_000),
-          BACKUP_DEFAULTS.keep,
-        ),
+          `the same as --keep-last (default ${BACKUP_DEFAULTS.keep} when no --keep-* is given)`,
+          intOption('--keep', 1, BACKUP_DEFAULTS.maxKeep),
+        )
+        .option('--keep-last <n>', 'keep the newest N complete archives', keepOption('last'))
+        .option(
+          '--keep-daily <n>',
+          'keep the newest archive of each of the last N days that have one',
+          keepOption('daily'),
+        )
+        .option('--keep-weekly <n>', 'the same for ISO weeks', keepOption('weekly'))
+        .option('--keep-monthly <n>', 'the same for months', keepOption('monthly'))
+        .option('--keep-yearly <n>', 'the same for years', keepOption('yearly'))
+        .option('--dry-run', 'show which archives the --keep-* rules keep and remove, and why; back up nothing'),
     ),
   )
     .option('--prototype <id>', SELECTION_HELP.prototype, collectPrototype)
     .option('--formats <list>', SELECTION_HELP.formats, parseFormats)
     .option('--json', 'print one JSON summary line on stdout (for logs)')
     .option('-q, --quiet', 'print nothing but errors')
-    .option('--stats-interval <duration>', STATS_INTERVAL_HELP, parseStatsInterval)
+    .option('--stats-interval <duration>', STATS_INTERVAL_HELP, parseStatsInterval);
+  addMonitorOptions(command)
     .addHelpText(
       'after',
       `
 Runs never overlap: a second run while one is going says so (its pid, host and how long it has
 been running, also in the --json line) and exits 1. Exit codes as for export. With --max-duration
-a night that runs long stops fetching, writes what it has (exit 3) and the next night goes on.
+a night that runs long stops fetching, writes what it has (exit 3) and the next night goes on; an
+interrupted or killed night is resumed by the next. Retention is restic's: the --keep-* rules
+combine, times are UTC, the newest complete archive is always kept and an incomplete one never
+fills a rule. Each archive gets NAME.zip.sha256, and SHA256SUMS lists them all (sha256sum -c).
 
 Examples:
   rabbit-export backup --dir /var/backups/rabbit --keep 14 --api-key-file ~/.rabbit-keys
+  rabbit-export backup --dir /var/backups/rabbit --keep-daily 7 --keep-weekly 5 --keep-monthly 12 --dry-run
   15 3 * * * rabbit-export backup --dir ~/rabbit-backups --keep 14 --max-duration 3h --json --api-key-file ~/.rabbit-keys >> ~/rabbit-backup.log 2>&1`,
     )
     .action(async (flags: BackupFlags) => {
+      if (flags.dryRun) return dryRun(io, flags);
       const { runLongCommand } = await import('../long-run.js');
       await runLongCommand(io, flags, {
         async load() {
@@ -62,17 +87,24 @@ Examples:
           return ({ service, signal, onEvent }) =>
             backupAccount({
               dir: flags.dir,
-              keep: flags.keep,
+              ...retentionFlags(flags),
               ...service,
               signal,
               onEvent,
+              onBackupEvent: (event) => {
+                if (!flags.quiet) io.stderr.write(`resuming the interrupted backup of ${whenOf(event.archive)}\n`);
+              },
               ...selectionOf(flags),
               ...runLimitsOf(flags),
             });
         },
         complete: (result: BackupResult) => result.export.complete,
+        metricsLabel: () => ({ name: 'dir', value: resolve(flags.dir) }),
         summary: (result: BackupResult, times) => ({
           out: result.out,
+          sha256: result.sha256,
+          resumed: result.resumed,
+          resumedFiles: result.resumedFiles,
           since: result.since,
           sinceSkipped: result.sinceSkipped,
           deadlineReached: result.export.deadlineReached,
@@ -91,6 +123,9 @@ Examples:
         }),
         describe: (result, summary, timeLine) =>
           `${summary.complete ? 'complete' : 'INCOMPLETE'}: ${result.out}\n` +
+          (result.resumed !== null
+            ? `  resumed the interrupted backup of ${whenOf(result.resumed)}: ${result.resumedFiles} files it had saved were reused unless changed\n`
+            : '') +
           `  ${summary.prototypes} prototypes: ${summary.reused} unchanged, copied from ${result.since ?? '-'}; ${summary.fetched} fetched\n` +
           (result.sinceSkipped !== null ? `  full export: ${printable(result.sinceSkipped)}\n` : '') +
           (result.export.deadlineReached
@@ -99,6 +134,7 @@ Examples:
           `  ${summary.requests} requests, ${mib(summary.bytes)} in ${seconds(summary.durationMs)}\n` +
           (result.export.outages.count > 0 ? `  ${outageDescription(result.export.outages)}` : '') +
           `  time: ${timeLine}\n` +
+          `  sha256 ${result.sha256}\n` +
           `  ${summary.kept} archives kept${summary.pruned.length > 0 ? `, removed ${summary.pruned.join(', ')}` : ''}\n`,
         warnings: (result, summary) =>
           result.unreadable
@@ -109,4 +145,46 @@ Examples:
             : `${summary.errors} resources could not be archived; see "errors" in the manifest of ${result.out}\n`),
       });
     });
+}
+
+function keepOption(rule: string): (value: string) => number {
+  return intOption(`--keep-${rule}`, 0, BACKUP_DEFAULTS.maxKeep);
+}
+
+function retentionFlags(flags: BackupFlags): { keep?: number; retention: RetentionPolicy } {
+  const retention: RetentionPolicy = {
+    ...(flags.keepLast !== undefined ? { last: flags.keepLast } : {}),
+    ...(flags.keepDaily !== undefined ? { daily: flags.keepDaily } : {}),
+    ...(flags.keepWeekly !== undefined ? { weekly: flags.keepWeekly } : {}),
+    ...(flags.keepMonthly !== undefined ? { monthly: flags.keepMonthly } : {}),
+    ...(flags.keepYearly !== undefined ? { yearly: flags.keepYearly } : {}),
+  };
+  return { ...(flags.keep !== undefined ? { keep: flags.keep } : {}), retention };
+}
+
+/** `2026-11-22T031500Z.zip` as `2026-11-22 03:15:00 UTC (2026-11-22T031500Z.zip)`. */
+function whenOf(archive: string): string {
+  const stamp = /^(\d{4}-\d{2}-\d{2})T(\d{2})(\d{2})(\d{2})Z/.exec(archive);
+  return stamp ? `${stamp[1]} ${stamp[2]}:${stamp[3]}:${stamp[4]} UTC (${archive})` : archive;
+}
+
+/** --dry-run: the retention plan, one line per archive (or one JSON line), and nothing done. */
+function dryRun(io: CliIO, flags: BackupFlags): Promise<void> {
+  return runAction(io, flags.json ?? false, async () => {
+    const { planBackupRetention } = await import('../../backup/backup-account.js');
+    const plan: RetentionDecision[] = await planBackupRetention({ dir: flags.dir, ...retentionFlags(flags) });
+    if (flags.json) {
+      io.stdout.write(
+        `${JSON.stringify({ type: 'retention-plan', ok: true, exitCode: 0, dryRun: true, archives: plan })}\n`,
+      );
+      return 0;
+    }
+    const removed = plan.filter((decision) => !decision.keep).length;
+    let text = `dry run: nothing is backed up or removed; the rules applied to ${resolve(flags.dir)} as it is now:\n`;
+    for (const decision of plan)
+      text += `  ${decision.keep ? 'keep  ' : 'remove'} ${decision.name}  ${decision.reasons.join(', ')}\n`;
+    text += `${plan.length - removed} kept, ${removed} removed (before tonight's archive is added)\n`;
+    io.stdout.write(text);
+    return 0;
+  });
 }

@@ -3,6 +3,8 @@ import type { Command } from 'commander';
 import { mib, printable, seconds, shellQuote } from '../format.js';
 import { outageDescription, outageSummary } from '../progress-line.js';
 import type { ExportResult } from '../../export/export-account.js';
+import type { ChecksummedResult } from '../../export/checksummed-export.js';
+import type { RunParts } from '../long-run.js';
 import { addServiceOptions, serviceArgs, type ServiceFlags } from '../service-flags.js';
 import { parseStatsInterval, STATS_INTERVAL_HELP } from '../progress-flags.js';
 import type { CliIO } from '../run.js';
@@ -15,9 +17,12 @@ import {
   type SelectionFlags,
 } from '../export-flags.js';
 import { addRunLimitOptions, runLimitArgs, runLimitsOf, type RunLimitFlags } from '../run-limit-flags.js';
+import { addMonitorOptions, type MonitorFlags } from '../monitor-flags.js';
+import { RabbitError } from '../../core/errors.js';
 
-interface ExportFlags extends SelectionFlags, ServiceFlags, RunLimitFlags {
+interface ExportFlags extends SelectionFlags, ServiceFlags, RunLimitFlags, MonitorFlags {
   out: string;
+  workDir?: string;
   force?: boolean;
   json?: boolean;
   quiet?: boolean;
@@ -25,21 +30,26 @@ interface ExportFlags extends SelectionFlags, ServiceFlags, RunLimitFlags {
 }
 
 export function registerExport(program: Command, io: CliIO): void {
-  addRunLimitOptions(
+  const command = addRunLimitOptions(
     addServiceOptions(
       program
         .command('export')
         .description('export everything the API key can read into one zip')
-        .requiredOption('-o, --out <file.zip>', 'the archive to write'),
+        .requiredOption('-o, --out <file.zip>', 'the archive to write (and FILE.zip.sha256 beside it); - for stdout'),
     ),
   )
+    .option(
+      '--work-dir <folder>',
+      'with --out -: where the archive is built and a run resumes (default $XDG_CACHE_HOME/rabbit-export/stdout)',
+    )
     .option('-f, --force', 'replace an existing archive at --out')
-    .option('--json', 'print one JSON summary line on stdout')
+    .option('--json', 'print one JSON summary line on stdout (on stderr with --out -)')
     .option('-q, --quiet', 'print nothing but errors')
     .option('--stats-interval <duration>', STATS_INTERVAL_HELP, parseStatsInterval)
     .option('--since <prev.zip>', SELECTION_HELP.since)
     .option('--prototype <id>', SELECTION_HELP.prototype, collectPrototype)
-    .option('--formats <list>', SELECTION_HELP.formats, parseFormats)
+    .option('--formats <list>', SELECTION_HELP.formats, parseFormats);
+  addMonitorOptions(command)
     .addHelpText(
       'after',
       `
@@ -49,28 +59,60 @@ Examples:
   rabbit-export export --out nightly.zip --json --quiet      # for cron: one JSON line
   rabbit-export export --out big.zip --json --stats-interval 5m # progress records, then the summary
   rabbit-export export --out today.zip --since yesterday.zip # fetch only what changed
-  rabbit-export export --out two.zip --prototype 3 --prototype 17 --formats json`,
+  rabbit-export export --out two.zip --prototype 3 --prototype 17 --formats json
+  rabbit-export export --out - | age -r age1... | rclone rcat remote:rabbit/team.zip.age
+
+With --out - the zip goes to stdout once it is finished and has passed verify; everything else
+(progress, messages, the --json summary) goes to stderr. A reader that stops early is exit 1.`,
     )
     .action(async (flags: ExportFlags) => {
       const { runLongCommand } = await import('../long-run.js');
-      await runLongCommand(io, flags, {
+      const toStdout = flags.out === '-';
+      // With --out -, stdout carries the zip alone: every line the run prints goes to stderr.
+      const runIo = toStdout ? { ...io, stdout: io.stderr } : io;
+      await runLongCommand(runIo, flags, {
         async load() {
-          const { exportAccount } = await import('../../export/export-account.js');
-          return ({ service, signal, onEvent }) =>
-            exportAccount({
-              out: flags.out,
-              ...service,
-              force: flags.force ?? false,
-              signal,
-              onEvent,
-              ...selectionOf(flags),
-              ...runLimitsOf(flags),
-            });
+          if (toStdout && io.stdout.isTTY)
+            throw new RabbitError(
+              'USAGE',
+              '--out - writes the zip to stdout, which is a terminal here; pipe it on (| age ... | rclone rcat ...) or redirect it (> team.zip)',
+            );
+          if (!toStdout && flags.workDir !== undefined)
+            throw new RabbitError('USAGE', '--work-dir is for --out - only');
+          const options = ({ service, signal, onEvent }: RunParts) => ({
+            ...service,
+            signal,
+            onEvent,
+            ...selectionOf(flags),
+            ...runLimitsOf(flags),
+          });
+          if (!toStdout) {
+            const { exportWithSidecar } = await import('../../export/checksummed-export.js');
+            return (parts): Promise<ExportRun> =>
+              exportWithSidecar({ out: flags.out, force: flags.force ?? false, ...options(parts) });
+          }
+          // Only --out - verifies before sending: the zip reader and manifest parser load for it alone.
+          const [{ exportStaged, discardStaged }, { defaultWorkDir, sendArchive }] = await Promise.all([
+            import('../../export/staged-export.js'),
+            import('../stdout-archive.js'),
+          ]);
+          return async (parts): Promise<ExportRun> => {
+            const staged = await exportStaged({ ...options(parts), workDir: flags.workDir ?? defaultWorkDir(io.env) });
+            try {
+              const sent = await sendArchive(staged.path, io.stdout);
+              return { ...staged.result, out: '-', sha256: sent.sha256 };
+            } finally {
+              await discardStaged(staged.path);
+            }
+          };
         },
-        interrupted: () => `interrupted; nothing was written to ${resolve(flags.out)}. ${resumeHint(flags)}`,
+        interrupted: () =>
+          `interrupted; nothing was written to ${toStdout ? 'stdout' : resolve(flags.out)}. ${resumeHint(flags)}`,
         complete: (result) => result.complete,
+        metricsLabel: () => ({ name: 'out', value: toStdout ? '-' : resolve(flags.out) }),
         summary: (result, times) => ({
           out: result.out,
+          sha256: result.sha256,
           complete: result.complete,
           prototypes: result.prototypes.total,
           files: result.stats.files,
@@ -86,7 +128,8 @@ Examples:
         describe: (result, summary, timeLine) =>
           `${result.complete ? 'complete' : 'INCOMPLETE'}: ${summary.prototypes} prototypes, ${summary.files} files, ` +
           `${mib(summary.bytes)} in ${seconds(summary.durationMs)} (${summary.requests} requests, ${summary.retries} retries)\n` +
-          `archive: ${result.out}\n` +
+          `archive: ${result.out === '-' ? 'stdout' : result.out}\n` +
+          `sha256: ${result.sha256}\n` +
           outageDescription(result.outages) +
           (result.notOffered ?? [])
             .map(
@@ -98,6 +141,9 @@ Examples:
       });
     });
 }
+
+/** An export's result with the sha256 of the archive file (its sidecar's, or what went to stdout). */
+type ExportRun = ChecksummedResult;
 
 function failureReport(flags: ExportFlags, result: ExportResult): string {
   let text = '';
@@ -119,7 +165,7 @@ function failureReport(flags: ExportFlags, result: ExportResult): string {
     if (result.errorCount > shown.length)
       text += `  ... and ${result.errorCount - shown.length} more (see manifest.json "errors")\n`;
     // --since the incomplete archive itself: what it holds is copied (verified), only the rest is fetched.
-    text += `to fetch only what is missing: ${exportCommand(flags, result.out)}\n`;
+    if (result.out !== '-') text += `to fetch only what is missing: ${exportCommand(flags, result.out)}\n`;
   }
   return text;
 }
@@ -130,6 +176,7 @@ function resumeHint(flags: ExportFlags): string {
 
 function exportCommand(flags: ExportFlags, fillFrom?: string): string {
   const args = ['rabbit-export', 'export', '--out', flags.out, ...serviceArgs(flags)];
+  if (flags.workDir !== undefined) args.push('--work-dir', flags.workDir);
   args.push(...selectionArgs(fillFrom === undefined ? flags : { ...flags, since: fillFrom }), ...runLimitArgs(flags));
   if (fillFrom !== undefined || flags.force) args.push('--force');
   return args.map(shellQuote).join(' ');

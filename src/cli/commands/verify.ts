@@ -16,14 +16,27 @@ export function registerVerify(program: Command, io: CliIO): void {
       runAction(io, flags.json ?? false, async () => {
         const { formatVerifyReport } = await import('../format-archive.js');
         const { verifyArchive } = await import('../../verify/verify-archive.js');
+        const { checkSidecar, sidecarPath } = await import('../../archive/checksum-file.js');
         const report = await verifyArchive(file);
+        // FILE.sha256 beside the archive (export and backup write one): the file as a whole, as written.
+        const sidecar = await checkSidecar(file);
+        const sidecarOk = sidecar.status !== 'mismatch';
         if (flags.json) {
           const { manifest, ...rest } = report;
-          io.stdout.write(`${JSON.stringify({ ...rest, complete: manifest?.complete ?? null })}\n`);
+          io.stdout.write(
+            `${JSON.stringify({ ...rest, ok: report.ok && sidecarOk, complete: manifest?.complete ?? null, sidecar })}\n`,
+          );
         } else {
           io.stdout.write(`${formatVerifyReport(report)}\n`);
+          if (sidecar.status === 'ok') io.stdout.write(`matches ${sidecarPath(file)}\n`);
+          if (sidecar.status === 'malformed')
+            io.stdout.write(`note: ${sidecarPath(file)} is not a sha256sum line and was not used\n`);
+          if (sidecar.status === 'mismatch')
+            io.stdout.write(
+              `FAILED: the file does not match ${sidecarPath(file)}: its sha256 is ${sidecar.actual}, the sidecar says ${sidecar.expected}\n`,
+            );
         }
-        return report.ok ? EXIT.ok : EXIT.failed;
+        return report.ok && sidecarOk ? EXIT.ok : EXIT.failed;
       }),
     );
 }

@@ -1,0 +1,63 @@
+import { readdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { readSidecar, sidecarPath, SUMS_FILE, writeSumsFile } from '../archive/checksum-file.js';
+import { readArchiveManifest } from '../manifest/read-manifest.js';
+import { backupArchives, parseBackupName, timeOf } from './archive-names.js';
+import { planRetention, type RetentionDecision, type RetentionPolicy } from './retention.js';
+
+/**
+ * The retention plan for the archives of ours in `dir`, newest first. Completeness comes from each
+ * archive's manifest (`known` answers for an archive whose result is already at hand); one whose
+ * manifest cannot be read counts as incomplete, so it never stands in for a whole backup.
+ */
+export async function planFolder(
+  dir: string,
+  policy: RetentionPolicy,
+  known: ReadonlyMap<string, boolean> = new Map(),
+): Promise<RetentionDecision[]> {
+  const archives = [];
+  for (const archive of backupArchives(await readdir(dir))) {
+    const complete =
+      known.get(archive.name) ??
+      (await readArchiveManifest(join(dir, archive.name)).then(
+        (manifest) => manifest.complete,
+        () => false,
+      ));
+    archives.push({ name: archive.name, time: timeOf(archive), complete });
+  }
+  return planRetention(archives, policy);
+}
+
+/** Deletes what the plan removes, each archive with its sidecar, and returns their names. */
+export async function applyPlan(dir: string, plan: readonly RetentionDecision[]): Promise<string[]> {
+  const removed: string[] = [];
+  for (const decision of plan) {
+    if (decision.keep) continue;
+    await rm(join(dir, decision.name), { force: true });
+    await rm(sidecarPath(join(dir, decision.name)), { force: true });
+    removed.push(decision.name);
+  }
+  return removed;
+}
+
+/**
+ * Rewrites `SHA256SUMS` from the sidecars of the archives still there, so `sha256sum -c SHA256SUMS`
+ * checks the whole folder after any rotation. A sidecar whose archive is gone (deleted by hand) is
+ * removed with it; an archive without a sidecar (written before sidecars existed) is left out.
+ */
+export async function rewriteSums(dir: string): Promise<void> {
+  const names = await readdir(dir);
+  const present = new Set(names);
+  const sums = new Map<string, string>();
+  for (const name of names) {
+    const archive = name.endsWith('.sha256') ? name.slice(0, -'.sha256'.length) : undefined;
+    if (archive === undefined || !parseBackupName(archive)) continue;
+    if (!present.has(archive)) {
+      await rm(join(dir, name), { force: true });
+      continue;
+    }
+    const sha256 = await readSidecar(join(dir, archive));
+    if (typeof sha256 === 'string') sums.set(archive, sha256);
+  }
+  await writeSumsFile(join(dir, SUMS_FILE), sums);
+}

@@ -1,0 +1,33 @@
+import { InvalidArgumentError, type Command } from 'commander';
+
+/** --healthcheck-url and --metrics-file, for `export` and `backup`. */
+export interface MonitorFlags {
+  healthcheckUrl?: string;
+  metricsFile?: string;
+}
+
+export const MONITOR_HELP = {
+  healthcheckUrl:
+    'ping URL/start when the run starts, URL when it ends complete, URL/<exit code> when not (healthchecks.io style), each with the JSON summary as body',
+  metricsFile:
+    "write the last run's metrics to this file (Prometheus text format, for node_exporter's textfile collector)",
+} as const;
+
+/** Checked when the flags are read, so a typo is a usage error and not a night that pings nowhere. */
+function parsePingUrl(value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new InvalidArgumentError(`${value} is not a URL`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new InvalidArgumentError('give an http:// or https:// URL');
+  return value;
+}
+
+export function addMonitorOptions(command: Command): Command {
+  return command
+    .option('--healthcheck-url <url>', MONITOR_HELP.healthcheckUrl, parsePingUrl)
+    .option('--metrics-file <file.prom>', MONITOR_HELP.metricsFile);
+}

@@ -1,0 +1,65 @@
+import { readdir } from 'node:fs/promises';
+import { describe, expect, it } from 'vitest';
+import type { FakeService } from '../../src/fake-service/index.js';
+import { runCli, startCli } from '../helpers/cli.js';
+import { useFakeService } from '../helpers/fake-service.js';
+
+// issue 29: a backup interrupted mid-night is resumed by the next run, as export resumes, and says so.
+
+let service: FakeService;
+let dir: string;
+useFakeService({}, (fixture) => ({ service, dir } = fixture));
+
+const env = (): Record<string, string> => ({ RABBIT_API_KEY: service.keys.readOnly, RABBIT_BASE_URL: service.baseUrl });
+
+describe('backup after an interrupted night', () => {
+  it('SIGINT keeps the work and says a backup was interrupted; the next run resumes it, fetching little more', async () => {
+    // A full export of this account: every request once.
+    const full = await runCli(['backup', '--dir', dir, '--json'], { env: env() });
+    expect(full.code).toBe(0);
+    const fullRequests = (JSON.parse(full.stdout) as { requests: number }).requests;
+    const first = (await readdir(dir)).filter((name) => name.endsWith('.zip'));
+    service.stats.reset();
+    // Make every prototype new, so that nothing can be copied from the first archive (--since).
+    for (const id of service.store.prototypeIds()) service.store.touch(Number(id));
+
+    service.setLatency(30);
+    const { child, done } = startCli(['backup', '--dir', dir, '--concurrency', '2'], { env: env() });
+    await until(() => service.stats.requests >= 80);
+    child.kill('SIGINT');
+    const stopped = await done;
+    expect(stopped.code).toBe(130);
+    expect(stopped.stderr).toMatch(/the backup was interrupted; .* the next backup into .* resumes from it/);
+    expect(stopped.stderr).not.toMatch(/the export was interrupted/);
+    const work = (await readdir(dir)).filter((name) => name.endsWith('.rabbit-work'));
+    expect(work).toHaveLength(1);
+    // The interrupted night wrote no archive.
+    expect((await readdir(dir)).filter((name) => name.endsWith('.zip'))).toEqual(first);
+    const fetchedBefore = service.stats.requests;
+
+    service.setLatency(0);
+    service.stats.reset();
+    const again = await runCli(['backup', '--dir', dir, '--json'], { env: env() });
+    expect(again.code).toBe(0);
+    const interrupted = (work[0] as string).replace(/^\./, '').replace(/\.rabbit-work$/, '');
+    const stamp = /^(\d{4}-\d{2}-\d{2})T(\d{2})(\d{2})(\d{2})Z/.exec(interrupted) as RegExpExecArray;
+    expect(again.stderr).toContain(
+      `resuming the interrupted backup of ${stamp[1]} ${stamp[2]}:${stamp[3]}:${stamp[4]} UTC (${interrupted})`,
+    );
+    const summary = JSON.parse(again.stdout) as { resumed: string; resumedFiles: number; complete: boolean };
+    expect(summary.resumed).toBe(interrupted);
+    expect(summary.resumedFiles).toBeGreaterThan(20);
+    // What the interrupted night saved is not fetched again: the two runs together cost about one.
+    expect(service.stats.requests).toBeLessThanOrEqual(fullRequests - summary.resumedFiles + 20);
+    expect(service.stats.requests + fetchedBefore).toBeLessThanOrEqual(fullRequests + 40);
+    expect((await readdir(dir)).filter((name) => name.endsWith('.rabbit-work'))).toEqual([]);
+  });
+});
+
+async function until(condition: () => boolean, timeoutMs = 30_000): Promise<void> {
+  const started = Date.now();
+  while (!condition()) {
+    if (Date.now() - started > timeoutMs) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}

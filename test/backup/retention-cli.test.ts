@@ -1,0 +1,94 @@
+import { readdir } from 'node:fs/promises';
+import { describe, expect, it } from 'vitest';
+import type { FakeService } from '../../src/fake-service/index.js';
+import { backupAccount } from '../../src/backup/backup-account.js';
+import { registerBackup } from '../../src/cli/commands/backup.js';
+import { runCli } from '../helpers/cli.js';
+import { useFakeService } from '../helpers/fake-service.js';
+
+let service: FakeService;
+let dir: string;
+useFakeService({ seed: 1 }, (fixture) => ({ service, dir } = fixture));
+
+const env = (): NodeJS.ProcessEnv => ({ RABBIT_API_KEY: service.keys.readOnly, RABBIT_BASE_URL: service.baseUrl });
+const zips = async (): Promise<string[]> => (await readdir(dir)).filter((name) => name.endsWith('.zip')).sort();
+
+/** Backups at these UTC times, kept all (as a large --keep-last would). */
+async function nights(...isos: string[]): Promise<void> {
+  for (const iso of isos)
+    await backupAccount({
+      dir,
+      baseUrl: service.baseUrl,
+      keys: [service.keys.readOnly],
+      keep: 100,
+      now: () => Date.parse(iso),
+    });
+}
+
+describe('backup --keep-* and --dry-run', () => {
+  it('--dry-run prints the plan with its reasons and does nothing: no export, no request, nothing removed', async () => {
+    await nights('2026-11-20T03:15:00Z', '2026-11-21T03:15:00Z', '2026-11-21T15:00:00Z', '2026-11-22T03:15:00Z');
+    const before = await readdir(dir);
+    service.stats.reset();
+    const run = await runCli(['backup', '--dir', dir, '--keep-daily', '2', '--dry-run'], {
+      register: registerBackup,
+      env: env(),
+    });
+    expect(run.code).toBe(0);
+    expect(service.stats.requests).toBe(0);
+    expect((await readdir(dir)).sort()).toEqual(before.sort());
+    expect(run.stdout).toMatch(/^dry run: nothing is backed up or removed/);
+    expect(run.stdout).toContain('keep   2026-11-22T031500Z.zip  newest complete, daily 2026-11-22\n');
+    expect(run.stdout).toContain('keep   2026-11-21T150000Z.zip  daily 2026-11-21\n');
+    expect(run.stdout).toContain('remove 2026-11-21T031500Z.zip  matches no --keep rule\n');
+    expect(run.stdout).toContain('remove 2026-11-20T031500Z.zip  matches no --keep rule\n');
+
+    const json = await runCli(
+      ['backup', '--dir', dir, '--keep-last', '1', '--keep-monthly', '3', '--dry-run', '--json'],
+      {
+        register: registerBackup,
+        env: env(),
+      },
+    );
+    expect(json.code).toBe(0);
+    expect(JSON.parse(json.stdout)).toEqual({
+      type: 'retention-plan',
+      ok: true,
+      exitCode: 0,
+      dryRun: true,
+      archives: [
+        { name: '2026-11-22T031500Z.zip', keep: true, reasons: ['newest complete', 'last 1', 'monthly 2026-11'] },
+        { name: '2026-11-21T150000Z.zip', keep: false, reasons: ['matches no --keep rule'] },
+        { name: '2026-11-21T031500Z.zip', keep: false, reasons: ['matches no --keep rule'] },
+        { name: '2026-11-20T031500Z.zip', keep: false, reasons: ['matches no --keep rule'] },
+      ],
+    });
+    expect(service.stats.requests).toBe(0);
+  });
+
+  it('a real run applies the rules, tonight included, and says what it removed', async () => {
+    await nights('2026-11-20T03:15:00Z', '2026-11-21T03:15:00Z', '2026-11-21T15:00:00Z');
+    const run = await runCli(['backup', '--dir', dir, '--keep-daily', '2', '--json'], {
+      register: registerBackup,
+      env: env(),
+    });
+    expect(run.code).toBe(0);
+    const summary = JSON.parse(run.stdout) as { out: string; pruned: string[]; kept: number };
+    const tonight = summary.out.split('/').pop() as string;
+    // Tonight (a later day than any of these) and the newest of 11-21.
+    expect(await zips()).toEqual(['2026-11-21T150000Z.zip', tonight].sort());
+    expect(summary.pruned.sort()).toEqual(['2026-11-20T031500Z.zip', '2026-11-21T031500Z.zip']);
+    expect(summary.kept).toBe(2);
+  });
+
+  it.each([
+    [['--keep', '3', '--keep-last', '4']],
+    [['--keep-daily', '0']],
+    [['--keep-weekly', 'x']],
+    [['--keep', '0']],
+  ])('refuses %j as a usage error before any request', async (flags) => {
+    const run = await runCli(['backup', '--dir', dir, ...flags], { register: registerBackup, env: env() });
+    expect(run.code).toBe(2);
+    expect(service.stats.requests).toBe(0);
+  });
+});
