@@ -5,7 +5,7 @@ import { isProcessAlive } from '../core/process-alive.js';
 import { exportAccount, type ExportOptions, type ExportResult } from '../export/export-account.js';
 import { acquireLock } from '../storage/lock.js';
 import { outputPaths } from '../storage/work-dir.js';
-import { readArchiveManifest } from '../manifest/read-manifest.js';
+import { readArchiveManifest } from '../archive/open-archive.js';
 import { backupArchives, nextBackupName, parseBackupName } from './archive-names.js';
 import { planPrune } from './rotation.js';
 import { isSameService } from '../core/service-url.js';

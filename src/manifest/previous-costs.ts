@@ -1,7 +1,7 @@
 import { API_PREFIX } from '../archive/paths.js';
 import type { FileOwner } from './manifest-stream.js';
 import type { FileEntry, ManifestError, PrototypeRecord } from './types.js';
-import { readArchiveManifest } from './read-manifest.js';
+import { readArchiveManifest } from '../archive/open-archive.js';
 
 /** One prototype of a previous archive: what exporting it cost then, for estimating this run. */
 export interface PreviousCost {

@@ -56,6 +56,17 @@ export class KeyedSpill {
   }
 
   /**
+   * The same lines one at a time, read a chunk at a time: for a key with more lines than memory
+   * should hold at once (one prototype of hundreds of thousands of resources).
+   */
+  async *eachLine(key: string): AsyncGenerator<string> {
+    await this.written();
+    for await (const data of spanChunks(this.handle, this.segments.get(key) ?? [], this.path)) {
+      yield* data.toString('utf8', 0, data.length - 1).split('\n');
+    }
+  }
+
+  /**
    * The same lines as bytes, newlines left out: views into the chunks read, so no line is decoded
    * into a string (the manifest copies them into its text byte by byte).
    */
