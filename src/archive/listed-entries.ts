@@ -1,6 +1,7 @@
 import { open, type FileHandle } from 'node:fs/promises';
 import { BatchedFile } from './batched-file.js';
 import type { FileEntry } from '../manifest/types.js';
+import { FILE_ENTRY_MEMBERS } from '../manifest/file-entry.js';
 
 /**
  * What a manifest says of the entries of its zip, filed by zip index position: the records go to
@@ -30,9 +31,7 @@ export class ListedEntries {
 
   /** Files the entry's record under `position`; a record too long to be a real one is not filed. */
   async add(position: number, entry: FileEntry): Promise<void> {
-    const rest: unknown[] = [entry.source, entry.size, entry.contentType, entry.lastModified];
-    if (entry.generatedFrom !== undefined) rest.push(entry.generatedFrom);
-    const served = Buffer.from(JSON.stringify(rest), 'utf8');
+    const served = Buffer.from(JSON.stringify(FILED.map((member) => entry[member.name] ?? null)), 'utf8');
     const length = HEADER_BYTES + served.length;
     if (length > MAX_RECORD_BYTES) return;
     const start = this.file.size + 1;
@@ -52,19 +51,13 @@ export class ListedEntries {
     let record = await this.file.readAt(start, READ_BYTES);
     const length = record.readUInt32LE(0);
     if (length > record.length) record = await this.file.readAt(start, length);
-    const [source, size, contentType, lastModified, generatedFrom] = JSON.parse(
-      record.toString('utf8', HEADER_BYTES, length),
-    ) as [string, number, string, string | null, string | undefined];
-    const sha256 = record.toString('hex', 4, HEADER_BYTES);
-    return {
-      path,
-      source,
-      sha256,
-      size,
-      contentType,
-      lastModified,
-      ...(generatedFrom !== undefined ? { generatedFrom } : {}),
-    };
+    const values = JSON.parse(record.toString('utf8', HEADER_BYTES, length)) as unknown[];
+    const entry: Record<string, unknown> = { path, sha256: record.toString('hex', 4, HEADER_BYTES) };
+    FILED.forEach((member, i) => {
+      const value = values[i] ?? null;
+      if (value !== null || member.required) entry[member.name] = value;
+    });
+    return entry as unknown as FileEntry;
   }
 
   /** Writes what is pending; reading works before as well, this only bounds what memory holds. */
@@ -80,7 +73,9 @@ export class ListedEntries {
 }
 
 const SHA256_BYTES = 32;
-/** Record length (u32) and the binary sha256, then the JSON of [source, size, contentType, lastModified, generatedFrom?]. */
+/** The members filed as JSON, in the entry's order; the path is the key and the sha256 is filed in binary. */
+const FILED = FILE_ENTRY_MEMBERS.filter((member) => member.name !== 'path' && member.name !== 'sha256');
+/** Record length (u32) and the binary sha256, then the JSON array of the FILED members' values (null for an absent one). */
 const HEADER_BYTES = 4 + SHA256_BYTES;
 /** One read covers a record of ordinary lengths; a longer one takes a second read. */
 const READ_BYTES = 512;

@@ -2,7 +2,8 @@ import { open, rename, stat, type FileHandle } from 'node:fs/promises';
 import { readAt, type Spool } from './spool.js';
 import { addSpan, newlineChunks, readSpanLines } from './keyed-spill.js';
 import type { BodyCache, CacheCandidate, CachedBody, PrototypeContext } from './body-cache.js';
-import { pushServedMembers, type StoredFile } from '../manifest/archive-model.js';
+import type { StoredFile } from '../manifest/archive-model.js';
+import { hasServedMembers, pushServedMembers } from '../manifest/file-entry.js';
 import { readVerified } from './read-verified.js';
 import { jsonNumber, jsonString } from '../core/json-text.js';
 
@@ -281,13 +282,9 @@ function isFileRecord(value: Partial<FileRecord>): value is FileRecord {
   return (
     value.t === 'file' &&
     typeof value.proto === 'string' &&
-    typeof value.source === 'string' &&
-    typeof value.sha256 === 'string' &&
-    /^[0-9a-f]{64}$/.test(value.sha256) &&
-    typeof value.size === 'number' &&
     typeof value.rev === 'number' &&
     (value.lm === null || typeof value.lm === 'number') &&
     (value.offset === undefined || (Number.isSafeInteger(value.offset) && value.offset >= 0)) &&
-    typeof value.contentType === 'string'
+    hasServedMembers(value)
   );
 }
