@@ -112,7 +112,9 @@ export async function openCatalog(archive: Archive, options: CatalogOptions = {}
         if (options.accept && !options.accept(entry, owner, hit.record.uncompressedSize)) return;
         if (entries.has(hit.position)) return;
         await entries.add(hit.position, entry);
-        spill.append(keyOf(owner.prototype, owner.revision), entry.path.slice(prefix.length));
+        // A copy of the name of its own: the parser's strings are slices of the chunk they were parsed
+        // from, and a batch of names waiting to be written would keep all those chunks alive.
+        spill.append(keyOf(owner.prototype, owner.revision), ` ${entry.path.slice(prefix.length)}`.slice(1));
       },
       async prototype(id, record) {
         await visitor.prototype?.(id, record);
