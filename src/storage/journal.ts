@@ -1,5 +1,6 @@
 import { open, rename, stat, type FileHandle } from 'node:fs/promises';
-import { readAt, type Spool } from './spool.js';
+import type { Spool } from './spool.js';
+import { readAt, whole } from '../archive/positional-io.js';
 import { addSpan, newlineChunks, readSpanLines } from './keyed-spill.js';
 import type { BodyCache, CacheCandidate, CachedBody, PrototypeContext } from './body-cache.js';
 import type { StoredFile } from '../manifest/archive-model.js';
@@ -151,7 +152,7 @@ export class JournalWriter {
     const size = fresh ? 0 : (await stat(path)).size;
     if (size === 0) writer.append(JSON.stringify({ t: 'header', v: JOURNAL_VERSION, baseUrl } satisfies Header));
     // A line torn by a kill must not swallow the first record appended after it.
-    else if ((await readAt(handle, size - 1, 1, path))[0] !== 10) writer.pending = '\n';
+    else if (whole(await readAt(handle, size - 1, 1), 1, path, size - 1)[0] !== 10) writer.pending = '\n';
     // Written every WRITE_INTERVAL_MS (a killed process loses nothing the kernel has), forced to
     // disk every SYNC_INTERVAL_MS (a power cut loses at most that).
     let ticks = 0;
