@@ -1,7 +1,5 @@
 import type { FileHandle } from 'node:fs/promises';
-
-/** How much is gathered in memory before one write call. */
-export const BATCH_BYTES = 1024 * 1024;
+import { BATCH_BYTES, readAt, writeFully } from './positional-io.js';
 
 /**
  * An append-only file written in batches of BATCH_BYTES: a zip of a million entries is millions of
@@ -68,12 +66,7 @@ export class BatchedFile {
   async readAt(offset: number, length: number): Promise<Buffer> {
     const out = Buffer.alloc(Math.max(0, Math.min(length, this.size - offset)));
     const onDisk = Math.max(0, Math.min(out.length, this.flushed - offset));
-    let done = 0;
-    while (done < onDisk) {
-      const { bytesRead } = await this.handle.read(out, done, onDisk - done, offset + done);
-      if (bytesRead === 0) break;
-      done += bytesRead;
-    }
+    if (onDisk > 0) await readAt(this.handle, offset, onDisk, out);
     if (onDisk < out.length)
       this.batch.copy(out, onDisk, offset + onDisk - this.flushed, offset + out.length - this.flushed);
     return out;
@@ -89,11 +82,3 @@ export class BatchedFile {
 
 /** Below this much free room, appendFrom flushes first rather than read a sliver. */
 const MIN_FILL_BYTES = 64 * 1024;
-
-async function writeFully(handle: FileHandle, bytes: Buffer, position: number): Promise<void> {
-  let done = 0;
-  while (done < bytes.length) {
-    const { bytesWritten } = await handle.write(bytes, done, bytes.length - done, position + done);
-    done += bytesWritten;
-  }
-}

@@ -1,4 +1,4 @@
-import { readSync } from 'node:fs';
+import { readAtSync as readAt } from './positional-io.js';
 import {
   CENTRAL_HEADER_BYTES,
   CENTRAL_SIGNATURE,
@@ -162,17 +162,6 @@ function checkName(name: string): void {
     throw new DirectoryError(`absolute path: ${name}`, name);
   if (name.includes('..') && name.split('/').includes('..'))
     throw new DirectoryError(`invalid relative path: ${name}`, name);
-}
-
-export function readAt(fd: number, position: number, length: number, into?: Buffer): Buffer {
-  const buffer = into !== undefined && into.length >= length ? into : Buffer.allocUnsafe(length);
-  let filled = 0;
-  while (filled < length) {
-    const read = readSync(fd, buffer, filled, length - filled, position + filled);
-    if (read === 0) break;
-    filled += read;
-  }
-  return filled === buffer.length ? buffer : buffer.subarray(0, filled);
 }
 
 function readUint64(buffer: Buffer, at: number): number {

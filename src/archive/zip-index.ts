@@ -1,4 +1,5 @@
-import { readAt, parseRecord, scanDirectory, type DirectoryEnd, type DirectoryRecord } from './zip-directory.js';
+import { readAtSync as readAt } from './positional-io.js';
+import { parseRecord, scanDirectory, type DirectoryEnd, type DirectoryRecord } from './zip-directory.js';
 
 /** 32-bit FNV-1a of a name's UTF-8 bytes; replaceable so tests can force every name to collide. */
 export type NameHash = (name: string) => number;

@@ -4,9 +4,9 @@ import { basename } from 'node:path';
 import { Readable } from 'node:stream';
 import { createInflateRaw, crc32, inflateRawSync } from 'node:zlib';
 import { RabbitError, isRabbitError } from '../core/errors.js';
+import { readAtSync as readAt } from './positional-io.js';
 import {
   DirectoryError,
-  readAt,
   readDirectoryEnd,
   scanDirectory,
   type DirectoryEnd,

@@ -4,7 +4,7 @@ import { RabbitError, isRabbitError } from '../core/errors.js';
 import { exportAccount, type ExportOptions, type ExportResult } from '../export/export-account.js';
 import { acquireLock } from '../storage/lock.js';
 import { outputPaths } from '../storage/work-dir.js';
-import { readArchiveManifest } from '../manifest/read-manifest.js';
+import { readArchiveManifest } from '../archive/open-archive.js';
 import { sha256OfFile, writeSidecar } from '../archive/checksum-file.js';
 import { backupArchives, nextBackupName } from './archive-names.js';
 import { applyPlan, planFolder, rewriteSums } from './backup-folder.js';

@@ -1,7 +1,7 @@
 import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { readSidecar, sidecarPath, SUMS_FILE, writeSumsFile } from '../archive/checksum-file.js';
-import { readArchiveManifest } from '../manifest/read-manifest.js';
+import { readArchiveManifest } from '../archive/open-archive.js';
 import { backupArchives, parseBackupName, timeOf } from './archive-names.js';
 import { planRetention, type RetentionDecision, type RetentionPolicy } from './retention.js';
 

@@ -1,7 +1,8 @@
 import { join } from 'node:path';
 import { RabbitError } from '../core/errors.js';
 import { TOOL_NAME, TOOL_VERSION } from '../core/version.js';
-import { openArchiveSource, type ArchivedPrototype, type ArchiveSource } from './archive-source.js';
+import type { ArchivedPrototype } from '../archive/archive-catalog.js';
+import { openArchive } from '../archive/open-archive.js';
 import { diagramXml, mxfileOpen, MXFILE_CLOSE } from './drawio-xml.js';
 import { convertPrototypePages, type PageFormat } from './convert-pages.js';
 import { discussionsByPage, extentOf, pagePng } from './page-walk.js';
@@ -35,41 +36,47 @@ export type ConvertEvent = { type: 'prototype-converted'; report: PrototypeRepor
 export async function convertArchive(options: ConvertOptions): Promise<ConvertReport> {
   const rendering = options.rendering ?? true;
   const to = options.to ?? 'drawio';
-  const source = await openArchiveSource(options.archive);
+  const archive = await openArchive(options.archive);
   try {
-    const ids = selectPrototypes(source, options.prototypes);
-    await makeFolder(options.out);
-    const report: ConvertReport = {
-      tool: { name: TOOL_NAME, version: TOOL_VERSION },
-      archive: options.archive,
-      to,
-      rendering,
-      complete: true,
-      prototypes: [],
-    };
-    for (const id of ids) {
-      const archived = await source.prototype(id);
-      const result = archived
-        ? to === 'drawio'
-          ? await convertPrototype(source, archived, options.out, rendering, options.signal)
-          : await convertPrototypePages(to, source, archived, options.out, rendering, options.signal)
-        : {
-            ...emptyPrototypeReport(id, null, 0),
-            skipped: [{ what: 'prototype', why: 'the manifest lists no files for its revision' }],
-          };
-      report.prototypes.push(result);
-      report.complete &&= result.complete;
-      options.onEvent?.({ type: 'prototype-converted', report: result });
+    // The manifest streams by once into a catalog on disk: one prototype's entries are found there
+    // as they are asked for, so memory follows neither the account nor the biggest prototype.
+    const catalog = await archive.catalog();
+    try {
+      const ids = selectPrototypes(catalog.prototypeIds(), options.prototypes);
+      await makeFolder(options.out);
+      const report: ConvertReport = {
+        tool: { name: TOOL_NAME, version: TOOL_VERSION },
+        archive: options.archive,
+        to,
+        rendering,
+        complete: true,
+        prototypes: [],
+      };
+      for (const id of ids) {
+        const archived = catalog.prototype(id);
+        const result = archived?.hasRevision
+          ? to === 'drawio'
+            ? await convertPrototype(archived, options.out, rendering, options.signal)
+            : await convertPrototypePages(to, archived, options.out, rendering, options.signal)
+          : {
+              ...emptyPrototypeReport(id, null, 0),
+              skipped: [{ what: 'prototype', why: 'the manifest lists no files for its revision' }],
+            };
+        report.prototypes.push(result);
+        report.complete &&= result.complete;
+        options.onEvent?.({ type: 'prototype-converted', report: result });
+      }
+      await writeAtomically(join(options.out, REPORT_FILE), [`${JSON.stringify(report, null, 2)}\n`]);
+      return report;
+    } finally {
+      await catalog.close();
     }
-    await writeAtomically(join(options.out, REPORT_FILE), [`${JSON.stringify(report, null, 2)}\n`]);
-    return report;
   } finally {
-    source.close();
+    archive.close();
   }
 }
 
-function selectPrototypes(source: ArchiveSource, wanted: readonly string[] | undefined): string[] {
-  const all = source.prototypeIds();
+function selectPrototypes(all: string[], wanted: readonly string[] | undefined): string[] {
   if (wanted === undefined || wanted.length === 0) return all;
   const missing = wanted.filter((id) => !all.includes(id));
   if (missing.length > 0) {
@@ -82,14 +89,13 @@ function selectPrototypes(source: ArchiveSource, wanted: readonly string[] | und
 }
 
 async function convertPrototype(
-  source: ArchiveSource,
   archived: ArchivedPrototype,
   out: string,
   rendering: boolean,
   signal: AbortSignal | undefined,
 ): Promise<PrototypeReport> {
   const report = emptyPrototypeReport(archived.id, archived.name, archived.revision);
-  const reader = new PrototypeReader(source, archived);
+  const reader = new PrototypeReader(archived);
   const text = new XmlText();
   if (!archived.complete)
     reader.skipped.push({

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import type { ArchivedPrototype, ArchiveSource } from './archive-source.js';
+import type { ArchivedPrototype } from '../archive/archive-catalog.js';
 import { pageContents, planPages, prototypeHead, type PageContent } from './page-walk.js';
 import { pdfBinder } from './pdf-binder.js';
 import { PrototypeReader } from './prototype-data.js';
@@ -17,14 +17,13 @@ export type PageFormat = 'pdf' | 'svg';
  */
 export async function convertPrototypePages(
   to: PageFormat,
-  source: ArchiveSource,
   archived: ArchivedPrototype,
   out: string,
   rendering: boolean,
   signal: AbortSignal | undefined,
 ): Promise<PrototypeReport> {
   const report = emptyPrototypeReport(archived.id, archived.name, archived.revision);
-  const reader = new PrototypeReader(source, archived);
+  const reader = new PrototypeReader(archived);
   const text = new XmlText();
   if (!archived.complete)
     reader.skipped.push({

@@ -1,6 +1,5 @@
 import { isRabbitError } from '../core/errors.js';
-import type { FileEntry } from '../manifest/types.js';
-import type { ArchivedPrototype, ArchiveSource } from './archive-source.js';
+import type { ArchivedPrototype } from '../archive/archive-catalog.js';
 import { compareIds } from '../core/ids.js';
 
 /**
@@ -58,24 +57,19 @@ export class PrototypeReader {
   /** Not losses, but worth telling: defaults used for missing geometry, links leading nowhere. */
   readonly notes: Skipped[] = [];
 
-  constructor(
-    private readonly source: ArchiveSource,
-    readonly prototype: ArchivedPrototype,
-  ) {}
+  /** The prototype's entries are read through the archive's catalog (archive/archive-catalog.ts). */
+  constructor(readonly prototype: ArchivedPrototype) {}
 
   has(rest: string): boolean {
-    return this.prototype.files.has(rest);
+    return this.prototype.has(rest);
   }
 
   /** The entry's bytes, or undefined (recorded as skipped) when it is missing or damaged. */
   async bytes(rest: string, what: string): Promise<Buffer | undefined> {
-    const entry: FileEntry | undefined = this.prototype.files.get(rest);
-    if (entry === undefined) {
-      this.skipped.push({ what, why: `${rest} is not in the archive` });
-      return undefined;
-    }
     try {
-      return await this.source.read(entry, MAX_JSON_BYTES * 16);
+      const data = await this.prototype.read(rest, MAX_JSON_BYTES * 16);
+      if (data === undefined) this.skipped.push({ what, why: `${rest} is not in the archive` });
+      return data;
     } catch (error) {
       if (!isRabbitError(error)) throw error;
       this.skipped.push({ what, why: error.message });
@@ -145,10 +139,13 @@ export class PrototypeReader {
 
   /** Every discussion of the prototype, in id order. */
   async discussions(): Promise<DiscussionData[]> {
-    const ids = [...this.prototype.files.keys()]
-      .map((rest) => /^discussions\/(\d+)\.json$/.exec(rest)?.[1])
-      .filter((id): id is string => id !== undefined)
-      .sort(compareIds);
+    // The names stream from disk: only the discussions' ids are kept.
+    const ids: string[] = [];
+    for await (const rest of this.prototype.names()) {
+      const id = /^discussions\/(\d+)\.json$/.exec(rest)?.[1];
+      if (id !== undefined) ids.push(id);
+    }
+    ids.sort(compareIds);
     const out: DiscussionData[] = [];
     for (const id of ids) {
       const read = await this.json(`discussions/${id}.json`, `discussion ${id}`);

@@ -3,11 +3,12 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { API_PREFIX } from '../archive/paths.js';
-import { readArchiveManifest } from '../manifest/read-manifest.js';
+import { readArchiveManifest } from '../archive/open-archive.js';
 import type { FileOwner } from '../manifest/manifest-stream.js';
 import type { FileEntry, PrototypeRecord } from '../manifest/types.js';
 import { KeyedSpill } from '../storage/keyed-spill.js';
 import { compareIds } from '../core/ids.js';
+import { fnv1a } from '../archive/zip-index.js';
 
 export type Category = 'pages' | 'layers' | 'elements' | 'discussions' | 'renderings';
 export const CATEGORIES: readonly Category[] = ['pages', 'layers', 'elements', 'discussions', 'renderings'];
@@ -65,9 +66,11 @@ interface Before extends DiffedPrototype {
  * Both manifests stream and no entry is held: each side's (source, sha256) pairs go to a spill
  * file filed by prototype while a fingerprint of them is summed up, and when B's record of a
  * prototype closes it is compared with A's by fingerprint; only a prototype whose fingerprints
- * differ has its pairs read back from both spills and compared item by item.
+ * differ has its pairs read back from both spills and compared item by item (a bucket of sources
+ * at a time for a big one, see compareItems).
  */
-export async function diffArchives(a: string, b: string): Promise<ArchiveDiff> {
+export async function diffArchives(a: string, b: string, options: DiffOptions = {}): Promise<ArchiveDiff> {
+  const compareLines = options.compareLines ?? COMPARE_LINES;
   const spillDir = await mkdtemp(join(tmpdir(), 'rabbit-diff-'));
   const spills: KeyedSpill[] = [];
   try {
@@ -103,10 +106,13 @@ export async function diffArchives(a: string, b: string): Promise<ArchiveDiff> {
           diff.unchanged++;
           return;
         }
-        const [old, now] = [await sideA.files(id, was.revision), await sideB.files(id, after.revision)];
-        // Fingerprints count a source listed twice twice; the maps say whether anything differs.
-        if (sameRecord && sameFiles(old, now)) diff.unchanged++;
-        else diff.changed.push(comparePrototype(id, was, old, after, now));
+        // Fingerprints count a source listed twice twice; item by item says whether anything differs.
+        const compared = await compareItems(id, [sideA, was.revision], [sideB, after.revision], {
+          spillPath: join(spillDir, 'join'),
+          compareLines,
+        });
+        if (sameRecord && compared.same) diff.unchanged++;
+        else diff.changed.push(changeOf(id, was, after, compared.changes));
       },
       error(error) {
         const id = METADATA_SOURCE.exec(error.source)?.[1];
@@ -152,16 +158,77 @@ class Side {
     return sum.digest();
   }
 
-  /** sha256 by API source of one revision of a prototype; for a source listed twice, the last. */
-  async files(id: string, revision: number): Promise<Map<string, string>> {
-    const files = new Map<string, string>();
-    const wanted = String(revision);
-    for (const line of await this.spill.lines(id)) {
-      const [listedUnder, source, sha256] = JSON.parse(line) as [string, string, string];
-      if (listedUnder === wanted) files.set(source, sha256);
-    }
-    return files;
+  /** How many listings of the prototype were filed, every revision's. */
+  count(id: string): number {
+    return this.spill.count(id);
   }
+
+  /** (source, sha256) of one revision of a prototype, in the order listed, streamed from disk. */
+  async *files(id: string, revision: number): AsyncGenerator<[string, string]> {
+    const wanted = String(revision);
+    for await (const line of this.spill.eachLine(id)) {
+      const [listedUnder, source, sha256] = JSON.parse(line) as [string, string, string];
+      if (listedUnder === wanted) yield [source, sha256];
+    }
+  }
+}
+
+/** Listings compared in memory at once, per side: past this a prototype's are split by source first. */
+const COMPARE_LINES = 20_000;
+
+export interface DiffOptions {
+  /** Listings of one prototype compared in memory at once (COMPARE_LINES); a test sets it low to split small ones. */
+  compareLines?: number;
+}
+
+/**
+ * A prototype's items compared, A's revision with B's: a map from source to sha256 per side, for
+ * a source listed twice the last. A prototype of more listings than COMPARE_LINES is split into
+ * buckets by a hash of the source, both sides alike, through a spill file, and compared a bucket
+ * at a time: memory follows the bucket, not the prototype.
+ */
+async function compareItems(
+  id: string,
+  [sideA, revisionA]: [Side, number],
+  [sideB, revisionB]: [Side, number],
+  { spillPath, compareLines }: { spillPath: string; compareLines: number },
+): Promise<{ same: boolean; changes: Record<Category, ItemChanges> }> {
+  const changes = Object.fromEntries(
+    CATEGORIES.map((c): [Category, ItemChanges] => [c, { added: [], removed: [], changed: [] }]),
+  ) as Record<Category, ItemChanges>;
+  let same = true;
+  const compare = (old: Map<string, string>, now: Map<string, string>): void => {
+    same &&= sameFiles(old, now);
+    visitChanges(id, old, now, changes);
+  };
+  const toMap = async (listings: AsyncIterable<[string, string]>): Promise<Map<string, string>> => {
+    const map = new Map<string, string>();
+    for await (const [source, sha256] of listings) map.set(source, sha256);
+    return map;
+  };
+  const buckets = Math.ceil(Math.max(sideA.count(id), sideB.count(id)) / compareLines);
+  if (buckets <= 1) {
+    compare(await toMap(sideA.files(id, revisionA)), await toMap(sideB.files(id, revisionB)));
+  } else {
+    const spill = await KeyedSpill.create(spillPath);
+    try {
+      for await (const [source, sha256] of sideA.files(id, revisionA))
+        spill.append(`a${fnv1a(source) % buckets}`, JSON.stringify([source, sha256]));
+      for await (const [source, sha256] of sideB.files(id, revisionB))
+        spill.append(`b${fnv1a(source) % buckets}`, JSON.stringify([source, sha256]));
+      const parsed = async function* (key: string): AsyncGenerator<[string, string]> {
+        for await (const line of spill.eachLine(key)) yield JSON.parse(line) as [string, string];
+      };
+      for (let bucket = 0; bucket < buckets; bucket++)
+        compare(await toMap(parsed(`a${bucket}`)), await toMap(parsed(`b${bucket}`)));
+    } finally {
+      await spill.close();
+      await rm(spillPath, { force: true });
+    }
+  }
+  for (const list of Object.values(changes))
+    for (const ids of [list.added, list.removed, list.changed]) ids.sort(compareIds);
+  return { same, changes };
 }
 
 /**
@@ -188,16 +255,13 @@ function sameFiles(a: Map<string, string>, b: Map<string, string>): boolean {
   return true;
 }
 
-function comparePrototype(
+/** Adds to `changes` the items whose sha256 differs between the two maps of the same sources. */
+function visitChanges(
   id: string,
-  before: Before,
   old: Map<string, string>,
-  after: PrototypeRecord,
   now: Map<string, string>,
-): PrototypeChange {
-  const changes = Object.fromEntries(
-    CATEGORIES.map((c): [Category, ItemChanges] => [c, { added: [], removed: [], changed: [] }]),
-  ) as Record<Category, ItemChanges>;
+  changes: Record<Category, ItemChanges>,
+): void {
   const prefix = `${API_PREFIX}prototypes/${id}/`;
   const visit = (source: string, was: string | undefined, is: string | undefined): void => {
     if (was === is) return;
@@ -211,8 +275,14 @@ function comparePrototype(
   // Each source once: A's, then those only B has (no list of both, at tens of thousands a prototype).
   for (const [source, was] of old) visit(source, was, now.get(source));
   for (const [source, is] of now) if (!old.has(source)) visit(source, undefined, is);
-  for (const list of Object.values(changes))
-    for (const ids of [list.added, list.removed, list.changed]) ids.sort(compareIds);
+}
+
+function changeOf(
+  id: string,
+  before: Before,
+  after: PrototypeRecord,
+  changes: Record<Category, ItemChanges>,
+): PrototypeChange {
   return {
     ...summary(id, after),
     fromRevision: before.revision,

@@ -1,19 +1,14 @@
-import { rmSync } from 'node:fs';
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { basename, join } from 'node:path';
+import { basename } from 'node:path';
 import { RabbitError } from '../core/errors.js';
 import { streamChunks } from '../core/read-chunks.js';
 import { API_PREFIX, archivePathFor, isSafeEntryName } from '../archive/paths.js';
-import type { DirectoryRecord } from '../archive/zip-directory.js';
-import { openZip, type ZipReader } from '../archive/zip-reader.js';
+import { openArchive, type Archive } from '../archive/open-archive.js';
+import type { ArchiveCatalog } from '../archive/archive-catalog.js';
 import type { Spool } from '../storage/spool.js';
 import type { BodyCache, CacheCandidate, CachedBody, PrototypeContext } from '../storage/body-cache.js';
 import { cachedBodyOf } from '../storage/stored-file.js';
-import { readManifestFrom } from '../manifest/read-manifest.js';
 import { isSameService } from '../core/service-url.js';
 import type { FileEntry } from '../manifest/types.js';
-import { ListedEntries } from './listed-entries.js';
 import { costTally, type PreviousCost } from '../manifest/previous-costs.js';
 import { checkRecorded } from '../storage/read-verified.js';
 
@@ -64,61 +59,47 @@ export async function openSinceCache(
   options: SinceCacheOptions = {},
 ): Promise<SinceCache> {
   const origin = basename(prevPath);
-  let reader: ZipReader;
+  let archive: Archive;
   try {
-    reader = await openZip(prevPath);
+    archive = await openArchive(prevPath);
   } catch (error) {
     throw unusable(origin, error);
   }
-  const spillDir = await mkdtemp(join(options.spillDir ?? tmpdir(), '.rabbit-since-'));
-  let listed: ListedEntries | undefined;
+  const prototypes = new Map<string, PrevPrototype>();
+  const tally = costTally();
+  let catalog: ArchiveCatalog;
+  try {
+    catalog = await archive.catalog({
+      visitor: tally.visitor,
+      accept: usable,
+      ...(options.spillDir !== undefined ? { spillDir: options.spillDir } : {}),
+    });
+  } catch (error) {
+    archive.close();
+    throw unusable(origin, error);
+  }
   let released = false;
   const release = () => {
     if (released) return;
     released = true;
-    reader.close();
-    void listed?.close();
-    rmSync(spillDir, { recursive: true, force: true });
+    archive.close();
+    void catalog.close();
   };
-  const prototypes = new Map<string, PrevPrototype>();
-  const tally = costTally();
-  try {
-    listed = await ListedEntries.create(join(spillDir, 'entries'), reader.index.count);
-    const entries = listed;
-    // Usable entries per revision of the prototype streaming by: which revision it records is known at its end.
-    let usable = new Map<string, number>();
-    const head = await readManifestFrom(reader, {
-      error: tally.visitor.error,
-      async file(entry, owner) {
-        tally.visitor.file(entry, owner);
-        if (owner === null) return;
-        const position = usablePosition(entry, owner, reader);
-        if (position === -1 || entries.has(position)) return;
-        await entries.add(position, entry);
-        usable.set(owner.revision, (usable.get(owner.revision) ?? 0) + 1);
-      },
-      prototype(id, record) {
-        tally.visitor.prototype(id, record);
-        const count = usable.get(String(record.revision)) ?? 0;
-        usable = new Map();
-        if (count > 0) prototypes.set(id, { revision: record.revision, lastModification: record.lastModification });
-      },
-    });
-    if (options.baseUrl !== undefined && !isSameService(head.source.baseUrl, options.baseUrl)) {
-      throw new RabbitError(
-        'USAGE',
-        `--since ${origin} was exported from ${head.source.baseUrl}, not ${options.baseUrl}`,
-      );
-    }
-    await entries.flush();
-  } catch (error) {
+  if (options.baseUrl !== undefined && !isSameService(catalog.head.source.baseUrl, options.baseUrl)) {
     release();
-    throw unusable(origin, error);
+    throw new RabbitError(
+      'USAGE',
+      `--since ${origin} was exported from ${catalog.head.source.baseUrl}, not ${options.baseUrl}`,
+    );
   }
-  const entries = listed;
+  for (const id of catalog.prototypeIds()) {
+    const prototype = catalog.prototype(id);
+    if (prototype !== undefined && prototype.entries > 0)
+      prototypes.set(id, { revision: prototype.revision, lastModification: prototype.lastModification });
+  }
 
-  const load = async (record: DirectoryRecord, entry: FileEntry): Promise<CachedBody> => {
-    const stream = await reader.openEntry(record);
+  const load = async (entry: FileEntry): Promise<CachedBody> => {
+    const stream = await archive.zip.openEntry(entry.path);
     const body = await spool.write(streamChunks(stream), {
       maxBytes: entry.size,
       expectedLength: entry.size,
@@ -139,13 +120,12 @@ export async function openSinceCache(
       // Only a source inside the prototype: PREV must not pass one prototype's body off as another's.
       if (!prev || !source.startsWith(`${API_PREFIX}prototypes/${proto.id}/`)) return undefined;
       const path = pathIn(source, prev.revision);
-      const hit = path === undefined ? undefined : reader.index.lookup(path);
-      if (!hit || !entries.has(hit.position)) return undefined;
-      const entry = await entries.get(hit.position, path as string, source, hit.record.uncompressedSize);
+      const entry = path === undefined ? undefined : await catalog.entry(path);
+      if (entry === undefined) return undefined;
       const fresh = isUnchanged(prev, proto);
       // A changed prototype's copy is only worth offering if it can be revalidated.
       if (!fresh && entry.lastModified === null) return undefined;
-      return { fresh, lastModified: entry.lastModified, origin, load: () => load(hit.record, entry) };
+      return { fresh, lastModified: entry.lastModified, origin, load: () => load(entry) };
     },
     close: release,
   };
@@ -162,18 +142,15 @@ export function isUnchanged(
 }
 
 /**
- * The zip position of a PREV entry that can stand in for its resource, or -1: listed under a
- * canonical revision of its own prototype, at the path the exporter gives its source there (a
- * plain name), and present in the zip with the listed size. Whether that revision is the one the
- * prototype records is known only at its end; lookups ask for the recorded one's paths alone.
+ * Whether a PREV entry can stand in for its resource: listed under its own prototype, at the path
+ * the exporter gives its source under that revision (a plain name), and present in the zip with
+ * the listed size. Whether that revision is the one the prototype records is known only at its
+ * end; lookups ask for the recorded one's paths alone.
  */
-function usablePosition(entry: FileEntry, owner: { prototype: string; revision: string }, reader: ZipReader): number {
-  const revision = Number(owner.revision);
-  if (String(revision) !== owner.revision || !entry.source.startsWith(`${API_PREFIX}prototypes/${owner.prototype}/`))
-    return -1;
-  if (pathIn(entry.source, revision) !== entry.path || !isSafeEntryName(entry.path)) return -1;
-  const hit = reader.index.lookup(entry.path);
-  return hit !== undefined && hit.record.uncompressedSize === entry.size ? hit.position : -1;
+function usable(entry: FileEntry, owner: { prototype: string; revision: string }, zipSize: number): boolean {
+  if (!entry.source.startsWith(`${API_PREFIX}prototypes/${owner.prototype}/`)) return false;
+  if (pathIn(entry.source, Number(owner.revision)) !== entry.path || !isSafeEntryName(entry.path)) return false;
+  return zipSize === entry.size;
 }
 
 /** Where the exporter archives `source` under `revision`; undefined for a source it would refuse. */

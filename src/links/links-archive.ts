@@ -1,5 +1,5 @@
 import { RabbitError } from '../core/errors.js';
-import { readArchiveManifest } from '../manifest/read-manifest.js';
+import { readArchiveManifest } from '../archive/open-archive.js';
 import { linkWriter, type LinkFormat } from './link-formats.js';
 import { editorRows, notePageFile, servedRow, type LinkRow, type PageTargets } from './link-rules.js';
 

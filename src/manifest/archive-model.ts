@@ -9,7 +9,8 @@ import {
 } from './types.js';
 import { compareByIdKey, compareIds, idSortKey } from '../core/ids.js';
 import { isElementBody } from '../archive/paths.js';
-import { jsonNumber, jsonString } from '../core/json-text.js';
+import { jsonNumber } from '../core/json-text.js';
+import { entryMembersText } from './file-entry.js';
 
 /** A file entry and where its bytes wait on disk until the zip is written. */
 export interface StoredFile extends FileEntry {
@@ -246,35 +247,13 @@ function originOf(state: PrototypeTally): PrototypeOrigin {
 }
 
 /**
- * A file's filed line: the JSON of its manifest entry (FileEntry's members in their order, with
- * `generatedFrom` only when set) and `offset` last when the body is in the pack, joined from its
- * pieces (see core/json-text.ts). It starts with the path (pathOfLine); prettyEntry drops the
- * offset.
+ * A file's filed line: the JSON of its manifest entry (its members as file-entry.ts orders them,
+ * `generatedFrom` only when set) and `offset` last when the body is in the pack. It starts with
+ * the path (pathOfLine); prettyEntry drops the offset.
  */
 export function entryLine(file: StoredFile): string {
-  const parts = ['{"path":', jsonString(file.path)];
-  pushServedMembers(parts, file);
-  if (file.generatedFrom !== undefined) parts.push(',"generatedFrom":', jsonString(file.generatedFrom));
+  const parts = entryMembersText(file);
   if (file.offset !== undefined) parts.push(',"offset":', jsonNumber(file.offset));
   parts.push('}');
   return parts.join('');
-}
-
-/**
- * The members a body's records share (the manifest's entry line, the journal's record), in this
- * order, each after a comma: where it was served from and what was served.
- */
-export function pushServedMembers(parts: string[], file: StoredFile): void {
-  parts.push(
-    ',"source":',
-    jsonString(file.source),
-    ',"sha256":',
-    jsonString(file.sha256),
-    ',"size":',
-    jsonNumber(file.size),
-    ',"contentType":',
-    jsonString(file.contentType),
-    ',"lastModified":',
-    jsonString(file.lastModified),
-  );
 }

@@ -1,3 +1,4 @@
+import { checkEntryMembers } from './file-entry.js';
 import { FORMAT_VERSION } from './types.js';
 
 /**
@@ -93,16 +94,7 @@ function checkFiles(where: string, files: unknown, at: Report): void {
 
 export function checkFile(here: string, file: unknown, at: Report): void {
   if (!isObject(file)) return at(here, 'must be an object');
-  for (const key of ['path', 'source', 'contentType'] as const) {
-    if (typeof file[key] !== 'string' || file[key] === '') at(`${here}.${key}`, 'must be a non-empty string');
-  }
-  if (typeof file.sha256 !== 'string' || !/^[0-9a-f]{64}$/.test(file.sha256)) {
-    at(`${here}.sha256`, 'must be 64 lowercase hex digits');
-  }
-  if (!isCount(file.size)) at(`${here}.size`, 'must be a non-negative integer');
-  if (file.lastModified !== null && typeof file.lastModified !== 'string') {
-    at(`${here}.lastModified`, 'must be a string or null');
-  }
+  checkEntryMembers(here, file, at);
 }
 
 export function checkError(where: string, error: unknown, at: Report): void {

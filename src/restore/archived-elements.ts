@@ -1,6 +1,7 @@
 import { RabbitError, isRabbitError } from '../core/errors.js';
 import { parseIdList, parseJson } from '../crawl/parse.js';
-import type { ArchivedPrototype } from './archive-source.js';
+import type { ArchivedPrototype } from '../archive/archive-catalog.js';
+import { openArchive } from '../archive/open-archive.js';
 import { checkElementBody } from './element-shape.js';
 import type { ElementState, ParentKind } from './plan.js';
 
@@ -37,6 +38,37 @@ export function collectionOf(kind: ParentKind): 'pages' | 'layers' {
   return kind === 'page' ? 'pages' : 'layers';
 }
 
+/**
+ * Opens the archive and reads the selected parents of one prototype's recorded revision: USAGE
+ * when the archive holds no such prototype, ARCHIVE_CORRUPT when it lists nothing for its revision.
+ * Only that prototype's entries are filed from the manifest as it streams by.
+ */
+export async function readArchivedPrototype(
+  path: string,
+  prototypeId: string,
+  selection: Selection,
+): Promise<{ parents: ArchivedParent[]; skipped: Skip[]; revision: number }> {
+  const archive = await openArchive(path);
+  try {
+    const catalog = await archive.catalog({ accept: (_entry, owner) => owner.prototype === prototypeId });
+    try {
+      const prototype = catalog.prototype(prototypeId);
+      if (prototype === undefined) throw new RabbitError('USAGE', `${archive.name} holds no prototype ${prototypeId}`);
+      if (!prototype.hasRevision) {
+        throw new RabbitError(
+          'ARCHIVE_CORRUPT',
+          `${archive.name} lists no files for revision ${prototype.revision} of prototype ${prototypeId}`,
+        );
+      }
+      return { ...(await readArchivedParents(prototype, selection)), revision: prototype.revision };
+    } finally {
+      await catalog.close();
+    }
+  } finally {
+    archive.close();
+  }
+}
+
 export async function readArchivedParents(
   source: ArchivedPrototype,
   selection: Selection,
@@ -51,7 +83,7 @@ export async function readArchivedParents(
       if (!archived.includes(id)) {
         throw new RabbitError(
           'USAGE',
-          `the archive has no ${kind} ${id} in prototype ${source.prototypeId} (revision ${source.revision})`,
+          `the archive has no ${kind} ${id} in prototype ${source.id} (revision ${source.revision})`,
         );
       }
       if (!refs.some((ref) => ref.id === id)) refs.push({ kind, id });

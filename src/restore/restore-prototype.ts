@@ -12,9 +12,8 @@ import { RabbitError, isRabbitError } from '../core/errors.js';
 import { requireId } from '../core/ids.js';
 import { acquireLock } from '../storage/lock.js';
 import { applyPlan } from './apply-plan.js';
-import { openArchivedPrototype } from './archive-source.js';
 import type { ArchivedParent, Skip } from './archived-elements.js';
-import { readArchivedParents, READ_CAPS } from './archived-elements.js';
+import { readArchivedPrototype, READ_CAPS } from './archived-elements.js';
 import { LiveElements } from './live-elements.js';
 import { LiveService } from './live-service.js';
 import type { ParentPlan, PlannedWrite } from './plan.js';
@@ -76,19 +75,10 @@ export async function restorePrototype(options: RestoreOptions): Promise<Restore
   const random = options.random ?? (() => randomInt(0, 2 ** 32) / 2 ** 32);
   const now = options.now ?? Date.now;
 
-  const archived = await openArchivedPrototype(options.archive, prototype);
-  let parents: ArchivedParent[];
-  let skipped: Skip[];
-  let revision: number;
-  try {
-    ({ parents, skipped } = await readArchivedParents(archived, {
-      ...(pages ? { pages } : {}),
-      ...(layers ? { layers } : {}),
-    }));
-    revision = archived.revision;
-  } finally {
-    archived.close();
-  }
+  const { parents, skipped, revision } = await readArchivedPrototype(options.archive, prototype, {
+    ...(pages ? { pages } : {}),
+    ...(layers ? { layers } : {}),
+  });
 
   const client = new HttpClient({
     baseUrl: options.baseUrl,

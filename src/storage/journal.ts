@@ -1,8 +1,10 @@
 import { open, rename, stat, type FileHandle } from 'node:fs/promises';
-import { readAt, type Spool } from './spool.js';
+import type { Spool } from './spool.js';
+import { readAt, whole } from '../archive/positional-io.js';
 import { addSpan, newlineChunks, readSpanLines } from './keyed-spill.js';
 import type { BodyCache, CacheCandidate, CachedBody, PrototypeContext } from './body-cache.js';
-import { pushServedMembers, type StoredFile } from '../manifest/archive-model.js';
+import type { StoredFile } from '../manifest/archive-model.js';
+import { hasServedMembers, pushServedMembers } from '../manifest/file-entry.js';
 import { readVerified } from './read-verified.js';
 import { jsonNumber, jsonString } from '../core/json-text.js';
 
@@ -150,7 +152,7 @@ export class JournalWriter {
     const size = fresh ? 0 : (await stat(path)).size;
     if (size === 0) writer.append(JSON.stringify({ t: 'header', v: JOURNAL_VERSION, baseUrl } satisfies Header));
     // A line torn by a kill must not swallow the first record appended after it.
-    else if ((await readAt(handle, size - 1, 1, path))[0] !== 10) writer.pending = '\n';
+    else if (whole(await readAt(handle, size - 1, 1), 1, path, size - 1)[0] !== 10) writer.pending = '\n';
     // Written every WRITE_INTERVAL_MS (a killed process loses nothing the kernel has), forced to
     // disk every SYNC_INTERVAL_MS (a power cut loses at most that).
     let ticks = 0;
@@ -281,13 +283,9 @@ function isFileRecord(value: Partial<FileRecord>): value is FileRecord {
   return (
     value.t === 'file' &&
     typeof value.proto === 'string' &&
-    typeof value.source === 'string' &&
-    typeof value.sha256 === 'string' &&
-    /^[0-9a-f]{64}$/.test(value.sha256) &&
-    typeof value.size === 'number' &&
     typeof value.rev === 'number' &&
     (value.lm === null || typeof value.lm === 'number') &&
     (value.offset === undefined || (Number.isSafeInteger(value.offset) && value.offset >= 0)) &&
-    typeof value.contentType === 'string'
+    hasServedMembers(value)
   );
 }

@@ -1,5 +1,6 @@
 import { open, type FileHandle } from 'node:fs/promises';
-import { mapDiskError, readAt, writeAt } from './spool.js';
+import { BackgroundWrites, BATCH_BYTES, readAt, whole } from '../archive/positional-io.js';
+import { mapDiskError } from './spool.js';
 
 /**
  * Lines filed under a key (a prototype id), kept on disk so that what grows with the account does
@@ -14,13 +15,14 @@ export class KeyedSpill {
   private pending = new Map<string, string[]>();
   private pendingBytes = 0;
   private end = 0;
-  private chain: Promise<void> = Promise.resolve();
-  private failure: unknown;
+  private readonly writes: BackgroundWrites;
 
   private constructor(
     private readonly handle: FileHandle,
     readonly path: string,
-  ) {}
+  ) {
+    this.writes = new BackgroundWrites(handle, (error) => mapDiskError(error, path));
+  }
 
   static async create(path: string): Promise<KeyedSpill> {
     try {
@@ -31,7 +33,7 @@ export class KeyedSpill {
   }
 
   append(key: string, line: string): void {
-    if (this.failure) throw this.failure;
+    this.writes.check();
     let lines = this.pending.get(key);
     if (!lines) this.pending.set(key, (lines = []));
     lines.push(line);
@@ -56,6 +58,17 @@ export class KeyedSpill {
   }
 
   /**
+   * The same lines one at a time, read a chunk at a time: for a key with more lines than memory
+   * should hold at once (one prototype of hundreds of thousands of resources).
+   */
+  async *eachLine(key: string): AsyncGenerator<string> {
+    await this.written();
+    for await (const data of spanChunks(this.handle, this.segments.get(key) ?? [], this.path)) {
+      yield* data.toString('utf8', 0, data.length - 1).split('\n');
+    }
+  }
+
+  /**
    * The same lines as bytes, newlines left out: views into the chunks read, so no line is decoded
    * into a string (the manifest copies them into its text byte by byte).
    */
@@ -72,13 +85,13 @@ export class KeyedSpill {
   /** Writes what is pending and waits for every write so far; a failed one fails the read. */
   private async written(): Promise<void> {
     this.flush();
-    await this.chain;
-    if (this.failure) throw this.failure;
+    await this.writes.settled();
+    this.writes.check();
   }
 
   async close(): Promise<void> {
     this.flush();
-    await this.chain;
+    await this.writes.settled();
     await this.handle.close().catch(() => undefined);
   }
 
@@ -99,15 +112,9 @@ export class KeyedSpill {
     this.end = at;
     this.pending = new Map();
     this.pendingBytes = 0;
-    this.chain = this.chain
-      .then(() => writeAt(this.handle, batch, start))
-      .catch((error: unknown) => {
-        this.failure ??= mapDiskError(error, this.path);
-      });
+    this.writes.write(batch, start);
   }
 }
-
-const BATCH_BYTES = 1024 * 1024;
 
 /**
  * Adds a byte range to a list of (offset, length) pairs; a range that starts where the last one
@@ -154,7 +161,7 @@ export async function* newlineChunks(
   let carry: Buffer | undefined;
   for (let at = start; at < end;) {
     const size = Math.min(READ_CHUNK_BYTES, end - at);
-    const read = await readAt(handle, at, size, path);
+    const read = whole(await readAt(handle, at, size), size, path, at);
     const data = carry ? Buffer.concat([carry, read]) : read;
     const offset = at - (carry?.length ?? 0);
     at += size;

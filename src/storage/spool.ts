@@ -1,9 +1,11 @@
 import { createHash, hash as oneShotHash, randomBytes, type Hash } from 'node:crypto';
-import { constants, createWriteStream, readSync, type WriteStream } from 'node:fs';
-import { mkdir, open, rename, rm, stat, type FileHandle } from 'node:fs/promises';
+import { createWriteStream, type WriteStream } from 'node:fs';
+import { mkdir, open, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ChunkSource } from '../core/read-chunks.js';
 import { RabbitError } from '../core/errors.js';
+import { PackFile } from '../archive/pack-file.js';
+import { readAt, whole } from '../archive/positional-io.js';
 
 /** Where a body's bytes are on disk: a whole file, or `size` bytes at `offset` in the pack file. */
 export interface BodyRef {
@@ -39,7 +41,7 @@ export class Spool {
 
   async init(): Promise<void> {
     await mkdir(this.dir, { recursive: true });
-    this.pack = await PackFile.open(this.packPath);
+    this.pack = await PackFile.open(this.packPath, (error) => mapDiskError(error, 'the spool'));
   }
 
   /** Writes what is still buffered and closes the pack. */
@@ -162,105 +164,6 @@ export class Spool {
   }
 }
 
-/**
- * The pack: small bodies one after another in one file. Appends are gathered in memory and written
- * a batch at a time (one write per ~1 MiB or per tick of the clock instead of one per body); reads
- * of what is not written yet are served from memory. Whatever a crash loses here, the journal's
- * sha256 check catches on the next run.
- */
-class PackFile {
-  private end: number;
-  /** Appended but not yet handed to a write, starting at `pendingStart`; `pendingAt` their offsets. */
-  private pending: Buffer[] = [];
-  private pendingAt: number[] = [];
-  private pendingStart: number;
-  private pendingBytes = 0;
-  /** Handed to a write that has not finished: start offset -> bytes. */
-  private readonly writing = new Map<number, Buffer>();
-  private chain: Promise<void> = Promise.resolve();
-  private failure: unknown;
-  private readonly timer: NodeJS.Timeout;
-
-  private constructor(
-    private readonly handle: FileHandle,
-    size: number,
-  ) {
-    this.end = size;
-    this.pendingStart = size;
-    this.timer = setInterval(() => this.flush(), PACK_FLUSH_MS);
-    this.timer.unref();
-  }
-
-  static async open(path: string): Promise<PackFile> {
-    // Not O_APPEND: every batch is written at the offset its bodies were given.
-    const handle = await open(path, constants.O_RDWR | constants.O_CREAT);
-    return new PackFile(handle, (await handle.stat()).size);
-  }
-
-  /** Where the body will be; it can be read back at once. */
-  append(buffer: Buffer): number {
-    if (this.failure) throw this.failure;
-    const offset = this.end;
-    this.end += buffer.length;
-    this.pending.push(buffer);
-    this.pendingAt.push(offset);
-    this.pendingBytes += buffer.length;
-    if (this.pendingBytes >= PACK_BATCH_BYTES) this.flush();
-    return offset;
-  }
-
-  async read(offset: number, size: number, blocking: boolean): Promise<Buffer> {
-    if (this.failure) throw this.failure;
-    if (offset >= this.pendingStart) {
-      // Nearly always a whole body just appended: find it rather than join the batch.
-      for (let i = this.pendingAt.length - 1; i >= 0; i--) {
-        const at = this.pendingAt[i] as number;
-        if (at <= offset) return slice(this.pending[i] as Buffer, offset - at, size);
-      }
-    }
-    for (const [start, batch] of this.writing) {
-      if (offset >= start && offset + size <= start + batch.length) return slice(batch, offset - start, size);
-    }
-    return blocking
-      ? readAtNow(this.handle.fd, offset, size, 'the pack')
-      : readAt(this.handle, offset, size, 'the pack');
-  }
-
-  async close(): Promise<void> {
-    clearInterval(this.timer);
-    this.flush();
-    await this.chain;
-    // A failed write has already failed every later append and read; what the pack holds now only
-    // serves a resumed run, which checks every body's sha256 anyway.
-    await this.handle.close().catch(() => undefined);
-  }
-
-  private flush(): void {
-    if (this.pendingBytes === 0 || this.failure) return;
-    const start = this.pendingStart;
-    const batch = Buffer.concat(this.pending, this.pendingBytes);
-    this.pending = [];
-    this.pendingAt = [];
-    this.pendingStart += this.pendingBytes;
-    this.pendingBytes = 0;
-    this.writing.set(start, batch);
-    this.chain = this.chain
-      .then(() => writeAt(this.handle, batch, start))
-      .catch((error: unknown) => {
-        this.failure ??= mapDiskError(error, 'the spool');
-      })
-      .finally(() => this.writing.delete(start));
-  }
-}
-
-function slice(buffer: Buffer, from: number, size: number): Buffer {
-  if (from < 0 || from + size > buffer.length) throw new Error('internal: read across spooled bodies');
-  return from === 0 && size === buffer.length ? buffer : buffer.subarray(from, from + size);
-}
-
-const PACK_BATCH_BYTES = 1024 * 1024;
-const PACK_FLUSH_MS = 50;
-
 /** Bodies up to this size are held in memory until complete, then written in one go. */
 const SMALL_BODY_BYTES = 256 * 1024;
 
@@ -298,40 +201,10 @@ export type BodyReader = (ref: BodyRef) => Promise<Buffer>;
 export async function readSpooled(ref: BodyRef): Promise<Buffer> {
   const handle = await open(ref.file, 'r');
   try {
-    return await readAt(handle, ref.offset ?? 0, ref.size, ref.file);
+    return whole(await readAt(handle, ref.offset ?? 0, ref.size), ref.size, ref.file, ref.offset ?? 0);
   } finally {
     await handle.close();
   }
-}
-
-/** Exactly `size` bytes at `offset`; a file that ends sooner was cut short. */
-export async function readAt(handle: FileHandle, offset: number, size: number, what: string): Promise<Buffer> {
-  const buffer = Buffer.alloc(size);
-  let read = 0;
-  while (read < size) {
-    const { bytesRead } = await handle.read(buffer, read, size - read, offset + read);
-    if (bytesRead === 0) throw new Error(`${what} is cut short at ${offset}`);
-    read += bytesRead;
-  }
-  return buffer;
-}
-
-/** As readAt, with blocking reads. */
-function readAtNow(fd: number, offset: number, size: number, what: string): Buffer {
-  const buffer = Buffer.alloc(size);
-  for (let read = 0; read < size;) {
-    const bytesRead = readSync(fd, buffer, read, size - read, offset + read);
-    if (bytesRead === 0) throw new Error(`${what} is cut short at ${offset}`);
-    read += bytesRead;
-  }
-  return buffer;
-}
-
-/** Writes all of `data` at `position`: one positional write may write less than it was given. */
-export async function writeAt(handle: FileHandle, data: Buffer, position: number): Promise<void> {
-  let written = 0;
-  while (written < data.length)
-    written += (await handle.write(data, written, data.length - written, position + written)).bytesWritten;
 }
 
 export function mapDiskError(error: unknown, source: string): unknown {

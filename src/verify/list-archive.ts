@@ -1,5 +1,6 @@
 import { API_PREFIX } from '../archive/paths.js';
-import { readArchiveManifest } from '../manifest/read-manifest.js';
+import { openArchive } from '../archive/open-archive.js';
+import type { ZipIndex } from '../archive/zip-index.js';
 import { compareIds } from '../core/ids.js';
 
 export interface ListRow {
@@ -29,8 +30,9 @@ const COUNTED: Array<{ pattern: RegExp; column: 'pages' | 'layers' | 'elements' 
 ];
 
 /**
- * One row per prototype, from manifest.json alone, streamed: one prototype's entries are in memory
- * at a time, whatever the archive's size. Prototypes that only appear in errors (their metadata
+ * One row per prototype, from manifest.json, streamed: nothing per entry is kept but four bytes by
+ * zip position (which prototype counted it), whatever the size of the archive or of one prototype.
+ * Prototypes that only appear in errors (their metadata
  * never arrived) are listed too, so `ls` never hides a prototype the export knew about.
  */
 export async function listArchive(path: string): Promise<ListRow[]> {
@@ -39,31 +41,41 @@ export async function listArchive(path: string): Promise<ListRow[]> {
   // The current prototype's counts per revision, taken as its entries stream by: the recorded
   // revision is only known once the record closes, and entries kept until then would pile up.
   let counting = new Map<string, Counter>();
-  await readArchiveManifest(path, {
-    file(entry, owner) {
-      if (owner === null) return;
-      let counter = counting.get(owner.revision);
-      if (counter === undefined)
-        counting.set(owner.revision, (counter = new Counter(`prototypes/${owner.prototype}/r${owner.revision}/`)));
-      counter.add(entry.path, entry.size);
-    },
-    prototype(id, record) {
-      const counter = counting.get(String(record.revision));
-      counting = new Map();
-      rows.push({
-        id,
-        name: record.name,
-        revision: record.revision,
-        ...(counter?.counts ?? { pages: 0, layers: 0, elements: 0, discussions: 0, resources: 0, bytes: 0 }),
-        errors: 0,
-        complete: record.complete,
-      });
-    },
-    error(error) {
-      const id = prototypeOfError(error.source);
-      if (id !== undefined) errorsById.set(id, (errorsById.get(id) ?? 0) + 1);
-    },
-  });
+  const archive = await openArchive(path);
+  const seen = new Seen(archive.zip.index);
+  try {
+    await archive.manifest({
+      file(entry, owner) {
+        if (owner === null) return;
+        let counter = counting.get(owner.revision);
+        if (counter === undefined)
+          counting.set(
+            owner.revision,
+            (counter = new Counter(`prototypes/${owner.prototype}/r${owner.revision}/`, seen)),
+          );
+        counter.add(entry.path, entry.size);
+      },
+      prototype(id, record) {
+        const counter = counting.get(String(record.revision));
+        counting = new Map();
+        seen.next();
+        rows.push({
+          id,
+          name: record.name,
+          revision: record.revision,
+          ...(counter?.counts ?? { pages: 0, layers: 0, elements: 0, discussions: 0, resources: 0, bytes: 0 }),
+          errors: 0,
+          complete: record.complete,
+        });
+      },
+      error(error) {
+        const id = prototypeOfError(error.source);
+        if (id !== undefined) errorsById.set(id, (errorsById.get(id) ?? 0) + 1);
+      },
+    });
+  } finally {
+    archive.close();
+  }
   const listed = new Set<string>();
   for (const row of rows) {
     row.errors = errorsById.get(row.id) ?? 0;
@@ -91,13 +103,13 @@ export async function listArchive(path: string): Promise<ListRow[]> {
 /** Counts a revision's own files by kind, each path once. */
 class Counter {
   readonly counts = { pages: 0, layers: 0, elements: 0, discussions: 0, resources: 0, bytes: 0 };
-  private readonly seen = new Set<string>();
-  constructor(private readonly prefix: string) {}
+  constructor(
+    private readonly prefix: string,
+    private readonly seen: Seen,
+  ) {}
   add(path: string, size: number): void {
-    if (!path.startsWith(this.prefix)) return;
+    if (!path.startsWith(this.prefix) || !this.seen.first(path)) return;
     const rest = path.slice(this.prefix.length);
-    if (this.seen.has(rest)) return;
-    this.seen.add(detached(rest));
     this.counts.resources += 1;
     this.counts.bytes += size;
     const kind = COUNTED.find(({ pattern }) => pattern.test(rest));
@@ -106,12 +118,33 @@ class Counter {
 }
 
 /**
- * A copy of `text` that holds nothing else: a string the JSON parser hands out is a slice of the
- * chunk it was parsed from, and keeping the slice would keep the whole chunk (a prototype's paths
- * would keep all of its manifest text). Concatenation makes a new flat string of its own.
+ * Which paths the prototype streaming by has listed already. A path the zip holds is marked by
+ * its zip position with the prototype's turn (four bytes an entry, never cleared: the next
+ * prototype has a turn of its own); one it lacks, an anomaly, goes to a set of its own.
  */
-function detached(text: string): string {
-  return ` ${text}`.slice(1);
+class Seen {
+  private readonly turns: Uint32Array;
+  private turn = 1;
+  private absent = new Set<string>();
+  constructor(private readonly index: ZipIndex) {
+    this.turns = new Uint32Array(index.count);
+  }
+  /** True the first time the current prototype lists `path`. */
+  first(path: string): boolean {
+    const hit = this.index.lookup(path);
+    if (hit === undefined) {
+      if (this.absent.has(path)) return false;
+      this.absent.add(path);
+      return true;
+    }
+    if (this.turns[hit.position] === this.turn) return false;
+    this.turns[hit.position] = this.turn;
+    return true;
+  }
+  next(): void {
+    this.turn++;
+    this.absent = new Set();
+  }
 }
 
 const API_SOURCE = new RegExp(`^${API_PREFIX.replace(/[/]/g, '\\/')}prototypes\\/(\\d+)(?:\\.json$|\\/)`);

@@ -1,12 +1,11 @@
 import { createHash } from 'node:crypto';
 import { isRabbitError } from '../core/errors.js';
 import { isSafeEntryName } from '../archive/paths.js';
-import type { ZipEntryInfo, ZipReader } from '../archive/zip-reader.js';
-import { openZip } from '../archive/zip-reader.js';
+import type { ZipEntryInfo } from '../archive/zip-reader.js';
+import { openArchive, type Archive } from '../archive/open-archive.js';
 import type { FileEntry, ManifestError } from '../manifest/types.js';
 import { MANIFEST_PATH } from '../manifest/types.js';
 import type { ManifestHead } from '../manifest/manifest-stream.js';
-import { tryReadManifest } from '../manifest/read-manifest.js';
 
 export type ProblemKind =
   | 'not-a-zip'
@@ -62,9 +61,9 @@ export interface VerifyOptions {
  */
 export async function verifyArchive(path: string, options: VerifyOptions = {}): Promise<VerifyReport> {
   const report: VerifyReport = { ok: false, path, manifest: null, checked: 0, bytes: 0, problems: [] };
-  let reader: ZipReader;
+  let archive: Archive;
   try {
-    reader = await openZip(path);
+    archive = await openArchive(path);
   } catch (error) {
     if (!isRabbitError(error)) throw error;
     // The only entry openZip refuses by name is one whose name could escape the extract folder.
@@ -76,16 +75,17 @@ export async function verifyArchive(path: string, options: VerifyOptions = {}): 
     return report;
   }
   try {
-    await check(reader, report, options);
+    await check(archive, report, options);
   } finally {
-    reader.close();
+    archive.close();
   }
   report.ok = report.problems.length === 0;
   return report;
 }
 
-async function check(reader: ZipReader, report: VerifyReport, options: VerifyOptions): Promise<void> {
+async function check(archive: Archive, report: VerifyReport, options: VerifyOptions): Promise<void> {
   const { problems } = report;
+  const reader = archive.zip;
   for (const name of reader.duplicates) {
     problems.push({ kind: 'duplicate', path: name, detail: 'the zip holds more than one entry with this name' });
   }
@@ -101,7 +101,7 @@ async function check(reader: ZipReader, report: VerifyReport, options: VerifyOpt
     return digest;
   };
 
-  const listed = await readManifest(reader, problems, digestAt);
+  const listed = await readManifest(archive, problems, digestAt);
   report.manifest = listed?.manifest ?? null;
   const manifest = listed ? index.lookup(MANIFEST_PATH) : undefined;
   if (manifest) {
@@ -140,8 +140,8 @@ interface Listed {
  * it finds is only reported once the whole manifest has proved to be one: a manifest that turns
  * out damaged at its end is reported alone, as it would be had it been read first.
  */
-async function readManifest(reader: ZipReader, problems: VerifyProblem[], digestAt: DigestAt): Promise<Listed | null> {
-  const { index } = reader;
+async function readManifest(archive: Archive, problems: VerifyProblem[], digestAt: DigestAt): Promise<Listed | null> {
+  const { index } = archive.zip;
   const positions = new Bitset(index.count);
   const found: VerifyProblem[] = [];
   const missing: VerifyProblem[] = [];
@@ -174,7 +174,7 @@ async function readManifest(reader: ZipReader, problems: VerifyProblem[], digest
     const digest = await digestAt(hit.position, hit.record);
     if (digest !== undefined) compare(entry, digest, found);
   };
-  const read = await tryReadManifest(reader, { file, error: (error) => void errors.push(error) });
+  const read = await archive.tryManifest({ file, error: (error) => void errors.push(error) });
   if (!read.ok) {
     const kind =
       read.fault === 'missing' ? 'manifest-missing' : read.fault === 'damaged' ? 'crc-error' : 'manifest-invalid';
@@ -205,7 +205,7 @@ interface Digest {
 
 /** Streams one entry through SHA-256; a CRC, inflate or size failure becomes a problem. */
 async function digestEntry(
-  reader: ZipReader,
+  reader: Archive['zip'],
   entry: ZipEntryInfo,
   problems: VerifyProblem[],
 ): Promise<Digest | undefined> {

@@ -2,7 +2,8 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { pipeline } from 'node:stream/promises';
 import { isSafeEntryName } from '../archive/paths.js';
-import { openZip, type ZipReader } from '../archive/zip-reader.js';
+import { openArchive } from '../archive/open-archive.js';
+import type { ZipReader } from '../archive/zip-reader.js';
 import { INDEX_PATH } from './index-html.js';
 import { VIEW_CSP } from './page-views.js';
 
@@ -48,7 +49,9 @@ export function contentTypeFor(name: string): string {
  * page from loading anything but the archive's own entries.
  */
 export async function serveArchive(zipPath: string, options: ServeArchiveOptions = {}): Promise<ArchiveServer> {
-  const zip = await openZip(zipPath);
+  // Served straight from the zip's own index: the archive's entries, whatever the manifest lists.
+  const archive = await openArchive(zipPath);
+  const { zip } = archive;
   let port = 0;
   const server = createServer((req, res) => {
     if (!isOwnHost(req.headers.host, port)) {
@@ -74,7 +77,7 @@ export async function serveArchive(zipPath: string, options: ServeArchiveOptions
       });
     });
   } catch (error) {
-    zip.close();
+    archive.close();
     throw error;
   }
   port = (server.address() as AddressInfo).port;
@@ -85,7 +88,7 @@ export async function serveArchive(zipPath: string, options: ServeArchiveOptions
       closing ??= new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
-      }).finally(() => zip.close());
+      }).finally(() => archive.close());
       return closing;
     },
   };

@@ -5,7 +5,7 @@ import { exportAccount } from '../../src/export/export-account.js';
 import type { ExportEvent } from '../../src/export/events.js';
 import type { FakeService } from '../../src/fake-service/index.js';
 import { costTally, type PreviousCost } from '../../src/manifest/previous-costs.js';
-import { readArchiveManifest } from '../../src/manifest/read-manifest.js';
+import { readArchiveManifest } from '../../src/archive/open-archive.js';
 import { allFileEntries } from '../../src/manifest/types.js';
 import { ProgressTracker } from '../../src/progress/tracker.js';
 import { tempDir } from '../helpers/temp.js';

@@ -1,12 +1,12 @@
 import { open, type FileHandle } from 'node:fs/promises';
-import { BatchedFile } from '../archive/batched-file.js';
+import { BatchedFile } from './batched-file.js';
 import type { FileEntry } from '../manifest/types.js';
+import { FILE_ENTRY_MEMBERS } from '../manifest/file-entry.js';
 
 /**
- * What a manifest says of the entries of its zip that the zip itself does not (sha256, content
- * type, Last-Modified), filed by zip index position: the records go to a file, and memory keeps
- * where each one starts, four bytes an entry (eight once the file passes 4 GiB). Path, source and
- * size are not stored: the caller found the position from them and passes them back.
+ * What a manifest says of the entries of its zip, filed by zip index position: the records go to
+ * a file, and memory keeps where each one starts, four bytes an entry (eight once the file passes
+ * 4 GiB). The path is not stored: the caller found the position from it and passes it back.
  */
 export class ListedEntries {
   /** 1 + the record's offset in the file, by zip position; 0 for an entry with no record. */
@@ -31,7 +31,7 @@ export class ListedEntries {
 
   /** Files the entry's record under `position`; a record too long to be a real one is not filed. */
   async add(position: number, entry: FileEntry): Promise<void> {
-    const served = Buffer.from(JSON.stringify([entry.contentType, entry.lastModified]), 'utf8');
+    const served = Buffer.from(JSON.stringify(FILED.map((member) => entry[member.name] ?? null)), 'utf8');
     const length = HEADER_BYTES + served.length;
     if (length > MAX_RECORD_BYTES) return;
     const start = this.file.size + 1;
@@ -44,18 +44,20 @@ export class ListedEntries {
     this.starts[position] = start;
   }
 
-  /** The entry filed under `position`, with the path, source and size it was found by. */
-  async get(position: number, path: string, source: string, size: number): Promise<FileEntry> {
+  /** The entry filed under `position`, with the path it was found by. */
+  async get(position: number, path: string): Promise<FileEntry> {
     const start = (this.starts[position] ?? 0) - 1;
     if (start < 0) throw new RangeError(`no entry filed at position ${position}`);
     let record = await this.file.readAt(start, READ_BYTES);
     const length = record.readUInt32LE(0);
     if (length > record.length) record = await this.file.readAt(start, length);
-    const [contentType, lastModified] = JSON.parse(record.toString('utf8', HEADER_BYTES, length)) as [
-      string,
-      string | null,
-    ];
-    return { path, source, sha256: record.toString('hex', 4, HEADER_BYTES), size, contentType, lastModified };
+    const values = JSON.parse(record.toString('utf8', HEADER_BYTES, length)) as unknown[];
+    const entry: Record<string, unknown> = { path, sha256: record.toString('hex', 4, HEADER_BYTES) };
+    FILED.forEach((member, i) => {
+      const value = values[i] ?? null;
+      if (value !== null || member.required) entry[member.name] = value;
+    });
+    return entry as unknown as FileEntry;
   }
 
   /** Writes what is pending; reading works before as well, this only bounds what memory holds. */
@@ -71,9 +73,11 @@ export class ListedEntries {
 }
 
 const SHA256_BYTES = 32;
-/** Record length (u32) and the binary sha256, then the JSON of [contentType, lastModified]. */
+/** The members filed as JSON, in the entry's order; the path is the key and the sha256 is filed in binary. */
+const FILED = FILE_ENTRY_MEMBERS.filter((member) => member.name !== 'path' && member.name !== 'sha256');
+/** Record length (u32) and the binary sha256, then the JSON array of the FILED members' values (null for an absent one). */
 const HEADER_BYTES = 4 + SHA256_BYTES;
-/** One read covers a record of ordinary header lengths; a longer one takes a second read. */
-const READ_BYTES = 256;
-/** Content types and dates are short; a record past this is not from an archive of ours. */
+/** One read covers a record of ordinary lengths; a longer one takes a second read. */
+const READ_BYTES = 512;
+/** Sources, content types and dates are short; a record past this is not from an archive of ours. */
 const MAX_RECORD_BYTES = 64 * 1024;
