@@ -22,6 +22,8 @@ export type ErrorCode =
   | 'DEADLINE'
   | 'BODY_TOO_LARGE'
   | 'BODY_TRUNCATED'
+  | 'BODY_UNDECODABLE'
+  | 'UNKNOWN_CODING'
   | 'BAD_JSON'
   | 'BAD_SHAPE'
   | 'BAD_ID'
@@ -99,9 +101,11 @@ function defaultClass(code: ErrorCode): ErrorClass {
     case 'TIMEOUT':
     case 'STALLED':
     case 'BODY_TRUNCATED':
+    case 'BODY_UNDECODABLE':
       return 'retryable';
     case 'HTTP_STATUS':
     case 'BODY_TOO_LARGE':
+    case 'UNKNOWN_CODING':
     case 'BAD_JSON':
     case 'BAD_SHAPE':
     case 'BAD_ID':
