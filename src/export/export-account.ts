@@ -71,6 +71,7 @@ export async function exportAccount(options: ExportOptions): Promise<ExportResul
   // At --max-duration nothing new starts and requests in flight end with DEADLINE.
   const deadline = new Deadline(options.maxDurationMs, () => frontier.halt());
   const stats: RunStats = { requests: 0, retries: 0, bytes: 0, files: 0 };
+  const wire = { bytes: 0 };
   const sink = new ArchiveSink(work.paths.out, {
     spool: work.spool,
     signal: controller.signal,
@@ -90,6 +91,7 @@ export async function exportAccount(options: ExportOptions): Promise<ExportResul
     frontier,
     signal: deadline.requestSignal(controller.signal),
     stats,
+    wire,
     emit,
     now,
   });
@@ -175,6 +177,7 @@ export async function exportAccount(options: ExportOptions): Promise<ExportResul
       deadlineReached: deadline.expired,
       prototypes: model.origins(),
       stats,
+      wireBytes: wire.bytes,
       errorCount: model.errorCount,
       errors: await model.firstErrors(RESULT_ERROR_LIMIT),
     };

@@ -44,6 +44,8 @@ export interface ExportResult {
   deadlineReached: boolean;
   prototypes: { total: number; reused: number; fetched: number };
   stats: { requests: number; retries: number; bytes: number; files: number };
+  /** The bodies counted in `stats.bytes` as they came over the wire, before Content-Encoding was undone. */
+  wireBytes: number;
   errorCount: number;
   /** The first errors, for a message; the manifest lists every one. */
   errors: ManifestError[];

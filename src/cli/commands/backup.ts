@@ -82,6 +82,8 @@ Examples:
           files: result.export.stats.files,
           bytes: result.export.archiveBytes,
           requests: result.export.stats.requests,
+          storedBytes: result.export.stats.bytes,
+          wireBytes: result.export.wireBytes,
           errors: result.export.errorCount,
           pruned: result.pruned,
           kept: result.kept.length,
@@ -95,6 +97,7 @@ Examples:
             ? '  stopped fetching at --max-duration; the next backup fetches the rest\n'
             : '') +
           `  ${summary.requests} requests, ${mib(summary.bytes)} in ${seconds(summary.durationMs)}\n` +
+          `  bodies: ${mib(summary.storedBytes)} stored, ${mib(summary.wireBytes)} on the wire\n` +
           `  time: ${timeLine}\n` +
           `  ${summary.kept} archives kept${summary.pruned.length > 0 ? `, removed ${summary.pruned.join(', ')}` : ''}\n`,
         warnings: (result, summary) =>

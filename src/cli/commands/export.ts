@@ -74,6 +74,8 @@ Examples:
           prototypes: result.prototypes.total,
           files: result.stats.files,
           bytes: result.archiveBytes,
+          storedBytes: result.stats.bytes,
+          wireBytes: result.wireBytes,
           requests: result.stats.requests,
           retries: result.stats.retries,
           errors: result.errorCount,
@@ -84,6 +86,7 @@ Examples:
         describe: (result, summary, timeLine) =>
           `${result.complete ? 'complete' : 'INCOMPLETE'}: ${summary.prototypes} prototypes, ${summary.files} files, ` +
           `${mib(summary.bytes)} in ${seconds(summary.durationMs)} (${summary.requests} requests, ${summary.retries} retries)\n` +
+          `bodies: ${mib(summary.storedBytes)} stored, ${mib(summary.wireBytes)} on the wire\n` +
           `archive: ${result.out}\n` +
           `time: ${timeLine}\n`,
         warnings: (result) => failureReport(flags, result),
