@@ -5,6 +5,7 @@ import type { FaultKind, FaultPlan } from './faults.js';
 import type { Reply, Representation } from './payload.js';
 import { errorReply, httpDate } from './payload.js';
 import { representationOf } from './resources.js';
+import { codingBombReply, compressReply, corruptCodingReply, type CompressionOptions } from './compression.js';
 import { allowedMethods, isApiPath, matchRoute, routePrototype } from './routes.js';
 import type { SendMode } from './send-reply.js';
 import { sendReply } from './send-reply.js';
@@ -24,6 +25,8 @@ export interface ServiceState {
   sleep: (ms: number) => Promise<void>;
   /** Wall-clock ms: dates in replies, and how much of the latency answering already took. */
   now: () => number;
+  /** Compressed answers (asked for or always); none sends every body as it is. */
+  compression?: CompressionOptions;
 }
 
 const WRITE_METHODS = new Set(['POST', 'PUT', 'DELETE']);
@@ -70,6 +73,7 @@ async function handle(state: ServiceState, req: IncomingMessage, res: ServerResp
     if (faulted === undefined) fault = undefined;
     reply = faulted ?? reply;
   }
+  reply = await compressReply(state.compression, req.headers['accept-encoding'], reply);
   await waitOut();
   if (fault !== undefined) state.stats.faultsInjected++;
   countStatus(state.stats, reply.status);
@@ -89,6 +93,10 @@ function applyContentFault(fault: FaultKind, reply: Reply, path: string): Reply 
       return badIdsReply(reply);
     case 'endless-body':
       return endlessReply(reply, path);
+    case 'corrupt-coding':
+      return corruptCodingReply(reply);
+    case 'coding-bomb':
+      return codingBombReply(reply);
     default:
       return reply;
   }

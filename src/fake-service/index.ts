@@ -3,6 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { AddressInfo, Socket } from 'node:net';
 import type { ServiceKeys } from './auth.js';
 import type { FaultOptions } from './faults.js';
+import type { CompressionOptions } from './compression.js';
 import { FaultPlan } from './faults.js';
 import type { ServiceState } from './handler.js';
 import { createHandler } from './handler.js';
@@ -33,6 +34,8 @@ export interface FakeServiceOptions {
   now?: () => number;
   /** How the service waits (latency, slow bodies, trickles); tests pass a fake to count waits instead of timing them. */
   sleep?: (ms: number) => Promise<void>;
+  /** Compress answers: only when asked (Accept-Encoding) or always, in chosen codings. */
+  compression?: CompressionOptions;
   /** The base URL the service names itself by in bodies when it is reached through a TLS front or proxy. */
   advertisedBaseUrl?: string;
 }
@@ -45,6 +48,7 @@ export interface FakeService {
   store: FakeStore;
   setFaults(faults: FaultOptions | undefined): void;
   setLatency(ms: number): void;
+  setCompression(compression: CompressionOptions | undefined): void;
   /** Closes the server and every open connection, endless bodies included. */
   close(): Promise<void>;
 }
@@ -62,6 +66,7 @@ export async function startFakeService(options: FakeServiceOptions = {}): Promis
     faults: new FaultPlan(options.faults),
     sleep: options.sleep ?? ((ms) => sleep(ms)),
     now,
+    ...(options.compression ? { compression: options.compression } : {}),
   };
   const server = createServer(createHandler(state));
   // Endless bodies never finish by themselves; keep hold of every socket so close() can end them.
@@ -91,6 +96,10 @@ export async function startFakeService(options: FakeServiceOptions = {}): Promis
     setLatency(ms) {
       state.latencyMs = ms;
     },
+    setCompression(compression) {
+      if (compression) state.compression = compression;
+      else delete state.compression;
+    },
     close() {
       // Idempotent: afterEach hooks and a test's own finally may both close the same service.
       closing ??= new Promise((resolve, reject) => {
@@ -112,6 +121,8 @@ function baseUrlOf(address: AddressInfo): string {
   return `http://${host}:${address.port}`;
 }
 
+export { parseCompressSpec, SERVED_CODINGS, BOMB_INFLATED_BYTES } from './compression.js';
+export type { CompressionOptions, ServedCoding } from './compression.js';
 export { parseFaultSpec, FAULT_KINDS, TRANSIENT_FAULTS } from './faults.js';
 export type { FaultKind, FaultOptions, PathFault } from './faults.js';
 export type { DatasetOptions } from './model.js';
