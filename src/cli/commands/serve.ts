@@ -15,6 +15,7 @@ interface ServeFlags {
   pngBytes?: number;
   resources?: number;
   faults?: string;
+  compress?: string;
   json?: boolean;
 }
 
@@ -39,20 +40,30 @@ export function registerServe(program: Command, io: CliIO): void {
     )
     .option('--png-bytes <n>', 'extra incompressible bytes in every page PNG', intOption('--png-bytes', 0, 2 ** 30))
     .option('--faults <spec>', 'inject faults, e.g. "rate=0.15,seed=7,kinds=429+503+reset"')
+    .option(
+      '--compress <when[:codings]>',
+      'compress answers: "asked" (as Accept-Encoding allows) or "always" (asked or not), optionally in codings applied in order, e.g. always:gzip,br (gzip x-gzip deflate deflate-raw br identity)',
+    )
     .option('--json', 'print the base URL and keys as one JSON line')
     .addHelpText(
       'after',
-      '\nExamples:\n  rabbit-export serve --port 8080 --latency 20\n  rabbit-export serve --faults "rate=0.1,seed=3"\n  rabbit-export serve --faults "path=/rabbit/api/prototypes/3/pages/page0001.png:trickle,trickle-ms=2000"\n  rabbit-export serve --resources 1000000 --json   # for benchmarks',
+      '\nExamples:\n  rabbit-export serve --port 8080 --latency 20\n  rabbit-export serve --faults "rate=0.1,seed=3"\n  rabbit-export serve --faults "path=/rabbit/api/prototypes/3/pages/page0001.png:trickle,trickle-ms=2000"\n  rabbit-export serve --compress asked             # gzip, deflate or br, as the client prefers\n  rabbit-export serve --compress always:gzip,br    # gzip then br, whatever the client asked for\n  rabbit-export serve --resources 1000000 --json   # for benchmarks',
     )
     .action((flags: ServeFlags) =>
       runAction(io, flags.json ?? false, async () => {
         const fake = await import('../../fake-service/index.js');
-        const { parseFaultSpec, startFakeService } = fake;
+        const { parseCompressSpec, parseFaultSpec, startFakeService } = fake;
         let faults;
         try {
           faults = flags.faults ? parseFaultSpec(flags.faults) : undefined;
         } catch (error) {
           throw new RabbitError('USAGE', `--faults: ${(error as Error).message}`);
+        }
+        let compression;
+        try {
+          compression = flags.compress ? parseCompressSpec(flags.compress) : undefined;
+        } catch (error) {
+          throw new RabbitError('USAGE', `--compress: ${(error as Error).message}`);
         }
         const service = await startFakeService({
           port: flags.port,
@@ -61,6 +72,7 @@ export function registerServe(program: Command, io: CliIO): void {
           dataset: datasetOf(flags, fake),
           countPaths: false,
           ...(faults ? { faults } : {}),
+          ...(compression ? { compression } : {}),
         });
         // Listen for the stop signal before saying where the service is: a script that reads the
         // first line and stops the service at once must not hit the default action of SIGTERM.
