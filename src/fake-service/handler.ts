@@ -97,6 +97,8 @@ function applyContentFault(fault: FaultKind, reply: Reply, path: string): Reply 
       return corruptCodingReply(reply);
     case 'coding-bomb':
       return codingBombReply(reply);
+    case 'unknown-coding':
+      return { ...reply, headers: { ...reply.headers, 'content-encoding': 'compress' } };
     default:
       return reply;
   }
