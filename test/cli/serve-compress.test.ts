@@ -1,10 +1,32 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { registerExport } from '../../src/cli/commands/export.js';
+import { bodiesText, byteSize } from '../../src/cli/format.js';
 import { runCli, startCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/temp.js';
 
 /** `serve --compress`, and what an export from it says about bytes stored and bytes on the wire. */
+describe('byteSize and bodiesText', () => {
+  it.each([
+    [0, '0 B'],
+    [1023, '1023 B'],
+    [1024, '1.0 KiB'],
+    [60_784, '59.4 KiB'],
+    [8.5 * 1024 * 1024, '8.5 MiB'],
+    [3 * 1024 ** 4, '3.0 TiB'],
+  ])('%d bytes: %s', (bytes, text) => {
+    expect(byteSize(bytes)).toBe(text);
+  });
+
+  it('says how much smaller the wire was, when it was', () => {
+    expect(bodiesText(8.5 * 1024 * 1024, 1.9 * 1024 * 1024)).toBe(
+      '8.5 MiB stored, 1.9 MiB on the wire (4.5 x smaller)',
+    );
+    expect(bodiesText(2048, 2048)).toBe('2.0 KiB stored, 2.0 KiB on the wire');
+    expect(bodiesText(0, 0)).toBe('0 B stored, 0 B on the wire');
+  });
+});
+
 describe('serve --compress and the export summary', () => {
   it('serves compressed answers, and the summary shows bytes stored beside bytes on the wire', async () => {
     const { child, done } = startCli(['serve', '--json', '--prototypes', '1', '--compress', 'always:gzip,br']);
@@ -33,7 +55,7 @@ describe('serve --compress and the export summary', () => {
 
       const human = await runCli(['export', '--out', join(dir, 'b.zip')], { env, register: registerExport });
       expect(human.code).toBe(0);
-      expect(human.stdout).toMatch(/^bodies: \d+\.\d MiB stored, \d+\.\d MiB on the wire$/m);
+      expect(human.stdout).toMatch(/^bodies: \d+\.\d KiB stored, \d+\.\d KiB on the wire \(\d+\.\d x smaller\)$/m);
     } finally {
       child.kill('SIGTERM');
       await done;

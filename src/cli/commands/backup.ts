@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { mib, printable, seconds } from '../format.js';
+import { bodiesText, mib, printable, seconds } from '../format.js';
 import { BACKUP_DEFAULTS } from '../../backup/rotation.js';
 import type { BackupResult } from '../../backup/backup-account.js';
 import { collectPrototype, parseFormats, SELECTION_HELP, selectionOf, type SelectionFlags } from '../export-flags.js';
@@ -97,7 +97,7 @@ Examples:
             ? '  stopped fetching at --max-duration; the next backup fetches the rest\n'
             : '') +
           `  ${summary.requests} requests, ${mib(summary.bytes)} in ${seconds(summary.durationMs)}\n` +
-          `  bodies: ${mib(summary.storedBytes)} stored, ${mib(summary.wireBytes)} on the wire\n` +
+          `  bodies: ${bodiesText(summary.storedBytes, summary.wireBytes)}\n` +
           `  time: ${timeLine}\n` +
           `  ${summary.kept} archives kept${summary.pruned.length > 0 ? `, removed ${summary.pruned.join(', ')}` : ''}\n`,
         warnings: (result, summary) =>

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { mib, printable, seconds, shellQuote } from '../format.js';
+import { bodiesText, mib, printable, seconds, shellQuote } from '../format.js';
 import type { ExportResult } from '../../export/export-account.js';
 import { addServiceOptions, serviceArgs, type ServiceFlags } from '../service-flags.js';
 import { parseStatsInterval, STATS_INTERVAL_HELP } from '../progress-flags.js';
@@ -86,7 +86,7 @@ Examples:
         describe: (result, summary, timeLine) =>
           `${result.complete ? 'complete' : 'INCOMPLETE'}: ${summary.prototypes} prototypes, ${summary.files} files, ` +
           `${mib(summary.bytes)} in ${seconds(summary.durationMs)} (${summary.requests} requests, ${summary.retries} retries)\n` +
-          `bodies: ${mib(summary.storedBytes)} stored, ${mib(summary.wireBytes)} on the wire\n` +
+          `bodies: ${bodiesText(summary.storedBytes, summary.wireBytes)}\n` +
           `archive: ${result.out}\n` +
           `time: ${timeLine}\n`,
         warnings: (result) => failureReport(flags, result),
