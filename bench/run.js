@@ -92,6 +92,40 @@ async function pngBench() {
   return { rss: summary.peakRssBytes / MiB, bytes: summary.bytes };
 }
 
+/** (d) The same export with and without compression (serve --compress asked): bytes on the wire and stored. */
+async function compressionBench() {
+  const turns = [];
+  for (const compress of [[], ['--compress', 'asked']]) {
+    const service = await serve(['--latency', String(LATENCY), ...SAMPLE_ACCOUNT, ...compress]);
+    const { seconds, summary } = await exportOnce(service, CONCURRENCY);
+    await service.stop();
+    turns.push({ seconds, summary });
+  }
+  const [plain, packed] = turns;
+  const line = (label, { seconds, summary }) =>
+    `  ${label}: ${(summary.wireBytes / MiB).toFixed(2)} MiB on the wire for ${(summary.storedBytes / MiB).toFixed(2)} MiB stored, ${seconds.toFixed(2)} s`;
+  console.log(
+    `\n(d) bytes on the wire, ${plain.summary.requests} requests, the same export with and without compression`,
+  );
+  console.log(line('not compressed', plain));
+  console.log(line('compressed (serve --compress asked)', packed));
+  return {
+    ratio: plain.summary.wireBytes / packed.summary.wireBytes,
+    stored: packed.summary.storedBytes / packed.summary.wireBytes,
+    time: packed.seconds / plain.seconds,
+  };
+}
+
+function compressionLine(d) {
+  return `  (d) compression: ${d.ratio.toFixed(2)} x fewer bytes on the wire than without (bodies stored ${d.stored.toFixed(2)} x their wire size), ${d.time.toFixed(2)} x the time`;
+}
+
+// `npm run bench -- --compression` runs (d) alone.
+if (process.argv.includes('--compression')) {
+  console.log(`\nsummary:\n${compressionLine(await compressionBench())}`);
+  process.exit(0);
+}
+
 // `npm run bench -- --scale[=10k,100k,1m]` runs issue 9's scale table instead of (a) to (c).
 const scaleFlag = process.argv.slice(2).find((arg) => arg === '--scale' || arg.startsWith('--scale='));
 if (scaleFlag !== undefined) {
@@ -114,6 +148,7 @@ const spread = `${Math.min(...runs.map((r) => r.ratio)).toFixed(2)}-${Math.max(.
 const b = await pngBench();
 const c = await latencyBench({ label: 'c: 10 % transient faults', faults: 'rate=0.1,seed=7' });
 const startup = await startupBench();
+const d = await compressionBench();
 console.log('\nsummary:');
 console.log(
   `  (a) median ${a.ratio.toFixed(2)} x ideal inside the export (runs ${spread}); the whole command, process start included: ${a.wall.toFixed(2)} x ideal (goal <= 1.15), peak in flight ${runs.map((r) => r.peak).join('/')} (goal 16), ${a.mean.toFixed(2)} on average`,
@@ -131,3 +166,4 @@ console.log(
 console.log(
   `  (c) ${c.ratio.toFixed(2)} x ideal with 10 % faults (each 429/503 asks for Retry-After: 1 s, and halves the concurrency)`,
 );
+console.log(compressionLine(d));

@@ -17,3 +17,22 @@ export function printable(text: string): string {
   // eslint-disable-next-line no-control-regex
   return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ');
 }
+
+/** `512 B`, `59.4 KiB`, `8.5 MiB`, `1.2 GiB`: a size in the unit that reads best. */
+export function byteSize(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  const units = ['KiB', 'MiB', 'GiB', 'TiB'];
+  let value = bytes / 1024;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit++;
+  }
+  return `${value.toFixed(1)} ${units[unit]}`;
+}
+
+/** `8.5 MiB stored, 1.9 MiB on the wire (4.5 x smaller)`: the bodies as archived and as they came. */
+export function bodiesText(stored: number, wire: number): string {
+  const smaller = wire > 0 && wire < stored ? ` (${(stored / wire).toFixed(1)} x smaller)` : '';
+  return `${byteSize(stored)} stored, ${byteSize(wire)} on the wire${smaller}`;
+}

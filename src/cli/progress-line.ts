@@ -151,9 +151,14 @@ export function logLine(s: ProgressSnapshot): string {
   return (
     `progress: ${PHASE_NAMES[s.phase]} ${percentText(s)}, ${countText(s)} resources, ` +
     `${rate(s.requestsPerSecond, 1)} req/s, ${rate(s.bytesPerSecond === null ? null : s.bytesPerSecond / (1024 * 1024), 2)} MiB/s, ` +
-    `${left(s)} left, ${prototypes(s)} prototypes, ${s.requests} requests, ${mib(s.bytes)}, ${s.retries} retries, ${s.errors} errors, ` +
+    `${left(s)} left, ${prototypes(s)} prototypes, ${s.requests} requests, ${storedText(s.bytes, s.wireBytes)}, ${s.retries} retries, ${s.errors} errors, ` +
     `${duration(s.elapsedMs)} elapsed${s.outage ? `; paused: ${outageText(s.outage)}` : ''}`
   );
+}
+
+/** `50.0 MiB`, or `50.0 MiB stored, 9.8 MiB on the wire` when the service compressed what it sent. */
+export function storedText(stored: number, wire: number): string {
+  return wire === stored ? mib(stored) : `${mib(stored)} stored, ${mib(wire)} on the wire`;
 }
 
 /** One `--json` progress record. */
@@ -166,6 +171,7 @@ export function progressRecord(s: ProgressSnapshot): Record<string, unknown> {
     total: s.total,
     requests: s.requests,
     bytes: s.bytes,
+    wireBytes: s.wireBytes,
     requestsPerSecond: s.requestsPerSecond === null ? null : Math.round(s.requestsPerSecond * 10) / 10,
     bytesPerSecond: s.bytesPerSecond === null ? null : Math.round(s.bytesPerSecond),
     etaSeconds: s.etaMs === null ? null : Math.round(s.etaMs / 1000),

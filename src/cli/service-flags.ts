@@ -50,7 +50,7 @@ export function addServiceOptions(command: Command): Command {
     .option('--max-rps <n>', 'requests per second at most', intOption('--max-rps', 1, 100_000))
     .option(
       '--max-size <caps>',
-      'body size caps in MiB, e.g. "png=512,json=64" (default json=32,html=32,png=256)',
+      'body size caps in MiB, of bodies as decoded, e.g. "png=512,json=64" (default json=32,html=32,png=256)',
       parseSizeCaps,
     )
     .option(

@@ -10,6 +10,8 @@ import { stopReason } from './stop-reason.js';
 import { watchTransfer, type StallPolicy } from './transfer-watchdog.js';
 import type { OutageMonitor } from './outage-monitor.js';
 import { answersAsService, outageSignalOf } from './outage-policy.js';
+import { DecodedBody, parseContentEncoding, wireCap, type Coding } from './content-coding.js';
+import type { ResponseBody } from './response-body.js';
 
 export interface FetchContext {
   client: HttpClient;
@@ -30,7 +32,8 @@ export interface FetchContext {
 }
 
 export type AttemptEvent =
-  | { type: 'response'; source: string; status: number; bytes: number; attempt: number }
+  /** `bytes` as stored (decoded), `wireBytes` as they came over the wire (before Content-Encoding was undone). */
+  | { type: 'response'; source: string; status: number; bytes: number; wireBytes?: number; attempt: number }
   | { type: 'retry'; source: string; attempt: number; delayMs: number; reason: string; status?: number };
 
 export interface FetchRequest {
@@ -83,24 +86,37 @@ export async function fetchResource(ctx: FetchContext, request: FetchRequest): P
         if (response.status === 200) {
           const lengthHeader = response.headers['content-length'];
           const expectedLength = lengthHeader && /^\d+$/.test(lengthHeader) ? Number(lengthHeader) : undefined;
-          if (expectedLength !== undefined && expectedLength > request.maxBytes) {
+          const codings = codingsOf(body, response.headers['content-encoding'], request.source);
+          // Content-Length of an encoded answer is its length on the wire (content-coding.ts).
+          const lengthCap = codings.length > 0 ? wireCap(request.maxBytes) : request.maxBytes;
+          if (expectedLength !== undefined && expectedLength > lengthCap) {
             body.destroy();
             throw tooLarge(request, expectedLength);
           }
+          const decoded =
+            codings.length > 0 ? decodedBody(body, codings, request, watch.seen, expectedLength) : undefined;
           const spooled = await ctx.spool
-            .write(body, {
+            .write(decoded ?? body, {
               maxBytes: request.maxBytes,
               keep: request.keep,
               source: request.source,
-              onChunk: watch.seen,
-              ...(expectedLength !== undefined ? { expectedLength } : {}),
+              ...(decoded ? {} : { onChunk: watch.seen }),
+              ...(expectedLength !== undefined && !decoded ? { expectedLength } : {}),
             })
             .catch((error: unknown) => {
               body.destroy();
               throw bodyError(error, request.source, ctx.signal);
             });
           ctx.adaptive?.succeeded();
-          ctx.onAttempt?.({ type: 'response', source: request.source, status: 200, bytes: spooled.size, attempt });
+          const wireBytes = decoded ? decoded.wireBytes : spooled.size;
+          ctx.onAttempt?.({
+            type: 'response',
+            source: request.source,
+            status: 200,
+            bytes: spooled.size,
+            wireBytes,
+            attempt,
+          });
           return {
             status: 200,
             body: spooled,
@@ -185,6 +201,34 @@ function tooLarge(request: FetchRequest, length: number): RabbitError {
     `GET ${request.source}: body of ${length} bytes exceeds the cap of ${request.maxBytes}`,
     { source: request.source, method: 'GET' },
   );
+}
+
+/** The answer's Content-Encoding; a body in a coding we cannot undo is dropped at once. */
+function codingsOf(body: ResponseBody, header: string | undefined, source: string): Coding[] {
+  try {
+    return parseContentEncoding(header, source);
+  } catch (error) {
+    body.destroy(error);
+    throw error;
+  }
+}
+
+/** The body as the service meant it, for an answer with a Content-Encoding; the watchdog sees the wire. */
+function decodedBody(
+  body: ResponseBody,
+  codings: Coding[],
+  request: FetchRequest,
+  onWire: (bytes: number) => void,
+  expectedWireLength: number | undefined,
+): DecodedBody {
+  return new DecodedBody(body, {
+    codings,
+    maxBytes: request.maxBytes,
+    source: request.source,
+    onWire,
+    abort: (error) => body.destroy(error),
+    ...(expectedWireLength !== undefined ? { expectedWireLength } : {}),
+  });
 }
 
 /** A failure while reading the body after good headers: the body was cut short, retry it. */

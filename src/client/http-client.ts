@@ -9,6 +9,7 @@ import type { ProxySettings } from './proxy-env.js';
 import { parseBaseUrl } from './base-url.js';
 import { decideRedirect, isRedirect } from './redirects.js';
 import { isRetryableStatus } from './retry-policy.js';
+import { ACCEPT_ENCODING } from './content-coding.js';
 
 export interface HttpClientOptions {
   /** Service base URL, e.g. https://pidoco.com; the API lives under {baseUrl}/rabbit/api/. */
@@ -92,7 +93,7 @@ export class HttpClient {
 
   private async getOnce(source: string, path: string, options: GetOptions): Promise<HttpResponse> {
     const query = options.anonymous ? '' : `${path.includes('?') ? '&' : '?'}${this.keyQuery(options.key)}`;
-    let headers = options.anonymous ? ANONYMOUS_HEADERS : API_HEADERS;
+    let headers = options.anonymous ? ANONYMOUS_GET_HEADERS : API_GET_HEADERS;
     if (options.ifModifiedSince) headers = { ...headers, 'if-modified-since': options.ifModifiedSince };
     try {
       return await this.exchange(
@@ -174,7 +175,13 @@ const API_HEADERS: Readonly<Record<string, string>> = {
   'user-agent': 'rabbit-export',
   'content-type': 'application/json',
 };
-const ANONYMOUS_HEADERS: Readonly<Record<string, string>> = { accept: '*/*', 'user-agent': 'rabbit-export' };
+// Every GET asks for compression (content-coding.ts decodes whatever comes back); writes do not.
+const API_GET_HEADERS: Readonly<Record<string, string>> = { ...API_HEADERS, 'accept-encoding': ACCEPT_ENCODING };
+const ANONYMOUS_GET_HEADERS: Readonly<Record<string, string>> = {
+  accept: '*/*',
+  'user-agent': 'rabbit-export',
+  'accept-encoding': ACCEPT_ENCODING,
+};
 
 const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
 

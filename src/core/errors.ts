@@ -24,6 +24,8 @@ export type ErrorCode =
   | 'SERVICE_DOWN'
   | 'BODY_TOO_LARGE'
   | 'BODY_TRUNCATED'
+  | 'BODY_UNDECODABLE'
+  | 'UNKNOWN_CODING'
   | 'BAD_JSON'
   | 'BAD_SHAPE'
   | 'BAD_ID'
@@ -101,9 +103,11 @@ function defaultClass(code: ErrorCode): ErrorClass {
     case 'TIMEOUT':
     case 'STALLED':
     case 'BODY_TRUNCATED':
+    case 'BODY_UNDECODABLE':
       return 'retryable';
     case 'HTTP_STATUS':
     case 'BODY_TOO_LARGE':
+    case 'UNKNOWN_CODING':
     case 'BAD_JSON':
     case 'BAD_SHAPE':
     case 'BAD_ID':

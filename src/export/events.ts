@@ -10,7 +10,16 @@ export type { OutageEvent, PreviousCost };
  */
 export type ExportEvent =
   | { type: 'start'; baseUrl: string; out: string; concurrency: number; resumed: number }
-  | { type: 'response'; source: string; status: number; bytes: number; queued: number; inFlight: number }
+  // `bytes` as stored (decoded); `wireBytes` as they came over the wire (compressed, when the answer was), else as `bytes`.
+  | {
+      type: 'response';
+      source: string;
+      status: number;
+      bytes: number;
+      queued: number;
+      inFlight: number;
+      wireBytes?: number;
+    }
   | { type: 'retry'; source: string; attempt: number; delayMs: number; reason: string }
   | { type: 'prototype'; id: string; name: string | null; revision: number }
   | { type: 'error'; error: ManifestError }

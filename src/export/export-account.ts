@@ -77,6 +77,7 @@ export async function exportAccount(options: ExportOptions): Promise<ExportResul
     true,
   );
   const stats: RunStats = { requests: 0, retries: 0, bytes: 0, files: 0 };
+  const wire = { bytes: 0 };
   const sink = new ArchiveSink(work.paths.out, {
     spool: work.spool,
     signal: controller.signal,
@@ -96,6 +97,7 @@ export async function exportAccount(options: ExportOptions): Promise<ExportResul
     frontier,
     signal: deadline.requestSignal(controller.signal),
     stats,
+    wire,
     emit,
     now,
     giveUp: (error) => deadline.stopNow(error),
@@ -182,6 +184,7 @@ export async function exportAccount(options: ExportOptions): Promise<ExportResul
       deadlineReached: deadline.reached,
       prototypes: model.origins(),
       stats,
+      wireBytes: wire.bytes,
       errorCount: model.errorCount,
       outages: fetch.outage?.summary() ?? { count: 0, totalMs: 0, gaveUp: false },
       errors: await model.firstErrors(RESULT_ERROR_LIMIT),

@@ -51,6 +51,8 @@ export interface ExportResult {
   deadlineReached: boolean;
   prototypes: { total: number; reused: number; fetched: number };
   stats: { requests: number; retries: number; bytes: number; files: number };
+  /** The bodies counted in `stats.bytes` as they came over the wire, before Content-Encoding was undone. */
+  wireBytes: number;
   errorCount: number;
   /**
    * Times the whole service was gone and the run paused for it, the time paused in all, and whether

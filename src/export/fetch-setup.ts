@@ -33,6 +33,8 @@ export function fetchContext(parts: {
   frontier: Frontier;
   signal: AbortSignal;
   stats: RunStats;
+  /** Bytes of the answers' bodies as they came over the wire (before Content-Encoding was undone). */
+  wire?: { bytes: number };
   emit: EventSink;
   now: () => number;
   /** An outage past its patience: stop the run as --max-duration does. */
@@ -88,11 +90,14 @@ export function fetchContext(parts: {
       }
       stats.requests++;
       stats.bytes += event.bytes;
+      const wireBytes = event.wireBytes ?? event.bytes;
+      if (parts.wire) parts.wire.bytes += wireBytes;
       emit({
         type: 'response',
         source: event.source,
         status: event.status,
         bytes: event.bytes,
+        wireBytes,
         queued: frontier.queued,
         inFlight: frontier.running,
       });

@@ -20,7 +20,10 @@ export type FaultKind =
   | 'endless-body'
   | 'trickle'
   | '403'
-  | '404';
+  | '404'
+  | 'corrupt-coding'
+  | 'coding-bomb'
+  | 'unknown-coding';
 
 export const FAULT_KINDS: readonly FaultKind[] = [
   '429',
@@ -37,6 +40,9 @@ export const FAULT_KINDS: readonly FaultKind[] = [
   'trickle',
   '403',
   '404',
+  'corrupt-coding',
+  'coding-bomb',
+  'unknown-coding',
 ];
 
 /** The faults a retrying client should get through: the default for `rate`. */
@@ -113,7 +119,9 @@ export class FaultPlan {
  * e.g. "rate=0.15,seed=7,kinds=429+503+reset+truncate" or
  *      "path=/rabbit/api/prototypes/3/pages/page0001.png:500*2;path=/rabbit/api/prototypes.json:reset".
  * Kinds: 429 500 502 503 504 403 404 reset truncate slow-body malformed-json bad-ids endless-body
- * trickle (a 200 whose body sends one byte every trickle-ms and never ends: never idle, never done).
+ * trickle (a 200 whose body sends one byte every trickle-ms and never ends: never idle, never done)
+ * corrupt-coding (a gzip body whose CRC is wrong) coding-bomb (~1 MiB of gzip that inflates to 1 GiB)
+ * unknown-coding (the body sent as it is, declared in the old `compress` coding nobody decodes).
  */
 export function parseFaultSpec(spec: string): FaultOptions {
   const options: FaultOptions = {};

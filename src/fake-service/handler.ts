@@ -6,6 +6,7 @@ import type { OutagePlan } from './outage.js';
 import type { Reply, Representation } from './payload.js';
 import { errorReply, httpDate } from './payload.js';
 import { representationOf } from './resources.js';
+import { codingBombReply, compressReply, corruptCodingReply, type CompressionOptions } from './compression.js';
 import { allowedMethods, isApiPath, matchRoute, routePrototype } from './routes.js';
 import type { SendMode } from './send-reply.js';
 import { sendReply } from './send-reply.js';
@@ -29,6 +30,8 @@ export interface ServiceState {
   outage?: OutagePlan;
   /** Stops listening and drops every connection, then listens again on the same port after `ms`. */
   goDown?: (ms: number) => void;
+  /** Compressed answers (asked for or always); none sends every body as it is. */
+  compression?: CompressionOptions;
 }
 
 const WRITE_METHODS = new Set(['POST', 'PUT', 'DELETE']);
@@ -86,6 +89,7 @@ async function handle(state: ServiceState, req: IncomingMessage, res: ServerResp
     if (faulted === undefined) fault = undefined;
     reply = faulted ?? reply;
   }
+  reply = await compressReply(state.compression, req.headers['accept-encoding'], reply);
   await waitOut();
   if (fault !== undefined) state.stats.faultsInjected++;
   countStatus(state.stats, reply.status);
@@ -105,6 +109,12 @@ function applyContentFault(fault: FaultKind, reply: Reply, path: string): Reply 
       return badIdsReply(reply);
     case 'endless-body':
       return endlessReply(reply, path);
+    case 'corrupt-coding':
+      return corruptCodingReply(reply);
+    case 'coding-bomb':
+      return codingBombReply(reply);
+    case 'unknown-coding':
+      return { ...reply, headers: { ...reply.headers, 'content-encoding': 'compress' } };
     default:
       return reply;
   }

@@ -5,6 +5,7 @@ import type { ServiceKeys } from './auth.js';
 import type { FaultOptions } from './faults.js';
 import type { OutageOptions } from './outage.js';
 import { OutagePlan } from './outage.js';
+import type { CompressionOptions } from './compression.js';
 import { FaultPlan } from './faults.js';
 import type { ServiceState } from './handler.js';
 import { createHandler } from './handler.js';
@@ -35,6 +36,8 @@ export interface FakeServiceOptions {
   now?: () => number;
   /** How the service waits (latency, slow bodies, trickles); tests pass a fake to count waits instead of timing them. */
   sleep?: (ms: number) => Promise<void>;
+  /** Compress answers: only when asked (Accept-Encoding) or always, in chosen codings. */
+  compression?: CompressionOptions;
   /** The base URL the service names itself by in bodies when it is reached through a TLS front or proxy. */
   advertisedBaseUrl?: string;
   /** The whole service goes away for a while at a chosen request (outage.ts). */
@@ -51,6 +54,7 @@ export interface FakeService {
   setLatency(ms: number): void;
   /** Resolves once a `down` outage is over and the service listens again (at once if none began). */
   back(): Promise<void>;
+  setCompression(compression: CompressionOptions | undefined): void;
   /** Closes the server and every open connection, endless bodies included. */
   close(): Promise<void>;
 }
@@ -69,6 +73,7 @@ export async function startFakeService(options: FakeServiceOptions = {}): Promis
     sleep: options.sleep ?? ((ms) => sleep(ms)),
     now,
     ...(options.outage ? { outage: new OutagePlan(options.outage) } : {}),
+    ...(options.compression ? { compression: options.compression } : {}),
   };
   const server = createServer(createHandler(state));
   // Endless bodies never finish by themselves; keep hold of every socket so close() can end them.
@@ -120,6 +125,10 @@ export async function startFakeService(options: FakeServiceOptions = {}): Promis
     back() {
       return down?.back ?? Promise.resolve();
     },
+    setCompression(compression) {
+      if (compression) state.compression = compression;
+      else delete state.compression;
+    },
     close() {
       // Idempotent: afterEach hooks and a test's own finally may both close the same service.
       closing ??= (async () => {
@@ -147,6 +156,8 @@ function baseUrlOf(address: AddressInfo): string {
   return `http://${host}:${address.port}`;
 }
 
+export { parseCompressSpec, SERVED_CODINGS, BOMB_INFLATED_BYTES } from './compression.js';
+export type { CompressionOptions, ServedCoding } from './compression.js';
 export { parseFaultSpec, FAULT_KINDS, TRANSIENT_FAULTS } from './faults.js';
 export type { FaultKind, FaultOptions, PathFault } from './faults.js';
 export { OUTAGE_KINDS, outageKind } from './outage.js';

@@ -15,6 +15,8 @@ export interface ProgressSnapshot {
   /** HTTP responses and their body bytes. */
   requests: number;
   bytes: number;
+  /** The same bodies as they came over the wire: fewer than `bytes` when the service compressed them. */
+  wireBytes: number;
   requestsPerSecond: number | null;
   bytesPerSecond: number | null;
   /** Null when no rate is known yet, or outside the crawl (no estimate of the rest there). */
@@ -61,6 +63,7 @@ export class ProgressTracker {
   private other = 0;
   private requests = 0;
   private bytes = 0;
+  private wireBytes = 0;
   private retries = 0;
   private errors = 0;
   private prototypesDone = 0;
@@ -82,6 +85,7 @@ export class ProgressTracker {
       case 'response':
         this.requests++;
         this.bytes += event.bytes;
+        this.wireBytes += event.wireBytes ?? event.bytes;
         // A 304 is followed by the copy it vouches for ('reused'), or by a plain request.
         if (event.status === 200) this.count(event.source);
         break;
@@ -148,6 +152,7 @@ export class ProgressTracker {
       total: estimate.total,
       requests: this.requests,
       bytes: this.bytes,
+      wireBytes: this.wireBytes,
       requestsPerSecond: this.requestRate.perSecond,
       bytesPerSecond: this.byteRate.perSecond,
       // Paused for an outage: no rate tells how long the rest takes.

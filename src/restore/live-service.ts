@@ -7,6 +7,8 @@ import { isRetryableStatus, mayRetry, parseRetryAfter, retryDelay } from '../cli
 import { RabbitError, isRabbitError } from '../core/errors.js';
 import { normalizeId } from '../core/ids.js';
 import { parseJson } from '../crawl/parse.js';
+import { DecodedBody, parseContentEncoding } from '../client/content-coding.js';
+import type { ChunkSource } from '../core/read-chunks.js';
 
 /**
  * The restore's requests. Reads, PUTs and DELETEs are safe to repeat and are retried on 429, 5xx
@@ -176,7 +178,7 @@ export function idFromLocation(location: string | undefined): string | undefined
 async function readBody(response: HttpResponse, maxBytes: number, source: string): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let size = 0;
-  await response.body.read((chunk) => {
+  await decodedChunks(response, maxBytes, source).read((chunk) => {
     size += chunk.length;
     // Thrown from here, it also stops the transfer.
     if (size > maxBytes)
@@ -188,6 +190,19 @@ async function readBody(response: HttpResponse, maxBytes: number, source: string
     return undefined;
   });
   return Buffer.concat(chunks);
+}
+
+/** The body as the service meant it: GETs ask for compression (content-coding.ts). */
+function decodedChunks(response: HttpResponse, maxBytes: number, source: string): ChunkSource {
+  const body = response.body;
+  try {
+    const codings = parseContentEncoding(response.headers['content-encoding'], source);
+    if (codings.length === 0) return body;
+    return new DecodedBody(body, { codings, maxBytes, source, abort: (error) => body.destroy(error) });
+  } catch (error) {
+    body.destroy(error);
+    throw error;
+  }
 }
 
 /** Reads and drops a body we do not need, so the connection can be reused. */

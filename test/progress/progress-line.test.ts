@@ -10,6 +10,7 @@ const snap: ProgressSnapshot = {
   total: 2740,
   requests: 1250,
   bytes: 50 * 1024 * 1024,
+  wireBytes: 50 * 1024 * 1024,
   requestsPerSecond: 85.4,
   bytesPerSecond: 2.1 * 1024 * 1024,
   etaMs: 185_000,
@@ -86,6 +87,7 @@ describe('logLine and progressRecord', () => {
       total: 2740,
       requests: 1250,
       bytes: 50 * 1024 * 1024,
+      wireBytes: 50 * 1024 * 1024,
       requestsPerSecond: 85.4,
       bytesPerSecond: Math.round(2.1 * 1024 * 1024),
       etaSeconds: 185,
@@ -95,6 +97,14 @@ describe('logLine and progressRecord', () => {
       errors: 1,
       elapsedSeconds: 14,
       outage: null,
+    });
+    // Compressed answers: the bodies stored and what they took on the wire.
+    expect(logLine({ ...snap, wireBytes: 12 * 1024 * 1024 })).toContain(
+      '1250 requests, 50.0 MiB stored, 12.0 MiB on the wire, 2 retries',
+    );
+    expect(progressRecord({ ...snap, wireBytes: 12 * 1024 * 1024 })).toMatchObject({
+      bytes: 50 * 1024 * 1024,
+      wireBytes: 12 * 1024 * 1024,
     });
     expect(
       phaseLine({

@@ -82,6 +82,13 @@ describe('ProgressTracker', () => {
     expect(snap.etaMs).toBe(9600); // 24 left at 2.5 a second
   });
 
+  it('counts bytes on the wire beside bytes stored: compressed answers take fewer, plain ones the same', () => {
+    const tracker = new ProgressTracker(clock().now);
+    tracker.onEvent({ ...ok('prototypes.json', 1000), wireBytes: 200 } as ExportEvent);
+    tracker.onEvent(ok('prototypes/7.json', 50));
+    expect(tracker.snapshot()).toMatchObject({ bytes: 1050, wireBytes: 250 });
+  });
+
   it('counts copies and failures as done, 304s and assets not; retries and errors apart', () => {
     const tracker = new ProgressTracker(clock().now);
     tracker.onEvent({ type: 'prototypes-listed', ids: ['7'] });

@@ -43,6 +43,23 @@ async function restore(
 }
 
 describe('rabbit-export restore', () => {
+  it('reads a service that compresses its answers as it reads a plain one', async () => {
+    damage(service);
+    const plain = await restore('--dry-run');
+    service.setCompression({ when: 'always', codings: ['gzip', 'br'] });
+    const compressed = await restore('--dry-run');
+    expect(compressed.code).toBe(0);
+    const plan = (summary: Summary): Partial<Summary> => ({
+      create: summary.create,
+      update: summary.update,
+      delete: summary.delete,
+      unchanged: summary.unchanged,
+      skipped: summary.skipped,
+    });
+    expect(plan(compressed.summary)).toEqual(plan(plain.summary));
+    expect(plain.summary).toMatchObject({ ok: true, create: 4, update: 2 });
+  });
+
   it('plans 4 creates, 2 updates, 0 deletes; --prune applies them and deletes the stray; a second run writes nothing', async () => {
     const stray = damage(service);
     const archived = await archivedElements(archive);

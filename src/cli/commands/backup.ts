@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { mib, printable, seconds } from '../format.js';
+import { bodiesText, mib, printable, seconds } from '../format.js';
 import { outageDescription, outageSummary } from '../progress-line.js';
 import { BACKUP_DEFAULTS } from '../../backup/rotation.js';
 import type { BackupResult } from '../../backup/backup-account.js';
@@ -115,6 +115,8 @@ Examples:
           files: result.export.stats.files,
           bytes: result.export.archiveBytes,
           requests: result.export.stats.requests,
+          storedBytes: result.export.stats.bytes,
+          wireBytes: result.export.wireBytes,
           errors: result.export.errorCount,
           outages: outageSummary(result.export.outages),
           pruned: result.pruned,
@@ -133,6 +135,7 @@ Examples:
             : '') +
           `  ${summary.requests} requests, ${mib(summary.bytes)} in ${seconds(summary.durationMs)}\n` +
           (result.export.outages.count > 0 ? `  ${outageDescription(result.export.outages)}` : '') +
+          `  bodies: ${bodiesText(summary.storedBytes, summary.wireBytes)}\n` +
           `  time: ${timeLine}\n` +
           `  sha256 ${result.sha256}\n` +
           `  ${summary.kept} archives kept${summary.pruned.length > 0 ? `, removed ${summary.pruned.join(', ')}` : ''}\n`,

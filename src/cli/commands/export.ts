@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { mib, printable, seconds, shellQuote } from '../format.js';
+import { bodiesText, mib, printable, seconds, shellQuote } from '../format.js';
 import { outageDescription, outageSummary } from '../progress-line.js';
 import type { ExportResult } from '../../export/export-account.js';
 import type { ChecksummedResult } from '../../export/checksummed-export.js';
@@ -117,6 +117,8 @@ With --out - the zip goes to stdout once it is finished and has passed verify; e
           prototypes: result.prototypes.total,
           files: result.stats.files,
           bytes: result.archiveBytes,
+          storedBytes: result.stats.bytes,
+          wireBytes: result.wireBytes,
           requests: result.stats.requests,
           retries: result.stats.retries,
           errors: result.errorCount,
@@ -128,6 +130,7 @@ With --out - the zip goes to stdout once it is finished and has passed verify; e
         describe: (result, summary, timeLine) =>
           `${result.complete ? 'complete' : 'INCOMPLETE'}: ${summary.prototypes} prototypes, ${summary.files} files, ` +
           `${mib(summary.bytes)} in ${seconds(summary.durationMs)} (${summary.requests} requests, ${summary.retries} retries)\n` +
+          `bodies: ${bodiesText(summary.storedBytes, summary.wireBytes)}\n` +
           `archive: ${result.out === '-' ? 'stdout' : result.out}\n` +
           `sha256: ${result.sha256}\n` +
           outageDescription(result.outages) +

@@ -18,6 +18,7 @@ interface ServeFlags {
   outageAt?: number;
   outageFor?: number;
   outageKind?: string;
+  compress?: string;
   json?: boolean;
 }
 
@@ -58,20 +59,30 @@ export function registerServe(program: Command, io: CliIO): void {
       'down: stop listening and drop connections, then listen again on the same port; 503: answer 503 with Retry-After seconds; 429: answer 429 with Retry-After as an HTTP date',
       'down',
     )
+    .option(
+      '--compress <when[:codings]>',
+      'compress answers: "asked" (as Accept-Encoding allows) or "always" (asked or not), optionally in codings applied in order, e.g. always:gzip,br (gzip x-gzip deflate deflate-raw br identity)',
+    )
     .option('--json', 'print the base URL and keys as one JSON line')
     .addHelpText(
       'after',
-      '\nExamples:\n  rabbit-export serve --port 8080 --latency 20\n  rabbit-export serve --faults "rate=0.1,seed=3"\n  rabbit-export serve --faults "path=/rabbit/api/prototypes/3/pages/page0001.png:trickle,trickle-ms=2000"\n  rabbit-export serve --outage-at 200 --outage-for 20   # a restart in the middle of an export\n  rabbit-export serve --resources 1000000 --json   # for benchmarks',
+      '\nExamples:\n  rabbit-export serve --port 8080 --latency 20\n  rabbit-export serve --faults "rate=0.1,seed=3"\n  rabbit-export serve --faults "path=/rabbit/api/prototypes/3/pages/page0001.png:trickle,trickle-ms=2000"\n  rabbit-export serve --outage-at 200 --outage-for 20   # a restart in the middle of an export\n  rabbit-export serve --compress asked             # gzip, deflate or br, as the client prefers\n  rabbit-export serve --compress always:gzip,br    # gzip then br, whatever the client asked for\n  rabbit-export serve --resources 1000000 --json   # for benchmarks',
     )
     .action((flags: ServeFlags) =>
       runAction(io, flags.json ?? false, async () => {
         const fake = await import('../../fake-service/index.js');
-        const { parseFaultSpec, startFakeService } = fake;
+        const { parseCompressSpec, parseFaultSpec, startFakeService } = fake;
         let faults;
         try {
           faults = flags.faults ? parseFaultSpec(flags.faults) : undefined;
         } catch (error) {
           throw new RabbitError('USAGE', `--faults: ${(error as Error).message}`);
+        }
+        let compression;
+        try {
+          compression = flags.compress ? parseCompressSpec(flags.compress) : undefined;
+        } catch (error) {
+          throw new RabbitError('USAGE', `--compress: ${(error as Error).message}`);
         }
         const service = await startFakeService({
           port: flags.port,
@@ -89,6 +100,7 @@ export function registerServe(program: Command, io: CliIO): void {
                 },
               }
             : {}),
+          ...(compression ? { compression } : {}),
         });
         // Listen for the stop signal before saying where the service is: a script that reads the
         // first line and stops the service at once must not hit the default action of SIGTERM.

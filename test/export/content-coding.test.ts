@@ -1,0 +1,159 @@
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  startFakeService,
+  type CompressionOptions,
+  type FakeService,
+  type ServedCoding,
+} from '../../src/fake-service/index.js';
+import { exportAccount } from '../../src/export/export-account.js';
+import { verifyArchive } from '../../src/verify/verify-archive.js';
+import { allFileEntries } from '../../src/manifest/types.js';
+import { servedEntries, walkService } from '../helpers/oracle.js';
+import { readArchive } from '../helpers/archive.js';
+import { tempDir } from '../helpers/temp.js';
+
+let service: FakeService | undefined;
+afterEach(async () => {
+  await service?.close();
+  service = undefined;
+});
+
+/** A small account: the awkward sample prototypes and one ordinary one. */
+const DATASET = { prototypes: 1, pagesPerPrototype: 2, elementsPerPage: 2, layersPerPrototype: 1 };
+
+async function exportFrom(svc: FakeService, extra: Partial<Parameters<typeof exportAccount>[0]> = {}) {
+  const out = join(await tempDir(), 'coded.zip');
+  const result = await exportAccount({
+    out,
+    baseUrl: svc.baseUrl,
+    keys: [svc.keys.readOnly],
+    retry: { baseDelayMs: 5 },
+    ...extra,
+  });
+  return { out, result };
+}
+
+/**
+ * Every body in the archive, and its manifest size and sha256, equals what the service serves
+ * uncompressed; our verify and Info-ZIP's `unzip -t` pass the archive. Sources in `missing` are
+ * expected to be absent.
+ */
+async function expectExact(out: string, svc: FakeService, missing: string[] = []): Promise<void> {
+  svc.setFaults(undefined);
+  svc.setCompression(undefined);
+  const served = await walkService(svc.baseUrl, svc.keys.readOnly);
+  const { manifest, entries } = await readArchive(out);
+  const files = servedEntries(allFileEntries(manifest));
+  expect(new Set(files.map((f) => f.source))).toEqual(
+    new Set([...served.keys()].filter((source) => !missing.includes(source))),
+  );
+  for (const file of files) {
+    const body = served.get(file.source) as Buffer;
+    expect(entries.get(file.path)?.data.equals(body), file.path).toBe(true);
+    expect(file.size, file.path).toBe(body.length);
+    expect(file.sha256, file.path).toBe(createHash('sha256').update(body).digest('hex'));
+  }
+  const report = await verifyArchive(out);
+  expect(report.ok).toBe(true);
+  // Info-ZIP must be installed: a missing unzip fails the test here.
+  execFileSync('unzip', ['-tq', out], { stdio: 'pipe' });
+}
+
+const SINGLE: ServedCoding[] = ['gzip', 'x-gzip', 'deflate', 'deflate-raw', 'br', 'identity'];
+const STACKS: ServedCoding[][] = [
+  ['gzip', 'br'],
+  ['deflate-raw', 'gzip'],
+  ['br', 'identity', 'deflate'],
+];
+
+describe('exports from a compressing service', () => {
+  it.each(
+    (['asked', 'always'] as const).flatMap((when) =>
+      [...SINGLE.map((coding) => [coding]), ...STACKS].map((codings): [string, CompressionOptions] => [
+        `${when}:${codings.join(',')}`,
+        { when, codings },
+      ]),
+    ),
+  )('stores the decoded bodies byte for byte (%s)', async (_name, compression) => {
+    service = await startFakeService({ dataset: DATASET, compression });
+    const { out, result } = await exportFrom(service);
+    expect(result.complete).toBe(true);
+    const compressed = compression.codings?.some((coding) => coding !== 'identity');
+    // JSON and XHTML shrink; the figures say so.
+    if (compressed) expect(result.wireBytes).toBeLessThan(result.stats.bytes * 0.8);
+    else expect(result.wireBytes).toBe(result.stats.bytes);
+    await expectExact(out, service);
+  });
+
+  it('picks the coding the client likes best when asked without a list of codings', async () => {
+    service = await startFakeService({ dataset: DATASET, compression: { when: 'asked' } });
+    const { out, result } = await exportFrom(service);
+    expect(result.complete).toBe(true);
+    expect(result.wireBytes).toBeLessThan(result.stats.bytes * 0.8);
+    await expectExact(out, service);
+  });
+
+  it('stops a decompression bomb at the decoded cap, records BODY_TOO_LARGE, and exports the rest', async () => {
+    const bomb = '/rabbit/api/prototypes/3/pages/page0001/elements.json';
+    service = await startFakeService({
+      dataset: DATASET,
+      compression: { when: 'always', codings: ['gzip'] },
+      faults: { paths: [{ path: bomb, kind: 'coding-bomb' }] },
+    });
+    const cap = 2 * 1024 * 1024;
+    const { out, result } = await exportFrom(service, { caps: { json: cap } });
+    expect(result.complete).toBe(false);
+    expect(result.errors).toEqual([expect.objectContaining({ source: bomb, code: 'BODY_TOO_LARGE', attempts: 1 })]);
+    expect(result.errors[0]?.message).toContain(`decoded body exceeds the cap of ${cap} bytes`);
+    // Not retried: a bomb stays a bomb.
+    expect(service.stats.byPath.get(bomb)).toBe(1);
+    // The elements the list would have named are missing with it; all else is there, exact.
+    service.setFaults(undefined);
+    service.setCompression(undefined);
+    const served = await walkService(service.baseUrl, service.keys.readOnly);
+    const lost = [...served.keys()].filter(
+      (source) => source === bomb || source.startsWith('/rabbit/api/prototypes/3/pages/page0001/elements/'),
+    );
+    await expectExact(out, service, lost);
+  });
+
+  it('retries a body that does not decode, then records it as BODY_UNDECODABLE', async () => {
+    const corrupt = '/rabbit/api/prototypes/3/discussions/1.json';
+    service = await startFakeService({
+      dataset: DATASET,
+      faults: { paths: [{ path: corrupt, kind: 'corrupt-coding' }] },
+    });
+    const { out, result } = await exportFrom(service);
+    expect(result.complete).toBe(false);
+    expect(result.errors).toEqual([
+      expect.objectContaining({ source: corrupt, code: 'BODY_UNDECODABLE', attempts: 5 }),
+    ]);
+    expect(service.stats.byPath.get(corrupt)).toBe(5);
+    await expectExact(out, service, [corrupt]);
+  });
+
+  it('gets through a corrupt or cut-short compressed body that is whole on the next attempt', async () => {
+    const corrupt = '/rabbit/api/prototypes/3/discussions/1.json';
+    const cut = '/rabbit/api/prototypes/3/pages/page0001.html';
+    service = await startFakeService({
+      dataset: DATASET,
+      compression: { when: 'asked', codings: ['br'] },
+      faults: {
+        paths: [
+          { path: corrupt, kind: 'corrupt-coding', times: 2 },
+          // Content-Length of the encoded body, then half of it.
+          { path: cut, kind: 'truncate', times: 1 },
+        ],
+      },
+    });
+    const { out, result } = await exportFrom(service);
+    expect(result.errors).toEqual([]);
+    expect(result.stats.retries).toBe(3);
+    expect(service.stats.byPath.get(corrupt)).toBe(3);
+    expect(service.stats.byPath.get(cut)).toBe(2);
+    await expectExact(out, service);
+  });
+});
