@@ -2,6 +2,7 @@ import { isRabbitError } from '../core/errors.js';
 import { redactUrl } from '../core/redact.js';
 import { EXIT, exitCodeFor } from './exit-codes.js';
 import { printable } from './format.js';
+import { nextStepFor } from './error-guide.js';
 
 export interface CliIO {
   stdout: NodeJS.WriteStream;
@@ -20,14 +21,15 @@ export async function runAction(io: CliIO, json: boolean, action: () => Promise<
     const code = exitCodeFor(error);
     const message = redactUrl(printable(error instanceof Error ? error.message : String(error)));
     const errorCode = isRabbitError(error) ? error.code : 'INTERNAL';
+    const next = isRabbitError(error) ? nextStepFor(error) : undefined;
     if (json) {
       // Machine-readable context the error carries (who holds a lock) goes beside the message.
       const data = isRabbitError(error) ? error.data : undefined;
-      io.stdout.write(
-        `${JSON.stringify({ type: 'summary', ok: false, exitCode: code, error: { ...data, code: errorCode, message } })}\n`,
-      );
+      const detail = { ...data, code: errorCode, message, ...(next !== undefined ? { next } : {}) };
+      io.stdout.write(`${JSON.stringify({ type: 'summary', ok: false, exitCode: code, error: detail })}\n`);
     }
     io.stderr.write(`rabbit-export: ${message}\n`);
+    if (next !== undefined) io.stderr.write(`next: ${redactUrl(next)}\n`);
     if (!isRabbitError(error) && error instanceof Error && error.stack && io.env['RABBIT_DEBUG']) {
       io.stderr.write(`${redactUrl(error.stack)}\n`);
     }

@@ -30,6 +30,8 @@ export interface ExportOptions extends ServiceOptions {
   stall?: Partial<StallPolicy>;
   /** Stop fetching after this long and write what was stored, marked incomplete. */
   maxDurationMs?: number;
+  /** How long the first request may take before the run ends as NO_ANSWER (FIRST_CONTACT_MS). */
+  firstContactMs?: number;
 }
 
 export { EXPORT_DEFAULTS };

@@ -9,6 +9,7 @@ interface ConvertFlags {
   prototype?: string[];
   rendering: boolean;
   json?: boolean;
+  force?: boolean;
 }
 
 export function registerConvert(program: Command, io: CliIO): void {
@@ -17,7 +18,11 @@ export function registerConvert(program: Command, io: CliIO): void {
     .description('turn every prototype of an archive into an editable document for another editor (draw.io)')
     .argument('<file.zip>', 'an archive written by rabbit-export (never changed)')
     .addOption(new Option('--to <format>', 'the editor to convert for').choices(['drawio']).makeOptionMandatory())
-    .requiredOption('-o, --out <dir>', 'folder for the documents and convert-report.json (created if missing)')
+    .requiredOption(
+      '-o, --out <dir>',
+      'folder for the documents and convert-report.json (created if missing; its parent must exist)',
+    )
+    .option('-f, --force', 'write into an --out folder that is not empty, replacing documents of the same name')
     .option('--prototype <id>', 'convert only this prototype (repeatable)', (id: string, all: string[] = []) => [
       ...all,
       id,
@@ -32,6 +37,9 @@ export function registerConvert(program: Command, io: CliIO): void {
       runAction(io, flags.json ?? false, async () => {
         const { formatConvertTotals, formatPrototypeConverted } = await import('../format-convert.js');
         const { convertArchive } = await import('../../convert/convert-archive.js');
+        const { prepareOutputFolder } = await import('../output-path.js');
+        // At the command, so every format convert writes follows the one output rule.
+        await prepareOutputFolder(flags.out, { flag: '--out', force: flags.force ?? false });
         const onEvent = (event: ConvertEvent): void => {
           if (!flags.json) io.stdout.write(`${formatPrototypeConverted(event.report)}\n`);
         };

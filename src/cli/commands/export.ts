@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { mib, printable, seconds, shellQuote } from '../format.js';
+import { mib, plural, printable, seconds, shellQuote } from '../format.js';
 import type { ExportResult } from '../../export/export-account.js';
 import { addServiceOptions, serviceArgs, type ServiceFlags } from '../service-flags.js';
 import { parseStatsInterval, STATS_INTERVAL_HELP } from '../progress-flags.js';
@@ -52,9 +52,17 @@ Examples:
     )
     .action(async (flags: ExportFlags) => {
       const { runLongCommand } = await import('../long-run.js');
+      let keyPlaces: string[] = [];
       await runLongCommand(io, flags, {
         async load() {
-          const { exportAccount } = await import('../../export/export-account.js');
+          const [{ exportAccount }, { readKeySources }, { checkOutputFile }] = await Promise.all([
+            import('../../export/export-account.js'),
+            import('../keys.js'),
+            import('../output-path.js'),
+          ]);
+          await checkOutputFile(flags.out, { flag: '--out', force: flags.force ?? false });
+          // Where each key was written, to name a refused one by its line rather than show it.
+          keyPlaces = (await readKeySources(flags.apiKeyFile, io.env)).map((source) => source.where);
           return ({ service, signal, onEvent }) =>
             exportAccount({
               out: flags.out,
@@ -86,26 +94,42 @@ Examples:
           `${mib(summary.bytes)} in ${seconds(summary.durationMs)} (${summary.requests} requests, ${summary.retries} retries)\n` +
           `archive: ${result.out}\n` +
           `time: ${timeLine}\n`,
-        warnings: (result) => failureReport(flags, result),
+        warnings: (result) => failureReport(flags, result, keyPlaces),
       });
     });
 }
 
-function failureReport(flags: ExportFlags, result: ExportResult): string {
+function failureReport(flags: ExportFlags, result: ExportResult, keyPlaces: readonly string[]): string {
   let text = '';
   if (result.deadlineReached)
     text += 'stopped fetching at --max-duration; the archive holds what was fetched until then\n';
   if (!result.complete) {
     const shown = result.errors;
-    text += `${result.errorCount} resources could not be archived:\n`;
+    text += `${plural(result.errorCount, 'resource')} could not be archived:\n`;
     for (const error of shown)
       text += `  ${error.source}${error.status ? ` (HTTP ${error.status})` : ''}: ${printable(error.message)}\n`;
     if (result.errorCount > shown.length)
       text += `  ... and ${result.errorCount - shown.length} more (see manifest.json "errors")\n`;
+    // A refused key is refused again on the next run: fetching "what is missing" cannot help
+    // until the key is fixed, so that comes first.
+    const refused = refusedKeyPlaces(result, keyPlaces);
+    for (const place of refused) text += `the API key on ${place} was refused: fix or remove it\n`;
     // --since the incomplete archive itself: what it holds is copied (verified), only the rest is fetched.
-    text += `to fetch only what is missing: ${exportCommand(flags, result.out)}\n`;
+    text +=
+      refused.length > 0
+        ? `then fetch only what is missing: ${exportCommand(flags, result.out)}\n`
+        : `to fetch only what is missing: ${exportCommand(flags, result.out)}\n`;
   }
   return text;
+}
+
+/** Where the refused keys were written; the crawl names a refused key by its number among the keys. */
+function refusedKeyPlaces(result: ExportResult, keyPlaces: readonly string[]): string[] {
+  return result.errors.flatMap((error) => {
+    const number = error.code === 'KEY_REFUSED' ? /API key number (\d+)/.exec(error.message)?.[1] : undefined;
+    if (number === undefined) return [];
+    return [keyPlaces[Number(number) - 1] ?? `API key number ${number}`];
+  });
 }
 
 function resumeHint(flags: ExportFlags): string {

@@ -54,14 +54,17 @@ export function registerServe(program: Command, io: CliIO): void {
         } catch (error) {
           throw new RabbitError('USAGE', `--faults: ${(error as Error).message}`);
         }
-        const service = await startFakeService({
-          port: flags.port,
-          seed: flags.seed,
-          latencyMs: flags.latency,
-          dataset: datasetOf(flags, fake),
-          countPaths: false,
-          ...(faults ? { faults } : {}),
-        });
+        const { listenOn } = await import('../listen-port.js');
+        const service = await listenOn(flags.port, () =>
+          startFakeService({
+            port: flags.port,
+            seed: flags.seed,
+            latencyMs: flags.latency,
+            dataset: datasetOf(flags, fake),
+            countPaths: false,
+            ...(faults ? { faults } : {}),
+          }),
+        );
         // Listen for the stop signal before saying where the service is: a script that reads the
         // first line and stops the service at once must not hit the default action of SIGTERM.
         const stopped = new Promise<void>((resolve) => {

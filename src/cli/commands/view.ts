@@ -20,7 +20,8 @@ export function registerView(program: Command, io: CliIO): void {
     .action((file: string, flags: ViewFlags) =>
       runAction(io, false, async () => {
         const { serveArchive } = await import('../../viewer/serve-archive.js');
-        const server = await serveArchive(file, { port: flags.port });
+        const { listenOn } = await import('../listen-port.js');
+        const server = await listenOn(flags.port, () => serveArchive(file, { port: flags.port }));
         io.stdout.write(`serving ${file} at ${server.url}\nstop with Ctrl-C\n`);
         await new Promise<void>((resolve) => {
           const stop = (): void => {
