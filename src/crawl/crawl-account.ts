@@ -132,10 +132,14 @@ export class AccountCrawler {
     } catch (error) {
       if (!limit.signal.aborted || this.options.fetch.signal.aborted) throw error;
       const url = this.urlOf(api('prototypes.json'));
-      throw new RabbitError('NO_ANSWER', `no answer from the service within ${Math.round(limitMs / 1000)} s (GET ${url})`, {
-        source: api('prototypes.json'),
-        data: { url, waitedMs: limitMs },
-      });
+      throw new RabbitError(
+        'NO_ANSWER',
+        `no answer from the service within ${Math.round(limitMs / 1000)} s (GET ${url})`,
+        {
+          source: api('prototypes.json'),
+          data: { url, waitedMs: limitMs },
+        },
+      );
     } finally {
       clearTimeout(timer);
     }
@@ -401,15 +405,20 @@ const TLS_CODES = new Set([
 /** What a failed first contact means, from the system's code anywhere down the cause chain. */
 function networkReason(error: RabbitError): { code: ErrorCode; words: string } {
   const codes: string[] = [];
+  let said = '';
   for (let cause: unknown = error.cause; cause instanceof Error; cause = cause.cause) {
     const code = (cause as { code?: unknown }).code;
     if (typeof code === 'string') codes.push(code);
+    said = cause.message;
   }
   const tls = codes.find((code) => TLS_CODES.has(code));
-  if (tls !== undefined) return { code: 'TLS_CERTIFICATE', words: `the service's TLS certificate is not trusted (${tls})` };
+  if (tls !== undefined)
+    return { code: 'TLS_CERTIFICATE', words: `the service's TLS certificate is not trusted (${tls})` };
   if (codes.includes('ECONNREFUSED')) return { code: 'CONNECTION_REFUSED', words: 'the connection was refused' };
   if (codes.includes('ENOTFOUND') || codes.includes('EAI_AGAIN'))
     return { code: 'HOST_NOT_FOUND', words: 'the host name is not known' };
   if (error.code === 'TIMEOUT') return { code: 'NO_ANSWER', words: 'the service did not answer in time' };
-  return { code: 'HOST_UNREACHABLE', words: `cannot reach the service: ${error.message}` };
+  // The system's own words, without its code names: "other side closed", "socket hang up".
+  const words = said.replace(/\b[A-Z][A-Z0-9_]{3,}\b:?\s*/g, '').trim();
+  return { code: 'HOST_UNREACHABLE', words: `the connection to the service failed${words ? ` (${words})` : ''}` };
 }
