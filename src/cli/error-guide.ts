@@ -25,7 +25,8 @@ export const ERROR_GUIDE: Readonly<Partial<Record<ErrorCode, NextStep>>> = {
     'of its certificate (PEM) and run again; certificate checks are never switched off',
   NO_ANSWER: () =>
     'the host took the connection but sent nothing back: check that --base-url names the Rabbit service ' +
-    '(the API lives under {base}/rabbit/api/); if it is only slow today, try again later',
+    '(the API lives under {base}/rabbit/api/) and, if one is set, that HTTPS_PROXY answers; ' +
+    'if the service is only slow today, try again later',
   HOST_UNREACHABLE: () =>
     "check --base-url (or RABBIT_BASE_URL), this machine's network, and HTTPS_PROXY if you need a proxy",
   API_NOT_FOUND: () => BASE_URL_HINT,
