@@ -16,10 +16,15 @@ import { makeTestCa, startTlsFront, type TlsFront } from '../proxy/tls-front.js'
 let service: FakeService;
 let tls: TlsFront;
 const servers: Server[] = [];
+const sockets = new Set<Socket>();
 
 /** A loopback server that does `onSocket` with every connection; closed after the file. */
 async function rawServer(onSocket: (socket: Socket) => void): Promise<number> {
-  const server = createServer(onSocket);
+  const server = createServer((socket) => {
+    sockets.add(socket);
+    socket.on('error', () => undefined);
+    onSocket(socket);
+  });
   servers.push(server);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return (server.address() as AddressInfo).port;
@@ -33,10 +38,10 @@ beforeAll(async () => {
 afterAll(async () => {
   await service.close();
   await tls.close();
+  for (const socket of sockets) socket.destroy();
   const held = servers.splice(0);
   await Promise.all(
     held.map((server) => {
-      server.closeAllConnections?.();
       return new Promise((resolve) => server.close(resolve));
     }),
   );
@@ -144,7 +149,7 @@ describe('error guide: every failure a newcomer meets says what happened, what w
   it.each(Object.keys(CASES))('%s', async (code) => {
     const failure = await (CASES[code] as () => Promise<Failure>)();
     expect(failure.code).toBe(code);
-    expect(failure.next).toBe(nextStepFor(new RabbitError(code as ErrorCode, '', { data: failure })));
+    expect(failure.next).toBe(nextStepFor(new RabbitError(code as ErrorCode, '', { data: { ...failure } })));
     expect(failure.next?.length).toBeGreaterThan(20);
     // The human form: the message, then the next step on its own line.
     if (failure.exitCode !== null) expect(failure.stderr).toContain(`\nnext: ${failure.next}\n`);
