@@ -43,7 +43,7 @@ export function registerExport(program: Command, io: CliIO): void {
       'after',
       `
 Examples:
-  RABBIT_API_KEY=... rabbit-export export --out team.zip
+  rabbit-export export --out team.zip           # the key from RABBIT_API_KEY
   rabbit-export export --out team.zip --api-key-file ~/.rabbit-key --concurrency 4
   rabbit-export export --out nightly.zip --json --quiet      # for cron: one JSON line
   rabbit-export export --out big.zip --json --stats-interval 5m # progress records, then the summary
