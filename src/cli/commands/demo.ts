@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { mib, seconds } from '../format.js';
+import { mib, plural, seconds } from '../format.js';
 import { EXIT } from '../exit-codes.js';
 import { runAction, withInterrupts, type CliIO } from '../run.js';
 
@@ -39,9 +39,11 @@ export function registerDemo(program: Command, io: CliIO): void {
           const report = await verifyArchive(result.out);
           io.stdout.write(`${formatListTable(await listArchive(result.out), terminalColumns(io.stdout, io.env))}\n`);
           io.stdout.write(`${formatVerifyReport(report)}\n`);
+          // Three counts describe one run; say how they relate rather than leave four numbers unexplained.
           io.stdout.write(
-            `exported ${result.prototypes.total} prototypes, ${result.stats.files} files, ` +
-              `${mib(result.archiveBytes)} in ${seconds(Date.now() - started)}\n` +
+            `exported ${plural(result.prototypes.total, 'prototype')} in ${seconds(Date.now() - started)}: ` +
+              `${plural(result.stats.requests, 'request')} to the service gave ${plural(result.stats.files, 'file')} ` +
+              `(${mib(result.archiveBytes)}); with manifest.json the zip holds ${plural(report.checked, 'entry', 'entries')}\n` +
               `archive: ${result.out}\n`,
           );
           if (!report.ok) return EXIT.failed;
