@@ -1,4 +1,4 @@
-import { mkdir, readdir, stat } from 'node:fs/promises';
+import { mkdir, readdir, rmdir, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { RabbitError } from '../core/errors.js';
 
@@ -45,6 +45,17 @@ export async function prepareOutputFolder(
   path: string,
   rule: OutputRule & { mayHoldFiles?: boolean },
 ): Promise<string> {
+  return (await outputFolder(path, rule)).path;
+}
+
+/**
+ * prepareOutputFolder, and a way to take the folder back when the command then fails before
+ * writing anything: a failed run leaves no empty folder behind that the next run would trip on.
+ */
+export async function outputFolder(
+  path: string,
+  rule: OutputRule & { mayHoldFiles?: boolean },
+): Promise<{ path: string; undo: () => Promise<void> }> {
   const target = resolve(path);
   const existing = await stat(target).catch(() => undefined);
   if (existing === undefined) {
@@ -56,7 +67,8 @@ export async function prepareOutputFolder(
       if ((error as { code?: string }).code !== 'EEXIST')
         throw new RabbitError('OUTPUT_UNWRITABLE', `cannot create ${rule.flag} ${target}`, { cause: error });
     }
-    return target;
+    // rmdir removes only an empty folder: anything written into it stays.
+    return { path: target, undo: () => rmdir(target).catch(() => undefined) };
   }
   if (!existing.isDirectory()) {
     throw new RabbitError('OUTPUT_KIND', `${rule.flag} ${target} is a file, where a folder belongs`, {
@@ -70,7 +82,7 @@ export async function prepareOutputFolder(
       { data: { path: target } },
     );
   }
-  return target;
+  return { path: target, undo: async () => undefined };
 }
 
 async function requireParent(target: string, rule: OutputRule): Promise<void> {

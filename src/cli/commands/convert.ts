@@ -37,9 +37,9 @@ export function registerConvert(program: Command, io: CliIO): void {
       runAction(io, flags.json ?? false, async () => {
         const { formatConvertTotals, formatPrototypeConverted } = await import('../format-convert.js');
         const { convertArchive } = await import('../../convert/convert-archive.js');
-        const { prepareOutputFolder } = await import('../output-path.js');
+        const { outputFolder } = await import('../output-path.js');
         // At the command, so every format convert writes follows the one output rule.
-        await prepareOutputFolder(flags.out, { flag: '--out', force: flags.force ?? false });
+        const folder = await outputFolder(flags.out, { flag: '--out', force: flags.force ?? false });
         const onEvent = (event: ConvertEvent): void => {
           if (!flags.json) io.stdout.write(`${formatPrototypeConverted(event.report)}\n`);
         };
@@ -52,7 +52,10 @@ export function registerConvert(program: Command, io: CliIO): void {
             onEvent,
             signal,
           }),
-        );
+        ).catch(async (error: unknown) => {
+          await folder.undo();
+          throw error;
+        });
         io.stdout.write(flags.json ? `${JSON.stringify(report)}\n` : `${formatConvertTotals(report, flags.out)}\n`);
         return report.complete ? EXIT.ok : EXIT.incomplete;
       }),
