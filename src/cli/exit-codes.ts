@@ -8,7 +8,16 @@ export const EXIT = {
   interrupted: 130,
 } as const;
 
-const USAGE_CODES: ReadonlySet<ErrorCode> = new Set(['USAGE', 'NO_API_KEY', 'OUTPUT_EXISTS']);
+const USAGE_CODES: ReadonlySet<ErrorCode> = new Set([
+  'USAGE',
+  'NO_API_KEY',
+  'OUTPUT_EXISTS',
+  'OUTPUT_PARENT_MISSING',
+  'OUTPUT_KIND',
+  'BAD_BASE_URL',
+  'API_KEY_FLAG',
+  'KEY_FILE',
+]);
 
 /** The one place where an error becomes an exit code. */
 export function exitCodeFor(error: unknown): number {

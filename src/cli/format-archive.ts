@@ -1,57 +1,89 @@
 import { basename } from 'node:path';
 import type { ListRow } from '../verify/list-archive.js';
 import type { VerifyProblem, VerifyReport } from '../verify/verify-archive.js';
+import { plural } from './format.js';
 
 /** Pure text for `ls` and `verify`; the command prints it. Names come from the service: untrusted. */
 
-/** Longest name shown in the table, in terminal columns; the rest is cut with an ellipsis. */
-const NAME_WIDTH = 40;
+/** The narrowest a name is cut to before whole columns are left out instead. */
+const MIN_NAME_WIDTH = 16;
 
-export function formatListTable(rows: ListRow[]): string {
-  const header = [
-    'ID',
-    'NAME',
-    'REV',
-    'PAGES',
-    'LAYERS',
-    'ELEMENTS',
-    'DISCUSSIONS',
-    'RESOURCES',
-    'SIZE',
-    'ERRORS',
-    'STATUS',
+/** Terminal width when it is not known (a pipe, a log, no COLUMNS): what every terminal has. */
+export const DEFAULT_COLUMNS = 80;
+
+/** The width to lay the table out for: the terminal's, else COLUMNS, else 80. */
+export function terminalColumns(stream: { isTTY?: boolean; columns?: number }, env: NodeJS.ProcessEnv): number {
+  if (stream.isTTY && stream.columns !== undefined && stream.columns > 0) return stream.columns;
+  const fromEnv = Number(env['COLUMNS']);
+  return Number.isInteger(fromEnv) && fromEnv > 0 ? fromEnv : DEFAULT_COLUMNS;
+}
+
+interface Column {
+  title: string;
+  numeric: boolean;
+  /** Columns with the lowest value are left out first when the table does not fit. */
+  keep: number;
+  cell: (row: ListRow) => string;
+}
+
+const COLUMNS: readonly Column[] = [
+  { title: 'ID', numeric: false, keep: 100, cell: (row) => row.id },
+  { title: 'NAME', numeric: false, keep: 100, cell: (row) => (row.name === null ? '-' : clean(row.name)) },
+  { title: 'REV', numeric: true, keep: 4, cell: (row) => (row.revision === null ? '-' : String(row.revision)) },
+  { title: 'PAGES', numeric: true, keep: 6, cell: (row) => String(row.pages) },
+  { title: 'LAYERS', numeric: true, keep: 1, cell: (row) => String(row.layers) },
+  { title: 'ELEMENTS', numeric: true, keep: 3, cell: (row) => String(row.elements) },
+  { title: 'DISCUSSIONS', numeric: true, keep: 2, cell: (row) => String(row.discussions) },
+  { title: 'RESOURCES', numeric: true, keep: 5, cell: (row) => String(row.resources) },
+  { title: 'SIZE', numeric: true, keep: 7, cell: (row) => size(row.bytes) },
+  { title: 'ERRORS', numeric: true, keep: 8, cell: (row) => String(row.errors) },
+  { title: 'STATUS', numeric: false, keep: 100, cell: (row) => (row.complete ? 'complete' : 'incomplete') },
+];
+
+const GAP = 2;
+
+/**
+ * The table of prototypes, at most `columns` wide: long names are cut with "…" down to
+ * MIN_NAME_WIDTH, then the least needed columns go (layers first), so it never wraps.
+ */
+export function formatListTable(rows: ListRow[], columns = DEFAULT_COLUMNS): string {
+  const cells = rows.map((row) => COLUMNS.map((column) => column.cell(row)));
+  const natural = COLUMNS.map((column, index) =>
+    Math.max(width(column.title), ...cells.map((line) => width(line[index] ?? ''))),
+  );
+  const nameIndex = COLUMNS.findIndex((column) => column.title === 'NAME');
+  let shown = COLUMNS.map((_, index) => index);
+  const others = (list: number[]): number =>
+    list.reduce((sum, index) => sum + (index === nameIndex ? 0 : (natural[index] ?? 0)), 0) + GAP * (list.length - 1);
+  while (others(shown) + Math.min(MIN_NAME_WIDTH, natural[nameIndex] ?? 0) > columns) {
+    const droppable = shown.filter((index) => (COLUMNS[index]?.keep ?? 100) < 100);
+    if (droppable.length === 0) break;
+    const drop = droppable.reduce((min, index) =>
+      (COLUMNS[index]?.keep ?? 0) < (COLUMNS[min]?.keep ?? 0) ? index : min,
+    );
+    shown = shown.filter((index) => index !== drop);
+  }
+  const nameWidth = Math.max(MIN_NAME_WIDTH, Math.min(natural[nameIndex] ?? 0, columns - others(shown)));
+  const widths = natural.map((w, index) => (index === nameIndex ? Math.min(w, nameWidth) : w));
+  const table = [
+    COLUMNS.map((column) => column.title),
+    ...cells.map((line) => line.map((cell, index) => (index === nameIndex ? fit(cell, nameWidth) : cell))),
   ];
-  const numeric = new Set([2, 3, 4, 5, 6, 7, 8, 9]);
-  const body = rows.map((row) => [
-    row.id,
-    row.name === null ? '-' : fit(clean(row.name), NAME_WIDTH),
-    row.revision === null ? '-' : String(row.revision),
-    String(row.pages),
-    String(row.layers),
-    String(row.elements),
-    String(row.discussions),
-    String(row.resources),
-    size(row.bytes),
-    String(row.errors),
-    row.complete ? 'complete' : 'incomplete',
-  ]);
-  const table = [header, ...body];
-  const widths = header.map((_, column) => Math.max(...table.map((cells) => width(cells[column] ?? ''))));
-  const lines = table.map((cells) =>
-    cells
-      .map((cell, column) => {
-        const pad = ' '.repeat((widths[column] ?? 0) - width(cell));
-        return numeric.has(column) ? pad + cell : cell + pad;
+  const lines = table.map((line) =>
+    shown
+      .map((index) => {
+        const cell = line[index] ?? '';
+        const pad = ' '.repeat(Math.max(0, (widths[index] ?? 0) - width(cell)));
+        return COLUMNS[index]?.numeric ? pad + cell : cell + pad;
       })
-      .join('  ')
+      .join(' '.repeat(GAP))
       .trimEnd(),
   );
   const incomplete = rows.filter((row) => !row.complete).length;
   const summary =
     rows.length === 0
       ? 'no prototypes in this archive'
-      : `${rows.length} prototype${rows.length === 1 ? '' : 's'}` +
-        (incomplete > 0 ? `, ${incomplete} incomplete` : ', all complete');
+      : plural(rows.length, 'prototype') + (incomplete > 0 ? `, ${incomplete} incomplete` : ', all complete');
   return [...lines, '', summary].join('\n');
 }
 

@@ -1,5 +1,5 @@
 import type { ConvertReport, PrototypeReport } from '../convert/report.js';
-import { printable } from './format.js';
+import { plural, printable } from './format.js';
 
 const FORMAT_NAMES: Record<ConvertReport['to'], string> = {
   drawio: 'draw.io documents',
@@ -24,7 +24,7 @@ export function formatPrototypeConverted(p: PrototypeReport): string {
 
 function prototypeLines(p: PrototypeReport): string[] {
   const head = `${p.complete ? 'ok ' : 'INCOMPLETE'} ${p.id} ${printable(p.name ?? '(no name)')} -> ${p.file === null ? '(no file)' : printable(p.file)}`;
-  const counts = `    ${p.pages} pages, ${p.shapes} shapes, ${p.links} links, ${p.discussions} discussions`;
+  const counts = `    ${plural(p.pages, 'page')}, ${plural(p.shapes, 'shape')}, ${plural(p.links, 'link')}, ${plural(p.discussions, 'discussion')}`;
   const lines = [head, counts];
   const generic = Object.entries(p.genericTypes);
   if (generic.length > 0) {

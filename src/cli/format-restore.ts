@@ -47,8 +47,14 @@ export function formatOutcome(report: RestoreReport): string {
   for (const failure of report.failed) {
     lines.push(`  not restored: ${failure.op} ${failure.element} on ${failure.parent}: ${printable(failure.message)}`);
   }
-  if (report.journal)
-    lines.push(`journal: ${report.journal} (running the same command again resumes without duplicates)`);
+  if (report.journal) {
+    // A refused key is refused again: a plain rerun cannot help, only a rerun with a key that may write.
+    const again =
+      report.fatal?.code === 'KEY_REFUSED'
+        ? 'with a read-write key, running the command again resumes without duplicates'
+        : 'running the same command again resumes without duplicates';
+    lines.push(`journal: ${report.journal} (${again})`);
+  }
   return `${lines.join('\n')}\n`;
 }
 

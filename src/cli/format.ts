@@ -36,3 +36,8 @@ export function bodiesText(stored: number, wire: number): string {
   const smaller = wire > 0 && wire < stored ? ` (${(stored / wire).toFixed(1)} x smaller)` : '';
   return `${byteSize(stored)} stored, ${byteSize(wire)} on the wire${smaller}`;
 }
+
+/** "1 archive", "2 archives": a count and its noun, in the number the count needs. */
+export function plural(count: number, one: string, many = `${one}s`): string {
+  return `${count} ${count === 1 ? one : many}`;
+}

@@ -49,7 +49,7 @@ const program = new Command('rabbit-export')
     'after',
     `
 Examples:
-  RABBIT_API_KEY=... rabbit-export export --out team.zip
+  rabbit-export export --out team.zip           # the key from RABBIT_API_KEY
   rabbit-export verify team.zip
   rabbit-export ls team.zip
   rabbit-export demo

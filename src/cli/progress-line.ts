@@ -146,11 +146,22 @@ function fit(line: string, columns: number): string {
   return line.length <= columns ? line : line.slice(0, Math.max(0, columns));
 }
 
+/**
+ * The rate over the whole run so far: once requests stop (writing the archive, the log's last
+ * line), the recent rate has nothing to measure, and the log's reader wants a figure, not `--`.
+ */
+function overall(perSecond: number | null, total: number, elapsedMs: number): number | null {
+  if (perSecond !== null) return perSecond;
+  return elapsedMs > 0 && total > 0 ? total / (elapsedMs / 1000) : null;
+}
+
 /** The plain line for logs, every figure named. */
 export function logLine(s: ProgressSnapshot): string {
+  const requestRate = overall(s.requestsPerSecond, s.requests, s.elapsedMs);
+  const byteRate = overall(s.bytesPerSecond, s.bytes, s.elapsedMs);
   return (
     `progress: ${PHASE_NAMES[s.phase]} ${percentText(s)}, ${countText(s)} resources, ` +
-    `${rate(s.requestsPerSecond, 1)} req/s, ${rate(s.bytesPerSecond === null ? null : s.bytesPerSecond / (1024 * 1024), 2)} MiB/s, ` +
+    `${rate(requestRate, 1)} req/s, ${rate(byteRate === null ? null : byteRate / (1024 * 1024), 2)} MiB/s, ` +
     `${left(s)} left, ${prototypes(s)} prototypes, ${s.requests} requests, ${storedText(s.bytes, s.wireBytes)}, ${s.retries} retries, ${s.errors} errors, ` +
     `${duration(s.elapsedMs)} elapsed${s.outage ? `; paused: ${outageText(s.outage)}` : ''}`
   );

@@ -3,6 +3,7 @@ import type { ExportEvent, ProgressCounts } from '../export/events.js';
 import { ProgressTracker, type PhaseTimes, type ProgressSnapshot } from '../progress/tracker.js';
 import { printable } from './format.js';
 import { barLine, logLine, outageLine, outageRecord, progressRecord } from './progress-line.js';
+import { servicePath } from '../client/base-url.js';
 
 /** A bar on a terminal, plain lines in a log, JSON records with --json, or nothing. */
 export type ProgressMode = 'spinner' | 'lines' | 'json' | 'silent';
@@ -108,7 +109,7 @@ export async function createProgress(
       tracker.onEvent(event);
       switch (event.type) {
         case 'start':
-          line(`exporting ${event.baseUrl} to ${event.out} (${event.concurrency} at a time)`);
+          line(`exporting ${serviceOf(event.baseUrl)} to ${event.out} (${event.concurrency} at a time)`);
           if (event.resumed > 0)
             line(`resuming: ${event.resumed} bodies saved by an interrupted run will be checked and reused`);
           break;
@@ -187,4 +188,16 @@ export function summaryTimes(times: PhaseTimes): {
     requestsPerSecond: times.requestsPerSecond,
     bytesPerSecond: times.bytesPerSecond,
   };
+}
+
+/** The base URL as written, and the API address it stands for when the two differ (a base ending in /rabbit). */
+function serviceOf(baseUrl: string): string {
+  let url: URL;
+  try {
+    url = new URL(baseUrl);
+  } catch {
+    return baseUrl;
+  }
+  const path = servicePath(url.pathname);
+  return path === url.pathname.replace(/\/+$/, '') ? baseUrl : `${baseUrl} (API at ${url.origin}${path}/rabbit/api/)`;
 }

@@ -2,6 +2,7 @@ import { isRabbitError } from '../core/errors.js';
 import { redactUrl } from '../core/redact.js';
 import { EXIT, exitCodeFor } from './exit-codes.js';
 import { printable } from './format.js';
+import { nextStepFor } from './error-guide.js';
 
 export interface CliIO {
   stdout: NodeJS.WriteStream;
@@ -27,11 +28,14 @@ export async function runAction(
     const code = exitCodeFor(error);
     const message = redactUrl(printable(error instanceof Error ? error.message : String(error)));
     const errorCode = isRabbitError(error) ? error.code : 'INTERNAL';
+    const next = isRabbitError(error) ? nextStepFor(error) : undefined;
     // Machine-readable context the error carries (who holds a lock) goes beside the message.
     const data = isRabbitError(error) ? error.data : undefined;
-    failure = { type: 'summary', ok: false, exitCode: code, error: { ...data, code: errorCode, message } };
+    const detail = { ...data, code: errorCode, message, ...(next !== undefined ? { next } : {}) };
+    failure = { type: 'summary', ok: false, exitCode: code, error: detail };
     if (json) io.stdout.write(`${JSON.stringify(failure)}\n`);
     io.stderr.write(`rabbit-export: ${message}\n`);
+    if (next !== undefined) io.stderr.write(`next: ${redactUrl(next)}\n`);
     if (!isRabbitError(error) && error instanceof Error && error.stack && io.env['RABBIT_DEBUG']) {
       io.stderr.write(`${redactUrl(error.stack)}\n`);
     }

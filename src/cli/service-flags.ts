@@ -1,4 +1,4 @@
-import { InvalidArgumentError, type Command } from 'commander';
+import { InvalidArgumentError, Option, type Command } from 'commander';
 import { RETRY_DEFAULTS } from '../client/retry-policy.js';
 import type { SizeCaps } from '../crawl/crawl-account.js';
 import { EXPORT_DEFAULTS } from '../export/export-defaults.js';
@@ -20,43 +20,49 @@ export interface ServiceFlags {
   maxRps?: number;
   maxSize?: Partial<SizeCaps>;
   allowInsecureHttp?: boolean;
+  /** Only to refuse it with a reason (service-options.ts); never used, never echoed. */
+  apiKey?: string;
 }
 
 export function addServiceOptions(command: Command): Command {
-  return command
-    .option('--base-url <url>', `service base URL (env RABBIT_BASE_URL, default ${DEFAULT_BASE_URL})`)
-    .option(
-      '--api-key-file <path>',
-      'file with the API key(s), one per line (default: env RABBIT_API_KEY, comma-separated)',
-    )
-    .option(
-      '-c, --concurrency <n>',
-      'requests in flight at most',
-      intOption('--concurrency', 1, 256),
-      EXPORT_DEFAULTS.concurrency,
-    )
-    .option(
-      '--timeout <seconds>',
-      'connect and idle timeout per request',
-      intOption('--timeout', 1, 3600),
-      EXPORT_DEFAULTS.timeoutMs / 1000,
-    )
-    .option(
-      '--retries <n>',
-      'attempts per resource before it is recorded as failed',
-      intOption('--retries', 1, 100),
-      RETRY_DEFAULTS.attempts,
-    )
-    .option('--max-rps <n>', 'requests per second at most', intOption('--max-rps', 1, 100_000))
-    .option(
-      '--max-size <caps>',
-      'body size caps in MiB, of bodies as decoded, e.g. "png=512,json=64" (default json=32,html=32,png=256)',
-      parseSizeCaps,
-    )
-    .option(
-      '--allow-insecure-http',
-      'allow an http:// --base-url to a host that is not loopback: the key crosses the network in clear text',
-    );
+  return (
+    command
+      .option('--base-url <url>', `service base URL (env RABBIT_BASE_URL, default ${DEFAULT_BASE_URL})`)
+      .option(
+        '--api-key-file <path>',
+        'file with the API key(s), one per line (default: env RABBIT_API_KEY, comma-separated)',
+      )
+      .option(
+        '-c, --concurrency <n>',
+        'requests in flight at most',
+        intOption('--concurrency', 1, 256),
+        EXPORT_DEFAULTS.concurrency,
+      )
+      .option(
+        '--timeout <seconds>',
+        'connect and idle timeout per request',
+        intOption('--timeout', 1, 3600),
+        EXPORT_DEFAULTS.timeoutMs / 1000,
+      )
+      .option(
+        '--retries <n>',
+        'attempts per resource before it is recorded as failed',
+        intOption('--retries', 1, 100),
+        RETRY_DEFAULTS.attempts,
+      )
+      .option('--max-rps <n>', 'requests per second at most', intOption('--max-rps', 1, 100_000))
+      .option(
+        '--max-size <caps>',
+        'body size caps in MiB, of bodies as decoded, e.g. "png=512,json=64" (default json=32,html=32,png=256)',
+        parseSizeCaps,
+      )
+      .option(
+        '--allow-insecure-http',
+        'allow an http:// --base-url to a host that is not loopback: the key crosses the network in clear text',
+      )
+      // Not an option: known only so that reaching for it gets the reason and the two ways that exist.
+      .addOption(new Option('--api-key <key>').hideHelp())
+  );
 }
 
 /** The flags again, for a command line the user can copy (resume hints); never a key. */

@@ -1,3 +1,4 @@
+import { RabbitError } from '../core/errors.js';
 import { proxySettingsFromEnv } from '../client/proxy-env.js';
 import type { ExportOptions } from '../export/export-options.js';
 import { readKeys } from './keys.js';
@@ -13,6 +14,7 @@ export type ServiceOptions = Pick<
  * and the proxy from HTTPS_PROXY, HTTP_PROXY and NO_PROXY as curl does.
  */
 export async function serviceOptionsOf(flags: ServiceFlags, env: NodeJS.ProcessEnv): Promise<ServiceOptions> {
+  if (flags.apiKey !== undefined) throw new RabbitError('API_KEY_FLAG', 'there is no --api-key flag');
   return {
     baseUrl: flags.baseUrl ?? env['RABBIT_BASE_URL'] ?? DEFAULT_BASE_URL,
     keys: await readKeys(flags.apiKeyFile, env),

@@ -15,17 +15,26 @@ export interface TransportPolicy {
  * be one we can use.
  */
 export function parseBaseUrl(baseUrl: string, policy: TransportPolicy = {}): { origin: string; basePath: string } {
+  const written = baseUrl.trim();
+  // `host:port` parses as a URL whose scheme is the host: say what was meant instead.
+  if (/^[a-z0-9.-]+:\d+(\/.*)?$/i.test(written) || /^\[[0-9a-f:]+\]:\d+(\/.*)?$/i.test(written)) {
+    throw new RabbitError('BAD_BASE_URL', `--base-url ${written} has no scheme`, {
+      data: { suggestion: `https://${written}` },
+    });
+  }
   let url: URL;
   try {
-    url = new URL(baseUrl);
+    url = new URL(written);
   } catch {
-    throw new RabbitError('USAGE', `--base-url ${JSON.stringify(redactUrl(baseUrl))} is not a URL`);
+    throw new RabbitError('BAD_BASE_URL', `--base-url ${JSON.stringify(redactUrl(written))} is not a URL`, {
+      data: { suggestion: `https://${written.replace(/^\/+/, '')}` },
+    });
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new RabbitError('USAGE', `--base-url must be http or https, not ${url.protocol}`);
+    throw new RabbitError('BAD_BASE_URL', `--base-url must start with https:// or http://, not ${url.protocol}//`);
   }
   if (url.search || url.hash || url.username || url.password) {
-    throw new RabbitError('USAGE', '--base-url must not carry a query, fragment or credentials');
+    throw new RabbitError('BAD_BASE_URL', '--base-url must not carry a query, fragment or credentials');
   }
   if (url.protocol === 'http:' && !isLoopbackHost(url.hostname) && !policy.allowInsecureHttp) {
     throw new RabbitError(
@@ -35,7 +44,19 @@ export function parseBaseUrl(baseUrl: string, policy: TransportPolicy = {}): { o
     );
   }
   proxyFor(url, policy.proxy);
-  return { origin: url.origin, basePath: url.pathname.replace(/\/+$/, '') };
+  return { origin: url.origin, basePath: servicePath(url.pathname) };
+}
+
+/**
+ * The path the service lives under. The API is `{base}/rabbit/api/...`, so a base URL copied
+ * from an API address (`https://host/rabbit` or `https://host/rabbit/api`) means the service at
+ * the path above it: asking `{base}/rabbit/rabbit/api/...` can never be what was meant.
+ */
+export function servicePath(pathname: string): string {
+  return pathname
+    .replace(/\/+$/, '')
+    .replace(/\/rabbit(\/api)?$/, '')
+    .replace(/\/+$/, '');
 }
 
 /** localhost, 127.0.0.0/8 or ::1, as a URL's hostname spells them. */

@@ -36,7 +36,19 @@ export type ErrorCode =
   | 'INTERRUPTED'
   | 'NOT_A_ZIP'
   | 'ARCHIVE_CORRUPT'
-  | 'LOCKED';
+  | 'LOCKED'
+  // What a newcomer meets in the first minutes; src/cli/error-guide.ts gives each its next step.
+  | 'CONNECTION_REFUSED'
+  | 'HOST_NOT_FOUND'
+  | 'TLS_CERTIFICATE'
+  | 'NO_ANSWER'
+  | 'API_NOT_FOUND'
+  | 'BAD_BASE_URL'
+  | 'API_KEY_FLAG'
+  | 'KEY_FILE'
+  | 'PORT_IN_USE'
+  | 'OUTPUT_PARENT_MISSING'
+  | 'OUTPUT_KIND';
 
 export type ErrorClass = 'retryable' | 'resource' | 'fatal';
 

@@ -1,4 +1,4 @@
-import { RabbitError, isRabbitError } from '../core/errors.js';
+import { RabbitError, isRabbitError, type ErrorCode } from '../core/errors.js';
 import { archivePathFor, API_PREFIX, pageViewPathFor } from '../archive/paths.js';
 import { currentRevision } from '../manifest/revision.js';
 import { fetchResource, type FetchContext } from '../client/fetch-resource.js';
@@ -56,7 +56,16 @@ export interface CrawlOptions {
   only?: ReadonlySet<string>;
   cache?: BodyCache;
   hooks?: CrawlHooks;
+  /** How long the very first request may take, retries included (FIRST_CONTACT_MS when absent). */
+  firstContactMs?: number;
 }
+
+/**
+ * A wrong --base-url often points at a host that accepts connections and never answers: with the
+ * patient per-request timeout and retries the user would wait minutes for a hint. The first
+ * request alone is held to this; once the service has answered, the usual timeouts apply.
+ */
+export const FIRST_CONTACT_MS = 30_000;
 
 const api = (rest: string): string => `${API_PREFIX}${rest}`;
 
@@ -81,7 +90,7 @@ export class AccountCrawler {
     for (const [index, key] of this.options.keys.entries()) {
       let list: IdList;
       try {
-        list = await this.fetchRootList(key, index);
+        list = index === 0 ? await this.firstContact(key) : await this.fetchRootList(key, index);
       } catch (error) {
         // One revoked key among several must not cost the prototypes the others can read: that
         // run is incomplete (exit 3), naming the key by its position. Only when every key is
@@ -112,10 +121,40 @@ export class AccountCrawler {
     for (const [id, key] of owner) this.schedule(id, (handOff) => this.prototype(id, key, handOff));
   }
 
-  private async fetchRootList(key: string, index: number): Promise<IdList> {
+  /** The first key's list, within firstContactMs: a silent host ends the run as NO_ANSWER, not after minutes. */
+  private async firstContact(key: string): Promise<IdList> {
+    const limitMs = this.options.firstContactMs ?? FIRST_CONTACT_MS;
+    const limit = new AbortController();
+    const timer = setTimeout(() => limit.abort(new Error('first contact')), limitMs);
+    const fetch = { ...this.options.fetch, signal: AbortSignal.any([this.options.fetch.signal, limit.signal]) };
+    try {
+      return await this.fetchRootList(key, 0, fetch);
+    } catch (error) {
+      if (!limit.signal.aborted || this.options.fetch.signal.aborted) throw error;
+      const url = this.urlOf(api('prototypes.json'));
+      throw new RabbitError(
+        'NO_ANSWER',
+        `no answer from the service within ${Math.round(limitMs / 1000)} s (GET ${url})`,
+        {
+          source: api('prototypes.json'),
+          data: { url, waitedMs: limitMs },
+        },
+      );
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** The address a request for `source` went to, without the key (for messages). */
+  private urlOf(source: string): string {
+    const { client } = this.options.fetch;
+    return `${client.origin}${client.basePath}${source}`;
+  }
+
+  private async fetchRootList(key: string, index: number, fetch = this.options.fetch): Promise<IdList> {
     const source = api('prototypes.json');
     try {
-      const result = await fetchResource(this.options.fetch, {
+      const result = await fetchResource(fetch, {
         source,
         key,
         maxBytes: this.options.caps.json,
@@ -129,7 +168,7 @@ export class AccountCrawler {
       for (const id of list.rejected) this.recordError(source, badId(source, id));
       return list;
     } catch (error) {
-      throw rootFailure(error, source, this.options.keys.length > 1 ? index + 1 : undefined);
+      throw rootFailure(error, source, this.options.keys.length > 1 ? index + 1 : undefined, this.urlOf(source));
     }
   }
 
@@ -340,18 +379,29 @@ function badId(source: string, id: string): RabbitError {
 }
 
 /** The root list decides the run: without it nothing can be exported. */
-function rootFailure(error: unknown, source: string, keyNumber: number | undefined): unknown {
+function rootFailure(error: unknown, source: string, keyNumber: number | undefined, url: string): unknown {
   if (!isRabbitError(error)) return error;
   const which = keyNumber === undefined ? 'the API key' : `API key number ${keyNumber}`;
+  const data = { url, ...(keyNumber !== undefined ? { keyNumber } : {}) };
   if (error.status === 401 || error.status === 403) {
-    return new RabbitError('KEY_REFUSED', `the service refused ${which} (HTTP ${error.status} on ${source})`, {
+    return new RabbitError('KEY_REFUSED', `the service refused ${which} (HTTP ${error.status} on ${url})`, {
       source,
       status: error.status,
       cause: error,
+      data,
+    });
+  }
+  if (error.status === 404) {
+    return new RabbitError('API_NOT_FOUND', `there is no Rabbit API at ${url} (HTTP 404)`, {
+      source,
+      status: 404,
+      cause: error,
+      data,
     });
   }
   if (error.code === 'NETWORK' || error.code === 'TIMEOUT') {
-    return new RabbitError('HOST_UNREACHABLE', `cannot reach the service: ${error.message}`, { source, cause: error });
+    const reason = networkReason(error);
+    return new RabbitError(reason.code, `${reason.words} (GET ${url})`, { source, cause: error, data });
   }
   if (error.errorClass === 'fatal') return error;
   return new RabbitError(error.code, `cannot read the list of prototypes: ${error.message}`, {
@@ -359,5 +409,38 @@ function rootFailure(error: unknown, source: string, keyNumber: number | undefin
     ...(error.status !== undefined ? { status: error.status } : {}),
     errorClass: 'fatal',
     cause: error,
+    data,
   });
+}
+
+const TLS_CODES = new Set([
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'CERT_HAS_EXPIRED',
+  'CERT_NOT_YET_VALID',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+]);
+
+/** What a failed first contact means, from the system's code anywhere down the cause chain. */
+function networkReason(error: RabbitError): { code: ErrorCode; words: string } {
+  const codes: string[] = [];
+  let said = '';
+  for (let cause: unknown = error.cause; cause instanceof Error; cause = cause.cause) {
+    const code = (cause as { code?: unknown }).code;
+    if (typeof code === 'string') codes.push(code);
+    said = cause.message;
+  }
+  const tls = codes.find((code) => TLS_CODES.has(code));
+  if (tls !== undefined)
+    return { code: 'TLS_CERTIFICATE', words: `the service's TLS certificate is not trusted (${tls})` };
+  if (codes.includes('ECONNREFUSED')) return { code: 'CONNECTION_REFUSED', words: 'the connection was refused' };
+  if (codes.includes('ENOTFOUND') || codes.includes('EAI_AGAIN'))
+    return { code: 'HOST_NOT_FOUND', words: 'the host name is not known' };
+  if (error.code === 'TIMEOUT') return { code: 'NO_ANSWER', words: 'the service did not answer in time' };
+  // The system's own words, without its code names: "other side closed", "socket hang up".
+  const words = said.replace(/\b[A-Z][A-Z0-9_]{3,}\b:?\s*/g, '').trim();
+  return { code: 'HOST_UNREACHABLE', words: `the connection to the service failed${words ? ` (${words})` : ''}` };
 }

@@ -134,6 +134,7 @@ export async function exportAccount(options: ExportOptions): Promise<ExportResul
       caps: { ...DEFAULT_SIZE_CAPS, ...options.caps },
       formats: options.formats ?? EXPORT_DEFAULTS.formats,
       ...(options.prototypes ? { only: options.prototypes } : {}),
+      ...(options.firstContactMs !== undefined ? { firstContactMs: options.firstContactMs } : {}),
       ...(work.resumed || since ? { cache: firstCandidate([work.resumed, since]) } : {}),
       hooks: {
         ...progressHooks(emit, (id) => viewer.prototypeDone(id)),

@@ -37,6 +37,8 @@ export interface ExportOptions extends ServiceOptions {
   outage?: Partial<OutagePolicy>;
   /** How backoffs and an outage's probes wait; rejects when the signal aborts (tests pass a fake). */
   sleep?: (ms: number, signal: AbortSignal) => Promise<unknown>;
+  /** How long the first request may take before the run ends as NO_ANSWER (FIRST_CONTACT_MS). */
+  firstContactMs?: number;
 }
 
 export { EXPORT_DEFAULTS };

@@ -1,3 +1,4 @@
+import { rm } from 'node:fs/promises';
 import type { ProxySettings } from '../client/proxy-env.js';
 import { randomInt } from 'node:crypto';
 import { basename, dirname, join } from 'node:path';
@@ -155,6 +156,13 @@ export async function restorePrototype(options: RestoreOptions): Promise<Restore
       report.fatal = error;
     } finally {
       await journal.close();
+    }
+    // The journal exists to finish an interrupted restore; once everything is written it has
+    // nothing left to say, and a dot-file left beside the archive only puzzles its owner. One the
+    // user named (--journal) is theirs to keep.
+    if (options.journal === undefined && report.fatal === undefined && report.failed.length === 0) {
+      await rm(journalPath, { force: true });
+      delete report.journal;
     }
     return report;
   } finally {

@@ -99,6 +99,13 @@ export async function markResumable(paths: OutputPaths): Promise<void> {
   await writeFile(paths.resumable, JSON.stringify({ size: written.size, mtimeMs: written.mtimeMs }));
 }
 
+/** Whether the file at `out` is the archive a run that gave up on an outage left to be resumed. */
+export async function isResumableArchive(out: string): Promise<boolean> {
+  const paths = outputPaths(out);
+  const existing = await stat(paths.out).catch(() => undefined);
+  return existing !== undefined && existing.isFile() && (await isResumable(paths, existing));
+}
+
 async function isResumable(paths: OutputPaths, existing: Stats): Promise<boolean> {
   const text = await readFile(paths.resumable, 'utf8').catch(() => undefined);
   if (text === undefined) return false;

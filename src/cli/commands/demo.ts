@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { mib, seconds } from '../format.js';
+import { mib, plural, seconds } from '../format.js';
 import { EXIT } from '../exit-codes.js';
 import { runAction, withInterrupts, type CliIO } from '../run.js';
 
@@ -7,16 +7,19 @@ export function registerDemo(program: Command, io: CliIO): void {
   program
     .command('demo')
     .description('export the bundled sample service end to end: serve, export, verify, list')
-    .option('-o, --out <file.zip>', 'where to write the demo archive (replaced if present)', 'rabbit-demo.zip')
-    .addHelpText('after', '\nExample:\n  rabbit-export demo --out /tmp/demo.zip')
-    .action((flags: { out: string }) =>
+    .option('-o, --out <file.zip>', 'where to write the demo archive', 'rabbit-demo.zip')
+    .option('-f, --force', 'replace the archive at --out')
+    .addHelpText('after', '\nExamples:\n  rabbit-export demo --out demo.zip\n  rabbit-export demo --force')
+    .action((flags: { out: string; force?: boolean }) =>
       runAction(io, false, async () => {
-        const { formatListTable, formatVerifyReport } = await import('../format-archive.js');
+        const { formatListTable, formatVerifyReport, terminalColumns } = await import('../format-archive.js');
         const { startFakeService } = await import('../../fake-service/index.js');
         const { exportAccount } = await import('../../export/export-account.js');
         const { verifyArchive } = await import('../../verify/verify-archive.js');
         const { listArchive } = await import('../../verify/list-archive.js');
         const { createProgress, progressMode } = await import('../progress.js');
+        const { checkOutputFile } = await import('../output-path.js');
+        await checkOutputFile(flags.out, { flag: '--out', force: flags.force ?? false });
         const service = await startFakeService({ seed: 1 });
         const progress = await createProgress(progressMode(io.stderr, false), io.stderr);
         const started = Date.now();
@@ -27,18 +30,20 @@ export function registerDemo(program: Command, io: CliIO): void {
               out: flags.out,
               baseUrl: service.baseUrl,
               keys: [service.keys.readOnly],
-              force: true,
+              force: flags.force ?? false,
               signal,
               onEvent: progress.onEvent,
             }),
           );
           progress.stop();
           const report = await verifyArchive(result.out);
-          io.stdout.write(`${formatListTable(await listArchive(result.out))}\n`);
+          io.stdout.write(`${formatListTable(await listArchive(result.out), terminalColumns(io.stdout, io.env))}\n`);
           io.stdout.write(`${formatVerifyReport(report)}\n`);
+          // Three counts describe one run; say how they relate rather than leave four numbers unexplained.
           io.stdout.write(
-            `exported ${result.prototypes.total} prototypes, ${result.stats.files} files, ` +
-              `${mib(result.archiveBytes)} in ${seconds(Date.now() - started)}\n` +
+            `exported ${plural(result.prototypes.total, 'prototype')} in ${seconds(Date.now() - started)}: ` +
+              `${plural(result.stats.requests, 'request')} to the service gave ${plural(result.stats.files, 'file')} ` +
+              `(${mib(result.archiveBytes)}); with manifest.json the zip holds ${plural(report.checked, 'entry', 'entries')}\n` +
               `archive: ${result.out}\n`,
           );
           if (!report.ok) return EXIT.failed;

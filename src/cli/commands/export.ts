@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { bodiesText, mib, printable, seconds, shellQuote } from '../format.js';
+import { bodiesText, mib, plural, printable, seconds, shellQuote } from '../format.js';
 import { outageDescription, outageSummary } from '../progress-line.js';
 import type { ExportResult } from '../../export/export-account.js';
 import type { ChecksummedResult } from '../../export/checksummed-export.js';
@@ -54,7 +54,7 @@ export function registerExport(program: Command, io: CliIO): void {
       'after',
       `
 Examples:
-  RABBIT_API_KEY=... rabbit-export export --out team.zip
+  rabbit-export export --out team.zip           # the key from RABBIT_API_KEY
   rabbit-export export --out team.zip --api-key-file ~/.rabbit-key --concurrency 4
   rabbit-export export --out nightly.zip --json --quiet      # for cron: one JSON line
   rabbit-export export --out big.zip --json --stats-interval 5m # progress records, then the summary
@@ -70,6 +70,7 @@ With --out - the zip goes to stdout once it is finished and has passed verify; e
       const toStdout = flags.out === '-';
       // With --out -, stdout carries the zip alone: every line the run prints goes to stderr.
       const runIo = toStdout ? { ...io, stdout: io.stderr } : io;
+      let keyPlaces: string[] = [];
       await runLongCommand(runIo, flags, {
         async load() {
           if (toStdout && io.stdout.isTTY)
@@ -79,6 +80,19 @@ With --out - the zip goes to stdout once it is finished and has passed verify; e
             );
           if (!toStdout && flags.workDir !== undefined)
             throw new RabbitError('USAGE', '--work-dir is for --out - only');
+          const [{ readKeySources }, { checkOutputFile }, { isResumableArchive }] = await Promise.all([
+            import('../keys.js'),
+            import('../output-path.js'),
+            import('../../storage/work-dir.js'),
+          ]);
+          // The archive a run left when it gave up on an outage is the one file the same command
+          // may replace without --force: that is how it resumes.
+          if (!toStdout) {
+            const force = (flags.force ?? false) || (await isResumableArchive(flags.out));
+            await checkOutputFile(flags.out, { flag: '--out', force });
+          }
+          // Where each key was written, to name a refused one by its line rather than show it.
+          keyPlaces = (await readKeySources(flags.apiKeyFile, io.env)).map((source) => source.where);
           const options = ({ service, signal, onEvent }: RunParts) => ({
             ...service,
             signal,
@@ -140,7 +154,7 @@ With --out - the zip goes to stdout once it is finished and has passed verify; e
             )
             .join('') +
           `time: ${timeLine}\n`,
-        warnings: (result) => failureReport(flags, result),
+        warnings: (result) => failureReport(flags, result, keyPlaces),
       });
     });
 }
@@ -148,7 +162,7 @@ With --out - the zip goes to stdout once it is finished and has passed verify; e
 /** An export's result with the sha256 of the archive file (its sidecar's, or what went to stdout). */
 type ExportRun = ChecksummedResult;
 
-function failureReport(flags: ExportFlags, result: ExportResult): string {
+function failureReport(flags: ExportFlags, result: ExportResult, keyPlaces: readonly string[]): string {
   let text = '';
   if (result.deadlineReached)
     text += 'stopped fetching at --max-duration; the archive holds what was fetched until then\n';
@@ -162,15 +176,32 @@ function failureReport(flags: ExportFlags, result: ExportResult): string {
   }
   if (!result.complete) {
     const shown = result.errors;
-    text += `${result.errorCount} resources could not be archived:\n`;
+    text += `${plural(result.errorCount, 'resource')} could not be archived:\n`;
     for (const error of shown)
       text += `  ${error.source}${error.status ? ` (HTTP ${error.status})` : ''}: ${printable(error.message)}\n`;
     if (result.errorCount > shown.length)
       text += `  ... and ${result.errorCount - shown.length} more (see manifest.json "errors")\n`;
+    // A refused key is refused again on the next run: fetching "what is missing" cannot help
+    // until the key is fixed, so that comes first.
+    const refused = refusedKeyPlaces(result, keyPlaces);
+    for (const place of refused) text += `the API key on ${place} was refused: fix or remove it\n`;
     // --since the incomplete archive itself: what it holds is copied (verified), only the rest is fetched.
-    if (result.out !== '-') text += `to fetch only what is missing: ${exportCommand(flags, result.out)}\n`;
+    if (result.out !== '-')
+      text +=
+        refused.length > 0
+          ? `then fetch only what is missing: ${exportCommand(flags, result.out)}\n`
+          : `to fetch only what is missing: ${exportCommand(flags, result.out)}\n`;
   }
   return text;
+}
+
+/** Where the refused keys were written; the crawl names a refused key by its number among the keys. */
+function refusedKeyPlaces(result: ExportResult, keyPlaces: readonly string[]): string[] {
+  return result.errors.flatMap((error) => {
+    const number = error.code === 'KEY_REFUSED' ? /API key number (\d+)/.exec(error.message)?.[1] : undefined;
+    if (number === undefined) return [];
+    return [keyPlaces[Number(number) - 1] ?? `API key number ${number}`];
+  });
 }
 
 function resumeHint(flags: ExportFlags): string {

@@ -11,10 +11,12 @@ export function registerLs(program: Command, io: CliIO): void {
     .addHelpText('after', '\nExamples:\n  rabbit-export ls team.zip\n  rabbit-export ls team.zip --json | jq .')
     .action((file: string, flags: { json?: boolean }) =>
       runAction(io, flags.json ?? false, async () => {
-        const { formatListTable } = await import('../format-archive.js');
+        const { formatListTable, terminalColumns } = await import('../format-archive.js');
         const { listArchive } = await import('../../verify/list-archive.js');
         const rows = await listArchive(file);
-        io.stdout.write(flags.json ? `${JSON.stringify(rows)}\n` : `${formatListTable(rows)}\n`);
+        io.stdout.write(
+          flags.json ? `${JSON.stringify(rows)}\n` : `${formatListTable(rows, terminalColumns(io.stdout, io.env))}\n`,
+        );
         return EXIT.ok;
       }),
     );

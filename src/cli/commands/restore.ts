@@ -79,7 +79,12 @@ Exit codes: 0 restored, 1 failed (nothing, or the reported part, written), 2 usa
         );
         const code = restoreExitCode(report);
         human.write(formatOutcome(report));
-        if (report.fatal) io.stderr.write(`rabbit-export: ${redactUrl(printable(report.fatal.message))}\n`);
+        if (report.fatal) {
+          io.stderr.write(`rabbit-export: ${redactUrl(printable(report.fatal.message))}\n`);
+          const { nextStepFor } = await import('../error-guide.js');
+          const next = nextStepFor(report.fatal);
+          if (next !== undefined) io.stderr.write(`next: ${next}\n`);
+        }
         if (flags.json) io.stdout.write(`${JSON.stringify(summaryOf(report, code))}\n`);
         return code;
       }),

@@ -84,24 +84,27 @@ export function registerServe(program: Command, io: CliIO): void {
         } catch (error) {
           throw new RabbitError('USAGE', `--compress: ${(error as Error).message}`);
         }
-        const service = await startFakeService({
-          port: flags.port,
-          seed: flags.seed,
-          latencyMs: flags.latency,
-          dataset: datasetOf(flags, fake),
-          countPaths: false,
-          ...(faults ? { faults } : {}),
-          ...(flags.outageAt !== undefined
-            ? {
-                outage: {
-                  atRequest: flags.outageAt,
-                  forMs: (flags.outageFor ?? 20) * 1000,
-                  kind: fake.outageKind(flags.outageKind ?? 'down'),
-                },
-              }
-            : {}),
-          ...(compression ? { compression } : {}),
-        });
+        const { listenOn } = await import('../listen-port.js');
+        const service = await listenOn(flags.port, () =>
+          startFakeService({
+            port: flags.port,
+            seed: flags.seed,
+            latencyMs: flags.latency,
+            dataset: datasetOf(flags, fake),
+            countPaths: false,
+            ...(faults ? { faults } : {}),
+            ...(flags.outageAt !== undefined
+              ? {
+                  outage: {
+                    atRequest: flags.outageAt,
+                    forMs: (flags.outageFor ?? 20) * 1000,
+                    kind: fake.outageKind(flags.outageKind ?? 'down'),
+                  },
+                }
+              : {}),
+            ...(compression ? { compression } : {}),
+          }),
+        );
         // Listen for the stop signal before saying where the service is: a script that reads the
         // first line and stops the service at once must not hit the default action of SIGTERM.
         const stopped = new Promise<void>((resolve) => {

