@@ -40,6 +40,24 @@ export class KeyedSpill {
     if (this.pendingBytes >= BATCH_BYTES) this.flush();
   }
 
+  /**
+   * Lines already in bytes, filed under the key as one segment: a sorted run of a big prototype's
+   * lines goes back to disk without being decoded into strings and encoded again.
+   */
+  appendLines(key: string, lines: readonly Buffer[]): void {
+    if (this.failure) throw this.failure;
+    if (lines.length === 0) return;
+    this.flush();
+    const parts: Buffer[] = [];
+    for (const line of lines) parts.push(line, NEWLINE);
+    const chunk = Buffer.concat(parts);
+    const spans = this.segments.get(key) ?? [];
+    addSpan(spans, this.end, chunk.length);
+    this.segments.set(key, spans);
+    this.counts.set(key, (this.counts.get(key) ?? 0) + lines.length);
+    this.write(chunk);
+  }
+
   /** How many lines were filed under the key. */
   count(key: string): number {
     return this.counts.get(key) ?? 0;
@@ -69,6 +87,18 @@ export class KeyedSpill {
     return out;
   }
 
+  /**
+   * The same lines again, newlines left out, read a chunk at a time: for keys with more lines than
+   * should be in memory at once. Each line is a view into its chunk.
+   */
+  async *lineStream(key: string): AsyncGenerator<Buffer> {
+    await this.written();
+    for await (const data of spanChunks(this.handle, this.segments.get(key) ?? [], this.path)) {
+      for (let from = 0, nl = data.indexOf(10); nl !== -1; from = nl + 1, nl = data.indexOf(10, from))
+        yield data.subarray(from, nl);
+    }
+  }
+
   /** Writes what is pending and waits for every write so far; a failed one fails the read. */
   private async written(): Promise<void> {
     this.flush();
@@ -94,13 +124,17 @@ export class KeyedSpill {
       parts.push(chunk);
       at += chunk.length;
     }
-    const batch = Buffer.concat(parts);
-    const start = this.end;
-    this.end = at;
     this.pending = new Map();
     this.pendingBytes = 0;
+    this.write(Buffer.concat(parts));
+  }
+
+  /** Writes `data` at the end of the file, after every write before it. */
+  private write(data: Buffer): void {
+    const start = this.end;
+    this.end += data.length;
     this.chain = this.chain
-      .then(() => writeAt(this.handle, batch, start))
+      .then(() => writeAt(this.handle, data, start))
       .catch((error: unknown) => {
         this.failure ??= mapDiskError(error, this.path);
       });
@@ -108,6 +142,7 @@ export class KeyedSpill {
 }
 
 const BATCH_BYTES = 1024 * 1024;
+const NEWLINE = Buffer.from('\n');
 
 /**
  * Adds a byte range to a list of (offset, length) pairs; a range that starts where the last one

@@ -42,6 +42,16 @@ export class Spool {
     this.pack = await PackFile.open(this.packPath);
   }
 
+  /**
+   * Waits, when the pack holds more than PACK_BACKLOG_BYTES not yet on disk, until it is written.
+   * For bodies made here rather than downloaded (the offline viewer's copies of a prototype's
+   * pages): they come as fast as the CPU makes them, with blocking reads in between, and would
+   * otherwise pile up in memory ahead of the writes, one batch per megabyte.
+   */
+  async settle(): Promise<void> {
+    await this.pack?.settle(PACK_BACKLOG_BYTES);
+  }
+
   /** Writes what is still buffered and closes the pack. */
   async close(): Promise<void> {
     await this.pack?.close();
@@ -177,6 +187,7 @@ class PackFile {
   private pendingBytes = 0;
   /** Handed to a write that has not finished: start offset -> bytes. */
   private readonly writing = new Map<number, Buffer>();
+  private writingBytes = 0;
   private chain: Promise<void> = Promise.resolve();
   private failure: unknown;
   private readonly timer: NodeJS.Timeout;
@@ -226,6 +237,14 @@ class PackFile {
       : readAt(this.handle, offset, size, 'the pack');
   }
 
+  /** Resolves at once while less than `limit` bytes wait for the disk; else once all are written. */
+  async settle(limit: number): Promise<void> {
+    if (this.pendingBytes + this.writingBytes < limit) return;
+    this.flush();
+    await this.chain;
+    if (this.failure) throw this.failure;
+  }
+
   async close(): Promise<void> {
     clearInterval(this.timer);
     this.flush();
@@ -244,12 +263,16 @@ class PackFile {
     this.pendingStart += this.pendingBytes;
     this.pendingBytes = 0;
     this.writing.set(start, batch);
+    this.writingBytes += batch.length;
     this.chain = this.chain
       .then(() => writeAt(this.handle, batch, start))
       .catch((error: unknown) => {
         this.failure ??= mapDiskError(error, 'the spool');
       })
-      .finally(() => this.writing.delete(start));
+      .finally(() => {
+        this.writing.delete(start);
+        this.writingBytes -= batch.length;
+      });
   }
 }
 
@@ -260,6 +283,8 @@ function slice(buffer: Buffer, from: number, size: number): Buffer {
 
 const PACK_BATCH_BYTES = 1024 * 1024;
 const PACK_FLUSH_MS = 50;
+/** Bytes of the pack not yet on disk past which `settle` waits for the writes. */
+const PACK_BACKLOG_BYTES = 8 * 1024 * 1024;
 
 /** Bodies up to this size are held in memory until complete, then written in one go. */
 const SMALL_BODY_BYTES = 256 * 1024;
