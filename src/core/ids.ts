@@ -1,4 +1,3 @@
-import { isLosslessNumber } from 'lossless-json';
 import { RabbitError } from './errors.js';
 
 /**
@@ -17,6 +16,25 @@ const SHAPES: Record<IdKind, RegExp> = {
 };
 
 /**
+ * A JSON number as its text, as lossless-json's parser hands it over (a LosslessNumber). Told by
+ * its shape rather than by importing lossless-json here: the flag definitions load this module, and
+ * `--help` loads nothing but commander.
+ */
+interface NumberText {
+  isLosslessNumber: true;
+  value: string;
+}
+
+function isNumberText(raw: unknown): raw is NumberText {
+  return (
+    typeof raw === 'object' &&
+    raw !== null &&
+    (raw as Partial<NumberText>).isLosslessNumber === true &&
+    typeof (raw as Partial<NumberText>).value === 'string'
+  );
+}
+
+/**
  * Integer ids arrive as JSON numbers. Read by an id-list reader (crawl/parse.ts) they come as the
  * number's text (a LosslessNumber) and are used by their digits, however many; a number already
  * parsed by JSON.parse is trusted only while it is a safe integer, since past 2^53 it has been
@@ -24,7 +42,7 @@ const SHAPES: Record<IdKind, RegExp> = {
  */
 export function normalizeId(kind: IdKind, raw: unknown): string | undefined {
   if (kind === 'prototype' || kind === 'discussion') {
-    if (isLosslessNumber(raw)) {
+    if (isNumberText(raw)) {
       const digits = integerDigits(raw.value);
       return digits !== undefined && SHAPES[kind].test(digits) ? digits : undefined;
     }
@@ -79,7 +97,7 @@ export function requireId(kind: IdKind, raw: unknown, source: string): string {
 
 /** A short printable rendering of an untrusted value for error messages. */
 export function describe(raw: unknown): string {
-  if (isLosslessNumber(raw)) return raw.value.length > 80 ? `${raw.value.slice(0, 77)}...` : raw.value;
+  if (isNumberText(raw)) return raw.value.length > 80 ? `${raw.value.slice(0, 77)}...` : raw.value;
   let text: string;
   try {
     text = typeof raw === 'string' ? JSON.stringify(raw) : (JSON.stringify(raw) ?? String(raw));
