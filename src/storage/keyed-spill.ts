@@ -89,11 +89,12 @@ export class KeyedSpill {
 
   /**
    * The same lines again, newlines left out, read a chunk at a time: for keys with more lines than
-   * should be in memory at once. Each line is a view into its chunk.
+   * should be in memory at once. Each line is a view into its chunk; `chunkBytes` is how much is
+   * read at a time (smaller where many keys are read side by side, as sorted runs are merged).
    */
-  async *lineStream(key: string): AsyncGenerator<Buffer> {
+  async *lineStream(key: string, chunkBytes = READ_CHUNK_BYTES): AsyncGenerator<Buffer> {
     await this.written();
-    for await (const data of spanChunks(this.handle, this.segments.get(key) ?? [], this.path)) {
+    for await (const data of spanChunks(this.handle, this.segments.get(key) ?? [], this.path, chunkBytes)) {
       for (let from = 0, nl = data.indexOf(10); nl !== -1; from = nl + 1, nl = data.indexOf(10, from))
         yield data.subarray(from, nl);
     }
@@ -165,10 +166,16 @@ export async function readSpanLines(handle: FileHandle, spans: readonly number[]
 }
 
 /** The given (offset, length) ranges of a file, in order, in chunks that each end with a newline. */
-async function* spanChunks(handle: FileHandle, spans: readonly number[], path: string): AsyncGenerator<Buffer> {
+async function* spanChunks(
+  handle: FileHandle,
+  spans: readonly number[],
+  path: string,
+  chunkBytes = READ_CHUNK_BYTES,
+): AsyncGenerator<Buffer> {
   for (let i = 0; i < spans.length; i += 2) {
     const start = spans[i] as number;
-    for await (const { data } of newlineChunks(handle, start, start + (spans[i + 1] as number), path)) yield data;
+    for await (const { data } of newlineChunks(handle, start, start + (spans[i + 1] as number), path, chunkBytes))
+      yield data;
   }
 }
 
@@ -185,10 +192,11 @@ export async function* newlineChunks(
   start: number,
   end: number,
   path: string,
+  chunkBytes = READ_CHUNK_BYTES,
 ): AsyncGenerator<{ data: Buffer; offset: number }> {
   let carry: Buffer | undefined;
   for (let at = start; at < end;) {
-    const size = Math.min(READ_CHUNK_BYTES, end - at);
+    const size = Math.min(chunkBytes, end - at);
     const read = await readAt(handle, at, size, path);
     const data = carry ? Buffer.concat([carry, read]) : read;
     const offset = at - (carry?.length ?? 0);
