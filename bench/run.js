@@ -4,7 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MiB, run, serve } from './lib.js';
-import { bareClient, parseSizes, scaleBench } from './scale.js';
+import { bareClient, GIANT, parseSizes, scaleBench } from './scale.js';
 import { FIRST_REQUEST_GOAL_MS, startupBench } from './startup.js';
 
 async function exportOnce(service, concurrency, extra = []) {
@@ -126,10 +126,11 @@ if (process.argv.includes('--compression')) {
   process.exit(0);
 }
 
-// `npm run bench -- --scale[=10k,100k,1m]` runs issue 9's scale table instead of (a) to (c).
+// `npm run bench -- --scale[=10k,100k,1m,250k:1]` runs issue 9's scale table (and issue 27's giant
+// prototype, 250k:1 or `giant`) instead of (a) to (c).
 const scaleFlag = process.argv.slice(2).find((arg) => arg === '--scale' || arg.startsWith('--scale='));
 if (scaleFlag !== undefined) {
-  await scaleBench(parseSizes(scaleFlag.includes('=') ? scaleFlag.slice('--scale='.length) : '10k,100k,1m'));
+  await scaleBench(parseSizes(scaleFlag.includes('=') ? scaleFlag.slice('--scale='.length) : `10k,100k,1m,${GIANT}`));
   process.exit(0);
 }
 

@@ -11,12 +11,20 @@ import { measured, MiB, runNode, serve } from './lib.js';
 const BARE_CLIENT = fileURLToPath(new URL('./bare-client.js', import.meta.url));
 const CONCURRENCY = 16;
 
-/** "10k,100k,1m" -> [10000, 100000, 1000000]. */
+/** The row of one giant prototype: 250,000 resources in a single prototype (issue 27). */
+export const GIANT = '250k:1';
+
+/**
+ * "10k,100k,1m,250k:1" -> sizes: a number of resources, in prototypes of 100 pages, or after a
+ * colon in that many prototypes of as many pages as it takes ("giant" is 250k:1).
+ */
 export function parseSizes(text) {
   return text.split(',').map((part) => {
-    const match = /^(\d+(?:\.\d+)?)([km]?)$/i.exec(part.trim());
-    if (!match) throw new Error(`--scale: cannot read size "${part}" (use e.g. 10k,100k,1m)`);
-    return Math.round(Number(match[1]) * { '': 1, k: 1e3, m: 1e6 }[match[2].toLowerCase()]);
+    const spec = part.trim().toLowerCase() === 'giant' ? GIANT : part.trim();
+    const match = /^(\d+(?:\.\d+)?)([km]?)(?::(\d+))?$/i.exec(spec);
+    if (!match) throw new Error(`--scale: cannot read size "${part}" (use e.g. 10k,100k,1m,250k:1)`);
+    const resources = Math.round(Number(match[1]) * { '': 1, k: 1e3, m: 1e6 }[match[2].toLowerCase()]);
+    return match[3] === undefined ? { resources } : { resources, prototypes: Number(match[3]) };
   });
 }
 
@@ -60,8 +68,16 @@ function pairsFor(resources) {
   return resources >= 500_000 ? 1 : 3;
 }
 
-async function oneSize(target) {
-  const service = await serve(['--resources', String(target)]);
+async function oneSize({ resources: target, prototypes }) {
+  const service = await serve([
+    '--resources',
+    String(target),
+    ...(prototypes === undefined ? [] : ['--prototypes', String(prototypes)]),
+  ]);
+  const label =
+    prototypes === undefined
+      ? `${service.resources}`
+      : `${service.resources} in ${prototypes} prototype${prototypes === 1 ? '' : 's'}`;
   const dir = await mkdtemp(join(tmpdir(), 'rabbit-scale-'));
   const env = { RABBIT_API_KEY: service.keys.readOnly, RABBIT_BASE_URL: service.baseUrl };
   const first = join(dir, 'first.zip');
@@ -120,6 +136,7 @@ async function oneSize(target) {
     const unzipOk = ok && (await unzipTest(first)) && (since?.code !== 0 || (await unzipTest(second)));
     const requests = summary?.requests ?? NaN;
     const row = {
+      label,
       resources: service.resources,
       requests,
       wall: median.exported.wallMs / 1000,
@@ -192,7 +209,7 @@ export async function scaleBench(sizes) {
     'unzip -t',
   ];
   const table = rows.map((r) => [
-    r.resources,
+    r.label,
     r.requests,
     r.wall.toFixed(1),
     r.rps.toFixed(0),
@@ -220,7 +237,7 @@ export async function scaleBench(sizes) {
       rows
         .map(
           (r) =>
-            `${r.resources}: verify ${secs(r.walls.verify)}, ls ${secs(r.walls.ls)}, diff ${secs(r.walls.diff)}, since ${secs(r.walls.since)}`,
+            `${r.label}: verify ${secs(r.walls.verify)}, ls ${secs(r.walls.ls)}, diff ${secs(r.walls.diff)}, since ${secs(r.walls.since)}`,
         )
         .join('; '),
   );

@@ -17,6 +17,7 @@ export class PackFile {
   private pendingBytes = 0;
   /** Handed to a write that has not finished: start offset -> bytes. */
   private readonly writing = new Map<number, Buffer>();
+  private writingBytes = 0;
   private readonly writes: BackgroundWrites;
   private readonly timer: NodeJS.Timeout;
 
@@ -67,6 +68,14 @@ export class PackFile {
     return whole(data, size, 'the pack', offset);
   }
 
+  /** Resolves at once while less than `limit` bytes wait for the disk; else once all are written. */
+  async settle(limit: number): Promise<void> {
+    if (this.pendingBytes + this.writingBytes < limit) return;
+    this.flush();
+    await this.writes.settled();
+    this.writes.check();
+  }
+
   async close(): Promise<void> {
     clearInterval(this.timer);
     this.flush();
@@ -85,7 +94,11 @@ export class PackFile {
     this.pendingStart += this.pendingBytes;
     this.pendingBytes = 0;
     this.writing.set(start, batch);
-    this.writes.write(batch, start, () => this.writing.delete(start));
+    this.writingBytes += batch.length;
+    this.writes.write(batch, start, () => {
+      this.writing.delete(start);
+      this.writingBytes -= batch.length;
+    });
   }
 }
 

@@ -15,9 +15,37 @@ const SHAPES: Record<IdKind, RegExp> = {
   discussion: /^\d{1,30}$/,
 };
 
-/** Integer ids arrive as JSON numbers; they must be non-negative safe integers. */
+/**
+ * A JSON number as its text, as lossless-json's parser hands it over (a LosslessNumber). Told by
+ * its shape rather than by importing lossless-json here: the flag definitions load this module, and
+ * `--help` loads nothing but commander.
+ */
+interface NumberText {
+  isLosslessNumber: true;
+  value: string;
+}
+
+function isNumberText(raw: unknown): raw is NumberText {
+  return (
+    typeof raw === 'object' &&
+    raw !== null &&
+    (raw as Partial<NumberText>).isLosslessNumber === true &&
+    typeof (raw as Partial<NumberText>).value === 'string'
+  );
+}
+
+/**
+ * Integer ids arrive as JSON numbers. Read by an id-list reader (crawl/parse.ts) they come as the
+ * number's text (a LosslessNumber) and are used by their digits, however many; a number already
+ * parsed by JSON.parse is trusted only while it is a safe integer, since past 2^53 it has been
+ * rounded to a neighbour's id.
+ */
 export function normalizeId(kind: IdKind, raw: unknown): string | undefined {
   if (kind === 'prototype' || kind === 'discussion') {
+    if (isNumberText(raw)) {
+      const digits = integerDigits(raw.value);
+      return digits !== undefined && SHAPES[kind].test(digits) ? digits : undefined;
+    }
     if (typeof raw === 'number') {
       return Number.isSafeInteger(raw) && raw >= 0 ? String(raw) : undefined;
     }
@@ -27,6 +55,30 @@ export function normalizeId(kind: IdKind, raw: unknown): string | undefined {
   }
   return typeof raw === 'string' && SHAPES[kind].test(raw) ? raw : undefined;
 }
+
+/**
+ * The digits of the non-negative integer a JSON number's text denotes, computed on the text (no
+ * floating point, so no rounding): `9007199254740993` is itself, `12.0` and `1.2e1` are `12`, `-0`
+ * is `0`. Undefined for a fraction, a negative number or more than MAX_INTEGER_DIGITS digits.
+ * JSON writes no leading zeros, so digits as served come back unchanged.
+ */
+export function integerDigits(text: string): string | undefined {
+  const match = /^(-?)(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/.exec(text);
+  if (!match) return undefined;
+  const [, sign, whole = '', fraction = '', exponent] = match;
+  let digits = whole + fraction;
+  let point = whole.length + (exponent === undefined ? 0 : Number(exponent));
+  const lead = /^0*/.exec(digits)?.[0].length ?? 0;
+  digits = digits.slice(lead);
+  point -= lead;
+  if (digits === '') return '0';
+  if (sign === '-' || point <= 0 || point > MAX_INTEGER_DIGITS) return undefined;
+  if (!/^0*$/.test(digits.slice(point))) return undefined;
+  return digits.slice(0, point).padEnd(point, '0');
+}
+
+/** The longest integer id the shapes above accept. */
+const MAX_INTEGER_DIGITS = 30;
 
 export function isValidId(kind: IdKind, raw: unknown): boolean {
   return normalizeId(kind, raw) !== undefined;
@@ -45,6 +97,7 @@ export function requireId(kind: IdKind, raw: unknown, source: string): string {
 
 /** A short printable rendering of an untrusted value for error messages. */
 export function describe(raw: unknown): string {
+  if (isNumberText(raw)) return raw.value.length > 80 ? `${raw.value.slice(0, 77)}...` : raw.value;
   let text: string;
   try {
     text = typeof raw === 'string' ? JSON.stringify(raw) : (JSON.stringify(raw) ?? String(raw));

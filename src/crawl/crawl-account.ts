@@ -17,7 +17,7 @@ import {
   type SizeCaps,
 } from './obtain-body.js';
 import { OpenTasks } from './open-tasks.js';
-import { parseIdList, parseJson, parsePrototype, requireObject, type IdList } from './parse.js';
+import { parseJson, parsePrototype, readIdList, requireObject, type IdList } from './parse.js';
 
 export type {
   BodyCache,
@@ -164,7 +164,7 @@ export class AccountCrawler {
         throw new RabbitError('HTTP_STATUS', `GET ${source} answered 304 without a request for it`, { source });
       const path = index === 0 ? 'prototypes.json' : `prototypes.key${index + 1}.json`;
       this.store(undefined, { path, source, result: bodyResultOf(result) });
-      const list = parseIdList(parseJson(result.body.buffer as Buffer, source), 'prototype', source);
+      const list = readIdList(result.body.buffer as Buffer, 'prototype', source);
       for (const id of list.rejected) this.recordError(source, badId(source, id));
       return list;
     } catch (error) {
@@ -264,7 +264,7 @@ export class AccountCrawler {
   ): Promise<void> {
     const source = api(rest);
     const body = await this.fetchBody(proto, source, 'json', proto.key, handOff, (buffer) =>
-      parseIdList(parseJson(buffer, source), kind, source, allowObjectForm),
+      readIdList(buffer, kind, source, allowObjectForm),
     );
     if (!body) return;
     // The list is archived as served even when some of its ids are rejected.

@@ -1,3 +1,4 @@
+import { parse as parseLossless } from 'lossless-json';
 import { RabbitError } from '../core/errors.js';
 import { describe, normalizeId, type IdKind } from '../core/ids.js';
 
@@ -8,11 +9,36 @@ export interface IdList {
 }
 
 export function parseJson(buffer: Buffer, source: string): unknown {
+  return parseText(buffer.toString('utf8'), source);
+}
+
+function parseText(text: string, source: string): unknown {
   try {
-    return JSON.parse(buffer.toString('utf8')) as unknown;
+    return JSON.parse(text) as unknown;
   } catch (error) {
     throw new RabbitError('BAD_JSON', `GET ${source}: the body is not valid JSON`, { source, cause: error });
   }
+}
+
+/**
+ * An id list read from its bytes (as served, or as archived) so that every integer id keeps the
+ * digits the service wrote: JSON.parse turns 9007199254740993 into 9007199254740992, another
+ * prototype's or discussion's id. Lists of string ids (pages, layers, elements) hold no numbers and
+ * take the fast path; a list with a number in it is read again by lossless-json, which hands each
+ * number over as its text. Should that reader refuse what JSON.parse accepted (it rejects
+ * duplicate object keys), the JSON.parse value stands and an unsafe number in it is rejected.
+ */
+export function readIdList(buffer: Buffer, kind: IdKind, source: string, allowObjectForm = false): IdList {
+  const text = buffer.toString('utf8');
+  let value = parseText(text, source);
+  if (Array.isArray(value) && value.some((item) => typeof item === 'number')) {
+    try {
+      value = parseLossless(text);
+    } catch {
+      // Kept as JSON.parse read it (see above).
+    }
+  }
+  return parseIdList(value, kind, source, allowObjectForm);
 }
 
 /**

@@ -73,14 +73,28 @@ export const SCALE_SHAPE: Readonly<Omit<DatasetOptions, 'prototypes'>> = {
   pngHeight: 48,
 };
 
-/** Ordinary prototypes of `shape` that bring the account closest to `target` resources (at least one). */
+/**
+ * Ordinary prototypes of `shape` that bring the account closest to `target` resources (at least
+ * one). When `shape` fixes the number of prototypes, their number of pages is chosen instead: one
+ * prototype of 250,000 resources is `{ prototypes: 1 }`, about 2,400 pages of 100 elements.
+ */
 export function datasetForResources(
   target: number,
-  shape: Partial<Omit<DatasetOptions, 'prototypes'>> = {},
+  shape: Partial<Omit<DatasetOptions, 'prototypes'>> & { prototypes?: number } = {},
 ): DatasetOptions {
-  const full = { ...SCALE_SHAPE, ...shape };
-  const fixed = countExportRequests(new FakeStore(1, { ...full, prototypes: 0 }, () => 0));
-  const one = countExportRequests(new FakeStore(1, { ...full, prototypes: 1 }, () => 0)) - fixed;
+  const { prototypes: fixedCount, ...rest } = shape;
+  const full = { ...SCALE_SHAPE, ...rest };
+  const count = (options: Partial<DatasetOptions>): number =>
+    countExportRequests(new FakeStore(1, { ...full, prototypes: fixedCount ?? 1, ...options }, () => 0));
+  if (fixedCount !== undefined) {
+    // Static assets and discussions come with the first page, so the cost of one more page is taken past it.
+    const one = count({ pagesPerPrototype: 1 });
+    const page = count({ pagesPerPrototype: 2 }) - one;
+    const pages = page > 0 ? Math.max(1, Math.round((target - one) / page) + 1) : 1;
+    return { ...full, prototypes: fixedCount, pagesPerPrototype: pages };
+  }
+  const fixed = count({ prototypes: 0 });
+  const one = count({ prototypes: 1 }) - fixed;
   const prototypes = one > 0 ? Math.max(1, Math.round((target - fixed) / one)) : 1;
   return { ...full, prototypes };
 }

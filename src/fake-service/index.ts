@@ -168,7 +168,7 @@ export type { FakeStats } from './stats.js';
 export { writeRequests } from './stats.js';
 export { FakeStore } from './store.js';
 export { DEFAULT_DATASET } from './model.js';
-export { AWKWARD_IDS, FIRST_ORDINARY_ID } from './sample-data.js';
+export { AWKWARD_IDS, BIG_IDS, FIRST_ORDINARY_ID } from './sample-data.js';
 export { STATIC_PATHS } from './static-assets.js';
 export { FOREIGN_STYLESHEET } from './render-xhtml.js';
 export { countExportRequests, datasetForResources, exportPaths, SCALE_SHAPE } from './account-size.js';

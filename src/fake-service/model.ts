@@ -19,6 +19,11 @@ export interface DatasetOptions {
   pngHeight: number;
   /** Serve the older page views (`.xhtml?mode=sketched|plain`); false answers them 404. */
   pageViews: boolean;
+  /**
+   * Include a prototype whose id and discussion ids lie past 2^53 (9007199254740993 ...), served
+   * as JSON numbers with all their digits: JSON.parse would read a neighbour's id.
+   */
+  bigIds: boolean;
 }
 
 export const DEFAULT_DATASET: Readonly<DatasetOptions> = {
@@ -33,7 +38,11 @@ export const DEFAULT_DATASET: Readonly<DatasetOptions> = {
   pngWidth: 320,
   pngHeight: 240,
   pageViews: true,
+  bigIds: false,
 };
+
+/** Prototype and discussion ids: a bigint where a number would lose digits (bigIds). */
+export type IntegerId = number | bigint;
 
 export interface Position {
   x: number;
@@ -72,7 +81,7 @@ export interface DiscussionEntry {
 }
 
 export interface DiscussionRecord {
-  id: number;
+  id: IntegerId;
   pageId: string;
   title: string;
   positionX: number;
@@ -90,7 +99,7 @@ export interface MilestoneRecord {
 }
 
 export interface PrototypeRecord {
-  id: number;
+  id: IntegerId;
   name: string;
   lastUser: string;
   lastModification: number;
@@ -108,7 +117,7 @@ export interface PrototypeRecord {
 export type PrototypeHead = Omit<PrototypeRecord, 'pages'>;
 
 /** A prototype with nothing in it yet: the sample data and the store's writes both start here. */
-export function newPrototype(id: number, name: string, lastUser: string, lastModification: number): PrototypeRecord {
+export function newPrototype(id: IntegerId, name: string, lastUser: string, lastModification: number): PrototypeRecord {
   return {
     id,
     name,

@@ -1,3 +1,4 @@
+import { stringify as stringifyLossless } from 'lossless-json';
 /**
  * Response bodies. Most are small buffers rendered once per state; padded PNGs and endless bodies
  * are generated while they are written, so no body has to fit in memory.
@@ -34,7 +35,16 @@ export function bufferPayload(bytes: Buffer): Payload {
 }
 
 export function jsonPayload(value: unknown): Payload {
-  return bufferPayload(Buffer.from(JSON.stringify(value), 'utf8'));
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(value);
+  } catch (error) {
+    // Ids past 2^53 are bigints (bigIds); lossless-json writes them as numbers with all their
+    // digits. Only those few bodies take the slower writer.
+    if (!(error instanceof TypeError)) throw error;
+    text = stringifyLossless(value);
+  }
+  return bufferPayload(Buffer.from(text ?? 'null', 'utf8'));
 }
 
 export function jsonReply(status: number, value: unknown, headers: Record<string, string> = {}): Reply {

@@ -31,7 +31,7 @@ export function representationOf(
   if (route.kind === 'prototypes') {
     const visible = store.prototypeIds().filter((id) => mayRead(access, id));
     return store.cached(null, `prototypes:${access.prototype ?? '*'}`, () =>
-      json(visible.map(Number), store.listLastModified(visible)),
+      json(visible.map(integerId), store.listLastModified(visible)),
     );
   }
   const proto = store.head(route.protoId);
@@ -109,6 +109,12 @@ function render(
       return { contentType: PNG_TYPE, lastModified: modified, payload: png };
     }
   }
+}
+
+/** A listed id as the JSON number it is: a bigint past 2^53 keeps its digits (bigIds). */
+function integerId(id: string): number | bigint {
+  const value = Number(id);
+  return Number.isSafeInteger(value) ? value : BigInt(id);
 }
 
 function routeKey(route: Route): string {

@@ -2,6 +2,7 @@ import type {
   DatasetOptions,
   DiscussionRecord,
   ElementRecord,
+  IntegerId,
   MilestoneRecord,
   PageRecord,
   PrototypeRecord,
@@ -16,6 +17,14 @@ import { createRng } from './prng.js';
  * benchmarks and are generated from the same helpers, a page at a time (ordinary-prototype.ts). Structure is fixed; positions, timestamps and ordinary names come from the seed.
  */
 export const AWKWARD_IDS = { main: 3, noMilestones: 17, legacy: 42 } as const;
+/**
+ * The prototype of the bigIds option and its discussions: 2^53 + 1, + 3 and + 5, each of which
+ * JSON.parse reads as a neighbour (9007199254740992, ...994, ...996).
+ */
+export const BIG_IDS = {
+  prototype: 9007199254740993n,
+  discussions: [9007199254740993n, 9007199254740995n, 9007199254740997n],
+} as const;
 export const FIRST_ORDINARY_ID = 1001;
 
 // 2010-01-01: every sample timestamp lies well before any clock a test would pass for writes.
@@ -35,6 +44,7 @@ export function buildAwkwardPrototypes(seed: number, options: DatasetOptions): A
   const ids = { discussion: 1 };
   const prototypes = [mainPrototype(seed, ids), noMilestonesPrototype(seed, ids)];
   if (options.legacyPagesList) prototypes.push(legacyPrototype(seed));
+  if (options.bigIds) prototypes.push(bigIdsPrototype(seed));
   return { prototypes, nextDiscussionId: ids.discussion };
 }
 
@@ -105,7 +115,24 @@ function legacyPrototype(seed: number): PrototypeRecord {
   return proto;
 }
 
-export function emptyPrototype(rng: Rng, id: number, name: string, lastUser: string): PrototypeRecord {
+/** Ids past 2^53: the prototype's own and its discussions' (BIG_IDS), on two pages. */
+function bigIdsPrototype(seed: number): PrototypeRecord {
+  const rng = createRng(seed, 'prototype', 'big');
+  const proto = emptyPrototype(rng, BIG_IDS.prototype, 'Past 2^53', 'Volker');
+  proto.milestones = milestoneTimes(rng, 1).map((t) => milestone(1, t, 'autosaved', SYSTEM_USER));
+  proto.pages = [
+    { id: 'page1', name: 'Big ids', layers: [], elements: elements(rng, proto, 2, 'page2') },
+    { id: 'page2', name: 'More big ids', layers: [], elements: elements(rng, proto, 1) },
+  ];
+  const titles = ['First past 2^53', 'Second past 2^53', 'Third past 2^53'];
+  proto.discussions = BIG_IDS.discussions.map((id, k) => ({
+    ...discussion(rng, { discussion: 0 }, proto, k === 1 ? 'page2' : 'page1', titles[k] ?? '', ['Volker']),
+    id,
+  }));
+  return proto;
+}
+
+export function emptyPrototype(rng: Rng, id: IntegerId, name: string, lastUser: string): PrototypeRecord {
   return newPrototype(id, name, lastUser, EPOCH + rng.int(0, 900) * DAY + rng.int(0, DAY));
 }
 

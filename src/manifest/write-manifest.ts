@@ -45,11 +45,11 @@ export async function* manifestText(model: ArchiveModel, meta: ManifestMeta): As
     const text = indent(JSON.stringify(record, null, 2), 4);
     const at = text.lastIndexOf('"files": []');
     yield `${index === 0 ? '' : ','}\n    ${JSON.stringify(id)}: ${text.slice(0, at)}"files": `;
-    yield* array(await model.fileLines(id), 10);
+    yield* array(model.sortedLines(id), 10);
     yield text.slice(at + 11);
   }
   yield `${ids.length === 0 ? '' : '\n  '}},\n  "files": `;
-  yield* array(await model.fileLines(undefined), 2);
+  yield* array(model.sortedLines(undefined), 2);
   yield ',\n  "errors": ';
   yield* errorsText(model, ids);
   const tail: Partial<Manifest> = {
@@ -94,27 +94,29 @@ function members(value: object): string {
  * Respacing the bytes costs well under what pretty-printing strings and encoding them did
  * (docs/design.md, "manifest.json's file lists are copied").
  */
-function* array(lines: readonly Buffer[], depth: number): Generator<Buffer | string> {
-  if (lines.length === 0) {
-    yield '[]';
-    return;
-  }
+async function* array(batches: AsyncIterable<readonly Buffer[]>, depth: number): AsyncGenerator<Buffer | string> {
   const pad = depth + 2;
   let chunk = Buffer.allocUnsafe(CHUNK_BYTES);
   let at = 0;
-  for (let index = 0; index < lines.length; index++) {
-    const line = lines[index] as Buffer;
-    const room = 2 + pad + prettyRoom(line, pad);
-    if (at + room > chunk.length) {
-      // A fresh buffer each time: the deflate stream may still hold the one handed on.
-      yield chunk.subarray(0, at);
-      chunk = Buffer.allocUnsafe(Math.max(CHUNK_BYTES, room));
-      at = 0;
+  let index = 0;
+  for await (const lines of batches) {
+    for (const line of lines) {
+      const room = 2 + pad + prettyRoom(line, pad);
+      if (at + room > chunk.length) {
+        // A fresh buffer each time: the deflate stream may still hold the one handed on.
+        yield chunk.subarray(0, at);
+        chunk = Buffer.allocUnsafe(Math.max(CHUNK_BYTES, room));
+        at = 0;
+      }
+      chunk[at++] = index++ === 0 ? BRACKET : COMMA;
+      chunk[at++] = NEWLINE;
+      for (let k = 0; k < pad; k++) chunk[at++] = SPACE;
+      at = prettyEntry(line, pad, chunk, at);
     }
-    chunk[at++] = index === 0 ? BRACKET : COMMA;
-    chunk[at++] = NEWLINE;
-    for (let k = 0; k < pad; k++) chunk[at++] = SPACE;
-    at = prettyEntry(line, pad, chunk, at);
+  }
+  if (index === 0) {
+    yield '[]';
+    return;
   }
   yield chunk.subarray(0, at);
   yield `\n${' '.repeat(depth)}]`;

@@ -1,5 +1,5 @@
 import { RabbitError, isRabbitError } from '../core/errors.js';
-import { parseIdList, parseJson } from '../crawl/parse.js';
+import { readIdList } from '../crawl/parse.js';
 import type { ArchivedPrototype } from '../archive/archive-catalog.js';
 import { openArchive } from '../archive/open-archive.js';
 import { checkElementBody } from './element-shape.js';
@@ -141,7 +141,7 @@ async function archivedIds(
     return kind === 'element' ? undefined : [];
   }
   try {
-    const list = parseIdList(parseJson(data, name), kind, name, kind === 'page');
+    const list = readIdList(data, kind, name, kind === 'page');
     for (const raw of list.rejected) {
       skipped.push({ ...(parent ? { parent } : {}), reason: `${name} lists ${raw}, which is not a ${kind} id` });
     }

@@ -42,6 +42,24 @@ export class KeyedSpill {
     if (this.pendingBytes >= BATCH_BYTES) this.flush();
   }
 
+  /**
+   * Lines already in bytes, filed under the key as one segment: a sorted run of a big prototype's
+   * lines goes back to disk without being decoded into strings and encoded again.
+   */
+  appendLines(key: string, lines: readonly Buffer[]): void {
+    this.writes.check();
+    if (lines.length === 0) return;
+    this.flush();
+    const parts: Buffer[] = [];
+    for (const line of lines) parts.push(line, NEWLINE);
+    const chunk = Buffer.concat(parts);
+    const spans = this.segments.get(key) ?? [];
+    addSpan(spans, this.end, chunk.length);
+    this.segments.set(key, spans);
+    this.counts.set(key, (this.counts.get(key) ?? 0) + lines.length);
+    this.write(chunk);
+  }
+
   /** How many lines were filed under the key. */
   count(key: string): number {
     return this.counts.get(key) ?? 0;
@@ -82,6 +100,19 @@ export class KeyedSpill {
     return out;
   }
 
+  /**
+   * The same lines again, newlines left out, read a chunk at a time: for keys with more lines than
+   * should be in memory at once. Each line is a view into its chunk; `chunkBytes` is how much is
+   * read at a time (smaller where many keys are read side by side, as sorted runs are merged).
+   */
+  async *lineStream(key: string, chunkBytes = READ_CHUNK_BYTES): AsyncGenerator<Buffer> {
+    await this.written();
+    for await (const data of spanChunks(this.handle, this.segments.get(key) ?? [], this.path, chunkBytes)) {
+      for (let from = 0, nl = data.indexOf(10); nl !== -1; from = nl + 1, nl = data.indexOf(10, from))
+        yield data.subarray(from, nl);
+    }
+  }
+
   /** Writes what is pending and waits for every write so far; a failed one fails the read. */
   private async written(): Promise<void> {
     this.flush();
@@ -107,14 +138,20 @@ export class KeyedSpill {
       parts.push(chunk);
       at += chunk.length;
     }
-    const batch = Buffer.concat(parts);
-    const start = this.end;
-    this.end = at;
     this.pending = new Map();
     this.pendingBytes = 0;
-    this.writes.write(batch, start);
+    this.write(Buffer.concat(parts));
+  }
+
+  /** Writes `data` at the end of the file, after every write before it. */
+  private write(data: Buffer): void {
+    const start = this.end;
+    this.end += data.length;
+    this.writes.write(data, start);
   }
 }
+
+const NEWLINE = Buffer.from('\n');
 
 /**
  * Adds a byte range to a list of (offset, length) pairs; a range that starts where the last one
@@ -137,10 +174,16 @@ export async function readSpanLines(handle: FileHandle, spans: readonly number[]
 }
 
 /** The given (offset, length) ranges of a file, in order, in chunks that each end with a newline. */
-async function* spanChunks(handle: FileHandle, spans: readonly number[], path: string): AsyncGenerator<Buffer> {
+async function* spanChunks(
+  handle: FileHandle,
+  spans: readonly number[],
+  path: string,
+  chunkBytes = READ_CHUNK_BYTES,
+): AsyncGenerator<Buffer> {
   for (let i = 0; i < spans.length; i += 2) {
     const start = spans[i] as number;
-    for await (const { data } of newlineChunks(handle, start, start + (spans[i + 1] as number), path)) yield data;
+    for await (const { data } of newlineChunks(handle, start, start + (spans[i + 1] as number), path, chunkBytes))
+      yield data;
   }
 }
 
@@ -157,10 +200,11 @@ export async function* newlineChunks(
   start: number,
   end: number,
   path: string,
+  chunkBytes = READ_CHUNK_BYTES,
 ): AsyncGenerator<{ data: Buffer; offset: number }> {
   let carry: Buffer | undefined;
   for (let at = start; at < end;) {
-    const size = Math.min(READ_CHUNK_BYTES, end - at);
+    const size = Math.min(chunkBytes, end - at);
     const read = whole(await readAt(handle, at, size), size, path, at);
     const data = carry ? Buffer.concat([carry, read]) : read;
     const offset = at - (carry?.length ?? 0);

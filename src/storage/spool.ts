@@ -44,6 +44,16 @@ export class Spool {
     this.pack = await PackFile.open(this.packPath, (error) => mapDiskError(error, 'the spool'));
   }
 
+  /**
+   * Waits, when the pack holds more than PACK_BACKLOG_BYTES not yet on disk, until it is written.
+   * For bodies made here rather than downloaded (the offline viewer's copies of a prototype's
+   * pages): they come as fast as the CPU makes them, with blocking reads in between, and would
+   * otherwise pile up in memory ahead of the writes, one batch per megabyte.
+   */
+  async settle(): Promise<void> {
+    await this.pack?.settle(PACK_BACKLOG_BYTES);
+  }
+
   /** Writes what is still buffered and closes the pack. */
   async close(): Promise<void> {
     await this.pack?.close();
@@ -223,3 +233,6 @@ export function mapDiskError(error: unknown, source: string): unknown {
   }
   return error;
 }
+
+/** Bytes of the pack not yet on disk past which `settle` waits for the writes. */
+const PACK_BACKLOG_BYTES = 8 * 1024 * 1024;

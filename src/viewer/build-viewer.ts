@@ -154,7 +154,7 @@ export class OfflineViewer {
       const { assets, foreign } = this.requisites.catalog;
       const catalog: AssetCatalog = { assets, foreign, archived: new Map() };
       setArchived(catalog, await (this.top ??= model.files(undefined)), files);
-      for (const view of await buildPageViews(files, catalog, this.sheets.views, this.options.service, this.read))
+      for await (const view of buildPageViews(files, catalog, this.sheets.views, this.options.service, this.read))
         files.push(await store(this.options, view));
     }
     const summary = await summarizePrototype(id, files, model.prototype(id)?.complete ?? false, this.read);
@@ -193,6 +193,8 @@ async function store(options: OfflineViewerOptions, generated: GeneratedFile): P
   );
   const owner = /^prototypes\/(\d+)\//.exec(generated.path)?.[1];
   options.model.addFile(owner !== undefined && options.model.hasPrototype(owner) ? owner : undefined, file);
+  // Copies of a prototype's pages are made back to back: let the pack's writes keep up with them.
+  await options.fetch.spool.settle();
   return file;
 }
 

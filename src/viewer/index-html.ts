@@ -158,7 +158,7 @@ function renderDiscussion(d: DiscussionSummary, n: number, p: PrototypeSummary):
         `<li><span class="author">${escapeHtml(e.author ?? 'unknown')}</span> <span class="muted">${e.timestamp === null ? '' : formatDate(e.timestamp)}</span><br>${escapeHtml(e.text ?? '')}</li>`,
     )
     .join('');
-  return `<li value="${n}"><strong>${nameOf(d.title, `Discussion ${d.id}`)}</strong>${where}<ul class="entries">${entries}</ul></li>`;
+  return `<li value="${n}" id="discussion-${d.id}"><strong>${nameOf(d.title, `Discussion ${d.id}`)}</strong>${where}<ul class="entries">${entries}</ul></li>`;
 }
 
 function renderErrors(errors: readonly ManifestError[], count: number): string {

@@ -48,16 +48,16 @@ export function viewPathOf(pagePath: string): string {
  * its links to sibling pages to their viewable copies), and every stylesheet whose references need
  * the same. References to other hosts become inert; references to the service host the archive
  * cannot satisfy are left as written (and the policy keeps them from loading). The raw files are
- * untouched.
+ * untouched. Handed out one at a time, for the caller to store before the next is made: a
+ * prototype of thousands of pages is never held as copies in memory.
  */
-export async function buildPageViews(
+export async function* buildPageViews(
   files: readonly StoredFile[],
   catalog: AssetCatalog,
   cssViews: ReadonlyMap<string, string>,
   service: ServiceLocation,
   read: BodyReader,
-): Promise<GeneratedFile[]> {
-  const out: GeneratedFile[] = [];
+): AsyncGenerator<GeneratedFile> {
   const pages = files.filter(isPageHtml);
   const viewBySource = new Map(pages.map((page) => [page.source, viewPathOf(page.path)]));
   for await (const [page, body] of inOrder(pages, READ_AHEAD, read)) {
@@ -77,14 +77,13 @@ export async function buildPageViews(
       if (target !== undefined)
         replacements.push({ start: ref.start, end: ref.end, text: relativeEntryUrl(path, target) });
     }
-    out.push({
+    yield {
       path,
       data: Buffer.from(withPolicy(applyReplacements(html, replacements)), 'latin1'),
       contentType: 'text/html; charset=utf-8',
       generatedFrom: page.path,
-    });
+    };
   }
-  return out;
 }
 
 /**

@@ -29,8 +29,25 @@ describe('serve --resources', () => {
     expect(stop).toMatchObject({ stats: { requests: 0 } });
   });
 
-  it('refuses --resources together with --prototypes', async () => {
-    const run = await startCli(['serve', '--resources', '1000', '--prototypes', '3']).done;
+  it('with --prototypes, serves that many prototypes of as many pages as it takes (and --big-ids)', async () => {
+    const { child, done } = startCli(['serve', '--json', '--resources', '250000', '--prototypes', '1', '--big-ids']);
+    let first = '';
+    child.stdout?.on('data', (chunk: Buffer) => {
+      first += chunk.toString();
+      if (first.includes('\n')) child.kill('SIGTERM');
+    });
+    const run = await done;
+    expect(run.code === 0 || run.signal === 'SIGTERM').toBe(true);
+    const info = JSON.parse(run.stdout.trim().split('\n')[0] ?? '') as Record<string, unknown>;
+    const dataset = { ...datasetForResources(250_000, { prototypes: 1 }), bigIds: true };
+    expect(info).toMatchObject({
+      resources: countExportRequests(new FakeStore(1, dataset, () => 0)),
+      dataset: { prototypes: 1, pagesPerPrototype: 2380, elementsPerPage: 100, bigIds: true },
+    });
+  });
+
+  it('refuses --resources together with --prototypes and --pages', async () => {
+    const run = await startCli(['serve', '--resources', '1000', '--prototypes', '3', '--pages', '4']).done;
     expect(run.code).toBe(2);
   });
 });

@@ -14,6 +14,7 @@ interface ServeFlags {
   elements?: number;
   pngBytes?: number;
   resources?: number;
+  bigIds?: boolean;
   faults?: string;
   outageAt?: number;
   outageFor?: number;
@@ -38,9 +39,10 @@ export function registerServe(program: Command, io: CliIO): void {
     .option('--elements <n>', 'elements per page', intOption('--elements', 0, 10_000))
     .option(
       '--resources <n>',
-      'an account of about this many resources (requests of a full export), in prototypes of 100 pages',
+      'an account of about this many resources (requests of a full export), in prototypes of 100 pages; with --prototypes, in that many prototypes of as many pages as it takes',
       intOption('--resources', 1, 100_000_000),
     )
+    .option('--big-ids', 'add a prototype whose id and discussion ids lie past 2^53 (9007199254740993 ...)')
     .option('--png-bytes <n>', 'extra incompressible bytes in every page PNG', intOption('--png-bytes', 0, 2 ** 30))
     .option('--faults <spec>', 'inject faults, e.g. "rate=0.15,seed=7,kinds=429+503+reset"')
     .option(
@@ -66,7 +68,7 @@ export function registerServe(program: Command, io: CliIO): void {
     .option('--json', 'print the base URL and keys as one JSON line')
     .addHelpText(
       'after',
-      '\nExamples:\n  rabbit-export serve --port 8080 --latency 20\n  rabbit-export serve --faults "rate=0.1,seed=3"\n  rabbit-export serve --faults "path=/rabbit/api/prototypes/3/pages/page0001.png:trickle,trickle-ms=2000"\n  rabbit-export serve --outage-at 200 --outage-for 20   # a restart in the middle of an export\n  rabbit-export serve --compress asked             # gzip, deflate or br, as the client prefers\n  rabbit-export serve --compress always:gzip,br    # gzip then br, whatever the client asked for\n  rabbit-export serve --resources 1000000 --json   # for benchmarks',
+      '\nExamples:\n  rabbit-export serve --port 8080 --latency 20\n  rabbit-export serve --faults "rate=0.1,seed=3"\n  rabbit-export serve --faults "path=/rabbit/api/prototypes/3/pages/page0001.png:trickle,trickle-ms=2000"\n  rabbit-export serve --outage-at 200 --outage-for 20   # a restart in the middle of an export\n  rabbit-export serve --compress asked             # gzip, deflate or br, as the client prefers\n  rabbit-export serve --compress always:gzip,br    # gzip then br, whatever the client asked for\n  rabbit-export serve --resources 1000000 --json   # for benchmarks\n  rabbit-export serve --resources 250000 --prototypes 1   # one giant prototype',
     )
     .action((flags: ServeFlags) =>
       runAction(io, flags.json ?? false, async () => {
@@ -136,14 +138,15 @@ export function registerServe(program: Command, io: CliIO): void {
 type FakeModule = typeof FakeServiceModule;
 
 function datasetOf(flags: ServeFlags, fake: FakeModule): Partial<DatasetOptions> {
-  if (flags.resources !== undefined && flags.prototypes !== undefined) {
-    throw new RabbitError('USAGE', '--resources chooses the number of prototypes: leave out --prototypes');
+  if (flags.resources !== undefined && flags.prototypes !== undefined && flags.pages !== undefined) {
+    throw new RabbitError('USAGE', '--resources with --prototypes chooses the number of pages: leave out --pages');
   }
   const shape: Partial<DatasetOptions> = {
     ...(flags.prototypes !== undefined ? { prototypes: flags.prototypes } : {}),
     ...(flags.pages !== undefined ? { pagesPerPrototype: flags.pages } : {}),
     ...(flags.elements !== undefined ? { elementsPerPage: flags.elements } : {}),
     ...(flags.pngBytes !== undefined ? { pngPaddingBytes: flags.pngBytes } : {}),
+    ...(flags.bigIds ? { bigIds: true } : {}),
   };
   return flags.resources === undefined ? shape : fake.datasetForResources(flags.resources, shape);
 }
