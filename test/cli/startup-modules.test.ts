@@ -67,13 +67,16 @@ describe('start-up: what a command line loads', () => {
   });
 
   it('the same log shows the core, undici and the rest once export runs', async () => {
-    // No key: the action loads everything it needs, then stops with a usage error before any request.
-    const { code, files, packages, undici } = await modulesLoadedBy([
-      'export',
-      '--out',
-      join(await tempDir(), 'x.zip'),
-    ]);
-    expect(code).toBe(2);
+    // A key and a port nobody listens on: the action loads everything it needs, then its first
+    // request is refused.
+    const { code, files, packages, undici } = await modulesLoadedBy(
+      ['export', '--out', join(await tempDir(), 'x.zip')],
+      {
+        RABBIT_API_KEY: 'startup-test-key',
+        RABBIT_BASE_URL: 'http://127.0.0.1:1',
+      },
+    );
+    expect(code).toBe(1);
     expect(packages).toContain('undici');
     // undici through its documented entry point, its package index.
     expect(undici).toContain('index.js');

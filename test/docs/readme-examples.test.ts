@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, readdir, readFile, symlink } from 'node:fs/promises';
 import { join, relative } from 'node:path';
@@ -11,14 +10,6 @@ import { tempDir } from '../helpers/temp.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const BLOCK_TIMEOUT_MS = 120_000;
-
-/**
- * README.md before its rewrite, which predates the docs convention (placeholders such as `...`
- * in its `sh` blocks). Only that exact text is held to the check below instead of being run;
- * any other README, the rewritten one included, is run block by block. Remove this line once the
- * rewrite has landed.
- */
-const README_BEFORE_CONVENTION = 'cf581012d0bf63dfcd6e02fd3727c623a8de44bf4b34174c5b385e04df3f1b34';
 
 /** README.md and every markdown page under docs/, as the user reads them. */
 async function documents(): Promise<string[]> {
@@ -104,11 +95,6 @@ describe('every documented command runs as written', async () => {
   it.each(pages.map((page) => [relative(ROOT, page), page]))('%s', async (_name, page) => {
     const text = await readFile(page, 'utf8');
     const blocks = shellBlocks(text, relative(ROOT, page));
-    if (createHash('sha256').update(text).digest('hex') === README_BEFORE_CONVENTION) {
-      // Not run: it shows placeholders, which is exactly what the convention forbids.
-      expect(blocks.some((block) => /\.\.\.|<[a-z ]+>/.test(block.code))).toBe(true);
-      return;
-    }
     const failure = await runPage(blocks);
     expect(failure, failure).toBeUndefined();
   });

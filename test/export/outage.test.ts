@@ -222,7 +222,8 @@ describe('a service never reached in this run', () => {
       retry: { attempts: 2, baseDelayMs: 10 },
       onEvent: (event) => events.push(event),
     }).catch((caught: unknown) => caught);
-    expect(isRabbitError(error, 'HOST_UNREACHABLE')).toBe(true);
+    // The first request finds nobody listening: refused at once, as a wrong --base-url would be.
+    expect(isRabbitError(error, 'CONNECTION_REFUSED')).toBe(true);
     expect(events.some((event) => event.type === 'outage')).toBe(false);
   });
 });
