@@ -1,5 +1,5 @@
 import { RabbitError, isRabbitError } from '../core/errors.js';
-import { API_PREFIX } from '../archive/paths.js';
+import { API_PREFIX } from '../api/paths.js';
 import type { FileEntry } from '../manifest/types.js';
 import { fetchResource, type FetchContext } from '../client/fetch-resource.js';
 import { manifestErrorOf } from '../manifest/manifest-error.js';

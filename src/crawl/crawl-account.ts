@@ -1,6 +1,6 @@
 import { RabbitError, isRabbitError, type ErrorCode } from '../core/errors.js';
-import { archivePathFor, API_PREFIX, pageViewPathFor } from '../archive/paths.js';
-import { currentRevision } from '../manifest/revision.js';
+import { archivePathFor, API_PREFIX, pageViewPathFor } from '../api/paths.js';
+import { currentRevision } from '../api/revision.js';
 import { fetchResource, type FetchContext } from '../client/fetch-resource.js';
 import { manifestErrorOf } from '../manifest/manifest-error.js';
 import { storedFileOf } from '../storage/stored-file.js';
@@ -17,7 +17,7 @@ import {
   type SizeCaps,
 } from './obtain-body.js';
 import { OpenTasks } from './open-tasks.js';
-import { parseJson, parsePrototype, readIdList, requireObject, type IdList } from './parse.js';
+import { parseJson, parsePrototype, readIdList, requireObject, type IdList } from '../api/parse.js';
 
 export type {
   BodyCache,

@@ -7,8 +7,8 @@ import {
   type NotOffered,
   type PrototypeOrigin,
 } from './types.js';
-import { compareByIdKey, compareIds, idSortKey } from '../core/ids.js';
-import { isElementBody } from '../archive/paths.js';
+import { compareByIdKey, compareIds, idSortKey } from '../api/ids.js';
+import { isElementBody } from '../api/paths.js';
 import { jsonNumber } from '../core/json-text.js';
 import { entryMembersText } from './file-entry.js';
 

@@ -1,3 +1,8 @@
+import type { Milestone } from '../api/revision.js';
+
+// Defined where the service's answer is parsed; the manifest records it as served.
+export type { Milestone };
+
 /**
  * The archive's `manifest.json`. Its JSON Schema is `schema/manifest.schema.json`; keep both in step
  * and bump FORMAT_VERSION on any change that an older reader would misread.
@@ -63,14 +68,6 @@ export interface ManifestError {
   message: string;
   /** How many attempts were made before giving up. */
   attempts?: number;
-}
-
-export interface Milestone {
-  revision: number;
-  created?: string;
-  name?: string;
-  user?: { id?: number; name?: string };
-  [key: string]: unknown;
 }
 
 export interface PrototypeRevision {

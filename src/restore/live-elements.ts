@@ -1,7 +1,7 @@
 import pLimit from 'p-limit';
 import { RabbitError } from '../core/errors.js';
-import { API_PREFIX } from '../archive/paths.js';
-import { isPlainObject, parseIdList } from '../crawl/parse.js';
+import { API_PREFIX } from '../api/paths.js';
+import { isPlainObject, parseIdList } from '../api/parse.js';
 import type { ParentRef, Skip } from './archived-elements.js';
 import { collectionOf, READ_CAPS } from './archived-elements.js';
 import type { LiveService } from './live-service.js';

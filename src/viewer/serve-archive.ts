@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pipeline } from 'node:stream/promises';
-import { isSafeEntryName } from '../archive/paths.js';
+import { isSafeEntryName } from '../api/paths.js';
 import { openArchive } from '../archive/open-archive.js';
 import type { ZipReader } from '../archive/zip-reader.js';
 import { INDEX_PATH } from './index-html.js';

@@ -4,7 +4,7 @@ import { scanHtml } from '../../src/assets/html-refs.js';
 import { resolveReference, type Resolution } from '../../src/assets/resolve-ref.js';
 import { applyReplacements, relativeEntryUrl } from '../../src/assets/rewrite.js';
 import { assetPath, extensionFor } from '../../src/assets/asset-types.js';
-import { isSafeEntryName } from '../../src/archive/paths.js';
+import { isSafeEntryName } from '../../src/api/paths.js';
 
 const service = { origin: 'https://pidoco.com', basePath: '' };
 const page = 'https://pidoco.com/rabbit/api/prototypes/3/pages/page1.html';

@@ -4,7 +4,7 @@ import { ArchiveModel, type StoredFile } from '../../src/manifest/archive-model.
 import { manifestText } from '../../src/manifest/write-manifest.js';
 import type { Manifest } from '../../src/manifest/types.js';
 import { KeyedSpill } from '../../src/storage/keyed-spill.js';
-import { compareIds } from '../../src/core/ids.js';
+import { compareIds } from '../../src/api/ids.js';
 import { createRng } from '../../src/fake-service/prng.js';
 import { tempDir } from '../helpers/temp.js';
 

@@ -1,4 +1,4 @@
-import { RabbitError } from './errors.js';
+import { RabbitError } from '../core/errors.js';
 
 /**
  * Identifier shapes from service-api.md section 2. Ids are strings all the way through:
