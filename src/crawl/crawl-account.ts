@@ -4,7 +4,8 @@ import { currentRevision } from '../api/revision.js';
 import { fetchResource, type FetchContext } from '../client/fetch-resource.js';
 import { manifestErrorOf } from '../manifest/manifest-error.js';
 import { storedFileOf } from '../storage/stored-file.js';
-import type { ArchiveModel, StoredFile } from '../manifest/archive-model.js';
+import type { ArchiveModel } from '../manifest/archive-model.js';
+import type { StoredFile } from '../storage/stored-file.js';
 import type { Frontier, Task } from './frontier.js';
 import {
   bodyResultOf,

@@ -10,16 +10,8 @@ import {
 import { compareByIdKey, compareIds, idSortKey } from '../api/ids.js';
 import { isElementBody } from '../api/paths.js';
 import { jsonNumber } from '../core/json-text.js';
-import { entryMembersText } from './file-entry.js';
-
-/** A file entry and where its bytes wait on disk until the zip is written. */
-export interface StoredFile extends FileEntry {
-  file: string;
-  /** Set when the body is `size` bytes at this offset of the spool's pack file. */
-  offset?: number;
-  /** The bytes themselves while still in memory (a small body just downloaded): saves a read. */
-  data?: Buffer;
-}
+import { entryMembersText } from '../storage/file-entry.js';
+import type { StoredFile } from '../storage/stored-file.js';
 
 /** A file entry as read back from the model: `offset` says where in the pack its body is, if it is. */
 export type ArchivedEntry = FileEntry & { offset?: number };

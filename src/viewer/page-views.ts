@@ -1,6 +1,6 @@
 import type { BodyReader } from '../storage/spool.js';
 import { createHash } from 'node:crypto';
-import type { StoredFile } from '../manifest/archive-model.js';
+import type { StoredFile } from '../storage/stored-file.js';
 import { ASSET_LIMITS, isCss } from '../assets/asset-types.js';
 import { isPageHtml, localPathOf, type AssetCatalog } from '../assets/collect-assets.js';
 import { scanCss } from '../assets/css-refs.js';

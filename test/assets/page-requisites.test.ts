@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import type { FetchContext } from '../../src/client/fetch-resource.js';
 import { Frontier } from '../../src/crawl/frontier.js';
 import { PageRequisites } from '../../src/assets/collect-assets.js';
-import type { ArchiveModel, StoredFile } from '../../src/manifest/archive-model.js';
+import type { ArchiveModel } from '../../src/manifest/archive-model.js';
+import type { StoredFile } from '../../src/storage/stored-file.js';
 import type { ManifestError } from '../../src/manifest/types.js';
 
 // The collector as the crawl drives it, with a frontier that starts nothing: what it schedules
