@@ -1,7 +1,7 @@
 import { RabbitError, isRabbitError } from '../core/errors.js';
 import { API_PREFIX } from '../api/paths.js';
 import type { FileEntry } from '../manifest/types.js';
-import { fetchResource, type FetchContext } from '../client/fetch-resource.js';
+import { fetchResource, type FetchContext } from '../crawl/fetch-resource.js';
 import { manifestErrorOf } from '../manifest/manifest-error.js';
 import { cachedBodyOf, storedFileOf } from '../storage/stored-file.js';
 import type { Frontier } from '../crawl/frontier.js';

@@ -1,7 +1,7 @@
 import { RabbitError, isRabbitError, type ErrorCode } from '../core/errors.js';
 import { archivePathFor, API_PREFIX, pageViewPathFor } from '../api/paths.js';
 import { currentRevision } from '../api/revision.js';
-import { fetchResource, type FetchContext } from '../client/fetch-resource.js';
+import { fetchResource, type FetchContext } from './fetch-resource.js';
 import { manifestErrorOf } from '../manifest/manifest-error.js';
 import { storedFileOf } from '../storage/stored-file.js';
 import type { ArchiveModel } from '../manifest/archive-model.js';

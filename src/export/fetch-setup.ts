@@ -1,6 +1,6 @@
 import { randomInt } from 'node:crypto';
 import { AdaptiveConcurrency } from '../client/adaptive-concurrency.js';
-import type { FetchContext } from '../client/fetch-resource.js';
+import type { FetchContext } from '../crawl/fetch-resource.js';
 import type { HttpClient } from '../client/http-client.js';
 import { RateLimiter } from '../client/rate-limiter.js';
 import { RETRY_DEFAULTS } from '../client/retry-policy.js';

@@ -1,6 +1,6 @@
 import type { RabbitError } from '../core/errors.js';
 import { bufferChunks } from '../core/read-chunks.js';
-import type { FetchContext } from '../client/fetch-resource.js';
+import type { FetchContext } from '../crawl/fetch-resource.js';
 import type { BodyReader } from '../storage/spool.js';
 import type { Frontier } from '../crawl/frontier.js';
 import type { ArchiveModel, ArchivedEntry } from '../manifest/archive-model.js';

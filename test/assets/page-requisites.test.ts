@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { FetchContext } from '../../src/client/fetch-resource.js';
+import type { FetchContext } from '../../src/crawl/fetch-resource.js';
 import { Frontier } from '../../src/crawl/frontier.js';
 import { PageRequisites } from '../../src/assets/collect-assets.js';
 import type { ArchiveModel } from '../../src/manifest/archive-model.js';
