@@ -4,8 +4,8 @@ import { pipeline } from 'node:stream/promises';
 import { isSafeEntryName } from '../api/paths.js';
 import { openArchive } from '../archive/open-archive.js';
 import type { ZipReader } from '../archive/zip-reader.js';
-import { INDEX_PATH } from './index-html.js';
-import { VIEW_CSP } from './page-views.js';
+import { INDEX_PATH } from '../site/index-html.js';
+import { VIEW_CSP } from '../site/page-views.js';
 
 export interface ServeArchiveOptions {
   /** 0 (the default) picks a free port. */

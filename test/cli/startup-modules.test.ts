@@ -81,6 +81,6 @@ describe('start-up: what a command line loads', () => {
     expect(files).toContain('dist/cli/long-run.js');
     // Reading an earlier archive (the zip reader, the streaming JSON parser) waits for --since.
     expect(packages).not.toContain('stream-json');
-    expect(files).not.toContain('dist/export/since-cache.js');
+    expect(files).not.toContain('dist/archive/since-cache.js');
   });
 });

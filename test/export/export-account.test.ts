@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { startFakeService, type FakeService } from '../../src/fake-service/index.js';
 import { exportAccount } from '../../src/export/export-account.js';
-import { DEFLATE_FROM_BYTES } from '../../src/export/archive-sink.js';
+import { DEFLATE_FROM_BYTES } from '../../src/archive/archive-sink.js';
 import { archivePathFor } from '../../src/api/paths.js';
 import { allFileEntries } from '../../src/manifest/types.js';
 import { isRabbitError } from '../../src/core/errors.js';
