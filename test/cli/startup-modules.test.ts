@@ -14,6 +14,7 @@ const MODULE_LOG = fileURLToPath(new URL('../helpers/module-log.mjs', import.met
  * when an action runs (issue 9: `--version` and `export --help` start nearly as fast as node).
  */
 const FLAG_DEFAULTS = [
+  'dist/api/ids.js',
   'dist/export/export-defaults.js',
   'dist/client/retry-policy.js',
   'dist/client/transfer-watchdog.js',
