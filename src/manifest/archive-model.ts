@@ -319,7 +319,7 @@ const MERGE_BATCH = 1024;
 
 /**
  * The path of a filed line, which starts with it (see entryLine) and needs no unescaping: entry
- * names are plain ASCII by construction (archive/paths.ts).
+ * names are plain ASCII by construction (api/paths.ts).
  */
 function pathOfLine(line: Buffer): string {
   return line.toString('latin1', PATH_AT, line.indexOf(QUOTE, PATH_AT));
@@ -341,7 +341,7 @@ function originOf(state: PrototypeTally): PrototypeOrigin {
 }
 
 /**
- * A file's filed line: the JSON of its manifest entry (its members as file-entry.ts orders them,
+ * A file's filed line: the JSON of its manifest entry (its members as storage/file-entry.ts orders them,
  * `generatedFrom` only when set) and `offset` last when the body is in the pack. It starts with
  * the path (pathOfLine); prettyEntry drops the offset.
  */

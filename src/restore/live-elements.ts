@@ -9,7 +9,7 @@ import type { ElementState } from './plan.js';
 
 /**
  * What the service holds now for one prototype: which pages and layers exist, and the elements
- * of one of them. Ids from the service are shape-checked like the exporter's (crawl/parse.ts)
+ * of one of them. Ids from the service are shape-checked like the exporter's (api/parse.ts)
  * before they are put into a URL.
  */
 export class LiveElements {
