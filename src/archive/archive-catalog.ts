@@ -2,7 +2,7 @@ import { rmSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { compareIds } from '../core/ids.js';
+import { compareIds } from '../api/ids.js';
 import type { FileOwner, ManifestHead, ManifestVisitor } from '../manifest/manifest-stream.js';
 import type { FileEntry, Milestone, PrototypeOrigin } from '../manifest/types.js';
 import { KeyedSpill } from '../storage/keyed-spill.js';

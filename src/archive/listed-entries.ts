@@ -1,7 +1,7 @@
 import { open, type FileHandle } from 'node:fs/promises';
 import { BatchedFile } from './batched-file.js';
 import type { FileEntry } from '../manifest/types.js';
-import { FILE_ENTRY_MEMBERS } from '../manifest/file-entry.js';
+import { FILE_ENTRY_MEMBERS } from '../storage/file-entry.js';
 
 /**
  * What a manifest says of the entries of its zip, filed by zip index position: the records go to

@@ -1,4 +1,4 @@
-import { readAtSync as readAt } from './positional-io.js';
+import { readAtSync as readAt } from '../storage/positional-io.js';
 import {
   CENTRAL_HEADER_BYTES,
   CENTRAL_SIGNATURE,

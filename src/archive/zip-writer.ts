@@ -5,8 +5,8 @@ import { crc32 } from 'node:zlib';
 import { RabbitError, isRabbitError } from '../core/errors.js';
 import { BatchedFile } from './batched-file.js';
 import { copyStored, deflateBuffer, deflateStream, readRange } from './entry-data.js';
-import { interrupted, outputError, syncDirectory, tempPathFor, unreadable } from './output-file.js';
-import { assertSafeRelative } from './paths.js';
+import { interrupted, outputError, syncDirectory, tempPathFor, unreadable } from '../storage/output-file.js';
+import { assertSafeRelative } from '../api/paths.js';
 import { ZipNameTable } from './zip-name-table.js';
 import {
   METHOD_DEFLATE,

@@ -10,7 +10,7 @@ import { backupArchives, nextBackupName } from './archive-names.js';
 import { applyPlan, planFolder, rewriteSums } from './backup-folder.js';
 import { takeOverInterrupted } from './leftovers.js';
 import { policyProblem, type RetentionDecision, type RetentionPolicy } from './retention.js';
-import { isSameService } from '../core/service-url.js';
+import { isSameService } from '../api/service-url.js';
 
 /** What a backup reports besides its export's events. */
 export type BackupEvent =

@@ -1,5 +1,5 @@
 import { InvalidArgumentError } from 'commander';
-import { isValidId } from '../core/ids.js';
+import { isValidId } from '../api/ids.js';
 import type { Format } from '../crawl/crawl-account.js';
 import type { ExportOptions } from '../export/export-account.js';
 

@@ -1,5 +1,5 @@
 import { RabbitError } from '../core/errors.js';
-import { milestonesOf } from '../manifest/revision.js';
+import { milestonesOf } from '../api/revision.js';
 import {
   pngSize,
   type DiscussionData,

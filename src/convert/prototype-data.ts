@@ -1,6 +1,6 @@
 import { isRabbitError } from '../core/errors.js';
 import type { ArchivedPrototype } from '../archive/archive-catalog.js';
-import { compareIds } from '../core/ids.js';
+import { compareIds } from '../api/ids.js';
 
 /**
  * One prototype's data, read from its archived bodies entry by entry. Bodies are the service's

@@ -1,10 +1,11 @@
 import { RabbitError, isRabbitError, type ErrorCode } from '../core/errors.js';
-import { archivePathFor, API_PREFIX, pageViewPathFor } from '../archive/paths.js';
-import { currentRevision } from '../manifest/revision.js';
-import { fetchResource, type FetchContext } from '../client/fetch-resource.js';
+import { archivePathFor, API_PREFIX, pageViewPathFor } from '../api/paths.js';
+import { currentRevision } from '../api/revision.js';
+import { fetchResource, type FetchContext } from './fetch-resource.js';
 import { manifestErrorOf } from '../manifest/manifest-error.js';
 import { storedFileOf } from '../storage/stored-file.js';
-import type { ArchiveModel, StoredFile } from '../manifest/archive-model.js';
+import type { ArchiveModel } from '../manifest/archive-model.js';
+import type { StoredFile } from '../storage/stored-file.js';
 import type { Frontier, Task } from './frontier.js';
 import {
   bodyResultOf,
@@ -17,7 +18,7 @@ import {
   type SizeCaps,
 } from './obtain-body.js';
 import { OpenTasks } from './open-tasks.js';
-import { parseJson, parsePrototype, readIdList, requireObject, type IdList } from './parse.js';
+import { parseJson, parsePrototype, readIdList, requireObject, type IdList } from '../api/parse.js';
 
 export type {
   BodyCache,

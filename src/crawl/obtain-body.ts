@@ -1,7 +1,7 @@
 import { RabbitError } from '../core/errors.js';
 import type { BodyCache, CacheCandidate, CachedBody, PrototypeContext } from '../storage/body-cache.js';
 import { cachedBodyOf } from '../storage/stored-file.js';
-import { fetchResource, type FetchContext, type FetchRequest, type FetchResult } from '../client/fetch-resource.js';
+import { fetchResource, type FetchContext, type FetchRequest, type FetchResult } from './fetch-resource.js';
 
 // Where a body comes from: a copy an earlier run left (this output's journal, or the archive given
 // to --since) when it may stand in for a request, else the service, asked conditionally when an

@@ -2,12 +2,12 @@ import { hash } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
-import { API_PREFIX } from '../archive/paths.js';
+import { API_PREFIX } from '../api/paths.js';
 import { readArchiveManifest } from '../archive/open-archive.js';
 import type { FileOwner } from '../manifest/manifest-stream.js';
 import type { FileEntry, PrototypeRecord } from '../manifest/types.js';
 import { KeyedSpill } from '../storage/keyed-spill.js';
-import { compareIds } from '../core/ids.js';
+import { compareIds } from '../api/ids.js';
 import { fnv1a } from '../archive/zip-index.js';
 
 export type Category = 'pages' | 'layers' | 'elements' | 'discussions' | 'renderings';

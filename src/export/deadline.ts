@@ -1,6 +1,6 @@
 import { setMaxListeners } from 'node:events';
 import { RabbitError, isRabbitError } from '../core/errors.js';
-import { API_PREFIX } from '../archive/paths.js';
+import { API_PREFIX } from '../api/paths.js';
 import type { ArchiveModel } from '../manifest/archive-model.js';
 import { manifestErrorOf } from '../manifest/manifest-error.js';
 import { formatDuration } from '../core/duration.js';

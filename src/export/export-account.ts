@@ -9,8 +9,8 @@ import { ArchiveModel } from '../manifest/archive-model.js';
 import { manifestText } from '../manifest/write-manifest.js';
 import { firstCandidate } from '../storage/body-cache.js';
 import { openWorkspace } from '../storage/workspace.js';
-import { OfflineViewer } from '../viewer/build-viewer.js';
-import { ArchiveSink } from './archive-sink.js';
+import { OfflineViewer } from '../site/build-viewer.js';
+import { ArchiveSink } from '../archive/archive-sink.js';
 import { Deadline, recordDeadlineError, recordUnfinished } from './deadline.js';
 import type { EventSink } from './events.js';
 import {
@@ -47,7 +47,7 @@ export async function exportAccount(options: ExportOptions): Promise<ExportResul
   const since =
     previous === undefined
       ? undefined
-      : await import('./since-cache.js')
+      : await import('../archive/since-cache.js')
           .then(({ openSinceCache }) => openSinceCache(previous, work.spool, { baseUrl: options.baseUrl }))
           .catch(async (error: unknown) => {
             await work.close('failed');

@@ -1,6 +1,6 @@
 import { randomInt } from 'node:crypto';
 import { AdaptiveConcurrency } from '../client/adaptive-concurrency.js';
-import type { FetchContext } from '../client/fetch-resource.js';
+import type { FetchContext } from '../crawl/fetch-resource.js';
 import type { HttpClient } from '../client/http-client.js';
 import { RateLimiter } from '../client/rate-limiter.js';
 import { RETRY_DEFAULTS } from '../client/retry-policy.js';
@@ -10,7 +10,7 @@ import type { Spool } from '../storage/spool.js';
 import type { RunStats } from '../manifest/types.js';
 import type { RabbitError } from '../core/errors.js';
 import { setTimeout as delay } from 'node:timers/promises';
-import { API_PREFIX } from '../archive/paths.js';
+import { API_PREFIX } from '../api/paths.js';
 import { discardBody, statusError, toNetworkError } from '../client/http-client.js';
 import { OutageMonitor, type ProbeResult } from '../client/outage-monitor.js';
 import { answersAsService, OUTAGE_DEFAULTS, outageSignalOf, type OutagePolicy } from '../client/outage-policy.js';

@@ -21,7 +21,7 @@ export interface LinkRow {
 }
 
 const XHTML_VIEW = /\/pages\/[A-Za-z0-9]+\.(sketched|plain)\.xhtml$/;
-/** The source of an older page view keeps its mode (src/archive/paths.ts, pageViewPathFor). */
+/** The source of an older page view keeps its mode (src/api/paths.ts, pageViewPathFor). */
 const PAGE_VIEW_SOURCE = /^(\/rabbit\/api\/.*\.xhtml)\?mode=(sketched|plain)$/;
 const PAGE_FILE = /^prototypes\/(\d+)\/r\d+\/pages\/([A-Za-z0-9]+)\.(json|png|view\.html)$/;
 const EXTRA_KEY_LIST = /^prototypes\.key\d+\.json$/;

@@ -7,19 +7,11 @@ import {
   type NotOffered,
   type PrototypeOrigin,
 } from './types.js';
-import { compareByIdKey, compareIds, idSortKey } from '../core/ids.js';
-import { isElementBody } from '../archive/paths.js';
+import { compareByIdKey, compareIds, idSortKey } from '../api/ids.js';
+import { isElementBody } from '../api/paths.js';
 import { jsonNumber } from '../core/json-text.js';
-import { entryMembersText } from './file-entry.js';
-
-/** A file entry and where its bytes wait on disk until the zip is written. */
-export interface StoredFile extends FileEntry {
-  file: string;
-  /** Set when the body is `size` bytes at this offset of the spool's pack file. */
-  offset?: number;
-  /** The bytes themselves while still in memory (a small body just downloaded): saves a read. */
-  data?: Buffer;
-}
+import { entryMembersText } from '../storage/file-entry.js';
+import type { StoredFile } from '../storage/stored-file.js';
 
 /** A file entry as read back from the model: `offset` says where in the pack its body is, if it is. */
 export type ArchivedEntry = FileEntry & { offset?: number };
@@ -327,7 +319,7 @@ const MERGE_BATCH = 1024;
 
 /**
  * The path of a filed line, which starts with it (see entryLine) and needs no unescaping: entry
- * names are plain ASCII by construction (archive/paths.ts).
+ * names are plain ASCII by construction (api/paths.ts).
  */
 function pathOfLine(line: Buffer): string {
   return line.toString('latin1', PATH_AT, line.indexOf(QUOTE, PATH_AT));
@@ -349,7 +341,7 @@ function originOf(state: PrototypeTally): PrototypeOrigin {
 }
 
 /**
- * A file's filed line: the JSON of its manifest entry (its members as file-entry.ts orders them,
+ * A file's filed line: the JSON of its manifest entry (its members as storage/file-entry.ts orders them,
  * `generatedFrom` only when set) and `offset` last when the body is in the pack. It starts with
  * the path (pathOfLine); prettyEntry drops the offset.
  */

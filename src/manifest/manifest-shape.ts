@@ -1,4 +1,4 @@
-import { checkEntryMembers } from './file-entry.js';
+import { checkEntryMembers } from '../storage/file-entry.js';
 import { FORMAT_VERSION } from './types.js';
 
 /**

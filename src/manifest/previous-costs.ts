@@ -1,4 +1,4 @@
-import { API_PREFIX } from '../archive/paths.js';
+import { API_PREFIX } from '../api/paths.js';
 import type { FileOwner } from './manifest-stream.js';
 import type { FileEntry, ManifestError, PrototypeRecord } from './types.js';
 

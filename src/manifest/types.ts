@@ -1,31 +1,16 @@
+import type { Milestone } from '../api/revision.js';
+import type { FileEntry } from '../storage/file-entry.js';
+
+// Defined below the manifest: a milestone where the service's answer is parsed, a file entry where
+// storage records a body (the journal keeps the same members). The manifest lists both as they are.
+export type { FileEntry, Milestone };
+
 /**
  * The archive's `manifest.json`. Its JSON Schema is `schema/manifest.schema.json`; keep both in step
  * and bump FORMAT_VERSION on any change that an older reader would misread.
  */
 export const FORMAT_VERSION = 1;
 export const MANIFEST_PATH = 'manifest.json';
-
-export interface FileEntry {
-  /** Entry name inside the zip. */
-  path: string;
-  /**
-   * The path it was served from on the service host, without query string (never the key; an
-   * older page view keeps its `?mode=sketched|plain`, which tells the two apart): an API
-   * path, or for a page asset (`assets/...`) its path outside the API. `generated` for files
-   * rabbit-export made itself (see generatedFrom).
-   */
-  source: string;
-  sha256: string;
-  size: number;
-  contentType: string;
-  /** The `Last-Modified` header as served, or null when the service sent none. */
-  lastModified: string | null;
-  /**
-   * Only on files rabbit-export generated (the offline viewer): the entry they were made from, e.g.
-   * the raw page a `.view.html` copy rewrites; `manifest.json` for index.html, made from the whole.
-   */
-  generatedFrom?: string;
-}
 
 /** A reference in an archived page or stylesheet to another host: never fetched, left as written. */
 export interface ForeignReference {
@@ -63,14 +48,6 @@ export interface ManifestError {
   message: string;
   /** How many attempts were made before giving up. */
   attempts?: number;
-}
-
-export interface Milestone {
-  revision: number;
-  created?: string;
-  name?: string;
-  user?: { id?: number; name?: string };
-  [key: string]: unknown;
 }
 
 export interface PrototypeRevision {

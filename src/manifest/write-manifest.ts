@@ -1,5 +1,5 @@
 import type { ArchiveModel } from './archive-model.js';
-import { compareIds } from '../core/ids.js';
+import { compareIds } from '../api/ids.js';
 import { FORMAT_VERSION, type Manifest, type ManifestError, type PrototypeRecord } from './types.js';
 
 export interface ManifestMeta {

@@ -1,4 +1,4 @@
-import { API_PREFIX } from '../archive/paths.js';
+import { API_PREFIX } from '../api/paths.js';
 import type { ExportEvent, PreviousCost } from '../export/events.js';
 import type { OutageReason } from '../client/outage-monitor.js';
 import { estimateTotal, shownFraction, type PrototypeTally } from './estimate.js';

@@ -1,5 +1,5 @@
 import { RabbitError, isRabbitError } from '../core/errors.js';
-import { readIdList } from '../crawl/parse.js';
+import { readIdList } from '../api/parse.js';
 import type { ArchivedPrototype } from '../archive/archive-catalog.js';
 import { openArchive } from '../archive/open-archive.js';
 import { checkElementBody } from './element-shape.js';

@@ -1,5 +1,5 @@
-import { describe } from '../core/ids.js';
-import { isPlainObject } from '../crawl/parse.js';
+import { describe } from '../api/ids.js';
+import { isPlainObject } from '../api/parse.js';
 
 /**
  * What an element body must look like before any of it goes into a URL or a request body, and

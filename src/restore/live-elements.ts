@@ -1,7 +1,7 @@
 import pLimit from 'p-limit';
 import { RabbitError } from '../core/errors.js';
-import { API_PREFIX } from '../archive/paths.js';
-import { isPlainObject, parseIdList } from '../crawl/parse.js';
+import { API_PREFIX } from '../api/paths.js';
+import { isPlainObject, parseIdList } from '../api/parse.js';
 import type { ParentRef, Skip } from './archived-elements.js';
 import { collectionOf, READ_CAPS } from './archived-elements.js';
 import type { LiveService } from './live-service.js';
@@ -9,7 +9,7 @@ import type { ElementState } from './plan.js';
 
 /**
  * What the service holds now for one prototype: which pages and layers exist, and the elements
- * of one of them. Ids from the service are shape-checked like the exporter's (crawl/parse.ts)
+ * of one of them. Ids from the service are shape-checked like the exporter's (api/parse.ts)
  * before they are put into a URL.
  */
 export class LiveElements {

@@ -5,8 +5,8 @@ import type { RateLimiter } from '../client/rate-limiter.js';
 import type { RetryPolicy } from '../client/retry-policy.js';
 import { isRetryableStatus, mayRetry, parseRetryAfter, retryDelay } from '../client/retry-policy.js';
 import { RabbitError, isRabbitError } from '../core/errors.js';
-import { normalizeId } from '../core/ids.js';
-import { parseJson } from '../crawl/parse.js';
+import { normalizeId } from '../api/ids.js';
+import { parseJson } from '../api/parse.js';
 import { DecodedBody, parseContentEncoding } from '../client/content-coding.js';
 import type { ChunkSource } from '../core/read-chunks.js';
 

@@ -1,8 +1,8 @@
 import type { FileHandle } from 'node:fs/promises';
 import { open, readFile, rename } from 'node:fs/promises';
 import { RabbitError } from '../core/errors.js';
-import { normalizeId } from '../core/ids.js';
-import { isPlainObject } from '../crawl/parse.js';
+import { normalizeId } from '../api/ids.js';
+import { isPlainObject } from '../api/parse.js';
 import type { PlannedWrite } from './plan.js';
 
 /**

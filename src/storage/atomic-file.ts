@@ -1,6 +1,6 @@
 import { open, rename, rm } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { syncDirectory, tempPathFor } from '../archive/output-file.js';
+import { syncDirectory, tempPathFor } from './output-file.js';
 
 /**
  * Replaces `path` with `text` so that a reader (sha256sum, node_exporter) sees the old file or the

@@ -1,10 +1,10 @@
 import { open, rename, stat, type FileHandle } from 'node:fs/promises';
 import type { Spool } from './spool.js';
-import { readAt, whole } from '../archive/positional-io.js';
+import { readAt, whole } from './positional-io.js';
 import { addSpan, newlineChunks, readSpanLines } from './keyed-spill.js';
 import type { BodyCache, CacheCandidate, CachedBody, PrototypeContext } from './body-cache.js';
-import type { StoredFile } from '../manifest/archive-model.js';
-import { hasServedMembers, pushServedMembers } from '../manifest/file-entry.js';
+import type { StoredFile } from './stored-file.js';
+import { hasServedMembers, pushServedMembers } from './file-entry.js';
 import { readVerified } from './read-verified.js';
 import { jsonNumber, jsonString } from '../core/json-text.js';
 

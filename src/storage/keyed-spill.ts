@@ -1,5 +1,5 @@
 import { open, type FileHandle } from 'node:fs/promises';
-import { BackgroundWrites, BATCH_BYTES, readAt, whole } from '../archive/positional-io.js';
+import { BackgroundWrites, BATCH_BYTES, readAt, whole } from './positional-io.js';
 import { mapDiskError } from './spool.js';
 
 /**

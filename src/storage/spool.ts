@@ -4,8 +4,8 @@ import { mkdir, open, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ChunkSource } from '../core/read-chunks.js';
 import { RabbitError } from '../core/errors.js';
-import { PackFile } from '../archive/pack-file.js';
-import { readAt, whole } from '../archive/positional-io.js';
+import { PackFile } from './pack-file.js';
+import { readAt, whole } from './positional-io.js';
 
 /** Where a body's bytes are on disk: a whole file, or `size` bytes at `offset` in the pack file. */
 export interface BodyRef {

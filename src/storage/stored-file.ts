@@ -1,6 +1,15 @@
-import type { StoredFile } from '../manifest/archive-model.js';
+import type { FileEntry } from './file-entry.js';
 import type { CachedBody } from './body-cache.js';
 import type { BodyRef } from './spool.js';
+
+/** A file entry and where its bytes wait on disk until the zip is written. */
+export interface StoredFile extends FileEntry {
+  file: string;
+  /** Set when the body is `size` bytes at this offset of the spool's pack file. */
+  offset?: number;
+  /** The bytes themselves while still in memory (a small body just downloaded): saves a read. */
+  data?: Buffer;
+}
 
 /**
  * The records a spooled body becomes, built in one place so a fetch, a reused copy, a page asset

@@ -1,7 +1,7 @@
-import { API_PREFIX } from '../archive/paths.js';
+import { API_PREFIX } from '../api/paths.js';
 import { openArchive } from '../archive/open-archive.js';
 import type { ZipIndex } from '../archive/zip-index.js';
-import { compareIds } from '../core/ids.js';
+import { compareIds } from '../api/ids.js';
 
 export interface ListRow {
   id: string;

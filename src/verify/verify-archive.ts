@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { isRabbitError } from '../core/errors.js';
-import { isSafeEntryName } from '../archive/paths.js';
+import { isSafeEntryName } from '../api/paths.js';
 import type { ZipEntryInfo } from '../archive/zip-reader.js';
 import { openArchive, type Archive } from '../archive/open-archive.js';
 import type { FileEntry, ManifestError } from '../manifest/types.js';

@@ -1,11 +1,11 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pipeline } from 'node:stream/promises';
-import { isSafeEntryName } from '../archive/paths.js';
+import { isSafeEntryName } from '../api/paths.js';
 import { openArchive } from '../archive/open-archive.js';
 import type { ZipReader } from '../archive/zip-reader.js';
-import { INDEX_PATH } from './index-html.js';
-import { VIEW_CSP } from './page-views.js';
+import { INDEX_PATH } from '../site/index-html.js';
+import { VIEW_CSP } from '../site/page-views.js';
 
 export interface ServeArchiveOptions {
   /** 0 (the default) picks a free port. */

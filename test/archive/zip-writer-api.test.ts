@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isRabbitError } from '../../src/core/errors.js';
 import { openZip } from '../../src/archive/zip-reader.js';
-import { outputError } from '../../src/archive/output-file.js';
+import { outputError } from '../../src/storage/output-file.js';
 import { ZipNameTable } from '../../src/archive/zip-name-table.js';
 import { ZipWriter } from '../../src/archive/zip-writer.js';
 import { pngLike } from './readers/fixture.js';

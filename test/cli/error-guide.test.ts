@@ -11,7 +11,7 @@ import { exportAccount } from '../../src/export/export-account.js';
 import { startFakeService, type FakeService } from '../../src/fake-service/index.js';
 import { runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/temp.js';
-import { makeTestCa, startTlsFront, type TlsFront } from '../proxy/tls-front.js';
+import { makeTestCa, startTlsFront, type TlsFront } from '../client/tls-front.js';
 
 let service: FakeService;
 let tls: TlsFront;

@@ -14,6 +14,7 @@ const MODULE_LOG = fileURLToPath(new URL('../helpers/module-log.mjs', import.met
  * when an action runs (issue 9: `--version` and `export --help` start nearly as fast as node).
  */
 const FLAG_DEFAULTS = [
+  'dist/api/ids.js',
   'dist/export/export-defaults.js',
   'dist/client/retry-policy.js',
   'dist/client/transfer-watchdog.js',
@@ -84,6 +85,6 @@ describe('start-up: what a command line loads', () => {
     expect(files).toContain('dist/cli/long-run.js');
     // Reading an earlier archive (the zip reader, the streaming JSON parser) waits for --since.
     expect(packages).not.toContain('stream-json');
-    expect(files).not.toContain('dist/export/since-cache.js');
+    expect(files).not.toContain('dist/archive/since-cache.js');
   });
 });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { formatDuration, parseDuration } from '../../src/core/duration.js';
 import { isRabbitError } from '../../src/core/errors.js';
-import { isSameService, normalizeServiceUrl } from '../../src/core/service-url.js';
+import { isSameService, normalizeServiceUrl } from '../../src/api/service-url.js';
 
 describe('parseDuration (--max-duration)', () => {
   it.each([

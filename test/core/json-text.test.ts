@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { jsonNumber, jsonString } from '../../src/core/json-text.js';
-import { entryLine, type StoredFile } from '../../src/manifest/archive-model.js';
+import { entryLine } from '../../src/manifest/archive-model.js';
+import type { StoredFile } from '../../src/storage/stored-file.js';
 
 // Strings a server could send in a header or an id could hold: each must come out exactly as
 // JSON.stringify writes it, escapes and all, or a manifest line would differ from the document.

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Frontier } from '../../src/crawl/frontier.js';
-import { parseIdList, parsePrototype } from '../../src/crawl/parse.js';
-import { currentRevision } from '../../src/manifest/revision.js';
-import { archivePathFor, isSafeEntryName } from '../../src/archive/paths.js';
-import { normalizeId } from '../../src/core/ids.js';
+import { parseIdList, parsePrototype } from '../../src/api/parse.js';
+import { currentRevision } from '../../src/api/revision.js';
+import { archivePathFor, isSafeEntryName } from '../../src/api/paths.js';
+import { normalizeId } from '../../src/api/ids.js';
 import { isRabbitError } from '../../src/core/errors.js';
 
 describe('frontier', () => {

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startFakeService, TRANSIENT_FAULTS, type FakeService } from '../../src/fake-service/index.js';
 import { exportAccount } from '../../src/export/export-account.js';
-import { isSafeEntryName } from '../../src/archive/paths.js';
+import { isSafeEntryName } from '../../src/api/paths.js';
 import { allFileEntries } from '../../src/manifest/types.js';
 import { servedEntries, walkService } from '../helpers/oracle.js';
 import { manifestOf, readArchive } from '../helpers/archive.js';

@@ -5,7 +5,7 @@ import type { ErrorObject } from 'ajv/dist/2020.js';
 
 /**
  * The manifest JSON Schema, compiled once with ajv in strict mode (ajv is a dev dependency, so
- * this lives with the tests; the runtime check is src/verify/manifest-shape.ts).
+ * this lives with the tests; the runtime check is src/manifest/manifest-shape.ts).
  */
 const schemaPath = fileURLToPath(new URL('../../schema/manifest.schema.json', import.meta.url));
 const schema: unknown = JSON.parse(readFileSync(schemaPath, 'utf8'));

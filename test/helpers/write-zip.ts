@@ -1,6 +1,6 @@
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { outputError, unreadable } from '../../src/archive/output-file.js';
+import { outputError, unreadable } from '../../src/storage/output-file.js';
 import { ZipWriter } from '../../src/archive/zip-writer.js';
 
 /*

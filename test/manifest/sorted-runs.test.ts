@@ -1,10 +1,11 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ArchiveModel, type StoredFile } from '../../src/manifest/archive-model.js';
+import { ArchiveModel } from '../../src/manifest/archive-model.js';
+import type { StoredFile } from '../../src/storage/stored-file.js';
 import { manifestText } from '../../src/manifest/write-manifest.js';
 import type { Manifest } from '../../src/manifest/types.js';
 import { KeyedSpill } from '../../src/storage/keyed-spill.js';
-import { compareIds } from '../../src/core/ids.js';
+import { compareIds } from '../../src/api/ids.js';
 import { createRng } from '../../src/fake-service/prng.js';
 import { tempDir } from '../helpers/temp.js';
 

@@ -1,10 +1,11 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ArchiveModel, type StoredFile } from '../../src/manifest/archive-model.js';
+import { ArchiveModel } from '../../src/manifest/archive-model.js';
+import type { StoredFile } from '../../src/storage/stored-file.js';
 import { manifestText, prettyEntry } from '../../src/manifest/write-manifest.js';
 import type { FileEntry, Manifest } from '../../src/manifest/types.js';
 import { KeyedSpill } from '../../src/storage/keyed-spill.js';
-import { compareByIdKey, compareIds, idSortKey } from '../../src/core/ids.js';
+import { compareByIdKey, compareIds, idSortKey } from '../../src/api/ids.js';
 import { assertValidManifest } from '../helpers/manifest-schema.js';
 import { tempDir } from '../helpers/temp.js';
 

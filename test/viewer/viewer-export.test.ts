@@ -9,14 +9,14 @@ import { startFakeService, type FakeService } from '../../src/fake-service/index
 import { STATIC_PATHS } from '../../src/fake-service/static-assets.js';
 import { exportAccount } from '../../src/export/export-account.js';
 import type { ExportEvent } from '../../src/export/events.js';
-import { scanHtml } from '../../src/assets/html-refs.js';
-import { scanCss } from '../../src/assets/css-refs.js';
+import { scanHtml } from '../../src/crawl/requisites/html-refs.js';
+import { scanCss } from '../../src/crawl/requisites/css-refs.js';
 import { allFileEntries, type Manifest } from '../../src/manifest/types.js';
 import { verifyArchive } from '../../src/verify/verify-archive.js';
 import { entryNameOf, serveArchive } from '../../src/viewer/serve-archive.js';
 import { readArchive } from '../helpers/archive.js';
 import { assertValidManifest } from '../helpers/manifest-schema.js';
-import { expectSameArchive } from '../since/since-helpers.js';
+import { expectSameArchive } from '../export/since-helpers.js';
 import { requireTool } from '../helpers/tools.js';
 
 let service: FakeService;

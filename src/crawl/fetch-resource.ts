@@ -1,17 +1,17 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { RabbitError, isRabbitError } from '../core/errors.js';
-import type { GetOptions, HttpClient } from './http-client.js';
-import { discardBody, statusError, toNetworkError } from './http-client.js';
-import type { AdaptiveConcurrency } from './adaptive-concurrency.js';
-import type { RateLimiter } from './rate-limiter.js';
-import { isThrottleStatus, mayRetry, parseRetryAfter, retryDelay, type RetryPolicy } from './retry-policy.js';
+import type { GetOptions, HttpClient } from '../client/http-client.js';
+import { discardBody, statusError, toNetworkError } from '../client/http-client.js';
+import type { AdaptiveConcurrency } from '../client/adaptive-concurrency.js';
+import type { RateLimiter } from '../client/rate-limiter.js';
+import { isThrottleStatus, mayRetry, parseRetryAfter, retryDelay, type RetryPolicy } from '../client/retry-policy.js';
 import type { Spool, SpooledBody } from '../storage/spool.js';
-import { stopReason } from './stop-reason.js';
-import { watchTransfer, type StallPolicy } from './transfer-watchdog.js';
-import type { OutageMonitor } from './outage-monitor.js';
-import { answersAsService, outageSignalOf } from './outage-policy.js';
-import { DecodedBody, parseContentEncoding, wireCap, type Coding } from './content-coding.js';
-import type { ResponseBody } from './response-body.js';
+import { stopReason } from '../client/stop-reason.js';
+import { watchTransfer, type StallPolicy } from '../client/transfer-watchdog.js';
+import type { OutageMonitor } from '../client/outage-monitor.js';
+import { answersAsService, outageSignalOf } from '../client/outage-policy.js';
+import { DecodedBody, parseContentEncoding, wireCap, type Coding } from '../client/content-coding.js';
+import type { ResponseBody } from '../client/response-body.js';
 
 export interface FetchContext {
   client: HttpClient;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { readIdList } from '../../src/crawl/parse.js';
-import { integerDigits } from '../../src/core/ids.js';
+import { readIdList } from '../../src/api/parse.js';
+import { integerDigits } from '../../src/api/ids.js';
 import { isRabbitError } from '../../src/core/errors.js';
 
 const list = (text: string, kind: Parameters<typeof readIdList>[1] = 'discussion', objectForm = false) =>

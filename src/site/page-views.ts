@@ -1,12 +1,12 @@
 import type { BodyReader } from '../storage/spool.js';
 import { createHash } from 'node:crypto';
-import type { StoredFile } from '../manifest/archive-model.js';
-import { ASSET_LIMITS, isCss } from '../assets/asset-types.js';
-import { isPageHtml, localPathOf, type AssetCatalog } from '../assets/collect-assets.js';
-import { scanCss } from '../assets/css-refs.js';
-import { scanHtml } from '../assets/html-refs.js';
-import { resolveReference, serviceUrl, type ServiceLocation } from '../assets/resolve-ref.js';
-import { applyReplacements, relativeEntryUrl, type Replacement } from '../assets/rewrite.js';
+import type { StoredFile } from '../storage/stored-file.js';
+import { ASSET_LIMITS, isCss } from '../crawl/requisites/asset-types.js';
+import { isPageHtml, localPathOf, type AssetCatalog } from '../crawl/requisites/collect-assets.js';
+import { scanCss } from '../crawl/requisites/css-refs.js';
+import { scanHtml } from '../crawl/requisites/html-refs.js';
+import { resolveReference, serviceUrl, type ServiceLocation } from '../crawl/requisites/resolve-ref.js';
+import { applyReplacements, relativeEntryUrl, type Replacement } from '../crawl/requisites/rewrite.js';
 import { inOrder } from '../core/in-order.js';
 
 /**

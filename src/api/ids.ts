@@ -1,4 +1,4 @@
-import { RabbitError } from './errors.js';
+import { RabbitError } from '../core/errors.js';
 
 /**
  * Identifier shapes from service-api.md section 2. Ids are strings all the way through:
@@ -35,7 +35,7 @@ function isNumberText(raw: unknown): raw is NumberText {
 }
 
 /**
- * Integer ids arrive as JSON numbers. Read by an id-list reader (crawl/parse.ts) they come as the
+ * Integer ids arrive as JSON numbers. Read by an id-list reader (parse.ts) they come as the
  * number's text (a LosslessNumber) and are used by their digits, however many; a number already
  * parsed by JSON.parse is trusted only while it is a safe integer, since past 2^53 it has been
  * rounded to a neighbour's id.

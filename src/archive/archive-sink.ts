@@ -1,6 +1,6 @@
-import { FAST_DEFLATE_LEVEL } from '../archive/entry-data.js';
-import { ZipWriter, type ZipEntryMeta } from '../archive/zip-writer.js';
-import type { StoredFile } from '../manifest/archive-model.js';
+import { FAST_DEFLATE_LEVEL } from './entry-data.js';
+import { ZipWriter, type ZipEntryMeta } from './zip-writer.js';
+import type { StoredFile } from '../storage/stored-file.js';
 import { MANIFEST_PATH } from '../manifest/types.js';
 import type { Spool } from '../storage/spool.js';
 import { EntryChannel } from './entry-channel.js';

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { entryLine, type StoredFile } from '../../src/manifest/archive-model.js';
-import { FILE_ENTRY_MEMBERS } from '../../src/manifest/file-entry.js';
+import { entryLine } from '../../src/manifest/archive-model.js';
+import type { StoredFile } from '../../src/storage/stored-file.js';
+import { FILE_ENTRY_MEMBERS } from '../../src/storage/file-entry.js';
 import { checkFile, checkManifestShape } from '../../src/manifest/manifest-shape.js';
 import { ManifestReadError, streamManifest } from '../../src/manifest/manifest-stream.js';
 import { prettyEntry } from '../../src/manifest/write-manifest.js';

@@ -1,13 +1,13 @@
 import { basename } from 'node:path';
 import { RabbitError } from '../core/errors.js';
 import { streamChunks } from '../core/read-chunks.js';
-import { API_PREFIX, archivePathFor, isSafeEntryName } from '../archive/paths.js';
-import { openArchive, type Archive } from '../archive/open-archive.js';
-import type { ArchiveCatalog } from '../archive/archive-catalog.js';
+import { API_PREFIX, archivePathFor, isSafeEntryName } from '../api/paths.js';
+import { openArchive, type Archive } from './open-archive.js';
+import type { ArchiveCatalog } from './archive-catalog.js';
 import type { Spool } from '../storage/spool.js';
 import type { BodyCache, CacheCandidate, CachedBody, PrototypeContext } from '../storage/body-cache.js';
 import { cachedBodyOf } from '../storage/stored-file.js';
-import { isSameService } from '../core/service-url.js';
+import { isSameService } from '../api/service-url.js';
 import type { FileEntry } from '../manifest/types.js';
 import { costTally, type PreviousCost } from '../manifest/previous-costs.js';
 import { checkRecorded } from '../storage/read-verified.js';

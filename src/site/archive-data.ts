@@ -1,6 +1,6 @@
 import type { BodyReader, BodyRef } from '../storage/spool.js';
-import type { StoredFile } from '../manifest/archive-model.js';
-import { compareIds } from '../core/ids.js';
+import type { StoredFile } from '../storage/stored-file.js';
+import { compareIds } from '../api/ids.js';
 import { inOrder } from '../core/in-order.js';
 
 /**

@@ -1,6 +1,6 @@
 import type { ManifestError } from '../manifest/types.js';
 import type { DiscussionSummary, PageSummary, PrototypeSummary } from './archive-data.js';
-import { relativeEntryUrl } from '../assets/rewrite.js';
+import { relativeEntryUrl } from '../crawl/requisites/rewrite.js';
 
 /**
  * The overview: index.html at the archive root lists the prototypes, and each prototype has a page

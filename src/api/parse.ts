@@ -1,6 +1,6 @@
 import { parse as parseLossless } from 'lossless-json';
 import { RabbitError } from '../core/errors.js';
-import { describe, normalizeId, type IdKind } from '../core/ids.js';
+import { describe, normalizeId, type IdKind } from './ids.js';
 
 /** A parsed id list: the ids that fit their shape, and the raw values that did not. */
 export interface IdList {

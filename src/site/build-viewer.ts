@@ -1,14 +1,15 @@
 import type { RabbitError } from '../core/errors.js';
 import { bufferChunks } from '../core/read-chunks.js';
-import type { FetchContext } from '../client/fetch-resource.js';
+import type { FetchContext } from '../crawl/fetch-resource.js';
 import type { BodyReader } from '../storage/spool.js';
 import type { Frontier } from '../crawl/frontier.js';
-import type { ArchiveModel, ArchivedEntry, StoredFile } from '../manifest/archive-model.js';
+import type { ArchiveModel, ArchivedEntry } from '../manifest/archive-model.js';
+import type { StoredFile } from '../storage/stored-file.js';
 import { GENERATED_SOURCE, MANIFEST_PATH } from '../manifest/types.js';
 import { cachedBodyOf, storedFileOf } from '../storage/stored-file.js';
-import { PageRequisites, setArchived, VIEWER_READS, type AssetCatalog } from '../assets/collect-assets.js';
-import type { AssetLimits } from '../assets/asset-types.js';
-import type { ServiceLocation } from '../assets/resolve-ref.js';
+import { PageRequisites, setArchived, VIEWER_READS, type AssetCatalog } from '../crawl/requisites/collect-assets.js';
+import type { AssetLimits } from '../crawl/requisites/asset-types.js';
+import type { ServiceLocation } from '../crawl/requisites/resolve-ref.js';
 import { summarizePrototype } from './archive-data.js';
 import {
   INDEX_ERROR_LIMIT,

@@ -1,4 +1,4 @@
-import { assertSafeRelative } from '../archive/paths.js';
+import { assertSafeRelative } from '../../api/paths.js';
 
 export interface Replacement {
   start: number;

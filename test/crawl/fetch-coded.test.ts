@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { fetchResource, type AttemptEvent, type FetchContext } from '../../src/client/fetch-resource.js';
+import { fetchResource, type AttemptEvent, type FetchContext } from '../../src/crawl/fetch-resource.js';
 import { HttpClient } from '../../src/client/http-client.js';
 import { wireCap } from '../../src/client/content-coding.js';
 import { RETRY_DEFAULTS } from '../../src/client/retry-policy.js';

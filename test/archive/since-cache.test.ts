@@ -3,7 +3,7 @@ import { mkdir, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isRabbitError } from '../../src/core/errors.js';
-import { openSinceCache } from '../../src/export/since-cache.js';
+import { openSinceCache } from '../../src/archive/since-cache.js';
 import { Spool } from '../../src/storage/spool.js';
 import { tempDir } from '../helpers/temp.js';
 import { sampleFiles, sampleManifest, writeSampleArchive } from '../verify/sample-archive.js';

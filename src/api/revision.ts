@@ -1,4 +1,11 @@
-import type { Milestone } from './types.js';
+/** A milestone as the service serves it in a prototype's `versions.milestones`; the manifest keeps it as served. */
+export interface Milestone {
+  revision: number;
+  created?: string;
+  name?: string;
+  user?: { id?: number; name?: string };
+  [key: string]: unknown;
+}
 
 /**
  * The prototype's current revision: the highest milestone `revision`, since the live service did

@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import type { FetchContext } from '../../src/client/fetch-resource.js';
-import { Frontier } from '../../src/crawl/frontier.js';
-import { PageRequisites } from '../../src/assets/collect-assets.js';
-import type { ArchiveModel, StoredFile } from '../../src/manifest/archive-model.js';
-import type { ManifestError } from '../../src/manifest/types.js';
+import type { FetchContext } from '../../../src/crawl/fetch-resource.js';
+import { Frontier } from '../../../src/crawl/frontier.js';
+import { PageRequisites } from '../../../src/crawl/requisites/collect-assets.js';
+import type { ArchiveModel } from '../../../src/manifest/archive-model.js';
+import type { StoredFile } from '../../../src/storage/stored-file.js';
+import type { ManifestError } from '../../../src/manifest/types.js';
 
 // The collector as the crawl drives it, with a frontier that starts nothing: what it schedules
 // while the crawl runs, and what it leaves for the pass after the crawl, are seen without a server.

@@ -1,13 +1,35 @@
 import { jsonNumber, jsonString } from '../core/json-text.js';
-import type { FileEntry } from './types.js';
+
+/** One file of the archive as the manifest lists it, and as the journal records a stored body. */
+export interface FileEntry {
+  /** Entry name inside the zip. */
+  path: string;
+  /**
+   * The path it was served from on the service host, without query string (never the key; an
+   * older page view keeps its `?mode=sketched|plain`, which tells the two apart): an API
+   * path, or for a page asset (`assets/...`) its path outside the API. `generated` for files
+   * rabbit-export made itself (see generatedFrom).
+   */
+  source: string;
+  sha256: string;
+  size: number;
+  contentType: string;
+  /** The `Last-Modified` header as served, or null when the service sent none. */
+  lastModified: string | null;
+  /**
+   * Only on files rabbit-export generated (the offline viewer): the entry they were made from, e.g.
+   * the raw page a `.view.html` copy rewrites; `manifest.json` for index.html, made from the whole.
+   */
+  generatedFrom?: string;
+}
 
 /**
  * A manifest file entry's members, in the order every writer puts them, with their JSON types:
- * the one definition the entry line (archive-model.ts), the journal's record (storage/journal.ts),
- * the shape check (manifest-shape.ts) and the catalog of a read archive (archive/listed-entries.ts)
- * follow. FileEntry in types.ts and `fileEntry` in schema/manifest.schema.json are held to it by
- * the compiler (below) and by a round-trip test (test/manifest/file-entry.test.ts). `path` is first:
- * readers of entry lines find it at the start (archive-model.ts, pathOfLine).
+ * the one definition the entry line (manifest/archive-model.ts), the journal's record (journal.ts),
+ * the shape check (manifest/manifest-shape.ts) and the catalog of a read archive
+ * (archive/listed-entries.ts) follow. FileEntry above and `fileEntry` in schema/manifest.schema.json
+ * are held to it by the compiler (below) and by a round-trip test (test/storage/file-entry.test.ts).
+ * `path` is first: readers of entry lines find it at the start (manifest/archive-model.ts, pathOfLine).
  */
 export const FILE_ENTRY_MEMBERS = [
   { name: 'path', type: 'name', required: true, served: false },

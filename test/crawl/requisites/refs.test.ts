@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { scanCss } from '../../src/assets/css-refs.js';
-import { scanHtml } from '../../src/assets/html-refs.js';
-import { resolveReference, type Resolution } from '../../src/assets/resolve-ref.js';
-import { applyReplacements, relativeEntryUrl } from '../../src/assets/rewrite.js';
-import { assetPath, extensionFor } from '../../src/assets/asset-types.js';
-import { isSafeEntryName } from '../../src/archive/paths.js';
+import { scanCss } from '../../../src/crawl/requisites/css-refs.js';
+import { scanHtml } from '../../../src/crawl/requisites/html-refs.js';
+import { resolveReference, type Resolution } from '../../../src/crawl/requisites/resolve-ref.js';
+import { applyReplacements, relativeEntryUrl } from '../../../src/crawl/requisites/rewrite.js';
+import { assetPath, extensionFor } from '../../../src/crawl/requisites/asset-types.js';
+import { isSafeEntryName } from '../../../src/api/paths.js';
 
 const service = { origin: 'https://pidoco.com', basePath: '' };
 const page = 'https://pidoco.com/rabbit/api/prototypes/3/pages/page1.html';

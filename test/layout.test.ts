@@ -1,0 +1,103 @@
+import { readdir, readFile } from 'node:fs/promises';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const SRC = fileURLToPath(new URL('../src/', import.meta.url));
+
+/**
+ * The folders of src/ from the bottom up (STYLE.md 13: data flows one way). A folder imports only
+ * from folders on a lower line; folders on one line import nothing of each other. The one place
+ * this order is written down.
+ */
+const LAYERS: readonly (readonly string[])[] = [
+  ['core'], // generic helpers: errors, durations, chunked reads
+  ['api'], // what knows the service: paths, ids, revisions, the parsing of its answers
+  ['client'], // HTTP only: hands bodies on, stores nothing
+  ['storage'], // file I/O: spool, pack, journal, file entries
+  ['manifest'], // the archive's manifest: model, writer, stream reader
+  ['archive'], // the zip writer and reader, the sink, an earlier archive as a body cache
+  ['verify'], // checks an archive (export verifies what it staged)
+  ['crawl'], // what to fetch, page requisites included
+  ['site'], // the offline viewer's files inside the archive
+  ['export'], // the story of an export
+  ['backup', 'convert', 'diff', 'links', 'monitor', 'progress', 'restore', 'viewer'], // the other commands
+  ['cli'], // flags, output, exit codes
+];
+
+/** The bundled fake service stands apart: it may use these, and only these import it. */
+const ISLAND = { name: 'fake-service', uses: ['core', 'api'], usedBy: ['cli'] };
+
+const SPECIFIER = /(?:^|[\s;])(?:import|export)\s[^'";]*?\bfrom\s*['"]([^'"]+)['"]|\bimport\s*\(?\s*['"]([^'"]+)['"]/g;
+
+async function sourceFiles(dir: string): Promise<string[]> {
+  const entries = await readdir(dir, { withFileTypes: true });
+  const nested = await Promise.all(
+    entries.map((entry) => {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) return sourceFiles(path);
+      return Promise.resolve(entry.name.endsWith('.ts') ? [path] : []);
+    }),
+  );
+  return nested.flat();
+}
+
+function folderOf(path: string): string | undefined {
+  const inSrc = relative(SRC, path);
+  if (inSrc.startsWith('..')) return undefined;
+  return inSrc.split('/')[0];
+}
+
+function layerOf(folder: string): number {
+  return LAYERS.findIndex((layer) => layer.includes(folder));
+}
+
+/** Why `from` may not import `to`, or undefined when it may. */
+function refusal(from: string, to: string): string | undefined {
+  if (from === to) return undefined;
+  if (from === ISLAND.name) return ISLAND.uses.includes(to) ? undefined : `${ISLAND.name} uses only ${ISLAND.uses}`;
+  if (to === ISLAND.name) return ISLAND.usedBy.includes(from) ? undefined : `only ${ISLAND.usedBy} uses ${to}`;
+  const [below, above] = [layerOf(to), layerOf(from)];
+  if (below < 0 || above < 0) return `a folder missing from LAYERS`;
+  return below < above ? undefined : `${to} is not below ${from}`;
+}
+
+describe('source layout', () => {
+  it('every import points down the layer order', async () => {
+    const files = await sourceFiles(SRC);
+    expect(files.length).toBeGreaterThan(100);
+    const wrong: string[] = [];
+    let checked = 0;
+    for (const file of files) {
+      const from = folderOf(file)!;
+      const text = await readFile(file, 'utf8');
+      for (const match of text.matchAll(SPECIFIER)) {
+        const specifier = match[1] ?? match[2]!;
+        if (!specifier.startsWith('.')) continue;
+        const to = folderOf(join(dirname(file), specifier));
+        if (to === undefined) continue; // ../package.json and the like
+        checked++;
+        const why = refusal(from, to);
+        if (why !== undefined) wrong.push(`src/${relative(SRC, file)} imports ${specifier}: ${why}`);
+      }
+    }
+    expect(checked).toBeGreaterThan(500);
+    expect(wrong).toEqual([]);
+  });
+
+  it('names every folder of src/ once', async () => {
+    const folders = (await readdir(SRC, { withFileTypes: true })).filter((entry) => entry.isDirectory());
+    const named = [...LAYERS.flat(), ISLAND.name];
+    expect(folders.map((entry) => entry.name).sort()).toEqual([...named].sort());
+    expect(new Set(named).size).toBe(named.length);
+  });
+
+  it('refuses an import up, across a line or into the island', () => {
+    expect(refusal('storage', 'manifest')).toBeDefined();
+    expect(refusal('diff', 'restore')).toBeDefined();
+    expect(refusal('export', 'fake-service')).toBeDefined();
+    expect(refusal('fake-service', 'storage')).toBeDefined();
+    expect(refusal('archive', 'storage')).toBeUndefined();
+    expect(refusal('cli', 'fake-service')).toBeUndefined();
+  });
+});
