@@ -5,11 +5,11 @@ import type { ArchivedPrototype } from '../archive/archive-catalog.js';
 import { openArchive } from '../archive/open-archive.js';
 import { diagramXml, mxfileOpen, MXFILE_CLOSE } from './drawio-xml.js';
 import { convertPrototypePages, type PageFormat } from './convert-pages.js';
-import { discussionsByPage, extentOf, pagePng } from './page-walk.js';
-import { PrototypeReader, type LayerData, type PageMeta } from './prototype-data.js';
+import { discussionsByPage, extentOf, pagePng, startPrototype } from './page-walk.js';
+import type { LayerData, PageMeta } from './prototype-data.js';
 import { addCounts, emptyPrototypeReport, REPORT_FILE, type ConvertReport, type PrototypeReport } from './report.js';
 import { makeFolder, writeAtomically } from './write-output.js';
-import { slugOf, XmlText } from './xml-text.js';
+import { slugOf } from './xml-text.js';
 
 export interface ConvertOptions {
   /** The archive to read; it is opened read-only and never changed. */
@@ -94,14 +94,7 @@ async function convertPrototype(
   rendering: boolean,
   signal: AbortSignal | undefined,
 ): Promise<PrototypeReport> {
-  const report = emptyPrototypeReport(archived.id, archived.name, archived.revision);
-  const reader = new PrototypeReader(archived);
-  const text = new XmlText();
-  if (!archived.complete)
-    reader.skipped.push({
-      what: 'prototype',
-      why: 'the archive marks it incomplete: the export could not fetch all of it',
-    });
+  const { report, reader, text } = startPrototype(archived);
 
   const pages: PageMeta[] = [];
   for (const pageId of await reader.pageIds()) pages.push(await reader.pageMeta(pageId));

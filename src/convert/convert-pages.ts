@@ -1,12 +1,12 @@
 import { join } from 'node:path';
 import type { ArchivedPrototype } from '../archive/archive-catalog.js';
-import { pageContents, planPages, prototypeHead, type PageContent } from './page-walk.js';
+import { pageContents, planPages, prototypeHead, startPrototype, type PageContent } from './page-walk.js';
 import { pdfBinder } from './pdf-binder.js';
-import { PrototypeReader } from './prototype-data.js';
-import { emptyPrototypeReport, type PrototypeReport } from './report.js';
+import type { PrototypeReader } from './prototype-data.js';
+import type { PrototypeReport } from './report.js';
 import { svgFileOf, svgPage } from './svg-pages.js';
 import { makeFolder, writeAtomically } from './write-output.js';
-import { slugOf, XmlText } from './xml-text.js';
+import { slugOf } from './xml-text.js';
 
 /** The outputs convert writes besides draw.io: a PDF binder per prototype, or a folder of SVG pages. */
 export type PageFormat = 'pdf' | 'svg';
@@ -22,14 +22,7 @@ export async function convertPrototypePages(
   rendering: boolean,
   signal: AbortSignal | undefined,
 ): Promise<PrototypeReport> {
-  const report = emptyPrototypeReport(archived.id, archived.name, archived.revision);
-  const reader = new PrototypeReader(archived);
-  const text = new XmlText();
-  if (!archived.complete)
-    reader.skipped.push({
-      what: 'prototype',
-      why: 'the archive marks it incomplete: the export could not fetch all of it',
-    });
+  const { report, reader, text } = startPrototype(archived);
   const plan = await planPages(reader);
   const counted = (pages: AsyncIterable<PageContent>): AsyncGenerator<PageContent> =>
     (async function* () {

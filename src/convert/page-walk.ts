@@ -1,12 +1,15 @@
 import { RabbitError } from '../core/errors.js';
 import { milestonesOf } from '../api/revision.js';
+import type { ArchivedPrototype } from '../archive/archive-catalog.js';
+import { emptyPrototypeReport, type PrototypeReport } from './report.js';
+import { XmlText } from './xml-text.js';
 import {
+  PrototypeReader,
   pngSize,
   type DiscussionData,
   type ElementData,
   type LayerData,
   type PageMeta,
-  type PrototypeReader,
 } from './prototype-data.js';
 
 /**
@@ -164,4 +167,23 @@ export function dateOf(timestamp: number | null): string {
   if (timestamp === null) return 'undated';
   const date = new Date(timestamp);
   return Number.isNaN(date.getTime()) ? 'undated' : `${date.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+}
+
+/**
+ * What converting one prototype starts from, whatever the output: its report, a reader of its
+ * entries and the text cleaner; an archive that marks the prototype incomplete says so first.
+ */
+export function startPrototype(archived: ArchivedPrototype): {
+  report: PrototypeReport;
+  reader: PrototypeReader;
+  text: XmlText;
+} {
+  const report = emptyPrototypeReport(archived.id, archived.name, archived.revision);
+  const reader = new PrototypeReader(archived);
+  if (!archived.complete)
+    reader.skipped.push({
+      what: 'prototype',
+      why: 'the archive marks it incomplete: the export could not fetch all of it',
+    });
+  return { report, reader, text: new XmlText() };
 }
