@@ -2,6 +2,7 @@ import { InvalidArgumentError, Option, type Command } from 'commander';
 import { RETRY_DEFAULTS } from '../client/retry-policy.js';
 import type { SizeCaps } from '../crawl/crawl-account.js';
 import { EXPORT_DEFAULTS } from '../export/export-defaults.js';
+import { RabbitError } from '../core/errors.js';
 import { intOption } from './options.js';
 
 export const DEFAULT_BASE_URL = 'https://pidoco.com';
@@ -20,8 +21,16 @@ export interface ServiceFlags {
   maxRps?: number;
   maxSize?: Partial<SizeCaps>;
   allowInsecureHttp?: boolean;
-  /** Only to refuse it with a reason (service-options.ts); never used, never echoed. */
+  /** Only to refuse it with a reason (refuseApiKeyFlag); never used, never echoed. */
   apiKey?: string;
+}
+
+/**
+ * A key typed on the command line is refused before any key is read from anywhere else: it would
+ * stay in the shell history and the process list. The error guide says where a key goes instead.
+ */
+export function refuseApiKeyFlag(flags: Pick<ServiceFlags, 'apiKey'>): void {
+  if (flags.apiKey !== undefined) throw new RabbitError('API_KEY_FLAG', 'there is no --api-key flag');
 }
 
 export function addServiceOptions(command: Command): Command {

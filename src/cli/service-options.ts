@@ -1,8 +1,7 @@
-import { RabbitError } from '../core/errors.js';
 import { proxySettingsFromEnv } from '../client/proxy-env.js';
 import type { ExportOptions } from '../export/export-options.js';
 import { readKeys } from './keys.js';
-import { DEFAULT_BASE_URL, type ServiceFlags } from './service-flags.js';
+import { DEFAULT_BASE_URL, refuseApiKeyFlag, type ServiceFlags } from './service-flags.js';
 
 export type ServiceOptions = Pick<
   ExportOptions,
@@ -14,7 +13,7 @@ export type ServiceOptions = Pick<
  * and the proxy from HTTPS_PROXY, HTTP_PROXY and NO_PROXY as curl does.
  */
 export async function serviceOptionsOf(flags: ServiceFlags, env: NodeJS.ProcessEnv): Promise<ServiceOptions> {
-  if (flags.apiKey !== undefined) throw new RabbitError('API_KEY_FLAG', 'there is no --api-key flag');
+  refuseApiKeyFlag(flags);
   return {
     baseUrl: flags.baseUrl ?? env['RABBIT_BASE_URL'] ?? DEFAULT_BASE_URL,
     keys: await readKeys(flags.apiKeyFile, env),

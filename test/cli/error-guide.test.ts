@@ -173,6 +173,24 @@ describe('error guide: every failure a newcomer meets says what happened, what w
     expect(failure.message).toMatch(/within 1 s \(GET http:\/\/127\.0\.0\.1:\d+\/rabbit\/api\/prototypes\.json\)/);
   });
 
+  it('refuses --api-key first, whether or not a key is also in the environment or a file', async () => {
+    // The newcomer who has no key set anywhere yet is the one who types --api-key: the answer
+    // must be where a key goes, not "no API key".
+    for (const env of [{}, { RABBIT_API_KEY: service.keys.readOnly }]) {
+      const failure = await exportFails(['--api-key', 'abc', '--base-url', service.baseUrl], env);
+      expect(failure.code).toBe('API_KEY_FLAG');
+    }
+    const failure = await exportFails([
+      '--api-key',
+      'abc',
+      '--base-url',
+      service.baseUrl,
+      '--api-key-file',
+      join(await tempDir(), 'none.txt'),
+    ]);
+    expect(failure.code).toBe('API_KEY_FLAG');
+  });
+
   it('suggests the URL with its scheme for host:port', async () => {
     const failure = await exportFails(['--base-url', 'localhost:44303']);
     expect(failure.next).toContain('--base-url https://localhost:44303');

@@ -5,7 +5,7 @@ import { outageDescription, outageSummary } from '../progress-line.js';
 import type { ExportResult } from '../../export/export-account.js';
 import type { ChecksummedResult } from '../../export/checksummed-export.js';
 import type { RunParts } from '../long-run.js';
-import { addServiceOptions, serviceArgs, type ServiceFlags } from '../service-flags.js';
+import { addServiceOptions, refuseApiKeyFlag, serviceArgs, type ServiceFlags } from '../service-flags.js';
 import { parseStatsInterval, STATS_INTERVAL_HELP } from '../progress-flags.js';
 import type { CliIO } from '../run.js';
 import {
@@ -73,6 +73,7 @@ With --out - the zip goes to stdout once it is finished and has passed verify; e
       let keyPlaces: string[] = [];
       await runLongCommand(runIo, flags, {
         async load() {
+          refuseApiKeyFlag(flags);
           if (toStdout && io.stdout.isTTY)
             throw new RabbitError(
               'USAGE',
