@@ -1,6 +1,6 @@
-import { execFile } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, readFile, readdir, rm, stat, writeFile, chmod } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -260,16 +260,22 @@ describe('writeZip', () => {
       await expectCode(writeZip([], join(dir, 'nope', 'out.zip')), 'OUTPUT_UNWRITABLE');
     });
 
-    it('reports a read-only output folder as OUTPUT_UNWRITABLE', async (context) => {
-      if (process.getuid?.() === 0) {
-        context.skip('running as root: permissions do not stop writes');
-        return;
+    it('reports a read-only output folder as OUTPUT_UNWRITABLE', async () => {
+      // Permissions do not stop root, and CI runs as root: there the folder is a read-only mount.
+      const folder = join(dir, 'read-only');
+      await mkdir(folder);
+      const asRoot = process.getuid?.() === 0;
+      if (asRoot) execFileSync('mount', ['-t', 'tmpfs', '-o', 'ro,size=64k', 'tmpfs', folder], { stdio: 'ignore' });
+      else await chmod(folder, 0o555);
+      try {
+        await expectCode(
+          writeZip([{ name: 'a.json', data: '{}', store: false }], join(folder, 'out.zip')),
+          'OUTPUT_UNWRITABLE',
+        );
+      } finally {
+        if (asRoot) execFileSync('umount', [folder]);
+        else await chmod(folder, 0o755);
       }
-      await chmod(dir, 0o555);
-      await expectCode(
-        writeZip([{ name: 'a.json', data: '{}', store: false }], join(dir, 'out.zip')),
-        'OUTPUT_UNWRITABLE',
-      );
     });
   });
 });
