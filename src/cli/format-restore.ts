@@ -1,6 +1,6 @@
 import type { RestorePlan, RestoreReport } from '../restore/report.js';
 import type { PlannedWrite } from '../restore/plan.js';
-import { printable } from './format.js';
+import { plural, printable } from './format.js';
 
 /** What `restore` prints: the plan before any write, one line per write, the outcome. */
 export function formatPlan(plan: RestorePlan, report: RestoreReport): string {
@@ -11,7 +11,7 @@ export function formatPlan(plan: RestorePlan, report: RestoreReport): string {
   ];
   if (plan.unfinishedBefore > 0) {
     lines.push(
-      `  (an earlier run stopped with ${plan.unfinishedBefore} write(s) unanswered; what they did is in the live state this plan was made from)`,
+      `  (an earlier run stopped with ${plural(plan.unfinishedBefore, 'write')} unanswered; what they did is in the live state this plan was made from)`,
     );
   }
   for (const parent of plan.parents) {

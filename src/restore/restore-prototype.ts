@@ -125,7 +125,13 @@ export async function restorePrototype(options: RestoreOptions): Promise<Restore
     const report = reportOfPlan(plan, options.dryRun ?? false);
     options.onEvent?.({ type: 'plan', plan, report });
     const writes = plan.parents.filter((parent) => parent.writes.length > 0);
-    if (options.dryRun || writes.length === 0) return report;
+    if (options.dryRun) return report;
+    if (writes.length === 0) {
+      // Nothing left to write: an interrupted restore this journal was kept for is finished (the
+      // live state already holds what its unanswered writes did). Another service's is not ours.
+      if (options.journal === undefined && state.setAside === undefined) await rm(journalPath, { force: true });
+      return report;
+    }
 
     const journal = await WriteJournal.open(journalPath, identity, state);
     if (state.setAside !== undefined) options.onEvent?.({ type: 'journal-set-aside', path: state.setAside });

@@ -35,6 +35,16 @@ describe('rabbit-export backup', () => {
     for (const text of [first.stdout, second.stdout]) expect(text.includes(service.keys.readOnly)).toBe(false);
   });
 
+  it('says in words what the first night fetched and what the second copied', async () => {
+    const first = await runCli(['backup', '--dir', dir], { register: registerBackup, env });
+    expect(first.code).toBe(0);
+    expect(first.stdout).toMatch(/^ {2}5 prototypes, all fetched: a full export$/m);
+    expect(first.stdout).not.toContain('copied from -');
+    service.store.touch(3);
+    const second = await runCli(['backup', '--dir', dir], { register: registerBackup, env });
+    expect(second.stdout).toMatch(/^ {2}5 prototypes: 4 unchanged, copied from \S+\.zip; 1 fetched$/m);
+  });
+
   it('a run while another holds the folder exits 1 and says why, in the log line too', async () => {
     const held = await acquireLock(join(dir, BACKUP_LOCK), 'test');
     try {

@@ -1,5 +1,5 @@
-import { readdir } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { copyFile, readdir, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { FakeService } from '../../src/fake-service/index.js';
 import { registerRestore } from '../../src/cli/commands/restore.js';
@@ -29,6 +29,31 @@ describe('restore leaves nothing behind when it is done, and offers only a rerun
     expect(run.code).toBe(0);
     expect(await journals()).toEqual([]);
     expect(run.stdout).not.toContain('journal:');
+  });
+
+  it("removes a journal it finds when nothing is left to write, and leaves another service's alone", async () => {
+    const env = { RABBIT_API_KEY: service.keys.readWrite, RABBIT_BASE_URL: service.baseUrl };
+    const restore = (...extra: string[]) =>
+      runCli(['restore', archive, '--prototype', PROTO, ...extra], { register: registerRestore, env });
+    // A journal of a real restore, kept by naming it, then put where the default one lives, with
+    // a write begun and never answered: what an interrupted run leaves.
+    damage(service);
+    const kept = join(dir, 'kept.jsonl');
+    expect((await restore('--journal', kept)).code).toBe(0);
+    const beside = join(dirname(archive), `.a.zip.restore-${PROTO}.jsonl`);
+    await copyFile(kept, beside);
+    await writeFile(beside, '{"t":"begin","op":"update","parent":"page0001","archived":"1"}\n', { flag: 'a' });
+
+    const run = await restore();
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('0 to create, 0 to update, 0 to delete');
+    expect(run.stdout).toContain('an earlier run stopped with 1 write unanswered');
+    expect(await journals()).toEqual([]);
+
+    // Another service's journal is not this restore's to remove, when nothing is written.
+    await writeFile(beside, '{"t":"start","baseUrl":"https://elsewhere.example","prototype":"9","at":"x"}\n');
+    expect((await restore()).code).toBe(0);
+    expect(await journals()).toEqual([`.a.zip.restore-${PROTO}.jsonl`]);
   });
 
   it('after a read-only key is refused, says that a read-write key is needed to resume, not a plain rerun', async () => {

@@ -133,7 +133,9 @@ Examples:
           (result.resumed !== null
             ? `  resumed the interrupted backup of ${whenOf(result.resumed)}: ${result.resumedFiles} files it had saved were reused unless changed\n`
             : '') +
-          `  ${summary.prototypes} prototypes: ${summary.reused} unchanged, copied from ${result.since ?? '-'}; ${summary.fetched} fetched\n` +
+          (result.since !== null
+            ? `  ${summary.prototypes} prototypes: ${summary.reused} unchanged, copied from ${result.since}; ${summary.fetched} fetched\n`
+            : `  ${plural(summary.prototypes, 'prototype')}, all fetched: a full export\n`) +
           (result.sinceSkipped !== null ? `  full export: ${printable(result.sinceSkipped)}\n` : '') +
           (result.export.deadlineReached
             ? '  stopped fetching at --max-duration; the next backup fetches the rest\n'
