@@ -66,10 +66,16 @@ function jsonWriter({ baseUrl, base }: LinkContext): LinkWriter {
 
 /**
  * A query in running text: up to a space, quote, angle bracket, parenthesis (markdown's `(url)`)
- * or the fragment. END is what may follow a URL there.
+ * or the fragment. It may hold `.,;:!?` (as in `&amp;`) but not end with one: there it is the
+ * sentence's punctuation and stays in the text. QUERY is at least one character, so a `?` right
+ * after a link without a query stays too. ANY_QUERY is the part before `mode=`, which may end
+ * anywhere. AND is the separator of parameters, written `&amp;` in HTML and wiki exports. END is
+ * what may follow a URL: the sentence's punctuation, then the end of the link.
  */
-const QUERY = `[^#[:space:]"'<>()]*`;
-const END = `[[:space:]"'<>()]`;
+const ANY_QUERY = `[^#[:space:]"'<>()]*`;
+const QUERY = `[^#[:space:]"'<>()]*[^#[:space:]"'<>().,;:!?]`;
+const AND = '&(amp;)?';
+const END = `[.,;:!?]*([[:space:]"'<>()]|$)`;
 
 /** POSIX extended regular expression for `sed -E`, with `,` as the s command's delimiter. */
 function ere(text: string): string {
@@ -85,14 +91,16 @@ function sedWriter({ baseUrl, base }: LinkContext): LinkWriter {
       `# Use: sed -E -i -f links.sed FILE...  (GNU sed; -i.bak keeps a copy)\n`,
     row: (row) => {
       const path = host + ere(row.path);
-      if (row.mode !== undefined) return `s,${path}\\?(${QUERY}&)?mode=${row.mode}(&${QUERY})?,${replacement(row)},g\n`;
+      if (row.mode !== undefined)
+        return `s,${path}\\?(${ANY_QUERY}${AND})?mode=${row.mode}(${AND}${QUERY})?,${replacement(row)},g\n`;
       if (row.kind === 'editor-page')
         return `s,${path}(\\?${QUERY})?${ere(row.fragment ?? '')}([^A-Za-z0-9]|$),${replacement(row)}\\2,g\n`;
       // The editor's link to the prototype must not take a longer id, a path or a page fragment
-      // for its own: after its query only the end of the URL may follow, without one no id character.
+      // for its own: after it (and its query) only END may follow, or else one character that is not
+      // an id character. The first rule writes back all of END as \2 (END's own group is \3).
       if (row.kind === 'editor')
         return (
-          `s,${path}(\\?${QUERY})?(${END}|$),${replacement(row)}\\2,g\n` +
+          `s,${path}(\\?${QUERY})?(${END}),${replacement(row)}\\2,g\n` +
           `s,${path}([^#?/=&A-Za-z0-9_[:space:]"'<>()]),${replacement(row)}\\1,g\n`
         );
       return `s,${path}(\\?${QUERY})?,${replacement(row)},g\n`;

@@ -153,9 +153,22 @@ describe('rabbit-export links', () => {
           : row.kind.startsWith('editor')
             ? [row.url, keyed(row.url, 'first').replace(/#.*$/, '') + (row.url.match(/#.*$/)?.[0] ?? '')]
             : [row.url, keyed(row.url, 'first'), keyed(row.url, 'last')];
+      // HTML and wiki exports write the separator as `&amp;`; a form without a query gets another
+      // parameter so that there is one.
+      if (row.kind !== 'asset') {
+        const withQuery = row.url.includes('?') ? row.url : row.url.replace(/(#.*)?$/, '?x=1$&');
+        for (const where of ['first', 'last'] as const) forms.push(keyed(withQuery, where).replace(/&/g, '&amp;'));
+      }
       for (const form of forms) {
         lines.push(`see [the page](${form}) and "${form}", or <${form}>.`);
         expected.push(`see [the page](${row.target}) and "${row.target}", or <${row.target}>.`);
+        // Punctuation right after a link ends the sentence; it is not part of the link.
+        lines.push(`See ${form}. Then ${form}, and ${form}; or ${form}: is it ${form}? Yes ${form}!`);
+        expected.push(
+          `See ${row.target}. Then ${row.target}, and ${row.target}; or ${row.target}: is it ${row.target}? Yes ${row.target}!`,
+        );
+        lines.push(`It ends with ${form}.`, `It ends with ${form},`, `It ends with ${form};`);
+        expected.push(`It ends with ${row.target}.`, `It ends with ${row.target},`, `It ends with ${row.target};`);
       }
     }
     // A longer id or page id must not be taken for a shorter one.
