@@ -1,5 +1,5 @@
 import { access, constants, readdir, stat } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { RabbitError, isRabbitError } from '../core/errors.js';
 import { exportAccount, type ExportOptions, type ExportResult } from '../export/export-account.js';
 import { acquireLock } from '../storage/lock.js';
@@ -151,6 +151,8 @@ export async function planBackupRetention(
 ): Promise<RetentionDecision[]> {
   const policy = retentionOf(options.keep, options.retention);
   const dir = resolve(options.dir);
+  // A folder the first night will create holds nothing to keep or remove yet.
+  if ((await stat(dir).catch(() => undefined)) === undefined && (await isFolder(dirname(dir)))) return [];
   await checkDir(dir);
   return planFolder(dir, policy);
 }
@@ -163,6 +165,10 @@ function retentionOf(keep: number | undefined, retention: RetentionPolicy | unde
   const problem = policyProblem(given ? policy : { last: BACKUP_DEFAULTS.keep });
   if (problem !== undefined) throw new RabbitError('USAGE', problem);
   return given ? policy : { last: BACKUP_DEFAULTS.keep };
+}
+
+async function isFolder(path: string): Promise<boolean> {
+  return (await stat(path).catch(() => undefined))?.isDirectory() ?? false;
 }
 
 async function checkDir(dir: string): Promise<void> {

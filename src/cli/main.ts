@@ -33,12 +33,25 @@ function commandsFor(args: readonly string[]): string[] {
 }
 
 // `rabbit-export ls big.zip | head` closes the pipe early: that is the reader's choice, not an error.
+// Any other failure to write (`> /dev/full`, a full disk behind a redirect) ends the run with exit
+// 1 and, when it was stdout that failed, says so on stderr in a line rather than a stack trace.
 for (const stream of [process.stdout, process.stderr]) {
   stream.on('error', (error: NodeJS.ErrnoException) => {
     if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
-    throw error;
+    if (stream === process.stdout) {
+      const why = WRITE_FAILURES[error.code ?? ''] ?? error.message;
+      process.stderr.write(`rabbit-export: cannot write to stdout: ${why}; what was written is not whole\n`);
+    }
+    process.exit(EXIT.failed);
   });
 }
+
+const WRITE_FAILURES: Record<string, string> = {
+  ENOSPC: 'no space left on the device',
+  EDQUOT: 'the disk quota is used up',
+  EIO: 'an input/output error',
+  EBADF: 'stdout is closed',
+};
 
 const program = new Command('rabbit-export')
   .description('Rescue everything a team keeps in the Rabbit wireframing service into one verifiable zip.')

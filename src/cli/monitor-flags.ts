@@ -1,3 +1,5 @@
+import { statSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
 
 /** --healthcheck-url and --metrics-file, for `export` and `backup`. */
@@ -26,8 +28,23 @@ function parsePingUrl(value: string): string {
   return value;
 }
 
+/**
+ * Checked when the flags are read too: the file is written only when the run ends, and a folder
+ * that is not there would leave the alert on the last success without a series to fire on.
+ */
+function parseMetricsFile(value: string): string {
+  if (value === '') throw new InvalidArgumentError('give the path of a file');
+  const path = resolve(value);
+  const folder = dirname(path);
+  if (!statSync(folder, { throwIfNoEntry: false })?.isDirectory())
+    throw new InvalidArgumentError(`the folder ${folder} does not exist; create it first (mkdir -p ${folder})`);
+  if (statSync(path, { throwIfNoEntry: false })?.isDirectory())
+    throw new InvalidArgumentError(`${path} is a folder; give the path of a file in it, e.g. ${path}/rabbit.prom`);
+  return value;
+}
+
 export function addMonitorOptions(command: Command): Command {
   return command
     .option('--healthcheck-url <url>', MONITOR_HELP.healthcheckUrl, parsePingUrl)
-    .option('--metrics-file <file.prom>', MONITOR_HELP.metricsFile);
+    .option('--metrics-file <file.prom>', MONITOR_HELP.metricsFile, parseMetricsFile);
 }

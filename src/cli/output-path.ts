@@ -85,6 +85,21 @@ export async function outputFolder(
   return { path: target, undo: async () => undefined };
 }
 
+/**
+ * The checks of outputFolder without making anything: for a dry run. True when the folder exists,
+ * false when it would be created.
+ */
+export async function checkOutputFolder(path: string, rule: OutputRule & { mayHoldFiles?: boolean }): Promise<boolean> {
+  const target = resolve(path);
+  const existing = await stat(target).catch(() => undefined);
+  if (existing === undefined) {
+    await requireParent(target, rule);
+    return false;
+  }
+  await outputFolder(target, rule);
+  return true;
+}
+
 async function requireParent(target: string, rule: OutputRule): Promise<void> {
   const parent = dirname(target);
   const info = await stat(parent).catch(() => undefined);

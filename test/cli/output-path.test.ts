@@ -91,6 +91,25 @@ describe('every command follows it', () => {
     expect(deep.stderr).toContain('does not exist');
   });
 
+  it('backup --dir: --dry-run answers as a real night would, and a first night that fails leaves no folder', async () => {
+    const planned = await runCli(['backup', '--dir', join(dir, 'later'), '--dry-run'], { register: registerBackup });
+    expect(planned.code).toBe(0);
+    expect(planned.stdout).toContain('does not exist yet; the first backup creates it');
+    const deep = await runCli(['backup', '--dir', join(dir, 'a', 'b'), '--dry-run'], { register: registerBackup });
+    expect(deep.code).toBe(2);
+    expect(deep.stderr).toContain(`the folder ${join(dir, 'a')} does not exist`);
+    // No key: refused before anything is made.
+    const keyless = await runCli(['backup', '--dir', join(dir, 'nokey')], { register: registerBackup, env: {} });
+    expect(keyless.code).toBe(2);
+    // The service refuses the key: the run started, made the folder, and takes it back.
+    const refused = await runCli(['backup', '--dir', join(dir, 'refused')], {
+      register: registerBackup,
+      env: { RABBIT_API_KEY: service.keys.invalid, RABBIT_BASE_URL: service.baseUrl },
+    });
+    expect(refused.code).toBe(1);
+    expect((await readdir(dir)).filter((name) => ['later', 'nokey', 'refused', 'a'].includes(name))).toEqual([]);
+  });
+
   it('convert: creates its folder, and never overwrites documents in a folder that is not empty without --force', async () => {
     const zip = join(dir, 'team.zip');
     expect((await runCli(['export', '--out', zip], { register: registerExport, env: env() })).code).toBe(0);

@@ -145,4 +145,20 @@ describe('--metrics-file', () => {
     expect(byName.get('rabbit_export_last_run_errors')?.value).toBe(1);
     expect(byName.get('rabbit_export_last_success_timestamp_seconds')?.value).toBe(0);
   });
+  it('refuses a metrics file in a missing folder, or a folder, before the run, with nothing fetched', async () => {
+    const backups = join(dir, 'nights');
+    for (const [metrics, words] of [
+      [join(dir, 'no-such-folder', 'rabbit.prom'), /the folder .*no-such-folder does not exist; create it first/],
+      [dir, /is a folder; give the path of a file in it/],
+    ] as const) {
+      const run = await runCli(['backup', '--dir', backups, '--metrics-file', metrics], {
+        register: registerBackup,
+        env: env(),
+      });
+      expect(run.code).toBe(2);
+      expect(run.stderr).toMatch(words);
+    }
+    expect(service.stats.requests).toBe(0);
+    expect(await readdir(dir)).not.toContain('nights');
+  });
 });

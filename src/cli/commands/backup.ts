@@ -43,7 +43,7 @@ export function registerBackup(program: Command, io: CliIO): void {
         .option(
           '-k, --keep <n>',
           `the same as --keep-last (default ${BACKUP_DEFAULTS.keep} when no --keep-* is given)`,
-          intOption('--keep', 1, BACKUP_DEFAULTS.maxKeep),
+          intOption('--keep', 0, BACKUP_DEFAULTS.maxKeep),
         )
         .option('--keep-last <n>', 'keep the newest N complete archives', keepOption('last'))
         .option(
@@ -83,14 +83,18 @@ Examples:
       const { runLongCommand } = await import('../long-run.js');
       await runLongCommand(io, flags, {
         async load() {
-          const [{ backupAccount }, { prepareOutputFolder }] = await Promise.all([
+          const [{ backupAccount }, { checkOutputFolder, outputFolder }] = await Promise.all([
             import('../../backup/backup-account.js'),
             import('../output-path.js'),
           ]);
-          // Created like any output folder; it holds the nights before, so it may hold files.
-          await prepareOutputFolder(flags.dir, { flag: '--dir', force: false, mayHoldFiles: true });
-          return ({ service, signal, onEvent }) =>
-            backupAccount({
+          // Created like any output folder; it holds the nights before, so it may hold files. It is
+          // checked now and made only once the run starts (the key has been read by then), and a
+          // first night that fails takes back the folder it made, if it is still empty.
+          const rule = { flag: '--dir', force: false, mayHoldFiles: true };
+          await checkOutputFolder(flags.dir, rule);
+          return async ({ service, signal, onEvent }) => {
+            const folder = await outputFolder(flags.dir, rule);
+            return backupAccount({
               dir: flags.dir,
               ...retentionFlags(flags),
               ...service,
@@ -101,7 +105,11 @@ Examples:
               },
               ...selectionOf(flags),
               ...runLimitsOf(flags),
+            }).catch(async (error: unknown) => {
+              await folder.undo();
+              throw error;
             });
+          };
         },
         complete: (result: BackupResult) => result.export.complete,
         metricsLabel: () => ({ name: 'dir', value: resolve(flags.dir) }),
@@ -181,7 +189,12 @@ function whenOf(archive: string): string {
 /** --dry-run: the retention plan, one line per archive (or one JSON line), and nothing done. */
 function dryRun(io: CliIO, flags: BackupFlags): Promise<void> {
   return runAction(io, flags.json ?? false, async () => {
-    const { planBackupRetention } = await import('../../backup/backup-account.js');
+    const [{ planBackupRetention }, { checkOutputFolder }] = await Promise.all([
+      import('../../backup/backup-account.js'),
+      import('../output-path.js'),
+    ]);
+    // The same answers about --dir as a real night, without creating it.
+    const exists = await checkOutputFolder(flags.dir, { flag: '--dir', force: false, mayHoldFiles: true });
     const plan: RetentionDecision[] = await planBackupRetention({ dir: flags.dir, ...retentionFlags(flags) });
     if (flags.json) {
       io.stdout.write(
@@ -190,6 +203,12 @@ function dryRun(io: CliIO, flags: BackupFlags): Promise<void> {
       return 0;
     }
     const removed = plan.filter((decision) => !decision.keep).length;
+    if (!exists) {
+      io.stdout.write(
+        `dry run: ${resolve(flags.dir)} does not exist yet; the first backup creates it, and there is nothing to keep or remove\n`,
+      );
+      return 0;
+    }
     let text = `dry run: nothing is backed up or removed; the rules applied to ${resolve(flags.dir)} as it is now:\n`;
     for (const decision of plan)
       text += `  ${decision.keep ? 'keep  ' : 'remove'} ${decision.name}  ${decision.reasons.join(', ')}\n`;
