@@ -287,7 +287,7 @@ function openError(error: unknown, name: string, head: Buffer): RabbitError {
     head.length === 0
       ? `${name} is empty (0 bytes), not a zip archive`
       : head.length === 4 && head.readUInt32LE(0) === LOCAL_SIGNATURE
-        ? `${name} is a zip archive that was cut short (no end of central directory record); the download or copy was probably interrupted`
+        ? `${name} is a zip archive whose end is missing or damaged (no end of central directory record where it belongs): the download or copy was probably cut short, or bytes were added after it`
         : `${name} is not a zip archive (no zip signature at its start or end); it may be another kind of file`;
   return new RabbitError('NOT_A_ZIP', message, { cause: error });
 }

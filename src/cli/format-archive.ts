@@ -87,7 +87,18 @@ export function formatListTable(rows: ListRow[], columns = DEFAULT_COLUMNS): str
   return [...lines, '', summary].join('\n');
 }
 
-export function formatVerifyReport(report: VerifyReport): string {
+/** The file as a whole differs from the sha256 its sidecar records (verify's `.sha256` check). */
+export interface SidecarMismatch {
+  sidecar: string;
+  actual: string;
+  expected: string;
+}
+
+/**
+ * verify's verdict, one line last. A sidecar that does not match makes it FAILED even when every
+ * entry inside checks: the file is not the one that was written.
+ */
+export function formatVerifyReport(report: VerifyReport, mismatch?: SidecarMismatch): string {
   const name = clean(basename(report.path));
   const unreadable = report.problems.find((p) => p.kind === 'not-a-zip');
   // A file that is no zip at all has one thing wrong with it: say it in one line.
@@ -95,9 +106,15 @@ export function formatVerifyReport(report: VerifyReport): string {
   const kindWidth = Math.max(0, ...report.problems.map((p) => p.kind.length));
   const lines = report.problems.map((problem) => formatProblem(problem, kindWidth));
   const checked = `${report.checked} entr${report.checked === 1 ? 'y' : 'ies'}, ${megabytes(report.bytes)} checked`;
+  const against = mismatch
+    ? `the file does not match ${clean(mismatch.sidecar)}: its sha256 is ${mismatch.actual}, the sidecar says ${mismatch.expected}`
+    : undefined;
   if (!report.ok) {
     const count = report.problems.length;
     lines.push(`FAILED: ${name} has ${count} problem${count === 1 ? '' : 's'} (${checked})`);
+    if (against) lines.push(`FAILED: ${against}`);
+  } else if (against) {
+    lines.push(`FAILED: ${against}; every entry inside checks (${checked}), so the file was changed or replaced`);
   } else if (report.manifest && !report.manifest.complete) {
     const errors = report.manifest.errors.length;
     lines.push(

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
+import { appendFile, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -76,6 +76,11 @@ describe('openZip', () => {
       label: 'a truncated download',
       make: async (p: string) => truncate(p, (await stat(p)).size - 30),
       pattern: /cut short/,
+    },
+    {
+      label: 'bytes added after the end',
+      make: (p: string) => appendFile(p, Buffer.alloc(100)),
+      pattern: /or bytes were added after it/,
     },
     {
       label: 'a text file',

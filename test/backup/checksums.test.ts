@@ -80,6 +80,9 @@ describe('checksums outside the zip', () => {
     const human = await runCli(['verify', out], { register: registerVerify });
     expect(human.code).toBe(1);
     expect(human.stdout).toMatch(/FAILED: the file does not match .*\.sha256/);
+    // The verdict is the one line that says FAILED: nothing reads "OK" for a pair that does not match.
+    expect(human.stdout).not.toMatch(/^OK/m);
+    expect(human.stdout.trim().split('\n').at(-1)).toMatch(/^FAILED: .*every entry inside checks/);
 
     // Bytes added to the zip: sha256sum -c and verify both fail.
     await writeFile(`${out}.sha256`, sumLine(sha256, out.split('/').pop() as string));

@@ -27,14 +27,14 @@ export function registerVerify(program: Command, io: CliIO): void {
             `${JSON.stringify({ ...rest, ok: report.ok && sidecarOk, complete: manifest?.complete ?? null, sidecar })}\n`,
           );
         } else {
-          io.stdout.write(`${formatVerifyReport(report)}\n`);
+          const mismatch =
+            sidecar.status === 'mismatch'
+              ? { sidecar: sidecarPath(file), actual: sidecar.actual, expected: sidecar.expected }
+              : undefined;
+          io.stdout.write(`${formatVerifyReport(report, mismatch)}\n`);
           if (sidecar.status === 'ok') io.stdout.write(`matches ${sidecarPath(file)}\n`);
           if (sidecar.status === 'malformed')
             io.stdout.write(`note: ${sidecarPath(file)} is not a sha256sum line and was not used\n`);
-          if (sidecar.status === 'mismatch')
-            io.stdout.write(
-              `FAILED: the file does not match ${sidecarPath(file)}: its sha256 is ${sidecar.actual}, the sidecar says ${sidecar.expected}\n`,
-            );
         }
         return report.ok && sidecarOk ? EXIT.ok : EXIT.failed;
       }),
