@@ -87,6 +87,13 @@ try {
     const benign =
       error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help';
     process.exitCode = benign ? EXIT.ok : EXIT.usage;
+    // A log that expects one JSON line a run (cron's `--json >> log`) gets one for a mistyped
+    // flag too; commander has said what was wrong on stderr already.
+    if (!benign && process.argv.includes('--json')) {
+      const message = error.message.replace(/^error: /, '');
+      const line = { type: 'summary', ok: false, exitCode: EXIT.usage, error: { code: 'USAGE', message } };
+      process.stdout.write(`${JSON.stringify(line)}\n`);
+    }
   } else {
     throw error;
   }

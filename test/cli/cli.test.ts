@@ -40,6 +40,20 @@ describe('rabbit-export CLI', () => {
     expect(run.stdout + run.stderr).toContain(text);
   });
 
+  it('a mistyped flag with --json still prints the one JSON line a log expects, exit 2', async () => {
+    const run = await startCli(['backup', '--dir', await tempDir(), '--keep-dayly', '7', '--json'], { env: env() })
+      .done;
+    expect(run.code).toBe(2);
+    expect(JSON.parse(run.stdout)).toEqual({
+      type: 'summary',
+      ok: false,
+      exitCode: 2,
+      error: { code: 'USAGE', message: "unknown option '--keep-dayly'\n(Did you mean --keep-daily?)" },
+    });
+    expect(run.stderr).toContain("unknown option '--keep-dayly'");
+    expect(service.stats.requests).toBe(0);
+  });
+
   it('exports with --json: one summary line on stdout, exit 0, the key nowhere', async () => {
     const dir = await tempDir();
     const out = join(dir, 'team.zip');
