@@ -5,8 +5,7 @@ import type { ArchivedPrototype } from '../archive/archive-catalog.js';
 import { openArchive } from '../archive/open-archive.js';
 import { diagramXml, mxfileOpen, MXFILE_CLOSE } from './drawio-xml.js';
 import { convertPrototypePages, type PageFormat } from './convert-pages.js';
-import { discussionsByPage, extentOf, pagePng, startPrototype } from './page-walk.js';
-import type { LayerData, PageMeta } from './prototype-data.js';
+import { NO_PAGES, noteDangling, pageContents, planPages, startPrototype } from './page-walk.js';
 import { addCounts, emptyPrototypeReport, REPORT_FILE, type ConvertReport, type PrototypeReport } from './report.js';
 import { makeFolder, writeAtomically } from './write-output.js';
 import { slugOf } from './xml-text.js';
@@ -30,18 +29,34 @@ export interface ConvertOptions {
 export type ConvertEvent = { type: 'prototype-converted'; report: PrototypeReport };
 
 /**
- * Writes one draw.io document per prototype, one prototype at a time and one page at a time into
- * it, so memory follows the biggest page rather than the archive.
+ * Writes one document (or folder of SVG pages) per prototype, one prototype at a time and one page
+ * at a time into it, so memory follows the biggest page rather than the archive.
  */
 export async function convertArchive(options: ConvertOptions): Promise<ConvertReport> {
-  const rendering = options.rendering ?? true;
   const to = options.to ?? 'drawio';
   const archive = await openArchive(options.archive);
   try {
+    const seen = { pages: false, renderings: false };
     // The manifest streams by once into a catalog on disk: one prototype's entries are found there
     // as they are asked for, so memory follows neither the account nor the biggest prototype.
-    const catalog = await archive.catalog();
+    const catalog = await archive.catalog({
+      visitor: {
+        file(entry, owner) {
+          if (owner === null) return;
+          if (PAGE_JSON.test(entry.path)) seen.pages = true;
+          else if (PAGE_PNG.test(entry.path)) seen.renderings = true;
+        },
+        // A rendering the export asked for and could not fetch is missing; one never asked for is not.
+        error(error) {
+          if (PAGE_PNG.test(error.source)) seen.renderings = true;
+        },
+      },
+    });
     try {
+      // The manifest does not record the export's --formats: pages without a single rendering
+      // listed or failed are an export without PNG, which loses nothing here.
+      const notExported = (options.rendering ?? true) && seen.pages && !seen.renderings;
+      const rendering = (options.rendering ?? true) && !notExported;
       const ids = selectPrototypes(catalog.prototypeIds(), options.prototypes);
       await makeFolder(options.out);
       const report: ConvertReport = {
@@ -62,6 +77,9 @@ export async function convertArchive(options: ConvertOptions): Promise<ConvertRe
               ...emptyPrototypeReport(id, null, 0),
               skipped: [{ what: 'prototype', why: 'the manifest lists no files for its revision' }],
             };
+        if (notExported && report.prototypes.length === 0) {
+          result.notes.unshift({ what: 'the archive', why: NO_RENDERINGS });
+        }
         report.prototypes.push(result);
         report.complete &&= result.complete;
         options.onEvent?.({ type: 'prototype-converted', report: result });
@@ -75,6 +93,12 @@ export async function convertArchive(options: ConvertOptions): Promise<ConvertRe
     archive.close();
   }
 }
+
+const PAGE_JSON = /\/pages\/[A-Za-z0-9]+\.json$/;
+const PAGE_PNG = /\/pages\/[A-Za-z0-9]+\.png$/;
+/** Said once, on the first prototype: the archive holds no renderings because none were asked for. */
+const NO_RENDERINGS =
+  'holds no page renderings: it was exported without them (export --formats without png), so the pages are converted without them, as with --no-rendering';
 
 function selectPrototypes(all: string[], wanted: readonly string[] | undefined): string[] {
   if (wanted === undefined || wanted.length === 0) return all;
@@ -95,57 +119,25 @@ async function convertPrototype(
   signal: AbortSignal | undefined,
 ): Promise<PrototypeReport> {
   const { report, reader, text } = startPrototype(archived);
-
-  const pages: PageMeta[] = [];
-  for (const pageId of await reader.pageIds()) pages.push(await reader.pageMeta(pageId));
-  const pageIds = new Set(pages.map((page) => page.id));
-  const discussions = await discussionsByPage(reader, pageIds);
-  const layers = new Map<string, LayerData>();
-  const layerOf = async (layerId: string): Promise<LayerData> => {
-    let layer = layers.get(layerId);
-    if (layer === undefined) layers.set(layerId, (layer = await reader.layer(layerId)));
-    return layer;
-  };
+  const plan = await planPages(reader);
 
   if (!/^\d+$/.test(archived.id)) {
     reader.skipped.push({ what: 'prototype', why: `its id ${JSON.stringify(archived.id)} cannot name a file` });
-  } else if (pages.length === 0) {
-    reader.notes.push({ what: 'prototype', why: 'it has no pages, so there is nothing to draw' });
+  } else if (plan.pages.length === 0) {
+    reader.notes.push({ what: 'prototype', why: NO_PAGES });
   } else {
     const file = `${archived.id}-${slugOf(archived.name ?? '')}.drawio`;
     const chunks = (async function* (): AsyncGenerator<string> {
       yield mxfileOpen(TOOL_VERSION);
-      for (const page of pages) {
-        if (signal?.aborted) throw new RabbitError('INTERRUPTED', 'the conversion was interrupted');
-        const shown: LayerData[] = [];
-        for (const layerId of page.layerIds) shown.push(await layerOf(layerId));
-        const elements = await reader.elements(`pages/${page.id}`, `page ${page.id}`);
-        const png = await pagePng(reader, page.id, rendering);
-        const pageDiscussions = discussions.get(page.id) ?? [];
-        const { xml, stats } = diagramXml(
-          {
-            page,
-            size: png.size ?? extentOf([...shown.flatMap((layer) => layer.elements), ...elements]),
-            png: png.embed,
-            layers: shown,
-            elements,
-            discussions: pageDiscussions,
-            pageIds,
-          },
-          text,
-        );
+      for await (const content of pageContents(reader, plan, rendering, signal)) {
+        const { xml, stats } = diagramXml({ ...content, pageIds: plan.pageIds }, text);
         report.pages++;
         report.shapes += stats.shapes;
         report.links += stats.links;
-        report.layers += shown.length + 1;
-        report.discussions += pageDiscussions.length;
+        report.layers += content.layers.length + 1;
+        report.discussions += content.discussions.length;
         addCounts(report.genericTypes, stats.generic);
-        for (const dangling of stats.danglingTargets) {
-          reader.notes.push({
-            what: `element ${dangling.elementId} on page ${page.id}`,
-            why: `its target ${dangling.target} is not a page of this prototype; it has no link`,
-          });
-        }
+        for (const dangling of stats.danglingTargets) noteDangling(reader, content.page.id, dangling);
         yield xml;
       }
       yield MXFILE_CLOSE;

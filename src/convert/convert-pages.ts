@@ -1,8 +1,15 @@
 import { join } from 'node:path';
 import type { ArchivedPrototype } from '../archive/archive-catalog.js';
-import { pageContents, planPages, prototypeHead, startPrototype, type PageContent } from './page-walk.js';
+import {
+  NO_PAGES,
+  noteDangling,
+  pageContents,
+  planPages,
+  prototypeHead,
+  startPrototype,
+  type PageContent,
+} from './page-walk.js';
 import { pdfBinder } from './pdf-binder.js';
-import type { PrototypeReader } from './prototype-data.js';
 import type { PrototypeReport } from './report.js';
 import { svgFileOf, svgPage } from './svg-pages.js';
 import { makeFolder, writeAtomically } from './write-output.js';
@@ -38,16 +45,16 @@ export async function convertPrototypePages(
   } else if (to === 'pdf') {
     const head = await prototypeHead(reader);
     const file = `${archived.id}-${slugOf(archived.name ?? '')}.pdf`;
-    const { bytes, stats } = await pdfBinder(head, plan, counted(pageContents(reader, plan, rendering, signal)));
+    const pages = counted(pageContents(reader, plan, rendering, signal));
+    const { bytes, stats } = await pdfBinder(head, plan, pages, text);
     await writeAtomically(join(out, file), [bytes]);
     report.file = file;
     report.shapes += stats.labels;
     report.links += stats.links;
     report.discussions += stats.discussions;
-    report.droppedCharacters += stats.dropped;
     for (const dangling of stats.danglingTargets) noteDangling(reader, dangling.pageId, dangling);
   } else if (plan.pages.length === 0) {
-    reader.notes.push({ what: 'prototype', why: 'it has no pages, so there is nothing to draw' });
+    reader.notes.push({ what: 'prototype', why: NO_PAGES });
   } else {
     const folder = `${archived.id}-${slugOf(archived.name ?? '')}`;
     await makeFolder(join(out, folder));
@@ -62,16 +69,9 @@ export async function convertPrototypePages(
     }
     report.file = folder;
   }
-  report.droppedCharacters += text.dropped;
+  report.droppedCharacters = text.dropped;
   report.skipped = reader.skipped;
   report.notes = reader.notes;
   report.complete = reader.skipped.length === 0;
   return report;
-}
-
-function noteDangling(reader: PrototypeReader, pageId: string, dangling: { elementId: string; target: string }): void {
-  reader.notes.push({
-    what: `element ${dangling.elementId} on page ${pageId}`,
-    why: `its target ${dangling.target} is not a page of this prototype; it has no link`,
-  });
 }

@@ -1,4 +1,5 @@
 import { drawioStyleOf } from './element-style.js';
+import { textSource } from './page-walk.js';
 import type { DiscussionData, ElementData, LayerData, PageMeta } from './prototype-data.js';
 import { shapeFor } from './shape-table.js';
 import type { XmlText } from './xml-text.js';
@@ -67,11 +68,12 @@ export function diagramXml(input: DiagramInput, text: XmlText): { xml: string; s
   }
   for (const layer of input.layers) {
     const layerId = uniqueId(`layer-${layer.id}`);
-    cells.push(`<mxCell id="${layerId}" value="${text.attr(layer.name)}" parent="0"/>`);
+    cells.push(`<mxCell id="${layerId}" value="${text.attr(layer.name, textSource.layer(layer))}" parent="0"/>`);
     for (const element of layer.elements)
       cells.push(elementCell(element, layerId, uniqueId, input.pageIds, stats, text));
   }
-  cells.push(`<mxCell id="${LAYER_IDS.own}" value="${text.attr(input.page.name)}" parent="0"/>`);
+  const pageName = text.attr(input.page.name, textSource.page(input.page));
+  cells.push(`<mxCell id="${LAYER_IDS.own}" value="${pageName}" parent="0"/>`);
   for (const element of input.elements)
     cells.push(elementCell(element, LAYER_IDS.own, uniqueId, input.pageIds, stats, text));
   if (input.discussions.length > 0) {
@@ -83,7 +85,7 @@ export function diagramXml(input: DiagramInput, text: XmlText): { xml: string; s
     `<mxGraphModel grid="1" gridSize="10" guides="1" tooltips="1" connect="1" arrows="1" fold="1" page="1" pageScale="1" ` +
     `pageWidth="${width}" pageHeight="${height}" math="0" shadow="0">`;
   const xml =
-    `  <diagram id="${text.attr(diagramIdOf(input.page.id))}" name="${text.attr(input.page.name)}">\n` +
+    `  <diagram id="${text.attr(diagramIdOf(input.page.id))}" name="${pageName}">\n` +
     `    ${model}\n      <root>\n${cells.map((cell) => `        ${cell}\n`).join('')}      </root>\n    </mxGraphModel>\n  </diagram>\n`;
   return { xml, stats };
 }
@@ -97,12 +99,18 @@ function elementCell(
   text: XmlText,
 ): string {
   const shape = shapeFor(element.type);
-  const attrs: [string, string][] = [['label', element.text ?? (shape.mapped ? '' : element.type)]];
+  // Each value with the text it comes from: the type is written up to three times, counted once.
+  const type = textSource.element(element, 'type');
+  const attrs: [string, string, string?][] = [
+    element.text !== null
+      ? ['label', element.text, textSource.element(element, 'text')]
+      : ['label', shape.mapped ? '' : element.type, type],
+  ];
   if (!shape.mapped) {
     stats.generic[element.type] = (stats.generic[element.type] ?? 0) + 1;
-    attrs.push(['tooltip', `Rabbit element of type "${element.type}" (no draw.io shape for it)`]);
+    attrs.push(['tooltip', `Rabbit element of type "${element.type}" (no draw.io shape for it)`, type]);
   }
-  attrs.push(['rabbitId', element.id], ['rabbitType', element.type]);
+  attrs.push(['rabbitId', element.id], ['rabbitType', element.type, type]);
   if (element.target !== null) {
     if (pageIds.has(element.target)) {
       attrs.push(['link', `data:page/id,${diagramIdOf(element.target)}`]);
@@ -115,8 +123,9 @@ function elementCell(
   const id = uniqueId(element.id);
   const style = shape.style + drawioStyleOf(element.style);
   return (
-    `<object id="${text.attr(id)}"${attrs.map(([name, value]) => ` ${name}="${text.attr(value)}"`).join('')} rabbitJson="${text.json(element.raw)}">` +
-    `<mxCell style="${text.attr(style)}" vertex="1" parent="${parent}">${geometry(element.box)}</mxCell></object>`
+    `<object id="${text.attr(id)}"${attrs.map(([name, value, source]) => ` ${name}="${text.attr(value, source)}"`).join('')}` +
+    ` rabbitJson="${text.json(element.raw, textSource.element(element, 'json'))}">` +
+    `<mxCell style="${text.attr(style, textSource.element(element, 'style'))}" vertex="1" parent="${parent}">${geometry(element.box)}</mxCell></object>`
   );
 }
 

@@ -138,10 +138,38 @@ export async function pagePng(
   if (png === undefined) return {};
   const size = pngSize(png);
   if (size === undefined) {
-    reader.skipped.push({ what: `the rendering of page ${pageId}`, why: `${rest} is not a PNG image` });
+    reader.skipped.push({
+      what: `the rendering of page ${pageId}`,
+      why: `${reader.entryName(rest)} is not a PNG image`,
+    });
     return {};
   }
   return rendering ? { size, embed: png } : { size };
+}
+
+/**
+ * Where a text comes from (its entry, then the field), for XmlText to count what it drops from that
+ * text once, however many times and pages it is written on.
+ */
+export const textSource = {
+  page: (page: PageMeta): string => `pages/${page.id}.json name`,
+  layer: (layer: LayerData): string => `layers/${layer.id}.json name`,
+  element: (element: ElementData, field: 'text' | 'type' | 'style' | 'json'): string => `${element.entry} ${field}`,
+};
+
+/** The note on a prototype without pages, which gets no document. */
+export const NO_PAGES = 'has no pages, so there is nothing to draw';
+
+/** An element whose target names no page of the prototype: it is drawn, without the link. */
+export function noteDangling(
+  reader: PrototypeReader,
+  pageId: string,
+  dangling: { elementId: string; target: string },
+): void {
+  reader.notes.push({
+    what: `element ${dangling.elementId} on page ${pageId}`,
+    why: `links to ${dangling.target}, which is not a page of this prototype, so it has no link`,
+  });
 }
 
 /** Where the page has no usable rendering: big enough for everything on it. */

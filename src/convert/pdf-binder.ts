@@ -23,8 +23,16 @@ import {
   type PDFRef,
 } from 'pdf-lib';
 import { TOOL_NAME, TOOL_VERSION } from '../core/version.js';
-import { dateOf, discussionLines, type PageContent, type PagePlan, type PrototypeHead } from './page-walk.js';
+import {
+  dateOf,
+  discussionLines,
+  textSource,
+  type PageContent,
+  type PagePlan,
+  type PrototypeHead,
+} from './page-walk.js';
 import type { ElementData } from './prototype-data.js';
+import type { XmlText } from './xml-text.js';
 
 /**
  * One PDF per prototype (the "binder"): a title page, then one PDF page per wireframe page at its
@@ -37,7 +45,9 @@ import type { ElementData } from './prototype-data.js';
  * drawn are a WinAnsi transliteration (accents dropped by NFKD, anything else `?`), and every run
  * of text is wrapped in a marked-content span whose /ActualText is the exact Unicode text: that is
  * what PDF readers search, copy and extract (poppler's pdftotext reads it). Bookmarks, notes and
- * the document info are PDF text strings (UTF-16), which hold any character.
+ * the document info are PDF text strings (UTF-16), which hold any character. Characters that are no
+ * text at all (C0 controls, U+FFFE/U+FFFF, lone surrogates) are left out by XML's rule and counted
+ * in `text`, once per text they come from (xml-text.ts).
  */
 
 export interface BinderStats {
@@ -46,18 +56,6 @@ export interface BinderStats {
   links: number;
   discussions: number;
   danglingTargets: { pageId: string; elementId: string; target: string }[];
-  /** Characters that are no text (C0 controls, U+FFFE/U+FFFF, lone surrogates), left out. */
-  dropped: number;
-}
-
-/** Readers turn these into U+FFFD or nothing; XML's rule (xml-text.ts) says which they are. */
-const NOT_TEXT = /[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu;
-
-function cleanText(text: string, stats: BinderStats): string {
-  return text.replace(NOT_TEXT, () => {
-    stats.dropped++;
-    return '';
-  });
 }
 
 /** Links point at pages further on, so they are added once every page exists. */
@@ -65,6 +63,7 @@ export async function pdfBinder(
   head: PrototypeHead,
   plan: PagePlan,
   pages: AsyncIterable<PageContent>,
+  text: XmlText,
 ): Promise<{ bytes: Uint8Array; stats: BinderStats }> {
   const doc = await PDFDocument.create({ updateMetadata: false });
   const fonts = {
@@ -72,19 +71,21 @@ export async function pdfBinder(
     bold: await doc.embedFont(StandardFonts.HelveticaBold),
   };
   const encodable = new Set(fonts.regular.getCharacterSet());
-  const stats: BinderStats = { pages: 0, labels: 0, links: 0, discussions: 0, danglingTargets: [], dropped: 0 };
+  const stats: BinderStats = { pages: 0, labels: 0, links: 0, discussions: 0, danglingTargets: [] };
 
-  const clean = (text: string): string => cleanText(text, stats);
-  const titlePages = titlePagesOf(doc, head, plan, fonts, encodable, clean);
+  const titlePages = titlePagesOf(doc, head, plan, fonts, encodable, text);
   const outline: { title: string; ref: PDFRef }[] = [
-    { title: clean(`Title page: ${head.name ?? `prototype ${head.id}`}`), ref: (titlePages[0] as PDFPage).ref },
+    {
+      title: text.clean(`Title page: ${head.name ?? `prototype ${head.id}`}`, PROTOTYPE_NAME),
+      ref: (titlePages[0] as PDFPage).ref,
+    },
   ];
   const pageRefs = new Map<string, PDFRef>();
   const links: PendingLink[] = [];
   for await (const content of pages) {
-    const page = await wireframePage(doc, content, fonts.regular, encodable, plan.pageIds, links, stats);
+    const page = await wireframePage(doc, content, fonts.regular, encodable, plan.pageIds, links, stats, text);
     pageRefs.set(content.page.id, page.ref);
-    outline.push({ title: clean(content.page.name), ref: page.ref });
+    outline.push({ title: text.clean(content.page.name, textSource.page(content.page)), ref: page.ref });
     stats.pages++;
   }
   for (const link of links) {
@@ -97,6 +98,9 @@ export async function pdfBinder(
   setInfo(doc, head);
   return { bytes: await doc.save(), stats };
 }
+
+/** The prototype's name is on the title page and its bookmark. */
+const PROTOTYPE_NAME = 'prototype name';
 
 interface PendingLink {
   page: PDFPage;
@@ -111,6 +115,7 @@ async function wireframePage(
   pageIds: ReadonlySet<string>,
   links: PendingLink[],
   stats: BinderStats,
+  text: XmlText,
 ): Promise<PDFPage> {
   const { width, height } = content.size;
   const page = doc.addPage([width, height]);
@@ -123,7 +128,8 @@ async function wireframePage(
   const elements = [...content.layers.flatMap((layer) => layer.elements), ...content.elements];
   for (const element of elements) {
     if (element.text !== null && element.text.trim() !== '') {
-      invisibleLabel(doc, page, { fontKey, font, encodable }, cleanText(element.text, stats), element.box, height);
+      const label = text.clean(element.text, textSource.element(element, 'text'));
+      invisibleLabel(doc, page, { fontKey, font, encodable }, label, element.box, height);
       stats.labels++;
     }
     if (element.target === null) continue;
@@ -143,8 +149,10 @@ async function wireframePage(
       F: 4,
       C: [1, 0.82, 0.2],
     });
-    note.set(PDFName.of('T'), PDFHexString.fromText(cleanText(discussion.title, stats)));
-    note.set(PDFName.of('Contents'), PDFHexString.fromText(cleanText(discussionLines(discussion).join('\n'), stats)));
+    // The title is the first line: cleaned once, for both.
+    const lines = discussionLines(discussion).map((line) => text.clean(line));
+    note.set(PDFName.of('T'), PDFHexString.fromText(lines[0] ?? ''));
+    note.set(PDFName.of('Contents'), PDFHexString.fromText(lines.join('\n')));
     note.set(PDFName.of('NM'), PDFHexString.fromText(`discussion-${discussion.id}`));
     if (last !== null) note.set(PDFName.of('M'), PDFString.fromDate(new Date(last)));
     annots.push(doc.context.register(note));
@@ -297,10 +305,10 @@ function titlePagesOf(
   plan: PagePlan,
   fonts: { regular: PDFFont; bold: PDFFont },
   encodable: ReadonlySet<number>,
-  clean: (text: string) => string,
+  text: XmlText,
 ): PDFPage[] {
-  const lines: { text: string; size: number; bold?: boolean; gap?: number }[] = [
-    { text: head.name ?? `Prototype ${head.id}`, size: 22, bold: true },
+  const lines: { text: string; size: number; bold?: boolean; gap?: number; source?: string }[] = [
+    { text: head.name ?? `Prototype ${head.id}`, size: 22, bold: true, source: PROTOTYPE_NAME },
     { text: `Prototype ${head.id}, revision ${head.revision}`, size: 12, gap: 6 },
     {
       text: `Last modified ${dateOf(head.lastModification)}${head.lastUser !== null ? ` by ${head.lastUser}` : ''}`,
@@ -317,7 +325,9 @@ function titlePagesOf(
     });
   }
   lines.push({ text: 'Pages', size: 14, bold: true, gap: 18 });
-  for (const [index, page] of plan.pages.entries()) lines.push({ text: `${index + 1}. ${page.name}`, size: 11 });
+  for (const [index, page] of plan.pages.entries()) {
+    lines.push({ text: `${index + 1}. ${page.name}`, size: 11, source: textSource.page(page) });
+  }
 
   const pages: PDFPage[] = [];
   let page: PDFPage | undefined;
@@ -337,7 +347,8 @@ function titlePagesOf(
     y -= step;
     const font = line.bold ? fonts.bold : fonts.regular;
     const fontKey = line.bold ? keys.bold : keys.regular;
-    for (const [index, piece] of wrap(clean(line.text), font, line.size, A4.width - 2 * MARGIN, encodable).entries()) {
+    const clean = text.clean(line.text, line.source);
+    for (const [index, piece] of wrap(clean, font, line.size, A4.width - 2 * MARGIN, encodable).entries()) {
       if (index > 0) y -= line.size * 1.25;
       textRun(doc, page, { fontKey, font, encodable }, piece, MARGIN, y, line.size, true);
     }

@@ -9,6 +9,8 @@ import { compareIds } from '../api/ids.js';
  */
 export interface ElementData {
   id: string;
+  /** Its entry below the revision's folder (`pages/page1/elements/element3.json`): which text is whose. */
+  entry: string;
   /** The element's JSON exactly as archived. */
   raw: string;
   type: string;
@@ -40,6 +42,7 @@ export interface DiscussionData {
   entries: { author: string; timestamp: number | null; text: string }[];
 }
 
+/** Printed as `skipped {what}: {why}` and `note: {what} {why}`, so a note's `why` continues its `what`. */
 export interface Skipped {
   what: string;
   why: string;
@@ -64,11 +67,16 @@ export class PrototypeReader {
     return this.prototype.has(rest);
   }
 
+  /** The entry's full name in the archive, as messages name it. */
+  entryName(rest: string): string {
+    return `prototypes/${this.prototype.id}/r${this.prototype.revision}/${rest}`;
+  }
+
   /** The entry's bytes, or undefined (recorded as skipped) when it is missing or damaged. */
   async bytes(rest: string, what: string): Promise<Buffer | undefined> {
     try {
       const data = await this.prototype.read(rest, MAX_JSON_BYTES * 16);
-      if (data === undefined) this.skipped.push({ what, why: `${rest} is not in the archive` });
+      if (data === undefined) this.skipped.push({ what, why: `${this.entryName(rest)} is not in the archive` });
       return data;
     } catch (error) {
       if (!isRabbitError(error)) throw error;
@@ -84,14 +92,40 @@ export class PrototypeReader {
     try {
       return { value: JSON.parse(raw) as unknown, raw };
     } catch {
-      this.skipped.push({ what, why: `${rest} is not valid JSON` });
+      this.skipped.push({ what, why: `${this.entryName(rest)} is not valid JSON` });
       return undefined;
     }
   }
 
-  /** Page ids in the order of pages.json, in both forms the service used. */
+  /**
+   * Page ids in the order of pages.json, in both forms the service used. When pages.json cannot be
+   * read, the pages are those whose page entry (`pages/{id}.json`) the archive holds, in page id
+   * order: the page JSON has no position of its own, so that is the only order left.
+   */
   async pageIds(): Promise<string[]> {
-    return idsOf((await this.json('pages.json', 'the list of pages'))?.value);
+    const list = await this.json('pages.json', 'the list of pages');
+    if (list !== undefined && (Array.isArray(list.value) || asObject(list.value) !== undefined)) {
+      return idsOf(list.value);
+    }
+    if (list !== undefined) {
+      this.skipped.push({
+        what: 'the list of pages',
+        why: `${this.entryName('pages.json')} is not a list of page ids`,
+      });
+    }
+    const ids: string[] = [];
+    for await (const rest of this.prototype.names()) {
+      const id = /^pages\/([A-Za-z0-9]+)\.json$/.exec(rest)?.[1];
+      if (id !== undefined) ids.push(id);
+    }
+    ids.sort(compareIds);
+    if (ids.length > 0) {
+      this.notes.push({
+        what: 'the page order',
+        why: `follows the page ids, since pages.json could not be read: the pages are the ${ids.length} page files ${this.entryName('pages/{id}.json')} the archive holds`,
+      });
+    }
+    return ids;
   }
 
   async pageMeta(pageId: string): Promise<PageMeta> {
@@ -131,7 +165,7 @@ export class PrototypeReader {
           this.skipped.push({ what: `element ${id} of ${parentLabel}`, why: 'its JSON is not an object' });
           continue;
         }
-        out.push(this.elementOf(id, read.raw, value, parentLabel));
+        out.push(this.elementOf(id, `${parent}/elements/${id}.json`, read.raw, value, parentLabel));
       }
     }
     return out;
@@ -169,7 +203,7 @@ export class PrototypeReader {
     return out;
   }
 
-  private elementOf(id: string, raw: string, value: Json, parentLabel: string): ElementData {
+  private elementOf(id: string, entry: string, raw: string, value: Json, parentLabel: string): ElementData {
     const position = asObject(value.position);
     const dimensions = asObject(value.dimensions);
     const x = finite(position?.x);
@@ -185,6 +219,7 @@ export class PrototypeReader {
     const text = value.text;
     return {
       id,
+      entry,
       raw,
       type: typeof value.type === 'string' && value.type !== '' ? value.type : 'unknown',
       box: { x: x ?? 0, y: y ?? 0, width: width ?? 40, height: height ?? 20 },

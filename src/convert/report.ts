@@ -33,6 +33,7 @@ export interface ConvertReport {
   tool: { name: string; version: string };
   archive: string;
   to: 'drawio' | 'pdf' | 'svg';
+  /** Whether the pages' renderings were drawn: not with --no-rendering, nor from an archive that holds none. */
   rendering: boolean;
   complete: boolean;
   prototypes: PrototypeReport[];

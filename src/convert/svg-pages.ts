@@ -1,4 +1,4 @@
-import { discussionLines, type PageContent } from './page-walk.js';
+import { discussionLines, textSource, type PageContent } from './page-walk.js';
 import type { ElementData } from './prototype-data.js';
 import type { XmlText } from './xml-text.js';
 
@@ -30,6 +30,7 @@ export function svgPage(
 ): { xml: string; stats: SvgPageStats } {
   const stats: SvgPageStats = { shapes: 0, links: 0, danglingTargets: [] };
   const { width, height } = content.size;
+  const pageName = text.attr(content.page.name, textSource.page(content.page));
   const used = new Set<string>(Object.values(SVG_LAYER_IDS));
   const uniqueId = (wanted: string): string => {
     let id = wanted;
@@ -43,7 +44,7 @@ export function svgPage(
       ` xmlns:inkscape="http://www.inkscape.org/namespaces/inkscape"` +
       ` xmlns:sodipodi="http://sodipodi.sourceforge.net/DTD/sodipodi-0.dtd"` +
       ` width="${width}" height="${height}" viewBox="0 0 ${width} ${height}">\n`,
-    `  <title>${text.attr(content.page.name)}</title>\n`,
+    `  <title>${pageName}</title>\n`,
   ];
   if (content.png !== undefined) {
     const href = `data:image/png;base64,${content.png.toString('base64')}`;
@@ -54,12 +55,14 @@ export function svgPage(
     );
   }
   const layer = (id: string, label: string, elements: readonly ElementData[]): void => {
-    out.push(`  <g id="${text.attr(id)}" inkscape:groupmode="layer" inkscape:label="${text.attr(label)}">\n`);
+    out.push(`  <g id="${text.attr(id)}" inkscape:groupmode="layer" inkscape:label="${label}">\n`);
     for (const element of elements) out.push(elementSvg(element, uniqueId, fileOfPage, stats, text));
     out.push('  </g>\n');
   };
-  for (const shown of content.layers) layer(uniqueId(`layer-${shown.id}`), shown.name, shown.elements);
-  layer(SVG_LAYER_IDS.own, content.page.name, content.elements);
+  for (const shown of content.layers) {
+    layer(uniqueId(`layer-${shown.id}`), text.attr(shown.name, textSource.layer(shown)), shown.elements);
+  }
+  layer(SVG_LAYER_IDS.own, pageName, content.elements);
   if (content.discussions.length > 0) {
     out.push(
       `  <g id="${SVG_LAYER_IDS.discussions}" inkscape:groupmode="layer" inkscape:label="Discussions">\n`,
@@ -89,7 +92,12 @@ function elementSvg(
   const parts = [
     `<rect x="${x}" y="${y}" width="${width}" height="${height}" fill="#ffffff" fill-opacity="0" stroke="#3d7bd9" stroke-opacity="0.7" stroke-width="1"/>`,
   ];
-  const lines = (element.text ?? '').split(/\r\n|\r|\n/);
+  // Cleaned once for the tooltip and the lines alike, so its dropped characters count once.
+  const label =
+    element.text !== null
+      ? text.clean(element.text, textSource.element(element, 'text'))
+      : text.clean(element.type, textSource.element(element, 'type'));
+  const lines = label.split(/\r\n|\r|\n/);
   if (element.text !== null && element.text !== '') {
     // Sized to the box like the service's labels: a sans-serif glyph is about 0.55 em wide.
     const longest = Math.max(...lines.map((line) => [...line].length), 1);
@@ -105,8 +113,8 @@ function elementSvg(
   }
   stats.shapes++;
   const group =
-    `<g id="${text.attr(uniqueId(element.id))}" class="element" data-type="${text.attr(element.type)}"` +
-    ` data-element="${text.json(element.raw)}"><title>${text.attr(element.text ?? element.type)}</title>${parts.join('')}</g>`;
+    `<g id="${text.attr(uniqueId(element.id))}" class="element" data-type="${text.attr(element.type, textSource.element(element, 'type'))}"` +
+    ` data-element="${text.json(element.raw, textSource.element(element, 'json'))}"><title>${text.attr(label)}</title>${parts.join('')}</g>`;
   if (element.target === null) return `    ${group}\n`;
   const file = fileOfPage.get(element.target);
   if (file === undefined) {

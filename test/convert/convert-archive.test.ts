@@ -4,10 +4,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Element } from '@xmldom/xmldom';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { compareIds } from '../../src/api/ids.js';
 import { convertArchive } from '../../src/convert/convert-archive.js';
 import { isRabbitError } from '../../src/core/errors.js';
 import { tempDir } from '../helpers/temp.js';
-import { dataOffsetOf, flipByte } from '../archive/zip-bytes.js';
+import { dataOffsetOf, flipByte, renameInPlace } from '../archive/zip-bytes.js';
 import { DROPPED_CHARACTERS, EXTRA_ELEMENTS, EXTRA_PAGE, exportSample, withoutNonXml } from './helpers.js';
 import { cellOf, children, expectedFrom, geometryOf, parseDrawio, type ExpectedPrototype } from './expected.js';
 
@@ -270,4 +271,68 @@ describe('convert --to drawio', () => {
     expect(checkout).toContain('element7');
     expect(checkout).not.toContain('element6');
   });
+
+  it.each(['drawio', 'pdf', 'svg'] as const)(
+    '--to %s: a damaged pages.json loses only the page order, taken then from the page files',
+    async (to) => {
+      const work = await tempDir();
+      const damaged = join(work, 'damaged.zip');
+      await copyFile(archive, damaged);
+      const proto = expected.find((p) => p.id === '3')!;
+      const list = `prototypes/3/r${proto.revision}/pages.json`;
+      await flipByte(damaged, (await dataOffsetOf(damaged, list)) + 1);
+      const out = join(work, 'out');
+      const report = await convertArchive({ archive: damaged, out, to, prototypes: ['3'] });
+      const three = report.prototypes[0]!;
+      expect(three.complete).toBe(false);
+      expect(three.skipped).toEqual([{ what: 'the list of pages', why: expect.stringContaining(list) as unknown }]);
+      expect(three.notes).toContainEqual({
+        what: 'the page order',
+        why: expect.stringContaining('pages.json') as unknown,
+      });
+      const pageIds = proto.pages.map((p) => p.id).sort(compareIds);
+      expect(three.file).not.toBeNull();
+      expect(three.pages).toBe(pageIds.length);
+      expect(three.discussions).toBe(proto.pages.reduce((sum, p) => sum + p.discussions.length, 0));
+      if (to === 'drawio') {
+        const diagrams = await diagramsOf(out, three.file!);
+        expect(diagrams.map((d) => d.getAttribute('id'))).toEqual(pageIds);
+      }
+      if (to === 'svg') {
+        expect((await readdir(join(out, three.file!))).sort()).toEqual(
+          pageIds.map((id, index) => `${String(index + 1).padStart(2, '0')}-${id}.svg`),
+        );
+      }
+    },
+  );
+
+  it('names a missing entry by its full name in the archive', async () => {
+    const work = await tempDir();
+    const damaged = join(work, 'missing.zip');
+    await copyFile(archive, damaged);
+    const revision = expected.find((p) => p.id === '17')!.revision;
+    // Renamed in the zip, still listed by the manifest: listed, but not in the archive.
+    const png = `prototypes/17/r${revision}/pages/page1.png`;
+    await renameInPlace(damaged, png, png.replace(/png$/, 'pnx'));
+    const report = await convertArchive({ archive: damaged, out: join(work, 'out'), prototypes: ['17'] });
+    expect(report.prototypes[0]?.skipped).toEqual([
+      { what: 'the rendering of page page1', why: `${png} is not in the archive` },
+    ]);
+  });
+
+  it.each(['drawio', 'pdf', 'svg'] as const)(
+    '--to %s notes a target naming no page as a sentence, and counts each dropped character once',
+    async (to) => {
+      const out = await tempDir();
+      const report = await convertArchive({ archive, out, to, prototypes: [EXTRA_PAGE.prototype] });
+      const result = report.prototypes[0]!;
+      expect(result.droppedCharacters).toBe(DROPPED_CHARACTERS);
+      expect(result.notes).toEqual([
+        {
+          what: expect.stringMatching(new RegExp(`^element element\\d+ on page ${EXTRA_PAGE.page}$`)) as unknown,
+          why: 'links to page999, which is not a page of this prototype, so it has no link',
+        },
+      ]);
+    },
+  );
 });

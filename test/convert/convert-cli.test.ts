@@ -2,6 +2,7 @@ import { copyFile, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/pro
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { registerConvert } from '../../src/cli/commands/convert.js';
 import { runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/temp.js';
 import { dataOffsetOf, flipByte } from '../archive/zip-bytes.js';
@@ -76,6 +77,37 @@ describe('rabbit-export convert', () => {
     expect(run.code).toBe(3);
     expect(run.stdout).toMatch(/^INCOMPLETE 17 /m);
     expect(run.stdout).toContain('skipped page page1:');
+  });
+
+  it('--to svg prints a target naming no page as a sentence and each dropped character once', async () => {
+    const out = join(await tempDir(), 'svg');
+    const run = await runCli(['convert', archive, '--to', 'svg', '--out', out, '--prototype', '3'], {
+      register: registerConvert,
+    });
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(
+      /^ {4}note: element element\d+ on page page0001 links to page999, which is not a page of this prototype, so it has no link$/m,
+    );
+    expect(run.stdout).toContain('    3 characters XML cannot hold were dropped');
+  });
+
+  it('with a damaged pages.json still writes every page, and says where their order comes from', async () => {
+    const work = await tempDir();
+    const damaged = join(work, 'damaged.zip');
+    await copyFile(archive, damaged);
+    const { manifest } = await readArchive(damaged);
+    const entry = `prototypes/3/r${manifest.prototypes['3']!.revision}/pages.json`;
+    await flipByte(damaged, (await dataOffsetOf(damaged, entry)) + 1);
+    const run = await runCli(['convert', damaged, '--to', 'drawio', '--out', join(work, 'out'), '--prototype', '3'], {
+      register: registerConvert,
+    });
+    expect(run.code).toBe(3);
+    expect(run.stdout).toMatch(/^INCOMPLETE 3 foo type -> 3-foo-type\.drawio$/m);
+    expect(run.stdout).toContain(`    skipped the list of pages: ${entry} in damaged.zip is damaged`);
+    expect(run.stdout).toMatch(/^ {4}note: the page order /m);
+    expect(run.stdout).toContain(', 3 discussions');
+    expect(run.stdout).not.toContain('skipped discussion');
+    expect(run.stdout).not.toContain('nothing to draw');
   });
 
   it.each([

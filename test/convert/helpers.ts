@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { startFakeService, type FakeService } from '../../src/fake-service/index.js';
 import { exportAccount } from '../../src/export/export-account.js';
+import type { Format } from '../../src/crawl/crawl-account.js';
 import { send } from '../fake-service/helpers.js';
 
 /**
@@ -40,8 +41,11 @@ export function withoutNonXml(text: string): string {
   return [...text].filter((char) => !['\u0001', '\uFFFE', '\uD800'].includes(char)).join('');
 }
 
-/** The sample account with EXTRA_ELEMENTS on prototype 3's first page, exported to `dir/archive.zip`. */
-export async function exportSample(dir: string): Promise<string> {
+/**
+ * The sample account with EXTRA_ELEMENTS on prototype 3's first page, exported to `dir/archive.zip`
+ * (with only `formats` when given, as `export --formats` does).
+ */
+export async function exportSample(dir: string, formats?: ReadonlySet<Format>): Promise<string> {
   const service: FakeService = await startFakeService({ seed: 1, now: () => 1_300_000_000_000 });
   try {
     for (const element of EXTRA_ELEMENTS) {
@@ -54,7 +58,12 @@ export async function exportSample(dir: string): Promise<string> {
       if (response.status !== 201) throw new Error(`adding an element answered ${response.status}`);
     }
     const out = join(dir, 'archive.zip');
-    const result = await exportAccount({ out, baseUrl: service.baseUrl, keys: [service.keys.readOnly] });
+    const result = await exportAccount({
+      out,
+      baseUrl: service.baseUrl,
+      keys: [service.keys.readOnly],
+      ...(formats !== undefined ? { formats } : {}),
+    });
     if (!result.complete) throw new Error('the sample export is incomplete');
     return out;
   } finally {

@@ -18,6 +18,16 @@ describe('XmlText', () => {
     expect(text.dropped).toBe(dropped);
   });
 
+  it('counts what it drops from one source once, however often that text is written', () => {
+    const text = new XmlText();
+    for (let i = 0; i < 3; i++) expect(text.attr('a\u0001b\uFFFE', 'pages/page1.json name')).toBe('ab');
+    expect(text.dropped).toBe(2);
+    text.attr('a\u0001b', 'pages/page2.json name');
+    text.attr('\u0001');
+    text.attr('\u0001');
+    expect(text.dropped).toBe(5);
+  });
+
   it('keeps JSON whole: U+FFFE inside a string becomes its escape, nothing is dropped', () => {
     const text = new XmlText();
     const raw = JSON.stringify({ text: 'a\uFFFEb <c> & "d"\n' });
