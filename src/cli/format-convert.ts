@@ -11,7 +11,9 @@ const FORMAT_NAMES: Record<ConvertReport['to'], string> = {
 export function formatConvertTotals(report: ConvertReport, out: string): string {
   const written = report.prototypes.filter((p) => p.file !== null).length;
   const incomplete = report.prototypes.filter((p) => !p.complete).length;
+  const notes = report.notes.map((note) => `note: ${printable(note)}\n`).join('');
   return (
+    notes +
     `${written} of ${report.prototypes.length} prototypes written to ${printable(out)} as ${FORMAT_NAMES[report.to]}; report: convert-report.json` +
     (incomplete > 0 ? `; ${incomplete} not fully converted (see skipped above)` : '')
   );

@@ -65,6 +65,7 @@ export async function convertArchive(options: ConvertOptions): Promise<ConvertRe
         to,
         rendering,
         complete: true,
+        notes: notExported ? [NO_RENDERINGS] : [],
         prototypes: [],
       };
       for (const id of ids) {
@@ -77,9 +78,6 @@ export async function convertArchive(options: ConvertOptions): Promise<ConvertRe
               ...emptyPrototypeReport(id, null, 0),
               skipped: [{ what: 'prototype', why: 'the manifest lists no files for its revision' }],
             };
-        if (notExported && report.prototypes.length === 0) {
-          result.notes.unshift({ what: 'the archive', why: NO_RENDERINGS });
-        }
         report.prototypes.push(result);
         report.complete &&= result.complete;
         options.onEvent?.({ type: 'prototype-converted', report: result });
@@ -96,9 +94,9 @@ export async function convertArchive(options: ConvertOptions): Promise<ConvertRe
 
 const PAGE_JSON = /\/pages\/[A-Za-z0-9]+\.json$/;
 const PAGE_PNG = /\/pages\/[A-Za-z0-9]+\.png$/;
-/** Said once, on the first prototype: the archive holds no renderings because none were asked for. */
+/** Said once, for the archive: it holds no renderings because none were asked for. */
 const NO_RENDERINGS =
-  'holds no page renderings: it was exported without them (export --formats without png), so the pages are converted without them, as with --no-rendering';
+  'the archive holds no page renderings: it was exported without them (export --formats without png), so the pages are converted without them, as with --no-rendering';
 
 function selectPrototypes(all: string[], wanted: readonly string[] | undefined): string[] {
   if (wanted === undefined || wanted.length === 0) return all;

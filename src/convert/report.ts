@@ -36,6 +36,8 @@ export interface ConvertReport {
   /** Whether the pages' renderings were drawn: not with --no-rendering, nor from an archive that holds none. */
   rendering: boolean;
   complete: boolean;
+  /** What holds for the archive as a whole (an export without renderings), said once. */
+  notes: string[];
   prototypes: PrototypeReport[];
 }
 

@@ -37,9 +37,8 @@ describe('convert an archive exported without renderings', () => {
         expect(prototype.file).not.toBeNull();
         expect(prototype.pages).toBeGreaterThan(0);
       }
-      const notes = report.prototypes.flatMap((p) => p.notes).filter((n) => n.what === 'the archive');
-      expect(notes).toEqual([{ what: 'the archive', why: expect.stringContaining('no page renderings') as unknown }]);
-      expect(report.prototypes[0]?.notes).toContainEqual(notes[0]);
+      expect(report.notes).toEqual([expect.stringContaining('the archive holds no page renderings') as unknown]);
+      expect(report.prototypes.flatMap((p) => p.notes).filter((n) => /renderings/.test(n.why))).toEqual([]);
     },
   );
 
@@ -74,7 +73,7 @@ describe('convert an archive exported without renderings', () => {
     const report = await convertArchive({ archive: failed, out: join(work, 'out') });
     expect(report.rendering).toBe(true);
     const [prototype] = report.prototypes;
-    expect(prototype?.notes.filter((n) => n.what === 'the archive')).toEqual([]);
+    expect(report.notes).toEqual([]);
     expect(prototype?.skipped.map((s) => s.what)).toEqual([
       'prototype',
       ...pages.map((page) => `the rendering of page ${page}`),
