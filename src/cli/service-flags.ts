@@ -104,7 +104,17 @@ function parseSizeCaps(value: string): Partial<SizeCaps> {
       throw new InvalidArgumentError(
         '--max-size takes kind=MiB pairs, e.g. "png=512,json=64" (kinds: json, html, png)',
       );
-    caps[match[1] as keyof SizeCaps] = Number(match[2]) * 1024 * 1024;
+    const kind = match[1] as keyof SizeCaps;
+    const mib = Number(match[2]);
+    // JSON and HTML are read whole as text, and Node holds no string much past 512 MiB: a larger
+    // cap would let one body end the run instead of being recorded. PNG streams to disk.
+    if (kind !== 'png' && mib > MAX_TEXT_MIB)
+      throw new InvalidArgumentError(
+        `--max-size ${kind} can be at most ${MAX_TEXT_MIB} (MiB): it is read whole as text`,
+      );
+    caps[kind] = mib * 1024 * 1024;
   }
   return caps;
 }
+
+const MAX_TEXT_MIB = 256;

@@ -57,6 +57,9 @@ export async function exportAccount(options: ExportOptions): Promise<ExportResul
   const controller = new AbortController();
   setMaxListeners(0, controller.signal);
   const abort = (): void => controller.abort(options.signal?.reason);
+  // Only the caller's signal (Ctrl-C, SIGTERM) makes a failure an interruption: the controller is
+  // also aborted to stop everything after a failure, which must then be told as what it was.
+  const stoppedByUser = (): boolean => options.signal?.aborted === true;
   options.signal?.addEventListener('abort', abort, { once: true });
   if (options.signal?.aborted) abort();
 
@@ -164,7 +167,7 @@ export async function exportAccount(options: ExportOptions): Promise<ExportResul
       frontier.stop(error);
       controller.abort();
       await frontier.quiet();
-      throw controller.signal.aborted && !isRabbitError(error) ? interrupted() : error;
+      throw stoppedByUser() && !isRabbitError(error) ? interrupted() : error;
     }
 
     emit({ type: 'phase', phase: 'archive' });
@@ -198,7 +201,7 @@ export async function exportAccount(options: ExportOptions): Promise<ExportResul
     return result;
   } catch (error) {
     await sink.fail(error);
-    const failure = sanitize(error, options.keys, controller.signal.aborted);
+    const failure = sanitize(error, options.keys, stoppedByUser());
     await work.close(isRabbitError(failure, 'INTERRUPTED') ? 'interrupted' : 'failed');
     throw failure;
   } finally {
