@@ -181,6 +181,7 @@ const SMALL_BODY_BYTES = 256 * 1024;
 class FileWriter {
   private readonly stream: WriteStream;
   private readonly failed: Promise<never>;
+  private drained: Promise<void> | undefined;
 
   constructor(readonly path: string) {
     this.stream = createWriteStream(path);
@@ -188,10 +189,22 @@ class FileWriter {
     this.failed.catch(() => undefined);
   }
 
-  /** Undefined when the chunk was taken at once; else a promise of the file stream's drain. */
+  /**
+   * Undefined when the chunk was taken at once; else a promise of the file stream's drain, one for
+   * every write until it comes (the chunks held before a body goes to disk are written together).
+   */
   write(chunk: Buffer): Promise<void> | undefined {
     if (this.stream.write(chunk)) return undefined;
-    return Promise.race([new Promise<void>((resolve) => this.stream.once('drain', () => resolve())), this.failed]);
+    this.drained ??= Promise.race([
+      new Promise<void>((resolve) =>
+        this.stream.once('drain', () => {
+          this.drained = undefined;
+          resolve();
+        }),
+      ),
+      this.failed,
+    ]);
+    return this.drained;
   }
 
   async finish(): Promise<void> {
