@@ -208,14 +208,22 @@ export function phaseLine(times: PhaseTimes): string {
   );
 }
 
-/** The summary's account of outages: how many, and the time paused in all. */
-export function outageSummary(outages: { count: number; totalMs: number }): { count: number; totalSeconds: number } {
-  return { count: outages.count, totalSeconds: Math.round(outages.totalMs / 1000) };
+type Outages = { count: number; totalMs: number; gaveUp: boolean };
+
+/** The summary's account of outages: how many, the time paused in all, and whether the run gave up waiting. */
+export function outageSummary(outages: Outages): { count: number; totalSeconds: number; gaveUp: boolean } {
+  return { count: outages.count, totalSeconds: Math.round(outages.totalMs / 1000), gaveUp: outages.gaveUp };
 }
 
-/** `service unreachable 2 times, 1 min 12 s in all; the run waited` (nothing when there was no outage). */
-export function outageDescription(outages: { count: number; totalMs: number }): string {
+/**
+ * `the service was away 2 times, 1 min 12 s in all; the run waited for it`, or, when the last
+ * outage outlasted --outage-patience, that the run gave up on it (nothing when there was none).
+ */
+export function outageDescription(outages: Outages): string {
   if (outages.count === 0) return '';
   const times = outages.count === 1 ? 'once' : `${outages.count} times`;
-  return `the service was away ${times}, ${spokenDuration(outages.totalMs)} in all; the run waited for it\n`;
+  const end = outages.gaveUp
+    ? 'the run stopped waiting at --outage-patience'
+    : `the run waited for ${outages.count === 1 ? 'it' : 'each'}`;
+  return `the service was away ${times}, ${spokenDuration(outages.totalMs)} in all; ${end}\n`;
 }

@@ -111,7 +111,9 @@ export async function createProgress(
         case 'start':
           line(`exporting ${serviceOf(event.baseUrl)} to ${event.out} (${event.concurrency} at a time)`);
           if (event.resumed > 0)
-            line(`resuming: ${event.resumed} bodies saved by an interrupted run will be checked and reused`);
+            line(
+              `resuming: ${event.resumed} bodies saved by an earlier run that did not finish will be checked and reused`,
+            );
           break;
         case 'journal-set-aside':
           line(`the saved progress of an earlier run was set aside (${event.reason}); starting afresh`);

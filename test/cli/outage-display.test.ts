@@ -65,10 +65,16 @@ describe('outage texts', () => {
     expect(outageLine(events[2] as never, SINCE + 72_000)).toBe('service back after 1 min 12 s; resuming');
   });
 
-  it('the summary line counts outages and their time', () => {
-    expect(outageDescription({ count: 0, totalMs: 0 })).toBe('');
-    expect(outageDescription({ count: 2, totalMs: 72_000 })).toBe(
-      'the service was away 2 times, 1 min 12 s in all; the run waited for it\n',
+  it('the summary line counts outages and their time, and says when the run gave up on one', () => {
+    expect(outageDescription({ count: 0, totalMs: 0, gaveUp: false })).toBe('');
+    expect(outageDescription({ count: 1, totalMs: 72_000, gaveUp: false })).toBe(
+      'the service was away once, 1 min 12 s in all; the run waited for it\n',
+    );
+    expect(outageDescription({ count: 2, totalMs: 72_000, gaveUp: false })).toBe(
+      'the service was away 2 times, 1 min 12 s in all; the run waited for each\n',
+    );
+    expect(outageDescription({ count: 1, totalMs: 5_000, gaveUp: true })).toBe(
+      'the service was away once, 5 s in all; the run stopped waiting at --outage-patience\n',
     );
   });
 });
