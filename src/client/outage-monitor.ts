@@ -96,7 +96,8 @@ export class OutageMonitor {
       return 'outage';
     }
     this.streak = extendStreak(this.streak, source, this.options.policy.distinctResources);
-    const verdict = judgeStreak(this.streak, this.answeredOnce, this.options.policy);
+    const asksToWait = signal === 'throttle' && retryAfterMs !== undefined;
+    const verdict = judgeStreak(this.streak, this.answeredOnce, this.options.policy, asksToWait);
     if (verdict === 'outage') this.begin(signal, retryAfterMs);
     else if (verdict === 'probe') this.probeSilently();
     return verdict;
@@ -226,9 +227,11 @@ export class OutageMonitor {
       probes: outage.probes,
       durationMs,
     });
+    // A throttled service did answer, all the while: it kept asking to wait.
+    const away = outage.reason === 'throttled' ? 'still asked to wait after' : 'did not answer for';
     const error = new RabbitError(
       'SERVICE_DOWN',
-      `the service did not answer for ${Math.round(durationMs / 1000)} s (--outage-patience ${Math.round(this.options.policy.patienceMs / 1000)} s)`,
+      `the service ${away} ${Math.round(durationMs / 1000)} s (--outage-patience ${Math.round(this.options.policy.patienceMs / 1000)} s)`,
       { errorClass: 'resource' },
     );
     // Stays paused: the run stops, and the waiting requests end with this error through the signal.

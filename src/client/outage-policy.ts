@@ -73,11 +73,18 @@ export function extendStreak(streak: Streak, source: string, enough = Infinity):
  * ask another one to tell a bad resource from a gone service. `go-on`: the resource's own retry
  * policy decides. Before the service has answered once in this run nothing pauses: a wrong
  * --base-url fails fast, as it always did.
+ *
+ * The exception is a failure that `asksToWait` (a Retry-After on a 429 or 503) before any answer:
+ * the service was reached and said when to come back, and that answer to the one request in flight
+ * (the list of prototypes) is all the run knows of it. Left to the retry policy it would be slept
+ * through, up to a minute at a time, unseen and past --outage-patience; as an outage it is waited
+ * out like one later in the run.
  */
 export type Verdict = 'outage' | 'probe' | 'go-on';
 
-export function judgeStreak(streak: Streak, answeredOnce: boolean, policy: OutagePolicy): Verdict {
-  if (!answeredOnce || policy.patienceMs <= 0) return 'go-on';
+export function judgeStreak(streak: Streak, answeredOnce: boolean, policy: OutagePolicy, asksToWait = false): Verdict {
+  if (policy.patienceMs <= 0) return 'go-on';
+  if (!answeredOnce) return asksToWait ? 'outage' : 'go-on';
   if (streak.failures < policy.failuresInARow) return 'go-on';
   return streak.sources.size >= policy.distinctResources ? 'outage' : 'probe';
 }

@@ -101,6 +101,33 @@ describe('OutageMonitor', () => {
     expect(monitor.paused).toBe(false);
   });
 
+  it('pauses at once when the very first answer asks to wait, and gives up when the wait outlasts patience', async () => {
+    const THROTTLED: ProbeResult = { back: false, signal: 'throttle', answer: 'HTTP 429', retryAfterMs: 15_000 };
+    const { time, run, events, held, probes, monitor, gaveUp } = setUp([THROTTLED], { patienceMs: 5_000 });
+    expect(monitor.failed('/list', 'throttle', 20_000)).toBe('outage');
+    expect(held).toEqual(['hold']);
+    const settled = monitor.waitForService(run.signal).catch((error: unknown) => error);
+    // Not the 20 s asked for: the one probe goes as patience runs out.
+    expect(events[0]).toMatchObject({ state: 'started', reason: 'throttled', since: 0, nextTryAt: 5_000 });
+    await time.until(30_000);
+    expect(probes).toEqual([5_000]);
+    expect(isRabbitError(gaveUp(), 'SERVICE_DOWN')).toBe(true);
+    expect(isRabbitError(await settled, 'SERVICE_DOWN')).toBe(true);
+    expect(events.map((event) => event.state)).toEqual(['started', 'gave-up']);
+  });
+
+  it('... and resumes when the first probe after the asked wait finds the service back', async () => {
+    const { time, events, probes, monitor } = setUp([{ back: true }]);
+    expect(monitor.failed('/list', 'gateway')).toBe('go-on');
+    expect(monitor.failed('/list', 'throttle')).toBe('go-on'); // a 429 without Retry-After does not say how long
+    expect(monitor.failed('/list', 'throttle', 4_000)).toBe('outage');
+    const waiting = monitor.waitForService(new AbortController().signal);
+    await time.until(10_000);
+    expect(probes).toEqual([4_000]);
+    await expect(waiting).resolves.toBe(false);
+    expect(events.map((event) => event.state)).toEqual(['started', 'back']);
+  });
+
   it('an answer between failures resets the count', () => {
     const { monitor } = setUp([]);
     monitor.answered();

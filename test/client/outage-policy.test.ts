@@ -65,6 +65,15 @@ describe('judgeStreak: when the run pauses as a whole', () => {
     expect(judgeStreak(streak, answeredOnce, rules)).toBe(verdict);
   });
 
+  // The service's very first answer is a Retry-After (429 or 503): reached, and asked to wait.
+  it.each<[string, Streak, boolean, OutagePolicy, string]>([
+    ['before any answer: an outage at once', streakOf('a'), false, policy, 'outage'],
+    ['patience 0: still today’s behaviour', streakOf('a'), false, { ...policy, patienceMs: 0 }, 'go-on'],
+    ['after an answer: the streak decides, as for any failure', streakOf('a'), true, policy, 'go-on'],
+  ])('asked to wait, %s', (_name, streak, answeredOnce, rules, verdict) => {
+    expect(judgeStreak(streak, answeredOnce, rules, true)).toBe(verdict);
+  });
+
   it('keeps no more resources than the verdict needs', () => {
     const streak = ['a', 'b', 'c', 'd'].reduce((s, source) => extendStreak(s, source, 2), NO_STREAK);
     expect(streak.failures).toBe(4);

@@ -227,3 +227,61 @@ describe('a service never reached in this run', () => {
     expect(events.some((event) => event.type === 'outage')).toBe(false);
   });
 });
+
+describe('an outage from the very first request', () => {
+  /** One --json run, with the outage records and how long it took. */
+  async function jsonRun(service: FakeService, out: string, patience: string) {
+    const started = Date.now();
+    const run = await runCli(
+      ['export', '--out', out, '--outage-patience', patience, '--json', '--stats-interval', '1s'],
+      {
+        register: registerExport,
+        env: env(service),
+      },
+    );
+    const records = run.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    return {
+      run,
+      ms: Date.now() - started,
+      summary: records.at(-1) as Record<string, unknown>,
+      outages: records.filter((record) => record['type'] === 'outage'),
+      pausedProgress: records.some((record) => record['type'] === 'progress' && record['outage'] !== null),
+    };
+  }
+
+  // A Retry-After on the first answer was slept through unseen, --outage-patience or not.
+  it.each(['429', '503'] as const)(
+    '%s with Retry-After: a short patience gives up in about that time, twice, and then a patient run completes',
+    async (kind) => {
+      const service = await serve({ atRequest: 1, forMs: 7_000, kind });
+      const out = join(await tempDir(), `first-${kind}.zip`);
+      for (const attempt of ['first run', 'resumed while the outage is still on']) {
+        const { run, ms, summary, outages } = await jsonRun(service, out, '1s');
+        expect(run.code, attempt).toBe(3);
+        expect(ms, attempt).toBeLessThan(4_000);
+        expect(summary).toMatchObject({ ok: false, exitCode: 3, complete: false, outages: { count: 1 } });
+        // One probe, as patience runs out, still asked to wait: no second one.
+        expect(
+          outages.map((record) => record['state']),
+          attempt,
+        ).toEqual(['started', 'gave-up']);
+        expect(outages[0]).toMatchObject({ reason: 'throttled' });
+        const { manifest } = await readArchive(out);
+        expect(manifest.errors.map((error) => error.code)).toEqual(['SERVICE_DOWN']);
+      }
+      // Patient enough for what is left of the 7 s: paused, shown so, and then the whole archive.
+      const { run, summary, outages, pausedProgress } = await jsonRun(service, out, '1m');
+      expect(run.stderr).toBe('');
+      expect(run.code).toBe(0);
+      expect(summary).toMatchObject({ exitCode: 0, retries: 0, errors: 0, outages: { count: 1 } });
+      expect(outages.map((record) => record['state'])).toEqual(['started', 'back']);
+      expect(outages[0]).toMatchObject({ reason: 'throttled' });
+      expect(pausedProgress).toBe(true);
+      await expectSameArchive(out, await cleanArchive(service));
+    },
+    60_000,
+  );
+});
