@@ -10,6 +10,8 @@ export type NextStep = (error: RabbitError) => string;
 const BASE_URL_HINT =
   '--base-url (or RABBIT_BASE_URL) is the address in front of /rabbit/api/, e.g. https://pidoco.com';
 
+const PROXY_VARIABLES = 'HTTPS_PROXY (HTTP_PROXY for an http:// --base-url)';
+
 const dataOf = (error: RabbitError, key: string): string | undefined => {
   const value = error.data?.[key];
   return typeof value === 'string' ? value : undefined;
@@ -18,6 +20,19 @@ const dataOf = (error: RabbitError, key: string): string | undefined => {
 export const ERROR_GUIDE: Readonly<Partial<Record<ErrorCode, NextStep>>> = {
   CONNECTION_REFUSED: () =>
     `nothing listens at that host and port: check the port in --base-url (or RABBIT_BASE_URL), and that the service is up`,
+  // The message names the proxy by host:port; its URL may hold a password, so no step repeats it.
+  PROXY_REFUSED: () =>
+    `nothing listens at the proxy's host and port: check ${PROXY_VARIABLES} and that the proxy is up; ` +
+    `if this service is reached without a proxy, add its host to NO_PROXY`,
+  // Written without a scheme in front of user:pass@: output redacts any URL's credentials, examples too.
+  PROXY_AUTH: () =>
+    "put the proxy's user name and password in its URL, percent-encoded, as user:pass@host:port after the " +
+    'http:// of HTTPS_PROXY (HTTP_PROXY for an http:// --base-url; an @ in the password is written %40). ' +
+    'They go to the proxy only and are never printed',
+  PROXY_FAILED: () =>
+    `check the proxy's host and port in ${PROXY_VARIABLES}, that this machine reaches it, and that it lets this ` +
+    `machine open a tunnel to the service's host and port; if this service is reached without a proxy, add its host ` +
+    `to NO_PROXY`,
   HOST_NOT_FOUND: () =>
     'check the spelling of the host in --base-url (or RABBIT_BASE_URL), and that this machine can resolve it (DNS, VPN)',
   TLS_CERTIFICATE: () =>

@@ -5,7 +5,8 @@ import { redactUrl } from '../core/redact.js';
 import { abortRelay } from './abort-relay.js';
 import { Exchange, type HttpResponse } from './response-body.js';
 import { createDispatcher } from './dispatcher.js';
-import type { ProxySettings } from './proxy-env.js';
+import { proxyFor, type ProxySettings } from './proxy-env.js';
+import { proxyAddress, proxyFailureOf, proxyFailureWords } from './proxy-failure.js';
 import { parseBaseUrl } from './base-url.js';
 import { decideRedirect, isRedirect } from './redirects.js';
 import { isRetryableStatus } from './retry-policy.js';
@@ -54,6 +55,8 @@ export class HttpClient {
   readonly basePath: string;
   private readonly dispatcher: Dispatcher;
   private readonly ownsDispatcher: boolean;
+  /** The proxy the built-in pool goes through, if any: failures name it. */
+  private readonly proxy: URL | undefined;
   /**
    * Requests that may be handed to the dispatcher beyond `connections` to wait in its queue: one
    * for the built-in pool, which never sends more than `connections` at once, so a connection that
@@ -68,6 +71,7 @@ export class HttpClient {
     this.basePath = base.basePath;
     this.ownsDispatcher = options.dispatcher === undefined;
     this.queueAhead = this.ownsDispatcher ? 1 : 0;
+    this.proxy = this.ownsDispatcher ? proxyFor(new URL(this.origin), options.proxy) : undefined;
     this.dispatcher =
       options.dispatcher ??
       createDispatcher({
@@ -101,7 +105,7 @@ export class HttpClient {
         options.signal,
       );
     } catch (error) {
-      throw toNetworkError(error, source, options.signal);
+      throw toNetworkError(error, source, options.signal, 'GET', this.proxy);
     }
   }
 
@@ -142,7 +146,7 @@ export class HttpClient {
         options.signal,
       );
     } catch (error) {
-      throw toNetworkError(error, source, options.signal, method);
+      throw toNetworkError(error, source, options.signal, method, this.proxy);
     }
   }
 
@@ -199,18 +203,36 @@ export function statusError(method: string, source: string, status: number, retr
   });
 }
 
-/** Map undici and socket failures to typed errors; these are all worth another attempt. */
-export function toNetworkError(error: unknown, source: string, signal?: AbortSignal, method = 'GET'): RabbitError {
+/**
+ * Map undici and socket failures to typed errors; these are all worth another attempt (a proxy
+ * that is down or refuses the tunnel is waited out like the service). Through a proxy the error's
+ * data names it by host:port, and says what the proxy did when the failure is surely its own
+ * (proxy-failure.ts).
+ */
+export function toNetworkError(
+  error: unknown,
+  source: string,
+  signal?: AbortSignal,
+  method = 'GET',
+  proxy?: URL,
+): RabbitError {
   if (error instanceof RabbitError) return error;
   if (signal?.aborted) return new RabbitError('INTERRUPTED', 'interrupted', { source, cause: error });
   const code = (error as { code?: string } | null)?.code ?? '';
   const message = redactUrl((error as Error | null)?.message ?? String(error));
+  const proxyFailure = proxy ? proxyFailureOf(error, proxy) : undefined;
+  const via = proxy ? ` through the proxy ${proxyAddress(proxy)}` : '';
+  const data = proxy ? { data: { proxy: proxyAddress(proxy), ...(proxyFailure ? { proxyFailure } : {}) } } : {};
   if (TIMEOUT_CODES.has(code)) {
-    return new RabbitError('TIMEOUT', `${method} ${source} timed out (${code})`, { source, method, cause: error });
+    return new RabbitError('TIMEOUT', `${method} ${source} timed out${via} (${code})`, {
+      source,
+      method,
+      cause: error,
+      ...data,
+    });
   }
-  return new RabbitError('NETWORK', `${method} ${source} failed: ${code ? `${code} ` : ''}${message}`, {
-    source,
-    method,
-    cause: error,
-  });
+  const failed = proxyFailure
+    ? `failed: ${proxyFailureWords(proxyFailure)}`
+    : `failed${via}: ${code ? `${code} ` : ''}${message}`;
+  return new RabbitError('NETWORK', `${method} ${source} ${failed}`, { source, method, cause: error, ...data });
 }

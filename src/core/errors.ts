@@ -39,6 +39,9 @@ export type ErrorCode =
   | 'LOCKED'
   // What a newcomer meets in the first minutes; src/cli/error-guide.ts gives each its next step.
   | 'CONNECTION_REFUSED'
+  | 'PROXY_REFUSED'
+  | 'PROXY_AUTH'
+  | 'PROXY_FAILED'
   | 'HOST_NOT_FOUND'
   | 'TLS_CERTIFICATE'
   | 'NO_ANSWER'

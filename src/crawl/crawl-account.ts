@@ -2,6 +2,7 @@ import { RabbitError, isRabbitError, type ErrorCode } from '../core/errors.js';
 import { archivePathFor, API_PREFIX, pageViewPathFor } from '../api/paths.js';
 import { currentRevision } from '../api/revision.js';
 import { fetchResource, type FetchContext } from './fetch-resource.js';
+import { proxyFailureWords, proxyNoteOf } from '../client/proxy-failure.js';
 import { manifestErrorOf } from '../manifest/manifest-error.js';
 import { storedFileOf } from '../storage/stored-file.js';
 import type { ArchiveModel } from '../manifest/archive-model.js';
@@ -427,6 +428,15 @@ const TLS_CODES = new Set([
 
 /** What a failed first contact means, from the system's code anywhere down the cause chain. */
 function networkReason(error: RabbitError): { code: ErrorCode; words: string } {
+  // Through a proxy, a failure that is surely the proxy's is named as such, not blamed on the service.
+  const proxied = proxyNoteOf(error);
+  if (proxied?.failure) {
+    const { trouble, status } = proxied.failure;
+    const code = trouble === 'refused' ? 'PROXY_REFUSED' : status === 407 ? 'PROXY_AUTH' : 'PROXY_FAILED';
+    return { code, words: proxyFailureWords(proxied.failure) };
+  }
+  // A failure inside the tunnel (a timeout, a connection cut) may be either's: say which way it went.
+  const via = proxied ? ` through the proxy ${proxied.proxy}` : '';
   const codes: string[] = [];
   let said = '';
   for (let cause: unknown = error.cause; cause instanceof Error; cause = cause.cause) {
@@ -440,8 +450,8 @@ function networkReason(error: RabbitError): { code: ErrorCode; words: string } {
   if (codes.includes('ECONNREFUSED')) return { code: 'CONNECTION_REFUSED', words: 'the connection was refused' };
   if (codes.includes('ENOTFOUND') || codes.includes('EAI_AGAIN'))
     return { code: 'HOST_NOT_FOUND', words: 'the host name is not known' };
-  if (error.code === 'TIMEOUT') return { code: 'NO_ANSWER', words: 'the service did not answer in time' };
+  if (error.code === 'TIMEOUT') return { code: 'NO_ANSWER', words: `the service did not answer in time${via}` };
   // The system's own words, without its code names: "other side closed", "socket hang up".
   const words = said.replace(/\b[A-Z][A-Z0-9_]{3,}\b:?\s*/g, '').trim();
-  return { code: 'HOST_UNREACHABLE', words: `the connection to the service failed${words ? ` (${words})` : ''}` };
+  return { code: 'HOST_UNREACHABLE', words: `the connection to the service${via} failed${words ? ` (${words})` : ''}` };
 }

@@ -1,4 +1,5 @@
 import { mkdir, writeFile } from 'node:fs/promises';
+import { createServer as createHttpServer } from 'node:http';
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { Agent } from 'undici';
@@ -28,6 +29,37 @@ async function rawServer(onSocket: (socket: Socket) => void): Promise<number> {
   servers.push(server);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return (server.address() as AddressInfo).port;
+}
+
+/** A loopback port nothing listens on. */
+async function closedPort(): Promise<number> {
+  const port = await rawServer((socket) => socket.destroy());
+  await new Promise((resolve) => servers.pop()?.close(resolve));
+  return port;
+}
+
+/** A proxy that answers every CONNECT with `status` and opens no tunnel. */
+async function proxyAnswering(status: number): Promise<number> {
+  const server = createHttpServer((_req, res) => res.writeHead(status).end());
+  server.on('connect', (_req, client: Socket) => {
+    sockets.add(client);
+    client.on('error', () => undefined);
+    client.end(`HTTP/1.1 ${status} Not Today\r\nProxy-Authenticate: Basic realm="corp"\r\nContent-Length: 0\r\n\r\n`);
+  });
+  servers.push(server);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return (server.address() as AddressInfo).port;
+}
+
+/** The proxy's password, which no output may hold. */
+const PROXY_SECRET = 'pr0xy-s3cret';
+
+/** `export` of the TLS front through the proxy on `port`, its credentials in HTTPS_PROXY. */
+function exportThroughProxy(port: number): Promise<Failure> {
+  return exportFails(['--base-url', `https://127.0.0.1:${tls.port}`], {
+    RABBIT_API_KEY: service.keys.readOnly,
+    HTTPS_PROXY: `http://alice:${PROXY_SECRET}@127.0.0.1:${port}`,
+  });
 }
 
 beforeAll(async () => {
@@ -92,11 +124,10 @@ async function coreFails(options: Partial<Parameters<typeof exportAccount>[0]>):
 
 /** Every row of the guide, and a real way to meet it. */
 const CASES: Record<string, () => Promise<Failure>> = {
-  CONNECTION_REFUSED: async () => {
-    const port = await rawServer((socket) => socket.destroy());
-    await new Promise((resolve) => servers.pop()?.close(resolve));
-    return exportFails(['--base-url', `http://127.0.0.1:${port}`]);
-  },
+  CONNECTION_REFUSED: async () => exportFails(['--base-url', `http://127.0.0.1:${await closedPort()}`]),
+  PROXY_REFUSED: async () => exportThroughProxy(await closedPort()),
+  PROXY_AUTH: async () => exportThroughProxy(await proxyAnswering(407)),
+  PROXY_FAILED: async () => exportThroughProxy(await proxyAnswering(403)),
   HOST_NOT_FOUND: () =>
     // A resolver that knows no names: undici's real connect path, without asking any DNS server.
     coreFails({
@@ -156,7 +187,7 @@ describe('error guide: every failure a newcomer meets says what happened, what w
     // No raw system codes in what the user reads.
     expect(failure.message).not.toMatch(/\b(ENOENT|EADDRINUSE|UND_ERR_\w+)\b/);
     // Never the key, in any case.
-    for (const key of [service.keys.readOnly, service.keys.invalid, 'abc'])
+    for (const key of [service.keys.readOnly, service.keys.invalid, 'abc', PROXY_SECRET])
       expect(`${failure.message} ${failure.next} ${failure.stderr}`).not.toContain(key);
   });
 
@@ -164,6 +195,52 @@ describe('error guide: every failure a newcomer meets says what happened, what w
     const failure = await exportFails(['--base-url', `${service.baseUrl}/somewhere-else`]);
     expect(failure.message).toContain(`${service.baseUrl}/somewhere-else/rabbit/api/prototypes.json`);
     expect(failure.message).not.toContain('api_key');
+  });
+
+  it.each([
+    ['PROXY_REFUSED', closedPort, 'refused the connection'],
+    ['PROXY_AUTH', () => proxyAnswering(407), 'answered 407 to CONNECT: it did not accept the credentials in its URL'],
+    ['PROXY_FAILED', () => proxyAnswering(403), 'answered 403 to CONNECT: no tunnel to the service'],
+  ])(
+    '%s at the first request names the proxy by host:port, not the service, and ends the run',
+    async (code, start, said) => {
+      const port = await start();
+      const failure = await exportThroughProxy(port);
+      expect(failure.code).toBe(code);
+      expect(failure.exitCode).toBe(1);
+      expect(failure.message).toContain(`the proxy 127.0.0.1:${port} ${said}`);
+      expect(failure.message).toContain(`(GET https://127.0.0.1:${tls.port}/rabbit/api/prototypes.json)`);
+      expect(failure.message).not.toContain('alice');
+      expect(failure.next).toMatch(/HTTPS_PROXY/);
+    },
+  );
+
+  it('a 407 to a proxy URL without credentials says that they are missing', async () => {
+    const port = await proxyAnswering(407);
+    const failure = await exportFails(['--base-url', `https://127.0.0.1:${tls.port}`], {
+      RABBIT_API_KEY: service.keys.readOnly,
+      HTTPS_PROXY: `127.0.0.1:${port}`,
+    });
+    expect(failure.code).toBe('PROXY_AUTH');
+    expect(failure.message).toContain(
+      `the proxy 127.0.0.1:${port} answered 407 to CONNECT: it asks for credentials, and its URL has none`,
+    );
+    expect(failure.next).toContain('user:pass@host:port after the http:// of HTTPS_PROXY');
+  });
+
+  it("a connection cut inside the tunnel stays the service's failure, said to have gone through the proxy", async () => {
+    const port = await rawServer((socket) =>
+      socket.once('data', () => {
+        socket.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+        socket.destroy();
+      }),
+    );
+    const failure = await exportFails(['--base-url', `https://127.0.0.1:${tls.port}`], {
+      RABBIT_API_KEY: service.keys.readOnly,
+      HTTPS_PROXY: `http://127.0.0.1:${port}`,
+    });
+    expect(failure.code).toBe('HOST_UNREACHABLE');
+    expect(failure.message).toContain(`the connection to the service through the proxy 127.0.0.1:${port} failed`);
   });
 
   it('gives up on a silent host at the first contact and says how long it waited', async () => {

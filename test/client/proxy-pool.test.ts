@@ -1,13 +1,62 @@
-import { createServer, type Socket } from 'node:net';
-import type { AddressInfo } from 'node:net';
+import { connect, createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeService, type FakeService } from '../../src/fake-service/index.js';
 import { exportAccount } from '../../src/export/export-account.js';
+import type { ExportEvent } from '../../src/export/events.js';
 import { isRabbitError } from '../../src/core/errors.js';
+import { readArchive } from '../helpers/archive.js';
 import { tempDir } from '../helpers/temp.js';
 import { startConnectProxy, type TestProxy } from './connect-proxy.js';
+
+/**
+ * A TCP relay on a port of its own in front of `targetPort`: the address a run is given for its
+ * proxy. `down()` is the proxy gone (its open connections cut, new ones refused); `up()` brings it
+ * back on the same port.
+ */
+async function relay(targetPort: number) {
+  const sockets = new Set<Socket>();
+  const track = (socket: Socket): Socket => {
+    sockets.add(socket);
+    socket.on('error', () => socket.destroy());
+    socket.on('close', () => sockets.delete(socket));
+    return socket;
+  };
+  const listen = async (port: number): Promise<Server> => {
+    const server = createServer((client) => {
+      const upstream = track(connect(targetPort, '127.0.0.1'));
+      track(client).pipe(upstream).pipe(client);
+      client.on('close', () => upstream.destroy());
+      upstream.on('close', () => client.destroy());
+    });
+    await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+    return server;
+  };
+  let server: Server | undefined = await listen(0);
+  const port = (server.address() as AddressInfo).port;
+  const down = async (): Promise<void> => {
+    const closing = server;
+    server = undefined;
+    for (const socket of sockets) socket.destroy();
+    if (closing) await new Promise((resolve) => closing.close(resolve));
+  };
+  return {
+    port,
+    down,
+    up: async () => {
+      server ??= await listen(port);
+    },
+    close: down,
+  };
+}
+
+/** Resolves once the service has answered `count` requests. */
+async function afterRequests(count: number): Promise<void> {
+  while (service.stats.requests < count) await new Promise((resolve) => setTimeout(resolve, 2));
+}
+
+const SECRET = 'pr0xy-s3cret';
 
 let service: FakeService;
 let proxy: TestProxy;
@@ -81,6 +130,64 @@ describe('the pool behind a proxy', () => {
     } finally {
       for (const socket of sockets) socket.destroy();
       await new Promise<void>((resolve) => silent.close(() => resolve()));
+    }
+  });
+
+  it('a proxy that goes away in the middle of a run is waited out like the service, and the archive is whole', async () => {
+    const front = await relay(Number(new URL(proxy.url).port));
+    const events: ExportEvent[] = [];
+    try {
+      const run = exportAccount({
+        out: join(await tempDir(), 'outage.zip'),
+        baseUrl: service.baseUrl,
+        keys: [service.keys.readOnly],
+        concurrency: 3,
+        proxy: { httpProxy: `http://alice:${SECRET}@127.0.0.1:${front.port}` },
+        outage: { maxProbeDelayMs: 500 },
+        onEvent: (event) => events.push(event),
+      });
+      await afterRequests(30);
+      await front.down();
+      setTimeout(() => void front.up(), 2_000);
+      const result = await run;
+      expect(result.complete).toBe(true);
+      expect(result.errorCount).toBe(0);
+      expect(result.outages).toMatchObject({ count: 1, gaveUp: false });
+      const outages = events.flatMap((event) => (event.type === 'outage' ? [event] : []));
+      expect(outages[0]).toMatchObject({ state: 'started', reason: 'unreachable' });
+      expect(outages.at(-1)).toMatchObject({ state: 'back' });
+      expect(JSON.stringify(events)).not.toContain(SECRET);
+    } finally {
+      await front.close();
+    }
+  }, 30_000);
+
+  it('without patience, what the run records names the proxy that went away, never its credentials', async () => {
+    const front = await relay(Number(new URL(proxy.url).port));
+    try {
+      const out = join(await tempDir(), 'gone.zip');
+      const run = exportAccount({
+        out,
+        baseUrl: service.baseUrl,
+        keys: [service.keys.readOnly],
+        proxy: { httpProxy: `http://alice:${SECRET}@127.0.0.1:${front.port}` },
+        outagePatienceMs: 0,
+        retry: { attempts: 1 },
+      });
+      await afterRequests(30);
+      await front.down();
+      const result = await run;
+      expect(result.complete).toBe(false);
+      const { manifest } = await readArchive(out);
+      const failures = manifest.errors.filter((error) => error.code === 'NETWORK');
+      expect(failures.length).toBeGreaterThan(0);
+      for (const failure of failures) expect(failure.message).toContain(`the proxy 127.0.0.1:${front.port}`);
+      expect(failures.map((failure) => failure.message)).toContainEqual(
+        expect.stringContaining(`the proxy 127.0.0.1:${front.port} refused the connection`),
+      );
+      expect(JSON.stringify(manifest)).not.toContain(SECRET);
+    } finally {
+      await front.close();
     }
   });
 });
