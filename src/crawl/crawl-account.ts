@@ -127,7 +127,11 @@ export class AccountCrawler {
   private async firstContact(key: string): Promise<IdList> {
     const limitMs = this.options.firstContactMs ?? FIRST_CONTACT_MS;
     const limit = new AbortController();
-    const timer = setTimeout(() => limit.abort(new Error('first contact')), limitMs);
+    // A service that asked to wait (429 or 503 with Retry-After) has answered: the pause that
+    // follows is the outage's, bounded by --outage-patience, not by this limit.
+    const timer = setTimeout(() => {
+      if ((this.options.fetch.outage?.summary().count ?? 0) === 0) limit.abort(new Error('first contact'));
+    }, limitMs);
     const fetch = { ...this.options.fetch, signal: AbortSignal.any([this.options.fetch.signal, limit.signal]) };
     try {
       return await this.fetchRootList(key, 0, fetch);

@@ -284,4 +284,18 @@ describe('an outage from the very first request', () => {
     },
     60_000,
   );
+  it('a pause that starts at the first request outlasts the first contact limit: the patience bounds it', async () => {
+    const service = await serve({ atRequest: 1, forMs: 3_000, kind: '503' });
+    const out = join(await tempDir(), 'long-first.zip');
+    const result = await exportAccount({
+      out,
+      baseUrl: service.baseUrl,
+      keys: [service.keys.readOnly],
+      firstContactMs: 1_000,
+      outagePatienceMs: 60_000,
+    });
+    expect(result.complete).toBe(true);
+    expect(result.outages).toMatchObject({ count: 1, gaveUp: false });
+    await expectSameArchive(out, await cleanArchive(service));
+  }, 30_000);
 });
