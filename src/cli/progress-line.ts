@@ -67,22 +67,29 @@ const OUTAGE_WORDS: Record<OutageStatus['reason'], string> = {
   throttled: 'service asks to wait',
 };
 
-/** `service unreachable since 03:12:07, next try in 20 s`: the run is paused, not stuck. */
+/**
+ * `service unreachable since 03:12:07, next try in 20 s`: the run is paused, not stuck. Through a
+ * proxy, `service unreachable through the proxy 10.0.0.1:3128 ...`: the one away may be the proxy.
+ */
 export function outageText(outage: OutageStatus): string {
-  return `${OUTAGE_WORDS[outage.reason]} since ${clockTime(outage.since)}, next try in ${spokenDuration(outage.nextTryInMs)}`;
+  return `${outageWords(outage.reason, outage.proxy)} since ${clockTime(outage.since)}, next try in ${spokenDuration(outage.nextTryInMs)}`;
+}
+
+function outageWords(reason: OutageStatus['reason'], proxy: string | undefined): string {
+  return proxy === undefined ? OUTAGE_WORDS[reason] : `${OUTAGE_WORDS[reason]} through the proxy ${proxy}`;
 }
 
 /** One line per outage event for a log (and the terminal above the bar). */
-export function outageLine(event: OutageEvent, now: number): string {
+export function outageLine(event: OutageEvent, now: number, proxy?: string): string {
   const since = clockTime(event.since);
   switch (event.state) {
     case 'started':
     case 'probe':
-      return `${OUTAGE_WORDS[event.reason]} since ${since}${event.state === 'probe' ? ` (${event.answer})` : ''}, next try in ${spokenDuration(event.nextTryAt - now)}; nothing is lost, the run waits`;
+      return `${outageWords(event.reason, proxy)} since ${since}${event.state === 'probe' ? ` (${event.answer})` : ''}, next try in ${spokenDuration(event.nextTryAt - now)}; nothing is lost, the run waits`;
     case 'back':
       return `service back after ${spokenDuration(event.durationMs)}; resuming`;
     case 'gave-up':
-      return `${OUTAGE_WORDS[event.reason]} since ${since}: gave up after ${spokenDuration(event.durationMs)} (--outage-patience); writing what was fetched`;
+      return `${outageWords(event.reason, proxy)} since ${since}: gave up after ${spokenDuration(event.durationMs)} (--outage-patience); writing what was fetched`;
   }
 }
 

@@ -78,6 +78,8 @@ export async function createProgress(
   };
   let spinner: Ora | undefined;
   let timer: NodeJS.Timeout | undefined;
+  /** host:port of the proxy the run goes through, from the start event: named when the run pauses. */
+  let proxy: string | undefined;
   const line = (text: string): void => {
     if (mode === 'silent' || mode === 'json') return;
     if (spinner) spinner.clear();
@@ -109,7 +111,11 @@ export async function createProgress(
       tracker.onEvent(event);
       switch (event.type) {
         case 'start':
-          line(`exporting ${serviceOf(event.baseUrl)} to ${event.out} (${event.concurrency} at a time)`);
+          proxy = event.proxy;
+          line(
+            `exporting ${serviceOf(event.baseUrl)} to ${event.out} (${event.concurrency} at a time` +
+              `${proxy ? `, through the proxy ${proxy}` : ''})`,
+          );
           if (event.resumed > 0)
             line(
               `resuming: ${event.resumed} bodies saved by an earlier run that did not finish will be checked and reused`,
@@ -138,7 +144,7 @@ export async function createProgress(
           break;
         case 'outage':
           if (mode === 'json' && stdout) stdout.write(`${JSON.stringify(outageRecord(event))}\n`);
-          else line(outageLine(event, now()));
+          else line(outageLine(event, now(), proxy));
           if (spinner) spinner.text = bar();
           break;
         case 'concurrency':

@@ -65,6 +65,11 @@ export class HttpClient {
    */
   readonly queueAhead: number;
 
+  /** `host:port` of the proxy requests go through, if any: never its credentials. */
+  get proxyHost(): string | undefined {
+    return this.proxy && proxyAddress(this.proxy);
+  }
+
   constructor(options: HttpClientOptions) {
     const base = parseBaseUrl(options.baseUrl, { allowInsecureHttp: options.allowInsecureHttp ?? false });
     this.origin = base.origin;

@@ -9,7 +9,8 @@ export type { OutageEvent, PreviousCost };
  * whether) to show them, so a test can run an export and see that nothing was printed.
  */
 export type ExportEvent =
-  | { type: 'start'; baseUrl: string; out: string; concurrency: number; resumed: number }
+  // `proxy`: host:port of the proxy every request goes through, if one does.
+  | { type: 'start'; baseUrl: string; out: string; concurrency: number; resumed: number; proxy?: string }
   // `bytes` as stored (decoded); `wireBytes` as they came over the wire (compressed, when the answer was), else as `bytes`.
   | {
       type: 'response';

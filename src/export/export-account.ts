@@ -127,6 +127,7 @@ export async function exportAccount(options: ExportOptions): Promise<ExportResul
       out: work.paths.out,
       concurrency,
       resumed: work.resumed?.size ?? 0,
+      ...(client.proxyHost ? { proxy: client.proxyHost } : {}),
     });
     emit({ type: 'phase', phase: 'crawl' });
     const crawler = new AccountCrawler({

@@ -34,6 +34,8 @@ export interface OutageStatus {
   since: number;
   reason: OutageReason;
   nextTryInMs: number;
+  /** host:port of the proxy the run goes through: the one unreachable may be the proxy. */
+  proxy?: string;
 }
 
 export type Phase = Extract<ExportEvent, { type: 'phase' }>['phase'];
@@ -68,6 +70,7 @@ export class ProgressTracker {
   private errors = 0;
   private prototypesDone = 0;
   private outage: { since: number; reason: OutageReason; nextTryAt: number } | null = null;
+  private proxy: string | undefined;
   private shown: number | null = null;
   private requestRate: RateState;
   private byteRate: RateState;
@@ -119,6 +122,9 @@ export class ProgressTracker {
         }
         break;
       }
+      case 'start':
+        this.proxy = event.proxy;
+        break;
       case 'outage':
         this.outage =
           event.state === 'started' || event.state === 'probe'
@@ -172,6 +178,7 @@ export class ProgressTracker {
         since: this.outage.since,
         reason: this.outage.reason,
         nextTryInMs: Math.max(0, this.outage.nextTryAt - at),
+        ...(this.proxy ? { proxy: this.proxy } : {}),
       },
     };
   }

@@ -6,6 +6,7 @@ import {
   clockTime,
   logLine,
   outageDescription,
+  outageText,
   outageLine,
   outageRecord,
   progressRecord,
@@ -63,6 +64,15 @@ describe('outage texts', () => {
       'service unreachable since 03:12:07 (ECONNREFUSED), next try in 20 s; nothing is lost, the run waits',
     );
     expect(outageLine(events[2] as never, SINCE + 72_000)).toBe('service back after 1 min 12 s; resuming');
+  });
+
+  it('through a proxy, the paused line says so: the one away may be the proxy', () => {
+    const status = { since: SINCE, reason: 'unreachable' as const, nextTryInMs: 20_000, proxy: '10.0.0.1:3128' };
+    expect(outageText(status)).toBe(
+      'service unreachable through the proxy 10.0.0.1:3128 since 03:12:07, next try in 20 s',
+    );
+    const { proxy: _proxy, ...direct } = status;
+    expect(outageText(direct)).toBe('service unreachable since 03:12:07, next try in 20 s');
   });
 
   it('the summary line counts outages and their time, and says when the run gave up on one', () => {

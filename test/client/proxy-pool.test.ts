@@ -5,6 +5,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeService, type FakeService } from '../../src/fake-service/index.js';
 import { exportAccount } from '../../src/export/export-account.js';
 import type { ExportEvent } from '../../src/export/events.js';
+import type { OutageEvent } from '../../src/client/outage-monitor.js';
+import { outageLine } from '../../src/cli/progress-line.js';
 import { isRabbitError } from '../../src/core/errors.js';
 import { readArchive } from '../helpers/archive.js';
 import { tempDir } from '../helpers/temp.js';
@@ -157,6 +159,10 @@ describe('the pool behind a proxy', () => {
       expect(outages[0]).toMatchObject({ state: 'started', reason: 'unreachable' });
       expect(outages.at(-1)).toMatchObject({ state: 'back' });
       expect(JSON.stringify(events)).not.toContain(SECRET);
+      // The start names the proxy, host and port only, so a pause can say the proxy may be the one away.
+      expect(events.find((event) => event.type === 'start')).toMatchObject({ proxy: `127.0.0.1:${front.port}` });
+      const line = outageLine(outages[0] as OutageEvent, outages[0]?.since ?? 0, `127.0.0.1:${front.port}`);
+      expect(line).toMatch(new RegExp(`^service unreachable through the proxy 127\\.0\\.0\\.1:${front.port} since `));
     } finally {
       await front.close();
     }
