@@ -172,8 +172,7 @@ async function isFolder(path: string): Promise<boolean> {
 }
 
 async function checkDir(dir: string): Promise<void> {
-  const info = await stat(dir).catch(() => undefined);
-  if (!info?.isDirectory()) throw new RabbitError('USAGE', `--dir ${dir} is not a folder; create it first`);
+  if (!(await isFolder(dir))) throw new RabbitError('USAGE', `--dir ${dir} is not a folder; create it first`);
   try {
     await access(dir, constants.W_OK);
   } catch (error) {

@@ -90,9 +90,9 @@ try {
     // A log that expects one JSON line a run (cron's `--json >> log`) gets one for a mistyped
     // flag too; commander has said what was wrong on stderr already.
     if (!benign && process.argv.includes('--json')) {
+      const { failureRecord } = await import('./run.js');
       const message = error.message.replace(/^error: /, '');
-      const line = { type: 'summary', ok: false, exitCode: EXIT.usage, error: { code: 'USAGE', message } };
-      process.stdout.write(`${JSON.stringify(line)}\n`);
+      process.stdout.write(`${JSON.stringify(failureRecord(EXIT.usage, { code: 'USAGE', message }))}\n`);
     }
   } else {
     throw error;

@@ -1,5 +1,6 @@
 import type { OutageStatus, PhaseTimes, ProgressSnapshot } from '../progress/tracker.js';
 import type { OutageEvent } from '../client/outage-monitor.js';
+import type { ExportResult } from '../export/export-options.js';
 import { mib } from './format.js';
 
 /** Pure text for the progress display; src/cli/progress.ts decides where and when it goes. */
@@ -215,7 +216,7 @@ export function phaseLine(times: PhaseTimes): string {
   );
 }
 
-type Outages = { count: number; totalMs: number; gaveUp: boolean };
+type Outages = ExportResult['outages'];
 
 /** The summary's account of outages: how many, the time paused in all, and whether the run gave up waiting. */
 export function outageSummary(outages: Outages): { count: number; totalSeconds: number; gaveUp: boolean } {

@@ -78,8 +78,6 @@ export async function createProgress(
   };
   let spinner: Ora | undefined;
   let timer: NodeJS.Timeout | undefined;
-  /** host:port of the proxy the run goes through, from the start event: named when the run pauses. */
-  let proxy: string | undefined;
   const line = (text: string): void => {
     if (mode === 'silent' || mode === 'json') return;
     if (spinner) spinner.clear();
@@ -111,10 +109,9 @@ export async function createProgress(
       tracker.onEvent(event);
       switch (event.type) {
         case 'start':
-          proxy = event.proxy;
           line(
             `exporting ${serviceOf(event.baseUrl)} to ${event.out} (${event.concurrency} at a time` +
-              `${proxy ? `, through the proxy ${proxy}` : ''})`,
+              `${event.proxy ? `, through the proxy ${event.proxy}` : ''})`,
           );
           if (event.resumed > 0)
             line(
@@ -144,7 +141,7 @@ export async function createProgress(
           break;
         case 'outage':
           if (mode === 'json' && stdout) stdout.write(`${JSON.stringify(outageRecord(event))}\n`);
-          else line(outageLine(event, now(), proxy));
+          else line(outageLine(event, now(), tracker.proxy));
           if (spinner) spinner.text = bar();
           break;
         case 'concurrency':

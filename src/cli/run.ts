@@ -31,8 +31,7 @@ export async function runAction(
     const next = isRabbitError(error) ? nextStepFor(error) : undefined;
     // Machine-readable context the error carries (who holds a lock) goes beside the message.
     const data = isRabbitError(error) ? error.data : undefined;
-    const detail = { ...data, code: errorCode, message, ...(next !== undefined ? { next } : {}) };
-    failure = { type: 'summary', ok: false, exitCode: code, error: detail };
+    failure = failureRecord(code, { ...data, code: errorCode, message, ...(next !== undefined ? { next } : {}) });
     if (json) io.stdout.write(`${JSON.stringify(failure)}\n`);
     io.stderr.write(`rabbit-export: ${message}\n`);
     if (next !== undefined) io.stderr.write(`next: ${redactUrl(next)}\n`);
@@ -42,6 +41,14 @@ export async function runAction(
     process.exitCode = code;
   }
   if (after) await after(Number(process.exitCode), failure);
+}
+
+/** The --json line of a run that failed, whatever failed: one shape for every log reader. */
+export function failureRecord(
+  exitCode: number,
+  error: Record<string, unknown> & { code: string; message: string },
+): Record<string, unknown> {
+  return { type: 'summary', ok: false, exitCode, error };
 }
 
 /**

@@ -55,8 +55,9 @@ export async function convertArchive(options: ConvertOptions): Promise<ConvertRe
     try {
       // The manifest does not record the export's --formats: pages without a single rendering
       // listed or failed are an export without PNG, which loses nothing here.
-      const notExported = (options.rendering ?? true) && seen.pages && !seen.renderings;
-      const rendering = (options.rendering ?? true) && !notExported;
+      const asked = options.rendering ?? true;
+      const notExported = asked && seen.pages && !seen.renderings;
+      const rendering = asked && !notExported;
       const ids = selectPrototypes(catalog.prototypeIds(), options.prototypes);
       await makeFolder(options.out);
       const report: ConvertReport = {

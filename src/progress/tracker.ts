@@ -70,7 +70,7 @@ export class ProgressTracker {
   private errors = 0;
   private prototypesDone = 0;
   private outage: { since: number; reason: OutageReason; nextTryAt: number } | null = null;
-  private proxy: string | undefined;
+  private proxyHost: string | undefined;
   private shown: number | null = null;
   private requestRate: RateState;
   private byteRate: RateState;
@@ -81,6 +81,11 @@ export class ProgressTracker {
     this.requestRate = startRate(this.started);
     this.byteRate = startRate(this.started);
     this.doneRate = startRate(this.started);
+  }
+
+  /** host:port of the proxy the run goes through, from its start: the one away in an outage may be the proxy. */
+  get proxy(): string | undefined {
+    return this.proxyHost;
   }
 
   onEvent(event: ExportEvent): void {
@@ -123,7 +128,7 @@ export class ProgressTracker {
         break;
       }
       case 'start':
-        this.proxy = event.proxy;
+        this.proxyHost = event.proxy;
         break;
       case 'outage':
         this.outage =
@@ -178,7 +183,7 @@ export class ProgressTracker {
         since: this.outage.since,
         reason: this.outage.reason,
         nextTryInMs: Math.max(0, this.outage.nextTryAt - at),
-        ...(this.proxy ? { proxy: this.proxy } : {}),
+        ...(this.proxyHost ? { proxy: this.proxyHost } : {}),
       },
     };
   }

@@ -202,13 +202,13 @@ function dryRun(io: CliIO, flags: BackupFlags): Promise<void> {
       );
       return 0;
     }
-    const removed = plan.filter((decision) => !decision.keep).length;
     if (!exists) {
       io.stdout.write(
         `dry run: ${resolve(flags.dir)} does not exist yet; the first backup creates it, and there is nothing to keep or remove\n`,
       );
       return 0;
     }
+    const removed = plan.filter((decision) => !decision.keep).length;
     let text = `dry run: nothing is backed up or removed; the rules applied to ${resolve(flags.dir)} as it is now:\n`;
     for (const decision of plan)
       text += `  ${decision.keep ? 'keep  ' : 'remove'} ${decision.name}  ${decision.reasons.join(', ')}\n`;
