@@ -9,7 +9,17 @@ export interface IdList {
 }
 
 export function parseJson(buffer: Buffer, source: string): unknown {
-  return parseText(buffer.toString('utf8'), source);
+  return parseText(jsonText(buffer), source);
+}
+
+/**
+ * A JSON body's text, without the UTF-8 byte-order mark some servers (and Windows tools behind
+ * them) put in front: JSON.parse and lossless-json both refuse it, and RFC 8259 lets a parser
+ * ignore it. Only the text is trimmed; the body is archived as sent, mark and all.
+ */
+export function jsonText(buffer: Buffer): string {
+  const start = buffer[0] === 0xef && buffer[1] === 0xbb && buffer[2] === 0xbf ? 3 : 0;
+  return buffer.toString('utf8', start);
 }
 
 function parseText(text: string, source: string): unknown {
@@ -29,7 +39,7 @@ function parseText(text: string, source: string): unknown {
  * duplicate object keys), the JSON.parse value stands and an unsafe number in it is rejected.
  */
 export function readIdList(buffer: Buffer, kind: IdKind, source: string, allowObjectForm = false): IdList {
-  const text = buffer.toString('utf8');
+  const text = jsonText(buffer);
   let value = parseText(text, source);
   if (Array.isArray(value) && value.some((item) => typeof item === 'number')) {
     try {
