@@ -45,6 +45,7 @@ export type ErrorCode =
   | 'PROXY_FAILED'
   | 'HOST_NOT_FOUND'
   | 'TLS_CERTIFICATE'
+  | 'WRONG_SCHEME'
   | 'NO_ANSWER'
   | 'API_NOT_FOUND'
   | 'BAD_BASE_URL'
