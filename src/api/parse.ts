@@ -1,6 +1,7 @@
 import { parse as parseLossless } from 'lossless-json';
 import { RabbitError } from '../core/errors.js';
 import { describe, normalizeId, type IdKind } from './ids.js';
+import { jsonText } from './json-body.js';
 
 /** A parsed id list: the ids that fit their shape, and the raw values that did not. */
 export interface IdList {
@@ -10,16 +11,6 @@ export interface IdList {
 
 export function parseJson(buffer: Buffer, source: string): unknown {
   return parseText(jsonText(buffer), source);
-}
-
-/**
- * A JSON body's text, without the UTF-8 byte-order mark some servers (and Windows tools behind
- * them) put in front: JSON.parse and lossless-json both refuse it, and RFC 8259 lets a parser
- * ignore it. Only the text is trimmed; the body is archived as sent, mark and all.
- */
-export function jsonText(buffer: Buffer): string {
-  const start = buffer[0] === 0xef && buffer[1] === 0xbb && buffer[2] === 0xbf ? 3 : 0;
-  return buffer.toString('utf8', start);
 }
 
 function parseText(text: string, source: string): unknown {

@@ -1,8 +1,11 @@
 import { execFile } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
+import { registerConvert } from '../../src/cli/commands/convert.js';
 import { registerExport } from '../../src/cli/commands/export.js';
+import { registerRestore } from '../../src/cli/commands/restore.js';
 import { parseFaultSpec, startFakeService, type FakeService } from '../../src/fake-service/index.js';
 import { runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/temp.js';
@@ -23,6 +26,8 @@ const PROTO = '/rabbit/api/prototypes/3';
 interface Archived {
   /** Body by API path, for every entry the manifest names with a source. */
   bodies: Map<string, Buffer>;
+  /** The offline viewer's overview pages, by entry name. */
+  overview: Record<string, string>;
   errors: Array<{ source: string; code?: string; attempts?: number }>;
   complete: boolean;
 }
@@ -41,15 +46,16 @@ with zipfile.ZipFile(sys.argv[1]) as z:
             for item in value: walk(item)
     walk(manifest)
     bodies = {f["source"]: base64.b64encode(z.read(f["path"])).decode() for f in files if f["source"].startswith("/rabbit/api/")}
-    print(json.dumps({"bodies": bodies, "errors": manifest["errors"], "complete": manifest["complete"]}))
+    overview = {n: z.read(n).decode() for n in z.namelist() if n.startswith("overview/")}
+    print(json.dumps({"bodies": bodies, "overview": overview, "errors": manifest["errors"], "complete": manifest["complete"]}))
 `;
 
 async function readArchive(zip: string): Promise<Archived> {
   requireTool('python3');
   const { stdout } = await promisify(execFile)('python3', ['-c', READ_ARCHIVE, zip], { maxBuffer: 64 * 1024 * 1024 });
-  const read = JSON.parse(stdout) as { bodies: Record<string, string>; errors: Archived['errors']; complete: boolean };
+  const read = JSON.parse(stdout) as Omit<Archived, 'bodies'> & { bodies: Record<string, string> };
   const bodies = new Map(Object.entries(read.bodies).map(([source, b64]) => [source, Buffer.from(b64, 'base64')]));
-  return { bodies, errors: read.errors, complete: read.complete };
+  return { ...read, bodies };
 }
 
 async function exportWith(faults: string, extra: string[] = []) {
@@ -85,6 +91,23 @@ describe('bodies as real servers send them', () => {
       expect(body.subarray(0, 3), source).toEqual(BOM);
       expect(body.equals(await served(svc, source)), source).toBe(true);
     }
+    // The archive's readers take the bodies as the export did: mark skipped, nothing left out.
+    expect(archive.overview['overview/prototype-3.html']).toContain('<title>foo type – Rabbit archive</title>');
+    const converted = join(await tempDir(), 'drawio');
+    const convert = await runCli(['convert', out, '--to', 'drawio', '--out', converted], { register: registerConvert });
+    expect(convert.code).toBe(0);
+    const report = JSON.parse(await readFile(join(converted, 'convert-report.json'), 'utf8')) as {
+      complete: boolean;
+      prototypes: Array<{ skipped: unknown[] }>;
+    };
+    expect(report.prototypes.flatMap((proto) => proto.skipped)).toEqual([]);
+    expect(report.complete).toBe(true);
+    const restore = await runCli(
+      ['restore', out, '--prototype', '3', '--dry-run', '--base-url', svc.baseUrl, '--retries', '1'],
+      { register: registerRestore, env: { RABBIT_API_KEY: svc.keys.readWrite } },
+    );
+    expect(restore.code).toBe(0);
+    expect(restore.stdout + restore.stderr).toContain('0 to create, 0 to update, 0 to delete');
   });
 
   it('an empty 200 is retried, and the body of the next attempt is stored', async () => {
