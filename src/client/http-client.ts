@@ -133,7 +133,12 @@ export class HttpClient {
    * https:// proxy URL is checked first when the TLS answer was plain, since its handshake and
    * the service's inside the tunnel fail alike.
    */
-  private async failure(error: unknown, source: string, signal: AbortSignal | undefined, method: string) {
+  private async failure(
+    error: unknown,
+    source: string,
+    signal: AbortSignal | undefined,
+    method: string,
+  ): Promise<RabbitError> {
     if (!signal?.aborted) {
       const request = { method, source };
       if (isPlainAnswerToTls(error)) {
@@ -161,7 +166,8 @@ export class HttpClient {
 
   private probe(url: URL): Promise<boolean> {
     const port = Number(url.port) || (url.protocol === 'https:' ? 443 : 80);
-    return speaksTls(url.hostname, port, this.timeoutMs);
+    // A TLS server answers a ClientHello at once; a plain one may wait for a request that never comes.
+    return speaksTls(url.hostname, port, Math.min(this.timeoutMs, PROBE_TIMEOUT_MS));
   }
 
   /**
@@ -241,6 +247,9 @@ const ANONYMOUS_GET_HEADERS: Readonly<Record<string, string>> = {
   'user-agent': 'rabbit-export',
   'accept-encoding': ACCEPT_ENCODING,
 };
+
+/** How long a port has to answer a TLS ClientHello, when whether it speaks TLS is asked. */
+const PROBE_TIMEOUT_MS = 5_000;
 
 /** A connection closed or reset before any answer: what a TLS server does with a plain request. */
 function isCutOff(error: unknown): boolean {
