@@ -1,6 +1,7 @@
 import { parse as parseLossless } from 'lossless-json';
 import { RabbitError } from '../core/errors.js';
 import { describe, normalizeId, type IdKind } from './ids.js';
+import { jsonText } from './json-body.js';
 
 /** A parsed id list: the ids that fit their shape, and the raw values that did not. */
 export interface IdList {
@@ -9,7 +10,7 @@ export interface IdList {
 }
 
 export function parseJson(buffer: Buffer, source: string): unknown {
-  return parseText(buffer.toString('utf8'), source);
+  return parseText(jsonText(buffer), source);
 }
 
 function parseText(text: string, source: string): unknown {
@@ -29,7 +30,7 @@ function parseText(text: string, source: string): unknown {
  * duplicate object keys), the JSON.parse value stands and an unsafe number in it is rejected.
  */
 export function readIdList(buffer: Buffer, kind: IdKind, source: string, allowObjectForm = false): IdList {
-  const text = buffer.toString('utf8');
+  const text = jsonText(buffer);
   let value = parseText(text, source);
   if (Array.isArray(value) && value.some((item) => typeof item === 'number')) {
     try {

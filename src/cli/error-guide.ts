@@ -38,6 +38,23 @@ export const ERROR_GUIDE: Readonly<Partial<Record<ErrorCode, NextStep>>> = {
   TLS_CERTIFICATE: () =>
     'if the service uses a private or self-signed certificate authority, set NODE_EXTRA_CA_CERTS to the path ' +
     'of its certificate (PEM) and run again; certificate checks are never switched off',
+  WRONG_SCHEME: (error) => {
+    const suggestion = dataOf(error, 'suggestion');
+    if (dataOf(error, 'target') === 'proxy' || suggestion === undefined) {
+      const variable = dataOf(error, 'variable') ?? 'HTTPS_PROXY';
+      return (
+        `that proxy takes plain HTTP: write ${variable} with http:// in front of its host and port instead of ` +
+        'https:// (the tunnel through it still carries TLS to the service, end to end)'
+      );
+    }
+    if (dataOf(error, 'insecure') === 'yes') {
+      return (
+        `that port speaks plain HTTP: use the service's https:// address if it has one; else --base-url ` +
+        `${suggestion} --allow-insecure-http, and the API key crosses the network in clear text`
+      );
+    }
+    return `write the base URL with the scheme that port speaks: --base-url ${suggestion}`;
+  },
   NO_ANSWER: () =>
     'the host took the connection but sent nothing back: check that --base-url names the Rabbit service ' +
     '(the API lives under {base}/rabbit/api/) and, if one is set, that HTTPS_PROXY answers; ' +

@@ -19,7 +19,7 @@ export function parseBaseUrl(baseUrl: string, policy: TransportPolicy = {}): { o
   // `host:port` parses as a URL whose scheme is the host: say what was meant instead.
   if (/^[a-z0-9.-]+:\d+(\/.*)?$/i.test(written) || /^\[[0-9a-f:]+\]:\d+(\/.*)?$/i.test(written)) {
     throw new RabbitError('BAD_BASE_URL', `--base-url ${written} has no scheme`, {
-      data: { suggestion: `https://${written}` },
+      data: { suggestion: withScheme(written) },
     });
   }
   let url: URL;
@@ -27,7 +27,7 @@ export function parseBaseUrl(baseUrl: string, policy: TransportPolicy = {}): { o
     url = new URL(written);
   } catch {
     throw new RabbitError('BAD_BASE_URL', `--base-url ${JSON.stringify(redactUrl(written))} is not a URL`, {
-      data: { suggestion: `https://${written.replace(/^\/+/, '')}` },
+      data: { suggestion: withScheme(written.replace(/^\/+/, '')) },
     });
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
@@ -57,6 +57,16 @@ export function servicePath(pathname: string): string {
     .replace(/\/+$/, '')
     .replace(/\/rabbit(\/api)?$/, '')
     .replace(/\/+$/, '');
+}
+
+/**
+ * A base URL written without its scheme, with the one it most likely lacks: a service on loopback
+ * is the fake service or a local tunnel, nearly always plain HTTP (and TLS to a plain port fails
+ * with nothing a user can read); anywhere else the key must travel over TLS.
+ */
+export function withScheme(hostAndPath: string): string {
+  const host = /^(\[[^\]]*\]|[^/:?#]*)/.exec(hostAndPath)?.[1] ?? '';
+  return `${isLoopbackHost(host) ? 'http' : 'https'}://${hostAndPath}`;
 }
 
 /** localhost, 127.0.0.0/8 or ::1, as a URL's hostname spells them. */

@@ -8,6 +8,7 @@ import { createDispatcher } from './dispatcher.js';
 import { proxyFor, type ProxySettings } from './proxy-env.js';
 import { proxyAddress, proxyFailureOf, proxyFailureWords } from './proxy-failure.js';
 import { parseBaseUrl } from './base-url.js';
+import { isPlainAnswerToTls, isTlsAnswerToHttp, speaksTls, wrongScheme, type Route } from './network-failure.js';
 import { decideRedirect, isRedirect } from './redirects.js';
 import { isRetryableStatus } from './retry-policy.js';
 import { ACCEPT_ENCODING } from './content-coding.js';
@@ -70,8 +71,11 @@ export class HttpClient {
     return this.proxy && proxyAddress(this.proxy);
   }
 
+  private readonly timeoutMs: number;
+
   constructor(options: HttpClientOptions) {
     const base = parseBaseUrl(options.baseUrl, { allowInsecureHttp: options.allowInsecureHttp ?? false });
+    this.timeoutMs = options.timeoutMs;
     this.origin = base.origin;
     this.basePath = base.basePath;
     this.ownsDispatcher = options.dispatcher === undefined;
@@ -92,6 +96,11 @@ export class HttpClient {
     let path = `${this.basePath}${source}`;
     for (let hops = 0; ; hops++) {
       const response = await this.getOnce(source, path, options);
+      // nginx answers plain HTTP on its TLS port with 400 ("The plain HTTP request was sent to HTTPS port").
+      if (response.status === 400 && (await this.isTlsPort())) {
+        await discardBody(response.body);
+        throw wrongScheme(undefined, this.route, { method: 'GET', source });
+      }
       if (!isRedirect(response.status)) return response;
       await discardBody(response.body);
       const decision = decideRedirect(this.origin, path, source, response.status, response.headers['location'], hops);
@@ -110,8 +119,55 @@ export class HttpClient {
         options.signal,
       );
     } catch (error) {
-      throw toNetworkError(error, source, options.signal, 'GET', this.proxy);
+      throw await this.failure(error, source, options.signal, 'GET');
     }
+  }
+
+  /** The origin and proxy requests go to, for naming a failure. */
+  private get route(): Route {
+    return { origin: new URL(this.origin), basePath: this.basePath, proxy: this.proxy };
+  }
+
+  /**
+   * A failed request as a typed error. A scheme that does not fit the port is named as such: an
+   * https:// proxy URL is checked first when the TLS answer was plain, since its handshake and
+   * the service's inside the tunnel fail alike.
+   */
+  private async failure(
+    error: unknown,
+    source: string,
+    signal: AbortSignal | undefined,
+    method: string,
+  ): Promise<RabbitError> {
+    if (!signal?.aborted) {
+      const request = { method, source };
+      if (isPlainAnswerToTls(error)) {
+        const proxyLeg = this.proxy?.protocol === 'https:' && !(await this.probe(this.proxy));
+        return wrongScheme(error, this.route, request, proxyLeg);
+      }
+      if (isTlsAnswerToHttp(error) || (isCutOff(error) && (await this.isTlsPort()))) {
+        return wrongScheme(error, this.route, request);
+      }
+    }
+    return toNetworkError(error, source, signal, method, this.proxy);
+  }
+
+  /**
+   * Whether the http:// origin is in fact a TLS port: asked once, directly (a proxy between would
+   * answer for itself), and only when an answer looked like it (a 400, a connection closed unanswered).
+   */
+  private isTlsPort(): Promise<boolean> {
+    if (!this.ownsDispatcher || this.proxy || !this.origin.startsWith('http:')) return Promise.resolve(false);
+    this.tlsPort ??= this.probe(new URL(this.origin));
+    return this.tlsPort;
+  }
+
+  private tlsPort: Promise<boolean> | undefined;
+
+  private probe(url: URL): Promise<boolean> {
+    const port = Number(url.port) || (url.protocol === 'https:' ? 443 : 80);
+    // A TLS server answers a ClientHello at once; a plain one may wait for a request that never comes.
+    return speaksTls(url.hostname, port, Math.min(this.timeoutMs, PROBE_TIMEOUT_MS));
   }
 
   /**
@@ -151,7 +207,7 @@ export class HttpClient {
         options.signal,
       );
     } catch (error) {
-      throw toNetworkError(error, source, options.signal, method, this.proxy);
+      throw await this.failure(error, source, options.signal, method);
     }
   }
 
@@ -191,6 +247,15 @@ const ANONYMOUS_GET_HEADERS: Readonly<Record<string, string>> = {
   'user-agent': 'rabbit-export',
   'accept-encoding': ACCEPT_ENCODING,
 };
+
+/** How long a port has to answer a TLS ClientHello, when whether it speaks TLS is asked. */
+const PROBE_TIMEOUT_MS = 5_000;
+
+/** A connection closed or reset before any answer: what a TLS server does with a plain request. */
+function isCutOff(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === 'UND_ERR_SOCKET' || code === 'ECONNRESET';
+}
 
 const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
 

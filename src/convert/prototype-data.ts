@@ -1,6 +1,7 @@
 import { isRabbitError } from '../core/errors.js';
 import type { ArchivedPrototype } from '../archive/archive-catalog.js';
 import { compareIds } from '../api/ids.js';
+import { jsonText } from '../api/json-body.js';
 
 /**
  * One prototype's data, read from its archived bodies entry by entry. Bodies are the service's
@@ -88,7 +89,7 @@ export class PrototypeReader {
   async json(rest: string, what: string): Promise<{ value: unknown; raw: string } | undefined> {
     const bytes = await this.bytes(rest, what);
     if (bytes === undefined) return undefined;
-    const raw = bytes.toString('utf8');
+    const raw = jsonText(bytes);
     try {
       return { value: JSON.parse(raw) as unknown, raw };
     } catch {

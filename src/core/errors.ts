@@ -4,8 +4,8 @@ import { withoutQueries } from './redact.js';
  * Typed errors with a stable `code`. Tests and the CLI branch on codes, never on wording.
  *
  * Failures are grouped by what happens next (STYLE 4):
- *  - retryable: the request may succeed if tried again (429, 5xx, resets, timeouts, stalled or
- *    cut bodies);
+ *  - retryable: the request may succeed if tried again (429, 5xx, resets, timeouts, stalled, cut
+ *    or empty bodies);
  *  - resource: one resource failed for good (or was cut off by --max-duration: DEADLINE, or by an
  *    outage longer than --outage-patience: SERVICE_DOWN); it is
  *    recorded in the manifest and the crawl goes on;
@@ -24,6 +24,7 @@ export type ErrorCode =
   | 'SERVICE_DOWN'
   | 'BODY_TOO_LARGE'
   | 'BODY_TRUNCATED'
+  | 'BODY_EMPTY'
   | 'BODY_UNDECODABLE'
   | 'UNKNOWN_CODING'
   | 'BAD_JSON'
@@ -44,6 +45,7 @@ export type ErrorCode =
   | 'PROXY_FAILED'
   | 'HOST_NOT_FOUND'
   | 'TLS_CERTIFICATE'
+  | 'WRONG_SCHEME'
   | 'NO_ANSWER'
   | 'API_NOT_FOUND'
   | 'BAD_BASE_URL'
@@ -118,6 +120,7 @@ function defaultClass(code: ErrorCode): ErrorClass {
     case 'TIMEOUT':
     case 'STALLED':
     case 'BODY_TRUNCATED':
+    case 'BODY_EMPTY':
     case 'BODY_UNDECODABLE':
       return 'retryable';
     case 'HTTP_STATUS':

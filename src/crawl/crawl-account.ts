@@ -1,8 +1,8 @@
-import { RabbitError, isRabbitError, type ErrorCode } from '../core/errors.js';
+import { RabbitError, isRabbitError } from '../core/errors.js';
 import { archivePathFor, API_PREFIX, pageViewPathFor } from '../api/paths.js';
 import { currentRevision } from '../api/revision.js';
 import { fetchResource, type FetchContext } from './fetch-resource.js';
-import { proxyFailureWords, proxyNoteOf } from '../client/proxy-failure.js';
+import { networkReason } from '../client/network-failure.js';
 import { manifestErrorOf } from '../manifest/manifest-error.js';
 import { storedFileOf } from '../storage/stored-file.js';
 import type { ArchiveModel } from '../manifest/archive-model.js';
@@ -417,45 +417,4 @@ function rootFailure(error: unknown, source: string, keyNumber: number | undefin
     cause: error,
     data,
   });
-}
-
-const TLS_CODES = new Set([
-  'DEPTH_ZERO_SELF_SIGNED_CERT',
-  'SELF_SIGNED_CERT_IN_CHAIN',
-  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
-  'UNABLE_TO_GET_ISSUER_CERT',
-  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
-  'CERT_HAS_EXPIRED',
-  'CERT_NOT_YET_VALID',
-  'ERR_TLS_CERT_ALTNAME_INVALID',
-]);
-
-/** What a failed first contact means, from the system's code anywhere down the cause chain. */
-function networkReason(error: RabbitError): { code: ErrorCode; words: string } {
-  // Through a proxy, a failure that is surely the proxy's is named as such, not blamed on the service.
-  const proxied = proxyNoteOf(error);
-  if (proxied?.failure) {
-    const { trouble, status } = proxied.failure;
-    const code = trouble === 'refused' ? 'PROXY_REFUSED' : status === 407 ? 'PROXY_AUTH' : 'PROXY_FAILED';
-    return { code, words: proxyFailureWords(proxied.failure) };
-  }
-  // A failure inside the tunnel (a timeout, a connection cut) may be either's: say which way it went.
-  const via = proxied ? ` through the proxy ${proxied.proxy}` : '';
-  const codes: string[] = [];
-  let said = '';
-  for (let cause: unknown = error.cause; cause instanceof Error; cause = cause.cause) {
-    const code = (cause as { code?: unknown }).code;
-    if (typeof code === 'string') codes.push(code);
-    said = cause.message;
-  }
-  const tls = codes.find((code) => TLS_CODES.has(code));
-  if (tls !== undefined)
-    return { code: 'TLS_CERTIFICATE', words: `the service's TLS certificate is not trusted (${tls})` };
-  if (codes.includes('ECONNREFUSED')) return { code: 'CONNECTION_REFUSED', words: 'the connection was refused' };
-  if (codes.includes('ENOTFOUND') || codes.includes('EAI_AGAIN'))
-    return { code: 'HOST_NOT_FOUND', words: 'the host name is not known' };
-  if (error.code === 'TIMEOUT') return { code: 'NO_ANSWER', words: `the service did not answer in time${via}` };
-  // The system's own words, without its code names: "other side closed", "socket hang up".
-  const words = said.replace(/\b[A-Z][A-Z0-9_]{3,}\b:?\s*/g, '').trim();
-  return { code: 'HOST_UNREACHABLE', words: `the connection to the service${via} failed${words ? ` (${words})` : ''}` };
 }

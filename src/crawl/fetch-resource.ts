@@ -52,7 +52,7 @@ export type FetchResult =
 
 /**
  * One resource, fetched until it is safely in the spool or has failed for good. Retries what
- * may succeed next time (429, 5xx, resets, timeouts, bodies cut short), waiting per the retry
+ * may succeed next time (429, 5xx, resets, timeouts, bodies cut short or empty), waiting per the retry
  * policy; everything else throws at once. The limiter slot is held while waiting, which is what
  * the adaptive concurrency accounts for.
  */
@@ -107,6 +107,7 @@ export async function fetchResource(ctx: FetchContext, request: FetchRequest): P
               body.destroy();
               throw bodyError(error, request.source, ctx.signal);
             });
+          if (spooled.size === 0 && !request.anonymous) throw emptyBody(request.source);
           ctx.adaptive?.succeeded();
           const wireBytes = decoded ? decoded.wireBytes : spooled.size;
           ctx.onAttempt?.({
@@ -201,6 +202,15 @@ function tooLarge(request: FetchRequest, length: number): RabbitError {
     `GET ${request.source}: body of ${length} bytes exceeds the cap of ${request.maxBytes}`,
     { source: request.source, method: 'GET' },
   );
+}
+
+/**
+ * A 200 without a byte, where every API resource has one (JSON, a PNG, a page view): a proxy or a
+ * server that gave up mid-answer, worth another attempt and never stored as the resource. Static
+ * assets (anonymous requests) may be empty files and are kept as they are.
+ */
+function emptyBody(source: string): RabbitError {
+  return new RabbitError('BODY_EMPTY', `GET ${source} answered 200 with an empty body`, { source, method: 'GET' });
 }
 
 /** The answer's Content-Encoding; a body in a coding we cannot undo is dropped at once. */

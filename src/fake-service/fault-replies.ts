@@ -47,6 +47,21 @@ export function malformedJsonReply(reply: Reply): Reply {
   };
 }
 
+/** A JSON body after a UTF-8 byte-order mark, as Windows tools write it; undefined for any other reply. */
+export function bomReply(reply: Reply): Reply | undefined {
+  const bytes = reply.status === 200 && isJson(reply) ? reply.payload?.bytes : undefined;
+  if (bytes === undefined) return undefined;
+  return { ...reply, payload: bufferPayload(Buffer.concat([UTF8_BOM, bytes])) };
+}
+
+const UTF8_BOM = Buffer.from([0xef, 0xbb, 0xbf]);
+
+/** A 200 with the resource's headers (its type, its date) and not one byte of it. */
+export function emptyBodyReply(reply: Reply): Reply | undefined {
+  if (reply.status !== 200) return undefined;
+  return { ...reply, payload: bufferPayload(Buffer.alloc(0)) };
+}
+
 const HOSTILE_STRINGS = ['../../x', 'element1/../../y', 'page1/../../../etc', '/etc/passwd', 'page1\\..\\..\\z'];
 const HOSTILE_NUMBERS = [-1, 1.5, 1e21];
 

@@ -23,7 +23,9 @@ export type FaultKind =
   | '404'
   | 'corrupt-coding'
   | 'coding-bomb'
-  | 'unknown-coding';
+  | 'unknown-coding'
+  | 'bom'
+  | 'empty-body';
 
 export const FAULT_KINDS: readonly FaultKind[] = [
   '429',
@@ -43,6 +45,8 @@ export const FAULT_KINDS: readonly FaultKind[] = [
   'corrupt-coding',
   'coding-bomb',
   'unknown-coding',
+  'bom',
+  'empty-body',
 ];
 
 /** The faults a retrying client should get through: the default for `rate`. */
@@ -121,7 +125,8 @@ export class FaultPlan {
  * Kinds: 429 500 502 503 504 403 404 reset truncate slow-body malformed-json bad-ids endless-body
  * trickle (a 200 whose body sends one byte every trickle-ms and never ends: never idle, never done)
  * corrupt-coding (a gzip body whose CRC is wrong) coding-bomb (~1 MiB of gzip that inflates to 1 GiB)
- * unknown-coding (the body sent as it is, declared in the old `compress` coding nobody decodes).
+ * unknown-coding (the body sent as it is, declared in the old `compress` coding nobody decodes)
+ * bom (a UTF-8 byte-order mark before a JSON body) empty-body (a 200 with its headers and no body).
  */
 export function parseFaultSpec(spec: string): FaultOptions {
   const options: FaultOptions = {};

@@ -1,6 +1,14 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { mayRead } from './auth.js';
-import { badIdsReply, endlessReply, isStatusFault, malformedJsonReply, statusFaultReply } from './fault-replies.js';
+import {
+  badIdsReply,
+  bomReply,
+  emptyBodyReply,
+  endlessReply,
+  isStatusFault,
+  malformedJsonReply,
+  statusFaultReply,
+} from './fault-replies.js';
 import type { FaultKind, FaultPlan } from './faults.js';
 import type { OutagePlan } from './outage.js';
 import type { Reply, Representation } from './payload.js';
@@ -115,6 +123,10 @@ function applyContentFault(fault: FaultKind, reply: Reply, path: string): Reply 
       return codingBombReply(reply);
     case 'unknown-coding':
       return { ...reply, headers: { ...reply.headers, 'content-encoding': 'compress' } };
+    case 'bom':
+      return bomReply(reply);
+    case 'empty-body':
+      return emptyBodyReply(reply);
     default:
       return reply;
   }

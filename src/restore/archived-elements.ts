@@ -4,6 +4,7 @@ import type { ArchivedPrototype } from '../archive/archive-catalog.js';
 import { openArchive } from '../archive/open-archive.js';
 import { checkElementBody } from './element-shape.js';
 import type { ElementState, ParentKind } from './plan.js';
+import { jsonText } from '../api/json-body.js';
 
 /**
  * The pages and layers of the archived prototype with their elements, every id and attribute
@@ -163,7 +164,7 @@ async function archivedElement(
   if (data === undefined) return { reason: `the archive does not hold ${name}` };
   let body: unknown;
   try {
-    body = JSON.parse(data.toString('utf8'));
+    body = JSON.parse(jsonText(data));
   } catch {
     return { reason: `${name} in the archive is not JSON` };
   }

@@ -2,6 +2,7 @@ import type { BodyReader, BodyRef } from '../storage/spool.js';
 import type { StoredFile } from '../storage/stored-file.js';
 import { compareIds } from '../api/ids.js';
 import { inOrder } from '../core/in-order.js';
+import { jsonText } from '../api/json-body.js';
 
 /**
  * What index.html shows, read back from the archived bodies themselves (not from the crawl's
@@ -82,7 +83,7 @@ async function summarize(
     const file = inDir.get(rest);
     if (!file) return undefined;
     try {
-      return JSON.parse((await read(file)).toString('utf8')) as unknown;
+      return JSON.parse(jsonText(await read(file))) as unknown;
     } catch {
       return undefined;
     }

@@ -140,6 +140,8 @@ const CASES: Record<string, () => Promise<Failure>> = {
       }),
     }),
   TLS_CERTIFICATE: () => exportFails(['--base-url', `https://127.0.0.1:${tls.port}`]),
+  // The demo and the fake service speak plain HTTP: https:// to them meets OpenSSL, not a service.
+  WRONG_SCHEME: () => exportFails(['--base-url', `https://${new URL(service.baseUrl).host}`]),
   NO_ANSWER: async () => {
     const port = await rawServer(() => undefined);
     return coreFails({ baseUrl: `http://127.0.0.1:${port}`, firstContactMs: 300, retry: { attempts: 5 } });
@@ -268,9 +270,39 @@ describe('error guide: every failure a newcomer meets says what happened, what w
     expect(failure.code).toBe('API_KEY_FLAG');
   });
 
-  it('suggests the URL with its scheme for host:port', async () => {
-    const failure = await exportFails(['--base-url', 'localhost:44303']);
-    expect(failure.next).toContain('--base-url https://localhost:44303');
+  it.each([
+    ['127.0.0.1:44303', 'http://127.0.0.1:44303'],
+    ['localhost:44303', 'http://localhost:44303'],
+    ['[::1]:44303/rabbit', 'http://[::1]:44303/rabbit'],
+    ['example.org:8443', 'https://example.org:8443'],
+    ['127.0.0.1.example.org:8443', 'https://127.0.0.1.example.org:8443'],
+  ])('suggests %s with the scheme its host most likely speaks: %s', async (written, suggested) => {
+    const failure = await exportFails(['--base-url', written]);
+    expect(failure.code).toBe('BAD_BASE_URL');
+    expect(failure.next).toBe(`write it with its scheme: --base-url ${suggested}`);
+  });
+
+  it('the http:// it suggests for loopback is what the fake service answers on', async () => {
+    const dir = await tempDir();
+    const written = new URL(service.baseUrl).host;
+    const failure = await exportFails(['--base-url', written]);
+    const suggested = /--base-url (\S+)/.exec(failure.next ?? '')?.[1] ?? '';
+    const run = await runCli(['export', '--out', join(dir, 'a.zip'), '--base-url', suggested], {
+      register: registerExport,
+      env: { RABBIT_API_KEY: service.keys.readOnly },
+    });
+    expect(run.code).toBe(0);
+  });
+
+  it('https:// to a plain port of a host that is not loopback: http:// is offered only with its cost', () => {
+    const next = nextStepFor(
+      new RabbitError('WRONG_SCHEME', '', {
+        data: { target: 'service', suggestion: 'http://rabbit.example:8080', insecure: 'yes' },
+      }),
+    );
+    expect(next).toContain("use the service's https:// address if it has one");
+    expect(next).toContain('--base-url http://rabbit.example:8080 --allow-insecure-http');
+    expect(next).toContain('clear text');
   });
 
   it('a bad key among several is named by its line, and no command that would fail again is offered alone', async () => {
