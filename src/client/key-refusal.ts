@@ -105,7 +105,10 @@ export class KeyWatch {
         if (!refused || this.options.signal.aborted) return;
         const refusal = { keyNumber: this.options.keys.indexOf(key) + 1, ...first };
         this.refusals.set(key, refusal);
-        this.options.onRefused(refusal, [...this.read].every((read) => this.refusals.has(read)));
+        this.options.onRefused(
+          refusal,
+          [...this.read].every((read) => this.refusals.has(read)),
+        );
       })
       .catch(() => undefined) // the run ended meanwhile: the requests waiting hear it from the signal
       .finally(() => {

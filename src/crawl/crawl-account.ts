@@ -367,12 +367,11 @@ export class AccountCrawler {
   private readonly openTasks = new OpenTasks();
 
   /**
-   * Prototypes with scheduled work that never finished, and how many tasks each (after a halt), or
-   * only those read with `key` (a key refused mid-run).
+   * Prototypes with scheduled work that never finished, and how many tasks each (after a halt, or
+   * a key refused mid-run), of the keys `read` picks.
    */
-  unfinishedPrototypes(key?: string): [id: string, tasks: number][] {
-    const entries = this.openTasks.entries();
-    return key === undefined ? entries : entries.filter(([id]) => this.owner.get(id) === key);
+  unfinishedPrototypes(read: (key: string) => boolean = () => true): [id: string, tasks: number][] {
+    return this.openTasks.entries().filter(([id]) => read(this.owner.get(id) as string));
   }
 
   private schedule(prototypeId: string, task: (handOff: HandOff) => Promise<void>): void {

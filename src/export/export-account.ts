@@ -162,13 +162,22 @@ export async function exportAccount(options: ExportOptions): Promise<ExportResul
       });
       await frontier.drain();
       since?.close(); // the crawl was PREV's only reader: its index need not live through the last passes
-      if (deadline.expired) recordUnfinished(model, crawler.unfinishedPrototypes(), deadline.error(), failed);
-      else {
-        for (const refusal of fetch.keys?.refused ?? []) {
-          const key = options.keys[refusal.keyNumber - 1] as string;
-          recordUnfinished(model, crawler.unfinishedPrototypes(key), keyRefusedError(refusal), failed);
-        }
-      }
+      // The prototypes of a key refused mid-run say so; what else is undone, the deadline's reason.
+      const refused = new Map((fetch.keys?.refused ?? []).map((r) => [options.keys[r.keyNumber - 1] as string, r]));
+      for (const [key, refusal] of refused)
+        recordUnfinished(
+          model,
+          crawler.unfinishedPrototypes((k) => k === key),
+          keyRefusedError(refusal),
+          failed,
+        );
+      if (deadline.expired)
+        recordUnfinished(
+          model,
+          crawler.unfinishedPrototypes((k) => !refused.has(k)),
+          deadline.error(),
+          failed,
+        );
       emit({ type: 'phase', phase: 'requisites' });
       await viewer.finish();
     } catch (error) {

@@ -48,17 +48,6 @@ export function fetchContext(parts: {
     ...options.outage,
     ...(options.outagePatienceMs !== undefined ? { patienceMs: options.outagePatienceMs } : {}),
   };
-  const outage = new OutageMonitor({
-    policy,
-    now,
-    sleep,
-    signal: parts.signal,
-    probe: (signal) => probeService(parts.client, options.keys[0] ?? '', signal, now),
-    hold: () => frontier.hold(),
-    release: () => frontier.release(),
-    onEvent: (event) => emit({ type: 'outage', ...event }),
-    giveUp: parts.giveUp,
-  });
   // One refused key among several stops its own prototypes (the crawl skips them); the last one, the run.
   const keys = new KeyWatch({
     keys: options.keys,
@@ -72,6 +61,18 @@ export function fetchContext(parts: {
     onRefused: (refusal, everyKey) => {
       if (everyKey) parts.giveUp(keyRefusedError(refusal));
     },
+  });
+  const outage = new OutageMonitor({
+    policy,
+    now,
+    sleep,
+    signal: parts.signal,
+    // With a key the service still honours: a refused one is sent nothing more.
+    probe: (signal) => probeService(parts.client, probeKey(options.keys, keys), signal, now),
+    hold: () => frontier.hold(),
+    release: () => frontier.release(),
+    onEvent: (event) => emit({ type: 'outage', ...event }),
+    giveUp: parts.giveUp,
   });
   return {
     outage,
@@ -152,6 +153,11 @@ export async function probeService(
     const failure = toNetworkError(error, source, signal);
     return { back: false, signal: outageSignalOf(failure) ?? 'transport', answer: networkAnswer(failure) };
   }
+}
+
+/** The key an outage's probe goes with: the first one not refused (any answer will do). */
+function probeKey(all: readonly string[], keys: KeyWatch): string {
+  return all.find((key) => keys.refusalOf(key) === undefined) ?? all[0] ?? '';
 }
 
 /**
