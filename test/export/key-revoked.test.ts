@@ -13,7 +13,7 @@ import { exportAccount } from '../../src/export/export-account.js';
 import { registerExport } from '../../src/cli/commands/export.js';
 import { backupAccount } from '../../src/backup/backup-account.js';
 import { readArchive } from '../helpers/archive.js';
-import { runCli } from '../helpers/cli.js';
+import { runCli, startCli } from '../helpers/cli.js';
 import { hasTool, missingTool } from '../helpers/tools.js';
 import { tempDir } from '../helpers/temp.js';
 
@@ -164,4 +164,29 @@ describe('a key revoked in the middle of a run', () => {
     expect(backup.export.keysRefused?.[0]).toMatchObject({ keyNumber: 1 });
     expect(service.store.keyRing.refusedAfterRevocation).toBeLessThanOrEqual(2 * 8);
   }, 60_000);
+
+  it('serve --revoke-key-after N answers the read-only key N times, then 401, and the read-write key still', async () => {
+    const { child, done } = startCli(['serve', '--json', '--prototypes', '1', '--revoke-key-after', '2']);
+    const info = await new Promise<{ baseUrl: string; keys: { readOnly: string; readWrite: string } }>(
+      (resolve, reject) => {
+        let first = '';
+        child.stdout?.on('data', (chunk: Buffer) => {
+          first += chunk.toString();
+          if (first.includes('\n')) resolve(JSON.parse(first.split('\n')[0] as string));
+        });
+        child.on('close', () => reject(new Error(`serve ended early: ${first}`)));
+      },
+    );
+    try {
+      const status = async (key: string): Promise<number> =>
+        (await fetch(`${info.baseUrl}/rabbit/api/prototypes.json?api_key=${key}`)).status;
+      const readOnly = [];
+      for (let i = 0; i < 4; i++) readOnly.push(await status(info.keys.readOnly));
+      expect(readOnly).toEqual([200, 200, 401, 401]);
+      expect(await status(info.keys.readWrite)).toBe(200);
+    } finally {
+      child.kill('SIGTERM');
+      await done;
+    }
+  });
 });
