@@ -80,6 +80,9 @@ type HandOff = Parameters<Task>[0];
 export class AccountCrawler {
   constructor(private readonly options: CrawlOptions) {}
 
+  /** Which key reads each prototype: the first whose list names it. */
+  private readonly owner = new Map<string, string>();
+
   /** For work that follows the crawl on the same client, spool and counters (page assets). */
   get fetchContext(): FetchContext {
     return this.options.fetch;
@@ -87,7 +90,7 @@ export class AccountCrawler {
 
   /** Fetches the prototype lists (fatal on failure) and schedules everything below them. */
   async start(): Promise<void> {
-    const owner = new Map<string, string>();
+    const owner = this.owner;
     const refused: RabbitError[] = [];
     for (const [index, key] of this.options.keys.entries()) {
       let list: IdList;
@@ -331,6 +334,8 @@ export class AccountCrawler {
       const parsed = check(buffer ?? Buffer.alloc(0));
       return { result, parsed };
     } catch (error) {
+      // A key refused mid-run ends the task unrecorded: its prototype is recorded as unfinished once.
+      if (isRabbitError(error, 'KEY_REFUSED') && this.options.fetch.keys?.refusalOf(key)) throw new KeyStopped();
       if (isRabbitError(error) && error.errorClass !== 'fatal') {
         if (absent?.(error)) return null;
         this.recordError(source, error);
@@ -361,21 +366,35 @@ export class AccountCrawler {
    */
   private readonly openTasks = new OpenTasks();
 
-  /** Prototypes with scheduled work that never finished, and how many tasks each (after a halt). */
-  unfinishedPrototypes(): [id: string, tasks: number][] {
-    return this.openTasks.entries();
+  /**
+   * Prototypes with scheduled work that never finished, and how many tasks each (after a halt, or
+   * a key refused mid-run), of the keys `read` picks.
+   */
+  unfinishedPrototypes(read: (key: string) => boolean = () => true): [id: string, tasks: number][] {
+    return this.openTasks.entries().filter(([id]) => read(this.owner.get(id) as string));
   }
 
   private schedule(prototypeId: string, task: (handOff: HandOff) => Promise<void>): void {
     this.openTasks.opened(prototypeId);
+    const key = this.owner.get(prototypeId) as string;
     this.options.frontier.add(async (handOff) => {
-      await task(handOff);
+      // The tasks of a key refused mid-run stay open and make no request, as those a halt drops.
+      if (this.options.fetch.keys?.refusalOf(key)) return;
+      try {
+        await task(handOff);
+      } catch (error) {
+        if (error instanceof KeyStopped) return;
+        throw error;
+      }
       if (!this.openTasks.closed(prototypeId)) return;
       this.discussionSink.delete(prototypeId);
       this.options.hooks?.prototypeDone?.(prototypeId);
     });
   }
 }
+
+/** A task ended by its key's refusal: not a failure of its resource, nor of the run. */
+class KeyStopped extends Error {}
 
 function badId(source: string, id: string): RabbitError {
   return new RabbitError('BAD_ID', `${source} lists an id of the wrong shape: ${id}; it was not requested`, {

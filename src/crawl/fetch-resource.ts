@@ -9,6 +9,7 @@ import type { Spool, SpooledBody } from '../storage/spool.js';
 import { stopReason } from '../client/stop-reason.js';
 import { watchTransfer, type StallPolicy } from '../client/transfer-watchdog.js';
 import type { OutageMonitor } from '../client/outage-monitor.js';
+import { keyRefusedError, REFUSAL_STATUS, type KeyWatch } from '../client/key-refusal.js';
 import { answersAsService, outageSignalOf } from '../client/outage-policy.js';
 import { DecodedBody, parseContentEncoding, wireCap, type Coding } from '../client/content-coding.js';
 import type { ResponseBody } from '../client/response-body.js';
@@ -29,6 +30,8 @@ export interface FetchContext {
   sleep?: (ms: number, signal: AbortSignal) => Promise<unknown>;
   /** Pauses the whole run while the service is gone; without it every failure is the resource's own. */
   outage?: OutageMonitor;
+  /** Tells a key revoked mid-run from one resource it may not read; without it a 401 is the resource's own. */
+  keys?: KeyWatch;
 }
 
 export type AttemptEvent =
@@ -78,8 +81,13 @@ export async function fetchResource(ctx: FetchContext, request: FetchRequest): P
     let failure: RabbitError;
     try {
       if (ctx.rateLimiter) await ctx.rateLimiter.take(ctx.signal);
+      const keyed = request.anonymous ? undefined : ctx.keys;
+      const refused = keyed?.refusalOf(request.key);
+      if (refused) throw keyRefusedError(refused, request.source, `GET ${request.source} was not sent`);
+      const sent = keyed?.sending() ?? 0;
       const response = await ctx.client.get(request.source, get);
       if (answersAsService(response.status)) ctx.outage?.answered();
+      if (response.status === 200 || response.status === 304) keyed?.answered(request.key);
       const body = response.body;
       const watch = watchTransfer((error) => body.destroy(error), ctx.stall, request.source);
       try {
@@ -136,6 +144,12 @@ export async function fetchResource(ctx: FetchContext, request: FetchRequest): P
         return { status: 304, attempts: attempt };
       }
       if (isThrottleStatus(response.status)) ctx.adaptive?.throttled();
+      // Nothing more goes out with a key the service refuses: this request ends, and so do the others.
+      const refusal =
+        keyed && REFUSAL_STATUS.has(response.status)
+          ? await keyed.judge(request.key, sent, response.status, request.source)
+          : undefined;
+      if (refusal) throw keyRefusedError(refusal, request.source, `GET ${request.source}`);
       failure = statusError(
         'GET',
         request.source,

@@ -35,7 +35,8 @@ export class Frontier {
   private idle: { resolve: () => void; reject: (error: unknown) => void } | undefined;
   private stopped = false;
   private paused = false;
-  private held = false;
+  /** Holds not yet released: an outage and a check of a refused key may hold at once. */
+  private held = 0;
   /** Tasks started and not yet ended, those that have handed off their slot included. */
   private unfinished = 0;
   private readonly full: number;
@@ -96,15 +97,16 @@ export class Frontier {
   }
 
   /**
-   * Starts nothing new while the service is gone (an outage), apart from `pause`: the zip writer
-   * catching up must not restart a crawl that waits for the service, nor the other way round.
+   * Starts nothing new while the service is gone (an outage) or a refused key is checked, apart
+   * from `pause`: the zip writer catching up must not restart a crawl that waits for the service,
+   * nor the other way round. Holds count: work starts again once each has been released.
    */
   hold(): void {
-    this.held = true;
+    this.held++;
   }
 
   release(): void {
-    this.held = false;
+    this.held = Math.max(0, this.held - 1);
     this.pump();
   }
 
@@ -177,7 +179,7 @@ export class Frontier {
   }
 
   private pump(): void {
-    while (!this.stopped && !this.paused && !this.held && this.pending.length > 0 && this.active < this.slots) {
+    while (!this.stopped && !this.paused && this.held === 0 && this.pending.length > 0 && this.active < this.slots) {
       this.run(this.pending.pop() as Task);
     }
     if (this.isIdle() && this.idle) {

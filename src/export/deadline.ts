@@ -91,13 +91,14 @@ export class Deadline {
 }
 
 /**
- * Records what the deadline left undone: each prototype with work that never started (or was never
- * read at all) gets one DEADLINE error, so its record says incomplete and the next run redoes it.
+ * Records what the deadline (or a key refused mid-run) left undone: each prototype with work that
+ * never started (or was never read at all) gets one error with the reason's code (DEADLINE,
+ * SERVICE_DOWN, KEY_REFUSED), so its record says incomplete and the next run redoes it.
  */
 export function recordUnfinished(
   model: ArchiveModel,
   unfinished: Iterable<[id: string, tasks: number]>,
-  deadline: Deadline,
+  reason: RabbitError,
   onFailed?: (source: string, error: RabbitError) => void,
 ): void {
   for (const [id, tasks] of unfinished) {
@@ -106,7 +107,6 @@ export function recordUnfinished(
     const what = read
       ? `${tasks} request${tasks === 1 ? '' : 's'} of prototype ${id} did not start`
       : `prototype ${id} was not read`;
-    const reason = deadline.error();
     recordDeadlineError(
       model,
       new RabbitError(reason.code, `${what}: ${reason.message}`, { source, errorClass: 'resource' }),

@@ -21,6 +21,7 @@ import {
   type ExportResult,
 } from './export-options.js';
 import { interrupted, sanitize } from './failure.js';
+import { keyRefusedError } from '../client/key-refusal.js';
 import { errorEvents, fetchContext, progressHooks } from './fetch-setup.js';
 import type { RunStats } from '../manifest/types.js';
 
@@ -161,7 +162,22 @@ export async function exportAccount(options: ExportOptions): Promise<ExportResul
       });
       await frontier.drain();
       since?.close(); // the crawl was PREV's only reader: its index need not live through the last passes
-      if (deadline.expired) recordUnfinished(model, crawler.unfinishedPrototypes(), deadline, failed);
+      // The prototypes of a key refused mid-run say so; what else is undone, the deadline's reason.
+      const refused = new Map((fetch.keys?.refused ?? []).map((r) => [options.keys[r.keyNumber - 1] as string, r]));
+      for (const [key, refusal] of refused)
+        recordUnfinished(
+          model,
+          crawler.unfinishedPrototypes((k) => k === key),
+          keyRefusedError(refusal),
+          failed,
+        );
+      if (deadline.expired)
+        recordUnfinished(
+          model,
+          crawler.unfinishedPrototypes((k) => !refused.has(k)),
+          deadline.error(),
+          failed,
+        );
       emit({ type: 'phase', phase: 'requisites' });
       await viewer.finish();
     } catch (error) {
@@ -173,6 +189,7 @@ export async function exportAccount(options: ExportOptions): Promise<ExportResul
 
     emit({ type: 'phase', phase: 'archive' });
     stats.files = model.fileCount;
+    const keysRefused = fetch.keys?.refused ?? [];
     const meta = {
       toolVersion: TOOL_VERSION,
       baseUrl: options.baseUrl,
@@ -193,12 +210,15 @@ export async function exportAccount(options: ExportOptions): Promise<ExportResul
       errorCount: model.errorCount,
       outages: fetch.outage?.summary() ?? { count: 0, totalMs: 0, gaveUp: false },
       errors: await model.firstErrors(RESULT_ERROR_LIMIT),
+      ...(keysRefused.length > 0 ? { keysRefused } : {}),
       ...(model.notOffered.length > 0 ? { notOffered: model.notOffered } : {}),
     };
     emit({ type: 'phase', phase: 'done' });
-    // Given up on an outage: the bodies fetched so far stay beside the archive, and the same
-    // command run again replaces this incomplete archive with a complete one, reusing them.
-    await work.close(deadline.expired && !deadline.reached ? 'resumable' : 'done');
+    // Given up on an outage, or a key refused mid-run: the bodies fetched so far stay beside the
+    // archive, and the same command run again replaces this incomplete archive with a complete
+    // one, reusing them.
+    const resumable = (deadline.expired && !deadline.reached) || keysRefused.length > 0;
+    await work.close(resumable ? 'resumable' : 'done');
     return result;
   } catch (error) {
     await sink.fail(error);

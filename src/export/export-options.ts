@@ -5,6 +5,7 @@ import type { ProxySettings } from '../client/proxy-env.js';
 import type { ServiceOptions } from '../client/service-options.js';
 import type { StallPolicy } from '../client/transfer-watchdog.js';
 import type { OutagePolicy } from '../client/outage-policy.js';
+import type { KeyRefusal } from '../client/key-refusal.js';
 import type { Format, SizeCaps } from '../crawl/crawl-account.js';
 import type { ManifestError, NotOffered } from '../manifest/types.js';
 import type { EventSink } from './events.js';
@@ -65,6 +66,11 @@ export interface ExportResult {
   errors: ManifestError[];
   /** What the service does not offer (older page views answered 404): not errors. */
   notOffered?: NotOffered[];
+  /**
+   * Keys the service stopped honouring during the run (revoked): their prototypes stopped there and
+   * are recorded unfinished (KEY_REFUSED); the same command with a working key resumes the run.
+   */
+  keysRefused?: KeyRefusal[];
 }
 
 /** Errors a result carries; the manifest has the rest. */

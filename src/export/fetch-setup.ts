@@ -13,6 +13,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { API_PREFIX } from '../api/paths.js';
 import { discardBody, statusError, toNetworkError } from '../client/http-client.js';
 import { OutageMonitor, type ProbeResult } from '../client/outage-monitor.js';
+import { keyRefusedError, KeyWatch, REFUSAL_STATUS, type KeyCheck } from '../client/key-refusal.js';
 import { answersAsService, OUTAGE_DEFAULTS, outageSignalOf, type OutagePolicy } from '../client/outage-policy.js';
 import { parseRetryAfter } from '../client/retry-policy.js';
 import { redactSecrets } from '../core/redact.js';
@@ -37,7 +38,7 @@ export function fetchContext(parts: {
   wire?: { bytes: number };
   emit: EventSink;
   now: () => number;
-  /** An outage past its patience: stop the run as --max-duration does. */
+  /** An outage past its patience, or every key refused: stop the run as --max-duration does. */
   giveUp: (error: RabbitError) => void;
 }): FetchContext {
   const { options, frontier, stats, emit, now } = parts;
@@ -47,12 +48,27 @@ export function fetchContext(parts: {
     ...options.outage,
     ...(options.outagePatienceMs !== undefined ? { patienceMs: options.outagePatienceMs } : {}),
   };
+  // One refused key among several stops its own prototypes (the crawl skips them); the last one, the run.
+  const keys = new KeyWatch({
+    keys: options.keys,
+    policy,
+    now,
+    sleep,
+    signal: parts.signal,
+    check: (key, signal) => checkKey(parts.client, key, signal),
+    hold: () => frontier.hold(),
+    release: () => frontier.release(),
+    onRefused: (refusal, everyKey) => {
+      if (everyKey) parts.giveUp(keyRefusedError(refusal));
+    },
+  });
   const outage = new OutageMonitor({
     policy,
     now,
     sleep,
     signal: parts.signal,
-    probe: (signal) => probeService(parts.client, options.keys[0] ?? '', signal, now),
+    // With a key the service still honours: a refused one is sent nothing more.
+    probe: (signal) => probeService(parts.client, probeKey(options.keys, keys), signal, now),
     hold: () => frontier.hold(),
     release: () => frontier.release(),
     onEvent: (event) => emit({ type: 'outage', ...event }),
@@ -60,6 +76,7 @@ export function fetchContext(parts: {
   });
   return {
     outage,
+    keys,
     sleep,
     client: parts.client,
     spool: parts.spool,
@@ -135,6 +152,28 @@ export async function probeService(
   } catch (error) {
     const failure = toNetworkError(error, source, signal);
     return { back: false, signal: outageSignalOf(failure) ?? 'transport', answer: networkAnswer(failure) };
+  }
+}
+
+/** The key an outage's probe goes with: the first one not refused (any answer will do). */
+function probeKey(all: readonly string[], keys: KeyWatch): string {
+  return all.find((key) => keys.refusalOf(key) === undefined) ?? all[0] ?? '';
+}
+
+/**
+ * Whether the service still honours `key`: its list of prototypes, which it read at the start of
+ * the run. A refusal of that list is a refusal of the key, not of one resource it may not read.
+ */
+export async function checkKey(client: HttpClient, key: string, signal: AbortSignal): Promise<KeyCheck> {
+  const source = `${API_PREFIX}prototypes.json`;
+  try {
+    const response = await client.get(source, { key, signal });
+    await discardBody(response.body);
+    if (REFUSAL_STATUS.has(response.status)) return { verdict: 'refused' };
+    if (response.status < 300) return { verdict: 'works' };
+    return { verdict: 'unsure', answer: `HTTP ${response.status}` };
+  } catch (error) {
+    return { verdict: 'unsure', answer: networkAnswer(toNetworkError(error, source, signal)) };
   }
 }
 

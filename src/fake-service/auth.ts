@@ -19,9 +19,17 @@ export interface Access {
   prototype?: string;
 }
 
+/** A key the service stops honouring after a number of requests that carry it, as a revocation mid-run does. */
+export interface Revocation {
+  key: string;
+  /** Requests carrying the key that are still answered; every later one is refused (401). */
+  afterRequests: number;
+}
+
 export class KeyRing {
   readonly keys: ServiceKeys;
   private readonly byKey = new Map<string, Access>();
+  private revocation: (Revocation & { used: number; refused: number }) | undefined;
 
   constructor(
     private readonly seed: number,
@@ -45,8 +53,24 @@ export class KeyRing {
     this.byKey.set(key, { write: false, prototype: id });
   }
 
+  /** Revokes `key` once it has been used `afterRequests` times; undefined gives every key back. */
+  revoke(revocation: Revocation | undefined): void {
+    this.revocation = revocation ? { ...revocation, used: 0, refused: 0 } : undefined;
+  }
+
+  /** Requests that carried the revoked key after it was revoked: what a client spent on a dead key. */
+  get refusedAfterRevocation(): number {
+    return this.revocation?.refused ?? 0;
+  }
+
   lookup(key: string | null): Access | undefined {
-    return key === null ? undefined : this.byKey.get(key);
+    if (key === null) return undefined;
+    const revoked = this.revocation;
+    if (revoked && key === revoked.key && ++revoked.used > revoked.afterRequests) {
+      revoked.refused++;
+      return undefined;
+    }
+    return this.byKey.get(key);
   }
 }
 

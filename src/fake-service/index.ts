@@ -1,7 +1,7 @@
 import { createServer } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { AddressInfo, Socket } from 'node:net';
-import type { ServiceKeys } from './auth.js';
+import type { Revocation, ServiceKeys } from './auth.js';
 import type { FaultOptions } from './faults.js';
 import type { OutageOptions } from './outage.js';
 import { OutagePlan } from './outage.js';
@@ -42,6 +42,8 @@ export interface FakeServiceOptions {
   advertisedBaseUrl?: string;
   /** The whole service goes away for a while at a chosen request (outage.ts). */
   outage?: OutageOptions;
+  /** A key revoked in the middle of a run (auth.ts). */
+  revoke?: Revocation;
 }
 
 export interface FakeService {
@@ -55,6 +57,8 @@ export interface FakeService {
   /** Resolves once a `down` outage is over and the service listens again (at once if none began). */
   back(): Promise<void>;
   setCompression(compression: CompressionOptions | undefined): void;
+  /** Revokes a key after so many more requests carrying it; undefined gives it back. */
+  setRevocation(revocation: Revocation | undefined): void;
   /** Closes the server and every open connection, endless bodies included. */
   close(): Promise<void>;
 }
@@ -63,6 +67,7 @@ export async function startFakeService(options: FakeServiceOptions = {}): Promis
   const dataset: DatasetOptions = { ...DEFAULT_DATASET, ...options.dataset };
   const now = options.now ?? Date.now;
   const store = new FakeStore(options.seed ?? 1, dataset, now);
+  store.keyRing.revoke(options.revoke);
   const state: ServiceState = {
     store,
     stats: createStats(options.countPaths ?? true),
@@ -129,6 +134,9 @@ export async function startFakeService(options: FakeServiceOptions = {}): Promis
       if (compression) state.compression = compression;
       else delete state.compression;
     },
+    setRevocation(revocation) {
+      store.keyRing.revoke(revocation);
+    },
     close() {
       // Idempotent: afterEach hooks and a test's own finally may both close the same service.
       closing ??= (async () => {
@@ -163,7 +171,7 @@ export type { FaultKind, FaultOptions, PathFault } from './faults.js';
 export { OUTAGE_KINDS, outageKind } from './outage.js';
 export type { OutageKind, OutageOptions } from './outage.js';
 export type { DatasetOptions } from './model.js';
-export type { ServiceKeys } from './auth.js';
+export type { Revocation, ServiceKeys } from './auth.js';
 export type { FakeStats } from './stats.js';
 export { writeRequests } from './stats.js';
 export { FakeStore } from './store.js';

@@ -109,4 +109,19 @@ describe('frontier held during an outage', () => {
     await frontier.drain();
     expect(tasks.every((t) => t.started)).toBe(true);
   });
+  it('holds count: an outage and a check of a refused key at once start nothing until both are released', async () => {
+    const frontier = new Frontier({ concurrency: 2 });
+    const work = gate();
+    frontier.hold();
+    frontier.hold();
+    frontier.add(work.task);
+    frontier.release();
+    await settle();
+    expect(work.started).toBe(false);
+    frontier.release();
+    await settle();
+    expect(work.started).toBe(true);
+    work.finish();
+    await frontier.drain();
+  });
 });

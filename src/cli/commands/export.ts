@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { bodiesText, mib, plural, printable, seconds, shellQuote } from '../format.js';
-import { outageDescription, outageSummary } from '../progress-line.js';
+import { clockTime, outageDescription, outageSummary } from '../progress-line.js';
 import type { ExportResult } from '../../export/export-account.js';
 import type { ChecksummedResult } from '../../export/checksummed-export.js';
 import type { RunParts } from '../long-run.js';
@@ -139,6 +139,16 @@ With --out - the zip goes to stdout once it is finished and has passed verify; e
           errors: result.errorCount,
           deadlineReached: result.deadlineReached,
           outages: outageSummary(result.outages),
+          ...(result.keysRefused
+            ? {
+                keysRefused: result.keysRefused.map((refusal) => ({
+                  key: keyPlace(keyPlaces, refusal.keyNumber),
+                  since: new Date(refusal.since).toISOString(),
+                  request: refusal.request,
+                  status: refusal.status,
+                })),
+              }
+            : {}),
           ...times,
           peakRssBytes: process.resourceUsage().maxRSS * 1024,
         }),
@@ -175,6 +185,20 @@ function failureReport(flags: ExportFlags, result: ExportResult, keyPlaces: read
       `${resumeHint(flags)}\n`;
     return text;
   }
+  if (result.keysRefused) {
+    // Revoked mid-run: nothing more went out with the key; its bodies so far are kept for the rerun.
+    for (const refusal of result.keysRefused)
+      text +=
+        `the service refused the API key on ${keyPlace(keyPlaces, refusal.keyNumber)} from ${clockTime(refusal.since)} on ` +
+        `(request ${refusal.request} of this run, HTTP ${refusal.status}); nothing more was sent with it
+`;
+    text +=
+      `the archive holds what was fetched until then (${result.errorCount} ${result.errorCount === 1 ? 'entry' : 'entries'} in its "errors" name what is missing).
+` +
+      `Fix or replace the key, then run the same command again to resume: ${exportCommand(flags)}
+`;
+    return text;
+  }
   if (!result.complete) {
     const shown = result.errors;
     text += `${plural(result.errorCount, 'resource')} could not be archived:\n`;
@@ -198,11 +222,16 @@ function failureReport(flags: ExportFlags, result: ExportResult, keyPlaces: read
 
 /** Where the refused keys were written; the crawl names a refused key by its number among the keys. */
 function refusedKeyPlaces(result: ExportResult, keyPlaces: readonly string[]): string[] {
-  return result.errors.flatMap((error) => {
+  const places = result.errors.flatMap((error) => {
     const number = error.code === 'KEY_REFUSED' ? /API key number (\d+)/.exec(error.message)?.[1] : undefined;
-    if (number === undefined) return [];
-    return [keyPlaces[Number(number) - 1] ?? `API key number ${number}`];
+    return number === undefined ? [] : [keyPlace(keyPlaces, Number(number))];
   });
+  return [...new Set(places)];
+}
+
+/** "line 2 of keys.txt" for key number 2, never the key itself. */
+function keyPlace(keyPlaces: readonly string[], keyNumber: number): string {
+  return keyPlaces[keyNumber - 1] ?? `API key number ${keyNumber}`;
 }
 
 function resumeHint(flags: ExportFlags): string {

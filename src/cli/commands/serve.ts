@@ -19,6 +19,7 @@ interface ServeFlags {
   outageAt?: number;
   outageFor?: number;
   outageKind?: string;
+  revokeKeyAfter?: number;
   compress?: string;
   json?: boolean;
 }
@@ -60,6 +61,11 @@ export function registerServe(program: Command, io: CliIO): void {
       '--outage-kind <kind>',
       'down: stop listening and drop connections, then listen again on the same port; 503: answer 503 with Retry-After seconds; 429: answer 429 with Retry-After as an HTTP date',
       'down',
+    )
+    .option(
+      '--revoke-key-after <n>',
+      'the read-only key is refused (401) from its (n+1)-th request on, as a key revoked in the middle of an export',
+      intOption('--revoke-key-after', 0, 2 ** 31),
     )
     .option(
       '--compress <when[:codings]>',
@@ -107,6 +113,9 @@ export function registerServe(program: Command, io: CliIO): void {
             ...(compression ? { compression } : {}),
           }),
         );
+        // Set once the keys exist: they derive from the seed.
+        if (flags.revokeKeyAfter !== undefined)
+          service.setRevocation({ key: service.keys.readOnly, afterRequests: flags.revokeKeyAfter });
         // Listen for the stop signal before saying where the service is: a script that reads the
         // first line and stops the service at once must not hit the default action of SIGTERM.
         const stopped = new Promise<void>((resolve) => {
