@@ -1,0 +1,112 @@
+import type { Report } from './manifest-shape.js';
+
+/**
+ * What the values of a manifest may hold, beyond their JSON type: only what the exporter itself
+ * can write. Every reading command writes some of them into something else (a zip path into a
+ * folder, a source into nginx or sed, the base URL into a comment line, any of them to a
+ * terminal), so an archive someone hands over must not carry a line break, an escape sequence or a
+ * path out of the folder in them. Each rule names the value's place when it refuses it.
+ */
+
+/** C0 and C1 controls, DEL, and the two characters JavaScript (and JSON readers after it) take for line ends. */
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
+/** The same, with tab and newline allowed: a recorded error message may be several lines. */
+// eslint-disable-next-line no-control-regex
+const CONTROL_BUT_LINES = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029]/;
+
+/**
+ * A path as a WHATWG URL parser leaves it (what the exporter records as a source): printable ASCII
+ * without space, quotes, angle brackets, braces, backslash, `#` or `?`; anything else arrives
+ * percent-encoded.
+ */
+const URL_PATH = /^\/[!$%&'()*+,\-./0-9:;=@A-Z[\]^_a-z|~]*$/;
+/** The older page views keep their mode in the source (api/paths.ts, pageViewPathFor). */
+const PAGE_VIEW = /^(\/rabbit\/api\/[^?]*\.xhtml)\?mode=(sketched|plain)$/;
+/** A base URL is written into comments, sed patterns and RewriteRules: scheme, host, port and a path. */
+const BASE_URL = /^https?:\/\/[!%&()*+,\-./0-9:;=@A-Z[\]_a-z~]+$/;
+const GENERATED = 'generated';
+
+/** The first control character of `value` as `U+000A`, or undefined. */
+export function controlIn(value: string, allowLines = false): string | undefined {
+  const found = (allowLines ? CONTROL_BUT_LINES : CONTROL).exec(value);
+  return found === null
+    ? undefined
+    : `U+${(found[0].codePointAt(0) as number).toString(16).toUpperCase().padStart(4, '0')}`;
+}
+
+/** Why `path` is not a relative zip path of plain segments, or undefined when it is one. */
+export function entryPathProblem(path: string): string | undefined {
+  const control = controlIn(path);
+  if (control !== undefined) return `holds a control character (${control})`;
+  if (path.includes('\\')) return 'holds a backslash';
+  if (path.startsWith('/') || /^[A-Za-z]:/.test(path)) return 'is an absolute path';
+  const segments = path.split('/');
+  if (segments.includes('..')) return 'climbs out of the archive with ".."';
+  if (segments.some((segment) => segment === '' || segment === '.')) return 'has an empty or "." segment';
+  return undefined;
+}
+
+/** Why `source` is not a path on the service (or `generated`), or undefined when it is one. */
+export function sourceProblem(source: string): string | undefined {
+  if (source === GENERATED) return undefined;
+  const control = controlIn(source);
+  if (control !== undefined) return `holds a control character (${control})`;
+  const path = PAGE_VIEW.exec(source)?.[1] ?? source;
+  if (!URL_PATH.test(path)) {
+    return 'must be "generated" or a path on the service ("/..."), without spaces, quotes, backslashes, braces, "#" or a query';
+  }
+  const segments = path.split('/').slice(1);
+  if (segments.some((segment) => segment === '..' || segment === '.' || /^(%2e|\.){1,2}$/i.test(segment)))
+    return 'has a "." or ".." segment';
+  if (/%(?![0-9A-Fa-f]{2})/.test(path)) return 'holds a "%" that starts no percent-escape';
+  return undefined;
+}
+
+/** Why `value` is not an http(s) base URL this tool could have been pointed at, or undefined. */
+export function baseUrlProblem(value: string): string | undefined {
+  const control = controlIn(value);
+  if (control !== undefined) return `holds a control character (${control})`;
+  if (!BASE_URL.test(value)) {
+    return 'must be an http(s) URL without spaces, quotes, backslashes, braces, a query or a fragment';
+  }
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return 'is not a URL';
+  }
+  if (url.username !== '' || url.password !== '') return 'must not hold a user name or password';
+  return undefined;
+}
+
+export function checkBaseUrl(where: string, value: string, at: Report): void {
+  const problem = baseUrlProblem(value);
+  if (problem !== undefined) at(where, problem);
+}
+
+/** The values of an entry whose members are of their types already (storage/file-entry.ts). */
+export function checkEntryValues(here: string, entry: Record<string, unknown>, at: Report): void {
+  const path = entryPathProblem(entry.path as string);
+  if (path !== undefined) return at(`${here}.path`, path);
+  const source = sourceProblem(entry.source as string);
+  if (source !== undefined) return at(`${here}.source`, source);
+  if (typeof entry.generatedFrom === 'string') {
+    const from = entryPathProblem(entry.generatedFrom);
+    if (from !== undefined) return at(`${here}.generatedFrom`, from);
+  }
+  for (const key of ['contentType', 'lastModified'] as const) {
+    const value = entry[key];
+    const control = typeof value === 'string' ? controlIn(value) : undefined;
+    if (control !== undefined) return at(`${here}.${key}`, `holds a control character (${control})`);
+  }
+}
+
+/** A recorded error is printed by verify and ls: its source, code and id on one line, its message without escapes. */
+export function checkErrorValues(where: string, error: Record<string, unknown>, at: Report): void {
+  for (const key of ['source', 'code', 'id', 'message'] as const) {
+    const value = error[key];
+    const control = typeof value === 'string' ? controlIn(value, key === 'message') : undefined;
+    if (control !== undefined) return at(`${where}.${key}`, `holds a control character (${control})`);
+  }
+}
