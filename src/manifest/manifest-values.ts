@@ -18,9 +18,10 @@ const CONTROL_BUT_LINES = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029]
 /**
  * A path as a WHATWG URL parser leaves it (what the exporter records as a source): printable ASCII
  * without space, quotes, angle brackets, braces, backslash, `#` or `?`; anything else arrives
- * percent-encoded.
+ * percent-encoded. Text past ASCII (a path built by hand, or by another writer) is let through
+ * unless it is whitespace, a control or half of a surrogate pair: each output quotes it as text.
  */
-const URL_PATH = /^\/[!$%&'()*+,\-./0-9:;=@A-Z[\]^_a-z|~]*$/;
+const URL_PATH = /^\/(?:[!$%&'()*+,\-./0-9:;=@A-Z[\]^_a-z|~]|[^\u0000-\u00a0\u2028\u2029\ud800-\udfff\s])*$/u;
 /** The older page views keep their mode in the source (api/paths.ts, pageViewPathFor). */
 const PAGE_VIEW = /^(\/rabbit\/api\/[^?]*\.xhtml)\?mode=(sketched|plain)$/;
 /** A base URL is written into comments, sed patterns and RewriteRules: scheme, host, port and a path. */
