@@ -21,6 +21,7 @@ const CONTROL_BUT_LINES = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029]
  * percent-encoded. Text past ASCII (a path built by hand, or by another writer) is let through
  * unless it is whitespace, a control or half of a surrogate pair: each output quotes it as text.
  */
+// eslint-disable-next-line no-control-regex
 const URL_PATH = /^\/(?:[!$%&'()*+,\-./0-9:;=@A-Z[\]^_a-z|~]|[^\u0000-\u00a0\u2028\u2029\ud800-\udfff\s])*$/u;
 /** The older page views keep their mode in the source (api/paths.ts, pageViewPathFor). */
 const PAGE_VIEW = /^(\/rabbit\/api\/[^?]*\.xhtml)\?mode=(sketched|plain)$/;

@@ -15,7 +15,7 @@ import { verifyArchive } from '../../src/verify/verify-archive.js';
 const inflated = vi.hoisted(() => ({ bytes: 0 }));
 
 vi.mock('node:zlib', async (importOriginal) => {
-  const real = await importOriginal<typeof import('node:zlib')>();
+  const real = await importOriginal<typeof zlib>();
   return {
     ...real,
     inflateRawSync: (buffer: zlib.InputType, options?: zlib.ZlibOptions) => {
