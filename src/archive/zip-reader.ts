@@ -214,10 +214,11 @@ function entriesView(indexOf: () => ZipIndex, find: (name: string) => DirectoryR
  * what an entry costs to read is bounded by what the directory says, whatever its bytes hold.
  */
 async function* entryBytes(fd: number, path: string, entry: Located, directory: number): AsyncGenerator<Buffer> {
-  const fail = (reason: string) =>
+  const fail = (reason: string, fault?: ZipFault) =>
     new RabbitError('ARCHIVE_CORRUPT', `${entry.name} in ${basename(path)} is damaged: ${reason}`, {
       entry: entry.name,
       reason: `damaged: ${reason}`,
+      ...(fault !== undefined ? { data: { fault } } : {}),
     });
   if (entry.flags & 0x1) throw fail('it is encrypted');
   if (entry.compressionMethod !== 0 && entry.compressionMethod !== 8)
@@ -228,7 +229,7 @@ async function* entryBytes(fd: number, path: string, entry: Located, directory: 
     );
   }
   const limit = Math.min(entry.dataLimit ?? directory, directory);
-  const overlap = () => fail(`its data overlaps ${OVERLAPS} (bytes ${entry.localHeaderOffset} to ${limit})`);
+  const overlap = () => fail(`its data overlaps ${OVERLAPS} (bytes ${entry.localHeaderOffset} to ${limit})`, 'overlap');
   if (entry.localHeaderOffset + LOCAL_HEADER_BYTES > limit) throw overlap();
   const header = readAt(fd, entry.localHeaderOffset, LOCAL_HEADER_BYTES);
   if (header.length < LOCAL_HEADER_BYTES || header.readUInt32LE(0) !== LOCAL_SIGNATURE)
@@ -237,7 +238,7 @@ async function* entryBytes(fd: number, path: string, entry: Located, directory: 
   if (start + entry.compressedSize > limit) throw overlap();
   let crc = 0;
   let size = 0;
-  const tooLarge = () => fail(`it inflates to more than its declared ${entry.uncompressedSize} bytes`);
+  const tooLarge = () => fail(`it inflates to more than its declared ${entry.uncompressedSize} bytes`, 'too-large');
   const counted = (chunk: Buffer): Buffer => {
     crc = crc32(chunk, crc);
     size += chunk.length;
@@ -277,6 +278,12 @@ async function* entryBytes(fd: number, path: string, entry: Located, directory: 
   if (size !== entry.uncompressedSize) throw fail(`${size} bytes instead of ${entry.uncompressedSize}`);
   if (crc >>> 0 !== entry.crc32 >>> 0) throw fail(`CRC-32 ${hex(crc)} instead of ${hex(entry.crc32)}`);
 }
+
+/**
+ * The faults a crafted zip is refused for, in the error's `data.fault`: its data shared with another
+ * entry or the directory, or more bytes than it declares.
+ */
+export type ZipFault = 'overlap' | 'too-large';
 
 const OVERLAPS = "another entry's or the table of contents: the zip lists the same bytes twice";
 
