@@ -51,12 +51,15 @@ export function nginxString(value: string, what: string, script: boolean): strin
 /**
  * A RewriteRule pattern (PCRE) matching exactly `text`: every metacharacter escaped, and the
  * characters Apache's argument reader would take for the end of the argument or a quote (space,
- * tab, `"`, `'`) written as `\xHH`, so the argument stays one word.
+ * tab, `"`, `'`) written as `\xHH`, byte by byte as PCRE reads the UTF-8 path, so the argument stays
+ * one word.
  */
 export function apachePattern(text: string, what: string): string {
   return plain(text, what)
     .replace(/[.[\]()*+?{}|^$\\]/g, '\\$&')
-    .replace(/[\s"']/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+    .replace(/[\s"']/g, (c) =>
+      [...Buffer.from(c, 'utf8')].map((byte) => `\\x${byte.toString(16).padStart(2, '0')}`).join(''),
+    );
 }
 
 /**

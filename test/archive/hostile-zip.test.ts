@@ -5,6 +5,7 @@ import * as zlib from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { openZip } from '../../src/archive/zip-reader.js';
 import { verifyArchive } from '../../src/verify/verify-archive.js';
+import { plainZip } from '../helpers/plain-zip.js';
 
 /**
  * Zips made to cost their reader far more than their size: central directory records that all
@@ -136,6 +137,31 @@ describe('a zip crafted to cost its reader', () => {
       expect(error?.code).toBe('ARCHIVE_CORRUPT');
       expect(error?.data?.fault).toBe('overlap');
       expect((await reader.readEntry('a.bin')).toString()).toBe('hello');
+    } finally {
+      reader.close();
+    }
+  });
+
+  it('reads every entry of a zip whose directory lists them out of file order', async () => {
+    const entries = ['a', 'b', 'c', 'd', 'e'].map((name) => ({
+      name: `${name}.txt`,
+      data: Buffer.from(`${name}`.repeat(100)),
+    }));
+    const zip = plainZip(entries);
+    // The directory's records, each 46 bytes and its name, written back in reverse order.
+    const start = zip.readUInt32LE(zip.length - 22 + 16);
+    const records: Buffer[] = [];
+    for (let at = start; records.length < entries.length;) {
+      const length = 46 + zip.readUInt16LE(at + 28);
+      records.push(Buffer.from(zip.subarray(at, at + length)));
+      at += length;
+    }
+    Buffer.concat(records.reverse()).copy(zip, start);
+    const path = join(dir, 'reversed.zip');
+    await writeFile(path, zip);
+    const reader = await openZip(path);
+    try {
+      for (const { name, data } of entries) expect((await reader.readEntry(name)).equals(data), name).toBe(true);
     } finally {
       reader.close();
     }
