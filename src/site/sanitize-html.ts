@@ -38,7 +38,17 @@ const DROPPED_ELEMENTS = new Set([
 ]);
 
 /** Attributes that act whatever their value (a form's target, a ping on click, the old appcache). */
-const DROPPED_ATTRIBUTES = new Set(['action', 'formaction', 'srcdoc', 'ping', 'manifest', 'xml:base', 'http-equiv']);
+const DROPPED_ATTRIBUTES = new Set([
+  'action',
+  'formaction',
+  'formmethod',
+  'formtarget',
+  'srcdoc',
+  'ping',
+  'manifest',
+  'xml:base',
+  'http-equiv',
+]);
 
 /** Attributes whose value is a URL (or, for srcset, a list of them): DOMPurify's URI attributes and the HTML spec's. */
 const URL_ATTRIBUTES = new Set([
@@ -147,6 +157,12 @@ export function sanitizeTree(parent: ParentNode): void {
       if (dropsElement(child)) continue;
       const tag = child.tagName.toLowerCase();
       child.attrs = child.attrs.filter((a) => keepsAttribute(tag, a));
+      if (tag === 'form') {
+        // A form with method "dialog" outside a dialog submits nowhere: not even to the view itself,
+        // which from file:// would leave the reader on the error page of a blocked navigation.
+        child.attrs = child.attrs.filter((a) => a.name !== 'method' && a.name !== 'target');
+        child.attrs.push({ name: 'method', value: 'dialog' });
+      }
       if (tag === 'template') {
         // A declarative shadow root is live content: its template is judged like the rest.
         sanitizeTree((child as DefaultTreeAdapterTypes.Template).content);
