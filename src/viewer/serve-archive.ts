@@ -15,6 +15,11 @@ export interface ServeArchiveOptions {
   port?: number;
   /** Hears every entry refused; the CLI logs them. */
   onEvent?(event: ViewEvent): void;
+  /**
+   * Entries up to this size (default 16 MiB) are read whole and checked before a byte is sent;
+   * larger ones are checked in a first reading, then streamed with the same check.
+   */
+  checkedInMemory?: number;
 }
 
 /** Why an entry was not served. */
@@ -88,7 +93,7 @@ export async function serveArchive(zipPath: string, options: ServeArchiveOptions
         .end('this server answers only to its own address\n');
       return;
     }
-    handle(zip, digests, req, res, onEvent).catch(() => {
+    handle(zip, digests, req, res, onEvent, options.checkedInMemory ?? CHECKED_IN_MEMORY).catch(() => {
       if (!res.headersSent)
         res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' }).end('cannot read this entry\n');
       else res.destroy();
@@ -120,7 +125,6 @@ export async function serveArchive(zipPath: string, options: ServeArchiveOptions
   };
 }
 
-/** Entries up to this size are read whole and checked before a byte is sent; larger ones are read twice. */
 const CHECKED_IN_MEMORY = 16 * 1024 * 1024;
 
 async function handle(
@@ -129,6 +133,7 @@ async function handle(
   req: IncomingMessage,
   res: ServerResponse,
   onEvent: (event: ViewEvent) => void,
+  inMemory: number,
 ): Promise<void> {
   if (req.method !== 'GET' && req.method !== 'HEAD') {
     res.writeHead(405, { allow: 'GET, HEAD', 'content-type': 'text/plain; charset=utf-8' }).end('read only\n');
@@ -147,15 +152,12 @@ async function handle(
   }
   const info = zip.entries.get(name) as ZipEntryInfo;
   const check = name === MANIFEST_PATH ? undefined : digests.checker(hit.position);
-  const send = (body?: Buffer): void => {
-    res.writeHead(200, {
-      ...VIEW_HEADERS,
-      'content-type': contentTypeFor(name),
-      'content-length': String(info.uncompressedSize),
-    });
-    res.end(req.method === 'HEAD' ? undefined : body);
+  const head = {
+    ...VIEW_HEADERS,
+    'content-type': contentTypeFor(name),
+    'content-length': String(info.uncompressedSize),
   };
-  if (info.uncompressedSize <= CHECKED_IN_MEMORY) {
+  if (info.uncompressedSize <= inMemory) {
     let body: Buffer;
     try {
       body = await readWhole(zip, info);
@@ -165,7 +167,7 @@ async function handle(
     }
     check?.update(body);
     if (check && !check.matches()) refuse(res, name, 'checksum', onEvent);
-    else send(body);
+    else res.writeHead(200, head).end(req.method === 'HEAD' ? undefined : body);
     return;
   }
   // Too large to hold: checked in a first pass, then streamed with the same check, and the
@@ -180,15 +182,11 @@ async function handle(
     refuse(res, name, 'checksum', onEvent);
     return;
   }
+  res.writeHead(200, head);
   if (req.method === 'HEAD') {
-    send();
+    res.end();
     return;
   }
-  res.writeHead(200, {
-    ...VIEW_HEADERS,
-    'content-type': contentTypeFor(name),
-    'content-length': String(info.uncompressedSize),
-  });
   const again = name === MANIFEST_PATH ? undefined : digests.checker(hit.position);
   await pipeline(
     await zip.openEntry(info),

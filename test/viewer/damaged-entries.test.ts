@@ -137,6 +137,22 @@ describe('view refuses damaged entries', () => {
     }
   });
 
+  it('checks an entry too large to hold in a first reading, and streams only one that passes', async () => {
+    const events: ViewEvent[] = [];
+    const server = await serveArchive(rewritten, { onEvent: (e) => events.push(e), checkedInMemory: 0 });
+    try {
+      const bad = await fetch(`${server.url}${changed.name}`);
+      expect(bad.status).toBe(500);
+      expect(await bad.text()).toContain('SHA-256');
+      const good = await fetch(`${server.url}${intact.name}`);
+      expect(good.status).toBe(200);
+      expect(Buffer.from(await good.arrayBuffer()).equals(intact.data)).toBe(true);
+      expect(events.map((e) => e.reason)).toEqual(['checksum']);
+    } finally {
+      await server.close();
+    }
+  });
+
   it('answers an entry whose deflate data is corrupt with an error page, never an empty or partial 200', async () => {
     const events: ViewEvent[] = [];
     const server = await serveArchive(corrupt, { onEvent: (e) => events.push(e) });
