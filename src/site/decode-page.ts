@@ -26,8 +26,49 @@ function decodeAs(bytes: Buffer, label: string): string {
   }
   // 'replacement' stands for encodings browsers refuse (ISO-2022-KR, HZ...): they are read as UTF-8.
   if (decoder.encoding === 'replacement') decoder = new TextDecoder('utf-8');
-  return decoder.decode(bytes);
+  const text = decoder.decode(bytes);
+  // Node's decoder reads windows-1252 (which the WHATWG labels latin1 and ascii also name) as
+  // ISO-8859-1, leaving 0x80-0x9F as C1 controls: they are mapped as browsers map them.
+  return decoder.encoding === 'windows-1252'
+    ? text.replace(/[\u0080-\u009f]/g, (c) => WINDOWS_1252_C1[c.charCodeAt(0) - 0x80] ?? c)
+    : text;
 }
+
+/** Windows-1252's characters for 0x80-0x9F; the five it leaves undefined stay as they are. */
+const WINDOWS_1252_C1 = [
+  '\u20ac',
+  undefined,
+  '\u201a',
+  '\u0192',
+  '\u201e',
+  '\u2026',
+  '\u2020',
+  '\u2021',
+  '\u02c6',
+  '\u2030',
+  '\u0160',
+  '\u2039',
+  '\u0152',
+  undefined,
+  '\u017d',
+  undefined,
+  undefined,
+  '\u2018',
+  '\u2019',
+  '\u201c',
+  '\u201d',
+  '\u2022',
+  '\u2013',
+  '\u2014',
+  '\u02dc',
+  '\u2122',
+  '\u0161',
+  '\u203a',
+  '\u0153',
+  undefined,
+  '\u017e',
+  '\u0178',
+];
 
 function bomLabel(bytes: Buffer): string | undefined {
   if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) return 'utf-8';

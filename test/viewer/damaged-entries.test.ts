@@ -84,7 +84,11 @@ beforeAll(async () => {
   // Same length, one byte changed: only the manifest's SHA-256 can tell.
   const altered = Buffer.from(changed.data);
   altered[altered.length - 2] = altered[altered.length - 2] === 0x30 ? 0x31 : 0x30;
-  await writeZip(sources(changed, altered), rewritten);
+  // And an entry the manifest does not list: nothing vouches for it.
+  await writeZip(
+    [...sources(changed, altered), { name: 'extra.html', data: '<script>alert(1)</script>', store: false }],
+    rewritten,
+  );
   corrupt = join(dir, 'corrupt.zip');
   await writeZip(sources(), corrupt);
   const laidOut = await entriesOf(corrupt);
@@ -148,6 +152,10 @@ describe('view refuses damaged entries', () => {
       expect(good.status).toBe(200);
       expect(Buffer.from(await good.arrayBuffer()).equals(intact.data)).toBe(true);
       expect(events.map((e) => e.reason)).toEqual(['checksum']);
+      const unlisted = await fetch(`${server.url}extra.html`);
+      expect(unlisted.status).toBe(404);
+      expect(await unlisted.text()).not.toContain('<script>');
+      expect(events.at(-1)).toEqual({ type: 'refused', entry: 'extra.html', reason: 'unlisted', status: 404 });
     } finally {
       await server.close();
     }
