@@ -178,6 +178,15 @@ describe('view refuses damaged entries', () => {
     }
   });
 
+  it('will not serve an archive whose manifest is gone: nothing could be checked', async () => {
+    const bare = join(dir, 'bare.zip');
+    await writeZip(
+      original.filter((e) => e.name !== 'manifest.json').map((e) => ({ name: e.name, data: e.data, store: false })),
+      bare,
+    );
+    await expect(serveArchive(bare)).rejects.toMatchObject({ code: 'ARCHIVE_CORRUPT' });
+  });
+
   it('rabbit-export view logs each refusal on stderr', async () => {
     const { child, done } = startCli(['view', rewritten, '--port', '0']);
     try {
