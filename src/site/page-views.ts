@@ -33,8 +33,6 @@ export interface GeneratedFile {
  */
 const INERT = 'data:,';
 
-export { VIEW_CSP } from './view-policy.js';
-
 /** `prototypes/3/r6/pages/page1.html` -> `prototypes/3/r6/pages/page1.view.html` */
 export function viewPathOf(pagePath: string): string {
   return pagePath.replace(/\.html$/, '.view.html');
