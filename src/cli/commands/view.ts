@@ -23,7 +23,15 @@ export function registerView(program: Command, io: CliIO): void {
       runAction(io, false, async () => {
         const { serveArchive } = await import('../../viewer/serve-archive.js');
         const { listenOn } = await import('../listen-port.js');
-        const server = await listenOn(flags.port, () => serveArchive(file, { port: flags.port }));
+        const server = await listenOn(flags.port, () =>
+          serveArchive(file, {
+            port: flags.port,
+            onEvent: (event) =>
+              io.stderr.write(
+                `refused ${JSON.stringify(event.entry)} (${event.reason}, HTTP ${event.status}): run rabbit-export verify ${file} to list what is damaged\n`,
+              ),
+          }),
+        );
         io.stdout.write(`serving ${file} at ${server.url}\nstop with Ctrl-C\n`);
         if (flags.open) {
           const { openInBrowser } = await import('../open-browser.js');
