@@ -22,12 +22,13 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
   restore: async () => (await import('./commands/restore.js')).registerRestore,
   convert: async () => (await import('./commands/convert.js')).registerConvert,
   links: async () => (await import('./commands/links.js')).registerLinks,
+  completion: async () => (await import('./commands/completion.js')).registerCompletion,
 };
 
-/** The commands this command line needs: the one it names, none for the version, else all (help). */
+/** The commands this command line needs: the one it names, none for the version, else all (help, completion). */
 function commandsFor(args: readonly string[]): string[] {
   const first = args[0];
-  if (first !== undefined && Object.hasOwn(COMMANDS, first)) return [first];
+  if (first !== undefined && first !== 'completion' && Object.hasOwn(COMMANDS, first)) return [first];
   if (args.length === 1 && (first === '-V' || first === '--version')) return [];
   return Object.keys(COMMANDS);
 }
@@ -90,7 +91,9 @@ async function main(): Promise<void> {
     if (error instanceof CommanderError) {
       // Help and version are not errors; everything else commander rejects is a usage error.
       const benign =
-        error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help';
+        error.code === 'commander.helpDisplayed' ||
+        error.code === 'commander.version' ||
+        error.code === 'commander.help';
       process.exitCode = benign ? EXIT.ok : EXIT.usage;
       // A log that expects one JSON line a run (cron's `--json >> log`) gets one for a mistyped
       // flag too; commander has said what was wrong on stderr already.
