@@ -35,7 +35,8 @@ describe('the single-file executable (npm run package)', () => {
     const { stdout } = await execFileAsync(process.execPath, [join(ROOT, 'scripts/package.mjs'), '--out', build], {
       cwd: ROOT,
     });
-    const built = stdout.trim();
+    // The last line names the executable; the steps before it may print their own lines.
+    const built = stdout.trim().split('\n').at(-1) as string;
     home = await mkdtemp(join(tmpdir(), 'rabbit-sea-home-'));
     work = join(home, 'work');
     emptyPath = join(home, 'bin');
@@ -76,6 +77,9 @@ describe('the single-file executable (npm run package)', () => {
     const pkg = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as { version: string };
     const version = await run(['--version']);
     expect(version).toEqual({ code: 0, stdout: `${pkg.version}\n`, stderr: '' });
+    const completion = await run(['completion', 'bash']);
+    expect(completion.code).toBe(0);
+    expect(completion.stdout).toContain('\ncomplete -F _rabbit_export rabbit-export\n');
   });
 
   it('runs the demo, and exports, verifies, converts to PDF and serves an archive', async () => {
