@@ -101,7 +101,11 @@ export class WriteJournal {
     let handle: FileHandle;
     try {
       // Appended to only when it is the user's own regular file (never through a symlink); made 0600.
-      handle = await openOwnFile(path, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT, 'the restore journal');
+      handle = await openOwnFile(
+        path,
+        constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT,
+        'the restore journal',
+      );
     } catch (error) {
       if (isRabbitError(error)) throw error;
       throw new RabbitError(
