@@ -11,6 +11,7 @@ import { browserEnv, openInBrowser, type Spawned } from '../../src/cli/open-brow
 import { checkOutputFile } from '../../src/cli/output-path.js';
 import { isRabbitError } from '../../src/core/errors.js';
 import { redactUrl } from '../../src/core/redact.js';
+import { proxySettingsFromEnv } from '../../src/client/proxy-env.js';
 import type { FakeService } from '../../src/fake-service/index.js';
 import { outputPaths } from '../../src/storage/work-dir.js';
 import { BIN, runCli, startCli } from '../helpers/cli.js';
@@ -136,7 +137,9 @@ describe('a proxy password with characters that end a URL', () => {
 
   it.each([
     [`http://user:${password}@proxy.example:3128`, 'http://REDACTED@proxy.example:3128'],
-    [`proxy http://${password}@10.0.0.1:8080/ failed`, 'proxy http://REDACTED@10.0.0.1:8080/ failed'],
+    [`proxy http://us:${password}@10.0.0.1:8080/ failed`, 'proxy http://REDACTED@10.0.0.1:8080/ failed'],
+    ['http://bob:p@ss/x@host:1/', 'http://REDACTED@host:1/'],
+    ['https://cdn.example/npm/@scope/pkg@1.2.0/a.css', 'https://cdn.example/npm/@scope/pkg@1.2.0/a.css'],
     ['http://bob:a b@c@[::1]:80', 'http://REDACTED@[::1]:80'],
     ['see http://h/x and https://u:p/q@proxy:1 then', 'see http://h/x and https://REDACTED@proxy:1 then'],
     ['HTTP_PROXY "http://us#er:p?w@h:1" is not a URL', 'HTTP_PROXY "http://REDACTED@h:1" is not a URL'],
@@ -144,6 +147,14 @@ describe('a proxy password with characters that end a URL', () => {
     ['https://pidoco.com/rabbit/api/x', 'https://pidoco.com/rabbit/api/x'],
   ])('is redacted from %s', (text, redacted) => {
     expect(redactUrl(text)).toBe(redacted);
+  });
+
+  it('is hidden wherever it appears once the proxy is read from the environment', () => {
+    const proxy = `http://${password}@10.0.0.2:8080`;
+    proxySettingsFromEnv({ HTTPS_PROXY: proxy });
+    // A user-less password that starts like a host name: only the remembered credential tells.
+    expect(redactUrl(`via ${proxy}/ failed`)).toBe('via http://REDACTED@10.0.0.2:8080/ failed');
+    expect(redactUrl(`echo: ${encodeURIComponent(password)}`)).toBe('echo: REDACTED');
   });
 
   it('appears nowhere: not in the message, the --json line or the failure ping', async () => {
