@@ -70,7 +70,11 @@ async function takeOver(path: string, mine: string, staleIno: number, what: stri
     if (holder.owner !== undefined && isAlive(holder.owner)) throw heldBy(holder.owner, what, path);
     // A process died in the instant between taking the guard and dropping it: only a person can
     // tell that no one else is about to use it.
-    throw unreadable(what, guard);
+    throw new RabbitError(
+      'LOCKED',
+      `${what} is locked: a run that was taking over its stale lock stopped half-way, leaving ${guard}; if no other run is using it, remove both (rm ${guard} ${path}) and run again`,
+      { data: { lockFile: path } },
+    );
   }
   const ours = (await lstat(guard)).ino;
   try {

@@ -58,6 +58,18 @@ describe('the lock on a machine shared with other users', () => {
     }
   });
 
+  it('leaves a stale lock alone while a takeover of it is half-done, and says what to remove', async () => {
+    const dir = await tempDir();
+    const path = join(dir, 'lock');
+    const stale = JSON.stringify({ pid: deadPid(), host: hostname(), since: '2020-01-01T00:00:00Z' });
+    await writeFile(path, stale);
+    await writeFile(`${path}.takeover`, stale);
+    const error = await acquireLock(path, 'the output').catch((caught: unknown) => caught);
+    expect(isRabbitError(error, 'LOCKED')).toBe(true);
+    expect((error as Error).message).toContain(`rm ${path}.takeover ${path}`);
+    expect(await readFile(path, 'utf8')).toBe(stale);
+  });
+
   it('is not removed by its old owner once another run has taken it over', async () => {
     const dir = await tempDir();
     const path = join(dir, 'lock');
