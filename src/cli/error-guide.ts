@@ -85,6 +85,10 @@ export const ERROR_GUIDE: Readonly<Partial<Record<ErrorCode, NextStep>>> = {
     dataOf(error, 'expected') === 'folder'
       ? 'give the path of a folder (it is created if its parent exists)'
       : 'give the path of a file, not of a folder',
+  UNSAFE_PATH: (error) => {
+    const path = dataOf(error, 'path') ?? 'it';
+    return `if you did not make it, move it aside (mv ${path} ${path}.suspect) and tell whoever shares this machine; if it is yours, remove it (rm -r ${path}) and run again`;
+  },
 };
 
 /** The next step for an error, if the table has one. */

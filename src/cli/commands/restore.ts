@@ -49,7 +49,7 @@ Exit codes: 0 restored, 1 failed (nothing, or the reported part, written), 2 usa
         const { formatOutcome, formatPlan, formatWrite } = await import('../format-restore.js');
         const { restorePrototype } = await import('../../restore/restore-prototype.js');
         const { serviceOptionsOf } = await import('../service-options.js');
-        const service = await serviceOptionsOf(flags, io.env);
+        const service = await serviceOptionsOf(flags, io.env, (line) => io.stderr.write(line));
         const human = flags.json ? io.stderr : io.stdout;
         const report = await withInterrupts(io, (signal) =>
           restorePrototype({

@@ -35,7 +35,7 @@ export function registerView(program: Command, io: CliIO): void {
         io.stdout.write(`serving ${file} at ${server.url}\nstop with Ctrl-C\n`);
         if (flags.open) {
           const { openInBrowser } = await import('../open-browser.js');
-          if (!(await openInBrowser(server.url)))
+          if (!(await openInBrowser(server.url, { env: io.env })))
             io.stderr.write(`could not start a browser; open ${server.url} in one yourself\n`);
         }
         await new Promise<void>((resolve) => {
