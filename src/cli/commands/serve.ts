@@ -68,7 +68,20 @@ export function registerServe(program: Command, io: CliIO): void {
     .option('--json', 'print the base URL and keys as one JSON line')
     .addHelpText(
       'after',
-      '\nExamples:\n  rabbit-export serve --port 8080 --latency 20\n  rabbit-export serve --faults "rate=0.1,seed=3"\n  rabbit-export serve --faults "path=/rabbit/api/prototypes/3/pages/page0001.png:trickle,trickle-ms=2000"\n  rabbit-export serve --outage-at 200 --outage-for 20   # a restart in the middle of an export\n  rabbit-export serve --compress asked             # gzip, deflate or br, as the client prefers\n  rabbit-export serve --compress always:gzip,br    # gzip then br, whatever the client asked for\n  rabbit-export serve --resources 1000000 --json   # for benchmarks\n  rabbit-export serve --resources 250000 --prototypes 1   # one giant prototype',
+      `
+Examples:
+  rabbit-export serve --port 8080 --latency 20
+  rabbit-export serve --faults "rate=0.1,seed=3"
+  rabbit-export serve --faults \\
+    "path=/rabbit/api/prototypes/3/pages/page0001.png:trickle,trickle-ms=2000"
+  # a restart in the middle of an export:
+  rabbit-export serve --outage-at 200 --outage-for 20
+  # gzip, deflate or br, as the client prefers:
+  rabbit-export serve --compress asked
+  # gzip then br, whatever the client asked for:
+  rabbit-export serve --compress always:gzip,br
+  rabbit-export serve --resources 1000000 --json   # for benchmarks
+  rabbit-export serve --resources 250000 --prototypes 1   # one giant prototype`,
     )
     .action((flags: ServeFlags) =>
       runAction(io, flags.json ?? false, async () => {
