@@ -39,7 +39,7 @@ export function registerServe(program: Command, io: CliIO): void {
     .option('--elements <n>', 'elements per page', intOption('--elements', 0, 10_000))
     .option(
       '--resources <n>',
-      'an account of this many resources, within a tenth (requests of a full export; 105 at least), in prototypes of about 100 pages or fewer; with --prototypes, in that many prototypes of as many pages as it takes',
+      'an account of this many resources, within a tenth (requests of a full export; 105 at least), in prototypes of 70 to 150 pages (fewer for a small N); with --prototypes, in that many prototypes of as many pages as it takes',
       intOption('--resources', 1, 100_000_000),
     )
     .option('--big-ids', 'add a prototype whose id and discussion ids lie past 2^53 (9007199254740993 ...)')
