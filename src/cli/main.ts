@@ -54,7 +54,21 @@ const WRITE_FAILURES: Record<string, string> = {
   EBADF: 'stdout is closed',
 };
 
+/**
+ * Help is laid out for the terminal's width, else COLUMNS, else 80 (commander alone ignores
+ * COLUMNS off a terminal). Its examples and notes are written to fit 80 columns.
+ */
+function helpWidth(stream: NodeJS.WriteStream): number {
+  if (stream.isTTY && stream.columns > 0) return stream.columns;
+  const fromEnv = Number(process.env['COLUMNS']);
+  return Number.isInteger(fromEnv) && fromEnv > 0 ? fromEnv : 80;
+}
+
 const program = new Command('rabbit-export')
+  .configureOutput({
+    getOutHelpWidth: () => helpWidth(process.stdout),
+    getErrHelpWidth: () => helpWidth(process.stderr),
+  })
   .description('Rescue everything a team keeps in the Rabbit wireframing service into one verifiable zip.')
   .version(TOOL_VERSION, '-V, --version')
   .showHelpAfterError('(run with --help for usage)')
@@ -68,7 +82,8 @@ Examples:
   rabbit-export ls team.zip
   rabbit-export demo
 
-Exit codes: 0 complete, 1 failed, 2 usage, 3 archive written but incomplete, 130 interrupted.`,
+Exit codes: 0 complete, 1 failed, 2 usage, 3 archive written but incomplete,
+130 interrupted.`,
   );
 
 /**

@@ -40,7 +40,7 @@ export function registerConvert(program: Command, io: CliIO): void {
     .option('--json', 'print the report as one JSON line instead of the summary')
     .addHelpText(
       'after',
-      '\nExamples:\n  rabbit-export convert team.zip --to drawio --out team-drawio\n  rabbit-export convert team.zip --to drawio --out one --prototype 3 --no-rendering\n  rabbit-export convert team.zip --to pdf --out team-pdf\n  rabbit-export convert team.zip --to svg --out team-svg\n\nExit codes: 0 all converted, 1 failed, 2 usage, 3 some prototype not fully converted.',
+      '\nExamples:\n  rabbit-export convert team.zip --to drawio --out team-drawio\n  rabbit-export convert team.zip --to drawio --out one --prototype 3 \\\n    --no-rendering\n  rabbit-export convert team.zip --to pdf --out team-pdf\n  rabbit-export convert team.zip --to svg --out team-svg\n\nExit codes: 0 all converted, 1 failed, 2 usage, 3 some prototype not fully\nconverted.',
     )
     .action((file: string, flags: ConvertFlags) =>
       runAction(io, flags.json ?? false, async () => {

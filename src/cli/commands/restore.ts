@@ -41,8 +41,9 @@ Examples:
   rabbit-export restore nightly.zip --prototype 3 --page page0001 --prune
   rabbit-export restore nightly.zip --prototype 3 --json
 
-Exit codes: 0 restored, 1 failed (nothing, or the reported part, written), 2 usage,
-3 partly restored (the report says what not), 130 interrupted (run again to finish).`,
+Exit codes: 0 restored, 1 failed (nothing, or the reported part, written),
+2 usage, 3 partly restored (the report says what not), 130 interrupted (run
+again to finish).`,
     )
     .action((archive: string, flags: RestoreFlags) =>
       runAction(io, flags.json ?? false, async () => {
