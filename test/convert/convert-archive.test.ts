@@ -50,7 +50,7 @@ describe('convert --to drawio', () => {
       [
         '1001-dashboard-prototype-1001.drawio',
         '1002-help-prototype-1002.drawio',
-        '17-shop-i-beta-i-friends.drawio',
+        '17-shop-i-beta-i-friends-日本語.drawio',
         '3-foo-type.drawio',
         '42-alt-api-prototyp.drawio',
         'convert-report.json',
