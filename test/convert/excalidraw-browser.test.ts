@@ -78,7 +78,7 @@ describe('convert --to excalidraw, read back by Excalidraw in Chromium', () => {
         const restored = await page.evaluate(
           (elements) =>
             (
-              window as unknown as {
+              globalThis as unknown as {
                 excalidrawRestore: { restoreElements: (e: unknown, l: null, o: object) => unknown };
               }
             ).excalidrawRestore.restoreElements(elements, null, { repairBindings: true }),

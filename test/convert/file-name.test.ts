@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { documentStem, safeNameOf } from '../../src/convert/file-name.js';
 
 /** Unsafe in a file name somewhere: Windows' reserved characters, the separators, controls. */
+// eslint-disable-next-line no-control-regex
 const UNSAFE = /[/\\:*?"<>|\u0000-\u001f\u007f\u200e\u200f\u202a-\u202e\u2066-\u2069]/u;
 
 describe('file names keep the letters of a prototype name', () => {
