@@ -121,7 +121,9 @@ async function wireframePage(
   const page = doc.addPage([width, height]);
   if (content.png !== undefined) {
     const image = await doc.embedPng(content.png);
-    page.drawImage(image, { x: 0, y: 0, width, height });
+    // Where the service's page sits on the page grown to hold every label (page-walk.ts).
+    const box = content.canvas ?? { x: 0, y: 0, width, height };
+    page.drawImage(image, { x: box.x, y: height - box.y - box.height, width: box.width, height: box.height });
   }
   const fontKey = page.node.newFontDictionary('F', font.ref);
   const annots: PDFRef[] = [];
