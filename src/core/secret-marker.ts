@@ -1,0 +1,363 @@
+/**
+ * The run's API keys found and replaced in bytes and text, in the encodings a service or a page
+ * may write them in: as is, percent-encoded (`%41`, `%u0041`, either case of hex), as JSON or JS
+ * escapes (`\u0041`, `\x41`, `\u{41}`, `\/`), as CSS escapes (`\41 `), and as HTML character
+ * references (`&#65;`, `&#x41;`, `&amp;`, legacy `&amp` without its semicolon). Each character
+ * of a key may be written in any of them, mixed. Every occurrence is replaced by KEY_MARKER.
+ *
+ * Bytes stream through `KeyReplacer` as they arrive: what could still be the start of a key at the
+ * end of one chunk is held back until the next (at most a key's length of its longest encoding),
+ * so memory is flat however large the body. Positions are found with `Buffer.indexOf` on the few
+ * bytes a key can start with, so a body without a key costs a native scan and little else.
+ */
+export const KEY_MARKER = 'REDACTED-API-KEY';
+
+const MARKER_BYTES = Buffer.from(KEY_MARKER, 'latin1');
+/** Shorter keys are not looked for: replacing every three-letter word of a body would wreck it. */
+const MIN_KEY_LENGTH = 4;
+/** The most bytes one encoded character takes: `&#x` and MAX_DIGITS digits and `;`. */
+const MAX_UNIT_BYTES = 24;
+/** Digits read in a numeric reference, leading zeros included; more are not a character of a key. */
+const MAX_DIGITS = 16;
+
+const NO = -1;
+/** The bytes end before it can be told whether a key is there. */
+const MORE = -2;
+
+const PERCENT = 0x25;
+const BACKSLASH = 0x5c;
+const AMPERSAND = 0x26;
+const SEMICOLON = 0x3b;
+const HASH = 0x23;
+
+/**
+ * HTML's named references to printable ASCII characters; `*` marks the legacy ones a browser also
+ * reads without their semicolon.
+ */
+const NAMED: Record<string, string[]> = {
+  '!': ['excl'],
+  '"': ['quot*', 'QUOT*'],
+  '#': ['num'],
+  $: ['dollar'],
+  '%': ['percnt'],
+  '&': ['amp*', 'AMP*'],
+  "'": ['apos'],
+  '(': ['lpar'],
+  ')': ['rpar'],
+  '*': ['ast', 'midast'],
+  '+': ['plus'],
+  ',': ['comma'],
+  '.': ['period'],
+  '/': ['sol'],
+  ':': ['colon'],
+  ';': ['semi'],
+  '<': ['lt*', 'LT*'],
+  '=': ['equals'],
+  '>': ['gt*', 'GT*'],
+  '?': ['quest'],
+  '@': ['commat'],
+  '[': ['lsqb', 'lbrack'],
+  '\\': ['bsol'],
+  ']': ['rsqb', 'rbrack'],
+  '^': ['Hat'],
+  _: ['lowbar', 'UnderBar'],
+  '`': ['grave', 'DiacriticalGrave'],
+  '{': ['lcub', 'lbrace'],
+  '|': ['verbar', 'vert', 'VerticalLine'],
+  '}': ['rcub', 'rbrace'],
+};
+
+interface EntityName {
+  bytes: Buffer;
+  legacy: boolean;
+}
+
+/** A key as the matcher walks it: each character's code and its HTML names. */
+interface CompiledKey {
+  codes: number[];
+  names: EntityName[][];
+}
+
+/**
+ * The keys of a run, ready to be looked for. `of` gives undefined when there is nothing to look
+ * for (no key long enough), so callers skip the scan altogether.
+ */
+export class SecretMarker {
+  readonly keys: readonly CompiledKey[];
+  /** Bytes a match can start with: each key's first character, and the escapes' introducers. */
+  readonly starts: Uint8Array;
+  /** The most bytes a match can span: held back at the end of a chunk while undecided. */
+  readonly window: number;
+
+  private constructor(keys: readonly string[]) {
+    // Longest first: where one key begins another, the whole of the longer one goes.
+    const sorted = [...keys].sort((a, b) => b.length - a.length);
+    this.keys = sorted.map(compileKey);
+    const starts = new Set<number>([PERCENT, BACKSLASH, AMPERSAND]);
+    for (const key of this.keys) starts.add(key.codes[0] as number);
+    this.starts = Uint8Array.from(starts);
+    this.window = (sorted[0]?.length ?? 0) * MAX_UNIT_BYTES;
+  }
+
+  static of(keys: readonly string[]): SecretMarker | undefined {
+    const usable = [...new Set(keys)].filter((key) => key.length >= MIN_KEY_LENGTH && /^[\x21-\x7e]+$/.test(key));
+    return usable.length === 0 ? undefined : new SecretMarker(usable);
+  }
+
+  replacer(): KeyReplacer {
+    return new KeyReplacer(this);
+  }
+
+  /** Text with every key in it replaced, and how many there were. */
+  redact(text: string): { text: string; count: number } {
+    const replacer = this.replacer();
+    const head = replacer.push(Buffer.from(text, 'utf8'));
+    const rest = replacer.end();
+    if (replacer.count === 0) return { text, count: 0 };
+    return { text: Buffer.concat([head, rest]).toString('utf8'), count: replacer.count };
+  }
+
+  /** Text with every key in it replaced. */
+  redactText(text: string): string {
+    return this.redact(text).text;
+  }
+
+  /** Where a key written from `at` ends in `buf`, NO when none is there, MORE when `buf` ends too soon to tell. */
+  matchAt(buf: Buffer, at: number, final: boolean): number {
+    for (const key of this.keys) {
+      const end = keyEnd(buf, at, key, 0, final);
+      if (end !== NO) return end;
+    }
+    return NO;
+  }
+}
+
+/**
+ * One body's bytes with the keys replaced, chunk by chunk: `push` gives what may be passed on now,
+ * `end` the rest. `count` is how many keys were replaced.
+ */
+export class KeyReplacer {
+  count = 0;
+  private tail: Buffer | undefined;
+  private readonly next: Int32Array;
+
+  constructor(private readonly marker: SecretMarker) {
+    this.next = new Int32Array(marker.starts.length);
+  }
+
+  push(chunk: Buffer): Buffer {
+    const buf = this.tail ? Buffer.concat([this.tail, chunk]) : chunk;
+    this.tail = undefined;
+    return this.scan(buf, false);
+  }
+
+  end(): Buffer {
+    const buf = this.tail ?? Buffer.alloc(0);
+    this.tail = undefined;
+    return this.scan(buf, true);
+  }
+
+  private scan(buf: Buffer, final: boolean): Buffer {
+    const { starts } = this.marker;
+    const next = this.next;
+    next.fill(MORE);
+    let parts: Buffer[] | undefined;
+    let from = 0;
+    let held = buf.length;
+    for (let p = 0; p < buf.length;) {
+      // The nearest byte a key can start with, each start byte's next place found once.
+      let candidate = -1;
+      for (let s = 0; s < starts.length; s++) {
+        let at = next[s] as number;
+        if (at !== NO && at < p) next[s] = at = buf.indexOf(starts[s] as number, p);
+        if (at !== NO && (candidate === -1 || at < candidate)) candidate = at;
+      }
+      if (candidate === -1) break;
+      const end = this.marker.matchAt(buf, candidate, final);
+      if (end === MORE) {
+        held = candidate;
+        break;
+      }
+      if (end === NO) {
+        p = candidate + 1;
+        continue;
+      }
+      (parts ??= []).push(buf.subarray(from, candidate), MARKER_BYTES);
+      this.count++;
+      from = p = end;
+    }
+    // A copy: the chunk it is part of goes on to be kept by whoever reads this body.
+    if (held < buf.length) this.tail = Buffer.from(buf.subarray(held));
+    if (!parts) return from === 0 && held === buf.length ? buf : buf.subarray(from, held);
+    parts.push(buf.subarray(from, held));
+    return Buffer.concat(parts);
+  }
+}
+
+function compileKey(key: string): CompiledKey {
+  const chars = [...key];
+  return {
+    codes: chars.map((c) => c.charCodeAt(0)),
+    names: chars.map((c) =>
+      (NAMED[c] ?? []).map((name) => ({
+        bytes: Buffer.from(name.replace('*', ''), 'latin1'),
+        legacy: name.endsWith('*'),
+      })),
+    ),
+  };
+}
+
+/**
+ * Where the rest of `key`, from its character `k`, written from `i` ends. A `%`, `\` or `&` in a
+ * key may stand for itself or begin an escape: both readings are tried.
+ */
+function keyEnd(buf: Buffer, i: number, key: CompiledKey, k: number, final: boolean): number {
+  if (k === key.codes.length) return i;
+  if (i >= buf.length) return final ? NO : MORE;
+  const code = key.codes[k] as number;
+  const b = buf[i] as number;
+  let literal = NO;
+  if (b === code) {
+    literal = keyEnd(buf, i + 1, key, k + 1, final);
+    if (literal >= 0) return literal;
+  }
+  const unit =
+    b === PERCENT
+      ? percentEnd(buf, i, code, final)
+      : b === BACKSLASH
+        ? escapeEnd(buf, i, code, final)
+        : b === AMPERSAND
+          ? referenceEnd(buf, i, code, key.names[k] as EntityName[], final)
+          : NO;
+  if (unit === MORE) return MORE;
+  if (unit === NO) return literal;
+  const escaped = keyEnd(buf, unit, key, k + 1, final);
+  return escaped >= 0 || escaped === MORE ? escaped : literal;
+}
+
+/** `%41`, `%u0041`. */
+function percentEnd(buf: Buffer, i: number, code: number, final: boolean): number {
+  if (i + 1 >= buf.length) return final ? NO : MORE;
+  const u = buf[i + 1] === 0x75 || buf[i + 1] === 0x55;
+  return fixedHex(buf, u ? i + 2 : i + 1, u ? 4 : 2, code, final);
+}
+
+/** `\u0041`, `\u{41}`, `\x41`, CSS `\41 `, and `\/` (a character escaped as itself). */
+function escapeEnd(buf: Buffer, i: number, code: number, final: boolean): number {
+  if (i + 1 >= buf.length) return final ? NO : MORE;
+  const n = buf[i + 1] as number;
+  let end = NO;
+  if (n === 0x75 && buf[i + 2] === 0x7b) {
+    end = hexRun(buf, i + 3, 8, false, code, final);
+    if (end >= 0) end = end >= buf.length ? (final ? NO : MORE) : buf[end] === 0x7d ? end + 1 : NO;
+  } else if (n === 0x75) end = fixedHex(buf, i + 2, 4, code, final);
+  else if (n === 0x78) end = fixedHex(buf, i + 2, 2, code, final);
+  else if (hexValue(n) >= 0) return cssEscapeEnd(buf, hexRun(buf, i + 1, 6, true, code, final), final);
+  if (end !== NO) return end;
+  // CSS and JS read a backslash before any other character as that character.
+  return n === code ? i + 2 : NO;
+}
+
+/** CSS takes one whitespace after a hex escape as part of it. */
+function cssEscapeEnd(buf: Buffer, end: number, final: boolean): number {
+  if (end < 0) return end;
+  if (end >= buf.length) return final ? end : MORE;
+  const w = buf[end] as number;
+  if (w === 0x0d) {
+    if (end + 1 >= buf.length) return final ? end + 1 : MORE;
+    return buf[end + 1] === 0x0a ? end + 2 : end + 1;
+  }
+  return w === 0x20 || w === 0x09 || w === 0x0a || w === 0x0c ? end + 1 : end;
+}
+
+/** `&#65;`, `&#x41;`, `&amp;`, and the legacy names without their semicolon. */
+function referenceEnd(buf: Buffer, i: number, code: number, names: readonly EntityName[], final: boolean): number {
+  if (i + 1 >= buf.length) return final ? NO : MORE;
+  if (buf[i + 1] === HASH) {
+    if (i + 2 >= buf.length) return final ? NO : MORE;
+    const x = buf[i + 2] === 0x78 || buf[i + 2] === 0x58;
+    const end = x ? hexRun(buf, i + 3, MAX_DIGITS, false, code, final) : decimalRun(buf, i + 2, code, final);
+    if (end < 0) return end;
+    if (end >= buf.length) return final ? end : MORE;
+    return buf[end] === SEMICOLON ? end + 1 : end;
+  }
+  let more = false;
+  for (const name of names) {
+    const end = i + 1 + name.bytes.length;
+    const seen = Math.min(end, buf.length) - (i + 1);
+    if (buf.compare(name.bytes, 0, seen, i + 1, i + 1 + seen) !== 0) continue;
+    if (end >= buf.length) {
+      // Cut short: more may come; at the very end only a legacy name stands without its semicolon.
+      if (!final) more = true;
+      else if (end === buf.length && name.legacy) return end;
+      continue;
+    }
+    if (buf[end] === SEMICOLON) return end + 1;
+    if (name.legacy) return end;
+  }
+  return more ? MORE : NO;
+}
+
+/** Exactly `count` hex digits from `from` whose value is `code`: where they end, else NO or MORE. */
+function fixedHex(buf: Buffer, from: number, count: number, code: number, final: boolean): number {
+  let value = 0;
+  for (let j = from; j < from + count; j++) {
+    if (j >= buf.length) return final ? NO : MORE;
+    const h = hexValue(buf[j] as number);
+    if (h < 0) return NO;
+    value = value * 16 + h;
+  }
+  return value === code ? from + count : NO;
+}
+
+/**
+ * One to `max` hex digits from `from`, as many as there are, whose value is `code`. A `bounded`
+ * run (CSS) ends after `max` whatever follows; an unbounded one with more digits than `max` is a
+ * number too long to be a character of a key.
+ */
+function hexRun(buf: Buffer, from: number, max: number, bounded: boolean, code: number, final: boolean): number {
+  return digitRun(buf, from, max, bounded, code, final, hexValue, 16);
+}
+
+function decimalRun(buf: Buffer, from: number, code: number, final: boolean): number {
+  return digitRun(buf, from, MAX_DIGITS, false, code, final, decimalValue, 10);
+}
+
+function digitRun(
+  buf: Buffer,
+  from: number,
+  max: number,
+  bounded: boolean,
+  code: number,
+  final: boolean,
+  digit: (b: number) => number,
+  base: number,
+): number {
+  let value = 0;
+  let j = from;
+  for (; j < from + max; j++) {
+    if (j >= buf.length) {
+      if (!final) return value > code ? NO : MORE;
+      break;
+    }
+    const d = digit(buf[j] as number);
+    if (d < 0) break;
+    value = value * base + d;
+  }
+  if (j === from || value !== code) return NO;
+  if (!bounded && j === from + max) {
+    if (j >= buf.length) return final ? j : MORE;
+    if (digit(buf[j] as number) >= 0) return NO;
+  }
+  return j;
+}
+
+function hexValue(b: number): number {
+  if (b >= 0x30 && b <= 0x39) return b - 0x30;
+  const lower = b | 0x20;
+  return lower >= 0x61 && lower <= 0x66 ? lower - 0x61 + 10 : -1;
+}
+
+function decimalValue(b: number): number {
+  return b >= 0x30 && b <= 0x39 ? b - 0x30 : -1;
+}
