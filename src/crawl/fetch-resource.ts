@@ -12,6 +12,8 @@ import type { OutageMonitor } from '../client/outage-monitor.js';
 import { answersAsService, outageSignalOf } from '../client/outage-policy.js';
 import { DecodedBody, parseContentEncoding, wireCap, type Coding } from '../client/content-coding.js';
 import type { ResponseBody } from '../client/response-body.js';
+import type { SecretMarker } from '../core/secret-marker.js';
+import { RedactedBody } from './redacted-body.js';
 
 export interface FetchContext {
   client: HttpClient;
@@ -29,6 +31,8 @@ export interface FetchContext {
   sleep?: (ms: number, signal: AbortSignal) => Promise<unknown>;
   /** Pauses the whole run while the service is gone; without it every failure is the resource's own. */
   outage?: OutageMonitor;
+  /** The run's API keys, replaced in every body before it is spooled: no key is ever stored. */
+  secrets?: SecretMarker;
 }
 
 export type AttemptEvent =
@@ -47,7 +51,15 @@ export interface FetchRequest {
 }
 
 export type FetchResult =
-  | { status: 200; body: SpooledBody; contentType: string; lastModified: string | null; attempts: number }
+  | {
+      status: 200;
+      body: SpooledBody;
+      contentType: string;
+      lastModified: string | null;
+      attempts: number;
+      /** How many keys were replaced in the body (see `secrets`), when any were. */
+      keyRedactions?: number;
+    }
   | { status: 304; attempts: number };
 
 /**
@@ -95,20 +107,28 @@ export async function fetchResource(ctx: FetchContext, request: FetchRequest): P
           }
           const decoded =
             codings.length > 0 ? decodedBody(body, codings, request, watch.seen, expectedLength) : undefined;
+          // Keys replaced as the body is decoded and before it is hashed; the length is checked on the bytes served.
+          const redacted = ctx.secrets
+            ? new RedactedBody(decoded ?? body, ctx.secrets, {
+                source: request.source,
+                ...(decoded ? {} : { onChunk: watch.seen }),
+                ...(expectedLength !== undefined && !decoded ? { expectedLength } : {}),
+              })
+            : undefined;
           const spooled = await ctx.spool
-            .write(decoded ?? body, {
+            .write(redacted ?? decoded ?? body, {
               maxBytes: request.maxBytes,
               keep: request.keep,
               source: request.source,
-              ...(decoded ? {} : { onChunk: watch.seen }),
-              ...(expectedLength !== undefined && !decoded ? { expectedLength } : {}),
+              ...(decoded || redacted ? {} : { onChunk: watch.seen }),
+              ...(expectedLength !== undefined && !decoded && !redacted ? { expectedLength } : {}),
             })
             .catch((error: unknown) => {
               body.destroy();
               throw bodyError(error, request.source, ctx.signal);
             });
           ctx.adaptive?.succeeded();
-          const wireBytes = decoded ? decoded.wireBytes : spooled.size;
+          const wireBytes = decoded ? decoded.wireBytes : (redacted?.bytesIn ?? spooled.size);
           ctx.onAttempt?.({
             type: 'response',
             source: request.source,
@@ -123,6 +143,7 @@ export async function fetchResource(ctx: FetchContext, request: FetchRequest): P
             contentType: response.headers['content-type'] ?? 'application/octet-stream',
             lastModified: response.headers['last-modified'] ?? null,
             attempts: attempt,
+            ...(redacted?.redactions ? { keyRedactions: redacted.redactions } : {}),
           };
         }
         await discardBody(body, watch.seen);
