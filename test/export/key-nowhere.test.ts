@@ -4,6 +4,7 @@ import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
+import { isRabbitError } from '../../src/core/errors.js';
 import { KEY_MARKER } from '../../src/core/secret-marker.js';
 import { exportAccount } from '../../src/export/export-account.js';
 import { allFileEntries, type FileEntry, type Manifest } from '../../src/manifest/types.js';
@@ -35,6 +36,11 @@ function runKeys(): string[] {
 async function extracted(zip: string, into: string): Promise<Map<string, Buffer>> {
   requireTool('python3');
   await exec('python3', ['-c', 'import sys, zipfile; zipfile.ZipFile(sys.argv[1]).extractall(sys.argv[2])', zip, into]);
+  return filesIn(into);
+}
+
+/** Every file under a folder, by its path inside it. */
+async function filesIn(into: string): Promise<Map<string, Buffer>> {
   const files = new Map<string, Buffer>();
   for (const entry of await readdir(into, { recursive: true, withFileTypes: true })) {
     if (!entry.isFile()) continue;
@@ -132,6 +138,32 @@ describe('the API key is nowhere in the archive', () => {
     expect(reusedPage.keyRedactions).toBe(2 * 7);
     expect(await sha256sum(join(dir, 'since', reusedPage.path))).toBe(reusedPage.sha256);
     expect((await verifyArchive(result.out)).ok).toBe(true);
+  });
+
+  it('nor in the work folder an interrupted export leaves (journal, spool, entries), nor after it resumes', async () => {
+    front = await startHostileFront(service.baseUrl, runKeys());
+    const controller = new AbortController();
+    let responses = 0;
+    const out = join(dir, 'cut.zip');
+    const run = (signal?: AbortSignal) =>
+      exportAccount({
+        out,
+        baseUrl: (front as HostileFront).baseUrl,
+        keys: runKeys(),
+        concurrency: 4,
+        ...(signal ? { signal } : {}),
+        onEvent: (event) => {
+          if (event.type === 'response' && ++responses === 60) controller.abort();
+        },
+      });
+    const error = await run(controller.signal).catch((caught: unknown) => caught);
+    expect(isRabbitError(error, 'INTERRUPTED')).toBe(true);
+    const work = await filesIn(join(dir, '.cut.zip.rabbit-work'));
+    expect([...work.keys()]).toContain('journal.jsonl');
+    expect(keysFound(work, runKeys())).toEqual([]);
+
+    const result = await run();
+    expect(keysFound(await extracted(result.out, join(dir, 'cut')), runKeys())).toEqual([]);
   });
 });
 
