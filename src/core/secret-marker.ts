@@ -7,8 +7,9 @@
  *
  * Bytes stream through `KeyReplacer` as they arrive: what could still be the start of a key at the
  * end of one chunk is held back until the next (at most a key's length of its longest encoding),
- * so memory is flat however large the body. Positions are found with `Buffer.indexOf` on the few
- * bytes a key can start with, so a body without a key costs a native scan and little else.
+ * so memory is flat however large the body. A place is tried only where its first two bytes can
+ * begin a key in one of the encodings, found by one regular expression, so a body without a key
+ * costs one native pass over its bytes and little else.
  */
 export const KEY_MARKER = 'REDACTED-API-KEY';
 
@@ -29,6 +30,7 @@ const BACKSLASH = 0x5c;
 const AMPERSAND = 0x26;
 const SEMICOLON = 0x3b;
 const HASH = 0x23;
+const HEX_DIGITS = [...'0123456789abcdef'].map((c) => c.charCodeAt(0));
 
 /**
  * HTML's named references to printable ASCII characters; `*` marks the legacy ones a browser also
@@ -84,8 +86,14 @@ interface CompiledKey {
  */
 export class SecretMarker {
   readonly keys: readonly CompiledKey[];
-  /** Bytes a match can start with: each key's first character, and the escapes' introducers. */
-  readonly starts: Uint8Array;
+  /**
+   * Finds the places where a match can begin: pairs of bytes that start one of the encodings of a
+   * key's first character (or the character itself and the start of its second), in latin1 text.
+   * The regular expression engine skips over everything else in native code.
+   */
+  readonly starts: RegExp;
+  /** The bytes a match can begin with: at the very end of a chunk, its second byte is not known yet. */
+  readonly firsts: Uint8Array;
   /** The most bytes a match can span: held back at the end of a chunk while undecided. */
   readonly window: number;
 
@@ -93,9 +101,12 @@ export class SecretMarker {
     // Longest first: where one key begins another, the whole of the longer one goes.
     const sorted = [...keys].sort((a, b) => b.length - a.length);
     this.keys = sorted.map(compileKey);
-    const starts = new Set<number>([PERCENT, BACKSLASH, AMPERSAND]);
-    for (const key of this.keys) starts.add(key.codes[0] as number);
-    this.starts = Uint8Array.from(starts);
+    const pairs = new Map<number, Set<number>>();
+    for (const key of this.keys) startPairs(key, pairs);
+    this.firsts = new Uint8Array(256);
+    for (const first of pairs.keys()) this.firsts[first] = 1;
+    const pattern = [...pairs].map(([first, seconds]) => `${byteClass([first])}${byteClass([...seconds])}`);
+    this.starts = new RegExp(pattern.join('|'), 'g');
     this.window = (sorted[0]?.length ?? 0) * MAX_UNIT_BYTES;
   }
 
@@ -139,11 +150,7 @@ export class SecretMarker {
 export class KeyReplacer {
   count = 0;
   private tail: Buffer | undefined;
-  private readonly next: Int32Array;
-
-  constructor(private readonly marker: SecretMarker) {
-    this.next = new Int32Array(marker.starts.length);
-  }
+  constructor(private readonly marker: SecretMarker) {}
 
   push(chunk: Buffer): Buffer {
     const buf = this.tail ? Buffer.concat([this.tail, chunk]) : chunk;
@@ -158,34 +165,31 @@ export class KeyReplacer {
   }
 
   private scan(buf: Buffer, final: boolean): Buffer {
-    const { starts } = this.marker;
-    const next = this.next;
-    next.fill(MORE);
+    const { starts, firsts } = this.marker;
     let parts: Buffer[] | undefined;
     let from = 0;
     let held = buf.length;
-    for (let p = 0; p < buf.length;) {
-      // The nearest byte a key can start with, each start byte's next place found once.
-      let candidate = -1;
-      for (let s = 0; s < starts.length; s++) {
-        let at = next[s] as number;
-        if (at !== NO && at < p) next[s] = at = buf.indexOf(starts[s] as number, p);
-        if (at !== NO && (candidate === -1 || at < candidate)) candidate = at;
-      }
-      if (candidate === -1) break;
-      const end = this.marker.matchAt(buf, candidate, final);
+    const text = buf.toString('latin1');
+    starts.lastIndex = 0;
+    for (let found = starts.exec(text); found !== null; found = starts.exec(text)) {
+      const p = found.index;
+      const end = this.marker.matchAt(buf, p, final);
       if (end === MORE) {
-        held = candidate;
+        held = p;
         break;
       }
       if (end === NO) {
-        p = candidate + 1;
+        starts.lastIndex = p + 1;
         continue;
       }
-      (parts ??= []).push(buf.subarray(from, candidate), MARKER_BYTES);
+      (parts ??= []).push(buf.subarray(from, p), MARKER_BYTES);
       this.count++;
-      from = p = end;
+      from = end;
+      starts.lastIndex = end;
     }
+    // A last byte that may begin a match: its second byte comes with the next chunk.
+    if (!final && held === buf.length && buf.length > from && firsts[buf[buf.length - 1] as number] === 1)
+      held = buf.length - 1;
     // A copy: the chunk it is part of goes on to be kept by whoever reads this body.
     if (held < buf.length) this.tail = Buffer.from(buf.subarray(held));
     if (!parts) return from === 0 && held === buf.length ? buf : buf.subarray(from, held);
@@ -205,6 +209,27 @@ function compileKey(key: string): CompiledKey {
       })),
     ),
   };
+}
+
+/** The pairs of bytes (a first, and the seconds it may be followed by) the encodings of the key's start begin with. */
+function startPairs(key: CompiledKey, pairs: Map<number, Set<number>>): void {
+  const [first, second] = key.codes as [number, number];
+  const allow = (a: number, bytes: readonly number[]): void => {
+    const seconds = pairs.get(a) ?? new Set<number>();
+    for (const b of bytes) seconds.add(b);
+    pairs.set(a, seconds);
+  };
+  allow(first, [second, PERCENT, BACKSLASH, AMPERSAND]);
+  const high = HEX_DIGITS[first >> 4] as number;
+  allow(PERCENT, [high, 0x75, 0x55]);
+  // A CSS escape may have leading zeros; the identity escape is the character itself.
+  allow(BACKSLASH, [0x30, high, 0x75, 0x78, first]);
+  allow(AMPERSAND, [HASH, ...(key.names[0] ?? []).map((name) => name.bytes[0] as number)]);
+}
+
+/** A regular expression class of exactly the given bytes, in latin1 text. */
+function byteClass(bytes: readonly number[]): string {
+  return `[${bytes.map((b) => `\\x${b.toString(16).padStart(2, '0')}`).join('')}]`;
 }
 
 /**

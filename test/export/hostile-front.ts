@@ -11,7 +11,7 @@ const code = (c: string): number => c.charCodeAt(0);
 const each = (key: string, f: (c: string) => string): string => [...key].map(f).join('');
 
 /** Every way the front writes a key, and so every way a test looks for it. */
-export function keyEncodings(key: string): Record<string, string> {
+export function keyEncodings(key: string) {
   return {
     raw: key,
     percentUpper: each(key, (c) => `%${code(c).toString(16).toUpperCase()}`),
