@@ -96,12 +96,12 @@ describe('the API key is nowhere in the archive', () => {
     const entries = allFileEntries(manifest);
     const redacted = entries.filter((entry) => entry.keyRedactions !== undefined);
     // Each kind of body the front spiked holds the marker where the key was, and says how often.
-    for (const pattern of [/pages\/[^/]+\.html$/, /elements\/[^/]+\.json$/, /pages\/[^/]+\.json$/, /\.png$/, /\.css$/])
+    for (const pattern of [/pages\/[^/.]+\.html$/, /elements\/[^/]+\.json$/, /pages\/[^/]+\.json$/, /\.png$/, /\.css$/])
       expect(
         redacted.some((entry) => pattern.test(entry.path)),
         String(pattern),
       ).toBe(true);
-    const page = redacted.find((entry) => /pages\/[^/]+\.html$/.test(entry.path)) as FileEntry;
+    const page = redacted.find((entry) => /pages\/[^/.]+\.html$/.test(entry.path)) as FileEntry;
     // Per key: the own link, the foreign query, the foreign path and query, the text thrice.
     expect(page.keyRedactions).toBe(2 * 7);
     const pageBytes = files.get(page.path) as Buffer;
@@ -134,7 +134,7 @@ describe('the API key is nowhere in the archive', () => {
     const manifest = manifestIn(files);
     // The copies really came from PREV, and were counted as they were redacted.
     expect(Object.values(manifest.prototypes).map((record) => record.origin?.mode)).toContain('reused');
-    const reusedPage = allFileEntries(manifest).find((entry) => /pages\/[^/]+\.html$/.test(entry.path)) as FileEntry;
+    const reusedPage = allFileEntries(manifest).find((entry) => /pages\/[^/.]+\.html$/.test(entry.path)) as FileEntry;
     expect(reusedPage.keyRedactions).toBe(2 * 7);
     expect(await sha256sum(join(dir, 'since', reusedPage.path))).toBe(reusedPage.sha256);
     expect((await verifyArchive(result.out)).ok).toBe(true);
@@ -159,11 +159,17 @@ describe('the API key is nowhere in the archive', () => {
     const error = await run(controller.signal).catch((caught: unknown) => caught);
     expect(isRabbitError(error, 'INTERRUPTED')).toBe(true);
     const work = await filesIn(join(dir, '.cut.zip.rabbit-work'));
-    expect([...work.keys()]).toContain('journal.jsonl');
     expect(keysFound(work, runKeys())).toEqual([]);
+    // The journal records a page stored before the cut, with the count of the keys it held.
+    expect((work.get('journal.jsonl') as Buffer).toString()).toMatch(/pages\/[^/"]+\.html"[^\n]*"keyRedactions":14/);
 
     const result = await run();
-    expect(keysFound(await extracted(result.out, join(dir, 'cut')), runKeys())).toEqual([]);
+    const files = await extracted(result.out, join(dir, 'cut'));
+    expect(keysFound(files, runKeys())).toEqual([]);
+    // A page stored before the cut and reused from the journal still says how many keys it held.
+    const pages = allFileEntries(manifestIn(files)).filter((entry) => /pages\/[^/.]+\.html$/.test(entry.path));
+    expect(pages.length).toBeGreaterThan(0);
+    expect(pages.map((entry) => entry.keyRedactions)).toEqual(pages.map(() => 2 * 7));
   });
 });
 
