@@ -1,6 +1,7 @@
 import { setMaxListeners } from 'node:events';
 import { isRabbitError } from '../core/errors.js';
 import { redactSecrets } from '../core/redact.js';
+import { SecretMarker } from '../core/secret-marker.js';
 import { TOOL_VERSION } from '../core/version.js';
 import { HttpClient } from '../client/http-client.js';
 import { AccountCrawler, DEFAULT_SIZE_CAPS, JOURNAL_ORIGIN } from '../crawl/crawl-account.js';
@@ -82,6 +83,8 @@ export async function exportAccount(options: ExportOptions): Promise<ExportResul
   );
   const stats: RunStats = { requests: 0, retries: 0, bytes: 0, files: 0 };
   const wire = { bytes: 0 };
+  // The keys are replaced in every body and every text the archive keeps (core/secret-marker.ts).
+  const secrets = SecretMarker.of(options.keys);
   const sink = new ArchiveSink(work.paths.out, {
     spool: work.spool,
     signal: controller.signal,
@@ -91,7 +94,10 @@ export async function exportAccount(options: ExportOptions): Promise<ExportResul
   const model = new ArchiveModel(
     work.entries,
     (file) => sink.add(file),
-    (text) => redactSecrets(text, options.keys),
+    (text) => {
+      const clean = redactSecrets(text, options.keys);
+      return secrets ? secrets.redactText(clean) : clean;
+    },
   );
   void sink.written.catch((error: unknown) => frontier.stop(error));
   const fetch = fetchContext({
@@ -105,6 +111,7 @@ export async function exportAccount(options: ExportOptions): Promise<ExportResul
     emit,
     now,
     giveUp: (error) => deadline.stopNow(error),
+    secrets,
   });
   const failed = errorEvents(emit, options.keys);
   // Page requisites are fetched as the crawl stores the pages naming them, and prototypes are made

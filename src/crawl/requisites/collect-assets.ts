@@ -90,6 +90,8 @@ export class PageRequisites {
   /** What has been fetched so far; `archived` is set only while `finish` works on a prototype. */
   readonly catalog: AssetCatalog = { assets: new Map(), archived: new Map(), foreign: new Map() };
   private readonly requested = new Set<string>();
+  /** URLs on the service's host outside its base path, recorded as missing once each. */
+  private readonly outsideReported = new Set<string>();
   /** Scheduled but not started: what a halted frontier dropped is recorded as missing. */
   private readonly waiting = new Map<string, string>();
   private capReported = false;
@@ -175,6 +177,7 @@ export class PageRequisites {
       const referrers = catalog.foreign.get(resolution.url) ?? new Set<string>();
       referrers.add(referrer);
       catalog.foreign.set(resolution.url, referrers);
+      if (resolution.servicePath !== undefined) this.outside(resolution.servicePath, resolution.url);
     }
     if (resolution.kind !== 'service' || requested.has(resolution.request)) return;
     if (catalog.archived.has(resolution.source) && !resolution.request.includes('?')) return;
@@ -254,6 +257,21 @@ export class PageRequisites {
     const base = serviceUrl(service, asset.request);
     for (const ref of scanCss(css))
       this.follow(resolveReference(ref.value, base, service), stored.path, ref.kind === 'import', depth + 1);
+  }
+
+  /**
+   * An asset on the service's own host outside its base path: the page needs it and it cannot be
+   * fetched, so the archive is not complete (recorded once per URL).
+   */
+  private outside(path: string, url: string): void {
+    if (this.outsideReported.has(url)) return;
+    this.outsideReported.add(url);
+    this.fail(
+      path,
+      new RabbitError('BAD_SHAPE', `${path} is on the service's host outside its base path: it was not fetched`, {
+        source: path,
+      }),
+    );
   }
 
   /** --max-duration (or an outage past its patience) stopped the fetching: the asset is missing, and the archive says so. */
