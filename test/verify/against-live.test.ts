@@ -4,6 +4,10 @@ import { startFakeService, type FakeService, type FakeServiceOptions } from '../
 import { exportAccount } from '../../src/export/export-account.js';
 import { checkAgainstLive, type LiveCheckOptions } from '../../src/live-check/check-live.js';
 import { liveVerdict, type Difference, type LiveCheckReport } from '../../src/live-check/live-report.js';
+import { openArchive } from '../../src/archive/open-archive.js';
+import { readCheckPlan } from '../../src/live-check/archive-plan.js';
+import { registerVerify } from '../../src/cli/commands/verify.js';
+import { runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/temp.js';
 
 // issue 38: verify --against-live tells whether an archive still holds what the service serves.
@@ -62,6 +66,51 @@ function edit(service: FakeService): {
   return { prototype, page: first.id, renamed: second.id, element, discussion };
 }
 
+/** The differences the four edits of `edit` make, as `named` writes them. */
+function expected(e: ReturnType<typeof edit>): string[] {
+  const { prototype, page, renamed, element, discussion } = e;
+  return [
+    'gone prototype 1002 1002',
+    `changed prototype ${prototype} ${prototype}`,
+    `changed element ${prototype} ${element} ${page}`,
+    `changed rendering ${prototype} ${page} html`,
+    `changed rendering ${prototype} ${page} png`,
+    `changed page ${prototype} ${renamed}`,
+    `changed rendering ${prototype} ${renamed} html`,
+    `new discussion ${prototype} ${discussion}`,
+  ].sort();
+}
+
+/** A clock that only moves when something waits on it: a wait of 90 s takes no time at all. */
+function fakeClock(): { now: () => number; sleep: (ms: number) => Promise<void> } {
+  let time = Date.parse('2026-01-05T03:00:00Z');
+  return {
+    now: () => time,
+    sleep: async (ms) => {
+      time += ms;
+      await Promise.resolve();
+    },
+  };
+}
+
+/** The paths a plan samples, and the strata (prototype and kind) they come from. */
+async function sampleOf(
+  archive: string,
+  percent: number,
+  seed: number,
+): Promise<{ paths: string[]; strata: Set<string> }> {
+  const zip = await openArchive(archive);
+  try {
+    const plan = await readCheckPlan(zip, { percent }, seed);
+    return {
+      paths: plan.sample.map((s) => s.entry.path),
+      strata: new Set(plan.sample.map((s) => `${s.resource.prototype} ${s.resource.kind} ${s.resource.format ?? ''}`)),
+    };
+  } finally {
+    zip.close();
+  }
+}
+
 describe('verify --against-live', () => {
   it('an untouched service matches everything: exit 0, every list and resource checked', async () => {
     const service = await serve();
@@ -84,22 +133,120 @@ describe('verify --against-live', () => {
     const before = service.store.head('1001')?.milestones.length ?? 0;
     const { prototype, page, renamed, element, discussion } = edit(service);
     const report = await check(service, archive, { sample: { percent: 100 } });
-    expect(report.differences.map(named).sort()).toEqual(
-      [
-        'gone prototype 1002 1002',
-        `changed prototype ${prototype} ${prototype}`,
-        `changed element ${prototype} ${element} ${page}`,
-        `changed rendering ${prototype} ${page} html`,
-        `changed rendering ${prototype} ${page} png`,
-        `changed page ${prototype} ${renamed}`,
-        `changed rendering ${prototype} ${renamed} html`,
-        `new discussion ${prototype} ${discussion}`,
-      ].sort(),
-    );
+    expect(report.differences.map(named).sort()).toEqual(expected({ prototype, page, renamed, element, discussion }));
     const changed = report.differences.find((d) => d.kind === 'element');
     expect(changed).toMatchObject({ archivedRevision: before, liveRevision: before + 3 });
     expect(report.byPrototype[prototype]).toMatchObject({ archivedRevision: before, liveRevision: before + 3 });
     expect(report.byKind.discussion).toMatchObject({ new: 1 });
     expect(liveVerdict(report)).toBe('drift');
+  }, 60_000);
+
+  it('at --sample 5% the lists still reveal the added discussion and the deleted prototype; every prototype and kind is sampled', async () => {
+    const service = await serve();
+    const archive = await exported(service);
+    const e = edit(service);
+    const report = await check(service, archive, { sample: { percent: 5 } });
+    const found = report.differences.map(named);
+    expect(found).toContain('gone prototype 1002 1002');
+    expect(found).toContain(`new discussion ${e.prototype} ${e.discussion}`);
+    expect(report.sampled).toBeLessThan(report.population / 4);
+    expect(report.lists.checked).toBe(report.lists.total);
+    // Stratified: the 5% holds a resource of every kind of every prototype the whole archive has.
+    expect((await sampleOf(archive, 5, 7)).strata).toEqual((await sampleOf(archive, 100, 7)).strata);
+  }, 60_000);
+
+  it('the same seed picks the same sample; another seed, another', async () => {
+    const service = await serve();
+    const archive = await exported(service);
+    const first = await sampleOf(archive, 10, 4242);
+    expect((await sampleOf(archive, 10, 4242)).paths).toEqual(first.paths);
+    expect((await sampleOf(archive, 10, 4243)).paths).not.toEqual(first.paths);
+  }, 60_000);
+
+  it('the CLI prints the seed; --seed repeats it; drift is exit 3 with a JSON record per difference and no key', async () => {
+    const service = await serve();
+    const archive = await exported(service);
+    const env = { RABBIT_API_KEY: service.keys.readOnly };
+    const quiet = await runCli(['verify', archive, '--against-live', '--sample', '5%'], {
+      register: registerVerify,
+      env,
+    });
+    expect(quiet.code).toBe(0);
+    const seed = /seed (\d+) \(the same sample again: --seed \1\)/.exec(quiet.stdout)?.[1];
+    expect(seed).toBeDefined();
+    expect(quiet.stdout).toContain('MATCHES');
+    const e = edit(service);
+    const args = ['verify', archive, '--against-live', '--sample', '5%', '--seed', seed as string, '--json'];
+    const drift = await runCli(args, { register: registerVerify, env });
+    expect(drift.code).toBe(3);
+    const records = drift.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    const summary = records.at(-1) as Record<string, unknown>;
+    expect(summary).toMatchObject({ type: 'summary', ok: false, exitCode: 3, verdict: 'drift', seed: Number(seed) });
+    const differences = records.filter((r) => r['type'] === 'difference');
+    expect(differences.length).toBe(summary['differences']);
+    expect(differences).toContainEqual(
+      expect.objectContaining({ status: 'new', kind: 'discussion', id: String(e.discussion) }),
+    );
+    expect(drift.stdout + drift.stderr + quiet.stdout + quiet.stderr).not.toContain(service.keys.readOnly);
+  }, 60_000);
+
+  it('through a 429 outage and a storm of 429 and 503 answers: waited out, the same differences, nothing failed', async () => {
+    const original = await serve();
+    const archive = await exported(original);
+    const clock = fakeClock();
+    // The same account from another instance that names itself as the first did, stormy from its 30th request.
+    const service = await serve({
+      advertisedBaseUrl: original.baseUrl,
+      now: clock.now,
+      outage: { atRequest: 30, forMs: 90_000, kind: '429' },
+      faults: { rate: 0.25, kinds: ['429', '503'], seed: 3 },
+    });
+    const e = edit(service);
+    const report = await check(service, archive, { now: clock.now, sleep: clock.sleep, concurrency: 4 });
+    expect(report.differences.map(named).sort()).toEqual(expected(e));
+    expect(report.failureCount).toBe(0);
+    expect(report.complete).toBe(true);
+    expect(report.outages.count).toBeGreaterThanOrEqual(1);
+    expect(report.retries).toBeGreaterThan(0);
+    expect(service.stats.faultsInjected).toBeGreaterThan(0);
+  }, 60_000);
+
+  it('a key revoked halfway stops the check within 2 x concurrency requests: not checked (exit 1), the key named by its place', async () => {
+    const service = await serve();
+    const archive = await exported(service);
+    service.setRevocation({ key: service.keys.readOnly, afterRequests: 40 });
+    const report = await check(service, archive, { concurrency: 4 });
+    expect(report.stoppedBy).toBe('KEY_REFUSED');
+    expect(report.keysRefused).toEqual([1]);
+    expect(report.complete).toBe(false);
+    expect(liveVerdict(report)).toBe('unchecked');
+    expect(service.store.keyRing.refusedAfterRevocation).toBeGreaterThan(0);
+    expect(service.store.keyRing.refusedAfterRevocation).toBeLessThanOrEqual(2 * 4);
+
+    service.setRevocation({ key: service.keys.readOnly, afterRequests: 40 });
+    const run = await runCli(['verify', archive, '--against-live', '--concurrency', '4'], {
+      register: registerVerify,
+      env: { RABBIT_API_KEY: service.keys.readOnly },
+    });
+    expect(run.code).toBe(1);
+    expect(run.stdout).toContain('refused API key number 1 during the check');
+    expect(run.stdout + run.stderr).not.toContain(service.keys.readOnly);
+  }, 60_000);
+
+  it('--max-requests stops within the budget and says what share was checked', async () => {
+    const service = await serve();
+    const archive = await exported(service);
+    const before = service.stats.requests;
+    const report = await check(service, archive, { maxRequests: 25, concurrency: 4 });
+    expect(service.stats.requests - before).toBeLessThanOrEqual(25);
+    expect(report.stoppedBy).toBe('max-requests');
+    expect(report.complete).toBe(false);
+    expect(report.share).toBeGreaterThan(0);
+    expect(report.share).toBeLessThan(1);
+    expect(report.failureCount).toBe(0);
+    expect(liveVerdict(report)).toBe('match');
   }, 60_000);
 });
