@@ -56,9 +56,6 @@ function sameValue(a: unknown, b: unknown): boolean {
     if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
     return a.every((item, index) => sameValue(item, b[index]));
   }
-  // A member named __proto__ can become the parsed object's prototype and drop out of its keys:
-  // two bodies that differ only there would compare equal. Such an object matches by bytes alone.
-  if (Object.getPrototypeOf(a) !== Object.prototype || Object.getPrototypeOf(b) !== Object.prototype) return false;
   const left = a as Record<string, unknown>;
   const right = b as Record<string, unknown>;
   const keys = Object.keys(left);
