@@ -8,14 +8,16 @@ export function formatLiveCheck(report: LiveCheckReport, verdict: LiveVerdict): 
     `sample ${formatSampleSize(report.sample)}, seed ${report.seed} (the same sample again: --seed ${report.seed})`,
   ];
   for (const [id, tally] of Object.entries(report.byPrototype)) {
-    const revisions =
-      tally.liveRevision === null
-        ? `r${tally.archivedRevision ?? '?'} archived`
-        : `r${tally.archivedRevision ?? '?'} archived, r${tally.liveRevision} live`;
+    const archived = tally.archivedRevision === null ? 'not in the archive' : `r${tally.archivedRevision} archived`;
+    const revisions = tally.liveRevision === null ? archived : `${archived}, r${tally.liveRevision} live`;
     lines.push(
       `prototype ${id} (${revisions}): ${tally.matched} matched, ${tally.changed} changed, ${tally.new} new, ${tally.gone} gone`,
     );
   }
+  const kinds = Object.entries(report.byKind).map(
+    ([kind, tally]) => `${kind} ${tally.matched}/${tally.changed}/${tally.new}/${tally.gone}`,
+  );
+  if (kinds.length > 0) lines.push(`by kind (matched/changed/new/gone): ${kinds.join(', ')}`);
   for (const difference of report.differences) lines.push(differenceLine(difference));
   for (const failure of report.failures)
     lines.push(`not checked  ${printable(failure.source)}: ${printable(failure.message)}`);

@@ -249,4 +249,40 @@ describe('verify --against-live', () => {
     expect(report.failureCount).toBe(0);
     expect(liveVerdict(report)).toBe('match');
   }, 60_000);
+
+  it('--max-duration stops the check when its clock runs out, with the share checked so far', async () => {
+    const service = await serve();
+    const archive = await exported(service);
+    const before = service.stats.requests;
+    // The duration's timer, run by the test: it expires once the service has answered 30 requests.
+    const deadlineTimer = (_ms: number, expire: () => void): (() => void) => {
+      const poll = setInterval(() => {
+        if (service.stats.requests - before >= 30) {
+          clearInterval(poll);
+          expire();
+        }
+      }, 1);
+      return () => clearInterval(poll);
+    };
+    const report = await check(service, archive, { maxDurationMs: 60_000, deadlineTimer, concurrency: 2 });
+    expect(report.stoppedBy).toBe('max-duration');
+    expect(report.complete).toBe(false);
+    expect(report.share).toBeLessThan(1);
+    expect(report.failureCount).toBe(0);
+    expect(liveVerdict(report)).toBe('match');
+  }, 60_000);
+
+  it('--sample, --seed and --max-requests without --against-live are usage errors, not ignored', async () => {
+    const service = await serve();
+    const archive = await exported(service);
+    for (const flags of [
+      ['--sample', '5%'],
+      ['--seed', '3'],
+      ['--max-requests', '10'],
+    ]) {
+      const run = await runCli(['verify', archive, ...flags], { register: registerVerify });
+      expect(run.code, flags.join(' ')).toBe(2);
+      expect(run.stderr).toContain(`${flags[0] ?? ''} is for verify --against-live`);
+    }
+  }, 60_000);
 });

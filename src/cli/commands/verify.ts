@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { EXIT } from '../exit-codes.js';
+import { RabbitError } from '../../core/errors.js';
 import { runAction, withInterrupts, type CliIO } from '../run.js';
 import { addServiceOptions, type ServiceFlags } from '../service-flags.js';
 import { addRunLimitOptions, type RunLimitFlags } from '../run-limit-flags.js';
@@ -49,6 +50,7 @@ export function registerVerify(program: Command, io: CliIO): void {
     .action((file: string, flags: VerifyFlags) =>
       runAction(io, flags.json ?? false, async () => {
         if (flags.againstLive) return verifyAgainstLive(file, flags, io);
+        refuseLiveFlags(flags);
         const { formatVerifyReport } = await import('../format-archive.js');
         const { verifyArchive } = await import('../../verify/verify-archive.js');
         const { checkSidecar, sidecarPath } = await import('../../archive/checksum-file.js');
@@ -74,6 +76,14 @@ export function registerVerify(program: Command, io: CliIO): void {
         return report.ok && sidecarOk ? EXIT.ok : EXIT.failed;
       }),
     );
+}
+
+/** The sample's flags without --against-live would be ignored silently: say so instead. */
+function refuseLiveFlags(flags: VerifyFlags): void {
+  const given = (['sample', 'seed', 'maxRequests', 'maxDuration'] as const).filter((name) => flags[name] !== undefined);
+  if (given.length === 0) return;
+  const flag = `--${given[0]?.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`) ?? ''}`;
+  throw new RabbitError('USAGE', `${flag} is for verify --against-live`);
 }
 
 /** Exit 0: everything checked matches; 3: drift; 1: the service did not let it be checked. */
