@@ -82,6 +82,7 @@ describe('backup --check-sample', () => {
       env: { RABBIT_API_KEY: service.keys.readOnly, RABBIT_BASE_URL: service.baseUrl },
     });
     expect(run.code).toBe(2);
+    expect(run.stderr).toContain('--check-sample takes a share (e.g. 5%, up to 100%) or a number of resources');
     expect(service.stats.requests).toBe(0);
   });
 
