@@ -48,7 +48,7 @@ export function liveCheckRecords(report: LiveCheckReport, verdict: LiveVerdict, 
 }
 
 function differenceLine(d: Difference): string {
-  const where = d.prototype === undefined ? '' : `prototype ${d.prototype} `;
+  const where = d.prototype === undefined || d.kind === 'prototype' ? '' : `prototype ${d.prototype} `;
   const what =
     d.kind === 'rendering'
       ? `rendering of page ${d.id} (${d.format ?? ''})`
