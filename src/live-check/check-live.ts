@@ -1,6 +1,4 @@
-import { RabbitError, isRabbitError } from '../core/errors.js';
-import { redactSecrets } from '../core/redact.js';
-import { API_PREFIX } from '../api/paths.js';
+import { isRabbitError } from '../core/errors.js';
 import { readIdList } from '../api/parse.js';
 import type { IdKind } from '../api/ids.js';
 import { openArchive, type Archive } from '../archive/open-archive.js';
@@ -13,7 +11,7 @@ import { LiveTally } from './live-tally.js';
 import { memberSource } from './resource-kinds.js';
 import { EVERYTHING, newSeed, type SampleSize } from './sample-plan.js';
 import type { LiveCheckReport, Subject } from './live-report.js';
-import { liveRevisionOf } from './live-revision.js';
+import { goneList, liveRevisionOf, ROOT_LIST, rootFailure, sameMembers } from './live-answers.js';
 
 export interface LiveCheckOptions extends LiveClientOptions {
   archive: string;
@@ -22,8 +20,6 @@ export interface LiveCheckOptions extends LiveClientOptions {
   /** The sample's seed; a new one (reported) when absent. */
   seed?: number;
 }
-
-const ROOT_LIST = `${API_PREFIX}prototypes.json`;
 
 /**
  * Compares an archive with the service it came from: the lists in full (they reveal what is new
@@ -239,12 +235,10 @@ class LiveCheck {
       source: entry.source,
     };
     if (answer.type === 'stopped') return;
+    if (answer.type === 'failed') return this.tally.failed(answer.error);
     this.tally.sampledChecked++;
     if (answer.type === 'gone') this.tally.record({ status: 'gone', ...what, path: entry.path });
-    else if (answer.type === 'failed') {
-      this.tally.sampledChecked--;
-      this.tally.failed(answer.error);
-    } else await this.compared(entry, answer, kind, what);
+    else await this.compared(entry, answer, kind, what);
   }
 
   /** Compares a body the service served with the archived one, and tallies the outcome. */
@@ -264,43 +258,4 @@ class LiveCheck {
     if (comparison === 'differs') this.tally.record({ status: 'changed', ...what, path: entry.path });
     else this.tally.matched(what.kind, what.prototype);
   }
-}
-
-function sameMembers(a: readonly string[], b: readonly string[]): boolean {
-  if (a.length !== b.length) return false;
-  const set = new Set(a);
-  return b.every((id) => set.has(id));
-}
-
-function goneList(source: string): RabbitError {
-  return new RabbitError('HTTP_STATUS', `GET ${source} answered 404`, { source, status: 404 });
-}
-
-/** The list of prototypes could not be read with a key: nothing can be told new or gone. */
-function rootFailure(answer: LiveAnswer, index: number, keys: readonly string[]): RabbitError {
-  const which = keys.length > 1 ? `API key number ${index + 1}` : 'the API key';
-  if (answer.type === 'failed') {
-    const { error } = answer;
-    if (error.status === 401 || error.status === 403 || error.code === 'KEY_REFUSED')
-      return new RabbitError(
-        'KEY_REFUSED',
-        `the service refused ${which} (HTTP ${error.status ?? 401} on ${ROOT_LIST})`,
-        {
-          source: ROOT_LIST,
-          ...(error.status !== undefined ? { status: error.status } : {}),
-          cause: error,
-        },
-      );
-    return new RabbitError(error.code, `cannot read the list of prototypes: ${redactSecrets(error.message, keys)}`, {
-      source: ROOT_LIST,
-      ...(error.status !== undefined ? { status: error.status } : {}),
-      cause: error,
-    });
-  }
-  if (answer.type === 'gone')
-    return new RabbitError('API_NOT_FOUND', `there is no Rabbit API here (HTTP ${answer.status} on ${ROOT_LIST})`, {
-      source: ROOT_LIST,
-      status: answer.status,
-    });
-  return new RabbitError('DEADLINE', 'the check stopped before the list of prototypes was read', { source: ROOT_LIST });
 }
