@@ -29,7 +29,10 @@ import type { ExportOptions } from './export-options.js';
  * reported as an event.
  */
 export function fetchContext(parts: {
-  options: ExportOptions;
+  options: Pick<
+    ExportOptions,
+    'keys' | 'sleep' | 'outage' | 'outagePatienceMs' | 'retry' | 'stall' | 'random' | 'maxRps'
+  >;
   client: HttpClient;
   spool: Spool;
   frontier: Frontier;
