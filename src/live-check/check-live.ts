@@ -5,6 +5,7 @@ import { openArchive, type Archive } from '../archive/open-archive.js';
 import type { FileEntry } from '../manifest/types.js';
 import type { BodyKind } from '../crawl/obtain-body.js';
 import { readCheckPlan, type ArchivedList, type CheckPlan, type SampledResource } from './archive-plan.js';
+import { SecretMarker } from '../core/secret-marker.js';
 import { compareDigests, compareJson, redactLiveBody, type Comparison } from './compare-bodies.js';
 import { LiveClient, type LiveAnswer, type LiveClientOptions } from './live-client.js';
 import { LiveTally } from './live-tally.js';
@@ -50,6 +51,8 @@ export async function checkAgainstLive(options: LiveCheckOptions): Promise<LiveC
 class LiveCheck {
   /** Which key reads each prototype: the first whose live list names it. */
   private readonly owner = new Map<string, string>();
+  /** The run's keys as the export replaced them in what it stored. */
+  private readonly marker: SecretMarker | undefined;
 
   constructor(
     private readonly archive: Archive,
@@ -57,7 +60,9 @@ class LiveCheck {
     private readonly live: LiveClient,
     private readonly tally: LiveTally,
     private readonly keys: readonly string[],
-  ) {}
+  ) {
+    this.marker = SecretMarker.of(keys);
+  }
 
   async run(): Promise<void> {
     await this.rootLists();
@@ -251,7 +256,7 @@ class LiveCheck {
     let comparison: Comparison;
     if (kind === 'png') comparison = compareDigests(entry, answer);
     else {
-      const live = redactLiveBody(answer.buffer as Buffer, this.keys);
+      const live = redactLiveBody(answer.buffer as Buffer, this.marker);
       const archived = await this.archive.body(entry);
       comparison = kind === 'json' ? compareJson(archived, live) : archived.equals(live) ? 'bytes' : 'differs';
     }

@@ -1,5 +1,6 @@
 import { parse as parseLossless } from 'lossless-json';
 import { jsonText } from '../api/json-body.js';
+import type { SecretMarker } from '../core/secret-marker.js';
 
 /**
  * How an archived body and the body the service serves now compare:
@@ -28,15 +29,16 @@ export function compareDigests(
 }
 
 /**
- * A live body as the archive would hold it. Archived bodies in which the API key appeared may
- * have it replaced by a marker (the manifest entry's `keyRedactions`, the `REDACTED-API-KEY`
- * marker): that redaction is not part of this code base yet, so bodies are compared as served.
- * When it lands, the same redaction of the run's keys is applied here, to the live body, before
- * it is compared, and a body archived with the key in it still compares as its own.
+ * A live body as the archive would hold it: the export replaces the run's keys in every body it
+ * stores (`keyRedactions` in the entry), so the live answer gets the same replacement before it
+ * is compared, and a page whose links carry the key still matches its archived copy.
  */
-export function redactLiveBody(body: Buffer, keys: readonly string[]): Buffer {
-  void keys;
-  return body;
+export function redactLiveBody(body: Buffer, marker: SecretMarker | undefined): Buffer {
+  if (marker === undefined) return body;
+  const replacer = marker.replacer();
+  const head = replacer.push(body);
+  const rest = replacer.end();
+  return replacer.count === 0 ? body : Buffer.concat([head, rest]);
 }
 
 function parsed(body: Buffer): { value: unknown } | undefined {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { compareDigests, compareJson } from '../../src/live-check/compare-bodies.js';
+import { compareDigests, compareJson, redactLiveBody } from '../../src/live-check/compare-bodies.js';
+import { KEY_MARKER, SecretMarker } from '../../src/core/secret-marker.js';
 import { liveResourceOf } from '../../src/live-check/resource-kinds.js';
 import { parseSampleSize } from '../../src/live-check/sample-plan.js';
 import { isRabbitError } from '../../src/core/errors.js';
@@ -95,5 +96,24 @@ describe('parseSampleSize', () => {
       caught = error;
     }
     expect(isRabbitError(caught, 'USAGE')).toBe(true);
+  });
+});
+
+describe('a live body is compared as the export would have stored it', () => {
+  const key = 'k3y-Live-0123456789';
+  const marker = SecretMarker.of([key]);
+
+  it("replaces the run's keys, in any encoding the export replaces them in, before comparing", () => {
+    const live = Buffer.from(
+      `<a href="/rabbit/api/p.png?api_key=${key}">x</a><b>${encodeURIComponent(key).replace('-', '%2D')}</b>`,
+    );
+    const stored = redactLiveBody(live, marker).toString('utf8');
+    expect(stored).toBe(`<a href="/rabbit/api/p.png?api_key=${KEY_MARKER}">x</a><b>${KEY_MARKER}</b>`);
+  });
+
+  it('gives a body without a key back as it is', () => {
+    const live = Buffer.from('{"id":3}');
+    expect(redactLiveBody(live, marker)).toBe(live);
+    expect(redactLiveBody(live, undefined)).toBe(live);
   });
 });
