@@ -150,24 +150,26 @@ describe('sanitizeDocument', () => {
 });
 
 describe('pageView', () => {
-  it('rewrites references on the tree: attributes, srcset, style url(), and leaves foreign ones inert', () => {
+  it('rewrites references on the tree: attributes, srcset, style url(), and makes what the rewrite declines inert', () => {
     const out = pageView(
       `<html><head><link rel="stylesheet" href="/s.css"></head><body style="background:url('/bg.png')">` +
         `<img src="/a.png" srcset="/a.png 1x, http://elsewhere/b.png 2x"><a href="/p2.html">p2</a>` +
-        `<a href="http://elsewhere/">away</a><style>@import "http://elsewhere/x.css"; .x{background:url(/bg.png)}</style></body></html>`,
+        `<a href="http://elsewhere/">away</a><a href="#top">top</a><style>@import "http://elsewhere/x.css"; .x{background:url(/bg.png)}</style></body></html>`,
       (value, kind) => {
-        if (value.startsWith('http://elsewhere')) return kind === 'link' ? undefined : 'data:,';
+        if (value.startsWith('#')) return value;
+        if (value.startsWith('http://elsewhere')) return kind === 'link' ? 'https://elsewhere.example/' : undefined;
         return kind === 'link' ? `view${value}` : `archive${value}`;
       },
     );
     expect(out.startsWith('\ufeff')).toBe(true);
     for (const part of [
       '<link rel="stylesheet" href="archive/s.css">',
-      `style="background:url('archive/bg.png')"`,
-      '<img src="archive/a.png" srcset="archive/a.png 1x, data:, 2x">',
+      'style="background:url(&quot;archive/bg.png&quot;)"',
+      '<img src="archive/a.png" srcset="archive/a.png 1x">',
       '<a href="view/p2.html">p2</a>',
-      '<a href="http://elsewhere/">away</a>',
-      '@import "data:,"; .x{background:url(archive/bg.png)}',
+      '<a href="https://elsewhere.example/">away</a>',
+      '<a href="#top">top</a>',
+      '@import "data:,"; .x{background:url("archive/bg.png")}',
     ])
       expect(out).toContain(part);
   });
