@@ -1,9 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { summarizePrototype } from '../../src/site/archive-data.js';
+import type { BodyRef } from '../../src/storage/spool.js';
 import type { StoredFile } from '../../src/storage/stored-file.js';
 
-const file = (path: string, text: string): StoredFile => ({ path, data: Buffer.from(text, 'utf8') }) as StoredFile;
-const read = async (f: StoredFile): Promise<Buffer> => f.data as Buffer;
+/** Files whose `file` is the key of their bytes, for a reader that needs no spool. */
+const bodies = new Map<string, Buffer>();
+const file = (path: string, text: string): StoredFile => {
+  bodies.set(path, Buffer.from(text, 'utf8'));
+  return { path, file: path, size: Buffer.byteLength(text) } as StoredFile;
+};
+const read = async (ref: BodyRef): Promise<Buffer> => bodies.get(ref.file) as Buffer;
 
 describe('summarizePrototype', () => {
   it('opens a page by its viewable copy only, never by its raw rendering', async () => {
