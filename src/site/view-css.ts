@@ -37,6 +37,10 @@ const TEXT_FUNCTIONS = new Set([
   'target-text',
 ]);
 
+/** Blocks that are no function; `CLOSING` maps each closing character to what it closes ('(' any function too). */
+const BLOCKS = new Set(['(', '[', '{']);
+const CLOSING: Record<string, string> = { ')': '(', ']': '[', '}': '{' };
+
 /** Functions whose one argument, quoted or not, is a URL. */
 const URL_FUNCTIONS = new Set(['url', 'src']);
 
@@ -92,6 +96,8 @@ function quoted(url: string): string {
 export function cleanCss(css: string, rewrite: CssRewrite): CleanedCss {
   let out = '';
   let references = 0;
+  // Open blocks: a function's name, '(' for a plain parenthesis, '[' and, inside a custom
+  // property's value, '{'. Each is closed only by its own closing character.
   const functions: string[] = [];
   let inImport = false;
   let inCustomProperty = false;
@@ -109,7 +115,7 @@ export function cleanCss(css: string, rewrite: CssRewrite): CleanedCss {
       i = next;
     } else if (c === '"' || c === "'") {
       const { contentEnd, next } = stringEnd(css, i);
-      const inUrlFunction = functions.some((f) => f !== '' && !TEXT_FUNCTIONS.has(f));
+      const inUrlFunction = functions.some((f) => !BLOCKS.has(f) && !TEXT_FUNCTIONS.has(f));
       if ((inImport && functions.length === 0) || inUrlFunction || inCustomProperty)
         out += replace(css.slice(i + 1, contentEnd));
       else out += css.slice(i, next);
@@ -141,9 +147,12 @@ export function cleanCss(css: string, rewrite: CssRewrite): CleanedCss {
       out += c;
       i++;
     } else {
-      if (c === '(') functions.push('');
-      else if (c === ')') functions.pop();
-      else if ((c === ';' || c === '{' || c === '}') && functions.length === 0) {
+      const closes = CLOSING[c];
+      if (c === '(' || c === '[' || (c === '{' && inCustomProperty)) functions.push(c);
+      else if (closes !== undefined && functions.length > 0) {
+        const open = functions.at(-1) as string;
+        if (open === closes || (closes === '(' && !BLOCKS.has(open))) functions.pop();
+      } else if ((c === ';' || c === '{' || c === '}') && functions.length === 0) {
         inImport = false;
         inCustomProperty = false;
       }

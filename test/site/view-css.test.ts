@@ -41,6 +41,9 @@ describe('cleanCss', () => {
       `div{--u:"${HOST}/v.png";background:image-set(var(--u) 1x)}`,
       `${HOST}/v.png`,
     ],
+    ['a custom property with a ; in brackets', `div{--u:[;] "${HOST}/b.png"}`, `${HOST}/b.png`],
+    ['a custom property with a ; in braces', `div{--u:{a:b;} "${HOST}/c.png"}`, `${HOST}/c.png`],
+    ['a string after a } inside a function', `div{background:image-set(} "${HOST}/d.png" 1x)}`, `${HOST}/d.png`],
     ['a fill url()', `url(${HOST}/p.svg#p)`, `${HOST}/p.svg#p`],
     ['upper case and spaces', `div{background:URL(  "${HOST}/u.png"  )}`, `${HOST}/u.png`],
   ])('%s: the reference is offered to the rewrite and made inert', (_name, css, value) => {
