@@ -2,6 +2,7 @@ import { RabbitError, isRabbitError } from '../../core/errors.js';
 import { API_PREFIX } from '../../api/paths.js';
 import type { FileEntry } from '../../manifest/types.js';
 import { fetchResource, type FetchContext } from '../fetch-resource.js';
+import { sourceProblem } from '../../manifest/manifest-values.js';
 import { manifestErrorOf } from '../../manifest/manifest-error.js';
 import { cachedBodyOf, storedFileOf } from '../../storage/stored-file.js';
 import type { Frontier } from '../frontier.js';
@@ -181,6 +182,17 @@ export class PageRequisites {
     }
     if (resolution.kind !== 'service' || requested.has(resolution.request)) return;
     if (catalog.archived.has(resolution.source) && !resolution.request.includes('?')) return;
+    const unfit = sourceProblem(resolution.source);
+    if (unfit !== undefined) {
+      // The manifest could not list it: every reader refuses such a source, so the archive would
+      // fail its own verify. Recorded instead, in words a reader accepts.
+      requested.add(resolution.request);
+      this.fail(
+        resolution.source,
+        new RabbitError('BAD_SHAPE', `a page asset whose path ${unfit} is not archived`, { source: resolution.source }),
+      );
+      return;
+    }
     if (stylesheet && depth > limits.maxCssDepth) {
       requested.add(resolution.request);
       this.fail(

@@ -85,4 +85,17 @@ describe('page requisites during the crawl', () => {
     expect(errors.map((e) => [e.source, e.code])).toEqual([['/rabbit/static/logo.png', 'BAD_SHAPE']]);
     expect([...requisites.catalog.foreign.keys()]).toEqual(['http://127.0.0.1:1/rabbit/static/logo.png']);
   });
+
+  it('records, and never requests, an asset whose path no manifest reader would accept', async () => {
+    // A line separator or a newline, percent-escaped: listed as a source, it would make the archive
+    // fail its own verify (and links could write no rule for it).
+    const { frontier, errors, requisites } = setup([]);
+    const named = `<img src="/rabbit/static/a%E2%80%A8b.png"><img src="/rabbit/static/c%0Ad.png"><img src="/rabbit/static/ok.png">`;
+    requisites.pageStored(page('page1', Buffer.from(named, 'latin1')), '3');
+    expect(frontier.queued).toBe(1);
+    expect(errors.map((e) => [e.source, e.code])).toEqual([
+      ['/rabbit/static/a%E2%80%A8b.png', 'BAD_SHAPE'],
+      ['/rabbit/static/c%0Ad.png', 'BAD_SHAPE'],
+    ]);
+  });
 });
