@@ -1,13 +1,11 @@
-import { execFile } from 'node:child_process';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { datasetForResources, type FakeService } from '../../src/fake-service/index.js';
 import { exportAccount, type ExportResult } from '../../src/export/export-account.js';
 import type { DeadlineTimer } from '../../src/export/deadline.js';
 import type { Manifest } from '../../src/manifest/types.js';
 import { useFakeService } from '../helpers/fake-service.js';
-import { hasTool, missingTool } from '../helpers/tools.js';
+import { manifestByPython } from './python-zip.js';
 
 // issue 37, point 4: --max-duration used to spend the whole run on the big prototype while the
 // small ones waited behind it, so three prototypes of 19 to 36 requests stayed incomplete for four
@@ -23,14 +21,6 @@ useFakeService({ seed: 37, dataset: datasetForResources(900, { prototypes: 1 }) 
 
 const SMALL = ['3', '17', '42'];
 const BIG = '1001';
-
-/** The manifest as Python's zipfile reads it from the archive. */
-async function manifestByPython(zip: string): Promise<Manifest> {
-  if (!hasTool('python3')) throw missingTool('python3');
-  const script = 'import sys, zipfile; sys.stdout.write(zipfile.ZipFile(sys.argv[1]).read("manifest.json").decode())';
-  const { stdout } = await promisify(execFile)('python3', ['-c', script, zip], { maxBuffer: 64 * 1024 * 1024 });
-  return JSON.parse(stdout) as Manifest;
-}
 
 /**
  * An export whose --max-duration runs out after `budget` responses: the deadline's timer is the
