@@ -59,7 +59,9 @@ async function runStopped(out: string, extra: string[]): Promise<CliRun> {
     timeout: 60_000,
     interval: 20,
   });
-  clock.expire?.();
+  const expire: (() => void) | undefined = clock.expire;
+  if (expire === undefined) throw new Error('the run set no --max-duration timer');
+  expire();
   return run;
 }
 
