@@ -13,7 +13,7 @@ import { manifestByPython } from './python-zip.js';
 // what is left, in words and in --json.
 
 /** The run's --max-duration expires when the test says, not by the clock. */
-const clock = vi.hoisted(() => ({ expire: undefined as (() => void) | undefined }));
+const clock = vi.hoisted((): { expire?: () => void } => ({}));
 
 vi.mock('../../src/export/deadline.js', async (importOriginal) => {
   const real = await importOriginal<typeof DeadlineModule>();
@@ -43,12 +43,18 @@ useFakeService({ seed: 37, dataset: datasetForResources(900, { prototypes: 1 }) 
   service.setFaults({ paths: [{ path: trickling, kind: 'trickle' }] });
 });
 
+/** Expires the --max-duration of the run under way (its timer is the test's). */
+function expireNow(): void {
+  if (clock.expire === undefined) throw new Error('the run set no --max-duration timer');
+  clock.expire();
+}
+
 /**
  * Runs the export one request at a time and stops it once it waits on the trickling image: with
  * the smallest prototypes first, the small ones are done by then.
  */
 async function runStopped(out: string, extra: string[]): Promise<CliRun> {
-  clock.expire = undefined;
+  delete clock.expire;
   const before = service.stats.byPath.get(trickling) ?? 0;
   const args = ['export', '--out', out, '--concurrency', '1', '--max-duration', '1h', '--speed-limit', '0', ...extra];
   const run = runCli(args, {
@@ -59,9 +65,7 @@ async function runStopped(out: string, extra: string[]): Promise<CliRun> {
     timeout: 60_000,
     interval: 20,
   });
-  const expire: (() => void) | undefined = clock.expire;
-  if (expire === undefined) throw new Error('the run set no --max-duration timer');
-  expire();
+  expireNow();
   return run;
 }
 
