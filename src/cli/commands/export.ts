@@ -238,7 +238,10 @@ function failureReport(flags: ExportFlags, result: ExportResult, keyPlaces: read
  */
 function leftText(flags: ExportFlags, result: ExportResult): string {
   const { left } = result;
-  let text = `${left.prototypesComplete} of ${plural(left.prototypesListed, 'prototype')} complete`;
+  let text =
+    left.prototypesListed === 0
+      ? 'the list of prototypes was not read'
+      : `${left.prototypesComplete} of ${plural(left.prototypesListed, 'prototype')} complete`;
   if (left.requestsNotStarted > 0)
     text += `; ${plural(left.requestsNotStarted, 'request')} not started (${plural(left.prototypesLeft, 'prototype')})`;
   if (left.requestsCutOff > 0) text += `; ${plural(left.requestsCutOff, 'request')} cut off`;
