@@ -1,3 +1,4 @@
+import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ArchivedPrototype } from '../archive/archive-catalog.js';
 import {
@@ -9,7 +10,7 @@ import {
   startPrototype,
   type PageContent,
 } from './page-walk.js';
-import { pdfBinder } from './pdf-binder.js';
+import { pdfBinderChunks } from './pdf-binder.js';
 import type { PrototypeReport } from './report.js';
 import { svgFileOf, svgPage } from './svg-pages.js';
 import { makeFolder, writeAtomically } from './write-output.js';
@@ -46,9 +47,11 @@ export async function convertPrototypePages(
     const head = await prototypeHead(reader);
     const file = `${archived.id}-${slugOf(archived.name ?? '')}.pdf`;
     const pages = counted(pageContents(reader, plan, rendering, signal));
-    const { bytes, stats } = await pdfBinder(head, plan, pages, text);
-    await writeAtomically(join(out, file), [bytes]);
+    const { chunks, stats } = pdfBinderChunks(head, plan, pages, text);
+    await writeAtomically(join(out, file), chunks);
     report.file = file;
+    report.replacedCharacters = stats.replacedCharacters;
+    report.binder = { bytes: await fileSize(join(out, file)), renderingBytes: stats.renderingBytes, fonts: stats.fonts };
     report.shapes += stats.labels;
     report.links += stats.links;
     report.discussions += stats.discussions;
@@ -74,4 +77,8 @@ export async function convertPrototypePages(
   report.notes = reader.notes;
   report.complete = reader.skipped.length === 0;
   return report;
+}
+
+async function fileSize(path: string): Promise<number> {
+  return (await stat(path)).size;
 }
