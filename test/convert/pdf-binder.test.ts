@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { convertArchive } from '../../src/convert/convert-archive.js';
+import { CAPTION_HEIGHT } from '../../src/convert/pdf/page-frame.js';
 import type { ConvertReport } from '../../src/convert/report.js';
 import { expectedFrom, type ExpectedElement, type ExpectedPrototype } from './expected.js';
 import { DROPPED_CHARACTERS, exportSample, withoutNonXml } from './helpers.js';
@@ -60,6 +61,27 @@ function wordsOf(bboxHtml: string): { xMin: number; yMin: number; xMax: number; 
     );
 }
 
+/**
+ * A wireframe page: its rendering at its size from (0, 0) in PDF space, the page grown to take in
+ * every element (some lie beyond the rendering), and below that the caption strip with the page's
+ * number and name.
+ */
+function expectedPage(number: number, page: ExpectedPrototype['pages'][number]): RegExp {
+  const [width, height] = [page.png.readUInt32BE(16), page.png.readUInt32BE(20)];
+  let [left, top, right, bottom] = [0, 0, width, height];
+  for (const element of [...page.layers.flatMap((l) => l.elements), ...page.elements]) {
+    const { x, y } = element.json.position as { x: number; y: number };
+    const { width: w, height: h } = element.json.dimensions as { width: number; height: number };
+    [left, top] = [Math.min(left, Math.floor(x)), Math.min(top, Math.floor(y))];
+    [right, bottom] = [Math.max(right, Math.ceil(x + w)), Math.max(bottom, Math.ceil(y + h))];
+  }
+  const box = [left, height - bottom - CAPTION_HEIGHT, right, height - top].map((n) => n.toFixed(2));
+  return new RegExp(
+    `Page +${number} size: +${right - left}(\\.0+)? x ${bottom - top + CAPTION_HEIGHT}(\\.0+)? pts[\\s\\S]*` +
+      `Page +${number} MediaBox: +${box.join(' +')}\n`,
+  );
+}
+
 const labelled = (elements: ExpectedElement[]): ExpectedElement[] =>
   elements.filter((e) => typeof e.json.text === 'string' && e.json.text.trim() !== '');
 
@@ -99,10 +121,8 @@ describe('convert --to pdf, read back by poppler and qpdf', () => {
       expect(field('ModDate')).toBeDefined();
       expect(field('CreationDate')).toBeDefined();
       for (const [index, page] of proto.pages.entries()) {
-        const sizes = await tool(PDFINFO, ['-f', String(index + 2), '-l', String(index + 2), fileOf(proto)]);
-        const width = page.png.readUInt32BE(16);
-        const height = page.png.readUInt32BE(20);
-        expect(sizes).toMatch(new RegExp(`Page +${index + 2} size: +${width}(\\.0+)? x ${height}(\\.0+)? pts`));
+        const sizes = await tool(PDFINFO, ['-box', '-f', String(index + 2), '-l', String(index + 2), fileOf(proto)]);
+        expect(sizes).toMatch(expectedPage(index + 2, page));
       }
     }
   });
@@ -218,9 +238,8 @@ describe('convert --to pdf, read back by poppler and qpdf', () => {
     expect((await tool(PDFIMAGES, ['-list', file])).split('\n').slice(2).filter(Boolean)).toEqual([]);
     const proto = expected.find((p) => p.id === '42') as ExpectedPrototype;
     for (const [index, page] of proto.pages.entries()) {
-      const info = await tool(PDFINFO, ['-f', String(index + 2), '-l', String(index + 2), file]);
-      const [width, height] = [page.png.readUInt32BE(16), page.png.readUInt32BE(20)];
-      expect(info).toMatch(new RegExp(`Page +${index + 2} size: +${width}(\\.0+)? x ${height}(\\.0+)? pts`));
+      const info = await tool(PDFINFO, ['-box', '-f', String(index + 2), '-l', String(index + 2), file]);
+      expect(info).toMatch(expectedPage(index + 2, page));
     }
   });
 });

@@ -75,23 +75,30 @@ export function drawLine(
     // The page's coordinates run down from its top: the text matrix turns glyphs upright again.
     const move = (dx: number, dy: number): string => `1 0 0 -1 ${num(at + dx * scale)} ${num(baseline - dy * scale)} Tm`;
     ops.push(move(0, 0));
+    // Glyphs run together in one string until an adjustment (kerning, shaping) comes between.
     let pending: string[] = [];
+    let hex = '';
     const flush = (): void => {
+      if (hex !== '') pending.push(`<${hex}>`);
       if (pending.length > 0) ops.push(`[${pending.join(' ')}] TJ`);
       pending = [];
+      hex = '';
     };
     for (const [index, position] of positions.entries()) {
-      const glyph = `<${glyphs[index] ?? ''}>`;
+      const glyph = glyphs[index] ?? '';
       if (position.xOffset !== 0 || position.yOffset !== 0) {
         flush();
-        ops.push(move(position.xOffset, position.yOffset), `[${glyph}] TJ`);
+        ops.push(move(position.xOffset, position.yOffset), `[<${glyph}>] TJ`);
         at += position.xAdvance * scale;
         ops.push(move(0, 0));
         continue;
       }
-      pending.push(glyph);
+      hex += glyph;
       const adjust = position.xAdvance - position.advanceWidth;
-      if (adjust !== 0) pending.push(num(-adjust));
+      if (adjust !== 0) {
+        pending.push(`<${hex}>`, num(-adjust));
+        hex = '';
+      }
       at += position.xAdvance * scale;
     }
     flush();
