@@ -51,7 +51,11 @@ export async function convertPrototypePages(
     await writeAtomically(join(out, file), chunks);
     report.file = file;
     report.replacedCharacters = stats.replacedCharacters;
-    report.binder = { bytes: await fileSize(join(out, file)), renderingBytes: stats.renderingBytes, fonts: stats.fonts };
+    report.binder = {
+      bytes: await fileSize(join(out, file)),
+      renderingBytes: stats.renderingBytes,
+      fonts: stats.fonts,
+    };
     report.shapes += stats.labels;
     report.links += stats.links;
     report.discussions += stats.discussions;

@@ -180,7 +180,8 @@ function wireframePage(
       stats.labels++;
     }
     if (element.target === null) continue;
-    if (plan.pageIds.has(element.target)) links.push({ annotation: linkAnnotation(doc, element, height), target: element.target });
+    if (plan.pageIds.has(element.target))
+      links.push({ annotation: linkAnnotation(doc, element, height), target: element.target });
     else stats.danglingTargets.push({ pageId: content.page.id, elementId: element.id, target: element.target });
   }
 

@@ -61,7 +61,10 @@ export class PdfFonts {
    * wraps every run in q/Q, and a reader measures an /ActualText span with the state at its end,
    * where that font and size would be gone.
    */
-  shape(run: { font: string; text: string }, size: number): { id: string; glyphs: string[]; positions: GlyphPosition[] } {
+  shape(
+    run: { font: string; text: string },
+    size: number,
+  ): { id: string; glyphs: string[]; positions: GlyphPosition[] } {
     this.use(run.font, size);
     const font = this.doc._font;
     this.doc.page.fonts[font.id] ??= font.ref();

@@ -73,7 +73,8 @@ export function drawLine(
     const { id, glyphs, positions } = fonts.shape(run, size);
     ops.push(`/${id} ${num(size)} Tf`);
     // The page's coordinates run down from its top: the text matrix turns glyphs upright again.
-    const move = (dx: number, dy: number): string => `1 0 0 -1 ${num(at + dx * scale)} ${num(baseline - dy * scale)} Tm`;
+    const move = (dx: number, dy: number): string =>
+      `1 0 0 -1 ${num(at + dx * scale)} ${num(baseline - dy * scale)} Tm`;
     ops.push(move(0, 0));
     // Glyphs run together in one string until an adjustment (kerning, shaping) comes between.
     let pending: string[] = [];
