@@ -104,6 +104,14 @@ export async function readArchiveManifest(path: string, visitor: ManifestVisitor
   }
 }
 
+/**
+ * A value out of shape stops every reading command before it is used (written into a file, a rule
+ * or a request): what a user can do is find out where the archive came from.
+ */
+const NEXT_STEP =
+  '. Nothing was read from the archive past that value: it was changed after export or not written by ' +
+  'rabbit-export. Use a copy you trust (its FILE.sha256 beside it tells), or export again';
+
 /** The one place the manifest is found, streamed and judged. The entries it lists are checked by whoever reads them. */
 async function readManifest(zip: ZipReader, name: string, visitor: ManifestVisitor): Promise<ManifestRead> {
   if (!zip.entries.has(MANIFEST_PATH)) {
@@ -122,7 +130,7 @@ async function readManifest(zip: ZipReader, name: string, visitor: ManifestVisit
     const message =
       error.kind === 'json'
         ? `${MANIFEST_PATH} in ${name} is not valid JSON`
-        : `${MANIFEST_PATH} in ${name} is not a manifest: ${error.message}`;
+        : `${MANIFEST_PATH} in ${name} is not a manifest: ${error.message}${error.message.startsWith('formatVersion ') ? '' : NEXT_STEP}`;
     return {
       ok: false,
       fault: 'invalid',

@@ -32,6 +32,12 @@ export interface DirectoryRecord {
   compressedSize: number;
   uncompressedSize: number;
   localHeaderOffset: number;
+  /**
+   * Where the entry's bytes must end: the next local header in the file, or the central directory
+   * (set by the index, which knows every entry's offset). Data that runs past it is shared with
+   * another entry or with the directory itself.
+   */
+  dataLimit?: number;
 }
 
 /** A structural fault in the directory; the reader turns it into ARCHIVE_CORRUPT or NOT_A_ZIP. */

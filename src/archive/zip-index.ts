@@ -14,11 +14,11 @@ export const fnv1a: NameHash = (name) => {
 const RECORD_READ = 46 + 512;
 
 /**
- * Where every entry of a zip is, in 12 bytes an entry (a million entries: 12 MB) instead of an
- * object and a string each: the offset of its central directory record, and a sorted array of
- * keys that pack the hash of its name with its position. A lookup binary-searches the hash and
- * reads the record(s) again to compare the real name, so a collision costs one more small read,
- * never a wrong answer.
+ * Where every entry of a zip is, in 16 bytes an entry (a million entries: 16 MB) instead of an
+ * object and a string each: the offset of its central directory record, where its data must end
+ * (see dataLimits), and a sorted array of keys that pack the hash of its name with its position. A
+ * lookup binary-searches the hash and reads the record(s) again to compare the real name, so a
+ * collision costs one more small read, never a wrong answer.
  *
  * Positions are central directory order (0-based); callers keep per-entry state in typed arrays or
  * bitsets indexed by position.
@@ -30,6 +30,8 @@ export class ZipIndex {
   readonly duplicates: string[] = [];
   /** Four bytes an entry while the central directory ends below 4 GiB (some 40 million entries), else eight. */
   private readonly recordOffsets: Uint32Array | Float64Array;
+  /** Per position: where the entry's data must end (dataLimits). */
+  private readonly limits: Uint32Array | Float64Array;
   /**
    * hash * 2^positionBits + position, sorted: one native numeric sort (no comparator, no boxing)
    * orders by hash and, among equal hashes, by position, so the first of equal names comes first.
@@ -50,16 +52,21 @@ export class ZipIndex {
     const positionBits = Math.max(1, Math.ceil(Math.log2(end.count + 1)));
     this.positionScale = 2 ** positionBits;
     this.hashShift = Math.max(0, 32 - (53 - positionBits));
-    this.recordOffsets = end.offset + end.size <= 0xffffffff ? new Uint32Array(end.count) : new Float64Array(end.count);
+    const small = end.offset + end.size <= 0xffffffff;
+    this.recordOffsets = small ? new Uint32Array(end.count) : new Float64Array(end.count);
+    this.limits = small ? new Uint32Array(end.count) : new Float64Array(end.count);
     this.keys = new Float64Array(end.count);
     let position = 0;
     for (const record of scanDirectory(fd, end)) {
       this.recordOffsets[position] = record.recordOffset;
+      // An offset at or past the directory is no entry's: clamped there, its data has no room.
+      this.limits[position] = Math.min(record.localHeaderOffset, end.offset);
       this.keys[position] = this.hashOf(record.name) * this.positionScale + position;
       position++;
     }
     this.keys.sort();
     this.markRepeats();
+    dataLimits(this.limits, end.offset);
   }
 
   /** Distinct names. */
@@ -97,6 +104,7 @@ export class ZipIndex {
       parsed = parseRecord(buffer, 0, offset);
       if (typeof parsed === 'number') throw new RangeError(`central directory record ${position} is cut short`);
     }
+    parsed.dataLimit = this.limits[position] as number;
     return parsed;
   }
 
@@ -108,7 +116,10 @@ export class ZipIndex {
   /** Every record in directory order, read through a small window; nothing is kept. */
   *records(): Generator<{ position: number; record: DirectoryRecord }> {
     let position = 0;
-    for (const record of scanDirectory(this.fd, this.end)) yield { position: position++, record };
+    for (const record of scanDirectory(this.fd, this.end)) {
+      record.dataLimit = this.limits[position] as number;
+      yield { position: position++, record };
+    }
   }
 
   private hashOf(name: string): number {
@@ -153,5 +164,36 @@ export class ZipIndex {
     repeats.sort((a, b) => a - b);
     this.repeated = new Set(repeats);
     for (const position of repeats) this.duplicates.push(this.record(position).name);
+  }
+}
+
+/**
+ * Turns each entry's local header offset into where its data must end: the next greater offset of
+ * any entry, or the central directory. Records that share a local header (the same compressed
+ * bytes listed again under other names, so that a small zip inflates to many times its size) keep
+ * it for the first of them only: the others get their own offset, so none of their data fits.
+ * A zip lists its entries in file order, which costs one pass; any other order, a sort.
+ */
+function dataLimits(offsets: Uint32Array | Float64Array, directory: number): void {
+  const count = offsets.length;
+  let ordered = true;
+  for (let i = 1; i < count && ordered; i++) ordered = (offsets[i] as number) > (offsets[i - 1] as number);
+  if (ordered) {
+    for (let i = 0; i < count; i++) offsets[i] = i + 1 < count ? (offsets[i + 1] as number) : directory;
+    return;
+  }
+  const order = new Uint32Array(count);
+  for (let i = 0; i < count; i++) order[i] = i;
+  order.sort((a, b) => (offsets[a] as number) - (offsets[b] as number) || a - b);
+  // Walked from the end: `next` is the smallest offset greater than the current one.
+  let next = directory;
+  for (let k = count - 1; k >= 0;) {
+    const start = offsets[order[k] as number] as number;
+    let first = k;
+    while (first > 0 && offsets[order[first - 1] as number] === start) first--;
+    for (let j = first + 1; j <= k; j++) offsets[order[j] as number] = start;
+    offsets[order[first] as number] = next;
+    next = start;
+    k = first - 1;
   }
 }

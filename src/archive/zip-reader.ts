@@ -61,10 +61,14 @@ export interface OpenZipOptions {
 
 /** readEntry is for small JSON entries; anything past this is not one. */
 const DEFAULT_MAX_READ_BYTES = 512 * 1024 * 1024;
-/** Entries up to this size are read and inflated in one call: cheaper than a stream for tiny bodies. */
+/**
+ * Entries up to this size, compressed and inflated, are read and inflated in one call: cheaper
+ * than a stream for tiny bodies. The call is capped at the declared size plus one byte, so a
+ * body that would inflate past what it declares fails at that byte.
+ */
 const ONE_SHOT_BYTES = 256 * 1024;
 
-type Located = ZipEntryInfo & Pick<DirectoryRecord, 'flags' | 'localHeaderOffset'>;
+type Located = ZipEntryInfo & Pick<DirectoryRecord, 'flags' | 'localHeaderOffset' | 'dataLimit'>;
 
 /**
  * Opens a zip for reading without loading it: the central directory is scanned once into a
@@ -126,7 +130,7 @@ export async function openZip(path: string, options: OpenZipOptions = {}): Promi
         new RabbitError('ARCHIVE_CORRUPT', `${name} has no entry ${typeof wanted === 'string' ? wanted : wanted.name}`),
       );
     }
-    return Promise.resolve(Readable.from(entryBytes(fd, path, entry), { objectMode: false }));
+    return Promise.resolve(Readable.from(entryBytes(fd, path, entry, end.offset), { objectMode: false }));
   };
 
   const readEntry = async (entryName: string, maxBytes = DEFAULT_MAX_READ_BYTES): Promise<Buffer> => {
@@ -172,6 +176,7 @@ function located(record: DirectoryRecord): Located {
     compressionMethod: record.compressionMethod,
     flags: record.flags,
     localHeaderOffset: record.localHeaderOffset,
+    ...(record.dataLimit !== undefined ? { dataLimit: record.dataLimit } : {}),
   };
 }
 
@@ -202,12 +207,18 @@ function entriesView(indexOf: () => ZipIndex, find: (name: string) => DirectoryR
   };
 }
 
-/** The entry's bytes, inflated, then checked against the directory's size and CRC-32. */
-async function* entryBytes(fd: number, path: string, entry: Located): AsyncGenerator<Buffer> {
-  const fail = (reason: string) =>
+/**
+ * The entry's bytes, inflated, then checked against the directory's size and CRC-32. The data must
+ * lie in the entry's own part of the file (before the next local header, or before the directory
+ * when the index has not placed it), and inflating stops at the first byte past the declared size:
+ * what an entry costs to read is bounded by what the directory says, whatever its bytes hold.
+ */
+async function* entryBytes(fd: number, path: string, entry: Located, directory: number): AsyncGenerator<Buffer> {
+  const fail = (reason: string, fault?: ZipFault) =>
     new RabbitError('ARCHIVE_CORRUPT', `${entry.name} in ${basename(path)} is damaged: ${reason}`, {
       entry: entry.name,
       reason: `damaged: ${reason}`,
+      ...(fault !== undefined ? { data: { fault } } : {}),
     });
   if (entry.flags & 0x1) throw fail('it is encrypted');
   if (entry.compressionMethod !== 0 && entry.compressionMethod !== 8)
@@ -217,23 +228,29 @@ async function* entryBytes(fd: number, path: string, entry: Located): AsyncGener
       `compressed/uncompressed size mismatch for stored file: ${entry.compressedSize} != ${entry.uncompressedSize}`,
     );
   }
+  const limit = Math.min(entry.dataLimit ?? directory, directory);
+  const overlap = () => fail(`its data overlaps ${OVERLAPS} (bytes ${entry.localHeaderOffset} to ${limit})`, 'overlap');
+  if (entry.localHeaderOffset + LOCAL_HEADER_BYTES > limit) throw overlap();
   const header = readAt(fd, entry.localHeaderOffset, LOCAL_HEADER_BYTES);
   if (header.length < LOCAL_HEADER_BYTES || header.readUInt32LE(0) !== LOCAL_SIGNATURE)
     throw fail('invalid local file header signature');
   const start = entry.localHeaderOffset + LOCAL_HEADER_BYTES + header.readUInt16LE(26) + header.readUInt16LE(28);
+  if (start + entry.compressedSize > limit) throw overlap();
   let crc = 0;
   let size = 0;
+  const tooLarge = () => fail(`it inflates to more than its declared ${entry.uncompressedSize} bytes`, 'too-large');
   const counted = (chunk: Buffer): Buffer => {
     crc = crc32(chunk, crc);
     size += chunk.length;
-    if (size > entry.uncompressedSize) throw fail(`too many bytes in the stream (more than ${entry.uncompressedSize})`);
+    if (size > entry.uncompressedSize) throw tooLarge();
     return chunk;
   };
+  const cap = entry.uncompressedSize + 1;
   try {
-    if (entry.compressedSize <= ONE_SHOT_BYTES) {
+    if (entry.compressedSize <= ONE_SHOT_BYTES && entry.uncompressedSize <= ONE_SHOT_BYTES) {
       const raw = readAt(fd, start, entry.compressedSize);
       if (raw.length < entry.compressedSize) throw fail('the entry runs past the end of the file');
-      yield counted(entry.compressionMethod === 8 ? inflateRawSync(raw) : raw);
+      yield counted(entry.compressionMethod === 8 ? inflateCapped(raw, cap, tooLarge) : raw);
     } else {
       const source = createReadStream('', {
         fd,
@@ -242,9 +259,17 @@ async function* entryBytes(fd: number, path: string, entry: Located): AsyncGener
         autoClose: false,
         highWaterMark: 1 << 16,
       });
-      const stream = entry.compressionMethod === 8 ? source.pipe(createInflateRaw()) : source;
+      const stream = entry.compressionMethod === 8 ? source.pipe(createInflateRaw({ chunkSize: 1 << 16 })) : source;
       source.once('error', (error) => stream.destroy(error));
-      for await (const chunk of stream) yield counted(chunk as Buffer);
+      try {
+        for await (const chunk of stream) yield counted(chunk as Buffer);
+      } finally {
+        // Stopped early (a size past the declared one, or a reader that gave up): nothing reads on.
+        // The file stream is only paused: destroying it would close the reader's descriptor.
+        source.unpipe();
+        source.pause();
+        if (stream !== source) stream.destroy();
+      }
     }
   } catch (error) {
     if (isRabbitError(error)) throw error;
@@ -252,6 +277,24 @@ async function* entryBytes(fd: number, path: string, entry: Located): AsyncGener
   }
   if (size !== entry.uncompressedSize) throw fail(`${size} bytes instead of ${entry.uncompressedSize}`);
   if (crc >>> 0 !== entry.crc32 >>> 0) throw fail(`CRC-32 ${hex(crc)} instead of ${hex(entry.crc32)}`);
+}
+
+/**
+ * The faults a crafted zip is refused for, in the error's `data.fault`: its data shared with another
+ * entry or the directory, or more bytes than it declares.
+ */
+export type ZipFault = 'overlap' | 'too-large';
+
+const OVERLAPS = "another entry's or the table of contents: the zip lists the same bytes twice";
+
+/** One inflate call that stops at `cap` bytes of output (zlib's maxOutputLength) instead of allocating what the data says. */
+function inflateCapped(raw: Buffer, cap: number, tooLarge: () => RabbitError): Buffer {
+  try {
+    return inflateRawSync(raw, { maxOutputLength: cap });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') throw tooLarge();
+    throw error;
+  }
 }
 
 function hex(value: number): string {

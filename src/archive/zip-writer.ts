@@ -1,4 +1,5 @@
 import type { FileHandle } from 'node:fs/promises';
+import { constants } from 'node:fs';
 import { open, rename, unlink } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { crc32 } from 'node:zlib';
@@ -6,6 +7,7 @@ import { RabbitError, isRabbitError } from '../core/errors.js';
 import { BatchedFile } from './batched-file.js';
 import { copyStored, deflateBuffer, deflateStream, readRange } from './entry-data.js';
 import { interrupted, outputError, syncDirectory, tempPathFor, unreadable } from '../storage/output-file.js';
+import { createPrivateFile } from '../storage/private-files.js';
 import { assertSafeRelative } from '../api/paths.js';
 import { ZipNameTable } from './zip-name-table.js';
 import {
@@ -83,8 +85,9 @@ export class ZipWriter {
     const spill = tempPathFor(target);
     let zip: FileHandle | undefined;
     try {
-      zip = await open(temp, 'wx');
-      const directory = await open(spill, 'wx+');
+      // The archive holds the account: the user's alone (0600) whatever the umask, set on the open file.
+      zip = await createPrivateFile(temp);
+      const directory = await createPrivateFile(spill, constants.O_RDWR);
       return new ZipWriter(target, temp, spill, new BatchedFile(zip), new BatchedFile(directory), signal);
     } catch (error) {
       if (zip) {

@@ -1,8 +1,9 @@
-import { readdir, rename, rm } from 'node:fs/promises';
+import { lstat, readdir, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isProcessAlive } from '../core/process-alive.js';
 import { acquireLock } from '../storage/lock.js';
 import { outputPaths } from '../storage/work-dir.js';
+import { checkOwnDir, whyNotOwn } from '../storage/private-files.js';
 import { backupArchives, parseBackupName, type BackupName } from './archive-names.js';
 
 /**
@@ -20,6 +21,8 @@ async function abandonedWorkDirs(dir: string): Promise<BackupName[]> {
     if (name === undefined || !parseBackupName(name) || outputPaths(join(dir, name)).work !== join(dir, entry))
       continue;
     try {
+      // Another user's folder (or one others may write) is never taken up, nor removed.
+      await checkOwnDir(join(dir, entry), 'the work directory');
       const held = await acquireLock(join(dir, entry, 'lock'), `the work directory ${entry}`);
       await held.release();
     } catch {
@@ -57,7 +60,8 @@ async function removeDeadTemps(dir: string): Promise<void> {
     if (!temp) continue;
     const target = (temp[1] as string).replace(/\.sha256$/, '');
     if ((parseBackupName(target) || target === 'SHA256SUMS') && !isProcessAlive(Number(temp[2]))) {
-      await rm(join(dir, entry), { force: true });
+      const stats = await lstat(join(dir, entry)).catch(() => undefined);
+      if (stats !== undefined && whyNotOwn(stats, 'file') === undefined) await rm(join(dir, entry), { force: true });
     }
   }
 }

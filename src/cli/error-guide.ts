@@ -71,8 +71,10 @@ export const ERROR_GUIDE: Readonly<Partial<Record<ErrorCode, NextStep>>> = {
     '--api-key-file PATH. There is no --api-key flag because command lines show up in `ps` and shell history',
   KEY_FILE: () => 'check the path; the file holds one key per line (# starts a comment); or set RABBIT_API_KEY instead',
   NO_API_KEY: () => 'set RABBIT_API_KEY (several keys: comma-separated) or pass --api-key-file PATH (one key per line)',
-  KEY_REFUSED: () =>
-    'the key is wrong, revoked or not allowed to do this: copy it again from the account settings of the service',
+  KEY_REFUSED: (error) =>
+    dataOf(error, 'access') === 'read-only'
+      ? 'use a read-write key (RABBIT_API_KEY or --api-key-file): the account settings of the service show which keys may write'
+      : 'the key is wrong, revoked or not allowed to do this: copy it again from the account settings of the service',
   PORT_IN_USE: () => 'choose another port, or --port 0 for any free one',
   OUTPUT_EXISTS: () => 'pass --force to replace it, or choose another name',
   OUTPUT_PARENT_MISSING: (error) => {
@@ -85,6 +87,10 @@ export const ERROR_GUIDE: Readonly<Partial<Record<ErrorCode, NextStep>>> = {
     dataOf(error, 'expected') === 'folder'
       ? 'give the path of a folder (it is created if its parent exists)'
       : 'give the path of a file, not of a folder',
+  UNSAFE_PATH: (error) => {
+    const path = dataOf(error, 'path') ?? 'it';
+    return `if you did not make it, move it aside (mv ${path} ${path}.suspect) and tell whoever shares this machine; if it is yours, remove it (rm -r ${path}) and run again`;
+  },
 };
 
 /** The next step for an error, if the table has one. */

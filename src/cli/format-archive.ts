@@ -84,7 +84,28 @@ export function formatListTable(rows: ListRow[], columns = DEFAULT_COLUMNS): str
     rows.length === 0
       ? 'no prototypes in this archive'
       : plural(rows.length, 'prototype') + (incomplete > 0 ? `, ${incomplete} incomplete` : ', all complete');
-  return [...lines, '', summary].join('\n');
+  const hidden = COLUMNS.filter((_, index) => !shown.includes(index)).map((column) => column.title);
+  // A column left out silently reads as data the archive lacks: say which, and where to see them.
+  const note =
+    hidden.length === 0
+      ? []
+      : wrap(`(hidden at ${columns} columns: ${hidden.join(', ')}; widen the terminal or use --json)`, columns);
+  return [...lines, '', summary, ...note].join('\n');
+}
+
+/** Words laid into lines of at most `columns` (a word longer than that gets a line of its own). */
+function wrap(text: string, columns: number): string[] {
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.split(' ')) {
+    if (line !== '' && width(line) + 1 + width(word) > columns) {
+      lines.push(line);
+      line = word;
+    } else {
+      line = line === '' ? word : `${line} ${word}`;
+    }
+  }
+  return [...lines, line];
 }
 
 /** The file as a whole differs from the sha256 its sidecar records (verify's `.sha256` check). */

@@ -1,11 +1,6 @@
+import { formatNamed } from '../convert/formats/registry.js';
 import type { ConvertReport, PrototypeReport } from '../convert/report.js';
 import { plural, printable } from './format.js';
-
-const FORMAT_NAMES: Record<ConvertReport['to'], string> = {
-  drawio: 'draw.io documents',
-  pdf: 'PDF binders',
-  svg: 'folders of SVG pages',
-};
 
 /** The closing line of a convert run, after each prototype's block has been printed. */
 export function formatConvertTotals(report: ConvertReport, out: string): string {
@@ -14,7 +9,7 @@ export function formatConvertTotals(report: ConvertReport, out: string): string 
   const notes = report.notes.map((note) => `note: ${printable(note)}\n`).join('');
   return (
     notes +
-    `${written} of ${report.prototypes.length} prototypes written to ${printable(out)} as ${FORMAT_NAMES[report.to]}; report: convert-report.json` +
+    `${written} of ${report.prototypes.length} prototypes written to ${printable(out)} as ${formatNamed(report.to).written}; report: convert-report.json` +
     (incomplete > 0 ? `; ${incomplete} not fully converted (see skipped above)` : '') +
     replacedTotals(report)
   );

@@ -1,4 +1,4 @@
-import type { ArchiveDiff, DiffedPrototype } from '../diff/diff-archives.js';
+import type { ArchiveDiff, DiffedPrototype, PrototypeChange } from '../diff/diff-archives.js';
 import { CATEGORIES } from '../diff/diff-archives.js';
 import { clean } from './format-archive.js';
 
@@ -25,6 +25,7 @@ export function formatDiff(diff: ArchiveDiff): string {
     lines.push(
       `~ prototype ${describe(proto)}${renamed} ${revision}${proto.incomplete ? ' (an archive lacks part of it)' : ''}`,
     );
+    lines.push(`    ${countsText(proto)}`);
     const width = Math.max(...CATEGORIES.map((c) => c.length));
     for (const category of CATEGORIES) {
       const items = itemsOf(proto.changes[category]);
@@ -38,6 +39,17 @@ export function formatDiff(diff: ArchiveDiff): string {
       (diff.unreadable.length > 0 ? `, ${diff.unreadable.length} unreadable` : ''),
   );
   return lines.join('\n');
+}
+
+/** `pages: 1 changed; elements: 2 added, 1 removed`: what changed, by kind, before the names. */
+export function countsText(proto: PrototypeChange): string {
+  const kinds = CATEGORIES.flatMap((category) => {
+    const count = proto.counts[category];
+    if (count === undefined) return [];
+    const parts = (['added', 'removed', 'changed'] as const).filter((kind) => count[kind] > 0);
+    return [`${category}: ${parts.map((kind) => `${count[kind]} ${kind}`).join(', ')}`];
+  });
+  return kinds.length > 0 ? kinds.join('; ') : 'no file changed: only the name or revision in the manifest';
 }
 
 function itemsOf(changes: Record<'added' | 'removed' | 'changed', string[]>): string {

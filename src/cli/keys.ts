@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
 import { RabbitError } from '../core/errors.js';
 
 export const KEY_ENV = 'RABBIT_API_KEY';
@@ -15,17 +15,44 @@ export interface KeySource {
  * environment (comma-separated). There is deliberately no `--api-key` flag: arguments show up in
  * `ps` and shell history.
  */
-export async function readKeys(keyFile: string | undefined, env: NodeJS.ProcessEnv): Promise<string[]> {
-  return (await readKeySources(keyFile, env)).map((source) => source.key);
+export async function readKeys(
+  keyFile: string | undefined,
+  env: NodeJS.ProcessEnv,
+  warn?: (line: string) => void,
+): Promise<string[]> {
+  return (await readKeySources(keyFile, env, warn)).map((source) => source.key);
+}
+
+/**
+ * The warning ssh gives for an unprotected private key, for a key file that other users may read
+ * (or write): the run goes on, since the key may already be exposed and stopping saves nothing,
+ * but the user learns of it and of the one command that ends it.
+ */
+export function keyFileWarning(keyFile: string, mode: number): string | undefined {
+  if ((mode & 0o077) === 0) return undefined;
+  const octal = (mode & 0o777).toString(8).padStart(4, '0');
+  return `rabbit-export: warning: the key file ${keyFile} can be read by other users of this machine (mode ${octal}); make it yours alone: chmod 600 ${keyFile}\n`;
 }
 
 /** The distinct keys in the order the run uses them, each with the first place it was written. */
-export async function readKeySources(keyFile: string | undefined, env: NodeJS.ProcessEnv): Promise<KeySource[]> {
+export async function readKeySources(
+  keyFile: string | undefined,
+  env: NodeJS.ProcessEnv,
+  warn?: (line: string) => void,
+): Promise<KeySource[]> {
   let sources: KeySource[];
   if (keyFile !== undefined) {
     let text: string;
     try {
-      text = await readFile(keyFile, 'utf8');
+      const handle = await open(keyFile, 'r');
+      try {
+        // The mode of the file read, not of whatever the path names a moment later.
+        const warning = keyFileWarning(keyFile, (await handle.stat()).mode);
+        if (warning !== undefined) warn?.(warning);
+        text = await handle.readFile('utf8');
+      } finally {
+        await handle.close();
+      }
     } catch (error) {
       const code = (error as { code?: string }).code;
       const why =

@@ -4,7 +4,7 @@ import { runAction, withInterrupts, type CliIO } from './run.js';
 import type { ProgressReporter } from './progress.js';
 import type { ServiceFlags } from './service-flags.js';
 import type { ServiceOptions } from './service-options.js';
-import type { MonitorFlags } from './monitor-flags.js';
+import { monitorFlagsOf, type MonitorFlags } from './monitor-flags.js';
 import type { MetricsLabel } from '../monitor/metrics.js';
 import type { RunMonitor } from './run-monitor.js';
 
@@ -61,9 +61,10 @@ export function runLongCommand<R, S extends object>(
 ): Promise<void> {
   let monitor: RunMonitor | undefined;
   let summaryLine: Record<string, unknown> = {};
-  const watched = flags.healthcheckUrl !== undefined || flags.metricsFile !== undefined;
   const action = async (): Promise<number> => {
-    if (watched) monitor = await (await import('./run-monitor.js')).startMonitor(io, flags, command.metricsLabel);
+    const watch = monitorFlagsOf(flags, io.env);
+    if (watch.healthcheckUrl !== undefined || watch.metricsFile !== undefined)
+      monitor = await (await import('./run-monitor.js')).startMonitor(io, watch, command.metricsLabel);
     // Everything the run needs is loaded at once, not one await after another: the first
     // request waits for the slowest of these, not for their sum.
     const [run, { serviceOptionsOf }, { progressFor, summaryTimes }, { phaseLine }] = await Promise.all([
@@ -72,7 +73,7 @@ export function runLongCommand<R, S extends object>(
       import('./progress.js'),
       import('./progress-line.js'),
     ]);
-    const service = await serviceOptionsOf(flags, io.env);
+    const service = await serviceOptionsOf(flags, io.env, (line) => io.stderr.write(line));
     const progress = await progressFor(io, flags);
     const started = Date.now();
     let result: R;

@@ -22,12 +22,13 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
   restore: async () => (await import('./commands/restore.js')).registerRestore,
   convert: async () => (await import('./commands/convert.js')).registerConvert,
   links: async () => (await import('./commands/links.js')).registerLinks,
+  completion: async () => (await import('./commands/completion.js')).registerCompletion,
 };
 
-/** The commands this command line needs: the one it names, none for the version, else all (help). */
+/** The commands this command line needs: the one it names, none for the version, else all (help, completion). */
 function commandsFor(args: readonly string[]): string[] {
   const first = args[0];
-  if (first !== undefined && Object.hasOwn(COMMANDS, first)) return [first];
+  if (first !== undefined && first !== 'completion' && Object.hasOwn(COMMANDS, first)) return [first];
   if (args.length === 1 && (first === '-V' || first === '--version')) return [];
   return Object.keys(COMMANDS);
 }
@@ -53,7 +54,21 @@ const WRITE_FAILURES: Record<string, string> = {
   EBADF: 'stdout is closed',
 };
 
+/**
+ * Help is laid out for the terminal's width, else COLUMNS, else 80 (commander alone ignores
+ * COLUMNS off a terminal). Its examples and notes are written to fit 80 columns.
+ */
+function helpWidth(stream: NodeJS.WriteStream): number {
+  if (stream.isTTY && stream.columns > 0) return stream.columns;
+  const fromEnv = Number(process.env['COLUMNS']);
+  return Number.isInteger(fromEnv) && fromEnv > 0 ? fromEnv : 80;
+}
+
 const program = new Command('rabbit-export')
+  .configureOutput({
+    getOutHelpWidth: () => helpWidth(process.stdout),
+    getErrHelpWidth: () => helpWidth(process.stderr),
+  })
   .description('Rescue everything a team keeps in the Rabbit wireframing service into one verifiable zip.')
   .version(TOOL_VERSION, '-V, --version')
   .showHelpAfterError('(run with --help for usage)')
@@ -67,34 +82,45 @@ Examples:
   rabbit-export ls team.zip
   rabbit-export demo
 
-Exit codes: 0 complete, 1 failed, 2 usage, 3 archive written but incomplete, 130 interrupted.`,
+Exit codes: 0 complete, 1 failed, 2 usage, 3 archive written but incomplete,
+130 interrupted.`,
   );
 
-const names = commandsFor(process.argv.slice(2));
-if (names.length > 0) {
-  // Loaded side by side; registered in the table's order, which is the order of `--help`.
-  const registers = await Promise.all(names.map((name) => (COMMANDS[name] as () => Promise<Register>)()));
-  const io: CliIO = { stdout: process.stdout, stderr: process.stderr, env: process.env };
-  for (const register of registers) register(program, io);
-}
-for (const command of program.commands) command.exitOverride();
+/**
+ * Registers what this command line needs and runs it. A function called without top-level await:
+ * the single-file executable (scripts/package.mjs) runs this module bundled as CommonJS, which has none.
+ */
+async function main(): Promise<void> {
+  const names = commandsFor(process.argv.slice(2));
+  if (names.length > 0) {
+    // Loaded side by side; registered in the table's order, which is the order of `--help`.
+    const registers = await Promise.all(names.map((name) => (COMMANDS[name] as () => Promise<Register>)()));
+    const io: CliIO = { stdout: process.stdout, stderr: process.stderr, env: process.env };
+    for (const register of registers) register(program, io);
+  }
+  for (const command of program.commands) command.exitOverride();
 
-try {
-  await program.parseAsync(process.argv);
-} catch (error) {
-  if (error instanceof CommanderError) {
-    // Help and version are not errors; everything else commander rejects is a usage error.
-    const benign =
-      error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help';
-    process.exitCode = benign ? EXIT.ok : EXIT.usage;
-    // A log that expects one JSON line a run (cron's `--json >> log`) gets one for a mistyped
-    // flag too; commander has said what was wrong on stderr already.
-    if (!benign && process.argv.includes('--json')) {
-      const { failureRecord } = await import('./run.js');
-      const message = error.message.replace(/^error: /, '');
-      process.stdout.write(`${JSON.stringify(failureRecord(EXIT.usage, { code: 'USAGE', message }))}\n`);
+  try {
+    await program.parseAsync(process.argv);
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // Help and version are not errors; everything else commander rejects is a usage error.
+      const benign =
+        error.code === 'commander.helpDisplayed' ||
+        error.code === 'commander.version' ||
+        error.code === 'commander.help';
+      process.exitCode = benign ? EXIT.ok : EXIT.usage;
+      // A log that expects one JSON line a run (cron's `--json >> log`) gets one for a mistyped
+      // flag too; commander has said what was wrong on stderr already.
+      if (!benign && process.argv.includes('--json')) {
+        const { failureRecord } = await import('./run.js');
+        const message = error.message.replace(/^error: /, '');
+        process.stdout.write(`${JSON.stringify(failureRecord(EXIT.usage, { code: 'USAGE', message }))}\n`);
+      }
+    } else {
+      throw error;
     }
-  } else {
-    throw error;
   }
 }
+
+void main();

@@ -1,6 +1,7 @@
 import { statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
+import { RabbitError } from '../core/errors.js';
 
 /** --healthcheck-url and --metrics-file, for `export` and `backup`. */
 export interface MonitorFlags {
@@ -10,10 +11,30 @@ export interface MonitorFlags {
 
 export const MONITOR_HELP = {
   healthcheckUrl:
-    'ping URL/start when the run starts, URL when it ends complete, URL/<exit code> when not (healthchecks.io style), each with the JSON summary as body',
+    'ping URL/start when the run starts, URL when it ends complete, URL/<exit code> when not (healthchecks.io style), each with the JSON summary as body (or set RABBIT_HEALTHCHECK_URL: arguments show in ps)',
   metricsFile:
     "write the last run's metrics to this file (Prometheus text format, for node_exporter's textfile collector)",
 } as const;
+
+/**
+ * Where the check's URL may come from besides the flag. The URL is a secret (anyone who has it can
+ * report the backup as done), and arguments show in `ps` to every user of the machine.
+ */
+export const HEALTHCHECK_URL_ENV = 'RABBIT_HEALTHCHECK_URL';
+
+/**
+ * The monitor flags with the environment's URL when the flag is not given (the flag wins, as
+ * --base-url does over RABBIT_BASE_URL); a malformed URL there is a usage error.
+ */
+export function monitorFlagsOf(flags: MonitorFlags, env: NodeJS.ProcessEnv): MonitorFlags {
+  const fromEnv = env[HEALTHCHECK_URL_ENV]?.trim();
+  if (flags.healthcheckUrl !== undefined || !fromEnv) return flags;
+  try {
+    return { ...flags, healthcheckUrl: parsePingUrl(fromEnv) };
+  } catch (error) {
+    throw new RabbitError('USAGE', `${HEALTHCHECK_URL_ENV}: ${(error as Error).message}`);
+  }
+}
 
 /** Checked when the flags are read, so a typo is a usage error and not a night that pings nowhere. */
 function parsePingUrl(value: string): string {
@@ -21,7 +42,8 @@ function parsePingUrl(value: string): string {
   try {
     url = new URL(value);
   } catch {
-    throw new InvalidArgumentError(`${value} is not a URL`);
+    // Not echoed: the URL is the check's secret.
+    throw new InvalidArgumentError('the healthcheck URL is not a URL');
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:')
     throw new InvalidArgumentError('give an http:// or https:// URL');

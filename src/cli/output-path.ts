@@ -1,4 +1,5 @@
-import { mkdir, readdir, rmdir, stat } from 'node:fs/promises';
+import { chmod, lstat, mkdir, readdir, rmdir, stat } from 'node:fs/promises';
+import type { Stats } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { RabbitError } from '../core/errors.js';
 
@@ -18,11 +19,20 @@ export interface OutputRule {
 export async function checkOutputFile(path: string, rule: OutputRule): Promise<string> {
   const target = resolve(path);
   await requireParent(target, rule);
-  const existing = await stat(target).catch(() => undefined);
+  const existing = await lstat(target).catch(() => undefined);
   if (existing?.isDirectory()) {
     throw new RabbitError('OUTPUT_KIND', `${rule.flag} ${target} is a folder, where a file belongs`, {
       data: { path: target, expected: 'file' },
     });
+  }
+  // --force replaces a regular file and nothing else: not a symlink (whatever it leads to),
+  // /dev/stdout, a FIFO another process reads, a device.
+  if (existing !== undefined && !existing.isFile()) {
+    throw new RabbitError(
+      'OUTPUT_KIND',
+      `${rule.flag} ${target} is ${kindOf(existing)}, not a regular file, and is not replaced even with --force`,
+      { data: { path: target, expected: 'file' } },
+    );
   }
   if (existing !== undefined && !rule.force) {
     throw new RabbitError(
@@ -61,7 +71,9 @@ export async function outputFolder(
   if (existing === undefined) {
     await requireParent(target, rule);
     try {
-      await mkdir(target);
+      // The user's alone (0700) whatever the umask: mkdir gives at most that, chmod makes it exact.
+      await mkdir(target, { mode: 0o700 });
+      await chmod(target, 0o700);
     } catch (error) {
       // Made by someone else in between is as good as made here.
       if ((error as { code?: string }).code !== 'EEXIST')
@@ -98,6 +110,14 @@ export async function checkOutputFolder(path: string, rule: OutputRule & { mayHo
   }
   await outputFolder(target, rule);
   return true;
+}
+
+function kindOf(stats: Stats): string {
+  if (stats.isSymbolicLink()) return 'a symbolic link';
+  if (stats.isFIFO()) return 'a named pipe (FIFO)';
+  if (stats.isCharacterDevice() || stats.isBlockDevice()) return 'a device';
+  if (stats.isSocket()) return 'a socket';
+  return 'of another kind';
 }
 
 async function requireParent(target: string, rule: OutputRule): Promise<void> {

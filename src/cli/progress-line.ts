@@ -1,7 +1,8 @@
-import type { OutageStatus, PhaseTimes, ProgressSnapshot } from '../progress/tracker.js';
+import type { OutageStatus, ProgressSnapshot } from '../progress/tracker.js';
 import type { OutageEvent } from '../client/outage-monitor.js';
 import type { ExportResult } from '../export/export-options.js';
-import { mib } from './format.js';
+import type { PhaseTimes } from '../progress/tracker.js';
+import { mib, plural } from './format.js';
 
 /** Pure text for the progress display; src/cli/progress.ts decides where and when it goes. */
 
@@ -40,6 +41,11 @@ function rate(perSecond: number | null, digits = 0): string {
 
 function left(s: ProgressSnapshot): string {
   return s.etaMs === null ? '--' : duration(s.etaMs);
+}
+
+/** What the errors count: resources the export could not get (each recorded in the manifest). */
+function failed(s: ProgressSnapshot): string {
+  return `${s.errors} ${s.errors === 1 ? 'resource' : 'resources'} failed`;
 }
 
 function prototypes(s: ProgressSnapshot): string {
@@ -130,7 +136,7 @@ export function barLine(s: ProgressSnapshot, columns: number): string {
     { text: `${left(s)} left`, keep: 9 },
     { text: `${prototypes(s)} prototypes`, keep: 5 },
     { text: `${s.retries} retries`, keep: s.retries > 0 ? 2 : 1 },
-    { text: `${s.errors} errors`, keep: s.errors > 0 ? 8 : 1 },
+    { text: failed(s), keep: s.errors > 0 ? 8 : 1 },
   ];
   const MIN_BAR = 12;
   const widthOf = (list: typeof parts): number =>
@@ -163,15 +169,35 @@ function overall(perSecond: number | null, total: number, elapsedMs: number): nu
   return elapsedMs > 0 && total > 0 ? total / (elapsedMs / 1000) : null;
 }
 
-/** The plain line for logs, every figure named. */
+/**
+ * The plain line for logs, every figure named. The time left is left out after the crawl, where
+ * nothing estimates it (the requisites and the zip are quick), rather than shown as `--`.
+ */
 export function logLine(s: ProgressSnapshot): string {
   const requestRate = overall(s.requestsPerSecond, s.requests, s.elapsedMs);
   const byteRate = overall(s.bytesPerSecond, s.bytes, s.elapsedMs);
+  const crawling = s.phase === 'crawl' || s.phase === 'starting';
+  const timeLeft = s.etaMs !== null ? `${duration(s.etaMs)} left, ` : crawling ? 'time left not known yet, ' : '';
+  const waiting = crawling || s.phase === 'requisites' ? `${plural(s.queued, 'request')} not started, ` : '';
   return (
     `progress: ${PHASE_NAMES[s.phase]} ${percentText(s)}, ${countText(s)} resources, ` +
     `${rate(requestRate, 1)} req/s, ${rate(byteRate === null ? null : byteRate / (1024 * 1024), 2)} MiB/s, ` +
-    `${left(s)} left, ${prototypes(s)} prototypes, ${s.requests} requests, ${storedText(s.bytes, s.wireBytes)}, ${s.retries} retries, ${s.errors} errors, ` +
+    `${timeLeft}${prototypes(s)} prototypes, ${plural(s.requests, 'request')} made, ${waiting}` +
+    `${storedText(s.bytes, s.wireBytes)}, ${s.retries} retries, ${failed(s)}, ` +
     `${duration(s.elapsedMs)} elapsed${s.outage ? `; paused: ${outageText(s.outage)}` : ''}`
+  );
+}
+
+/**
+ * The log's last line, once all is written: what was done, at what average rate, in how long.
+ * No percent and no time left: there is none left.
+ */
+export function finalLine(s: ProgressSnapshot, times: PhaseTimes): string {
+  return (
+    `progress: done, ${s.done} resources, ${plural(s.requests, 'request')} made, ` +
+    `${times.requestsPerSecond.toFixed(1)} req/s and ${(times.bytesPerSecond / (1024 * 1024)).toFixed(2)} MiB/s on average, ` +
+    `${prototypes(s)} prototypes, ${storedText(s.bytes, s.wireBytes)}, ${s.retries} retries, ${failed(s)}, ` +
+    `${duration(s.elapsedMs)} elapsed`
   );
 }
 
@@ -189,6 +215,7 @@ export function progressRecord(s: ProgressSnapshot): Record<string, unknown> {
     done: s.done,
     total: s.total,
     requests: s.requests,
+    requestsNotStarted: s.queued,
     bytes: s.bytes,
     wireBytes: s.wireBytes,
     requestsPerSecond: s.requestsPerSecond === null ? null : Math.round(s.requestsPerSecond * 10) / 10,

@@ -2,7 +2,7 @@ import type { Ora } from 'ora';
 import type { ExportEvent, ProgressCounts } from '../export/events.js';
 import { ProgressTracker, type PhaseTimes, type ProgressSnapshot } from '../progress/tracker.js';
 import { printable } from './format.js';
-import { barLine, logLine, outageLine, outageRecord, progressRecord } from './progress-line.js';
+import { barLine, finalLine, logLine, outageLine, outageRecord, progressRecord } from './progress-line.js';
 import { servicePath } from '../client/base-url.js';
 
 /** A bar on a terminal, plain lines in a log, JSON records with --json, or nothing. */
@@ -150,6 +150,13 @@ export async function createProgress(
         case 'phase':
           // The crawl's last figures before the quieter phases after it.
           if (mode === 'lines' && event.phase === 'archive') line(logLine(tracker.snapshot()));
+          if (event.phase === 'done') {
+            // The last word is the whole run's: no timer line may come after it.
+            if (timer) clearInterval(timer);
+            timer = undefined;
+            if (mode === 'lines') line(finalLine(tracker.snapshot(), tracker.phaseTimes()));
+            if (mode === 'json' && stdout) stdout.write(`${JSON.stringify(progressRecord(tracker.snapshot()))}\n`);
+          }
           if (spinner) spinner.text = bar();
           break;
         default:

@@ -10,13 +10,18 @@ export type ServiceOptions = Pick<
 
 /**
  * The export options these flags stand for; reads the key(s) from the file or the environment,
- * and the proxy from HTTPS_PROXY, HTTP_PROXY and NO_PROXY as curl does.
+ * and the proxy from HTTPS_PROXY, HTTP_PROXY and NO_PROXY as curl does. `warn` hears a key file
+ * others can read.
  */
-export async function serviceOptionsOf(flags: ServiceFlags, env: NodeJS.ProcessEnv): Promise<ServiceOptions> {
+export async function serviceOptionsOf(
+  flags: ServiceFlags,
+  env: NodeJS.ProcessEnv,
+  warn?: (line: string) => void,
+): Promise<ServiceOptions> {
   refuseApiKeyFlag(flags);
   return {
     baseUrl: flags.baseUrl ?? env['RABBIT_BASE_URL'] ?? DEFAULT_BASE_URL,
-    keys: await readKeys(flags.apiKeyFile, env),
+    keys: await readKeys(flags.apiKeyFile, env, warn),
     concurrency: flags.concurrency,
     timeoutMs: flags.timeout * 1000,
     retry: { attempts: flags.retries },

@@ -1,6 +1,6 @@
 import { BlockList, isIP } from 'node:net';
 import { RabbitError } from '../core/errors.js';
-import { redactUrl } from '../core/redact.js';
+import { redactUrl, rememberCredentials } from '../core/redact.js';
 
 /**
  * Which proxy to use, as curl reads it from the environment. The core never reads process.env
@@ -26,6 +26,11 @@ export function proxySettingsFromEnv(env: NodeJS.ProcessEnv): ProxySettings {
     const value = env[name.toLowerCase()] || env[name.toUpperCase()];
     return value ? value.trim() || undefined : undefined;
   };
+  // Their credentials are hidden from every message from now on, whatever characters they hold.
+  for (const name of ['all_proxy', 'http_proxy', 'https_proxy']) {
+    const value = read(name);
+    if (value !== undefined) rememberCredentials(value);
+  }
   const all = read('all_proxy');
   const httpProxy = read('http_proxy') ?? all;
   const httpsProxy = read('https_proxy') ?? all;

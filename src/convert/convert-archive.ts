@@ -1,22 +1,19 @@
 import { join } from 'node:path';
 import { RabbitError } from '../core/errors.js';
 import { TOOL_NAME, TOOL_VERSION } from '../core/version.js';
-import type { ArchivedPrototype } from '../archive/archive-catalog.js';
 import { openArchive } from '../archive/open-archive.js';
-import { diagramXml, mxfileOpen, MXFILE_CLOSE } from './drawio-xml.js';
-import { convertPrototypePages, type PageFormat } from './convert-pages.js';
-import { NO_PAGES, noteDangling, pageContents, planPages, startPrototype } from './page-walk.js';
-import { addCounts, emptyPrototypeReport, REPORT_FILE, type ConvertReport, type PrototypeReport } from './report.js';
+import { convertPrototype } from './convert-prototype.js';
+import { DEFAULT_FORMAT, formatNamed } from './formats/registry.js';
+import { emptyPrototypeReport, REPORT_FILE, type ConvertReport, type PrototypeReport } from './report.js';
 import { makeFolder, writeAtomically } from './write-output.js';
-import { slugOf } from './xml-text.js';
 
 export interface ConvertOptions {
   /** The archive to read; it is opened read-only and never changed. */
   archive: string;
   /** Folder for the documents and convert-report.json; created when missing. */
   out: string;
-  /** What to write: draw.io documents (the default), PDF binders or folders of SVG pages. */
-  to?: 'drawio' | PageFormat;
+  /** The name of a format in formats/registry.ts (default: draw.io documents). */
+  to?: string;
   /** Only these prototype ids (default: every prototype in the archive). */
   prototypes?: readonly string[];
   /** Embed each page's PNG on a locked Rendering layer (default true). */
@@ -29,11 +26,12 @@ export interface ConvertOptions {
 export type ConvertEvent = { type: 'prototype-converted'; report: PrototypeReport };
 
 /**
- * Writes one document (or folder of SVG pages) per prototype, one prototype at a time and one page
- * at a time into it, so memory follows the biggest page rather than the archive.
+ * Writes one document (or folder of pages) per prototype in the format asked for, one prototype at
+ * a time and one page at a time into it, so memory follows the biggest page rather than the archive.
  */
 export async function convertArchive(options: ConvertOptions): Promise<ConvertReport> {
-  const to = options.to ?? 'drawio';
+  const to = options.to ?? DEFAULT_FORMAT;
+  const format = formatNamed(to);
   const archive = await openArchive(options.archive);
   try {
     const seen = { pages: false, renderings: false };
@@ -72,9 +70,7 @@ export async function convertArchive(options: ConvertOptions): Promise<ConvertRe
       for (const id of ids) {
         const archived = catalog.prototype(id);
         const result = archived?.hasRevision
-          ? to === 'drawio'
-            ? await convertPrototype(archived, options.out, rendering, options.signal)
-            : await convertPrototypePages(to, archived, options.out, rendering, options.signal)
+          ? await convertPrototype(format, archived, options.out, rendering, options.signal)
           : {
               ...emptyPrototypeReport(id, null, 0),
               skipped: [{ what: 'prototype', why: 'the manifest lists no files for its revision' }],
@@ -109,44 +105,4 @@ function selectPrototypes(all: string[], wanted: readonly string[] | undefined):
     );
   }
   return all.filter((id) => wanted.includes(id));
-}
-
-async function convertPrototype(
-  archived: ArchivedPrototype,
-  out: string,
-  rendering: boolean,
-  signal: AbortSignal | undefined,
-): Promise<PrototypeReport> {
-  const { report, reader, text } = startPrototype(archived);
-  const plan = await planPages(reader);
-
-  if (!/^\d+$/.test(archived.id)) {
-    reader.skipped.push({ what: 'prototype', why: `its id ${JSON.stringify(archived.id)} cannot name a file` });
-  } else if (plan.pages.length === 0) {
-    reader.notes.push({ what: 'prototype', why: NO_PAGES });
-  } else {
-    const file = `${archived.id}-${slugOf(archived.name ?? '')}.drawio`;
-    const chunks = (async function* (): AsyncGenerator<string> {
-      yield mxfileOpen(TOOL_VERSION);
-      for await (const content of pageContents(reader, plan, rendering, signal)) {
-        const { xml, stats } = diagramXml({ ...content, pageIds: plan.pageIds }, text);
-        report.pages++;
-        report.shapes += stats.shapes;
-        report.links += stats.links;
-        report.layers += content.layers.length + 1;
-        report.discussions += content.discussions.length;
-        addCounts(report.genericTypes, stats.generic);
-        for (const dangling of stats.danglingTargets) noteDangling(reader, content.page.id, dangling);
-        yield xml;
-      }
-      yield MXFILE_CLOSE;
-    })();
-    await writeAtomically(join(out, file), chunks);
-    report.file = file;
-  }
-  report.droppedCharacters = text.dropped;
-  report.skipped = reader.skipped;
-  report.notes = reader.notes;
-  report.complete = reader.skipped.length === 0;
-  return report;
 }

@@ -1,7 +1,9 @@
 import { drawioStyleOf } from './element-style.js';
-import { textSource } from './page-walk.js';
+import { escapeXml } from '../core/xml-escape.js';
+import { discussionLines, textSource } from './page-walk.js';
 import type { DiscussionData, ElementData, LayerData, PageMeta } from './prototype-data.js';
 import { shapeFor } from './shape-table.js';
+import { raw, XmlBuilder, type XmlAttr, type XmlNode } from './xml-element.js';
 import type { XmlText } from './xml-text.js';
 
 /**
@@ -13,6 +15,8 @@ import type { XmlText } from './xml-text.js';
 export interface DiagramInput {
   page: PageMeta;
   size: { width: number; height: number };
+  /** Where the rendering sits on the page (page-walk.ts); the whole page when not given. */
+  canvas?: { x: number; y: number; width: number; height: number };
   /** The page's PNG; undefined leaves the Rendering layer out. */
   png: Buffer | undefined;
   layers: readonly LayerData[];
@@ -37,7 +41,7 @@ export const DISCUSSION_STYLE =
 const NOTE_WIDTH = 220;
 
 export function mxfileOpen(toolVersion: string): string {
-  return `<mxfile host="rabbit-export" agent="rabbit-export ${toolVersion}" version="14.6.12" type="device">\n`;
+  return `<mxfile host="rabbit-export" agent="${escapeXml(`rabbit-export ${toolVersion}`)}" version="14.6.12" type="device">\n`;
 }
 
 export const MXFILE_CLOSE = '</mxfile>\n';
@@ -48,6 +52,7 @@ export function diagramIdOf(pageId: string): string {
 }
 
 export function diagramXml(input: DiagramInput, text: XmlText): { xml: string; stats: DiagramStats } {
+  const x = new XmlBuilder(text);
   const stats: DiagramStats = { shapes: 0, links: 0, generic: {}, danglingTargets: [] };
   const used = new Set<string>(['0', ...Object.values(LAYER_IDS)]);
   const uniqueId = (wanted: string): string => {
@@ -57,51 +62,89 @@ export function diagramXml(input: DiagramInput, text: XmlText): { xml: string; s
     return id;
   };
   const { width, height } = input.size;
-  const cells: string[] = ['<mxCell id="0"/>'];
+  const cells: XmlNode[] = [x.element('mxCell', [['id', '0']])];
+  const layer = (id: string, value: string, source?: string, ...more: XmlAttr[]): XmlNode =>
+    x.element('mxCell', [
+      ['id', id],
+      ['value', value, source],
+      ...more.filter((a) => a[0] === 'style'),
+      ['parent', '0'],
+      ...more.filter((a) => a[0] !== 'style'),
+    ]);
 
   if (input.png !== undefined) {
-    cells.push(`<mxCell id="${LAYER_IDS.rendering}" value="Rendering" style="locked=1;" parent="0"/>`);
+    cells.push(layer(LAYER_IDS.rendering, 'Rendering', undefined, ['style', 'locked=1;']));
     const image = `shape=image;imageAspect=0;aspect=fixed;verticalLabelPosition=bottom;verticalAlign=top;image=data:image/png,${input.png.toString('base64')};`;
+    const box = input.canvas ?? { x: 0, y: 0, width, height };
     cells.push(
-      `<mxCell id="${uniqueId('rendering-png')}" value="" style="${image}" vertex="1" parent="${LAYER_IDS.rendering}">${geometry({ x: 0, y: 0, width, height })}</mxCell>`,
+      x.element(
+        'mxCell',
+        [
+          ['id', uniqueId('rendering-png')],
+          ['value', ''],
+          ['style', image],
+          ['vertex', '1'],
+          ['parent', LAYER_IDS.rendering],
+        ],
+        [geometry(x, box)],
+      ),
     );
   }
-  for (const layer of input.layers) {
-    const layerId = uniqueId(`layer-${layer.id}`);
-    cells.push(`<mxCell id="${layerId}" value="${text.attr(layer.name, textSource.layer(layer))}" parent="0"/>`);
-    for (const element of layer.elements)
-      cells.push(elementCell(element, layerId, uniqueId, input.pageIds, stats, text));
+  for (const shown of input.layers) {
+    const layerId = uniqueId(`layer-${shown.id}`);
+    cells.push(layer(layerId, shown.name, textSource.layer(shown)));
+    for (const element of shown.elements) cells.push(elementCell(x, element, layerId, uniqueId, input.pageIds, stats));
   }
-  const pageName = text.attr(input.page.name, textSource.page(input.page));
-  cells.push(`<mxCell id="${LAYER_IDS.own}" value="${pageName}" parent="0"/>`);
+  const pageName: [string, string] = [input.page.name, textSource.page(input.page)];
+  cells.push(layer(LAYER_IDS.own, ...pageName));
   for (const element of input.elements)
-    cells.push(elementCell(element, LAYER_IDS.own, uniqueId, input.pageIds, stats, text));
+    cells.push(elementCell(x, element, LAYER_IDS.own, uniqueId, input.pageIds, stats));
   if (input.discussions.length > 0) {
-    cells.push(`<mxCell id="${LAYER_IDS.discussions}" value="Discussions" style="locked=0;" parent="0" visible="0"/>`);
-    for (const discussion of input.discussions) cells.push(discussionCell(discussion, uniqueId, text));
+    cells.push(layer(LAYER_IDS.discussions, 'Discussions', undefined, ['style', 'locked=0;'], ['visible', '0']));
+    for (const discussion of input.discussions) cells.push(discussionCell(x, discussion, uniqueId));
   }
 
-  const model =
-    `<mxGraphModel grid="1" gridSize="10" guides="1" tooltips="1" connect="1" arrows="1" fold="1" page="1" pageScale="1" ` +
-    `pageWidth="${width}" pageHeight="${height}" math="0" shadow="0">`;
-  const xml =
-    `  <diagram id="${text.attr(diagramIdOf(input.page.id))}" name="${pageName}">\n` +
-    `    ${model}\n      <root>\n${cells.map((cell) => `        ${cell}\n`).join('')}      </root>\n    </mxGraphModel>\n  </diagram>\n`;
-  return { xml, stats };
+  const model = x.element(
+    'mxGraphModel',
+    [
+      ...(['grid', 'gridSize', 'guides', 'tooltips', 'connect', 'arrows', 'fold', 'page', 'pageScale'] as const).map(
+        (name): XmlAttr => [name, name === 'gridSize' ? 10 : 1],
+      ),
+      ['pageWidth', width],
+      ['pageHeight', height],
+      ['math', 0],
+      ['shadow', 0],
+    ],
+    [
+      raw('\n      '),
+      x.element('root', [], [...cells.flatMap((cell) => [raw('\n        '), cell]), raw('\n      ')]),
+      raw('\n    '),
+    ],
+  );
+  const diagram = x.element(
+    'diagram',
+    [
+      ['id', diagramIdOf(input.page.id)],
+      ['name', ...pageName],
+    ],
+    [raw('\n    '), model, raw('\n  ')],
+  );
+  return { xml: `  ${diagram.xml}\n`, stats };
 }
 
 function elementCell(
+  x: XmlBuilder,
   element: ElementData,
   parent: string,
   uniqueId: (wanted: string) => string,
   pageIds: ReadonlySet<string>,
   stats: DiagramStats,
-  text: XmlText,
-): string {
+): XmlNode {
   const shape = shapeFor(element.type);
   // Each value with the text it comes from: the type is written up to three times, counted once.
   const type = textSource.element(element, 'type');
-  const attrs: [string, string, string?][] = [
+  const attrs: XmlAttr[] = [
+    ['id', uniqueId(element.id)],
     element.text !== null
       ? ['label', element.text, textSource.element(element, 'text')]
       : ['label', shape.mapped ? '' : element.type, type],
@@ -119,38 +162,55 @@ function elementCell(
       stats.danglingTargets.push({ elementId: element.id, target: element.target });
     }
   }
+  attrs.push(['rabbitJson', { json: element.raw }, textSource.element(element, 'json')]);
   stats.shapes++;
-  const id = uniqueId(element.id);
   const style = shape.style + drawioStyleOf(element.style);
-  return (
-    `<object id="${text.attr(id)}"${attrs.map(([name, value, source]) => ` ${name}="${text.attr(value, source)}"`).join('')}` +
-    ` rabbitJson="${text.json(element.raw, textSource.element(element, 'json'))}">` +
-    `<mxCell style="${text.attr(style, textSource.element(element, 'style'))}" vertex="1" parent="${parent}">${geometry(element.box)}</mxCell></object>`
-  );
+  return x.element('object', attrs, [
+    x.element(
+      'mxCell',
+      [
+        ['style', style, textSource.element(element, 'style')],
+        ['vertex', '1'],
+        ['parent', parent],
+      ],
+      [geometry(x, element.box)],
+    ),
+  ]);
 }
 
-function discussionCell(discussion: DiscussionData, uniqueId: (wanted: string) => string, text: XmlText): string {
-  const lines = [
-    discussion.title,
-    ...discussion.entries.map((entry) => `${entry.author}, ${dateOf(entry.timestamp)}: ${entry.text}`),
-  ];
-  const label = lines.join('\n');
+function discussionCell(x: XmlBuilder, discussion: DiscussionData, uniqueId: (wanted: string) => string): XmlNode {
+  const lines = discussionLines(discussion);
   // Roughly one line per 36 characters of the note's width, so the text fits without scrolling.
   const rows = lines.reduce((sum, line) => sum + Math.max(1, Math.ceil(line.length / 36)), 0);
   const box = { x: discussion.x, y: discussion.y, width: NOTE_WIDTH, height: 16 + rows * 14 };
-  const id = uniqueId(`discussion-${discussion.id}`);
-  return (
-    `<object id="${id}" label="${text.attr(label)}" rabbitDiscussionId="${discussion.id}" rabbitJson="${text.json(discussion.raw)}">` +
-    `<mxCell style="${DISCUSSION_STYLE}" vertex="1" parent="${LAYER_IDS.discussions}">${geometry(box)}</mxCell></object>`
+  return x.element(
+    'object',
+    [
+      ['id', uniqueId(`discussion-${discussion.id}`)],
+      ['label', lines.join('\n')],
+      ['rabbitDiscussionId', discussion.id],
+      ['rabbitJson', { json: discussion.raw }],
+    ],
+    [
+      x.element(
+        'mxCell',
+        [
+          ['style', DISCUSSION_STYLE],
+          ['vertex', '1'],
+          ['parent', LAYER_IDS.discussions],
+        ],
+        [geometry(x, box)],
+      ),
+    ],
   );
 }
 
-function geometry(box: { x: number; y: number; width: number; height: number }): string {
-  return `<mxGeometry x="${box.x}" y="${box.y}" width="${box.width}" height="${box.height}" as="geometry"/>`;
-}
-
-function dateOf(timestamp: number | null): string {
-  if (timestamp === null) return 'undated';
-  const date = new Date(timestamp);
-  return Number.isNaN(date.getTime()) ? 'undated' : `${date.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+function geometry(x: XmlBuilder, box: { x: number; y: number; width: number; height: number }): XmlNode {
+  return x.element('mxGeometry', [
+    ['x', box.x],
+    ['y', box.y],
+    ['width', box.width],
+    ['height', box.height],
+    ['as', 'geometry'],
+  ]);
 }

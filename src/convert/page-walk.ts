@@ -31,8 +31,17 @@ export interface PageContent {
   page: PageMeta;
   /** 1-based place of the page in the prototype. */
   number: number;
-  /** The rendering's pixel size, else big enough for everything on the page. */
+  /**
+   * The page's size: the rendering's pixel size (else 100x100), grown to hold every element, those
+   * left of or above it included, so that no label falls off the page.
+   */
   size: { width: number; height: number };
+  /**
+   * Where the service's page, and so its rendering, sits on the grown page. Elements and
+   * discussions are moved by the same offset (x, y), so they keep their place on the rendering.
+   * Not given: the whole page, at 0,0.
+   */
+  canvas?: Box;
   /** The page's PNG when it is wanted and usable. */
   png: Buffer | undefined;
   layers: LayerData[];
@@ -93,14 +102,17 @@ export async function* pageContents(
     }
     const elements = await reader.elements(`pages/${page.id}`, `page ${page.id}`);
     const png = await pagePng(reader, page.id, rendering);
+    const grown = grownPage(png.size ?? MIN_PAGE, [...shown.flatMap((layer) => layer.elements), ...elements]);
+    const move = shiftBy(grown.canvas.x, grown.canvas.y);
     yield {
       page,
       number: index + 1,
-      size: png.size ?? extentOf([...shown.flatMap((layer) => layer.elements), ...elements]),
+      size: grown.size,
+      canvas: grown.canvas,
       png: png.embed,
-      layers: shown,
-      elements,
-      discussions: plan.discussions.get(page.id) ?? [],
+      layers: shown.map((layer) => ({ ...layer, elements: layer.elements.map(move.element) })),
+      elements: elements.map(move.element),
+      discussions: (plan.discussions.get(page.id) ?? []).map(move.discussion),
     };
   }
 }
@@ -172,15 +184,42 @@ export function noteDangling(
   });
 }
 
-/** Where the page has no usable rendering: big enough for everything on it. */
-export function extentOf(elements: readonly ElementData[]): { width: number; height: number } {
-  let width = 100;
-  let height = 100;
+type Box = ElementData['box'];
+
+/** A page without a usable rendering starts at this size, and grows to hold its elements. */
+const MIN_PAGE = { width: 100, height: 100 };
+
+/**
+ * The union of the service's page (0,0 to its size) and every element's box, whole units, moved so
+ * that it starts at 0,0: `canvas` is where the service's 0,0 lands.
+ */
+export function grownPage(
+  page: { width: number; height: number },
+  elements: readonly ElementData[],
+): { size: { width: number; height: number }; canvas: Box } {
+  let [left, top, right, bottom] = [0, 0, page.width, page.height];
   for (const { box } of elements) {
-    width = Math.max(width, Math.ceil(box.x + box.width));
-    height = Math.max(height, Math.ceil(box.y + box.height));
+    left = Math.min(left, Math.floor(box.x));
+    top = Math.min(top, Math.floor(box.y));
+    right = Math.max(right, Math.ceil(box.x + box.width));
+    bottom = Math.max(bottom, Math.ceil(box.y + box.height));
   }
-  return { width, height };
+  return {
+    size: { width: right - left, height: bottom - top },
+    canvas: { x: -left, y: -top, width: page.width, height: page.height },
+  };
+}
+
+/** Copies moved by (dx, dy); the originals stay as read, since a layer is shared by pages. */
+function shiftBy(
+  dx: number,
+  dy: number,
+): { element: (e: ElementData) => ElementData; discussion: (d: DiscussionData) => DiscussionData } {
+  if (dx === 0 && dy === 0) return { element: (e) => e, discussion: (d) => d };
+  return {
+    element: (e) => ({ ...e, box: { ...e.box, x: e.box.x + dx, y: e.box.y + dy } }),
+    discussion: (d) => ({ ...d, x: d.x + dx, y: d.y + dy }),
+  };
 }
 
 /** How a discussion reads as text: its title, then each entry with its author and date. */

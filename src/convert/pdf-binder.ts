@@ -2,7 +2,6 @@ import PDFDocument, { type PdfReference } from 'pdfkit';
 import { TOOL_NAME, TOOL_VERSION } from '../core/version.js';
 import { type PageContent, type PagePlan, type PrototypeHead, discussionLines, textSource } from './page-walk.js';
 import { PdfFonts } from './pdf/pdf-fonts.js';
-import { pageFrame } from './pdf/page-frame.js';
 import { fitLines, titlePages } from './pdf/pdf-text.js';
 import { systemFonts, type FontFaces } from './pdf/system-fonts.js';
 import type { ElementData } from './prototype-data.js';
@@ -152,18 +151,18 @@ function wireframePage(
 ): void {
   const { width, height } = content.size;
   const elements = [...content.layers.flatMap((layer) => layer.elements), ...content.elements];
-  const frame = pageFrame(content.size, elements);
-  // pdfkit's coordinates start at the top left of a page this tall: the rendering's top left.
+  // pdfkit's coordinates start at the top left of the page (grown to hold every element, page-walk.ts);
+  // the caption strip lies below it, so that PDF space keeps the page's own coordinates.
   doc.addPage({ size: [width, height], margin: 0 });
-  doc.page.dictionary.data.MediaBox = frame.box;
+  doc.page.dictionary.data.MediaBox = [0, -CAPTION_HEIGHT, width, height];
   if (content.png !== undefined) {
-    doc.image(content.png, 0, 0, { width, height });
+    const canvas = content.canvas ?? { x: 0, y: 0, width, height };
+    doc.image(content.png, canvas.x, canvas.y, { width: canvas.width, height: canvas.height });
     stats.renderingBytes += content.png.length;
   }
   const name = text.clean(content.page.name, textSource.page(content.page));
   const caption = `${content.number} / ${plan.pages.length}   ${name}`;
-  const { x, y, width: room, height: strip } = frame.caption;
-  fitLines(doc, fonts, [caption], { x: x + 4, y: y + 4, width: room - 8, height: strip - 8 }, 10, {
+  fitLines(doc, fonts, [caption], { x: 4, y: height + 4, width: width - 8, height: CAPTION_HEIGHT - 8 }, 10, {
     visible: true,
     source: textSource.page(content.page),
   });
@@ -211,6 +210,8 @@ function wireframePage(
 }
 
 const NOTE_ICON = 20;
+/** The strip below each wireframe page with its number and name, outside the page and its rendering. */
+export const CAPTION_HEIGHT = 24;
 
 /** A link's rectangle in PDF space, where the rendering's top left is (0, its height). */
 function linkAnnotation(doc: PDFDocument, element: ElementData, pageHeight: number): PdfReference {

@@ -8,8 +8,8 @@ export interface PrototypeReport {
   name: string | null;
   revision: number;
   /**
-   * The .drawio or .pdf file written, or the folder of .svg pages, relative to the output folder;
-   * null when none could be.
+   * The document written (a .drawio or .pdf file, or a folder of .svg or .excalidraw pages),
+   * relative to the output folder; null when none could be.
    */
   file: string | null;
   pages: number;
@@ -39,7 +39,8 @@ export interface PrototypeReport {
 export interface ConvertReport {
   tool: { name: string; version: string };
   archive: string;
-  to: 'drawio' | 'pdf' | 'svg';
+  /** The format's name (formats/registry.ts). */
+  to: string;
   /** Whether the pages' renderings were drawn: not with --no-rendering, nor from an archive that holds none. */
   rendering: boolean;
   complete: boolean;

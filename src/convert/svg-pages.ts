@@ -1,5 +1,6 @@
 import { discussionLines, textSource, type PageContent } from './page-walk.js';
 import type { ElementData } from './prototype-data.js';
+import { raw, XmlBuilder, type XmlNode } from './xml-element.js';
 import type { XmlText } from './xml-text.js';
 
 /**
@@ -28,9 +29,10 @@ export function svgPage(
   fileOfPage: ReadonlyMap<string, string>,
   text: XmlText,
 ): { xml: string; stats: SvgPageStats } {
+  const x = new XmlBuilder(text);
   const stats: SvgPageStats = { shapes: 0, links: 0, danglingTargets: [] };
   const { width, height } = content.size;
-  const pageName = text.attr(content.page.name, textSource.page(content.page));
+  const pageName: [string, string] = [content.page.name, textSource.page(content.page)];
   const used = new Set<string>(Object.values(SVG_LAYER_IDS));
   const uniqueId = (wanted: string): string => {
     let id = wanted;
@@ -38,59 +40,128 @@ export function svgPage(
     used.add(id);
     return id;
   };
-  const out: string[] = [
-    '<?xml version="1.0" encoding="UTF-8"?>\n',
-    `<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink"` +
-      ` xmlns:inkscape="http://www.inkscape.org/namespaces/inkscape"` +
-      ` xmlns:sodipodi="http://sodipodi.sourceforge.net/DTD/sodipodi-0.dtd"` +
-      ` width="${width}" height="${height}" viewBox="0 0 ${width} ${height}">\n`,
-    `  <title>${pageName}</title>\n`,
-  ];
+  const line = (node: XmlNode, indent = '  '): XmlNode[] => [raw(indent), node, raw('\n')];
+  const body: XmlNode[] = [raw('\n'), ...line(x.element('title', [], [x.content(...pageName)]))];
   if (content.png !== undefined) {
     const href = `data:image/png;base64,${content.png.toString('base64')}`;
-    out.push(
-      `  <g id="${SVG_LAYER_IDS.rendering}" inkscape:groupmode="layer" inkscape:label="rendering" sodipodi:insensitive="true">\n`,
-      `    <image x="0" y="0" width="${width}" height="${height}" preserveAspectRatio="none" href="${href}" xlink:href="${href}"/>\n`,
-      '  </g>\n',
-    );
-  }
-  const layer = (id: string, label: string, elements: readonly ElementData[]): void => {
-    out.push(`  <g id="${text.attr(id)}" inkscape:groupmode="layer" inkscape:label="${label}">\n`);
-    for (const element of elements) out.push(elementSvg(element, uniqueId, fileOfPage, stats, text));
-    out.push('  </g>\n');
-  };
-  for (const shown of content.layers) {
-    layer(uniqueId(`layer-${shown.id}`), text.attr(shown.name, textSource.layer(shown)), shown.elements);
-  }
-  layer(SVG_LAYER_IDS.own, pageName, content.elements);
-  if (content.discussions.length > 0) {
-    out.push(
-      `  <g id="${SVG_LAYER_IDS.discussions}" inkscape:groupmode="layer" inkscape:label="Discussions">\n`,
-      ...content.discussions.map(
-        (discussion) =>
-          `    <g id="${uniqueId(`discussion-${discussion.id}`)}" class="discussion"><title>${text.attr(discussionLines(discussion).join('\n'))}</title>` +
-          `<circle cx="${discussion.x}" cy="${discussion.y}" r="9" fill="#ffd966" stroke="#b8860b" stroke-width="1.5"/>` +
-          `<text x="${discussion.x}" y="${discussion.y + 4}" text-anchor="middle" font-family="sans-serif" font-size="11" fill="#5a4000">!</text></g>\n`,
+    const box = content.canvas ?? { x: 0, y: 0, width, height };
+    const image = x.element('image', [
+      ['x', box.x],
+      ['y', box.y],
+      ['width', box.width],
+      ['height', box.height],
+      ['preserveAspectRatio', 'none'],
+      ['href', href],
+      ['xlink:href', href],
+    ]);
+    body.push(
+      ...line(
+        x.element(
+          'g',
+          [
+            ['id', SVG_LAYER_IDS.rendering],
+            ['inkscape:groupmode', 'layer'],
+            ['inkscape:label', 'rendering'],
+            ['sodipodi:insensitive', 'true'],
+          ],
+          [raw('\n'), ...line(image, '    '), raw('  ')],
+        ),
       ),
-      '  </g>\n',
     );
   }
-  out.push('</svg>\n');
-  return { xml: out.join(''), stats };
+  const layer = (id: string, label: [string, string?], children: XmlNode[]): void => {
+    const attrs = [
+      ['id', id],
+      ['inkscape:groupmode', 'layer'],
+      ['inkscape:label', ...label],
+    ] as const;
+    body.push(
+      ...line(x.element('g', attrs, [raw('\n'), ...children.flatMap((child) => line(child, '    ')), raw('  ')])),
+    );
+  };
+  const elements = (list: readonly ElementData[]): XmlNode[] =>
+    list.map((element) => elementSvg(x, element, uniqueId, fileOfPage, stats, text));
+  for (const shown of content.layers) {
+    layer(uniqueId(`layer-${shown.id}`), [shown.name, textSource.layer(shown)], elements(shown.elements));
+  }
+  layer(SVG_LAYER_IDS.own, pageName, elements(content.elements));
+  if (content.discussions.length > 0) {
+    layer(
+      SVG_LAYER_IDS.discussions,
+      ['Discussions'],
+      content.discussions.map((discussion) =>
+        x.element(
+          'g',
+          [
+            ['id', uniqueId(`discussion-${discussion.id}`)],
+            ['class', 'discussion'],
+          ],
+          [
+            x.element('title', [], [x.content(discussionLines(discussion).join('\n'))]),
+            x.element('circle', [
+              ['cx', discussion.x],
+              ['cy', discussion.y],
+              ['r', 9],
+              ['fill', '#ffd966'],
+              ['stroke', '#b8860b'],
+              ['stroke-width', 1.5],
+            ]),
+            x.element(
+              'text',
+              [
+                ['x', discussion.x],
+                ['y', discussion.y + 4],
+                ['text-anchor', 'middle'],
+                ['font-family', 'sans-serif'],
+                ['font-size', 11],
+                ['fill', '#5a4000'],
+              ],
+              [x.content('!')],
+            ),
+          ],
+        ),
+      ),
+    );
+  }
+  const svg = x.element(
+    'svg',
+    [
+      ['xmlns', 'http://www.w3.org/2000/svg'],
+      ['xmlns:xlink', 'http://www.w3.org/1999/xlink'],
+      ['xmlns:inkscape', 'http://www.inkscape.org/namespaces/inkscape'],
+      ['xmlns:sodipodi', 'http://sodipodi.sourceforge.net/DTD/sodipodi-0.dtd'],
+      ['width', width],
+      ['height', height],
+      ['viewBox', `0 0 ${width} ${height}`],
+    ],
+    body,
+  );
+  return { xml: `<?xml version="1.0" encoding="UTF-8"?>\n${svg.xml}\n`, stats };
 }
 
 const LINE_HEIGHT = 1.2;
 
 function elementSvg(
+  x: XmlBuilder,
   element: ElementData,
   uniqueId: (wanted: string) => string,
   fileOfPage: ReadonlyMap<string, string>,
   stats: SvgPageStats,
   text: XmlText,
-): string {
-  const { x, y, width, height } = element.box;
+): XmlNode {
+  const { box } = element;
   const parts = [
-    `<rect x="${x}" y="${y}" width="${width}" height="${height}" fill="#ffffff" fill-opacity="0" stroke="#3d7bd9" stroke-opacity="0.7" stroke-width="1"/>`,
+    x.element('rect', [
+      ['x', box.x],
+      ['y', box.y],
+      ['width', box.width],
+      ['height', box.height],
+      ['fill', '#ffffff'],
+      ['fill-opacity', 0],
+      ['stroke', '#3d7bd9'],
+      ['stroke-opacity', 0.7],
+      ['stroke-width', 1],
+    ]),
   ];
   // Cleaned once for the tooltip and the lines alike, so its dropped characters count once.
   const label =
@@ -101,26 +172,54 @@ function elementSvg(
   if (element.text !== null && element.text !== '') {
     // Sized to the box like the service's labels: a sans-serif glyph is about 0.55 em wide.
     const longest = Math.max(...lines.map((line) => [...line].length), 1);
-    const size = Math.max(4, Math.min(14, height / lines.length / LINE_HEIGHT, (width - 6) / (longest * 0.55)));
-    const tspans = lines
-      .map(
-        (line, index) => `<tspan x="${x + 3}" y="${y + size * (index * LINE_HEIGHT + 1)}">${text.attr(line)}</tspan>`,
-      )
-      .join('');
+    const size = Math.max(4, Math.min(14, box.height / lines.length / LINE_HEIGHT, (box.width - 6) / (longest * 0.55)));
+    const tspans = lines.map((line, index) =>
+      x.element(
+        'tspan',
+        [
+          ['x', box.x + 3],
+          ['y', box.y + size * (index * LINE_HEIGHT + 1)],
+        ],
+        [x.content(line)],
+      ),
+    );
     parts.push(
-      `<text xml:space="preserve" font-family="sans-serif" font-size="${size.toFixed(2)}" fill="#1a1a1a">${tspans}</text>`,
+      x.element(
+        'text',
+        [
+          ['xml:space', 'preserve'],
+          ['font-family', 'sans-serif'],
+          ['font-size', size.toFixed(2)],
+          ['fill', '#1a1a1a'],
+        ],
+        tspans,
+      ),
     );
   }
   stats.shapes++;
-  const group =
-    `<g id="${text.attr(uniqueId(element.id))}" class="element" data-type="${text.attr(element.type, textSource.element(element, 'type'))}"` +
-    ` data-element="${text.json(element.raw, textSource.element(element, 'json'))}"><title>${text.attr(label)}</title>${parts.join('')}</g>`;
-  if (element.target === null) return `    ${group}\n`;
+  const group = x.element(
+    'g',
+    [
+      ['id', uniqueId(element.id)],
+      ['class', 'element'],
+      ['data-type', element.type, textSource.element(element, 'type')],
+      ['data-element', { json: element.raw }, textSource.element(element, 'json')],
+    ],
+    [x.element('title', [], [x.content(label)]), ...parts],
+  );
+  if (element.target === null) return group;
   const file = fileOfPage.get(element.target);
   if (file === undefined) {
     stats.danglingTargets.push({ elementId: element.id, target: element.target });
-    return `    ${group}\n`;
+    return group;
   }
   stats.links++;
-  return `    <a href="${text.attr(file)}" xlink:href="${text.attr(file)}">${group}</a>\n`;
+  return x.element(
+    'a',
+    [
+      ['href', file],
+      ['xlink:href', file],
+    ],
+    [group],
+  );
 }

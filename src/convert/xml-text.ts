@@ -1,21 +1,9 @@
-/** XML 1.0 production [2] Char, negated; with the `u` flag an unpaired surrogate is one match. */
-const NOT_XML_CHAR = /[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu;
-const ESCAPES: Readonly<Record<string, string>> = {
-  '&': '&amp;',
-  '<': '&lt;',
-  '>': '&gt;',
-  '"': '&quot;',
-  '\n': '&#xa;',
-  '\r': '&#xd;',
-  '\t': '&#x9;',
-};
+import { escapeXmlChars, xmlCharsOf } from '../core/xml-escape.js';
 
 /**
- * Text into XML 1.0 attribute values. XML 1.0 cannot hold most C0 controls, U+FFFE/U+FFFF or
- * unpaired surrogates, not even as character references, so those are dropped and counted; every
- * other character comes out exactly, newlines and tabs as references so that attribute-value
- * normalisation does not turn them into spaces when draw.io parses the file. PDF text follows the
- * same rule: what XML cannot hold is no text to a PDF reader either.
+ * Text into XML 1.0 through the one escaper (core/xml-escape.ts), counting what it drops. Every
+ * other character comes out exactly. PDF text follows the same rule: what XML cannot hold is no
+ * text to a PDF reader either.
  *
  * One text is often written more than once (a page's name as its diagram's and its layer's, a
  * layer's elements on every page that shows it). Given the `source` a text comes from, such as
@@ -29,11 +17,7 @@ export class XmlText {
 
   /** The value without the characters XML 1.0 cannot hold. */
   clean(value: string, source?: string): string {
-    let dropped = 0;
-    const kept = value.replace(NOT_XML_CHAR, () => {
-      dropped++;
-      return '';
-    });
+    const { kept, dropped } = xmlCharsOf(value);
     if (dropped > 0 && (source === undefined || !this.counted.has(source))) {
       this.dropped += dropped;
       if (source !== undefined) this.counted.add(source);
@@ -41,9 +25,9 @@ export class XmlText {
     return kept;
   }
 
-  /** The value ready to stand between double quotes in an attribute. */
+  /** The value ready to stand between double quotes in an attribute, or as an element's content. */
   attr(value: string, source?: string): string {
-    return this.clean(value, source).replace(/[&<>"\n\r\t]/g, (char) => ESCAPES[char] ?? char);
+    return escapeXmlChars(this.clean(value, source));
   }
 
   /**
@@ -57,17 +41,4 @@ export class XmlText {
       source,
     );
   }
-}
-
-/** A file-name fragment from a prototype's name: lower-case letters, digits and dashes. */
-export function slugOf(name: string, maxLength = 60): string {
-  const slug = name
-    .normalize('NFKD')
-    .replace(/[\u0300-\u036f]/g, '')
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-+|-+$/g, '')
-    .slice(0, maxLength)
-    .replace(/-+$/g, '');
-  return slug === '' ? 'prototype' : slug;
 }

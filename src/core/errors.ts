@@ -53,7 +53,8 @@ export type ErrorCode =
   | 'KEY_FILE'
   | 'PORT_IN_USE'
   | 'OUTPUT_PARENT_MISSING'
-  | 'OUTPUT_KIND';
+  | 'OUTPUT_KIND'
+  | 'UNSAFE_PATH';
 
 export type ErrorClass = 'retryable' | 'resource' | 'fatal';
 

@@ -5,19 +5,13 @@ import { basename, join } from 'node:path';
 import { API_PREFIX } from '../api/paths.js';
 import { readArchiveManifest } from '../archive/open-archive.js';
 import type { FileOwner } from '../manifest/manifest-stream.js';
-import type { FileEntry, PrototypeRecord } from '../manifest/types.js';
+import { GENERATED_SOURCE, type FileEntry, type PrototypeRecord } from '../manifest/types.js';
 import { KeyedSpill } from '../storage/keyed-spill.js';
 import { compareIds } from '../api/ids.js';
 import { fnv1a } from '../archive/zip-index.js';
+import { CATEGORIES, countsOf, fileOf, type Category, type ChangeCount, type ItemChanges } from './file-kinds.js';
 
-export type Category = 'pages' | 'layers' | 'elements' | 'discussions' | 'renderings';
-export const CATEGORIES: readonly Category[] = ['pages', 'layers', 'elements', 'discussions', 'renderings'];
-
-export interface ItemChanges {
-  added: string[];
-  removed: string[];
-  changed: string[];
-}
+export { CATEGORIES, fileOf, itemOf, type Category, type ChangeCount, type ItemChanges } from './file-kinds.js';
 
 /** A prototype as a diff names it: id, name and revision, not its content (the viewer's PrototypeSummary is that). */
 export interface DiffedPrototype {
@@ -33,6 +27,8 @@ export interface PrototypeChange extends DiffedPrototype {
   fromName?: string | null;
   /** Items by category, each named by id (elements as `parent/element`, renderings as `page.html`). */
   changes: Record<Category, ItemChanges>;
+  /** The same as counts, for the kinds that have any: a change always says what changed. */
+  counts: Partial<Record<Category, ChangeCount>>;
   /** True when either archive did not get all of this prototype: a "removed" item may just be missing. */
   incomplete: boolean;
 }
@@ -60,8 +56,8 @@ interface Before extends DiffedPrototype {
 /**
  * What changed from archive A to archive B, from their manifests alone: bodies are compared by
  * sha256 and matched by their API source, since archive paths carry the revision. Lists
- * (pages.json, elements.json...) and the prototype's own metadata are not items: what they name
- * shows up as added or removed items, and a new revision is reported as such.
+ * (pages.json, elements.json...) and the prototype's own metadata are reported as files of their
+ * own kind: a list or the metadata can change while every item it names stays the same.
  *
  * Both manifests stream and no entry is held: each side's (source, sha256) pairs go to a spill
  * file filed by prototype while a fingerprint of them is summed up, and when B's record of a
@@ -144,7 +140,9 @@ class Side {
   constructor(private readonly spill: KeyedSpill) {}
 
   readonly file = (entry: FileEntry, owner: FileOwner): void => {
-    if (owner === null) return;
+    // Generated files (the offline views) are made from the bodies compared here, by this tool's
+    // version, and all share one source: they tell nothing of the account and cannot be matched.
+    if (owner === null || entry.source === GENERATED_SOURCE) return;
     this.spill.append(owner.prototype, JSON.stringify([owner.revision, entry.source, entry.sha256]));
     let sum = this.sums.get(owner.revision);
     if (sum === undefined) this.sums.set(owner.revision, (sum = new Fingerprint()));
@@ -262,11 +260,9 @@ function visitChanges(
   now: Map<string, string>,
   changes: Record<Category, ItemChanges>,
 ): void {
-  const prefix = `${API_PREFIX}prototypes/${id}/`;
   const visit = (source: string, was: string | undefined, is: string | undefined): void => {
     if (was === is) return;
-    const item = itemOf(source.startsWith(prefix) ? source.slice(prefix.length) : '');
-    if (!item) return;
+    const item = fileOf(id, source);
     const list = changes[item.category];
     if (!was) list.added.push(item.id);
     else if (!is) list.removed.push(item.id);
@@ -288,23 +284,9 @@ function changeOf(
     fromRevision: before.revision,
     ...(before.name !== after.name ? { fromName: before.name } : {}),
     changes,
+    counts: countsOf(changes),
     incomplete: !before.complete || !after.complete,
   };
-}
-
-/** Which item an API path below `prototypes/{id}/` is, if it is one. */
-export function itemOf(rest: string): { category: Category; id: string } | undefined {
-  let match = /^pages\/([^/]+)\.json$/.exec(rest);
-  if (match) return { category: 'pages', id: match[1] as string };
-  match = /^pages\/([^/]+\.(?:html|png))$/.exec(rest);
-  if (match) return { category: 'renderings', id: match[1] as string };
-  match = /^layers\/([^/]+)\.json$/.exec(rest);
-  if (match) return { category: 'layers', id: match[1] as string };
-  match = /^(?:pages|layers)\/([^/]+)\/elements\/([^/]+)\.json$/.exec(rest);
-  if (match) return { category: 'elements', id: `${match[1]}/${match[2]}` };
-  match = /^discussions\/([^/]+)\.json$/.exec(rest);
-  if (match) return { category: 'discussions', id: match[1] as string };
-  return undefined;
 }
 
 function summary(id: string, record: PrototypeRecord): DiffedPrototype {

@@ -74,9 +74,12 @@ export const SCALE_SHAPE: Readonly<Omit<DatasetOptions, 'prototypes'>> = {
 };
 
 /**
- * Ordinary prototypes of `shape` that bring the account closest to `target` resources (at least
- * one). When `shape` fixes the number of prototypes, their number of pages is chosen instead: one
- * prototype of 250,000 resources is `{ prototypes: 1 }`, about 2,400 pages of 100 elements.
+ * An account of `shape` as close to `target` resources as whole pages allow. Without a fixed
+ * number of prototypes, as many as fit whole (at least one), then their pages chosen so the sum
+ * comes close: `--resources 3000` is one prototype of about 28 pages, not one of 100 (10,500).
+ * With `shape.prototypes`, that many prototypes of as many pages as it takes: one prototype of
+ * 250,000 resources is about 2,400 pages of 100 elements. A target below one page's worth gets
+ * one page with fewer elements.
  */
 export function datasetForResources(
   target: number,
@@ -85,16 +88,20 @@ export function datasetForResources(
   const { prototypes: fixedCount, ...rest } = shape;
   const full = { ...SCALE_SHAPE, ...rest };
   const count = (options: Partial<DatasetOptions>): number =>
-    countExportRequests(new FakeStore(1, { ...full, prototypes: fixedCount ?? 1, ...options }, () => 0));
-  if (fixedCount !== undefined) {
-    // Static assets and discussions come with the first page, so the cost of one more page is taken past it.
-    const one = count({ pagesPerPrototype: 1 });
-    const page = count({ pagesPerPrototype: 2 }) - one;
-    const pages = page > 0 ? Math.max(1, Math.round((target - one) / page) + 1) : 1;
-    return { ...full, prototypes: fixedCount, pagesPerPrototype: pages };
+    countExportRequests(new FakeStore(1, { ...full, prototypes: 1, ...options }, () => 0));
+  let prototypes = fixedCount;
+  if (prototypes === undefined) {
+    const fixed = count({ prototypes: 0 });
+    const one = count({ prototypes: 1 }) - fixed;
+    prototypes = one > 0 ? Math.max(1, Math.round((target - fixed) / one)) : 1;
   }
-  const fixed = count({ prototypes: 0 });
-  const one = count({ prototypes: 1 }) - fixed;
-  const prototypes = one > 0 ? Math.max(1, Math.round((target - fixed) / one)) : 1;
-  return { ...full, prototypes };
+  // Static assets and discussions come with the first page, so the cost of one more page is taken past it.
+  const onePage = count({ prototypes, pagesPerPrototype: 1 });
+  const page = count({ prototypes, pagesPerPrototype: 2 }) - onePage;
+  const pages = page > 0 ? Math.max(1, Math.round((target - onePage) / page) + 1) : 1;
+  if (pages > 1 || onePage <= target || fixedCount !== undefined)
+    return { ...full, prototypes, pagesPerPrototype: pages };
+  // Less than one page of the shape: one page, with as many fewer elements as the target is short.
+  const elements = Math.max(0, full.elementsPerPage - (onePage - target));
+  return { ...full, prototypes, pagesPerPrototype: 1, elementsPerPage: elements };
 }

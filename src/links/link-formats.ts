@@ -1,10 +1,21 @@
+import {
+  apachePattern,
+  apacheSubstitution,
+  csvField,
+  decodedPath,
+  ere,
+  nginxString,
+  plain,
+  sedReplacement,
+} from './link-quoting.js';
 import { newUrl, oldUrl, type LinkRow } from './link-rules.js';
 
 /**
  * The outputs of `links`, each written row by row: csv and json for scripts, a sed script that
  * rewrites old links in text files, and nginx and apache rules that redirect old URLs to the
  * archive's files. Every form drops any query (and with it any api_key, wherever it stood) except
- * the `mode` of the older page views, which picks the file.
+ * the `mode` of the older page views, which picks the file. Every value from the archive is
+ * written through link-quoting.ts, by the grammar of where it goes.
  */
 export type LinkFormat = 'csv' | 'json' | 'sed' | 'nginx' | 'apache';
 export const LINK_FORMATS: readonly LinkFormat[] = ['csv', 'json', 'sed', 'nginx', 'apache'];
@@ -24,7 +35,8 @@ export interface LinkContext {
   base: string | undefined;
 }
 
-export function linkWriter(format: LinkFormat, context: LinkContext): LinkWriter {
+export function linkWriter(format: LinkFormat, given: LinkContext): LinkWriter {
+  const context = { ...given, baseUrl: plain(given.baseUrl, 'source.baseUrl') };
   switch (format) {
     case 'csv':
       return csvWriter(context);
@@ -39,11 +51,14 @@ export function linkWriter(format: LinkFormat, context: LinkContext): LinkWriter
   }
 }
 
+/** What a row's path is called in a refusal: the entry it came from. */
+const sourceOf = (row: LinkRow): string => `the source of ${JSON.stringify(row.target)}`;
+
 function csvWriter({ baseUrl, base }: LinkContext): LinkWriter {
-  const field = (value: string): string => (/[",\r\n]/.test(value) ? `"${value.replace(/"/g, '""')}"` : value);
   return {
     start: () => 'kind,url,target\r\n',
-    row: (row) => `${row.kind},${field(oldUrl(baseUrl, row))},${field(newUrl(base, row))}\r\n`,
+    row: (row) =>
+      `${row.kind},${csvField(plain(oldUrl(baseUrl, row), sourceOf(row)))},${csvField(newUrl(base, row))}\r\n`,
     endPrototype: () => '',
     end: () => '',
   };
@@ -54,7 +69,8 @@ function jsonWriter({ baseUrl, base }: LinkContext): LinkWriter {
   return {
     start: () => '[',
     row: (row) => {
-      const line = JSON.stringify({ kind: row.kind, url: oldUrl(baseUrl, row), target: newUrl(base, row) });
+      const url = plain(oldUrl(baseUrl, row), sourceOf(row));
+      const line = JSON.stringify({ kind: row.kind, url, target: newUrl(base, row) });
       const out = `${first ? '\n' : ',\n'}${line}`;
       first = false;
       return out;
@@ -77,24 +93,19 @@ const QUERY = `[^#[:space:]"'<>()]*[^#[:space:]"'<>().,;:!?]`;
 const AND = '&(amp;)?';
 const END = `[.,;:!?]*([[:space:]"'<>()]|$)`;
 
-/** POSIX extended regular expression for `sed -E`, with `,` as the s command's delimiter. */
-function ere(text: string): string {
-  return text.replace(/[.[\]()*+?{}|^$\\,]/g, '\\$&');
-}
-
 function sedWriter({ baseUrl, base }: LinkContext): LinkWriter {
-  const host = `https?://${ere(baseUrl.replace(/^https?:\/\//, '').replace(/\/+$/, ''))}`;
-  const replacement = (row: LinkRow): string => newUrl(base, row).replace(/[\\&,\n]/g, '\\$&');
+  const host = `https?://${ere(baseUrl.replace(/^https?:\/\//, '').replace(/\/+$/, ''), 'source.baseUrl')}`;
+  const replacement = (row: LinkRow): string => sedReplacement(newUrl(base, row), 'the target');
   return {
     start: () =>
       `# sed -E script from rabbit-export links: rewrites links into ${baseUrl} to the archive's files.\n` +
       `# Use: sed -E -i -f links.sed FILE...  (GNU sed; -i.bak keeps a copy)\n`,
     row: (row) => {
-      const path = host + ere(row.path);
+      const path = host + ere(row.path, sourceOf(row));
       if (row.mode !== undefined)
         return `s,${path}\\?(${ANY_QUERY}${AND})?mode=${row.mode}(${AND}${QUERY})?,${replacement(row)},g\n`;
       if (row.kind === 'editor-page')
-        return `s,${path}(\\?${QUERY})?${ere(row.fragment ?? '')}([^A-Za-z0-9]|$),${replacement(row)}\\2,g\n`;
+        return `s,${path}(\\?${QUERY})?${ere(row.fragment ?? '', sourceOf(row))}([^A-Za-z0-9]|$),${replacement(row)}\\2,g\n`;
       // The editor's link to the prototype must not take a longer id, a path or a page fragment
       // for its own: after it (and its query) only END may follow, or else one character that is not
       // an id character. The first rule writes back all of END as \2 (END's own group is \3).
@@ -115,11 +126,6 @@ function serverTarget(base: string | undefined, row: LinkRow): string {
   return base === undefined ? `/${newUrl(undefined, row)}` : newUrl(base, row);
 }
 
-/** nginx double-quoted strings: `$` would start a variable, so it is percent-encoded. */
-function nginxString(value: string): string {
-  return `"${value.replace(/[\\"]/g, '\\$&').replace(/\$/g, '%24')}"`;
-}
-
 /**
  * `location =` blocks for the server block that serves the archive (or answers for the old host):
  * exact matches, so a million of them cost a lookup, not a scan. The page views share their path,
@@ -127,6 +133,8 @@ function nginxString(value: string): string {
  */
 function nginxWriter({ baseUrl, base }: LinkContext): LinkWriter {
   let views = new Map<string, LinkRow[]>();
+  const location = (row: LinkRow): string => nginxString(decodedPath(row.path, sourceOf(row)), sourceOf(row), false);
+  const target = (row: LinkRow): string => nginxString(serverTarget(base, row), 'the target', true);
   return {
     start: () =>
       `# nginx rules from rabbit-export links: include inside the server {} block that answers for\n` +
@@ -139,17 +147,13 @@ function nginxWriter({ baseUrl, base }: LinkContext): LinkWriter {
         views.set(row.path, list);
         return '';
       }
-      return `location = ${nginxString(row.path)} { return 301 ${nginxString(serverTarget(base, row))}; }\n`;
+      return `location = ${location(row)} { return 301 ${target(row)}; }\n`;
     },
     endPrototype: () => {
-      const out = [...views].map(
-        ([path, rows]) =>
-          `location = ${nginxString(path)} {\n` +
-          rows
-            .map(
-              (row) => `    if ($arg_mode = "${row.mode}") { return 301 ${nginxString(serverTarget(base, row))}; }\n`,
-            )
-            .join('') +
+      const out = [...views.values()].map(
+        (rows) =>
+          `location = ${location(rows[0] as LinkRow)} {\n` +
+          rows.map((row) => `    if ($arg_mode = "${row.mode}") { return 301 ${target(row)}; }\n`).join('') +
           '    return 404;\n}\n',
       );
       views = new Map();
@@ -157,16 +161,6 @@ function nginxWriter({ baseUrl, base }: LinkContext): LinkWriter {
     },
     end: () => '',
   };
-}
-
-/** PCRE for a RewriteRule's pattern, matched against the path without its leading slash in .htaccess. */
-function pcre(text: string): string {
-  return text.replace(/[.[\]()*+?{}|^$\\]/g, '\\$&').replace(/ /g, '\\x20');
-}
-
-/** A substitution: `$` and `%` would name back-references, spaces would end the argument. */
-function apacheTarget(value: string): string {
-  return value.replace(/[\\$%]/g, '\\$&').replace(/ /g, '%20');
 }
 
 function apacheWriter({ baseUrl, base }: LinkContext): LinkWriter {
@@ -177,7 +171,10 @@ function apacheWriter({ baseUrl, base }: LinkContext): LinkWriter {
       'RewriteEngine On\n',
     row: (row) => {
       if (row.kind === 'editor-page') return '';
-      const rule = `RewriteRule ^/?${pcre(row.path.replace(/^\//, ''))}$ ${apacheTarget(serverTarget(base, row))} [R=301,L,QSD]\n`;
+      // Matched against the decoded path, without its leading slash in .htaccess; NE: the target is
+      // a URL already percent-encoded, which Apache would otherwise encode a second time.
+      const pattern = apachePattern(decodedPath(row.path, sourceOf(row)).replace(/^\//, ''), sourceOf(row));
+      const rule = `RewriteRule ^/?${pattern}$ ${apacheSubstitution(serverTarget(base, row), 'the target')} [R=301,L,QSD,NE]\n`;
       return row.mode === undefined ? rule : `RewriteCond %{QUERY_STRING} (^|&)mode=${row.mode}(&|$)\n${rule}`;
     },
     endPrototype: () => '',

@@ -1,12 +1,14 @@
 import { checkEntryMembers } from '../storage/file-entry.js';
+import { checkBaseUrl, checkEntryValues, checkErrorValues } from './manifest-values.js';
 import { FORMAT_VERSION } from './types.js';
 
 /**
  * The structure `verify` and `ls` rely on, checked by hand because ajv is a dev dependency only.
  * It follows schema/manifest.schema.json for required fields and types, but tolerates unknown
- * properties: an archive years old must still verify if a later 1.x writer added a field. Entry
- * path safety is not checked here; the verifier reports it per entry as `unsafe-name`.
- * Returns human-readable issues, empty when the shape is right.
+ * properties: an archive years old must still verify if a later 1.x writer added a field. Beyond
+ * types, every value a command writes into something else (a path, a source, the base URL) is held
+ * to what the exporter can write (see manifest-values.ts). Returns human-readable issues, empty
+ * when the shape is right.
  */
 export function checkManifestShape(value: unknown): string[] {
   const issues: string[] = [];
@@ -39,6 +41,7 @@ export function checkHead(value: Record<string, unknown>, at: Report): void {
     at('tool', 'must be { name, version }');
   }
   if (!isObject(value.source) || typeof value.source.baseUrl !== 'string') at('source', 'must be { baseUrl }');
+  else checkBaseUrl('source.baseUrl', value.source.baseUrl, at);
   for (const key of ['startedAt', 'finishedAt'] as const) {
     if (typeof value[key] !== 'string') at(key, 'must be a string');
   }
@@ -94,7 +97,12 @@ function checkFiles(where: string, files: unknown, at: Report): void {
 
 export function checkFile(here: string, file: unknown, at: Report): void {
   if (!isObject(file)) return at(here, 'must be an object');
-  checkEntryMembers(here, file, at);
+  let typed = true;
+  checkEntryMembers(here, file, (where, what) => {
+    typed = false;
+    at(where, what);
+  });
+  if (typed) checkEntryValues(here, file, at);
 }
 
 export function checkError(where: string, error: unknown, at: Report): void {
@@ -106,6 +114,7 @@ export function checkError(where: string, error: unknown, at: Report): void {
   for (const key of ['code', 'id'] as const) {
     if (error[key] !== undefined && typeof error[key] !== 'string') at(`${where}.${key}`, 'must be a string');
   }
+  checkErrorValues(where, error, at);
 }
 
 export function isObject(value: unknown): value is Record<string, unknown> {

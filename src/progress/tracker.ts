@@ -3,6 +3,7 @@ import type { ExportEvent, PreviousCost } from '../export/events.js';
 import type { OutageReason } from '../client/outage-monitor.js';
 import { estimateTotal, shownFraction, type PrototypeTally } from './estimate.js';
 import { halfLifeFor, startRate, timeLeftMs, updateRate, type RateState } from './rate.js';
+import { startEta, updateEta, type EtaState } from './eta.js';
 
 /** What a progress display shows at one moment; every figure a person plans by. */
 export interface ProgressSnapshot {
@@ -14,6 +15,8 @@ export interface ProgressSnapshot {
   total: number | null;
   /** HTTP responses and their body bytes. */
   requests: number;
+  /** Requests the crawl knows it must make and has not started yet (its queue). */
+  queued: number;
   bytes: number;
   /** The same bodies as they came over the wire: fewer than `bytes` when the service compressed them. */
   wireBytes: number;
@@ -64,6 +67,7 @@ export class ProgressTracker {
   private previous = new Map<string, number>();
   private other = 0;
   private requests = 0;
+  private queued = 0;
   private bytes = 0;
   private wireBytes = 0;
   private retries = 0;
@@ -75,12 +79,14 @@ export class ProgressTracker {
   private requestRate: RateState;
   private byteRate: RateState;
   private doneRate: RateState;
+  private eta: EtaState;
 
   constructor(private readonly now: () => number = Date.now) {
     this.started = now();
     this.requestRate = startRate(this.started);
     this.byteRate = startRate(this.started);
     this.doneRate = startRate(this.started);
+    this.eta = startEta(this.started);
   }
 
   /** host:port of the proxy the run goes through, from its start: the one away in an outage may be the proxy. */
@@ -92,6 +98,7 @@ export class ProgressTracker {
     switch (event.type) {
       case 'response':
         this.requests++;
+        this.queued = event.queued;
         this.bytes += event.bytes;
         this.wireBytes += event.wireBytes ?? event.bytes;
         // A 304 is followed by the copy it vouches for ('reused'), or by a plain request.
@@ -155,6 +162,12 @@ export class ProgressTracker {
     this.shown = shownFraction(this.shown, estimate.fraction);
     const crawling = this.phase === 'crawl' || this.phase === 'starting';
     const finished = this.phase === 'done';
+    // Paused for an outage: no rate tells how long the rest takes.
+    const rawEta =
+      !this.outage && crawling && estimate.total !== null && estimate.fraction !== null
+        ? timeLeftMs(estimate.total - estimate.done, this.doneRate.perSecond)
+        : null;
+    this.eta = updateEta(this.eta, at, rawEta, smoothing);
     return {
       phase: this.phase,
       // Page requisites and the last of the zip come after the crawl: 100 only when all is written.
@@ -162,18 +175,12 @@ export class ProgressTracker {
       done: estimate.done,
       total: estimate.total,
       requests: this.requests,
+      queued: this.queued,
       bytes: this.bytes,
       wireBytes: this.wireBytes,
       requestsPerSecond: this.requestRate.perSecond,
       bytesPerSecond: this.byteRate.perSecond,
-      // Paused for an outage: no rate tells how long the rest takes.
-      etaMs: this.outage
-        ? null
-        : crawling && estimate.total !== null && estimate.fraction !== null
-          ? timeLeftMs(estimate.total - estimate.done, this.doneRate.perSecond)
-          : finished
-            ? 0
-            : null,
+      etaMs: finished ? 0 : this.eta.ms,
       prototypesDone: this.prototypesDone,
       prototypesTotal: this.tallies?.size ?? null,
       retries: this.retries,

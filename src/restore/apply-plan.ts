@@ -106,7 +106,8 @@ function refusedKey(status: number, written: number): RabbitError {
   return new RabbitError(
     'KEY_REFUSED',
     `the API key is read-only: the service refused a write with HTTP ${status}; ${what}. A restore needs a read-write key.`,
-    { status },
+    // The key works, it just cannot write: the next step is another key, not copying this one again.
+    { status, data: { access: 'read-only' } },
   );
 }
 

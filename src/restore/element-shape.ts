@@ -20,13 +20,12 @@ export type Attributes = Record<string, unknown>;
 /** The attributes of a body, `id` excepted, or why they cannot be sent. */
 export function checkElementBody(body: unknown, expectedId: string): { attributes: Attributes } | { problem: string } {
   if (!isPlainObject(body)) return { problem: 'the element body is not a JSON object' };
+  const measured = bodyProblem(body);
+  if (measured !== undefined) return { problem: measured };
   if (body['id'] !== expectedId) return { problem: `the body's id ${describe(body['id'])} is not ${expectedId}` };
   const type = body['type'];
   if (typeof type !== 'string' || type === '' || type.length > ELEMENT_LIMITS.maxNameLength) {
     return { problem: `type ${describe(type)} is not a short non-empty string` };
-  }
-  if (Buffer.byteLength(JSON.stringify(body)) > ELEMENT_LIMITS.maxBytes) {
-    return { problem: `the element exceeds ${ELEMENT_LIMITS.maxBytes} bytes` };
   }
   const names = Object.keys(body).filter((name) => name !== 'id');
   if (names.length > ELEMENT_LIMITS.maxAttributes)
@@ -42,8 +41,6 @@ export function checkElementBody(body: unknown, expectedId: string): { attribute
     ) {
       return { problem: `attribute name ${describe(name)} is not a short printable name` };
     }
-    if (depthOf(body[name], 1) > ELEMENT_LIMITS.maxDepth)
-      return { problem: `attribute ${describe(name)} is nested too deeply` };
   }
   return { attributes: Object.fromEntries(names.map((name) => [name, body[name]])) };
 }
@@ -72,10 +69,34 @@ export function extraAttributes(archived: Attributes, live: Attributes): string[
   return Object.keys(live).filter((name) => !(name in archived));
 }
 
-function depthOf(value: unknown, depth: number): number {
-  if (depth > ELEMENT_LIMITS.maxDepth) return depth;
-  const children = Array.isArray(value) ? value : isPlainObject(value) ? Object.values(value) : [];
-  let deepest = depth;
-  for (const child of children) deepest = Math.max(deepest, depthOf(child, depth + 1));
-  return deepest;
+/**
+ * Why a parsed body is too deep or too large to compare or send, or undefined. Walked with a stack
+ * of its own, before anything recurses into it or serializes it: JSON.parse reads any depth, but
+ * JSON.stringify and every recursive walk overflow the call stack at some thousands of levels, and
+ * an archive (or a service) may hand over a hundred thousand. The size is the JSON text's, counted
+ * as it goes; the walk stops at the first limit passed.
+ */
+export function bodyProblem(body: unknown): string | undefined {
+  const stack: Array<{ value: unknown; depth: number }> = [{ value: body, depth: 0 }];
+  let bytes = 0;
+  for (let item = stack.pop(); item !== undefined; item = stack.pop()) {
+    const { value, depth } = item;
+    if (depth > ELEMENT_LIMITS.maxDepth)
+      return `the element is nested too deeply (more than ${ELEMENT_LIMITS.maxDepth} levels)`;
+    if (Array.isArray(value)) {
+      bytes += 2 + Math.max(0, value.length - 1);
+      for (const child of value) stack.push({ value: child, depth: depth + 1 });
+    } else if (isPlainObject(value)) {
+      const entries = Object.entries(value);
+      bytes += 2 + Math.max(0, entries.length - 1);
+      for (const [key, child] of entries) {
+        bytes += Buffer.byteLength(JSON.stringify(key)) + 1;
+        stack.push({ value: child, depth: depth + 1 });
+      }
+    } else {
+      bytes += Buffer.byteLength(JSON.stringify(value) ?? 'null');
+    }
+    if (bytes > ELEMENT_LIMITS.maxBytes) return `the element exceeds ${ELEMENT_LIMITS.maxBytes} bytes`;
+  }
+  return undefined;
 }

@@ -2,6 +2,7 @@ import pLimit from 'p-limit';
 import { RabbitError } from '../core/errors.js';
 import { API_PREFIX } from '../api/paths.js';
 import { isPlainObject, parseIdList } from '../api/parse.js';
+import { bodyProblem } from './element-shape.js';
 import type { ParentRef, Skip } from './archived-elements.js';
 import { collectionOf, READ_CAPS } from './archived-elements.js';
 import type { LiveService } from './live-service.js';
@@ -73,6 +74,9 @@ export class LiveElements {
     if (answer.status !== 200 || !('value' in answer))
       return { parent, element: id, reason: `the live element could not be read (HTTP ${answer.status})` };
     if (!isPlainObject(answer.value)) return { parent, element: id, reason: 'the live element is not a JSON object' };
+    // The plan compares it attribute by attribute (canonical JSON, recursive): a depth it cannot walk is refused first.
+    const problem = bodyProblem(answer.value);
+    if (problem !== undefined) return { parent, element: id, reason: `the live element: ${problem}` };
     const attributes = Object.fromEntries(Object.entries(answer.value).filter(([name]) => name !== 'id'));
     return { id, attributes };
   }

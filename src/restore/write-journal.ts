@@ -1,6 +1,8 @@
+import { constants } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
-import { open, readFile, rename } from 'node:fs/promises';
-import { RabbitError } from '../core/errors.js';
+import { rename } from 'node:fs/promises';
+import { RabbitError, isRabbitError } from '../core/errors.js';
+import { openOwnFile, openOwnFileIfAny } from '../storage/private-files.js';
 import { normalizeId } from '../api/ids.js';
 import { isPlainObject } from '../api/parse.js';
 import type { PlannedWrite } from './plan.js';
@@ -41,13 +43,22 @@ export function createdKey(parent: string, archivedId: string): string {
   return `${parent} ${archivedId}`;
 }
 
-/** What an earlier run left; an absent journal is an empty one. */
+/**
+ * What an earlier run left; an absent journal is an empty one. One that is a symlink, not the
+ * user's own or writable by others is refused: it decides which elements count as created.
+ */
 export async function readJournal(path: string, identity: JournalIdentity): Promise<JournalState> {
   let text: string;
   try {
-    text = await readFile(path, 'utf8');
+    const handle = await openOwnFileIfAny(path, 'the restore journal');
+    if (handle === undefined) return { created: new Map(), unfinished: 0 };
+    try {
+      text = await handle.readFile('utf8');
+    } finally {
+      await handle.close();
+    }
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { created: new Map(), unfinished: 0 };
+    if (isRabbitError(error)) throw error;
     throw new RabbitError(
       'OUTPUT_UNWRITABLE',
       `cannot read the restore journal ${path}: ${(error as NodeJS.ErrnoException).code ?? 'unreadable'}`,
@@ -89,8 +100,14 @@ export class WriteJournal {
     }
     let handle: FileHandle;
     try {
-      handle = await open(path, 'a');
+      // Appended to only when it is the user's own regular file (never through a symlink); made 0600.
+      handle = await openOwnFile(
+        path,
+        constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT,
+        'the restore journal',
+      );
     } catch (error) {
+      if (isRabbitError(error)) throw error;
       throw new RabbitError(
         'OUTPUT_UNWRITABLE',
         `cannot write the restore journal ${path}: ${(error as NodeJS.ErrnoException).code ?? 'unwritable'}`,

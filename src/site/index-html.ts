@@ -42,7 +42,8 @@ export function prototypeIndexPath(id: string): string {
 /** Errors listed on the top page; the manifest lists them all. */
 export const INDEX_ERROR_LIMIT = 100;
 
-const INDEX_CSP = "default-src 'none'; img-src 'self' file: data:; style-src 'unsafe-inline'";
+const INDEX_CSP =
+  "default-src 'none'; img-src 'self' file: data:; style-src 'unsafe-inline'; form-action 'none'; base-uri 'none'";
 
 export function renderIndex(input: IndexInput): string {
   const count = input.prototypes.length;
@@ -53,9 +54,9 @@ export function renderIndex(input: IndexInput): string {
   const items = input.prototypes.map((p) => {
     const href = prototypeIndexPath(p.id);
     const image = p.thumbnail
-      ? `<img src="${p.thumbnail.path}" width="${p.thumbnail.width}" height="${p.thumbnail.height}" alt="">`
+      ? `<img src="${escapeHtml(p.thumbnail.path)}" width="${p.thumbnail.width}" height="${p.thumbnail.height}" alt="">`
       : '<span class="noimage">no image archived</span>';
-    return `<li class="entry" id="prototype-${p.id}"><a href="${href}"><span class="shot">${image}</span>${nameOf(p.name, `Prototype ${p.id}`)}</a>${p.complete ? '' : ' <span class="warn">(incomplete)</span>'}<br><span class="muted">Prototype ${p.id} · revision ${escapeHtml(p.revision)} · ${p.pages} page${p.pages === 1 ? '' : 's'}</span></li>`;
+    return `<li class="entry" id="prototype-${escapeHtml(p.id)}"><a href="${escapeHtml(href)}"><span class="shot">${image}</span>${nameOf(p.name, `Prototype ${p.id}`)}</a>${p.complete ? '' : ' <span class="warn">(incomplete)</span>'}<br><span class="muted">Prototype ${escapeHtml(p.id)} · revision ${escapeHtml(p.revision)} · ${p.pages} page${p.pages === 1 ? '' : 's'}</span></li>`;
   });
   const body = `<header><h1>Rabbit archive</h1><p>Exported from <code>${escapeHtml(input.baseUrl)}</code>: ${count} prototype${count === 1 ? '' : 's'}.${warn}</p></header>
 <main><ul class="prototypes">${items.join('\n')}</ul></main>
@@ -67,7 +68,7 @@ ${renderErrors(input.errors, input.errorCount)}`;
 export function renderPrototypePage(p: PrototypeSummary, baseUrl: string): string {
   const path = prototypeIndexPath(p.id);
   const href = (to: string): string => relativeEntryUrl(path, to);
-  const body = `<header><p><a href="${href(INDEX_PATH)}">All prototypes</a> · <code>${escapeHtml(baseUrl)}</code></p></header>
+  const body = `<header><p><a href="${escapeHtml(href(INDEX_PATH))}">All prototypes</a> · <code>${escapeHtml(baseUrl)}</code></p></header>
 <main>
 ${renderPrototype(p, href)}
 </main>`;
@@ -111,9 +112,9 @@ function renderPrototype(p: PrototypeSummary, href: (path: string) => string): s
   for (const page of p.pages) for (const d of page.discussions) numbered.set(d, ++marker);
   for (const d of p.otherDiscussions) numbered.set(d, ++marker);
   const discussions = [...numbered].map(([d, n]) => renderDiscussion(d, n, p)).join('');
-  return `<section class="prototype" id="prototype-${p.id}">
+  return `<section class="prototype" id="prototype-${escapeHtml(p.id)}">
 <h2>${nameOf(p.name, `Prototype ${p.id}`)}${p.complete ? '' : ' <span class="warn">(incomplete)</span>'}</h2>
-<p class="meta">Prototype ${p.id} · revision ${escapeHtml(p.revision)} · last changed ${changed}${p.lastUser === null ? '' : ` by ${escapeHtml(p.lastUser)}`}</p>
+<p class="meta">Prototype ${escapeHtml(p.id)} · revision ${escapeHtml(p.revision)} · last changed ${changed}${p.lastUser === null ? '' : ` by ${escapeHtml(p.lastUser)}`}</p>
 <h3>Pages</h3>
 <div class="pages">${p.pages.map((page) => renderPage(page, numbered, href)).join('')}</div>
 <div class="columns"><div><h3>Milestones</h3>${milestones}</div><div><h3>Layers</h3>${layers}</div></div>
@@ -128,7 +129,7 @@ function renderPage(
 ): string {
   const size = page.png ?? { width: 320, height: 240 };
   const image = page.png
-    ? `<img src="${href(page.png.path)}" width="${size.width}" height="${size.height}" alt="${escapeHtml(page.name ?? page.id)}">`
+    ? `<img src="${escapeHtml(href(page.png.path))}" width="${size.width}" height="${size.height}" alt="${escapeHtml(page.name ?? page.id)}">`
     : `<span class="noimage">no image archived</span>`;
   const markers = page.discussions
     .filter((d) => d.x !== null && d.y !== null)
@@ -143,8 +144,9 @@ function renderPage(
     page.layerNames.length === 0
       ? ''
       : `<br><span class="muted">Layers: ${page.layerNames.map(escapeHtml).join(', ')}</span>`;
-  return `<figure class="page" id="page-${page.id}">${page.open ? `<a href="${href(page.open)}">${shot}</a>` : shot}
-<figcaption>${page.open ? `<a href="${href(page.open)}">${nameOf(page.name, page.id)}</a>` : nameOf(page.name, page.id)} <span class="muted">(${countText(page.elementCount)})</span>${layers}</figcaption></figure>`;
+  const open = page.open === undefined ? undefined : escapeHtml(href(page.open));
+  return `<figure class="page" id="page-${escapeHtml(page.id)}">${open ? `<a href="${open}">${shot}</a>` : shot}
+<figcaption>${open ? `<a href="${open}">${nameOf(page.name, page.id)}</a>` : nameOf(page.name, page.id)} <span class="muted">(${countText(page.elementCount)})</span>${layers}</figcaption></figure>`;
 }
 
 function renderDiscussion(d: DiscussionSummary, n: number, p: PrototypeSummary): string {
@@ -158,7 +160,7 @@ function renderDiscussion(d: DiscussionSummary, n: number, p: PrototypeSummary):
         `<li><span class="author">${escapeHtml(e.author ?? 'unknown')}</span> <span class="muted">${e.timestamp === null ? '' : formatDate(e.timestamp)}</span><br>${escapeHtml(e.text ?? '')}</li>`,
     )
     .join('');
-  return `<li value="${n}" id="discussion-${d.id}"><strong>${nameOf(d.title, `Discussion ${d.id}`)}</strong>${where}<ul class="entries">${entries}</ul></li>`;
+  return `<li value="${n}" id="discussion-${escapeHtml(d.id)}"><strong>${nameOf(d.title, `Discussion ${d.id}`)}</strong>${where}<ul class="entries">${entries}</ul></li>`;
 }
 
 function renderErrors(errors: readonly ManifestError[], count: number): string {

@@ -4,10 +4,14 @@ import type { StoredFile } from '../storage/stored-file.js';
 import { ASSET_LIMITS, isCss } from '../crawl/requisites/asset-types.js';
 import { isPageHtml, localPathOf, type AssetCatalog } from '../crawl/requisites/collect-assets.js';
 import { scanCss } from '../crawl/requisites/css-refs.js';
-import { scanHtml } from '../crawl/requisites/html-refs.js';
 import { resolveReference, serviceUrl, type ServiceLocation } from '../crawl/requisites/resolve-ref.js';
 import { applyReplacements, relativeEntryUrl, type Replacement } from '../crawl/requisites/rewrite.js';
 import { inOrder } from '../core/in-order.js';
+import { parse } from 'parse5';
+import { decodePage } from './decode-page.js';
+import { sanitizeTree, serializeSettled, withViewHead } from './sanitize-html.js';
+import { rewriteTreeReferences, type RewriteReference } from './tree-references.js';
+import { VIEW_CSP } from './view-policy.js';
 
 /**
  * Page renderings read ahead. The export reads packed bodies with blocking reads (Spool.readBlocking),
@@ -24,19 +28,10 @@ export interface GeneratedFile {
 }
 
 /**
- * Keeps a viewable copy offline and private: nothing outside the archive may load, so a foreign
- * reference left as written stays inert, and no script (the service's or anyone's) runs.
- */
-export const VIEW_CSP =
-  "default-src 'none'; img-src 'self' file: data:; style-src 'self' file: data: 'unsafe-inline'; font-src 'self' file: data:; media-src 'self' file: data:";
-
-/**
  * What a reference to another host becomes in a viewable copy: an empty resource, so opening the
  * archive never contacts a third party. The raw file keeps the URL and the manifest lists it.
  */
 const INERT = 'data:,';
-
-const CSP_META = `<meta http-equiv="Content-Security-Policy" content="${VIEW_CSP}" />`;
 
 /** `prototypes/3/r6/pages/page1.html` -> `prototypes/3/r6/pages/page1.view.html` */
 export function viewPathOf(pagePath: string): string {
@@ -62,28 +57,37 @@ export async function* buildPageViews(
   const viewBySource = new Map(pages.map((page) => [page.source, viewPathOf(page.path)]));
   for await (const [page, body] of inOrder(pages, READ_AHEAD, read)) {
     const path = viewPathOf(page.path);
-    const html = body.toString('latin1');
     const base = serviceUrl(service, page.source);
-    const replacements: Replacement[] = [];
-    for (const ref of scanHtml(html)) {
-      const resolution = resolveReference(ref.value, base, service);
-      if (resolution.kind === 'foreign' && ref.kind !== 'link')
-        replacements.push({ start: ref.start, end: ref.end, text: INERT });
-      if (resolution.kind !== 'service') continue;
+    const rewrite: RewriteReference = (value, kind) => {
+      const resolution = resolveReference(value, base, service);
+      if (resolution.kind === 'foreign') return kind === 'link' ? undefined : INERT;
+      if (resolution.kind !== 'service') return undefined;
       const target =
-        ref.kind === 'link'
+        kind === 'link'
           ? viewBySource.get(resolution.source)
           : (cssViews.get(resolution.request) ?? localPathOf(catalog, resolution));
-      if (target !== undefined)
-        replacements.push({ start: ref.start, end: ref.end, text: relativeEntryUrl(path, target) });
-    }
+      return target === undefined ? undefined : relativeEntryUrl(path, target);
+    };
     yield {
       path,
-      data: Buffer.from(withPolicy(applyReplacements(html, replacements)), 'latin1'),
+      data: Buffer.from(pageView(decodePage(body, page.contentType), rewrite), 'utf8'),
       contentType: 'text/html; charset=utf-8',
       generatedFrom: page.path,
     };
   }
+}
+
+/**
+ * One page's view: the parser's tree of the rendering, cleaned of everything that could act
+ * (sanitize-html.ts), its references rewritten, the policy first in its head. Starts with a byte
+ * order mark, which outranks anything in the file when a browser picks the encoding.
+ */
+export function pageView(html: string, rewrite: RewriteReference): string {
+  const document = parse(html);
+  sanitizeTree(document);
+  rewriteTreeReferences(document, rewrite);
+  withViewHead(document, VIEW_CSP);
+  return `\ufeff${serializeSettled(document, VIEW_CSP)}`;
 }
 
 /**
@@ -153,14 +157,4 @@ export class StylesheetViews {
     }
     return out;
   }
-}
-
-/** The policy goes first thing in the head, before anything it must govern. */
-function withPolicy(html: string): string {
-  const head = /<head(?:[\t\n\f\r ][^>]*)?>/i.exec(html);
-  if (head)
-    return `${html.slice(0, head.index + head[0].length)}\n${CSP_META}${html.slice(head.index + head[0].length)}`;
-  const root = /<html(?:[\t\n\f\r ][^>]*)?>/i.exec(html);
-  const at = root ? root.index + root[0].length : 0;
-  return `${html.slice(0, at)}<head>${CSP_META}</head>${html.slice(at)}`;
 }

@@ -1,4 +1,5 @@
-import { open, rename, stat, type FileHandle } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { open, rename, type FileHandle } from 'node:fs/promises';
 import type { Spool } from './spool.js';
 import { readAt, whole } from './positional-io.js';
 import { addSpan, newlineChunks, readSpanLines } from './keyed-spill.js';
@@ -7,6 +8,8 @@ import type { StoredFile } from './stored-file.js';
 import { hasServedMembers, pushServedMembers } from './file-entry.js';
 import { readVerified } from './read-verified.js';
 import { jsonNumber, jsonString } from '../core/json-text.js';
+import { isRabbitError } from '../core/errors.js';
+import { openOwnFile, openOwnFileIfAny } from './private-files.js';
 
 /**
  * The progress of one export, appended as it goes to a file in the work directory, so that running
@@ -83,12 +86,14 @@ export interface JournalState {
  */
 export async function readJournal(path: string, baseUrl: string): Promise<JournalState> {
   const state: JournalState = { path, spans: new Map(), records: 0 };
-  let handle: FileHandle;
+  let handle: FileHandle | undefined;
   try {
-    handle = await open(path, 'r');
-  } catch {
-    return state;
+    // A journal that is not the user's own is refused, not read: it decides which bodies are trusted.
+    handle = await openOwnFileIfAny(path, 'the journal');
+  } catch (error) {
+    if (isRabbitError(error)) throw error;
   }
+  if (handle === undefined) return state;
   try {
     let header: Partial<Header> | undefined;
     for await (const { line, offset } of linesOf(handle, path)) {
@@ -147,9 +152,11 @@ export class JournalWriter {
   private constructor(private readonly handle: FileHandle) {}
 
   static async open(path: string, baseUrl: string, fresh: boolean): Promise<JournalWriter> {
-    const handle = await open(path, fresh ? 'w' : 'a+');
+    const { O_WRONLY, O_RDWR, O_CREAT, O_TRUNC, O_APPEND } = constants;
+    const flags = fresh ? O_WRONLY | O_CREAT | O_TRUNC : O_RDWR | O_APPEND | O_CREAT;
+    const handle = await openOwnFile(path, flags, 'the journal');
     const writer = new JournalWriter(handle);
-    const size = fresh ? 0 : (await stat(path)).size;
+    const size = fresh ? 0 : (await handle.stat()).size;
     if (size === 0) writer.append(JSON.stringify({ t: 'header', v: JOURNAL_VERSION, baseUrl } satisfies Header));
     // A line torn by a kill must not swallow the first record appended after it.
     else if (whole(await readAt(handle, size - 1, 1), 1, path, size - 1)[0] !== 10) writer.pending = '\n';
@@ -258,7 +265,7 @@ const CACHED_PROTOTYPES = 8;
 
 async function loadRecords(path: string, spans: readonly number[]): Promise<Map<string, FileRecord>> {
   const records = new Map<string, FileRecord>();
-  const handle = await open(path, 'r');
+  const handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW);
   try {
     for (const line of await readSpanLines(handle, spans, path)) {
       const record = parseLine(line) as Partial<FileRecord> | undefined;

@@ -1,6 +1,8 @@
-import { open, type FileHandle } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import type { FileHandle } from 'node:fs/promises';
 import { BackgroundWrites, BATCH_BYTES, readAt, whole } from './positional-io.js';
 import { mapDiskError } from './spool.js';
+import { openOwnFile } from './private-files.js';
 
 /**
  * Lines filed under a key (a prototype id), kept on disk so that what grows with the account does
@@ -26,7 +28,8 @@ export class KeyedSpill {
 
   static async create(path: string): Promise<KeyedSpill> {
     try {
-      return new KeyedSpill(await open(path, 'w+'), path);
+      const { O_RDWR, O_CREAT, O_TRUNC } = constants;
+      return new KeyedSpill(await openOwnFile(path, O_RDWR | O_CREAT | O_TRUNC, 'the work file'), path);
     } catch (error) {
       throw mapDiskError(error, path);
     }

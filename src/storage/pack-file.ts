@@ -1,6 +1,7 @@
 import { constants } from 'node:fs';
-import { open, type FileHandle } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
 import { BackgroundWrites, BATCH_BYTES, readAt, readAtSync, whole } from './positional-io.js';
+import { openOwnFile } from './private-files.js';
 
 /**
  * The pack: small bodies one after another in one file. Appends are gathered in memory and written
@@ -36,7 +37,7 @@ export class PackFile {
   /** `mapError` turns a failed write into the error every later append and read throws. */
   static async open(path: string, mapError: (error: unknown) => unknown): Promise<PackFile> {
     // Not O_APPEND: every batch is written at the offset its bodies were given.
-    const handle = await open(path, constants.O_RDWR | constants.O_CREAT);
+    const handle = await openOwnFile(path, constants.O_RDWR | constants.O_CREAT, 'the spool pack');
     return new PackFile(handle, (await handle.stat()).size, mapError);
   }
 

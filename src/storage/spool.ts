@@ -1,11 +1,12 @@
 import { createHash, hash as oneShotHash, randomBytes, type Hash } from 'node:crypto';
-import { createWriteStream, type WriteStream } from 'node:fs';
-import { mkdir, open, rename, rm, stat } from 'node:fs/promises';
+import { constants, createWriteStream, type WriteStream } from 'node:fs';
+import { lstat, open, rename, rm, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ChunkSource } from '../core/read-chunks.js';
 import { RabbitError } from '../core/errors.js';
 import { PackFile } from './pack-file.js';
 import { readAt, whole } from './positional-io.js';
+import { createPrivateFile, ensurePrivateDir } from './private-files.js';
 
 /** Where a body's bytes are on disk: a whole file, or `size` bytes at `offset` in the pack file. */
 export interface BodyRef {
@@ -40,7 +41,7 @@ export class Spool {
   }
 
   async init(): Promise<void> {
-    await mkdir(this.dir, { recursive: true });
+    await ensurePrivateDir(this.dir, 'the spool folder');
     this.pack = await PackFile.open(this.packPath, (error) => mapDiskError(error, 'the spool'));
   }
 
@@ -93,7 +94,8 @@ export class Spool {
 
   async has(sha256: string, size: number): Promise<boolean> {
     try {
-      return (await stat(this.pathOf(sha256))).size === size;
+      const stats = await lstat(this.pathOf(sha256));
+      return stats.isFile() && stats.size === size;
     } catch {
       return false;
     }
@@ -118,6 +120,7 @@ export class Spool {
     // Bodies held whole in memory (nearly all) are hashed in one call at the end: a hash object
     // per body cost more than the hashing itself. Only one streamed to a file is hashed as it comes.
     let streamed: { out: FileWriter; hash: Hash } | undefined;
+    let opening: Promise<void> | undefined;
     const held: Buffer[] = [];
     let size = 0;
     try {
@@ -134,19 +137,22 @@ export class Spool {
           return streamed.out.write(chunk);
         }
         held.push(chunk);
+        if (opening) return opening;
         if (size <= SMALL_BODY_BYTES || options.keep) return undefined;
-        streamed = {
-          out: new FileWriter(
-            join(this.dir, `.part-${process.pid}-${this.counter++}-${randomBytes(4).toString('hex')}`),
-          ),
-          hash: createHash('sha256'),
-        };
-        let waiting: Promise<void> | undefined;
-        for (const part of held.splice(0)) {
-          streamed.hash.update(part);
-          waiting = streamed.out.write(part) ?? waiting;
-        }
-        return waiting;
+        // Too large to hold: to a temp file of our own (0600, made exclusively), then everything held so far.
+        const part = join(this.dir, `.part-${process.pid}-${this.counter++}-${randomBytes(4).toString('hex')}`);
+        opening = createPrivateFile(part).then((handle) => {
+          const out = new FileWriter(part, handle);
+          const hash = createHash('sha256');
+          let waiting: Promise<void> | undefined;
+          for (const part of held.splice(0)) {
+            hash.update(part);
+            waiting = out.write(part) ?? waiting;
+          }
+          streamed = { out, hash };
+          return waiting;
+        });
+        return opening;
       });
       if (options.expectedLength !== undefined && size !== options.expectedLength) {
         throw new RabbitError(
@@ -168,6 +174,7 @@ export class Spool {
       const offset = this.pack.append(buffer);
       return { sha256, size, file: this.packPath, offset, buffer };
     } catch (error) {
+      await opening?.catch(() => undefined);
       if (streamed) await streamed.out.discard();
       throw mapDiskError(error, options.source);
     }
@@ -183,8 +190,12 @@ class FileWriter {
   private readonly failed: Promise<never>;
   private drained: Promise<void> | undefined;
 
-  constructor(readonly path: string) {
-    this.stream = createWriteStream(path);
+  /** `handle`: the temp file, made 0600 and exclusively (createPrivateFile). */
+  constructor(
+    readonly path: string,
+    handle: FileHandle,
+  ) {
+    this.stream = createWriteStream(path, { fd: handle });
     this.failed = new Promise<never>((_, reject) => this.stream.once('error', reject));
     this.failed.catch(() => undefined);
   }
@@ -222,7 +233,7 @@ export type BodyReader = (ref: BodyRef) => Promise<Buffer>;
 
 /** The bytes of a spooled body, wherever they are (opens the file: for occasional reads). */
 export async function readSpooled(ref: BodyRef): Promise<Buffer> {
-  const handle = await open(ref.file, 'r');
+  const handle = await open(ref.file, constants.O_RDONLY | constants.O_NOFOLLOW);
   try {
     return whole(await readAt(handle, ref.offset ?? 0, ref.size), ref.size, ref.file, ref.offset ?? 0);
   } finally {

@@ -1,8 +1,10 @@
-import { access, constants, mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { access, constants, lstat, readdir, rm, stat } from 'node:fs/promises';
 import type { Stats } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
-import { RabbitError } from '../core/errors.js';
+import { RabbitError, isRabbitError } from '../core/errors.js';
 import { isProcessAlive } from '../core/process-alive.js';
+import { writeFileAtomic } from './atomic-file.js';
+import { checkOwnDir, ensurePrivateDir, openOwnFileIfAny, whyNotOwn } from './private-files.js';
 
 /**
  * Every name an export uses on disk: the output, the work directory beside it (kept between an
@@ -44,9 +46,14 @@ export function outputPaths(out: string): OutputPaths {
  * must take files, so a long crawl never ends in "cannot write".
  */
 export async function checkOutput(paths: OutputPaths, force: boolean): Promise<void> {
-  const existing = await stat(paths.out).catch(() => undefined);
+  const existing = await lstat(paths.out).catch(() => undefined);
   if (existing?.isDirectory())
     throw new RabbitError('USAGE', `--out ${paths.out} is a directory; give a file name such as backup.zip`);
+  // --force replaces a file, never what a path leads on to (/dev/stdout, a FIFO, a symlink's target).
+  if (existing !== undefined && !existing.isFile())
+    throw new RabbitError('OUTPUT_KIND', `--out ${paths.out} is not a regular file, and is never replaced`, {
+      data: { path: paths.out, expected: 'file' },
+    });
   if (existing && !force && !(await isResumable(paths, existing))) {
     throw new RabbitError('OUTPUT_EXISTS', `${paths.out} already exists; pass --force to replace it`);
   }
@@ -60,17 +67,19 @@ export async function checkOutput(paths: OutputPaths, force: boolean): Promise<v
   }
 }
 
+/**
+ * Makes the work directory (0700), or takes up the one an earlier run left: only when it is the
+ * user's own, a real folder and not writable by others. Another user could otherwise plant one
+ * beside a shared output, with symlinks for the files this writes or a forged journal and spool
+ * for it to resume from. True when it was already there.
+ */
 export async function makeWorkDir(paths: OutputPaths): Promise<boolean> {
-  const existed = await stat(paths.work).then(
-    () => true,
-    () => false,
-  );
   try {
-    await mkdir(paths.work, { recursive: true });
+    return await ensurePrivateDir(paths.work, 'the work directory');
   } catch (error) {
+    if (isRabbitError(error)) throw error;
     throw new RabbitError('OUTPUT_UNWRITABLE', `cannot create the work directory ${paths.work}`, { cause: error });
   }
-  return existed;
 }
 
 export async function removeWorkDir(paths: OutputPaths): Promise<void> {
@@ -85,7 +94,10 @@ export async function removeStaleTemps(paths: OutputPaths): Promise<void> {
   const prefix = `.${basename(paths.out)}.`;
   for (const name of await readdir(paths.dir).catch(() => [] as string[])) {
     const match = name.startsWith(prefix) ? /^(\d+)\.[0-9a-f]+\.tmp$/.exec(name.slice(prefix.length)) : null;
-    if (match && !isProcessAlive(Number(match[1]))) await rm(join(paths.dir, name), { force: true });
+    if (!match || isProcessAlive(Number(match[1]))) continue;
+    // Only our own: in a shared folder the same name may be another user's file.
+    const stats = await lstat(join(paths.dir, name)).catch(() => undefined);
+    if (stats !== undefined && whyNotOwn(stats, 'file') === undefined) await rm(join(paths.dir, name), { force: true });
   }
 }
 
@@ -96,19 +108,31 @@ export async function removeStaleTemps(paths: OutputPaths): Promise<void> {
  */
 export async function markResumable(paths: OutputPaths): Promise<void> {
   const written = await stat(paths.out);
-  await writeFile(paths.resumable, JSON.stringify({ size: written.size, mtimeMs: written.mtimeMs }));
+  await writeFileAtomic(paths.resumable, JSON.stringify({ size: written.size, mtimeMs: written.mtimeMs }));
 }
 
 /** Whether the file at `out` is the archive a run that gave up on an outage left to be resumed. */
 export async function isResumableArchive(out: string): Promise<boolean> {
   const paths = outputPaths(out);
-  const existing = await stat(paths.out).catch(() => undefined);
+  const existing = await lstat(paths.out).catch(() => undefined);
   return existing !== undefined && existing.isFile() && (await isResumable(paths, existing));
 }
 
+/** Only a mark in a work directory of the user's own counts: a planted one must not unlock --force. */
 async function isResumable(paths: OutputPaths, existing: Stats): Promise<boolean> {
-  const text = await readFile(paths.resumable, 'utf8').catch(() => undefined);
-  if (text === undefined) return false;
+  let text: string;
+  try {
+    await checkOwnDir(paths.work, 'the work directory');
+    const handle = await openOwnFileIfAny(paths.resumable, 'the resume mark');
+    if (handle === undefined) return false;
+    try {
+      text = await handle.readFile('utf8');
+    } finally {
+      await handle.close();
+    }
+  } catch {
+    return false;
+  }
   try {
     const mark = JSON.parse(text) as { size?: unknown; mtimeMs?: unknown };
     return mark.size === existing.size && mark.mtimeMs === existing.mtimeMs;

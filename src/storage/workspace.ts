@@ -54,10 +54,11 @@ export async function openWorkspace(
     if (outcome === 'done' || (outcome === 'failed' && !hadWorkDir)) await removeWorkDir(paths);
   };
   try {
+    // The journal first: one that may not be trusted stops the run before anything is made.
+    const saved = await readJournal(paths.journal, baseUrl);
     const spool = new Spool(paths.spool);
     await spool.init();
     opened.push(spool);
-    const saved = await readJournal(paths.journal, baseUrl);
     if (saved.setAside) onSetAside(saved.setAside);
     const journal = await JournalWriter.open(paths.journal, baseUrl, saved.records === 0);
     opened.push(journal);

@@ -17,7 +17,11 @@ export type ProblemKind =
   | 'crc-error'
   | 'unlisted'
   | 'duplicate'
-  | 'unsafe-name';
+  | 'unsafe-name'
+  /** An entry's data lies in another entry's part of the zip, or in its directory (a zip crafted to inflate one stream many times). */
+  | 'overlap'
+  /** An entry inflates past the size the zip declares for it: refused at the first byte too many. */
+  | 'too-large';
 
 export interface VerifyProblem {
   kind: ProblemKind;
@@ -219,7 +223,9 @@ async function digestEntry(
   } catch (error) {
     if (!isRabbitError(error)) throw error;
     // The problem line names the entry already: the reason alone says what is wrong with it.
-    problems.push({ kind: 'crc-error', path: entry.name, detail: error.reason ?? error.message });
+    const fault = error.data?.fault;
+    const kind = fault === 'overlap' || fault === 'too-large' ? fault : 'crc-error';
+    problems.push({ kind, path: entry.name, detail: error.reason ?? error.message });
     return undefined;
   }
   return { size, sha256: hash.digest('hex') };

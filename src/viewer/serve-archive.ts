@@ -3,13 +3,34 @@ import type { AddressInfo } from 'node:net';
 import { pipeline } from 'node:stream/promises';
 import { isSafeEntryName } from '../api/paths.js';
 import { openArchive } from '../archive/open-archive.js';
-import type { ZipReader } from '../archive/zip-reader.js';
-import { INDEX_PATH } from '../site/index-html.js';
-import { VIEW_CSP } from '../site/page-views.js';
+import { Transform } from 'node:stream';
+import type { ZipEntryInfo, ZipReader } from '../archive/zip-reader.js';
+import { MANIFEST_PATH } from '../manifest/types.js';
+import { escapeHtml, INDEX_PATH } from '../site/index-html.js';
+import { EntryDigests } from './entry-digests.js';
+import { VIEW_HEADERS } from '../site/view-policy.js';
 
 export interface ServeArchiveOptions {
   /** 0 (the default) picks a free port. */
   port?: number;
+  /** Hears every entry refused; the CLI logs them. */
+  onEvent?(event: ViewEvent): void;
+  /**
+   * Entries up to this size (default 16 MiB) are read whole and checked before a byte is sent;
+   * larger ones are checked in a first reading, then streamed with the same check.
+   */
+  checkedInMemory?: number;
+}
+
+/** Why an entry was not served. */
+export type RefusalReason = 'checksum' | 'unreadable' | 'unlisted';
+
+export interface ViewEvent {
+  type: 'refused';
+  /** The entry's name in the zip. */
+  entry: string;
+  reason: RefusalReason;
+  status: number;
 }
 
 export interface ArchiveServer {
@@ -46,12 +67,22 @@ export function contentTypeFor(name: string): string {
  * Serves an archive on loopback, entry by entry straight from the zip: nothing is extracted. Only
  * names the zip lists and that are plain relative paths are served; everything else is a 404, so a
  * request cannot reach outside the archive. The same policy as the viewable copies keeps every
- * page from loading anything but the archive's own entries.
+ * page from loading anything but the archive's own entries. Every entry is checked against the
+ * SHA-256 the manifest records before it is served: a damaged one is refused, never sent in part
+ * or as it is.
  */
 export async function serveArchive(zipPath: string, options: ServeArchiveOptions = {}): Promise<ArchiveServer> {
   // Served straight from the zip's own index: the archive's entries, whatever the manifest lists.
   const archive = await openArchive(zipPath);
   const { zip } = archive;
+  let digests: EntryDigests;
+  try {
+    digests = await EntryDigests.read(archive);
+  } catch (error) {
+    archive.close();
+    throw error;
+  }
+  const onEvent = options.onEvent ?? (() => undefined);
   let port = 0;
   const server = createServer((req, res) => {
     if (!isOwnHost(req.headers.host, port)) {
@@ -62,7 +93,7 @@ export async function serveArchive(zipPath: string, options: ServeArchiveOptions
         .end('this server answers only to its own address\n');
       return;
     }
-    handle(zip, req, res).catch(() => {
+    handle(zip, digests, req, res, onEvent, options.checkedInMemory ?? CHECKED_IN_MEMORY).catch(() => {
       if (!res.headersSent)
         res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' }).end('cannot read this entry\n');
       else res.destroy();
@@ -94,29 +125,106 @@ export async function serveArchive(zipPath: string, options: ServeArchiveOptions
   };
 }
 
-async function handle(zip: ZipReader, req: IncomingMessage, res: ServerResponse): Promise<void> {
+const CHECKED_IN_MEMORY = 16 * 1024 * 1024;
+
+async function handle(
+  zip: ZipReader,
+  digests: EntryDigests,
+  req: IncomingMessage,
+  res: ServerResponse,
+  onEvent: (event: ViewEvent) => void,
+  inMemory: number,
+): Promise<void> {
   if (req.method !== 'GET' && req.method !== 'HEAD') {
     res.writeHead(405, { allow: 'GET, HEAD', 'content-type': 'text/plain; charset=utf-8' }).end('read only\n');
     return;
   }
   const name = entryNameOf(req.url ?? '/');
-  const info = name === undefined ? undefined : zip.entries.get(name);
-  if (name === undefined || info === undefined) {
+  const hit = name === undefined ? undefined : zip.index.lookup(name);
+  if (name === undefined || hit === undefined) {
     res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('not in this archive\n');
     return;
   }
-  res.writeHead(200, {
+  // The manifest is the one entry it cannot list; the zip's CRC-32 is its check.
+  if (name !== MANIFEST_PATH && !digests.lists(hit.position)) {
+    refuse(res, name, 'unlisted', onEvent);
+    return;
+  }
+  const info = zip.entries.get(name) as ZipEntryInfo;
+  const check = name === MANIFEST_PATH ? undefined : digests.checker(hit.position);
+  const head = {
+    ...VIEW_HEADERS,
     'content-type': contentTypeFor(name),
     'content-length': String(info.uncompressedSize),
-    'content-security-policy': VIEW_CSP,
-    'x-content-type-options': 'nosniff',
-    'cache-control': 'no-cache',
-  });
+  };
+  if (info.uncompressedSize <= inMemory) {
+    let body: Buffer;
+    try {
+      body = await readWhole(zip, info);
+    } catch {
+      refuse(res, name, 'unreadable', onEvent);
+      return;
+    }
+    check?.update(body);
+    if (check && !check.matches()) refuse(res, name, 'checksum', onEvent);
+    else res.writeHead(200, head).end(req.method === 'HEAD' ? undefined : body);
+    return;
+  }
+  // Too large to hold: checked in a first pass, then streamed with the same check, and the
+  // connection cut (never ended cleanly) if the second reading differs from the first.
+  try {
+    for await (const chunk of await zip.openEntry(info)) check?.update(chunk as Buffer);
+  } catch {
+    refuse(res, name, 'unreadable', onEvent);
+    return;
+  }
+  if (check && !check.matches()) {
+    refuse(res, name, 'checksum', onEvent);
+    return;
+  }
+  res.writeHead(200, head);
   if (req.method === 'HEAD') {
     res.end();
     return;
   }
-  await pipeline(await zip.openEntry(info), res);
+  const again = name === MANIFEST_PATH ? undefined : digests.checker(hit.position);
+  await pipeline(
+    await zip.openEntry(info),
+    new Transform({
+      transform(chunk: Buffer, _encoding, done) {
+        again?.update(chunk);
+        done(null, chunk);
+      },
+      flush(done) {
+        done(again && !again.matches() ? new Error(`${name} changed while it was served`) : null);
+      },
+    }),
+    res,
+  );
+}
+
+async function readWhole(zip: ZipReader, info: ZipEntryInfo): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of await zip.openEntry(info)) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
+
+const REFUSALS: Record<RefusalReason, { status: number; says: string }> = {
+  checksum: { status: 500, says: 'does not match the SHA-256 the manifest records for it: the archive is damaged' },
+  unreadable: { status: 500, says: 'cannot be read from the zip (its compressed data or CRC-32 is damaged)' },
+  unlisted: { status: 404, says: 'is not listed in the archive’s manifest, so it cannot be checked' },
+};
+
+/** Answers with an error status and a page that says which entry and why; the caller's log hears it too. */
+function refuse(res: ServerResponse, entry: string, reason: RefusalReason, onEvent: (event: ViewEvent) => void): void {
+  const { status, says } = REFUSALS[reason];
+  onEvent({ type: 'refused', entry, reason, status });
+  const page = `<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>Entry not served</title></head>
+<body><h1>Entry not served</h1><p><code>${escapeHtml(entry)}</code> ${escapeHtml(says)}.</p>
+<p>Run <code>rabbit-export verify</code> on the archive to see every damaged entry.</p></body></html>
+`;
+  res.writeHead(status, { ...VIEW_HEADERS, 'content-type': 'text/html; charset=utf-8' }).end(page);
 }
 
 /** Host names this server answers to: its loopback address or localhost, with its own port. */

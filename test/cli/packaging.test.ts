@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
-import { copyFile, mkdir, readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { copyFile, cp, mkdir, readdir, readFile, symlink } from 'node:fs/promises';
+import { delimiter, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
@@ -56,8 +56,36 @@ describe('the package a user installs', () => {
       expect(Object.keys({ ...pkg.dependencies, ...pkg.devDependencies })).not.toContain(name);
       expect(Object.keys(browser.devDependencies)).toContain(name);
     }
-    expect(pkg.scripts['test']).toMatch(/^node test\/browser\/install\.mjs && /);
+    expect(pkg.scripts['test']).toMatch(/^node scripts\/preflight\.mjs && node test\/browser\/install\.mjs && /);
   });
+
+  it('packs, from a clone that never built, a tarball that npm install -g installs offline and runs', async () => {
+    // A copy of what a clone holds, without dist/: `prepack` must build it into the tarball.
+    const clone = await tempDir();
+    const entries = ['package.json', 'package-lock.json', 'LICENSE', 'README.md', 'bin', 'schema', 'src'];
+    for (const entry of [...entries, 'tsconfig.json', 'tsconfig.build.json'])
+      await cp(join(ROOT, entry), join(clone, entry), { recursive: true });
+    await symlink(join(ROOT, 'node_modules'), join(clone, 'node_modules'));
+    const packs = await tempDir();
+    const packed = await run('npm', ['pack', '--json', '--pack-destination', packs], { cwd: clone, env: npmEnv() });
+    const [tarball] = JSON.parse(packed.stdout) as [{ filename: string; files: Array<{ path: string }> }];
+    expect(tarball.files.map((file) => file.path)).toContain('dist/cli/main.js');
+
+    // Offline: the dependencies come from npm's cache (scripts/cache-dependencies.mjs fills it).
+    const prefix = await tempDir();
+    const install = ['install', '--global', '--prefix', prefix, '--offline', '--no-audit', '--no-fund'];
+    await run('npm', [...install, join(packs, tarball.filename)], { env: npmEnv() });
+    const installed = join(prefix, 'lib', 'node_modules', 'rabbit-export');
+    expect(await readdir(join(installed, 'node_modules'))).not.toContain('esbuild');
+
+    const work = await tempDir();
+    const PATH = [dirname(process.execPath), '/usr/bin', '/bin'].join(delimiter);
+    const demo = await run(join(prefix, 'bin', 'rabbit-export'), ['demo', '--out', 'demo.zip'], {
+      cwd: work,
+      env: { PATH, HOME: work },
+    });
+    expect(demo.stdout).toContain(`archive: ${join(work, 'demo.zip')}`);
+  }, 300_000);
 
   it('says how to build when dist/ is missing, instead of a stack', async () => {
     const dir = await tempDir();
@@ -72,3 +100,10 @@ describe('the package a user installs', () => {
     );
   });
 });
+
+/** The environment for a child npm, less what `npm test` says about this package to its scripts. */
+function npmEnv(): NodeJS.ProcessEnv {
+  return Object.fromEntries(
+    Object.entries(process.env).filter(([name]) => !/^npm_(lifecycle|package)_/.test(name) && name !== 'npm_command'),
+  );
+}

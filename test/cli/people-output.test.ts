@@ -22,6 +22,7 @@ describe('the last progress line of a log', () => {
     done: 192,
     total: 192,
     requests: 200,
+    queued: 0,
     bytes: 4 * 1024 * 1024,
     wireBytes: 4 * 1024 * 1024,
     outage: null,
@@ -41,6 +42,8 @@ describe('the last progress line of a log', () => {
     expect(line).toContain('50.0 req/s');
     expect(line).toContain('1.00 MiB/s');
     expect(line).not.toContain('-- req/s');
+    // After the crawl nothing estimates the time left: it is left out, not shown as `--`.
+    expect(line).not.toContain('--');
   });
 
   it('keeps the recent rate while there is one', () => {

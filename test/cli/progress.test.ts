@@ -107,11 +107,19 @@ describe('progress of a real export (issue 15)', () => {
     );
     expect(result.code).toBe(0);
     const lines = result.stderr.split('\n').filter((line) => line.startsWith('progress: '));
-    expect(lines.length).toBeGreaterThanOrEqual(2);
-    for (const line of lines)
+    expect(lines.length).toBeGreaterThanOrEqual(3);
+    for (const line of lines.slice(0, -1))
       expect(line).toMatch(
-        /^progress: \w+ (?:\d+|--)%, \d+(?:\/~?\d+)? resources, .* req\/s, .* left, \d\/[5?] prototypes, \d+ requests, .* 0 retries, 0 errors/,
+        /^progress: \w+ (?:\d+|--)%, \d+(?:\/~?\d+)? resources, .* req\/s, .*\d\/[5?] prototypes, \d+ requests made, .* 0 retries, 0 resources failed/,
       );
+    // The last is the whole run's: its average rate and time, no percent, no `--`, nothing left.
+    const last = lines.at(-1) ?? '';
+    expect(last).toMatch(
+      /^progress: done, \d+ resources, \d+ requests made, \d+\.\d req\/s and \d+\.\d\d MiB\/s on average, 5\/5 prototypes, .*, 0 retries, 0 resources failed, \d+s elapsed$/,
+    );
+    expect(last).not.toMatch(/--|%|left/);
+    // It is the last progress line of the log: the summary follows it.
+    expect(result.stderr.slice(result.stderr.indexOf(last) + last.length).trim()).not.toContain('progress:');
     expect(result.stderr).not.toContain(ESC);
   });
 
@@ -137,6 +145,7 @@ describe('progress of a real export (issue 15)', () => {
         errors: 0,
       }),
     );
+    expect(progress.at(-1)).toMatchObject({ phase: 'done', percent: 100, etaSeconds: 0, requestsNotStarted: 0 });
     expect(records.filter((record) => record.type === 'summary')).toHaveLength(1);
     expect(records.at(-1)).toMatchObject({ type: 'summary', ok: true, complete: true, prototypes: 5 });
     expect(records.at(-1)?.['phases']).toEqual({

@@ -22,12 +22,32 @@ describe('serve --resources', () => {
     expect(info).toMatchObject({
       resources: expected,
       seed: 1,
-      dataset: { prototypes: 3, pagesPerPrototype: 100, pngWidth: 64 },
+      dataset: { prototypes: 3, elementsPerPage: 100, pngWidth: 64 },
     });
-    // Whole prototypes of 10,517 resources each: the nearest count is within half of one.
-    expect(Math.abs(expected - 30_000)).toBeLessThan(5300);
+    expect(Math.abs(expected - 30_000)).toBeLessThanOrEqual(3000);
     expect(stop).toMatchObject({ stats: { requests: 0 } });
   });
+
+  // A prototype of the big shape is some 10,500 resources: a smaller N once made one whole one.
+  it.each([3000, 500])('--resources %i makes that many, within a tenth', async (target) => {
+    const { child, done } = startCli(['serve', '--json', '--resources', String(target)]);
+    let first = '';
+    child.stdout?.on('data', (chunk: Buffer) => {
+      first += chunk.toString();
+      if (first.includes('\n')) child.kill('SIGTERM');
+    });
+    const run = await done;
+    const info = JSON.parse(run.stdout.trim().split('\n')[0] ?? '') as { resources: number };
+    expect(Math.abs(info.resources - target)).toBeLessThanOrEqual(target * 0.1);
+  });
+
+  it.each([200, 1000, 3000, 10_000, 20_000, 55_555, 100_000, 1_000_000])(
+    'an account planned for %i resources has that many, within a tenth, counted as an export walks it',
+    (target) => {
+      const store = new FakeStore(1, datasetForResources(target), () => 0);
+      expect(Math.abs(countExportRequests(store) - target)).toBeLessThanOrEqual(target * 0.1);
+    },
+  );
 
   it('with --prototypes, serves that many prototypes of as many pages as it takes (and --big-ids)', async () => {
     const { child, done } = startCli(['serve', '--json', '--resources', '250000', '--prototypes', '1', '--big-ids']);

@@ -10,7 +10,15 @@ import { isRabbitError } from '../../src/core/errors.js';
 import { tempDir } from '../helpers/temp.js';
 import { dataOffsetOf, flipByte, renameInPlace } from '../archive/zip-bytes.js';
 import { DROPPED_CHARACTERS, EXTRA_ELEMENTS, EXTRA_PAGE, exportSample, withoutNonXml } from './helpers.js';
-import { cellOf, children, expectedFrom, geometryOf, parseDrawio, type ExpectedPrototype } from './expected.js';
+import {
+  cellOf,
+  children,
+  expectedFrom,
+  geometryOf,
+  pageSizeOf,
+  parseDrawio,
+  type ExpectedPrototype,
+} from './expected.js';
 
 let archive: string;
 let expected: ExpectedPrototype[];
@@ -50,7 +58,7 @@ describe('convert --to drawio', () => {
       [
         '1001-dashboard-prototype-1001.drawio',
         '1002-help-prototype-1002.drawio',
-        '17-shop-i-beta-i-friends.drawio',
+        '17-shop-i-beta-i-friends-日本語.drawio',
         '3-foo-type.drawio',
         '42-alt-api-prototyp.drawio',
         'convert-report.json',
@@ -69,9 +77,10 @@ describe('convert --to drawio', () => {
       for (const [index, page] of proto.pages.entries()) {
         const diagram = diagrams[index] as Element;
         const model = children(diagram, 'mxGraphModel')[0] as Element;
+        const size = pageSizeOf(page);
         expect([model.getAttribute('pageWidth'), model.getAttribute('pageHeight')]).toEqual([
-          String(page.png.readUInt32BE(16)),
-          String(page.png.readUInt32BE(20)),
+          String(size.width),
+          String(size.height),
         ]);
         const cells = children(rootOf(diagram));
         const layers = cells.filter((c) => c.getAttribute('parent') === '0');

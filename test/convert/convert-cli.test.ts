@@ -60,7 +60,7 @@ describe('rabbit-export convert', () => {
     expect(report.rendering).toBe(false);
     expect(report.prototypes.map((p) => p.id)).toEqual(['17', '42']);
     expect((await readdir(out)).sort()).toEqual([
-      '17-shop-i-beta-i-friends.drawio',
+      '17-shop-i-beta-i-friends-日本語.drawio',
       '42-alt-api-prototyp.drawio',
       'convert-report.json',
     ]);

@@ -95,3 +95,20 @@ export function geometryOf(node: Element): { x: number; y: number; width: number
   const num = (name: string): number => Number(geometry.getAttribute(name) ?? 'NaN');
   return { x: num('x'), y: num('y'), width: num('width'), height: num('height') };
 }
+
+/**
+ * The size convert gives a page: its rendering grown to hold every element's box (whole units),
+ * so that no label falls off it; `left` and `top` are how far the rendering moves right and down.
+ */
+export function pageSizeOf(page: ExpectedPage): { width: number; height: number; left: number; top: number } {
+  let [left, top, right, bottom] = [0, 0, page.png.readUInt32BE(16), page.png.readUInt32BE(20)];
+  for (const element of [...page.layers.flatMap((l) => l.elements), ...page.elements]) {
+    const { x, y } = element.json.position as { x: number; y: number };
+    const { width, height } = element.json.dimensions as { width: number; height: number };
+    left = Math.min(left, Math.floor(x));
+    top = Math.min(top, Math.floor(y));
+    right = Math.max(right, Math.ceil(x + width));
+    bottom = Math.max(bottom, Math.ceil(y + height));
+  }
+  return { width: right - left, height: bottom - top, left: -left, top: -top };
+}

@@ -3,11 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { convertArchive } from '../../src/convert/convert-archive.js';
+import { CAPTION_HEIGHT } from '../../src/convert/pdf-binder.js';
 import type { ConvertReport } from '../../src/convert/report.js';
 import { exportAccount } from '../../src/export/export-account.js';
 import { startFakeService } from '../../src/fake-service/index.js';
 import { send } from '../fake-service/helpers.js';
 import { runCli } from '../helpers/cli.js';
+import { expectedFrom, pageSizeOf, type ExpectedPage } from './expected.js';
 import { requireTool, tool } from './tools.js';
 
 /**
@@ -143,22 +145,23 @@ describe('PDF binders draw every script with embedded subset fonts', () => {
   });
 
   it('pdftotext finds every label at its place, the ones off the rendering included', async () => {
-    const info = await tool(PDFINFO, ['-box', '-f', '2', '-l', '2', binder]);
-    const box = /Page +2 MediaBox: +(\S+) +(\S+) +(\S+) +(\S+)/.exec(info)?.slice(1).map(Number) as number[];
-    // pdftotext measures from the page box's top left; the rendering's top left is (0, 240) in PDF space.
-    const [left, top] = [box[0] as number, 240 - (box[3] as number)];
-    expect(left).toBeLessThanOrEqual(-150);
-    expect(top).toBeLessThanOrEqual(-40);
+    // The page grows left and up to take in the labels there, and the rendering moves right and down.
+    const page = (await expectedFrom(archive)).find((p) => p.id === PROTOTYPE)?.pages[0] as ExpectedPage;
+    const { width, height, left, top } = pageSizeOf(page);
+    expect([left, top]).toEqual([150, 40]);
+    expect(await tool(PDFINFO, ['-box', '-f', '2', '-l', '2', binder])).toMatch(
+      new RegExp(`Page +2 MediaBox: +0\\.00 +-${CAPTION_HEIGHT}\\.00 +${width}\\.00 +${height}\\.00\n`),
+    );
     const html = await tool(PDFTOTEXT, ['-bbox', '-enc', 'UTF-8', '-f', '2', '-l', '2', binder, '-']);
     const words = wordsOf(html);
     for (const label of SCRIPT_LABELS) {
       const word = words.find(
         (m) =>
           m[5] === label.text &&
-          Number(m[1]) + left >= label.x - TOLERANCE &&
-          Number(m[2]) + top >= label.y - TOLERANCE &&
-          Number(m[3]) + left <= label.x + label.width + TOLERANCE &&
-          Number(m[4]) + top <= label.y + label.height + TOLERANCE,
+          Number(m[1]) >= left + label.x - TOLERANCE &&
+          Number(m[2]) >= top + label.y - TOLERANCE &&
+          Number(m[3]) <= left + label.x + label.width + TOLERANCE &&
+          Number(m[4]) <= top + label.y + label.height + TOLERANCE,
       );
       expect(word, `${label.text} at ${label.x},${label.y}`).toBeDefined();
     }

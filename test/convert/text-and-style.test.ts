@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { drawioStyleOf } from '../../src/convert/element-style.js';
 import { GENERIC_STYLE, SHAPE_TABLE, shapeFor } from '../../src/convert/shape-table.js';
-import { slugOf, XmlText } from '../../src/convert/xml-text.js';
+import { XmlText } from '../../src/convert/xml-text.js';
 
 describe('XmlText', () => {
   it.each([
@@ -34,20 +34,6 @@ describe('XmlText', () => {
     const attr = text.json(raw);
     expect(attr).toBe('{&quot;text&quot;:&quot;a\\ufffeb &lt;c&gt; &amp; \\&quot;d\\&quot;\\n&quot;}');
     expect(text.dropped).toBe(0);
-  });
-});
-
-describe('slugOf', () => {
-  it.each([
-    ['foo type', 'foo-type'],
-    ['Shop 🛒 <i>beta</i> & "friends" – 日本語', 'shop-i-beta-i-friends'],
-    ['Alt-API Prototyp ✨', 'alt-api-prototyp'],
-    ['Übersicht Ärger', 'ubersicht-arger'],
-    ['🚀🚀', 'prototype'],
-    ['', 'prototype'],
-    ['../../etc/passwd', 'etc-passwd'],
-  ])('%j -> %j', (name, slug) => {
-    expect(slugOf(name)).toBe(slug);
   });
 });
 

@@ -61,6 +61,15 @@ describe('diff', () => {
       discussions: none,
       // The moved element shows on its page's renderings, and nowhere else.
       renderings: { ...none, changed: [`${page.id}.html`, `${page.id}.png`] },
+      lists: none,
+      // The new revision is in the prototype's own metadata.
+      metadata: { ...none, changed: ['prototype'] },
+      other: none,
+    });
+    expect(changed['3']?.counts).toEqual({
+      elements: { added: 0, removed: 0, changed: 1 },
+      renderings: { added: 0, removed: 0, changed: 2 },
+      metadata: { added: 0, removed: 0, changed: 1 },
     });
     expect(changed['1001']?.changes).toEqual({
       pages: { ...none, added: [newPage] },
@@ -68,6 +77,13 @@ describe('diff', () => {
       elements: none,
       discussions: none,
       renderings: { ...none, added: [`${newPage}.html`, `${newPage}.png`] },
+      lists: {
+        ...none,
+        added: [`pages/${newPage}/discussions.json`, `pages/${newPage}/elements.json`],
+        changed: ['pages.json'],
+      },
+      metadata: { ...none, changed: ['prototype'] },
+      other: none,
     });
     expect(changed['1002']?.changes).toEqual({
       pages: none,
@@ -75,6 +91,9 @@ describe('diff', () => {
       elements: none,
       discussions: { ...none, changed: [String(discussion.id)] },
       renderings: none,
+      lists: none,
+      metadata: { ...none, changed: ['prototype'] },
+      other: none,
     });
     for (const change of diff.changed) expect(change.incomplete).toBe(false);
     // A prototype too big to compare at once is compared a bucket of sources at a time: the same answer.

@@ -228,7 +228,7 @@ describe('rabbit-export links', () => {
         mode = cond[1];
         continue;
       }
-      const rule = /^RewriteRule (\^\/\?\S+\$) (\S+) \[R=301,L,QSD\]$/.exec(line);
+      const rule = /^RewriteRule (\^\/\?\S+\$) (\S+) \[R=301,L,QSD,NE\]$/.exec(line);
       expect(rule, line).not.toBeNull();
       rules.push({ pattern: new RegExp(rule?.[1] as string), target: rule?.[2] as string, ...(mode ? { mode } : {}) });
       mode = undefined;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { barLine, duration, logLine, phaseLine, progressRecord } from '../../src/cli/progress-line.js';
+import { barLine, duration, finalLine, logLine, phaseLine, progressRecord } from '../../src/cli/progress-line.js';
 import { parseStatsInterval } from '../../src/cli/progress-flags.js';
 import type { ProgressSnapshot } from '../../src/progress/tracker.js';
 
@@ -9,6 +9,7 @@ const snap: ProgressSnapshot = {
   done: 1234,
   total: 2740,
   requests: 1250,
+  queued: 40,
   bytes: 50 * 1024 * 1024,
   wireBytes: 50 * 1024 * 1024,
   requestsPerSecond: 85.4,
@@ -38,7 +39,7 @@ describe('duration', () => {
 describe('barLine', () => {
   it('holds every figure on a wide terminal', () => {
     expect(barLine(snap, 160)).toBe(
-      'crawl 45% [#############-----------------] 1234/~2740 85 req/s 2.1 MiB/s 3m05s left 3/12 prototypes 2 retries 1 errors',
+      'crawl 45% [#############-----------------] 1234/~2740 85 req/s 2.1 MiB/s 3m05s left 3/12 prototypes 2 retries 1 resource failed',
     );
   });
 
@@ -52,7 +53,7 @@ describe('barLine', () => {
 
   it('leaves out the least needed first', () => {
     const line = barLine(snap, 80);
-    expect(line).toContain('1 errors'); // errors matter once there are any
+    expect(line).toContain('1 resource failed'); // failures matter once there are any
     expect(line).not.toContain('MiB/s');
   });
 
@@ -77,7 +78,8 @@ describe('barLine', () => {
 describe('logLine and progressRecord', () => {
   it('name every figure', () => {
     expect(logLine(snap)).toBe(
-      'progress: crawl 45%, 1234/~2740 resources, 85.4 req/s, 2.10 MiB/s, 3m05s left, 3/12 prototypes, 1250 requests, 50.0 MiB, 2 retries, 1 errors, 14s elapsed',
+      'progress: crawl 45%, 1234/~2740 resources, 85.4 req/s, 2.10 MiB/s, 3m05s left, 3/12 prototypes, ' +
+        '1250 requests made, 40 requests not started, 50.0 MiB, 2 retries, 1 resource failed, 14s elapsed',
     );
     expect(progressRecord(snap)).toEqual({
       type: 'progress',
@@ -86,6 +88,7 @@ describe('logLine and progressRecord', () => {
       done: 1234,
       total: 2740,
       requests: 1250,
+      requestsNotStarted: 40,
       bytes: 50 * 1024 * 1024,
       wireBytes: 50 * 1024 * 1024,
       requestsPerSecond: 85.4,
@@ -100,7 +103,7 @@ describe('logLine and progressRecord', () => {
     });
     // Compressed answers: the bodies stored and what they took on the wire.
     expect(logLine({ ...snap, wireBytes: 12 * 1024 * 1024 })).toContain(
-      '1250 requests, 50.0 MiB stored, 12.0 MiB on the wire, 2 retries',
+      '1250 requests made, 40 requests not started, 50.0 MiB stored, 12.0 MiB on the wire, 2 retries',
     );
     expect(progressRecord({ ...snap, wireBytes: 12 * 1024 * 1024 })).toMatchObject({
       bytes: 50 * 1024 * 1024,
@@ -115,6 +118,25 @@ describe('logLine and progressRecord', () => {
         bytesPerSecond: 2 * 1024 * 1024,
       }),
     ).toBe('crawl 12.3 s, requisites 1.0 s, writing 0.2 s; 85.3 req/s, 2.00 MiB/s on average');
+  });
+});
+
+describe('finalLine', () => {
+  it('is the whole run: average rates and time elapsed, no percent and no time left', () => {
+    const done = { ...snap, phase: 'done' as const, percent: 100, etaMs: 0, queued: 0, errors: 3, elapsedMs: 252_000 };
+    const times = {
+      crawlMs: 240_000,
+      requisitesMs: 5000,
+      writingMs: 7000,
+      requestsPerSecond: 5.1,
+      bytesPerSecond: 214_000,
+    };
+    const line = finalLine(done, times);
+    expect(line).toBe(
+      'progress: done, 1234 resources, 1250 requests made, 5.1 req/s and 0.20 MiB/s on average, 3/12 prototypes, ' +
+        '50.0 MiB, 2 retries, 3 resources failed, 4m12s elapsed',
+    );
+    expect(line).not.toMatch(/--|%|left/);
   });
 });
 

@@ -27,7 +27,6 @@ const AWKWARD: Array<[string, FileEntry]> = [
     'unicode',
     { ...base, source: '/rabbit/api/prototypes/12/pages/Überblick—日本語✓🛒.json', contentType: 'text/plain; ✓' },
   ],
-  ['control characters', { ...base, source: '/a\u0000\u0001\u001f\t\n\r"quoted"\\back\\\u007f\u2028\u2029b' }],
   ['a lone surrogate', { ...base, contentType: 'x/\ud800y\udfff' }],
   ['the biggest safe size', { ...base, size: Number.MAX_SAFE_INTEGER }],
   ['size 0', { ...base, size: 0 }],
@@ -36,6 +35,9 @@ const AWKWARD: Array<[string, FileEntry]> = [
   ['generatedFrom', { ...base, source: 'generated', generatedFrom: 'prototypes/12/r3/pages/page0001.html' }],
   ['a long path', { ...base, path: `prototypes/12/r3/${'a.b-c_d/'.repeat(40)}x.json` }],
 ];
+
+/** JSON can carry any text, and the writer writes it; a reader refuses it where a path or a URL goes. */
+const CONTROL: FileEntry = { ...base, source: '/a\u0000\u0001\u001f\t\n\r"quoted"\\back\\\u007f\u2028\u2029b' };
 
 /** Entries every check must refuse, for one member each. */
 const WRONG: Array<[string, Record<string, unknown>]> = [
@@ -117,6 +119,21 @@ describe('a manifest file entry', () => {
       expect(manifestSchemaErrors(parsed)).toEqual([]);
     },
   );
+
+  it('with control characters is written as JSON.stringify writes it, and refused by the shape check and the stream reader', async () => {
+    const bytes = written(CONTROL);
+    expect(bytes.toString('utf8')).toBe(JSON.stringify(manifestWith(CONTROL), null, 2));
+    expect((JSON.parse(bytes.toString('utf8')) as { files: FileEntry[] }).files).toEqual([CONTROL]);
+    expect(checkManifestShape(JSON.parse(bytes.toString('utf8')))).toEqual([
+      'files[0].source holds a control character (U+0000)',
+    ]);
+    const error = await streamed(bytes).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(ManifestReadError);
+    expect((error as ManifestReadError).message).toBe('files[0].source holds a control character (U+0000)');
+  });
 
   it.each(WRONG)('with %s is refused by the shape check, the stream reader and the JSON Schema', async (_, entry) => {
     const manifest = manifestWith(entry);

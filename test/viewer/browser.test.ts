@@ -8,6 +8,7 @@ import { chromium, type BrowserContext, type Page } from '../browser/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeService } from '../../src/fake-service/index.js';
 import { exportAccount } from '../../src/export/export-account.js';
+import { serveArchive } from '../../src/viewer/serve-archive.js';
 import { requireTool } from '../helpers/tools.js';
 
 /**
@@ -160,5 +161,47 @@ describe('offline viewer in Chromium', () => {
     await page.goto(links[0] as string);
     await page.screenshot({ path: join(SCREENSHOTS, 'page-view.png') });
     expect(requests.filter((url) => !insideArchive(url))).toEqual([]);
+  });
+
+  it('shows the same under view, whose policy header sandboxes every page: images and stylesheets still load', async () => {
+    const server = await serveArchive(join(dir, 'archive.zip'));
+    const seen: string[] = [];
+    const listen = (request: { url(): string }): number => seen.push(request.url());
+    page.on('request', listen);
+    try {
+      await page.goto(server.url);
+      const prototypes = await page
+        .locator('li.entry > a')
+        .evaluateAll((anchors) => anchors.map((a) => (a as unknown as { href: string }).href));
+      expect(prototypes.length).toBe(5);
+      const views: string[] = [];
+      for (const prototype of prototypes) {
+        await page.goto(prototype);
+        for (const width of await page
+          .locator('figure.page img')
+          .evaluateAll((all) => all.map((img) => (img as unknown as Shown).naturalWidth)))
+          expect(width, prototype).toBeGreaterThan(0);
+        views.push(
+          ...(await page
+            .locator('figure.page > a')
+            .evaluateAll((anchors) => anchors.map((a) => (a as unknown as { href: string }).href))),
+        );
+      }
+      expect(views.length).toBe(16);
+      for (const view of views) {
+        await page.goto(view);
+        const images = await page
+          .locator('img')
+          .evaluateAll((all) => all.map((img) => (img as unknown as Shown).naturalWidth));
+        expect(images.length, view).toBeGreaterThanOrEqual(2);
+        for (const width of images) expect(width, view).toBeGreaterThan(0);
+        const background = await page.evaluate<string>('getComputedStyle(document.body).backgroundImage');
+        expect(background, view).toMatch(new RegExp(`^url\\("${server.url}`));
+      }
+      expect(seen.filter((url) => !url.startsWith(server.url) && !url.startsWith('data:'))).toEqual([]);
+    } finally {
+      page.off('request', listen);
+      await server.close();
+    }
   });
 });

@@ -66,17 +66,25 @@ export function registerBackup(program: Command, io: CliIO): void {
     .addHelpText(
       'after',
       `
-Runs never overlap: a second run while one is going says so (its pid, host and how long it has
-been running, also in the --json line) and exits 1. Exit codes as for export. With --max-duration
-a night that runs long stops fetching, writes what it has (exit 3) and the next night goes on; an
-interrupted or killed night is resumed by the next. Retention is restic's: the --keep-* rules
-combine, times are UTC, the newest complete archive is always kept and an incomplete one never
-fills a rule. Each archive gets NAME.zip.sha256, and SHA256SUMS lists them all (sha256sum -c).
+Runs never overlap: a second run while one is going says so (its pid, host
+and how long it has been running, also in the --json line) and exits 1. Exit
+codes as for export. With --max-duration a night that runs long stops
+fetching, writes what it has (exit 3) and the next night goes on; an
+interrupted or killed night is resumed by the next. Retention is restic's: the
+--keep-* rules combine, times are UTC, the newest complete archive is always
+kept and an incomplete one never fills a rule. Each archive gets
+NAME.zip.sha256, and SHA256SUMS lists them all (sha256sum -c).
 
 Examples:
-  rabbit-export backup --dir /var/backups/rabbit --keep 14 --api-key-file ~/.rabbit-keys
-  rabbit-export backup --dir /var/backups/rabbit --keep-daily 7 --keep-weekly 5 --keep-monthly 12 --dry-run
-  15 3 * * * rabbit-export backup --dir ~/rabbit-backups --keep 14 --max-duration 3h --json --api-key-file ~/.rabbit-keys >> ~/rabbit-backup.log 2>&1`,
+  rabbit-export backup --dir /var/backups/rabbit --keep 14 \\
+    --api-key-file ~/.rabbit-keys
+  rabbit-export backup --dir /var/backups/rabbit --dry-run \\
+    --keep-daily 7 --keep-weekly 5 --keep-monthly 12
+
+A crontab entry, wrapped here to fit: cron needs it all on one line.
+  15 3 * * * rabbit-export backup --dir ~/rabbit-backups --keep 14
+    --max-duration 3h --json --api-key-file ~/.rabbit-keys
+    >> ~/rabbit-backup.log 2>&1`,
     )
     .action(async (flags: BackupFlags) => {
       if (flags.dryRun) return dryRun(io, flags);

@@ -1,10 +1,11 @@
 import { Option, type Command } from 'commander';
 import type { ConvertEvent } from '../../convert/convert-archive.js';
+import { FORMATS, formatNames } from '../../convert/formats/registry.js';
 import { EXIT } from '../exit-codes.js';
 import { runAction, withInterrupts, type CliIO } from '../run.js';
 
 interface ConvertFlags {
-  to: 'drawio' | 'pdf' | 'svg';
+  to: string;
   out: string;
   prototype?: string[];
   rendering: boolean;
@@ -16,15 +17,12 @@ export function registerConvert(program: Command, io: CliIO): void {
   program
     .command('convert')
     .description(
-      'turn every prototype of an archive into documents that open without rabbit-export: draw.io, PDF or SVG',
+      `turn every prototype of an archive into documents that open without rabbit-export: ${formatNames().join(', ')}`,
     )
     .argument('<file.zip>', 'an archive written by rabbit-export (never changed)')
     .addOption(
-      new Option(
-        '--to <format>',
-        'drawio (one editable document per prototype), pdf (one binder per prototype) or svg (one file per page)',
-      )
-        .choices(['drawio', 'pdf', 'svg'])
+      new Option('--to <format>', FORMATS.map((format) => `${format.name} (${format.help})`).join(', '))
+        .choices(formatNames())
         .makeOptionMandatory(),
     )
     .requiredOption(
@@ -40,7 +38,12 @@ export function registerConvert(program: Command, io: CliIO): void {
     .option('--json', 'print the report as one JSON line instead of the summary')
     .addHelpText(
       'after',
-      '\nExamples:\n  rabbit-export convert team.zip --to drawio --out team-drawio\n  rabbit-export convert team.zip --to drawio --out one --prototype 3 --no-rendering\n  rabbit-export convert team.zip --to pdf --out team-pdf\n  rabbit-export convert team.zip --to svg --out team-svg\n\nExit codes: 0 all converted, 1 failed, 2 usage, 3 some prototype not fully converted.',
+      [
+        '\nExamples:',
+        ...FORMATS.map((format) => `  rabbit-export convert team.zip --to ${format.name} --out ${format.exampleOut}`),
+        `  rabbit-export convert team.zip --to ${formatNames()[0] ?? ''} --out one --prototype 3 \\\n    --no-rendering`,
+        '\nExit codes: 0 all converted, 1 failed, 2 usage, 3 some prototype not fully\nconverted.',
+      ].join('\n'),
     )
     .action((file: string, flags: ConvertFlags) =>
       runAction(io, flags.json ?? false, async () => {

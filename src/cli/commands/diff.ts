@@ -13,9 +13,10 @@ export function registerDiff(program: Command, io: CliIO): void {
     .option('--json', 'print the differences as one JSON line')
     .addHelpText(
       'after',
-      '\nCompares manifests only (sha256 of every body), so it is quick on archives of any size.\n' +
-        'Exit code 0 whether or not they differ.\n\nExamples:\n' +
-        '  rabbit-export diff backups/2026-11-21T031500Z.zip backups/2026-11-22T031500Z.zip\n' +
+      '\nCompares manifests only (sha256 of every body), so it is quick on archives of\n' +
+        'any size. Exit code 0 whether or not they differ.\n\nExamples:\n' +
+        '  rabbit-export diff backups/2026-11-21T031500Z.zip \\\n' +
+        '    backups/2026-11-22T031500Z.zip\n' +
         '  rabbit-export diff monday.zip tuesday.zip --json | jq .changed',
     )
     .action((a: string, b: string, flags: { json?: boolean }) =>

@@ -54,16 +54,22 @@ export function registerExport(program: Command, io: CliIO): void {
       'after',
       `
 Examples:
-  rabbit-export export --out team.zip           # the key from RABBIT_API_KEY
-  rabbit-export export --out team.zip --api-key-file ~/.rabbit-key --concurrency 4
-  rabbit-export export --out nightly.zip --json --quiet      # for cron: one JSON line
-  rabbit-export export --out big.zip --json --stats-interval 5m # progress records, then the summary
-  rabbit-export export --out today.zip --since yesterday.zip # fetch only what changed
-  rabbit-export export --out two.zip --prototype 3 --prototype 17 --formats json
-  rabbit-export export --out - | age -r age1... | rclone rcat remote:rabbit/team.zip.age
+  rabbit-export export --out team.zip       # the key from RABBIT_API_KEY
+  rabbit-export export --out team.zip --api-key-file ~/.rabbit-key \\
+    --concurrency 4
+  rabbit-export export --out nightly.zip --json --quiet   # cron: one line
+  rabbit-export export --out today.zip --since yesterday.zip   # only changes
+  rabbit-export export --out two.zip --prototype 3 --prototype 17 \\
+    --formats json
+  # progress records every 5 minutes, then the summary:
+  rabbit-export export --out big.zip --json --stats-interval 5m
+  # encrypted, straight to remote storage:
+  rabbit-export export --out - | age -r age1... \\
+    | rclone rcat remote:rabbit/team.zip.age
 
-With --out - the zip goes to stdout once it is finished and has passed verify; everything else
-(progress, messages, the --json summary) goes to stderr. A reader that stops early is exit 1.`,
+With --out - the zip goes to stdout once it is finished and has passed verify;
+everything else (progress, messages, the --json summary) goes to stderr. A
+reader that stops early is exit 1.`,
     )
     .action(async (flags: ExportFlags) => {
       const { runLongCommand } = await import('../long-run.js');

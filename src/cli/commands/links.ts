@@ -23,9 +23,11 @@ export function registerLinks(program: Command, io: CliIO): void {
     .addHelpText(
       'after',
       '\nExamples:\n  rabbit-export links team.zip --format csv > links.csv\n' +
-        '  rabbit-export links team.zip --format sed --base https://intranet.example/archive > links.sed\n' +
+        '  rabbit-export links team.zip --format sed \\\n' +
+        '    --base https://intranet.example/archive > links.sed\n' +
         '  sed -E -i -f links.sed wiki/*.md\n' +
-        '  rabbit-export links team.zip --format nginx --base /archive > rabbit-links.conf\n\n' +
+        '  rabbit-export links team.zip --format nginx --base /archive \\\n' +
+        '    > rabbit-links.conf\n\n' +
         'Exit codes: 0 written, 1 failed, 2 usage.',
     )
     .action((file: string, flags: LinksFlags) =>

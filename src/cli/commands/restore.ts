@@ -41,15 +41,16 @@ Examples:
   rabbit-export restore nightly.zip --prototype 3 --page page0001 --prune
   rabbit-export restore nightly.zip --prototype 3 --json
 
-Exit codes: 0 restored, 1 failed (nothing, or the reported part, written), 2 usage,
-3 partly restored (the report says what not), 130 interrupted (run again to finish).`,
+Exit codes: 0 restored, 1 failed (nothing, or the reported part, written),
+2 usage, 3 partly restored (the report says what not), 130 interrupted (run
+again to finish).`,
     )
     .action((archive: string, flags: RestoreFlags) =>
       runAction(io, flags.json ?? false, async () => {
         const { formatOutcome, formatPlan, formatWrite } = await import('../format-restore.js');
         const { restorePrototype } = await import('../../restore/restore-prototype.js');
         const { serviceOptionsOf } = await import('../service-options.js');
-        const service = await serviceOptionsOf(flags, io.env);
+        const service = await serviceOptionsOf(flags, io.env, (line) => io.stderr.write(line));
         const human = flags.json ? io.stderr : io.stdout;
         const report = await withInterrupts(io, (signal) =>
           restorePrototype({

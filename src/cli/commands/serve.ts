@@ -40,7 +40,7 @@ export function registerServe(program: Command, io: CliIO): void {
     .option('--elements <n>', 'elements per page', intOption('--elements', 0, 10_000))
     .option(
       '--resources <n>',
-      'an account of about this many resources (requests of a full export), in prototypes of 100 pages; with --prototypes, in that many prototypes of as many pages as it takes',
+      'an account of this many resources, within a tenth (requests of a full export; 105 at least), in prototypes of 70 to 150 pages (fewer for a small N); with --prototypes, in that many prototypes of as many pages as it takes',
       intOption('--resources', 1, 100_000_000),
     )
     .option('--big-ids', 'add a prototype whose id and discussion ids lie past 2^53 (9007199254740993 ...)')
@@ -74,7 +74,20 @@ export function registerServe(program: Command, io: CliIO): void {
     .option('--json', 'print the base URL and keys as one JSON line')
     .addHelpText(
       'after',
-      '\nExamples:\n  rabbit-export serve --port 8080 --latency 20\n  rabbit-export serve --faults "rate=0.1,seed=3"\n  rabbit-export serve --faults "path=/rabbit/api/prototypes/3/pages/page0001.png:trickle,trickle-ms=2000"\n  rabbit-export serve --outage-at 200 --outage-for 20   # a restart in the middle of an export\n  rabbit-export serve --compress asked             # gzip, deflate or br, as the client prefers\n  rabbit-export serve --compress always:gzip,br    # gzip then br, whatever the client asked for\n  rabbit-export serve --resources 1000000 --json   # for benchmarks\n  rabbit-export serve --resources 250000 --prototypes 1   # one giant prototype',
+      `
+Examples:
+  rabbit-export serve --port 8080 --latency 20
+  rabbit-export serve --faults "rate=0.1,seed=3"
+  rabbit-export serve --faults \\
+    "path=/rabbit/api/prototypes/3/pages/page0001.png:trickle,trickle-ms=2000"
+  # a restart in the middle of an export:
+  rabbit-export serve --outage-at 200 --outage-for 20
+  # gzip, deflate or br, as the client prefers:
+  rabbit-export serve --compress asked
+  # gzip then br, whatever the client asked for:
+  rabbit-export serve --compress always:gzip,br
+  rabbit-export serve --resources 1000000 --json   # for benchmarks
+  rabbit-export serve --resources 250000 --prototypes 1   # one giant prototype`,
     )
     .action((flags: ServeFlags) =>
       runAction(io, flags.json ?? false, async () => {

@@ -23,11 +23,19 @@ export function registerView(program: Command, io: CliIO): void {
       runAction(io, false, async () => {
         const { serveArchive } = await import('../../viewer/serve-archive.js');
         const { listenOn } = await import('../listen-port.js');
-        const server = await listenOn(flags.port, () => serveArchive(file, { port: flags.port }));
+        const server = await listenOn(flags.port, () =>
+          serveArchive(file, {
+            port: flags.port,
+            onEvent: (event) =>
+              io.stderr.write(
+                `refused ${JSON.stringify(event.entry)} (${event.reason}, HTTP ${event.status}): run rabbit-export verify ${file} to list what is damaged\n`,
+              ),
+          }),
+        );
         io.stdout.write(`serving ${file} at ${server.url}\nstop with Ctrl-C\n`);
         if (flags.open) {
           const { openInBrowser } = await import('../open-browser.js');
-          if (!(await openInBrowser(server.url)))
+          if (!(await openInBrowser(server.url, { env: io.env })))
             io.stderr.write(`could not start a browser; open ${server.url} in one yourself\n`);
         }
         await new Promise<void>((resolve) => {

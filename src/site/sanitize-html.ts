@@ -1,0 +1,242 @@
+import { html as htmlSpec, parse, serialize, type DefaultTreeAdapterTypes } from 'parse5';
+
+type Node = DefaultTreeAdapterTypes.Node;
+type ParentNode = DefaultTreeAdapterTypes.ParentNode;
+type ChildNode = DefaultTreeAdapterTypes.ChildNode;
+type Element = DefaultTreeAdapterTypes.Element;
+type Document = DefaultTreeAdapterTypes.Document;
+type Attribute = Element['attrs'][number];
+
+/**
+ * Makes a parsed page inert: what is left can draw but never act. The choices follow DOMPurify's
+ * and OWASP's: elements that run code, embed other documents or change where the page's URLs
+ * point go with everything inside them; event handlers go; a URL-bearing attribute keeps only a
+ * scheme that navigates or loads harmlessly, judged as the browser reads it (entities decoded by
+ * the parser, tabs and newlines dropped, leading spaces and controls ignored, any case).
+ */
+
+/** Removed with their content, in any namespace (an SVG `<script>` runs like an HTML one). */
+const DROPPED_ELEMENTS = new Set([
+  'script',
+  'noscript',
+  'noembed',
+  'noframes',
+  'iframe',
+  'frame',
+  'frameset',
+  'fencedframe',
+  'object',
+  'embed',
+  'applet',
+  'param',
+  'portal',
+  'base',
+  // SMIL animation can set an attribute (an href) to a value no attribute held when it was checked.
+  'animate',
+  'set',
+  'discard',
+]);
+
+/** Attributes that act whatever their value (a form's target, a ping on click, the old appcache). */
+const DROPPED_ATTRIBUTES = new Set([
+  'action',
+  'formaction',
+  'formmethod',
+  'formtarget',
+  'srcdoc',
+  'ping',
+  'manifest',
+  'xml:base',
+  'http-equiv',
+]);
+
+/** Attributes whose value is a URL (or, for srcset, a list of them): DOMPurify's URI attributes and the HTML spec's. */
+const URL_ATTRIBUTES = new Set([
+  'href',
+  'xlink:href',
+  'src',
+  'srcset',
+  'imagesrcset',
+  'poster',
+  'background',
+  'cite',
+  'codebase',
+  'data',
+  'dynsrc',
+  'lowsrc',
+  'longdesc',
+  'usemap',
+  'icon',
+  'classid',
+  'archive',
+  'profile',
+  'itemtype',
+  'to',
+  'from',
+  'values',
+]);
+
+/** Schemes a URL attribute may keep; a reference with no scheme is relative and always kept. */
+const SAFE_SCHEMES = new Set(['http', 'https', 'mailto', 'tel']);
+
+/** Where a `data:` URL only ever draws: an image, media, a stylesheet or icon (CSP allows those). */
+const DATA_DRAWS: Record<string, readonly string[]> = {
+  img: ['src', 'srcset'],
+  source: ['src', 'srcset'],
+  input: ['src'],
+  video: ['src', 'poster'],
+  audio: ['src'],
+  track: ['src'],
+  image: ['href', 'xlink:href'],
+  feimage: ['href', 'xlink:href'],
+  link: ['href'],
+};
+
+/** `<link>` relations a view keeps: the ones the rewriting points into the archive. Others prefetch or preconnect. */
+const KEPT_RELS = new Set(['stylesheet', 'icon', 'shortcut', 'apple-touch-icon', 'alternate']);
+
+/** What browsers and DOMPurify ignore or strip before they read a scheme. */
+// eslint-disable-next-line no-control-regex
+const IGNORED_IN_URL = /[\u0000-\u0020\u00a0\u1680\u180e\u2000-\u2029\u205f\u3000]/g;
+
+/** The scheme a browser would read in `value`, lower case; undefined for a relative reference. */
+export function schemeOf(value: string): string | undefined {
+  const bare = value.replace(IGNORED_IN_URL, '');
+  return /^([a-z][a-z0-9+.-]*):/i.exec(bare)?.[1]?.toLowerCase();
+}
+
+function qualifiedName(attribute: Attribute): string {
+  return (attribute.prefix ? `${attribute.prefix}:${attribute.name}` : attribute.name).toLowerCase();
+}
+
+/** Whether an attribute may stay on an element (tag in lower case) of a view. */
+export function keepsAttribute(tag: string, attribute: Attribute): boolean {
+  const name = qualifiedName(attribute);
+  if (name.startsWith('on') || DROPPED_ATTRIBUTES.has(name)) return false;
+  const scheme = schemeOf(attribute.value);
+  // Whatever the attribute, a value that a browser could take for script is not kept.
+  if (scheme === 'javascript' || scheme === 'vbscript' || /(?:^|[\s;,])(?:java|vb)script:/i.test(attribute.value))
+    return false;
+  if (!URL_ATTRIBUTES.has(name) || scheme === undefined) return true;
+  if (scheme === 'data') return DATA_DRAWS[tag]?.includes(name) === true;
+  return SAFE_SCHEMES.has(scheme);
+}
+
+function isElement(node: Node): node is Element {
+  return 'tagName' in node;
+}
+
+function dropsElement(element: Element): boolean {
+  const tag = element.tagName.toLowerCase();
+  if (DROPPED_ELEMENTS.has(tag)) return true;
+  if (tag === 'meta') {
+    // The view's own policy, charset and referrer policy are put first by `withViewHead`; the page's would fight them.
+    return element.attrs.some(
+      (a) =>
+        a.name === 'http-equiv' || a.name === 'charset' || (a.name === 'name' && a.value.toLowerCase() === 'referrer'),
+    );
+  }
+  if (tag === 'link') {
+    const rel =
+      element.attrs
+        .find((a) => a.name === 'rel')
+        ?.value.toLowerCase()
+        .split(/[\t\n\f\r ]+/) ?? [];
+    return rel.length === 0 || !rel.every((r) => r === '' || KEPT_RELS.has(r));
+  }
+  return false;
+}
+
+/** Removes, in place, everything of `parent`'s subtree that could act (template contents included). */
+export function sanitizeTree(parent: ParentNode): void {
+  const kept: ChildNode[] = [];
+  for (const child of parent.childNodes) {
+    // Comments hold nothing a view shows, and conditional or malformed ones are a classic way around a filter.
+    if (child.nodeName === '#comment') continue;
+    if (isElement(child)) {
+      if (dropsElement(child)) continue;
+      const tag = child.tagName.toLowerCase();
+      child.attrs = child.attrs.filter((a) => keepsAttribute(tag, a));
+      if (tag === 'form') {
+        // A form with method "dialog" outside a dialog submits nowhere: not even to the view itself,
+        // which from file:// would leave the reader on the error page of a blocked navigation.
+        child.attrs = child.attrs.filter((a) => a.name !== 'method' && a.name !== 'target');
+        child.attrs.push({ name: 'method', value: 'dialog' });
+      }
+      if (tag === 'template') {
+        // A declarative shadow root is live content: its template is judged like the rest.
+        sanitizeTree((child as DefaultTreeAdapterTypes.Template).content);
+      }
+      sanitizeTree(child);
+    }
+    kept.push(child);
+  }
+  parent.childNodes = kept;
+}
+
+/** The document's `<head>`: the parser makes one for any input, whatever the order of the source. */
+export function headOf(document: Document): Element {
+  const root = document.childNodes.find((n): n is Element => isElement(n) && n.tagName === 'html');
+  const head = root?.childNodes.find((n): n is Element => isElement(n) && n.tagName === 'head');
+  if (!head) throw new Error('internal: parse5 made a document without a head');
+  return head;
+}
+
+function metaElement(parent: Element, attrs: Record<string, string>): Element {
+  return {
+    nodeName: 'meta',
+    tagName: 'meta',
+    attrs: Object.entries(attrs).map(([name, value]) => ({ name, value })),
+    namespaceURI: htmlSpec.NS.HTML,
+    parentNode: parent,
+    childNodes: [],
+  };
+}
+
+/**
+ * Puts the charset, the policy and the referrer policy first in the head, ahead of anything they
+ * must govern. The DNS prefetch switch keeps a link to another host from being resolved unclicked.
+ */
+export function withViewHead(document: Document, policy: string): void {
+  const head = headOf(document);
+  head.childNodes.unshift(
+    metaElement(head, { charset: 'utf-8' }),
+    metaElement(head, { 'http-equiv': 'Content-Security-Policy', content: policy }),
+    metaElement(head, { name: 'referrer', content: 'no-referrer' }),
+    metaElement(head, { 'http-equiv': 'x-dns-prefetch-control', content: 'off' }),
+  );
+}
+
+/** Rounds through parse and serialize a page may take before it is judged unstable (mutation XSS). */
+const MAX_ROUNDS = 4;
+
+/**
+ * The serialized view of a sanitized document, checked the way a browser will read it: parsed
+ * again and sanitized again, it must come out the same. Markup that changes meaning on a second
+ * parse (the mutation XSS DOMPurify guards against) is sanitized again until it settles; a page
+ * that never settles is replaced by a notice.
+ */
+export function serializeSettled(document: Document, policy: string): string {
+  let html = serialize(document);
+  for (let round = 0; round < MAX_ROUNDS; round++) {
+    const again = parse(html);
+    sanitizeTree(again);
+    withViewHead(again, policy);
+    const next = serialize(again);
+    if (next === html) return html;
+    html = next;
+  }
+  const notice = parse(
+    '<!DOCTYPE html><title>Not shown</title><p>This page could not be made safe to view offline. The raw rendering is beside this file in the archive.</p>',
+  );
+  withViewHead(notice, policy);
+  return serialize(notice);
+}
+
+/** Sanitizes `html` (a whole document) into an inert view under `policy`: for tests and generated pages. */
+export function sanitizeDocument(html: string, policy: string): string {
+  const document = parse(html);
+  sanitizeTree(document);
+  withViewHead(document, policy);
+  return serializeSettled(document, policy);
+}

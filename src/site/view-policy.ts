@@ -1,0 +1,25 @@
+/**
+ * The policy every generated page of the viewer carries, from file:// (as a `<meta>`, first in the
+ * head) and under `view` (as a header too). Nothing outside the archive may load, so a foreign
+ * reference left as written stays inert, and no script runs. `form-action` and `base-uri` do not
+ * fall back to `default-src`: they are named, so a form cannot post anywhere and a `<base>` the
+ * cleaning missed could not move the page's URLs.
+ */
+export const VIEW_CSP =
+  "default-src 'none'; script-src 'none'; object-src 'none'; frame-src 'none'; img-src 'self' file: data:; style-src 'self' file: data: 'unsafe-inline'; font-src 'self' file: data:; media-src 'self' file: data:; form-action 'none'; base-uri 'none'";
+
+/**
+ * Headers `view` sends with every answer. A header policy can do what a `<meta>` cannot: refuse
+ * to be framed, and sandbox the page (no scripts, forms, popups or plugins even if markup slipped
+ * through; same-origin kept so the archive's own images and stylesheets still load).
+ */
+export const VIEW_HEADERS: Readonly<Record<string, string>> = {
+  'content-security-policy': `${VIEW_CSP}; frame-ancestors 'none'; sandbox allow-same-origin`,
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+  'x-frame-options': 'DENY',
+  'cross-origin-opener-policy': 'same-origin',
+  'cross-origin-resource-policy': 'same-origin',
+  'permissions-policy': 'camera=(), microphone=(), geolocation=(), payment=(), usb=()',
+  'cache-control': 'no-cache',
+};

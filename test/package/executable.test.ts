@@ -1,0 +1,126 @@
+import { execFile, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { copyFile, mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFakeService, type FakeService } from '../../src/fake-service/index.js';
+
+const execFileAsync = promisify(execFile);
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * The single-file executable of `npm run package` (issue 37), built once here, then run from a
+ * folder of its own with no Node on PATH and no node_modules anywhere above it: PATH is an empty
+ * folder, since /usr/bin holds this machine's node and the executable needs no other program.
+ */
+describe('the single-file executable (npm run package)', () => {
+  let build: string;
+  let home: string;
+  let work: string;
+  let emptyPath: string;
+  let exe: string;
+  let service: FakeService;
+
+  beforeAll(async () => {
+    build = await mkdtemp(join(tmpdir(), 'rabbit-sea-build-'));
+    const { stdout } = await execFileAsync(process.execPath, [join(ROOT, 'scripts/package.mjs'), '--out', build], {
+      cwd: ROOT,
+    });
+    // The last line names the executable; the steps before it may print their own lines.
+    const built = stdout.trim().split('\n').at(-1) as string;
+    home = await mkdtemp(join(tmpdir(), 'rabbit-sea-home-'));
+    work = join(home, 'work');
+    emptyPath = join(home, 'bin');
+    await Promise.all([mkdir(work), mkdir(emptyPath)]);
+    exe = join(work, 'rabbit-export');
+    await copyFile(built, exe);
+    service = await startFakeService();
+  }, 180_000);
+
+  afterAll(async () => {
+    await service?.close();
+    await Promise.all([build, home].map((dir) => dir && rm(dir, { recursive: true, force: true })));
+  });
+
+  const env = (extra: Record<string, string> = {}): NodeJS.ProcessEnv => ({ PATH: emptyPath, HOME: home, ...extra });
+
+  function run(args: string[], extra: Record<string, string> = {}): Promise<Run> {
+    return new Promise((resolve, reject) => {
+      execFile(exe, args, { cwd: work, env: env(extra) }, (error, stdout, stderr) => {
+        if (error && typeof error.code !== 'number') return reject(error);
+        resolve({ code: error ? (error.code as unknown as number) : 0, stdout, stderr });
+      });
+    });
+  }
+
+  it('is written with a sha256sum line beside it', async () => {
+    const [name] = (await readdir(build)).filter((file) => !file.endsWith('.sha256'));
+    expect(name).toMatch(/^rabbit-export-linux-(x64|arm64)$/);
+    const line = await readFile(join(build, `${name}.sha256`), 'utf8');
+    const check = await execFileAsync('sha256sum', ['--check', '--strict', `${name}.sha256`], { cwd: build });
+    expect(line).toMatch(new RegExp(`^[0-9a-f]{64}  ${name}\\n$`));
+    expect(check.stdout).toBe(`${name}: OK\n`);
+  });
+
+  it('runs with no node on PATH and nothing beside it', async () => {
+    expect(await readdir(emptyPath)).toEqual([]);
+    expect(await readdir(work)).toEqual(['rabbit-export']);
+    const pkg = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as { version: string };
+    const version = await run(['--version']);
+    expect(version).toEqual({ code: 0, stdout: `${pkg.version}\n`, stderr: '' });
+    const completion = await run(['completion', 'bash']);
+    expect(completion.code).toBe(0);
+    expect(completion.stdout).toContain('\ncomplete -F _rabbit_export rabbit-export\n');
+  });
+
+  it('runs the demo, and exports, verifies, converts to PDF and serves an archive', async () => {
+    const demo = await run(['demo', '--out', 'demo.zip']);
+    expect(demo.code).toBe(0);
+    expect(demo.stdout).toContain(`archive: ${join(work, 'demo.zip')}`);
+    // No "single executable applications are experimental" warning: the build turns it off.
+    expect(demo.stderr).not.toContain('Warning');
+
+    const keyed = { RABBIT_BASE_URL: service.baseUrl, RABBIT_API_KEY: service.keys.readOnly };
+    const exported = await run(['export', '--out', 'team.zip', '--json', '--quiet'], keyed);
+    expect(exported.code).toBe(0);
+    expect(JSON.parse(exported.stdout)).toMatchObject({ type: 'summary', ok: true, complete: true });
+
+    const verified = await run(['verify', 'team.zip', '--json']);
+    expect(verified.code).toBe(0);
+
+    const converted = await run(['convert', 'team.zip', '--to', 'pdf', '--out', 'pdf']);
+    expect(converted.code).toBe(0);
+    const pdfs = (await readdir(join(work, 'pdf'))).filter((file) => file.endsWith('.pdf'));
+    expect(pdfs.length).toBeGreaterThan(0);
+    for (const pdf of pdfs) expect((await readFile(join(work, 'pdf', pdf))).subarray(0, 5).toString()).toBe('%PDF-');
+
+    const view = spawn(exe, ['view', 'team.zip', '--port', '0'], { cwd: work, env: env() });
+    try {
+      let printed = '';
+      view.stdout.setEncoding('utf8');
+      const url = await new Promise<string>((resolve, reject) => {
+        view.stdout.on('data', (chunk: string) => {
+          printed += chunk;
+          const found = /http:\/\/127\.0\.0\.1:\d+\/\S*/.exec(printed);
+          if (found) resolve(found[0]);
+        });
+        view.once('exit', (code) => reject(new Error(`view exited (${code}) before its URL: ${printed}`)));
+      });
+      const page = await fetch(url);
+      expect(page.status).toBe(200);
+      expect(await page.text()).toContain('<html');
+    } finally {
+      view.kill('SIGTERM');
+      if (view.exitCode === null && view.signalCode === null) await once(view, 'exit');
+    }
+  });
+});

@@ -1,0 +1,279 @@
+import { execFile } from 'node:child_process';
+import { createServer, request, type Server } from 'node:http';
+import { mkdtemp, rm } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve, sep } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chromium, type BrowserContext, type Page } from '../browser/index.js';
+import { startFakeService, type FakeService } from '../../src/fake-service/index.js';
+import { exportAccount } from '../../src/export/export-account.js';
+import { serveArchive, type ArchiveServer } from '../../src/viewer/serve-archive.js';
+import { readArchive } from '../helpers/archive.js';
+import { requireTool } from '../helpers/tools.js';
+
+/**
+ * Page renderings written to act, exported through the tool and opened in Chromium, from the
+ * unzipped files and under `view`. A listener on another origin stands for the rest of the
+ * internet: it must hear nothing, and no page may change its own title (what each script does).
+ */
+const CHROMIUM = '/usr/bin/chromium' as const;
+requireTool(CHROMIUM);
+requireTool('unzip');
+
+const run = promisify(execFile);
+
+/** How long a page is given to act on its own (a refresh, a load handler) after it has loaded. */
+const SETTLE_MS = 300;
+
+interface Variant {
+  name: string;
+  /** The page, given the listener's origin (http://localhost:PORT). */
+  html(listener: string): string;
+  /** The element a reader would click or submit. */
+  click?: string;
+}
+
+const TITLE = 'hostile page';
+const body = (name: string, inner: string): string => `<body data-variant="${name}">${inner}</body></html>`;
+const script = (listener: string, name: string): string =>
+  `document.title = 'pwned'; location.href = '${listener}/${name}';`;
+
+const VARIANTS: Variant[] = [
+  {
+    name: 'script-before-head',
+    html: (l) =>
+      `<script>${script(l, 'script-before-head')}</script><html><head><title>${TITLE}</title></head>${body('script-before-head', 'text')}`,
+  },
+  {
+    name: 'comment-head',
+    html: (l) =>
+      `<!-- <head> --><html><head><title>${TITLE}</title><script>${script(l, 'comment-head')}</script></head>${body('comment-head', 'text')}`,
+  },
+  {
+    name: 'meta-refresh',
+    html: (l) =>
+      `<html><head><title>${TITLE}</title><meta http-equiv="refresh" content="0;url=${l}/meta-refresh"></head>${body('meta-refresh', 'text')}`,
+  },
+  {
+    name: 'img-onerror',
+    html: (l) =>
+      `<html><head><title>${TITLE}</title></head>${body('img-onerror', `<img src="data:," onerror="${script(l, 'img-onerror')}">`)}`,
+  },
+  {
+    name: 'javascript-link',
+    click: '#go',
+    html: (l) =>
+      `<html><head><title>${TITLE}</title></head>${body('javascript-link', `<a id="go" href="jav&#x09;ascript:${script(l, 'javascript-link')}">go</a>`)}`,
+  },
+  {
+    name: 'iframe-srcdoc',
+    html: (l) =>
+      `<html><head><title>${TITLE}</title></head>${body('iframe-srcdoc', `<iframe srcdoc="<script>top.document.title='pwned'; top.location.href='${l}/iframe-srcdoc'</script>"></iframe>`)}`,
+  },
+  {
+    name: 'object',
+    html: (l) =>
+      `<html><head><title>${TITLE}</title></head>${body('object', `<object data="${l}/object" type="text/html"></object><embed src="${l}/embed">`)}`,
+  },
+  {
+    name: 'base-href',
+    click: '#go',
+    html: (l) =>
+      `<html><head><base href="${l}/base/"><title>${TITLE}</title></head>${body('base-href', `<a id="go" href="#top">top</a>`)}`,
+  },
+  {
+    name: 'svg-script',
+    html: (l) =>
+      `<html><head><title>${TITLE}</title></head>${body('svg-script', `<svg><script>${script(l, 'svg-script')}</script></svg>`)}`,
+  },
+  {
+    name: 'form-action',
+    click: '#go',
+    html: (l) =>
+      `<html><head><title>${TITLE}</title></head>${body('form-action', `<form action="${l}/form-action" method="get"><input name="q" value="1"><button id="go" type="submit">send</button></form>`)}`,
+  },
+];
+
+/** Every request the listener on another origin hears. */
+const heard: string[] = [];
+let listener: Server;
+let listenerOrigin: string;
+let front: Server;
+let service: FakeService;
+let dir: string;
+let root: string;
+let out: string;
+let browser: BrowserContext | undefined;
+let page: Page;
+const requests: string[] = [];
+/** Raw rendering entry -> the hostile body the service sent for it. */
+const served = new Map<string, string>();
+
+function listen(server: Server): Promise<number> {
+  return new Promise((done) => server.listen(0, '127.0.0.1', () => done((server.address() as AddressInfo).port)));
+}
+
+beforeAll(async () => {
+  listener = createServer((req, res) => {
+    heard.push(req.url ?? '');
+    res.writeHead(200, { 'content-type': 'text/html' }).end('<title>listener</title>');
+  });
+  listenerOrigin = `http://localhost:${await listen(listener)}`;
+  // A front for the fake service that answers every page rendering with a hostile page instead,
+  // each page the next variant, and passes everything else through untouched.
+  const pages = new Map<string, string>();
+  front = createServer((req, res) => {
+    const path = new URL(req.url ?? '/', 'http://front').pathname;
+    const upstream = request(
+      `${service.baseUrl}${req.url ?? '/'}`,
+      {
+        method: req.method,
+        headers: { ...req.headers, host: new URL(service.baseUrl).host, 'accept-encoding': 'identity' },
+      },
+      (answer) => {
+        if (!/^\/rabbit\/api\/prototypes\/\d+\/pages\/[^/]+\.html$/.test(path) || answer.statusCode !== 200) {
+          res.writeHead(answer.statusCode ?? 502, answer.headers);
+          answer.pipe(res);
+          return;
+        }
+        answer.resume();
+        let html = pages.get(path);
+        if (html === undefined) {
+          const variant = VARIANTS[pages.size % VARIANTS.length] as Variant;
+          html = variant.html(listenerOrigin);
+          pages.set(path, html);
+        }
+        const bytes = Buffer.from(html, 'utf8');
+        res.writeHead(200, {
+          'content-type': 'application/xhtml+xml; charset=utf-8',
+          'content-length': String(bytes.length),
+        });
+        res.end(bytes);
+      },
+    );
+    upstream.on('error', () => res.destroy());
+    req.pipe(upstream);
+  });
+  const frontUrl = `http://127.0.0.1:${await listen(front)}`;
+  service = await startFakeService({ seed: 1, advertisedBaseUrl: frontUrl });
+  dir = await mkdtemp(join(tmpdir(), 'rabbit-hostile-'));
+  out = join(dir, 'hostile.zip');
+  const result = await exportAccount({ out, baseUrl: frontUrl, keys: [service.keys.readOnly] });
+  const { manifest, entries } = await readArchive(out);
+  expect(manifest.errors).toEqual([]);
+  expect(result.complete).toBe(true);
+  for (const file of manifest.files.concat(
+    Object.values(manifest.prototypes).flatMap((p) => Object.values(p.revisions).flatMap((r) => r.files)),
+  )) {
+    const html = pages.get(file.source.split('?')[0] as string);
+    if (html !== undefined) served.set(file.path, html);
+  }
+  // The raw renderings are the record: kept byte for byte, hostile as they came.
+  for (const [path, html] of served) expect(entries.get(path)?.data.toString('utf8'), path).toBe(html);
+  root = join(dir, 'unzipped');
+  await run('unzip', ['-q', out, '-d', root]);
+  browser = await chromium.launchPersistentContext(join(dir, 'profile'), {
+    executablePath: CHROMIUM,
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+  page = await browser.newPage();
+  page.on('request', (r) => requests.push(r.url()));
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await new Promise((done) => listener.close(done));
+  await new Promise((done) => front.close(done));
+  await service.close();
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+/** Opens one view, lets it act, does what a reader would, and says which variant it was and its title after. */
+async function visit(url: string): Promise<{ variant: string | null; title: string }> {
+  await page.goto(url, { waitUntil: 'load' });
+  const variant = await page
+    .locator('body')
+    .getAttribute('data-variant', { timeout: 1000 })
+    .catch(() => null);
+  const click = VARIANTS.find((v) => v.name === variant)?.click;
+  await page.waitForTimeout(SETTLE_MS);
+  if (click !== undefined) {
+    // A mouse click at the element, as a reader's: it waits for no navigation the page may or may not start.
+    const box = await page.locator(click).boundingBox({ timeout: 1000 });
+    if (box === null) throw new Error(`${click} of ${variant} is not on the page`);
+    await page.mouse.click(box.x + box.width / 2, box.y + box.height / 2);
+    await page.waitForTimeout(SETTLE_MS);
+  }
+  return { variant, title: await page.title() };
+}
+
+function viewsOf(): string[] {
+  return [...served.keys()].map((path) => path.replace(/\.html$/, '.view.html')).sort();
+}
+
+describe('hostile page renderings', () => {
+  it('are exported as they came, one page per variant at least', () => {
+    expect(served.size).toBeGreaterThanOrEqual(VARIANTS.length);
+  });
+
+  it('cannot act from file://: no script runs, nothing reaches another origin, nothing navigates away', async () => {
+    const seen = new Set<string>();
+    for (const view of viewsOf()) {
+      const url = pathToFileURL(join(root, view)).href;
+      const { variant, title } = await visit(url);
+      if (variant !== null) seen.add(variant);
+      expect({ view, variant, title, at: page.url().split(/[?#]/)[0] }).toEqual({
+        view,
+        variant,
+        title: TITLE,
+        at: url,
+      });
+    }
+    expect([...seen].sort()).toEqual(VARIANTS.map((v) => v.name).sort());
+    expect(heard).toEqual([]);
+    const outside = requests.filter(
+      (url) =>
+        !url.startsWith('data:') &&
+        !(
+          url.startsWith('file://') &&
+          resolve(fileURLToPath(url.split(/[?#]/)[0] as string)).startsWith(`${resolve(root)}${sep}`)
+        ),
+    );
+    expect(outside).toEqual([]);
+  });
+
+  it('cannot act under view either', async () => {
+    requests.length = 0;
+    const server: ArchiveServer = await serveArchive(out);
+    try {
+      const seen = new Set<string>();
+      for (const view of viewsOf()) {
+        const url = `${server.url}${view}`;
+        const { variant, title } = await visit(url);
+        if (variant !== null) seen.add(variant);
+        expect({ view, variant, title, at: page.url().split(/[?#]/)[0] }).toEqual({
+          view,
+          variant,
+          title: TITLE,
+          at: url,
+        });
+      }
+      expect([...seen].sort()).toEqual(VARIANTS.map((v) => v.name).sort());
+      expect(heard).toEqual([]);
+      expect(requests.filter((url) => !url.startsWith(server.url) && !url.startsWith('data:'))).toEqual([]);
+    } finally {
+      await server.close();
+    }
+  });
+});
