@@ -68,13 +68,13 @@ export class PdfFonts {
     this.use(run.font, size);
     const font = this.doc._font;
     this.doc.page.fonts[font.id] ??= font.ref();
-    const [glyphs, positions] = font.encode(run.text);
+    const [glyphs, positions] = font.encode(run.text, WHOLE_RUN);
     return { id: font.id, glyphs, positions };
   }
 
   width(run: { font: string; text: string }, size: number): number {
     this.use(run.font, size);
-    return this.doc.widthOfString(run.text);
+    return this.doc.widthOfString(run.text, { features: WHOLE_RUN });
   }
 
   private listOf(bold: boolean): readonly FontFace[] {
@@ -98,6 +98,12 @@ export class PdfFonts {
     return name;
   }
 }
+
+/**
+ * Features asked for (none beyond the script's own) make pdfkit lay out a run whole: without, it
+ * lays out word by word, and a right-to-left run would keep its words in reading order.
+ */
+const WHOLE_RUN: string[] = [];
 
 export interface Metrics {
   /** Above the baseline, positive. */
