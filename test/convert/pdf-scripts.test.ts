@@ -1,6 +1,7 @@
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { convertArchive } from '../../src/convert/convert-archive.js';
 import { CAPTION_HEIGHT } from '../../src/convert/pdf-binder.js';
@@ -24,6 +25,13 @@ const PDFTOTEXT = requireTool('/usr/bin/pdftotext', 'poppler-utils');
 const PDFINFO = requireTool('/usr/bin/pdfinfo', 'poppler-utils');
 const PDFTOPPM = requireTool('/usr/bin/pdftoppm', 'poppler-utils');
 const QPDF = requireTool('/usr/bin/qpdf', 'qpdf');
+
+const SCREENSHOTS = fileURLToPath(
+  new URL(
+    process.env['UPDATE_SCREENSHOTS'] ? '../../docs/screenshots/' : '../../test-output/screenshots/',
+    import.meta.url,
+  ),
+);
 
 const PROTOTYPE = '17';
 const PAGE = 'page1';
@@ -138,9 +146,11 @@ describe('PDF binders draw every script with embedded subset fonts', () => {
       .map((line) => line.trim().split(/\s+/).slice(-2)[0] as string);
     const onTitle = new Set(titleFonts.flatMap((id) => [...(fonts.get(`${id} 0 R`) ?? [])]));
     for (const char of '日本語') expect(onTitle.has(char.codePointAt(0) as number), char).toBe(true);
-    const prefix = join(dir, 'title');
-    await tool(PDFTOPPM, ['-f', '1', '-l', '1', '-r', '60', '-png', binder, prefix]);
-    const png = await readFile(`${prefix}-1.png`);
+    // The picture in docs/convert.md: refreshed with UPDATE_SCREENSHOTS=1, ordinary runs write to test-output/.
+    await mkdir(SCREENSHOTS, { recursive: true });
+    const prefix = join(SCREENSHOTS, 'pdf-title-cjk');
+    await tool(PDFTOPPM, ['-f', '1', '-l', '1', '-r', '80', '-png', '-singlefile', binder, prefix]);
+    const png = await readFile(`${prefix}.png`);
     expect(png.subarray(1, 4).toString()).toBe('PNG');
   });
 
