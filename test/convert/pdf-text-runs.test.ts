@@ -55,6 +55,14 @@ describe('a line cut into runs of one font each, in the order they are drawn', (
       ],
     ],
     ['Arabic with two words stays one run', 'مرحبا بالعالم', [[0, 'مرحبا بالعالم']]],
+    [
+      'Hebrew and Arabic side by side are shaped apart',
+      'עברית - عربي',
+      [
+        [0, 'عربي'],
+        [0, 'עברית - '],
+      ],
+    ],
     ['a character no font has is replaced and counted', 'a🛒b', [[0, 'a?b']], 1],
     ['a joiner no font has draws nothing, and is not counted', 'a\u200Db', [[0, 'ab']], 0],
   ])('%s', (_, line, runs, replaced = 0) => {

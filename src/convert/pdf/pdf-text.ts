@@ -173,19 +173,24 @@ export function titlePages(
   }
 }
 
-/** Splits at spaces so that each piece fits the width (a long word alone stays whole). */
+/**
+ * Splits at spaces so that each piece fits the width (a long word alone stays whole). Words are
+ * measured once each, so a name of thousands of words costs as many layouts, not their square.
+ */
 function wrap(fonts: PdfFonts, line: string, bold: boolean, size: number, width: number): string[] {
   const widthOf = (piece: string): number =>
     fonts.runs(piece, bold).runs.reduce((sum, run) => sum + fonts.width(run, size), 0);
+  const space = widthOf(' ');
   const out: string[] = [];
   let current = '';
+  let used = 0;
   for (const word of line.split(' ')) {
-    const next = current === '' ? word : `${current} ${word}`;
-    if (current !== '' && widthOf(next) > width) {
+    const wide = widthOf(word);
+    if (current !== '' && used + space + wide > width) {
       out.push(current);
-      current = word;
+      [current, used] = [word, wide];
     } else {
-      current = next;
+      [current, used] = current === '' ? [word, wide] : [`${current} ${word}`, used + space + wide];
     }
   }
   out.push(current);

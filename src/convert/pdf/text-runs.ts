@@ -42,18 +42,30 @@ export function lineRuns(line: string, pick: FacePicker): LineRuns {
     chars.push({ char, face, type: bidiTypeOf(char) });
   }
   const levels = resolveLevels(chars.map((c) => c.type));
-  const runs: (TextRun & { level: number })[] = [];
+  // fontkit shapes a run by the script it finds first: Hebrew and Arabic side by side are two runs.
+  const runs: (TextRun & { level: number; script: string })[] = [];
   for (const [index, { char, face }] of chars.entries()) {
     const level = levels[index] as number;
+    const script = ARABIC.test(char) ? 'arab' : HEBREW.test(char) ? 'hebr' : '';
     const last = runs.at(-1);
-    if (last !== undefined && last.face === face && last.level === level) last.text += char;
-    else runs.push({ face, text: char, level });
+    if (
+      last?.face === face &&
+      last.level === level &&
+      (script === '' || last.script === '' || last.script === script)
+    ) {
+      last.text += char;
+      last.script ||= script;
+    } else {
+      runs.push({ face, text: char, level, script });
+    }
   }
   return { runs: reorder(runs).map(({ face, text }) => ({ face, text })), replaced };
 }
 
 type BidiType = 'L' | 'R' | 'EN' | 'N';
 
+const ARABIC = /^[\u0600-\u06FF\u0750-\u077F\u08A0-\u08FF\uFB50-\uFDFF\uFE70-\uFEFF]$/u;
+const HEBREW = /^[\u0590-\u05FF\uFB1D-\uFB4F]$/u;
 const IGNORABLE = /^\p{Default_Ignorable_Code_Point}$/u;
 const RTL = /^[\u0590-\u08FF\uFB1D-\uFDFF\uFE70-\uFEFF\u{10800}-\u{10FFF}\u{1E800}-\u{1EFFF}]$/u;
 
