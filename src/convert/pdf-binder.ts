@@ -91,7 +91,14 @@ async function* binderChunks(
   options: BinderOptions,
   stats: BinderStats,
 ): AsyncGenerator<Uint8Array> {
-  const doc = new PDFDocument({ autoFirstPage: false, compress: true, displayTitle: true, pdfVersion: '1.7' });
+  // No default font: a binder draws with the faces PdfFonts picks, Helvetica only where there are none.
+  const doc = new PDFDocument({
+    autoFirstPage: false,
+    compress: true,
+    displayTitle: true,
+    pdfVersion: '1.7',
+    font: null,
+  });
   const output = collect(doc);
   const fonts = new PdfFonts(doc, options.fonts ?? (await systemFonts()));
   setInfo(doc, head, text);
