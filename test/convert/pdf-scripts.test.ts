@@ -77,7 +77,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  if (dir && !process.env.KEEP) await rm(dir, { recursive: true, force: true });
+  if (dir) await rm(dir, { recursive: true, force: true });
 });
 
 /** Code points each embedded font's ToUnicode map gives a glyph for, by font object. */

@@ -44,13 +44,20 @@ export function forgetSystemFonts(): void {
   cached = undefined;
 }
 
-function fallbackList(pattern: string): Promise<FontFace[]> {
-  return new Promise((resolve) => {
-    execFile('fc-match', ['-s', pattern, '--format', FORMAT], { maxBuffer: 16 * 1024 * 1024 }, (error, stdout) => {
-      // No fontconfig on this machine: the binder draws with a standard PDF font and counts what it replaces.
-      resolve(error ? [] : parseFcMatch(stdout));
+/** fc-match from PATH, else where distributions and Homebrew put it (a PATH may leave it out). */
+const FC_MATCH = ['fc-match', '/usr/bin/fc-match', '/usr/local/bin/fc-match', '/opt/homebrew/bin/fc-match'];
+
+async function fallbackList(pattern: string): Promise<FontFace[]> {
+  for (const command of FC_MATCH) {
+    const output = await new Promise<string | undefined>((resolve) => {
+      execFile(command, ['-s', pattern, '--format', FORMAT], { maxBuffer: 16 * 1024 * 1024 }, (error, stdout) => {
+        resolve(error ? undefined : stdout);
+      });
     });
-  });
+    if (output !== undefined) return parseFcMatch(output);
+  }
+  // No fontconfig on this machine: the binder draws with a standard PDF font and counts what it replaces.
+  return [];
 }
 
 /** One face per line, as FORMAT writes it. */
