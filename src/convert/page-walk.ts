@@ -146,7 +146,7 @@ export async function discussionsByPage(
 }
 
 /**
- * A page's rendering is read whole and decoded by whoever embeds it (pdf-lib, a browser), so both
+ * A page's rendering is read whole and decoded by whoever embeds it (pdfkit, a browser), so both
  * its bytes and its declared pixels are bounded before anything reads or decodes it. The
  * service's renderings are a few megabytes of a few million pixels.
  */
