@@ -44,8 +44,9 @@ export function registerVerify(program: Command, io: CliIO): void {
     .addHelpText(
       'after',
       '\nExamples:\n  rabbit-export verify team.zip && echo intact\n  rabbit-export verify team.zip --json\n' +
-        '  rabbit-export verify team.zip --against-live --sample 5%          # the key from RABBIT_API_KEY\n' +
-        '  rabbit-export verify team.zip --against-live --sample 5% --seed 1234 --max-requests 2000',
+        '  rabbit-export verify team.zip --against-live --sample 5%\n' +
+        '  rabbit-export verify team.zip --against-live --sample 5% --seed 1234 \\\n' +
+        '    --max-requests 2000',
     )
     .action((file: string, flags: VerifyFlags) =>
       runAction(io, flags.json ?? false, async () => {
