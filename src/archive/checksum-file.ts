@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { open, readFile } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { open, type FileHandle } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { writeFileAtomic } from '../storage/atomic-file.js';
 
@@ -24,7 +25,7 @@ export function sidecarPath(archive: string): string {
  */
 export async function sha256OfFile(path: string): Promise<string> {
   const hash = createHash('sha256');
-  const handle = await open(path, 'r');
+  const handle = await openRegularFile(path);
   try {
     const buffer = Buffer.allocUnsafe(HASH_READ_BYTES);
     for (;;) {
@@ -39,6 +40,23 @@ export async function sha256OfFile(path: string): Promise<string> {
 }
 
 const HASH_READ_BYTES = 1024 * 1024;
+
+/**
+ * Opens a file to read only when it is a regular file: O_NONBLOCK so a FIFO someone left under the
+ * name cannot hang the open, then fstat on what was opened, so a FIFO or device is refused (EISDIR,
+ * as for a folder: "no file to read here") rather than read forever.
+ */
+async function openRegularFile(path: string): Promise<FileHandle> {
+  const handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  try {
+    if (!(await handle.stat()).isFile())
+      throw Object.assign(new Error(`${path} is not a regular file`), { code: 'EISDIR' });
+  } catch (error) {
+    await handle.close().catch(() => undefined);
+    throw error;
+  }
+  return handle;
+}
 
 /**
  * One line of a sums file. A name with a backslash or a line break is escaped and the line starts
@@ -67,9 +85,17 @@ export async function writeSumsFile(path: string, sums: ReadonlyMap<string, stri
 export async function readSidecar(archive: string): Promise<string | null | undefined> {
   let text: string;
   try {
-    text = await readFile(sidecarPath(archive), 'utf8');
+    const handle = await openRegularFile(sidecarPath(archive));
+    try {
+      text = await handle.readFile('utf8');
+    } finally {
+      await handle.close();
+    }
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return undefined;
+    // A FIFO or folder under the sidecar's name is no sidecar: not a sha256sum line.
+    if (code === 'EISDIR') return null;
     throw error;
   }
   // The hash of the first line; the name after it is not compared, so a renamed pair still checks.

@@ -1,4 +1,4 @@
-import { createReadStream } from 'node:fs';
+import { constants, createReadStream } from 'node:fs';
 import { open as openFile, type FileHandle } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { Readable } from 'node:stream';
@@ -86,7 +86,8 @@ export async function openZip(path: string, options: OpenZipOptions = {}): Promi
   let end: DirectoryEnd;
   const noted = new Map<string, DirectoryRecord | null>((options.only ?? []).map((wanted) => [wanted, null]));
   try {
-    handle = await openFile(path, 'r');
+    // O_NONBLOCK: a FIFO under an archive's name is refused below (not a file), never waited on.
+    handle = await openFile(path, constants.O_RDONLY | constants.O_NONBLOCK);
   } catch (error) {
     throw openError(error, name, Buffer.alloc(0));
   }

@@ -6,8 +6,10 @@ import { acquireLock } from '../storage/lock.js';
 import { outputPaths } from '../storage/work-dir.js';
 import { readArchiveManifest } from '../archive/open-archive.js';
 import { sha256OfFile, writeSidecar } from '../archive/checksum-file.js';
-import { backupArchives, nextBackupName } from './archive-names.js';
-import { applyPlan, planFolder, rewriteSums } from './backup-folder.js';
+import { nextBackupName } from './archive-names.js';
+import { applyPlan, planFolder, planOwnFolder, rewriteSums } from './backup-folder.js';
+import { ownArchives, type IgnoredArchive } from './own-archives.js';
+import { checkOwnDir } from '../storage/private-files.js';
 import { takeOverInterrupted } from './leftovers.js';
 import { policyProblem, type RetentionDecision, type RetentionPolicy } from './retention.js';
 import { isSameService } from '../api/service-url.js';
@@ -41,6 +43,8 @@ export interface BackupResult {
   sinceSkipped: string | null;
   /** Newer archives of ours that were passed over because their manifest could not be read. */
   unreadable: string[];
+  /** Archive names in the folder that were neither read nor counted nor removed, and why (ownArchives). */
+  ignored: IgnoredArchive[];
   /** The interrupted night this run resumed (its archive name, never written), or null. */
   resumed: string | null;
   /** Bodies the resumed night had saved (each re-hashed and reused while its prototype is unchanged). */
@@ -92,9 +96,10 @@ export async function backupAccount(options: BackupOptions): Promise<BackupResul
     const name = nextBackupName(now(), new Set(names));
     const resumed = await takeOverInterrupted(dir, name);
     if (resumed !== null) onBackupEvent?.({ type: 'resume', archive: resumed });
+    const own = await ownArchives(dir, names, now());
     const { since, unreadable, sinceSkipped } = await chooseSince(
       dir,
-      backupArchives(names).map((archive) => archive.name),
+      own.archives.map((archive) => archive.name),
       exportOptions.baseUrl,
     );
     const out = join(dir, name);
@@ -123,7 +128,12 @@ export async function backupAccount(options: BackupOptions): Promise<BackupResul
     const check = checkSample ? await checkNight(out, checkSample, nightCheckOptions(exportOptions)) : undefined;
 
     // An archive that does not hold what the night fetched never fills a rule.
-    const plan = await planFolder(dir, policy, new Map([[name, result.complete && check?.failed !== true]]));
+    const { plan, ignored } = await planOwnFolder(
+      dir,
+      policy,
+      new Map([[name, result.complete && check?.failed !== true]]),
+      now(),
+    );
     // A clock set back could sort tonight's archive below older ones; it is never the one to go.
     const pruned = await applyPlan(
       dir,
@@ -135,6 +145,7 @@ export async function backupAccount(options: BackupOptions): Promise<BackupResul
       since,
       sinceSkipped,
       unreadable,
+      ignored,
       resumed,
       resumedFiles,
       sha256,
@@ -182,6 +193,9 @@ async function isFolder(path: string): Promise<boolean> {
 
 async function checkDir(dir: string): Promise<void> {
   if (!(await isFolder(dir))) throw new RabbitError('USAGE', `--dir ${dir} is not a folder; create it first`);
+  // Another user who may write to the folder could plant the next --since or make retention
+  // delete the real archives: the folder must be the user's own and no one else's to write.
+  await checkOwnDir(dir, 'the backup folder');
   try {
     await access(dir, constants.W_OK);
   } catch (error) {

@@ -1,22 +1,37 @@
-import { readdir, rm } from 'node:fs/promises';
+import { lstat, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { readSidecar, sidecarPath, SUMS_FILE, writeSumsFile } from '../archive/checksum-file.js';
 import { readArchiveManifest } from '../archive/open-archive.js';
-import { backupArchives, parseBackupName, timeOf } from './archive-names.js';
+import { whyNotOwn } from '../storage/private-files.js';
+import { parseBackupName, timeOf } from './archive-names.js';
+import { ownArchives, type IgnoredArchive } from './own-archives.js';
 import { planRetention, type RetentionDecision, type RetentionPolicy } from './retention.js';
 
 /**
  * The retention plan for the archives of ours in `dir`, newest first. Completeness comes from each
  * archive's manifest (`known` answers for an archive whose result is already at hand); one whose
- * manifest cannot be read counts as incomplete, so it never stands in for a whole backup.
+ * manifest cannot be read counts as incomplete, so it never stands in for a whole backup. What
+ * ownArchives passes over is in no plan: never counted, never removed.
  */
 export async function planFolder(
   dir: string,
   policy: RetentionPolicy,
   known: ReadonlyMap<string, boolean> = new Map(),
+  now: number = Date.now(),
 ): Promise<RetentionDecision[]> {
+  return (await planOwnFolder(dir, policy, known, now)).plan;
+}
+
+/** planFolder, with the archives it passed over and why. */
+export async function planOwnFolder(
+  dir: string,
+  policy: RetentionPolicy,
+  known: ReadonlyMap<string, boolean>,
+  now: number,
+): Promise<{ plan: RetentionDecision[]; ignored: IgnoredArchive[] }> {
+  const own = await ownArchives(dir, await readdir(dir), now);
   const archives = [];
-  for (const archive of backupArchives(await readdir(dir))) {
+  for (const archive of own.archives) {
     const complete =
       known.get(archive.name) ??
       (await readArchiveManifest(join(dir, archive.name)).then(
@@ -25,7 +40,7 @@ export async function planFolder(
       ));
     archives.push({ name: archive.name, time: timeOf(archive), complete });
   }
-  return planRetention(archives, policy);
+  return { plan: planRetention(archives, policy), ignored: own.ignored };
 }
 
 /** Deletes what the plan removes, each archive with its sidecar, and returns their names. */
@@ -56,6 +71,10 @@ export async function rewriteSums(dir: string): Promise<void> {
       await rm(join(dir, name), { force: true });
       continue;
     }
+    // Only sidecars that are the user's own regular files: a FIFO would hang the read, and a
+    // sidecar another user left would put their hash in SHA256SUMS.
+    const stats = await lstat(join(dir, name)).catch(() => undefined);
+    if (stats === undefined || whyNotOwn(stats, 'file') !== undefined) continue;
     const sha256 = await readSidecar(join(dir, archive));
     if (typeof sha256 === 'string') sums.set(archive, sha256);
   }

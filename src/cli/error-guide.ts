@@ -89,6 +89,8 @@ export const ERROR_GUIDE: Readonly<Partial<Record<ErrorCode, NextStep>>> = {
       : 'give the path of a file, not of a folder',
   UNSAFE_PATH: (error) => {
     const path = dataOf(error, 'path') ?? 'it';
+    if (dataOf(error, 'mend') === 'chmod')
+      return `it is yours but others can write to it: chmod 700 ${path}, then run again`;
     return `if you did not make it, move it aside (mv ${path} ${path}.suspect) and tell whoever shares this machine; if it is yours, remove it (rm -r ${path}) and run again`;
   },
 };

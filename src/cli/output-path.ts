@@ -2,6 +2,7 @@ import { chmod, lstat, mkdir, readdir, rmdir, stat } from 'node:fs/promises';
 import type { Stats } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { RabbitError } from '../core/errors.js';
+import { checkOwnDir } from '../storage/private-files.js';
 
 /**
  * One rule for everything a command writes, the rule of `git clone` and `cp`: the file or folder
@@ -87,6 +88,9 @@ export async function outputFolder(
       data: { path: target, expected: 'folder' },
     });
   }
+  // Written into only when no one else may plant a name in it (a symlink where the next document
+  // or archive goes, a forged archive): the user's own folder, not writable by group or others.
+  await checkOwnDir(target, rule.flag);
   if (!rule.mayHoldFiles && !rule.force && (await readdir(target)).length > 0) {
     throw new RabbitError(
       'OUTPUT_EXISTS',

@@ -31,7 +31,10 @@ export async function runAction(
     const next = isRabbitError(error) ? nextStepFor(error) : undefined;
     // Machine-readable context the error carries (who holds a lock) goes beside the message.
     const data = isRabbitError(error) ? error.data : undefined;
-    failure = failureRecord(code, { ...data, code: errorCode, message, ...(next !== undefined ? { next } : {}) });
+    // One redaction for everything the failure says, on its one way out: stderr, --json and the ping.
+    failure = redactAll(
+      failureRecord(code, { ...data, code: errorCode, message, ...(next !== undefined ? { next } : {}) }),
+    ) as Record<string, unknown>;
     if (json) io.stdout.write(`${JSON.stringify(failure)}\n`);
     io.stderr.write(`rabbit-export: ${message}\n`);
     if (next !== undefined) io.stderr.write(`next: ${redactUrl(next)}\n`);
@@ -41,6 +44,15 @@ export async function runAction(
     process.exitCode = code;
   }
   if (after) await after(Number(process.exitCode), failure);
+}
+
+/** Every string in `value`, however deep, through redactUrl. */
+function redactAll(value: unknown): unknown {
+  if (typeof value === 'string') return redactUrl(value);
+  if (Array.isArray(value)) return value.map(redactAll);
+  if (value !== null && typeof value === 'object')
+    return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, redactAll(inner)]));
+  return value;
 }
 
 /** The --json line of a run that failed, whatever failed: one shape for every log reader. */

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
+import type { FileHandle } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { RabbitError } from '../core/errors.js';
@@ -16,13 +16,13 @@ export function defaultWorkDir(env: NodeJS.ProcessEnv): string {
 }
 
 /**
- * Copies the file to `stream` and returns what was sent. A reader that goes away (`| head`, a
+ * Copies the file, from the handle it was verified through (never reopened by name), to `stream` and returns what was sent. A reader that goes away (`| head`, a
  * failed upload) is a failure here, never the success that `ls | head` is: the process-wide EPIPE
  * handler is set aside while the archive is being written, so the error reaches this function and
  * becomes exit code 1, and the summary says nothing was sent whole.
  */
 export async function sendArchive(
-  path: string,
+  handle: FileHandle,
   stream: NodeJS.WriteStream,
 ): Promise<{ bytes: number; sha256: string }> {
   const hash = createHash('sha256');
@@ -42,7 +42,7 @@ export async function sendArchive(
       register(resolve);
     });
   try {
-    for await (const chunk of createReadStream(path)) {
+    for await (const chunk of handle.createReadStream({ start: 0, autoClose: false })) {
       if (failure) break;
       const data = chunk as Buffer;
       hash.update(data);

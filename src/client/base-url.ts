@@ -1,5 +1,5 @@
 import { RabbitError } from '../core/errors.js';
-import { redactUrl } from '../core/redact.js';
+import { redactUrl, rememberCredentials } from '../core/redact.js';
 import { proxyFor, type ProxySettings } from './proxy-env.js';
 
 /** How the key may travel: checked with the base URL before anything is created or requested. */
@@ -16,6 +16,9 @@ export interface TransportPolicy {
  */
 export function parseBaseUrl(baseUrl: string, policy: TransportPolicy = {}): { origin: string; basePath: string } {
   const written = baseUrl.trim();
+  // Credentials are refused below, yet the text is echoed in messages, --json and pings: from here
+  // on they are hidden wherever they appear, however the URL around them parses.
+  if (written.includes('@')) rememberCredentials(written);
   // `host:port` parses as a URL whose scheme is the host: say what was meant instead.
   if (/^[a-z0-9.-]+:\d+(\/.*)?$/i.test(written) || /^\[[0-9a-f:]+\]:\d+(\/.*)?$/i.test(written)) {
     throw new RabbitError('BAD_BASE_URL', `--base-url ${written} has no scheme`, {
@@ -26,8 +29,10 @@ export function parseBaseUrl(baseUrl: string, policy: TransportPolicy = {}): { o
   try {
     url = new URL(written);
   } catch {
+    // A scheme it has is not what is missing: `https://http://...` would be no advice.
+    const hasScheme = /^[a-z][a-z0-9+.-]*:/i.test(written);
     throw new RabbitError('BAD_BASE_URL', `--base-url ${JSON.stringify(redactUrl(written))} is not a URL`, {
-      data: { suggestion: withScheme(written.replace(/^\/+/, '')) },
+      ...(hasScheme ? {} : { data: { suggestion: redactUrl(withScheme(written.replace(/^\/+/, ''))) } }),
     });
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {

@@ -89,8 +89,12 @@ export async function ensurePrivateDir(path: string, what: string): Promise<bool
 
 /** Throws UNSAFE_PATH unless `path` is a folder of the user's own, not a symlink, not writable by others. */
 export async function checkOwnDir(path: string, what: string): Promise<void> {
-  const why = whyNotOwn(await lstat(path), 'folder');
-  if (why !== undefined) throw unsafePath(what, path, why);
+  const stats = await lstat(path);
+  const why = whyNotOwn(stats, 'folder');
+  if (why === undefined) return;
+  // The user's own folder that others may write to is mended, not moved aside: chmod 700.
+  const own = stats.isDirectory() && !stats.isSymbolicLink() && stats.uid === process.getuid?.();
+  throw unsafePath(what, path, why, own ? { mend: 'chmod' } : {});
 }
 
 /** Why what `stats` describes may not be trusted as the user's own, or undefined when it may. */
@@ -105,8 +109,8 @@ export function whyNotOwn(stats: Stats, kind: 'file' | 'folder'): string | undef
 }
 
 /** The refusal: what was found, why it is not used, and (in the error guide) what to do with it. */
-export function unsafePath(what: string, path: string, why: string): RabbitError {
+export function unsafePath(what: string, path: string, why: string, more: Record<string, unknown> = {}): RabbitError {
   return new RabbitError('UNSAFE_PATH', `${what} ${path} ${why}, so nothing in it is used`, {
-    data: { path },
+    data: { path, ...more },
   });
 }

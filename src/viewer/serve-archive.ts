@@ -8,6 +8,7 @@ import type { ZipEntryInfo, ZipReader } from '../archive/zip-reader.js';
 import { MANIFEST_PATH } from '../manifest/types.js';
 import { escapeHtml, INDEX_PATH } from '../site/index-html.js';
 import { EntryDigests } from './entry-digests.js';
+import { createViewGate } from './view-gate.js';
 import { VIEW_HEADERS } from '../site/view-policy.js';
 
 export interface ServeArchiveOptions {
@@ -34,7 +35,7 @@ export interface ViewEvent {
 }
 
 export interface ArchiveServer {
-  /** e.g. http://127.0.0.1:41234/ */
+  /** e.g. http://127.0.0.1:41234/<token>/: the address carries the key to the archive (view-gate.ts). */
   url: string;
   close(): Promise<void>;
 }
@@ -84,6 +85,7 @@ export async function serveArchive(zipPath: string, options: ServeArchiveOptions
   }
   const onEvent = options.onEvent ?? (() => undefined);
   let port = 0;
+  const gate = createViewGate();
   const server = createServer((req, res) => {
     if (!isOwnHost(req.headers.host, port)) {
       // DNS rebinding: a page on another site that points its own name at 127.0.0.1 reaches this
@@ -93,6 +95,7 @@ export async function serveArchive(zipPath: string, options: ServeArchiveOptions
         .end('this server answers only to its own address\n');
       return;
     }
+    if (!gate.admit(req, res, port)) return;
     handle(zip, digests, req, res, onEvent, options.checkedInMemory ?? CHECKED_IN_MEMORY).catch(() => {
       if (!res.headersSent)
         res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' }).end('cannot read this entry\n');
@@ -114,7 +117,7 @@ export async function serveArchive(zipPath: string, options: ServeArchiveOptions
   port = (server.address() as AddressInfo).port;
   let closing: Promise<void> | undefined;
   return {
-    url: `http://127.0.0.1:${port}/`,
+    url: `http://127.0.0.1:${port}${gate.prefix}`,
     close() {
       closing ??= new Promise<void>((resolve) => {
         server.close(() => resolve());

@@ -194,7 +194,8 @@ describe('view refuses damaged entries', () => {
       const url = await new Promise<string>((resolve, reject) => {
         child.stdout?.on('data', (chunk: Buffer) => {
           stdout += chunk.toString();
-          const found = / at (http:\/\/127\.0\.0\.1:\d+\/)/.exec(stdout)?.[1];
+          // The printed address ends with the token's path segment: everything is served under it.
+          const found = / at (http:\/\/127\.0\.0\.1:\d+\/[A-Za-z0-9_-]+\/)\n/.exec(stdout)?.[1];
           if (found !== undefined) resolve(found);
         });
         child.on('close', () => reject(new Error(`view ended before it served: ${stdout}`)));

@@ -12,6 +12,7 @@ function rawGet(
   port: number,
   host: string | undefined,
   path = '/',
+  cookie?: string,
 ): Promise<{ status: number; head: string; body: Buffer }> {
   return new Promise((resolve, reject) => {
     const socket = connect(port, '127.0.0.1');
@@ -25,12 +26,16 @@ function rawGet(
       resolve({ status: Number(/^HTTP\/1\.[01] (\d{3})/.exec(head)?.[1]), head, body: all.subarray(split + 4) });
     });
     const hostLine = host === undefined ? '' : `Host: ${host}\r\n`;
-    socket.write(`GET ${path} HTTP/1.${host === undefined ? '0' : '1'}\r\n${hostLine}Connection: close\r\n\r\n`);
+    const cookieLine = cookie === undefined ? '' : `Cookie: ${cookie}\r\n`;
+    socket.write(
+      `GET ${path} HTTP/1.${host === undefined ? '0' : '1'}\r\n${hostLine}${cookieLine}Connection: close\r\n\r\n`,
+    );
   });
 }
 
 let server: ArchiveServer;
 let port: number;
+let prefix: string;
 let index: Buffer;
 
 beforeAll(async () => {
@@ -44,6 +49,7 @@ beforeAll(async () => {
   index = (await readArchive(out)).entries.get('index.html')?.data ?? Buffer.alloc(0);
   server = await serveArchive(out);
   port = Number(new URL(server.url).port);
+  prefix = new URL(server.url).pathname;
 });
 afterAll(async () => {
   await server.close();
@@ -51,7 +57,7 @@ afterAll(async () => {
 
 describe('view answers only to its own name', () => {
   it.each(['127.0.0.1:PORT', 'localhost:PORT', 'LOCALHOST:PORT', '[::1]:PORT'])('serves Host %s', async (host) => {
-    const response = await rawGet(port, host.replace('PORT', String(port)));
+    const response = await rawGet(port, host.replace('PORT', String(port)), prefix);
     expect(response.status).toBe(200);
     expect(response.head.toLowerCase()).toContain('content-security-policy:');
     expect(response.body.equals(index)).toBe(true);
@@ -66,7 +72,7 @@ describe('view answers only to its own name', () => {
     '127.0.0.1:PORT.evil.example',
     undefined,
   ])('refuses Host %s with no archive byte', async (host) => {
-    for (const path of ['/', '/index.html', '/manifest.json']) {
+    for (const path of ['/', '/index.html', '/manifest.json', prefix, `${prefix}manifest.json`]) {
       const response = await rawGet(port, host?.replace('PORT', String(port)), path);
       expect(response.status).toBe(421);
       expect(response.body.toString('latin1')).not.toContain('<html');
@@ -75,6 +81,34 @@ describe('view answers only to its own name', () => {
   });
 
   it('listens on loopback only', () => {
-    expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
+    expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/[A-Za-z0-9_-]{43}\/$/);
+  });
+});
+
+describe('view serves only whoever holds the address it printed', () => {
+  const HOST = (): string => `127.0.0.1:${port}`;
+
+  it.each(['/', '/index.html', '/manifest.json', '/assets/', `/${'A'.repeat(43)}/index.html`, '/x/../index.html'])(
+    'refuses %s without the token, with no archive byte',
+    async (path) => {
+      const response = await rawGet(port, HOST(), path);
+      expect(response.status).toBe(403);
+      expect(response.body.toString('latin1')).not.toContain('<html');
+      expect(response.head.toLowerCase()).not.toContain('set-cookie');
+    },
+  );
+
+  it('lets the token in, sets an HttpOnly SameSite=Strict cookie, and the cookie admits the rest', async () => {
+    const first = await rawGet(port, HOST(), `${prefix}index.html`);
+    expect(first.status).toBe(200);
+    expect(first.body.equals(index)).toBe(true);
+    const cookie = /^set-cookie: ([^;\r\n]+)(.*)$/im.exec(first.head);
+    expect(cookie?.[2]).toMatch(/; HttpOnly/);
+    expect(cookie?.[2]).toMatch(/; SameSite=Strict/);
+    const withCookie = await rawGet(port, HOST(), '/index.html', cookie?.[1]);
+    expect(withCookie.status).toBe(200);
+    expect(withCookie.body.equals(index)).toBe(true);
+    const forged = await rawGet(port, HOST(), '/index.html', `rabbit_view_${port}=${'A'.repeat(43)}`);
+    expect(forged.status).toBe(403);
   });
 });

@@ -199,7 +199,7 @@ describe('rabbit-export view', () => {
   it('serves the archive from the zip, with types, and nothing outside it', async () => {
     const server = await serveArchive(out);
     try {
-      expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
+      expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/[A-Za-z0-9_-]{43}\/$/);
       const root = await fetch(server.url);
       expect(root.status).toBe(200);
       expect(root.headers.get('content-type')).toBe('text/html; charset=utf-8');

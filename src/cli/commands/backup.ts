@@ -137,6 +137,7 @@ A crontab entry, wrapped here to fit: cron needs it all on one line.
           resumedFiles: result.resumedFiles,
           since: result.since,
           sinceSkipped: result.sinceSkipped,
+          ignored: result.ignored,
           deadlineReached: result.export.deadlineReached,
           complete: result.export.complete,
           prototypes: result.export.prototypes.total,
@@ -174,6 +175,12 @@ A crontab entry, wrapped here to fit: cron needs it all on one line.
           (result.check ? checkLine(result.check) : '') +
           `  ${plural(summary.kept, 'archive')} kept${summary.pruned.length > 0 ? `, removed ${summary.pruned.join(', ')}` : ''}\n`,
         warnings: (result, summary) =>
+          result.ignored
+            .map(
+              (archive) =>
+                `warning: ${printable(archive.name)} ${printable(archive.why)}: it was not read, counted or removed\n`,
+            )
+            .join('') +
           result.unreadable
             .map((name) => `warning: ${printable(name)} could not be read and was not used as the previous backup\n`)
             .join('') +

@@ -120,9 +120,10 @@ reader that stops early is exit 1.`,
           return async (parts): Promise<ExportRun> => {
             const staged = await exportStaged({ ...options(parts), workDir: flags.workDir ?? defaultWorkDir(io.env) });
             try {
-              const sent = await sendArchive(staged.path, io.stdout);
+              const sent = await sendArchive(staged.handle, io.stdout);
               return { ...staged.result, out: '-', sha256: sent.sha256 };
             } finally {
+              await staged.handle.close();
               await discardStaged(staged.path);
             }
           };
