@@ -20,6 +20,8 @@ import {
   type IndexEntry,
 } from './index-html.js';
 import { buildPageViews, StylesheetViews, type GeneratedFile } from './page-views.js';
+import { SEARCH_BOX_PATH, searchBoxScript } from './search-box.js';
+import { searchPart, searchParts } from './search-part.js';
 
 export interface OfflineViewerOptions {
   fetch: FetchContext;
@@ -60,6 +62,8 @@ export class OfflineViewer {
   /** Done during the crawl and waiting to be built there. */
   private readonly ready: string[] = [];
   private building = false;
+  /** Prototypes whose search index part is stored. */
+  private readonly indexed = new Set<string>();
   private readonly read: BodyReader;
   private readonly locate: (entry: ArchivedEntry) => StoredFile;
 
@@ -107,6 +111,13 @@ export class OfflineViewer {
     for (const id of model.prototypeIds()) if (!this.built.has(id)) await this.build(id);
     // Stylesheets no page of a prototype built after them names still get their copies.
     await this.addSheets();
+    await store(this.options, {
+      path: SEARCH_BOX_PATH,
+      data: Buffer.from(searchBoxScript(), 'utf8'),
+      contentType: 'text/javascript; charset=utf-8',
+      generatedFrom: MANIFEST_PATH,
+    });
+    await store(this.options, searchParts(model.prototypeIds().filter((id) => this.indexed.has(id))));
     const entries = model.prototypeIds().flatMap((id) => this.built.get(id) ?? []);
     const errors = await model.firstErrors(INDEX_ERROR_LIMIT);
     const index = renderIndex({
@@ -114,6 +125,7 @@ export class OfflineViewer {
       prototypes: entries,
       errors,
       errorCount: model.errorCount,
+      search: true,
     });
     await store(this.options, {
       path: INDEX_PATH,
@@ -160,13 +172,20 @@ export class OfflineViewer {
     }
     const summary = await summarizePrototype(id, files, model.prototype(id)?.complete ?? false, this.read);
     if (summary) {
-      const page = renderPrototypePage(summary, this.options.baseUrl);
+      const page = renderPrototypePage(summary, this.options.baseUrl, true);
       await store(this.options, {
         path: prototypeIndexPath(id),
         data: Buffer.from(page, 'utf8'),
         contentType: 'text/html; charset=utf-8',
         generatedFrom: MANIFEST_PATH,
       });
+    }
+    const state = model.prototype(id);
+    if (state) {
+      // Read with every file of the prototype, element bodies and the page views just made included.
+      const all = (await model.files(id)).map(this.locate);
+      await store(this.options, await searchPart(state, all, this.read));
+      this.indexed.add(id);
     }
     const first = summary?.pages.find((p) => p.png);
     this.built.set(
