@@ -1,5 +1,4 @@
-import { prototypeHead } from '../convert/page-walk.js';
-import type { ElementData, PrototypeReader } from '../convert/prototype-data.js';
+import type { ArchivedTexts, ElementTexts } from './archived-texts.js';
 import { MAX_TEXT, type SearchRecord } from './search-record.js';
 
 /** Where a prototype's texts are shown: its overview page, and each page's view when the archive has one. */
@@ -20,13 +19,12 @@ const MAX_DEPTH = 4;
 const MAX_FIELDS = 32;
 
 /**
- * Every text of one archived prototype, read through convert's reader (so names, labels and
- * discussions are taken from the bodies exactly as convert takes them): its name, milestones, each
+ * Every text of one archived prototype (archived-texts.ts): its name, milestones, each
  * page's name then its elements, each layer at the first page that shows it, then its discussions.
  * A page's record comes before its elements', so a reader of the records knows the page's name by
  * the time it meets them. One page's elements are in memory at a time.
  */
-export async function* prototypeRecords(reader: PrototypeReader, places: Places): AsyncGenerator<SearchRecord> {
+export async function* prototypeRecords(reader: ArchivedTexts, places: Places): AsyncGenerator<SearchRecord> {
   const { prototype } = reader;
   const at = (fragment: string) => `${places.overview}#${fragment}`;
   const record = (fields: Omit<SearchRecord, 'page' | 'layer' | 'id'> & Partial<SearchRecord>): SearchRecord => ({
@@ -38,7 +36,7 @@ export async function* prototypeRecords(reader: PrototypeReader, places: Places)
   });
   if (prototype.name !== null && prototype.name !== '')
     yield record({ kind: 'prototype', field: 'name', text: prototype.name, target: places.overview });
-  for (const milestone of (await prototypeHead(reader)).milestones) {
+  for (const milestone of await reader.milestones()) {
     if (milestone.name === '') continue;
     const id = String(milestone.revision);
     yield record({
@@ -51,35 +49,34 @@ export async function* prototypeRecords(reader: PrototypeReader, places: Places)
   }
   const seenLayers = new Set<string>();
   for (const pageId of await reader.pageIds()) {
-    const meta = await reader.pageMeta(pageId);
+    const page = await reader.page(pageId);
     const view = places.pageView(pageId);
     const onPage = (elementId: string) => (view === undefined ? at(`page-${pageId}`) : `${view}#${elementId}`);
-    // The reader names a page without a name by its id: that is not a text of the page.
-    if (meta.name !== pageId)
+    if (page.name !== null && page.name !== '')
       yield record({
         kind: 'page',
         field: 'name',
         page: pageId,
-        text: meta.name,
+        text: page.name,
         target: view ?? at(`page-${pageId}`),
       });
-    for (const element of await reader.elements(`pages/${pageId}`, `page ${pageId}`))
+    for (const element of await reader.elements(`pages/${pageId}`))
       for (const [field, text] of elementTexts(element))
         yield record({ kind: 'element', field, page: pageId, id: element.id, text, target: onPage(element.id) });
-    for (const layerId of meta.layerIds) {
+    for (const layerId of page.layerIds) {
       if (seenLayers.has(layerId)) continue;
       seenLayers.add(layerId);
-      const layer = await reader.layer(layerId);
-      if (layer.name !== layerId)
+      const name = await reader.layerName(layerId);
+      if (name !== null && name !== '')
         yield record({
           kind: 'layer',
           field: 'name',
           page: pageId,
           layer: layerId,
-          text: layer.name,
+          text: name,
           target: view ?? at(`page-${pageId}`),
         });
-      for (const element of layer.elements)
+      for (const element of await reader.elements(`layers/${layerId}`))
         for (const [field, text] of elementTexts(element))
           yield record({
             kind: 'element',
@@ -92,7 +89,7 @@ export async function* prototypeRecords(reader: PrototypeReader, places: Places)
           });
     }
   }
-  for (const discussion of await reader.discussions()) {
+  for await (const discussion of reader.discussions()) {
     const base = {
       kind: 'discussion' as const,
       page: discussion.pageId ?? '',
@@ -100,21 +97,14 @@ export async function* prototypeRecords(reader: PrototypeReader, places: Places)
       target: at(`discussion-${discussion.id}`),
     };
     if (discussion.title !== '') yield record({ ...base, field: 'title', text: discussion.title });
-    for (const entry of discussion.entries)
-      if (entry.text !== '') yield record({ ...base, field: 'entry', text: entry.text });
+    for (const text of discussion.entries) if (text !== '') yield record({ ...base, field: 'entry', text });
   }
 }
 
 /** The element's texts by field: its `text` as convert reads it, then every other string its JSON holds. */
-export function elementTexts(element: ElementData): [string, string][] {
+export function elementTexts(element: ElementTexts): [string, string][] {
   const out: [string, string][] = [];
   if (element.text !== null && element.text !== '') out.push(['text', element.text]);
-  let value: unknown;
-  try {
-    value = JSON.parse(element.raw);
-  } catch {
-    return out;
-  }
   const walk = (node: unknown, path: string, depth: number): void => {
     if (out.length >= MAX_FIELDS || depth > MAX_DEPTH) return;
     if (typeof node === 'string') {
@@ -127,6 +117,6 @@ export function elementTexts(element: ElementData): [string, string][] {
       walk(child, Array.isArray(node) ? `${path}[${key}]` : path === '' ? key : `${path}.${key}`, depth + 1);
     }
   };
-  walk(value, '', 0);
+  walk(element.value, '', 0);
   return out;
 }

@@ -1,7 +1,7 @@
 import { RabbitError } from '../core/errors.js';
 import { openArchive, type Archive } from '../archive/open-archive.js';
 import type { ArchiveCatalog, ArchivedPrototype } from '../archive/archive-catalog.js';
-import { PrototypeReader } from '../convert/prototype-data.js';
+import { ArchivedTexts } from './archived-texts.js';
 import { foldText } from './fold.js';
 import { hitContext, type HitContext } from './hit-context.js';
 import { linesOf } from './part-lines.js';
@@ -173,7 +173,7 @@ async function* indexRecords(archive: Archive, id: string, query: string): Async
 }
 
 async function* scannedRecords(prototype: ArchivedPrototype, places: Places, query: string): AsyncGenerator<Candidate> {
-  for await (const record of prototypeRecords(new PrototypeReader(prototype), places)) {
+  for await (const record of prototypeRecords(new ArchivedTexts(prototype), places)) {
     const folded = foldText(record.text);
     yield { record, folded: folded.includes(query) ? folded : undefined };
   }

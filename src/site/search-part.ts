@@ -1,5 +1,5 @@
 import type { ArchivedPrototype } from '../archive/archive-catalog.js';
-import { PrototypeReader } from '../convert/prototype-data.js';
+import { ArchivedTexts } from '../search/archived-texts.js';
 import type { PrototypeState } from '../manifest/archive-model.js';
 import { MANIFEST_PATH, type FileEntry } from '../manifest/types.js';
 import type { BodyReader } from '../storage/spool.js';
@@ -32,7 +32,7 @@ export async function searchPart(
 ): Promise<GeneratedFile> {
   const prototype = storedPrototype(state, files, read);
   const lines = [partHead(state.id)];
-  for await (const record of prototypeRecords(new PrototypeReader(prototype), placesOf(prototype)))
+  for await (const record of prototypeRecords(new ArchivedTexts(prototype), placesOf(prototype)))
     lines.push(recordLine(record, foldText(record.text)));
   lines.push(PART_TAIL);
   return {
