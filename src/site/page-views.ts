@@ -12,6 +12,7 @@ import { decodePage } from './decode-page.js';
 import { sanitizeTree, serializeSettled, withViewHead } from './sanitize-html.js';
 import { rewriteTreeReferences, type RewriteReference } from './tree-references.js';
 import { VIEW_CSP } from './view-policy.js';
+import { viewPathOf } from './view-path.js';
 
 /**
  * Page renderings read ahead. The export reads packed bodies with blocking reads (Spool.readBlocking),
@@ -33,10 +34,7 @@ export interface GeneratedFile {
  */
 const INERT = 'data:,';
 
-/** `prototypes/3/r6/pages/page1.html` -> `prototypes/3/r6/pages/page1.view.html` */
-export function viewPathOf(pagePath: string): string {
-  return pagePath.replace(/\.html$/, '.view.html');
-}
+export { viewPathOf };
 
 /**
  * Viewable copies: every page rendering with its references rewritten to the archived assets (and

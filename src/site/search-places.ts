@@ -1,6 +1,6 @@
 import type { Places } from '../search/prototype-records.js';
 import { prototypeIndexPath } from './index-html.js';
-import { viewPathOf } from './page-views.js';
+import { viewPathOf } from './view-path.js';
 
 /**
  * Where search sends a reader of a prototype's texts: a page's viewable copy (at the element, whose
