@@ -27,8 +27,11 @@ const MAX_JSON_BYTES = 64 * 1024 * 1024;
 /** Element entries read at once. */
 const READ_AHEAD = 16;
 
+/** What the reader needs of a prototype's entries (below its revision's folder): the catalog's, or the export's as it stores them. */
+export type TextSource = Pick<ArchivedPrototype, 'read' | 'names'>;
+
 export class ArchivedTexts {
-  constructor(readonly prototype: ArchivedPrototype) {}
+  constructor(readonly prototype: TextSource) {}
 
   async json(rest: string): Promise<unknown> {
     let bytes: Buffer | undefined;

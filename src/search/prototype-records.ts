@@ -24,8 +24,11 @@ const MAX_FIELDS = 32;
  * A page's record comes before its elements', so a reader of the records knows the page's name by
  * the time it meets them. One page's elements are in memory at a time.
  */
-export async function* prototypeRecords(reader: ArchivedTexts, places: Places): AsyncGenerator<SearchRecord> {
-  const { prototype } = reader;
+export async function* prototypeRecords(
+  prototype: { id: string; name: string | null },
+  reader: ArchivedTexts,
+  places: Places,
+): AsyncGenerator<SearchRecord> {
   const at = (fragment: string) => `${places.overview}#${fragment}`;
   const record = (fields: Omit<SearchRecord, 'page' | 'layer' | 'id'> & Partial<SearchRecord>): SearchRecord => ({
     page: '',

@@ -173,7 +173,7 @@ async function* indexRecords(archive: Archive, id: string, query: string): Async
 }
 
 async function* scannedRecords(prototype: ArchivedPrototype, places: Places, query: string): AsyncGenerator<Candidate> {
-  for await (const record of prototypeRecords(new ArchivedTexts(prototype), places)) {
+  for await (const record of prototypeRecords(prototype, new ArchivedTexts(prototype), places)) {
     const folded = foldText(record.text);
     yield { record, folded: folded.includes(query) ? folded : undefined };
   }

@@ -1,9 +1,7 @@
-import type { ArchivedPrototype } from '../archive/archive-catalog.js';
-import { ArchivedTexts } from '../search/archived-texts.js';
-import type { PrototypeState } from '../manifest/archive-model.js';
-import { MANIFEST_PATH, type FileEntry } from '../manifest/types.js';
-import type { BodyReader } from '../storage/spool.js';
-import type { StoredFile } from '../storage/stored-file.js';
+import type { ArchivedEntry, PrototypeState } from '../manifest/archive-model.js';
+import { MANIFEST_PATH } from '../manifest/types.js';
+import type { BodyReader, BodyRef } from '../storage/spool.js';
+import { ArchivedTexts, type TextSource } from '../search/archived-texts.js';
 import { foldText } from '../search/fold.js';
 import { prototypeRecords } from '../search/prototype-records.js';
 import {
@@ -21,18 +19,39 @@ const JS = 'text/javascript; charset=utf-8';
 
 /**
  * A prototype's part of the archive's search index, made at export from the bodies just stored:
- * the records `search` would read from the archive (search/prototype-records.ts), each with its
- * folded text, one a line. `files` are the prototype's stored files, element bodies and page views
- * included; `read` reads them back from the spool.
+ * the records `search` would read from the archive without one (search/prototype-records.ts), each
+ * with its folded text, one a line. `entries` are the prototype's files as the model lists them,
+ * element bodies and page views included; `locate` says where each lies in the spool.
  */
 export async function searchPart(
-  state: PrototypeState & { complete: boolean },
-  files: readonly StoredFile[],
+  state: PrototypeState,
+  entries: AsyncIterable<ArchivedEntry>,
+  locate: (entry: ArchivedEntry) => BodyRef,
   read: BodyReader,
 ): Promise<GeneratedFile> {
-  const prototype = storedPrototype(state, files, read);
+  const prefix = `prototypes/${state.id}/r${state.revision}/`;
+  // Only where each body lies, by its name below the revision: a prototype of 250,000 files is
+  // held as that, not as its manifest entries.
+  const refs = new Map<string, BodyRef>();
+  const files = new Map<string, string>();
+  for await (const entry of entries) {
+    if (!entry.path.startsWith(prefix)) continue;
+    const ref = locate(entry);
+    const file = files.get(ref.file) ?? (files.set(ref.file, ref.file), ref.file);
+    refs.set(entry.path.slice(prefix.length), { ...ref, file });
+  }
+  const source: TextSource = {
+    async *names() {
+      yield* refs.keys();
+    },
+    async read(rest, maxBytes) {
+      const ref = refs.get(rest);
+      return ref === undefined || ref.size > maxBytes ? undefined : read(ref);
+    },
+  };
+  const places = placesOf({ id: state.id, revision: state.revision, has: (rest) => refs.has(rest) });
   const lines = [partHead(state.id)];
-  for await (const record of prototypeRecords(new ArchivedTexts(prototype), placesOf(prototype)))
+  for await (const record of prototypeRecords(state, new ArchivedTexts(source), places))
     lines.push(recordLine(record, foldText(record.text)));
   lines.push(PART_TAIL);
   return {
@@ -50,41 +69,5 @@ export function searchParts(prototypeIds: readonly string[]): GeneratedFile {
     data: Buffer.from(partsFile(prototypeIds), 'utf8'),
     contentType: JS,
     generatedFrom: MANIFEST_PATH,
-  };
-}
-
-/**
- * The stored files of a prototype seen the way a reader of an archive sees them (archive-catalog.ts),
- * so that the index is made by the very code that reads an archive without one.
- */
-function storedPrototype(
-  state: PrototypeState & { complete: boolean },
-  files: readonly StoredFile[],
-  read: BodyReader,
-): ArchivedPrototype {
-  const prefix = `prototypes/${state.id}/r${state.revision}/`;
-  const byRest = new Map<string, StoredFile>();
-  for (const file of files) if (file.path.startsWith(prefix)) byRest.set(file.path.slice(prefix.length), file);
-  return {
-    id: state.id,
-    name: state.name,
-    revision: state.revision,
-    lastModification: state.lastModification,
-    lastUser: state.lastUser,
-    complete: state.complete,
-    origin: state.origin,
-    milestone: state.milestone,
-    hasRevision: byRest.size > 0,
-    entries: byRest.size,
-    has: (rest) => byRest.has(rest),
-    entry: (rest) => Promise.resolve<FileEntry | undefined>(byRest.get(rest)),
-    async *names() {
-      yield* byRest.keys();
-    },
-    async read(rest, maxBytes) {
-      const file = byRest.get(rest);
-      if (file === undefined || file.size > maxBytes) return undefined;
-      return read(file);
-    },
   };
 }
