@@ -3,6 +3,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { convertBench, convertLine } from './convert.js';
 import { MiB, run, serve } from './lib.js';
 import { bareClient, GIANT, parseSizes, scaleBench } from './scale.js';
 import { FIRST_REQUEST_GOAL_MS, startupBench } from './startup.js';
@@ -126,6 +127,12 @@ if (process.argv.includes('--compression')) {
   process.exit(0);
 }
 
+// `npm run bench -- --convert` runs the convert row alone: peak RSS of every format.
+if (process.argv.includes('--convert')) {
+  console.log(`\nsummary:\n${convertLine(await convertBench())}`);
+  process.exit(0);
+}
+
 // `npm run bench -- --scale[=10k,100k,1m,250k:1]` runs issue 9's scale table (and issue 27's giant
 // prototype, 250k:1 or `giant`) instead of (a) to (c).
 const scaleFlag = process.argv.slice(2).find((arg) => arg === '--scale' || arg.startsWith('--scale='));
@@ -150,6 +157,7 @@ const b = await pngBench();
 const c = await latencyBench({ label: 'c: 10 % transient faults', faults: 'rate=0.1,seed=7' });
 const startup = await startupBench();
 const d = await compressionBench();
+const converted = await convertBench();
 console.log('\nsummary:');
 console.log(
   `  (a) median ${a.ratio.toFixed(2)} x ideal inside the export (runs ${spread}); the whole command, process start included: ${a.wall.toFixed(2)} x ideal (goal <= 1.15), peak in flight ${runs.map((r) => r.peak).join('/')} (goal 16), ${a.mean.toFixed(2)} on average`,
@@ -168,3 +176,4 @@ console.log(
   `  (c) ${c.ratio.toFixed(2)} x ideal with 10 % faults (each 429/503 asks for Retry-After: 1 s, and halves the concurrency)`,
 );
 console.log(compressionLine(d));
+console.log(convertLine(converted));

@@ -51,6 +51,9 @@ try {
     minifySyntax: true,
     legalComments: 'eof',
     logLevel: 'warning',
+    // pdfkit's ES module build finds its own files from import.meta.url, which a CommonJS bundle lacks.
+    define: { 'import.meta.url': '__bundleUrl' },
+    banner: { js: "var __bundleUrl = require('node:url').pathToFileURL(__filename).href;" },
   });
 
   const blob = join(work, 'sea-prep.blob');

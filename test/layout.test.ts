@@ -22,6 +22,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ['search'], // the texts of an archive, its search index and the search over it
   ['site'], // the offline viewer's files inside the archive
   ['export'], // the story of an export
+  ['live-check'], // an archive compared with the service it came from, through export's client
   ['backup', 'convert', 'diff', 'links', 'monitor', 'progress', 'restore', 'viewer'], // the other commands
   ['cli'], // flags, output, exit codes
 ];

@@ -48,6 +48,8 @@ export class DirectoryError extends Error {
     readonly unsafeName?: string,
     /** Set when there is no end record at all: not a zip, or one cut short, rather than a damaged one. */
     readonly noEndRecord = false,
+    /** With unsafeName: the entry is refused for its type (a symlink, a device), not for its name. */
+    readonly notAFile = false,
   ) {
     super(message);
   }
@@ -56,6 +58,11 @@ export class DirectoryError extends Error {
 const EOCD_LENGTH = 22;
 const MAX_COMMENT = 0xffff;
 const UTF8_FLAG = 0x800;
+/** Made-by host 3 is UNIX (4.4.2.2): the external attributes' high 16 bits are then st_mode. */
+const HOST_UNIX = 3;
+const S_IFMT = 0o170000;
+const S_IFREG = 0o100000;
+const S_IFDIR = 0o040000;
 
 export function readDirectoryEnd(fd: number, fileSize: number): DirectoryEnd {
   const tailLength = Math.min(fileSize, EOCD_LENGTH + MAX_COMMENT);
@@ -129,6 +136,7 @@ export function parseRecord(buffer: Buffer, start: number, fileOffset: number): 
   };
   applyZip64(record, buffer, nameStart + nameLength, nameStart + nameLength + extraLength);
   checkName(name);
+  checkType(name, buffer.readUInt8(start + 5), buffer.readUInt32LE(start + 38) >>> 16);
   return record;
 }
 
@@ -168,6 +176,19 @@ function checkName(name: string): void {
     throw new DirectoryError(`absolute path: ${name}`, name);
   if (name.includes('..') && name.split('/').includes('..'))
     throw new DirectoryError(`invalid relative path: ${name}`, name);
+}
+
+/**
+ * unzip, bsdtar and Python's zipfile recreate a UNIX entry's type from its mode: a symlink entry
+ * whose content is `/etc/passwd` extracts as a link to it. Only files and folders are data; a mode
+ * without type bits (some tools set only permissions) says nothing and is taken as a file.
+ */
+function checkType(name: string, host: number, mode: number): void {
+  if (host !== HOST_UNIX) return;
+  const type = mode & S_IFMT;
+  if (type === 0 || type === S_IFREG || type === S_IFDIR) return;
+  const what = type === 0o120000 ? 'a symbolic link' : `a special file (mode ${mode.toString(8)})`;
+  throw new DirectoryError(what, name, false, true);
 }
 
 function readUint64(buffer: Buffer, at: number): number {

@@ -60,6 +60,9 @@ export interface OpenZipOptions {
 }
 
 /** readEntry is for small JSON entries; anything past this is not one. */
+/** The `reason` of an openZip failure over an entry that is a symlink or device, not a file or folder. */
+export const NOT_A_FILE = 'not a regular file';
+
 const DEFAULT_MAX_READ_BYTES = 512 * 1024 * 1024;
 /**
  * Entries up to this size, compressed and inflated, are read and inflated in one call: cheaper
@@ -315,6 +318,14 @@ function openError(error: unknown, name: string, head: Buffer): RabbitError {
     return new RabbitError('NOT_A_ZIP', `${name} is a folder, not a zip archive`, { cause: error });
   if (code !== undefined) return new RabbitError('NOT_A_ZIP', `${name} cannot be read (${code})`, { cause: error });
   const reason = error instanceof Error ? error.message : String(error);
+  if (error instanceof DirectoryError && error.notAFile && error.unsafeName !== undefined) {
+    // Extracted, such an entry becomes a link or device rather than the data the manifest lists.
+    return new RabbitError(
+      'ARCHIVE_CORRUPT',
+      `${name} holds an entry ${JSON.stringify(error.unsafeName)} that is ${error.message}, not a regular file or folder; refusing to read it`,
+      { cause: error, entry: error.unsafeName, reason: NOT_A_FILE },
+    );
+  }
   if (error instanceof DirectoryError && error.unsafeName !== undefined) {
     // `entry` set on an openZip failure means the directory names a path that could escape the extract folder.
     return new RabbitError(

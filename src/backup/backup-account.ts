@@ -11,6 +11,8 @@ import { applyPlan, planFolder, rewriteSums } from './backup-folder.js';
 import { takeOverInterrupted } from './leftovers.js';
 import { policyProblem, type RetentionDecision, type RetentionPolicy } from './retention.js';
 import { isSameService } from '../api/service-url.js';
+import type { SampleSize } from '../live-check/sample-plan.js';
+import { checkNight, nightCheckOptions, type NightCheck } from './check-sample.js';
 
 /** What a backup reports besides its export's events. */
 export type BackupEvent =
@@ -24,6 +26,8 @@ export interface BackupOptions extends Omit<ExportOptions, 'out' | 'since' | 'fo
   /** Which archives to keep after this run (restic's forget), with `keep` as its `last`; with neither, the last BACKUP_DEFAULTS.keep. */
   retention?: RetentionPolicy;
   onBackupEvent?: (event: BackupEvent) => void;
+  /** `--check-sample`: compare this share of tonight's archive with the service once it is written (check-sample.ts). */
+  checkSample?: SampleSize;
   /** Clock for the archive's name; tests pass one to simulate nights. */
   now?: () => number;
 }
@@ -48,6 +52,8 @@ export interface BackupResult {
   pruned: string[];
   /** Every archive's fate and why. */
   retention: RetentionDecision[];
+  /** What `checkSample` found, when asked for. */
+  check?: NightCheck;
 }
 
 import { BACKUP_DEFAULTS } from './rotation.js';
@@ -67,7 +73,7 @@ export const BACKUP_LOCK = '.rabbit-backup.lock';
  * sha256 anyway, and a full verify each night would read the whole previous archive once more.
  */
 export async function backupAccount(options: BackupOptions): Promise<BackupResult> {
-  const { dir: given, keep, retention, now = Date.now, onBackupEvent, ...exportOptions } = options;
+  const { dir: given, keep, retention, now = Date.now, onBackupEvent, checkSample, ...exportOptions } = options;
   const policy = retentionOf(keep, retention);
   const dir = resolve(given);
   await checkDir(dir);
@@ -114,8 +120,10 @@ export async function backupAccount(options: BackupOptions): Promise<BackupResul
     }
     const sha256 = await sha256OfFile(out);
     await writeSidecar(out, sha256);
+    const check = checkSample ? await checkNight(out, checkSample, nightCheckOptions(exportOptions)) : undefined;
 
-    const plan = await planFolder(dir, policy, new Map([[name, result.complete]]));
+    // An archive that does not hold what the night fetched never fills a rule.
+    const plan = await planFolder(dir, policy, new Map([[name, result.complete && check?.failed !== true]]));
     // A clock set back could sort tonight's archive below older ones; it is never the one to go.
     const pruned = await applyPlan(
       dir,
@@ -136,6 +144,7 @@ export async function backupAccount(options: BackupOptions): Promise<BackupResul
       retention: plan.map((decision) =>
         decision.name === name && !decision.keep ? { name, keep: true, reasons: ["tonight's archive"] } : decision,
       ),
+      ...(check ? { check } : {}),
     };
   } finally {
     await lock.release();

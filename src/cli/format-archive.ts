@@ -2,6 +2,7 @@ import { basename } from 'node:path';
 import type { ListRow } from '../verify/list-archive.js';
 import type { VerifyProblem, VerifyReport } from '../verify/verify-archive.js';
 import { plural } from './format.js';
+import { printable } from './terminal-text.js';
 
 /** Pure text for `ls` and `verify`; the command prints it. Names come from the service: untrusted. */
 
@@ -169,16 +170,9 @@ function megabytes(bytes: number): string {
   return bytes < 1024 * 1024 ? `${bytes} bytes` : `${(bytes / (1024 * 1024)).toFixed(1)} MiB`;
 }
 
-/**
- * One printable line: newlines and tabs become spaces, other control and format characters
- * (including bidi overrides that could make a name read as something else) become U+FFFD.
- * The zero-width joiner stays so emoji sequences survive.
- */
+/** One printable line for a table: printable (terminal-text.ts), runs of breaks one space, trimmed. */
 export function clean(text: string): string {
-  return text
-    .replace(/[\r\n\t]+/g, ' ')
-    .replace(/(?!\u200d)[\p{Cc}\p{Cf}\p{Cs}\u2028\u2029]/gu, '\ufffd')
-    .trim();
+  return printable(text.replace(/[\r\n\t]+/g, ' ')).trim();
 }
 
 const segmenter = new Intl.Segmenter('en', { granularity: 'grapheme' });

@@ -10,7 +10,20 @@ export function formatConvertTotals(report: ConvertReport, out: string): string 
   return (
     notes +
     `${written} of ${report.prototypes.length} prototypes written to ${printable(out)} as ${formatNamed(report.to).written}; report: convert-report.json` +
-    (incomplete > 0 ? `; ${incomplete} not fully converted (see skipped above)` : '')
+    (incomplete > 0 ? `; ${incomplete} not fully converted (see skipped above)` : '') +
+    replacedTotals(report)
+  );
+}
+
+/** Which prototypes lost glyphs for want of a font, and how to get them back. */
+function replacedTotals(report: ConvertReport): string {
+  const short = report.prototypes.filter((p) => p.replacedCharacters > 0);
+  if (short.length === 0) return '';
+  const count = short.reduce((sum, p) => sum + p.replacedCharacters, 0);
+  return (
+    `\n${plural(count, 'character')} drawn as ? for want of a font, in prototype${short.length === 1 ? '' : 's'} ` +
+    `${short.map((p) => p.id).join(', ')} (the text stays searchable); install fonts that have them ` +
+    '(Debian: fonts-noto-core fonts-noto-cjk) and convert again'
   );
 }
 
@@ -30,7 +43,16 @@ function prototypeLines(p: PrototypeReport): string[] {
     );
   }
   if (p.droppedCharacters > 0) lines.push(`    ${p.droppedCharacters} characters XML cannot hold were dropped`);
+  if (p.replacedCharacters > 0)
+    lines.push(`    ${plural(p.replacedCharacters, 'character')} no font here has drawn as ?`);
+  if (p.binder !== undefined) {
+    lines.push(`    binder ${kib(p.binder.bytes)} for ${kib(p.binder.renderingBytes)} of page renderings`);
+  }
   for (const s of p.skipped) lines.push(`    skipped ${printable(s.what)}: ${printable(s.why)}`);
   for (const n of p.notes) lines.push(`    note: ${printable(n.what)} ${printable(n.why)}`);
   return lines;
+}
+
+function kib(bytes: number): string {
+  return `${(bytes / 1024).toFixed(1)} KiB`;
 }

@@ -12,11 +12,8 @@ export function shellQuote(arg: string): string {
   return /^[A-Za-z0-9_./:=@%+-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`;
 }
 
-/** Printable text from untrusted names: control characters and newlines become spaces. */
-export function printable(text: string): string {
-  // eslint-disable-next-line no-control-regex
-  return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ');
-}
+/** Printable text from untrusted names: terminal-text.ts is the one place that makes it so. */
+export { printable } from './terminal-text.js';
 
 /** `512 B`, `59.4 KiB`, `8.5 MiB`, `1.2 GiB`: a size in the unit that reads best. */
 export function byteSize(bytes: number): string {

@@ -103,15 +103,23 @@ export async function* pageContents(
     const elements = await reader.elements(`pages/${page.id}`, `page ${page.id}`);
     const png = await pagePng(reader, page.id, rendering);
     const grown = grownPage(png.size ?? MIN_PAGE, [...shown.flatMap((layer) => layer.elements), ...elements]);
+    for (const element of grown.outside) {
+      reader.skipped.push({
+        what: `element ${element.id} on page ${page.id}`,
+        why: `would grow the page past ${MAX_PAGE} px a side (the most a PDF page holds), so it is not drawn`,
+      });
+    }
     const move = shiftBy(grown.canvas.x, grown.canvas.y);
+    const drawn = (list: ElementData[]): ElementData[] =>
+      list.filter((element) => !grown.outside.has(element)).map(move.element);
     yield {
       page,
       number: index + 1,
       size: grown.size,
       canvas: grown.canvas,
       png: png.embed,
-      layers: shown.map((layer) => ({ ...layer, elements: layer.elements.map(move.element) })),
-      elements: elements.map(move.element),
+      layers: shown.map((layer) => ({ ...layer, elements: drawn(layer.elements) })),
+      elements: drawn(elements),
       discussions: (plan.discussions.get(page.id) ?? []).map(move.discussion),
     };
   }
@@ -137,22 +145,38 @@ export async function discussionsByPage(
   return byPage;
 }
 
-/** The page's PNG for its size, and to embed when the rendering is wanted. */
+/**
+ * A page's rendering is read whole and decoded by whoever embeds it (pdfkit, a browser), so both
+ * its bytes and its declared pixels are bounded before anything reads or decodes it. The
+ * service's renderings are a few megabytes of a few million pixels.
+ */
+export const MAX_RENDERING_BYTES = 64 * 1024 * 1024;
+export const MAX_RENDERING_PIXELS = 50_000_000;
+
+/**
+ * The page's PNG for its size, and to embed when the rendering is wanted. One too large is
+ * skipped (the page is then sized to its elements), never read past MAX_RENDERING_BYTES.
+ */
 export async function pagePng(
   reader: PrototypeReader,
   pageId: string,
   rendering: boolean,
 ): Promise<{ size?: { width: number; height: number }; embed?: Buffer }> {
   const rest = `pages/${pageId}.png`;
+  const what = `the rendering of page ${pageId}`;
   // Without the rendering a missing PNG loses nothing: the page is then sized to its elements.
   if (!rendering && !reader.has(rest)) return {};
-  const png = await reader.bytes(rest, `the rendering of page ${pageId}`);
+  const png = await reader.bytes(rest, what, MAX_RENDERING_BYTES);
   if (png === undefined) return {};
   const size = pngSize(png);
   if (size === undefined) {
+    reader.skipped.push({ what, why: `${reader.entryName(rest)} is not a PNG image` });
+    return {};
+  }
+  if (size.width > MAX_PAGE || size.height > MAX_PAGE || size.width * size.height > MAX_RENDERING_PIXELS) {
     reader.skipped.push({
-      what: `the rendering of page ${pageId}`,
-      why: `${reader.entryName(rest)} is not a PNG image`,
+      what,
+      why: `${reader.entryName(rest)} declares ${size.width}x${size.height} pixels, more than ${MAX_PAGE} a side or ${MAX_RENDERING_PIXELS} in all, so the page is converted without it`,
     });
     return {};
   }
@@ -190,23 +214,37 @@ type Box = ElementData['box'];
 const MIN_PAGE = { width: 100, height: 100 };
 
 /**
+ * The largest page side, in pixels, for every format: a PDF page is at most 14,400 units a side
+ * (ISO 32000-1, annex C.2), and a pixel is drawn as one unit. A page grows to hold its elements up
+ * to this; one that would take it further is skipped, so no single element makes a page absurd.
+ */
+export const MAX_PAGE = 14_400;
+
+/**
  * The union of the service's page (0,0 to its size) and every element's box, whole units, moved so
- * that it starts at 0,0: `canvas` is where the service's 0,0 lands.
+ * that it starts at 0,0: `canvas` is where the service's 0,0 lands. Elements are taken in order;
+ * one that would make a side longer than MAX_PAGE is left `outside` and does not grow the page.
  */
 export function grownPage(
   page: { width: number; height: number },
   elements: readonly ElementData[],
-): { size: { width: number; height: number }; canvas: Box } {
+): { size: { width: number; height: number }; canvas: Box; outside: Set<ElementData> } {
   let [left, top, right, bottom] = [0, 0, page.width, page.height];
-  for (const { box } of elements) {
-    left = Math.min(left, Math.floor(box.x));
-    top = Math.min(top, Math.floor(box.y));
-    right = Math.max(right, Math.ceil(box.x + box.width));
-    bottom = Math.max(bottom, Math.ceil(box.y + box.height));
+  const outside = new Set<ElementData>();
+  for (const element of elements) {
+    const { x, y, width, height } = element.box;
+    // A negative size reaches left of or above its position.
+    const l = Math.min(left, Math.floor(Math.min(x, x + width)));
+    const t = Math.min(top, Math.floor(Math.min(y, y + height)));
+    const r = Math.max(right, Math.ceil(Math.max(x, x + width)));
+    const b = Math.max(bottom, Math.ceil(Math.max(y, y + height)));
+    if (r - l > MAX_PAGE || b - t > MAX_PAGE) outside.add(element);
+    else [left, top, right, bottom] = [l, t, r, b];
   }
   return {
     size: { width: right - left, height: bottom - top },
     canvas: { x: -left, y: -top, width: page.width, height: page.height },
+    outside,
   };
 }
 

@@ -1,53 +1,26 @@
-import {
-  beginText,
-  endMarkedContent,
-  endText,
-  PDFArray,
-  PDFDict,
-  PDFDocument,
-  PDFHexString,
-  PDFName,
-  PDFNull,
-  PDFNumber,
-  PDFOperator,
-  PDFOperatorNames,
-  PDFString,
-  setFontAndSize,
-  setTextMatrix,
-  setTextRenderingMode,
-  showText,
-  StandardFonts,
-  TextRenderingMode,
-  type PDFFont,
-  type PDFPage,
-  type PDFRef,
-} from 'pdf-lib';
+import PDFDocument, { type PdfReference } from 'pdfkit';
 import { TOOL_NAME, TOOL_VERSION } from '../core/version.js';
-import {
-  dateOf,
-  discussionLines,
-  textSource,
-  type PageContent,
-  type PagePlan,
-  type PrototypeHead,
-} from './page-walk.js';
+import { type PageContent, type PagePlan, type PrototypeHead, discussionLines, textSource } from './page-walk.js';
+import { PdfFonts } from './pdf/pdf-fonts.js';
+import { fitLines, titlePages } from './pdf/pdf-text.js';
+import { systemFonts, type FontFaces } from './pdf/system-fonts.js';
 import type { ElementData } from './prototype-data.js';
 import type { XmlText } from './xml-text.js';
 
 /**
- * One PDF per prototype (the "binder"): a title page, then one PDF page per wireframe page at its
- * rendering's pixel size taken as points (72 dpi), the PNG embedded as it is (pdf-lib decodes it
- * and stores the same pixels deflated), each element's label as invisible text at its place,
- * page links as GoTo link annotations, discussions as sticky notes, and a bookmark per page.
+ * One PDF per prototype (the "binder"): a title page, then one PDF page per wireframe page with
+ * its rendering at its pixel size taken as points (72 dpi), the PNG's pixels embedded as they are
+ * (pdfkit passes a PNG's compressed data through, or re-deflates it when it splits off an alpha
+ * channel), each element's label as invisible text at its place, page links as GoTo link
+ * annotations, discussions as sticky notes, and a bookmark per page. The page box takes in every
+ * element, off the rendering or not, and a caption strip with the page's number and name.
  *
- * Text and fonts: the 14 standard PDF fonts only encode WinAnsi, and no well-kept npm package
- * ships a font that covers CJK and emoji at a size worth embedding in every binder. So the glyphs
- * drawn are a WinAnsi transliteration (accents dropped by NFKD, anything else `?`), and every run
- * of text is wrapped in a marked-content span whose /ActualText is the exact Unicode text: that is
- * what PDF readers search, copy and extract (poppler's pdftotext reads it). Bookmarks, notes and
- * the document info are PDF text strings (UTF-16), which hold any character. Characters that are no
- * text at all (C0 controls, U+FFFE/U+FFFF, lone surrogates) are left out by XML's rule and counted
- * in `text`, once per text they come from (xml-text.ts).
+ * pdfkit writes each page out as the next begins, so memory follows the biggest page, not the
+ * prototype; fonts come from the system (see pdf/system-fonts.ts) and are embedded as subsets.
+ * Every run of text is wrapped in a marked-content span whose /ActualText is the exact Unicode
+ * text, which readers search, copy and extract even where a character had no font. Characters that
+ * are no text at all (C0 controls, U+FFFE/U+FFFF, lone surrogates) are left out by XML's rule and
+ * counted in `text`, once per text they come from (xml-text.ts).
  */
 
 export interface BinderStats {
@@ -56,321 +29,230 @@ export interface BinderStats {
   links: number;
   discussions: number;
   danglingTargets: { pageId: string; elementId: string; target: string }[];
+  /** Characters no available font has, drawn as `?` (their text is whole in /ActualText). */
+  replacedCharacters: number;
+  /** Bytes of the PNGs embedded, to weigh the binder against. */
+  renderingBytes: number;
+  /** The font faces embedded (as subsets). */
+  fonts: string[];
 }
 
-/** Links point at pages further on, so they are added once every page exists. */
+export interface BinderOptions {
+  /** The fonts to draw with; by default those fontconfig offers on this machine. */
+  fonts?: FontFaces;
+}
+
+/**
+ * The binder as it is written, chunk by chunk: `stats` is complete once `chunks` is exhausted.
+ * Pages are read from `pages` only as the chunks are asked for.
+ */
+export function pdfBinderChunks(
+  head: PrototypeHead,
+  plan: PagePlan,
+  pages: AsyncIterable<PageContent>,
+  text: XmlText,
+  options: BinderOptions = {},
+): { chunks: AsyncIterable<Uint8Array>; stats: BinderStats } {
+  const stats: BinderStats = {
+    pages: 0,
+    labels: 0,
+    links: 0,
+    discussions: 0,
+    danglingTargets: [],
+    replacedCharacters: 0,
+    renderingBytes: 0,
+    fonts: [],
+  };
+  return { chunks: binderChunks(head, plan, pages, text, options, stats), stats };
+}
+
+/** The whole binder in memory: for small ones and tests; convert writes pdfBinderChunks' chunks. */
 export async function pdfBinder(
   head: PrototypeHead,
   plan: PagePlan,
   pages: AsyncIterable<PageContent>,
   text: XmlText,
+  options: BinderOptions = {},
 ): Promise<{ bytes: Uint8Array; stats: BinderStats }> {
-  const doc = await PDFDocument.create({ updateMetadata: false });
-  const fonts = {
-    regular: await doc.embedFont(StandardFonts.Helvetica),
-    bold: await doc.embedFont(StandardFonts.HelveticaBold),
-  };
-  const encodable = new Set(fonts.regular.getCharacterSet());
-  const stats: BinderStats = { pages: 0, labels: 0, links: 0, discussions: 0, danglingTargets: [] };
-
-  const titlePages = titlePagesOf(doc, head, plan, fonts, encodable, text);
-  const outline: { title: string; ref: PDFRef }[] = [
-    {
-      title: text.clean(`Title page: ${head.name ?? `prototype ${head.id}`}`, PROTOTYPE_NAME),
-      ref: (titlePages[0] as PDFPage).ref,
-    },
-  ];
-  const pageRefs = new Map<string, PDFRef>();
-  const links: PendingLink[] = [];
-  for await (const content of pages) {
-    const page = await wireframePage(doc, content, fonts.regular, encodable, plan.pageIds, links, stats, text);
-    pageRefs.set(content.page.id, page.ref);
-    outline.push({ title: text.clean(content.page.name, textSource.page(content.page)), ref: page.ref });
-    stats.pages++;
-  }
-  for (const link of links) {
-    const target = pageRefs.get(link.element.target as string) as PDFRef;
-    link.page.node.addAnnot(doc.context.register(linkAnnotation(doc, link.element, link.page.getHeight(), target)));
-    stats.links++;
-  }
-
-  addOutline(doc, outline);
-  setInfo(doc, head);
-  return { bytes: await doc.save(), stats };
+  const { chunks, stats } = pdfBinderChunks(head, plan, pages, text, options);
+  const parts: Uint8Array[] = [];
+  for await (const chunk of chunks) parts.push(chunk);
+  return { bytes: Buffer.concat(parts), stats };
 }
 
 /** The prototype's name is on the title page and its bookmark. */
 const PROTOTYPE_NAME = 'prototype name';
 
-interface PendingLink {
-  page: PDFPage;
-  element: ElementData;
+async function* binderChunks(
+  head: PrototypeHead,
+  plan: PagePlan,
+  pages: AsyncIterable<PageContent>,
+  text: XmlText,
+  options: BinderOptions,
+  stats: BinderStats,
+): AsyncGenerator<Uint8Array> {
+  // No default font: a binder draws with the faces PdfFonts picks, Helvetica only where there are none.
+  const doc = new PDFDocument({
+    autoFirstPage: false,
+    compress: true,
+    displayTitle: true,
+    pdfVersion: '1.7',
+    font: null,
+  });
+  const output = collect(doc);
+  const fonts = new PdfFonts(doc, options.fonts ?? (await systemFonts()));
+  setInfo(doc, head, text);
+
+  titlePages(doc, fonts, head, plan, text, PROTOTYPE_NAME);
+  doc.outline.addItem(text.clean(`Title page: ${head.name ?? `prototype ${head.id}`}`, PROTOTYPE_NAME));
+  yield* output.take();
+
+  const pageRefs = new Map<string, PdfReference>();
+  const links: { annotation: PdfReference; target: string }[] = [];
+  for await (const content of pages) {
+    wireframePage(doc, fonts, content, plan, links, stats, text);
+    pageRefs.set(content.page.id, doc.page.dictionary);
+    doc.outline.addItem(text.clean(content.page.name, textSource.page(content.page)));
+    stats.pages++;
+    yield* output.take();
+  }
+  // Links point at pages further on, so their destinations are filled in once every page exists.
+  for (const { annotation, target } of links) {
+    annotation.data.Dest = [pageRefs.get(target), 'XYZ', null, null, null];
+    annotation.end();
+    stats.links++;
+  }
+  stats.replacedCharacters = fonts.replaced;
+  stats.fonts = fonts.used;
+  doc.end();
+  await output.finished;
+  yield* output.take();
 }
 
-async function wireframePage(
+/** The document's output as it is written, taken a page at a time. */
+function collect(doc: PDFDocument): { take(): Uint8Array[]; finished: Promise<void> } {
+  let pending: Uint8Array[] = [];
+  doc.on('data', (chunk) => pending.push(chunk));
+  const finished = new Promise<void>((resolve, reject) => {
+    doc.on('end', resolve);
+    doc.on('error', reject);
+  });
+  return {
+    take() {
+      const out = pending;
+      pending = [];
+      return out;
+    },
+    finished,
+  };
+}
+
+function wireframePage(
   doc: PDFDocument,
+  fonts: PdfFonts,
   content: PageContent,
-  font: PDFFont,
-  encodable: ReadonlySet<number>,
-  pageIds: ReadonlySet<string>,
-  links: PendingLink[],
+  plan: PagePlan,
+  links: { annotation: PdfReference; target: string }[],
   stats: BinderStats,
   text: XmlText,
-): Promise<PDFPage> {
+): void {
   const { width, height } = content.size;
-  const page = doc.addPage([width, height]);
-  if (content.png !== undefined) {
-    const image = await doc.embedPng(content.png);
-    // Where the service's page sits on the page grown to hold every label (page-walk.ts).
-    const box = content.canvas ?? { x: 0, y: 0, width, height };
-    page.drawImage(image, { x: box.x, y: height - box.y - box.height, width: box.width, height: box.height });
-  }
-  const fontKey = page.node.newFontDictionary('F', font.ref);
-  const annots: PDFRef[] = [];
   const elements = [...content.layers.flatMap((layer) => layer.elements), ...content.elements];
+  // pdfkit's coordinates start at the top left of the page (grown to hold every element, page-walk.ts);
+  // the caption strip lies below it, so that PDF space keeps the page's own coordinates.
+  doc.addPage({ size: [width, height], margin: 0 });
+  doc.page.dictionary.data.MediaBox = [0, -CAPTION_HEIGHT, width, height];
+  if (content.png !== undefined) {
+    const canvas = content.canvas ?? { x: 0, y: 0, width, height };
+    doc.image(content.png, canvas.x, canvas.y, { width: canvas.width, height: canvas.height });
+    stats.renderingBytes += content.png.length;
+  }
+  const name = text.clean(content.page.name, textSource.page(content.page));
+  const caption = `${content.number} / ${plan.pages.length}   ${name}`;
+  fitLines(doc, fonts, [caption], { x: 4, y: height + 4, width: width - 8, height: CAPTION_HEIGHT - 8 }, 10, {
+    visible: true,
+    source: textSource.page(content.page),
+  });
+
   for (const element of elements) {
     if (element.text !== null && element.text.trim() !== '') {
       const label = text.clean(element.text, textSource.element(element, 'text'));
-      invisibleLabel(doc, page, { fontKey, font, encodable }, label, element.box, height);
+      const lines = label.split(/\r\n|\r|\n/).filter((line) => line.trim() !== '');
+      const { x: bx, y: by, width: bw, height: bh } = element.box;
+      fitLines(doc, fonts, lines, { x: bx + 1, y: by, width: bw - 2, height: bh }, 24, {
+        visible: false,
+        source: textSource.element(element, 'text'),
+      });
       stats.labels++;
     }
     if (element.target === null) continue;
-    if (pageIds.has(element.target)) links.push({ page, element });
+    if (plan.pageIds.has(element.target))
+      links.push({ annotation: linkAnnotation(doc, element, height), target: element.target });
     else stats.danglingTargets.push({ pageId: content.page.id, elementId: element.id, target: element.target });
   }
+
   for (const discussion of content.discussions) {
-    const x = Math.min(Math.max(discussion.x, 0), Math.max(width - NOTE_ICON, 0));
+    const nx = Math.min(Math.max(discussion.x, 0), Math.max(width - NOTE_ICON, 0));
     const top = height - Math.min(Math.max(discussion.y, 0), Math.max(height - NOTE_ICON, 0));
     const last = discussion.entries.at(-1)?.timestamp ?? null;
-    const note = doc.context.obj({
+    // The title is the first line: cleaned once, for both.
+    const lines = discussionLines(discussion).map((line) => text.clean(line));
+    const note = doc.ref({
       Type: 'Annot',
       Subtype: 'Text',
-      Rect: [x, top - NOTE_ICON, x + NOTE_ICON, top],
+      Rect: [nx, top - NOTE_ICON, nx + NOTE_ICON, top],
       Name: 'Comment',
       Open: false,
       F: 4,
       C: [1, 0.82, 0.2],
+      T: new String(lines[0] ?? ''),
+      Contents: new String(lines.join('\n')),
+      NM: new String(`discussion-${discussion.id}`),
+      ...(last !== null && Number.isFinite(new Date(last).getTime()) ? { M: new Date(last) } : {}),
     });
-    // The title is the first line: cleaned once, for both.
-    const lines = discussionLines(discussion).map((line) => text.clean(line));
-    note.set(PDFName.of('T'), PDFHexString.fromText(lines[0] ?? ''));
-    note.set(PDFName.of('Contents'), PDFHexString.fromText(lines.join('\n')));
-    note.set(PDFName.of('NM'), PDFHexString.fromText(`discussion-${discussion.id}`));
-    if (last !== null) note.set(PDFName.of('M'), PDFString.fromDate(new Date(last)));
-    annots.push(doc.context.register(note));
+    note.end();
+    doc.page.annotations.push(note);
     stats.discussions++;
   }
-  for (const annot of annots) page.node.addAnnot(annot);
-  return page;
 }
 
 const NOTE_ICON = 20;
+/** The strip below each wireframe page with its number and name, outside the page and its rendering. */
+export const CAPTION_HEIGHT = 24;
 
-/** Each line of the label, sized to fit the element's box, in text render mode 3 (invisible). */
-function invisibleLabel(
-  doc: PDFDocument,
-  page: PDFPage,
-  textFont: TextFont,
-  text: string,
-  box: ElementData['box'],
-  pageHeight: number,
-): void {
-  const { font, encodable } = textFont;
-  const lines = text.split(/\r\n|\r|\n/).filter((line) => line.trim() !== '');
-  const widest = Math.max(...lines.map((line) => font.widthOfTextAtSize(winAnsiOf(line, encodable), 1)), 1);
-  const size = Math.max(1, Math.min(box.height / lines.length / 1.2, (box.width - 2) / widest, 24));
-  for (const [index, line] of lines.entries()) {
-    const baseline = pageHeight - box.y - size * (index * 1.2 + 0.95);
-    textRun(doc, page, textFont, line, box.x + 1, baseline, size, false);
-  }
-}
-
-interface TextFont {
-  fontKey: PDFName;
-  font: PDFFont;
-  encodable: ReadonlySet<number>;
-}
-
-/** One line of text, its glyphs WinAnsi, its meaning the exact text (/ActualText). */
-function textRun(
-  doc: PDFDocument,
-  page: PDFPage,
-  { fontKey, font, encodable }: TextFont,
-  text: string,
-  x: number,
-  baseline: number,
-  size: number,
-  visible: boolean,
-): void {
-  const properties = PDFDict.withContext(doc.context);
-  properties.set(PDFName.of('ActualText'), PDFHexString.fromText(text));
-  page.pushOperators(
-    // An inline property list: pdf-lib's operand type leaves dictionaries out, but writes one
-    // like any other object (readers honour /ActualText only inline or in /Properties).
-    PDFOperator.of(PDFOperatorNames.BeginMarkedContentSequence, [
-      PDFName.of('Span'),
-      properties as unknown as PDFArray,
-    ]),
-    beginText(),
-    setFontAndSize(fontKey, size),
-    setTextRenderingMode(visible ? TextRenderingMode.Fill : TextRenderingMode.Invisible),
-    setTextMatrix(1, 0, 0, 1, x, baseline),
-    showText(font.encodeText(winAnsiOf(text, encodable))),
-    endText(),
-    endMarkedContent(),
-  );
-}
-
-/** What the standard fonts can draw of a text: accents dropped where that helps, else `?`. */
-export function winAnsiOf(text: string, encodable: ReadonlySet<number>): string {
-  let out = '';
-  for (const char of text) {
-    const code = char.codePointAt(0) as number;
-    if (encodable.has(code)) {
-      out += char;
-      continue;
-    }
-    const base = char.normalize('NFKD').replace(/[\u0300-\u036f]/g, '');
-    out += base !== '' && [...base].every((c) => encodable.has(c.codePointAt(0) as number)) ? base : '?';
-  }
-  return out;
-}
-
-function linkAnnotation(doc: PDFDocument, element: ElementData, pageHeight: number, target: PDFRef): PDFDict {
+/** A link's rectangle in PDF space, where the rendering's top left is (0, its height). */
+function linkAnnotation(doc: PDFDocument, element: ElementData, pageHeight: number): PdfReference {
   const { x, y, width, height } = element.box;
-  const link = doc.context.obj({
+  const link = doc.ref({
     Type: 'Annot',
     Subtype: 'Link',
     Rect: [x, pageHeight - y - height, x + width, pageHeight - y],
     Border: [0, 0, 0],
     F: 4,
+    NM: new String(`link-${element.id}`),
   });
-  link.set(PDFName.of('Dest'), destination(doc, target));
-  link.set(PDFName.of('NM'), PDFHexString.fromText(`link-${element.id}`));
+  doc.page.annotations.push(link);
   return link;
 }
 
-/** The top-left corner of the page at the reader's zoom. */
-function destination(doc: PDFDocument, page: PDFRef): PDFArray {
-  const dest = PDFArray.withContext(doc.context);
-  dest.push(page);
-  dest.push(PDFName.of('XYZ'));
-  dest.push(PDFNull);
-  dest.push(PDFNull);
-  dest.push(PDFNull);
-  return dest;
-}
-
-/** The Outlines dictionary: one flat list of entries, in page order. */
-function addOutline(doc: PDFDocument, entries: readonly { title: string; ref: PDFRef }[]): void {
-  const rootRef = doc.context.nextRef();
-  const refs = entries.map(() => doc.context.nextRef());
-  for (const [index, entry] of entries.entries()) {
-    const item = PDFDict.withContext(doc.context);
-    item.set(PDFName.of('Title'), PDFHexString.fromText(entry.title));
-    item.set(PDFName.of('Parent'), rootRef);
-    item.set(PDFName.of('Dest'), destination(doc, entry.ref));
-    if (index > 0) item.set(PDFName.of('Prev'), refs[index - 1] as PDFRef);
-    if (index < refs.length - 1) item.set(PDFName.of('Next'), refs[index + 1] as PDFRef);
-    doc.context.assign(refs[index] as PDFRef, item);
-  }
-  const root = PDFDict.withContext(doc.context);
-  root.set(PDFName.of('Type'), PDFName.of('Outlines'));
-  root.set(PDFName.of('First'), refs[0] as PDFRef);
-  root.set(PDFName.of('Last'), refs[refs.length - 1] as PDFRef);
-  root.set(PDFName.of('Count'), PDFNumber.of(refs.length));
-  doc.context.assign(rootRef, root);
-  doc.catalog.set(PDFName.of('Outlines'), rootRef);
-  doc.catalog.set(PDFName.of('PageMode'), PDFName.of('UseOutlines'));
-}
-
-function setInfo(doc: PDFDocument, head: PrototypeHead): void {
-  const name = head.name ?? `Prototype ${head.id}`;
-  doc.setTitle(name, { showInWindowTitleBar: true });
-  doc.setAuthor(TOOL_NAME);
-  doc.setCreator(TOOL_NAME);
-  doc.setProducer(`${TOOL_NAME} ${TOOL_VERSION}`);
-  doc.setSubject(`Wireframes of prototype ${head.id}, revision ${head.revision}, as archived by ${TOOL_NAME}`);
-  doc.setKeywords([TOOL_NAME, 'wireframe', `prototype ${head.id}`, `revision ${head.revision}`]);
+function setInfo(doc: PDFDocument, head: PrototypeHead, text: XmlText): void {
+  const name = text.clean(head.name ?? `Prototype ${head.id}`);
   const created = head.milestones.map((m) => m.created).find((t) => t !== null) ?? head.lastModification;
-  if (created !== null) doc.setCreationDate(new Date(created));
-  if (head.lastModification !== null) doc.setModificationDate(new Date(head.lastModification));
-}
-
-const A4 = { width: 595.28, height: 841.89 };
-const MARGIN = 56;
-
-/** The title page (and its continuations, for a long history): name, revision, dates, milestones, pages. */
-function titlePagesOf(
-  doc: PDFDocument,
-  head: PrototypeHead,
-  plan: PagePlan,
-  fonts: { regular: PDFFont; bold: PDFFont },
-  encodable: ReadonlySet<number>,
-  text: XmlText,
-): PDFPage[] {
-  const lines: { text: string; size: number; bold?: boolean; gap?: number; source?: string }[] = [
-    { text: head.name ?? `Prototype ${head.id}`, size: 22, bold: true, source: PROTOTYPE_NAME },
-    { text: `Prototype ${head.id}, revision ${head.revision}`, size: 12, gap: 6 },
-    {
-      text: `Last modified ${dateOf(head.lastModification)}${head.lastUser !== null ? ` by ${head.lastUser}` : ''}`,
-      size: 12,
-    },
-    { text: `${plan.pages.length} page${plan.pages.length === 1 ? '' : 's'}`, size: 12 },
-    { text: 'Milestones', size: 14, bold: true, gap: 18 },
-  ];
-  if (head.milestones.length === 0) lines.push({ text: 'none saved', size: 11 });
-  for (const m of head.milestones) {
-    lines.push({
-      text: `r${m.revision}  ${dateOf(m.created)}  ${m.name}${m.user !== '' ? ` (${m.user})` : ''}`,
-      size: 11,
-    });
-  }
-  lines.push({ text: 'Pages', size: 14, bold: true, gap: 18 });
-  for (const [index, page] of plan.pages.entries()) {
-    lines.push({ text: `${index + 1}. ${page.name}`, size: 11, source: textSource.page(page) });
-  }
-
-  const pages: PDFPage[] = [];
-  let page: PDFPage | undefined;
-  let keys: { regular: PDFName; bold: PDFName } | undefined;
-  let y = 0;
-  for (const line of lines) {
-    const step = line.size * 1.35 + (line.gap ?? 0);
-    if (page === undefined || keys === undefined || y - step < MARGIN) {
-      page = doc.addPage([A4.width, A4.height]);
-      keys = {
-        regular: page.node.newFontDictionary('F', fonts.regular.ref),
-        bold: page.node.newFontDictionary('FB', fonts.bold.ref),
-      };
-      pages.push(page);
-      y = A4.height - MARGIN;
-    }
-    y -= step;
-    const font = line.bold ? fonts.bold : fonts.regular;
-    const fontKey = line.bold ? keys.bold : keys.regular;
-    const clean = text.clean(line.text, line.source);
-    for (const [index, piece] of wrap(clean, font, line.size, A4.width - 2 * MARGIN, encodable).entries()) {
-      if (index > 0) y -= line.size * 1.25;
-      textRun(doc, page, { fontKey, font, encodable }, piece, MARGIN, y, line.size, true);
-    }
-  }
-  return pages;
-}
-
-/** Splits at spaces so that each piece fits the width (a long word alone stays whole). */
-function wrap(text: string, font: PDFFont, size: number, width: number, encodable: ReadonlySet<number>): string[] {
-  const out: string[] = [];
-  let current = '';
-  for (const word of text.split(' ')) {
-    const next = current === '' ? word : `${current} ${word}`;
-    if (current !== '' && font.widthOfTextAtSize(winAnsiOf(next, encodable), size) > width) {
-      out.push(current);
-      current = word;
-    } else {
-      current = next;
-    }
-  }
-  out.push(current);
-  return out;
+  const dateOf = (time: number | null): Date | undefined => {
+    const date = time === null ? undefined : new Date(time);
+    return date !== undefined && Number.isFinite(date.getTime()) ? date : undefined;
+  };
+  Object.assign(doc.info, {
+    Title: name,
+    Author: TOOL_NAME,
+    Creator: TOOL_NAME,
+    Producer: `${TOOL_NAME} ${TOOL_VERSION}`,
+    Subject: `Wireframes of prototype ${head.id}, revision ${head.revision}, as archived by ${TOOL_NAME}`,
+    Keywords: [TOOL_NAME, 'wireframe', `prototype ${head.id}`, `revision ${head.revision}`].join(' '),
+  });
+  // The prototype's own dates where the archive holds them (pdfkit's default creation date, now, else).
+  const creation = dateOf(created);
+  const modification = dateOf(head.lastModification);
+  if (creation !== undefined) doc.info.CreationDate = creation;
+  if (modification !== undefined) doc.info.ModDate = modification;
 }

@@ -53,6 +53,12 @@ type Json = Record<string, unknown>;
 
 /** Elements' and pages' JSON are small; anything past this is not one the service sent. */
 const MAX_JSON_BYTES = 64 * 1024 * 1024;
+/**
+ * The largest coordinate or size, in pixels, taken from an element or discussion. The service's
+ * pages are a few thousand pixels; past this a value is not one it drew, and sums of such values
+ * (1e308 + 1e308) overflow to Infinity, which no document format can hold.
+ */
+export const MAX_COORDINATE = 1_000_000;
 /** Element entries read at once: enough to keep the disk busy, few enough to stay small. */
 const READ_AHEAD = 16;
 
@@ -74,9 +80,9 @@ export class PrototypeReader {
   }
 
   /** The entry's bytes, or undefined (recorded as skipped) when it is missing or damaged. */
-  async bytes(rest: string, what: string): Promise<Buffer | undefined> {
+  async bytes(rest: string, what: string, maxBytes = MAX_JSON_BYTES): Promise<Buffer | undefined> {
     try {
-      const data = await this.prototype.read(rest, MAX_JSON_BYTES * 16);
+      const data = await this.prototype.read(rest, maxBytes);
       if (data === undefined) this.skipped.push({ what, why: `${this.entryName(rest)} is not in the archive` });
       return data;
     } catch (error) {
@@ -166,7 +172,8 @@ export class PrototypeReader {
           this.skipped.push({ what: `element ${id} of ${parentLabel}`, why: 'its JSON is not an object' });
           continue;
         }
-        out.push(this.elementOf(id, `${parent}/elements/${id}.json`, read.raw, value, parentLabel));
+        const element = this.elementOf(id, `${parent}/elements/${id}.json`, read.raw, value, parentLabel);
+        if (element !== undefined) out.push(element);
       }
     }
     return out;
@@ -191,26 +198,39 @@ export class PrototypeReader {
         timestamp: finite(entry?.timestamp),
         text: typeof entry?.text === 'string' ? entry.text : '',
       }));
+      const [x, y] = [bounded(value.positionX), bounded(value.positionY)];
+      const outside = x === undefined || y === undefined;
+      if (outside)
+        this.notes.push({
+          what: `discussion ${id}`,
+          why: `has a position beyond ±${MAX_COORDINATE} px, so it was placed at 0,0`,
+        });
       out.push({
         id,
         raw: read.raw,
         pageId: typeof value.pageId === 'string' ? value.pageId : null,
         title: typeof value.title === 'string' ? value.title : '',
-        x: finite(value.positionX) ?? 0,
-        y: finite(value.positionY) ?? 0,
+        x: outside ? 0 : (x ?? 0),
+        y: outside ? 0 : (y ?? 0),
         entries,
       });
     }
     return out;
   }
 
-  private elementOf(id: string, entry: string, raw: string, value: Json, parentLabel: string): ElementData {
+  /** The element, or undefined (recorded as skipped) when its geometry is beyond MAX_COORDINATE. */
+  private elementOf(id: string, entry: string, raw: string, value: Json, parentLabel: string): ElementData | undefined {
     const position = asObject(value.position);
     const dimensions = asObject(value.dimensions);
-    const x = finite(position?.x);
-    const y = finite(position?.y);
-    const width = finite(dimensions?.width);
-    const height = finite(dimensions?.height);
+    const geometry = [position?.x, position?.y, dimensions?.width, dimensions?.height].map(bounded);
+    if (geometry.includes(undefined)) {
+      this.skipped.push({
+        what: `element ${id} of ${parentLabel}`,
+        why: `its position or size is beyond ±${MAX_COORDINATE} px, so it is not drawn`,
+      });
+      return undefined;
+    }
+    const [x, y, width, height] = geometry as (number | null)[];
     if (x === null || y === null || width === null || height === null) {
       this.notes.push({
         what: `element ${id} of ${parentLabel}`,
@@ -254,4 +274,10 @@ function asObject(value: unknown): Json | undefined {
 
 function finite(value: unknown): number | null {
   return typeof value === 'number' && Number.isFinite(value) ? value : null;
+}
+
+/** A coordinate: null when absent or not a finite number (a default is used), undefined when beyond the bound. */
+function bounded(value: unknown): number | null | undefined {
+  const number = finite(value);
+  return number !== null && Math.abs(number) > MAX_COORDINATE ? undefined : number;
 }

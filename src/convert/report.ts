@@ -21,6 +21,13 @@ export interface PrototypeReport {
   genericTypes: Record<string, number>;
   /** Characters XML 1.0 cannot hold, dropped from names and texts. */
   droppedCharacters: number;
+  /**
+   * PDF only: characters no font on this machine has, drawn as `?` (the exact text stays
+   * searchable); 0 for the other formats, which leave drawing to their reader.
+   */
+  replacedCharacters: number;
+  /** PDF only: the binder's size, against the PNGs it embeds, and the font faces it embeds subsets of. */
+  binder?: { bytes: number; renderingBytes: number; fonts: string[] };
   /** Parts that could not be converted, with why: any makes the prototype incomplete. */
   skipped: Skipped[];
   /** Converted, with a caveat: targets that name no page, defaults for missing geometry. */
@@ -55,6 +62,7 @@ export function emptyPrototypeReport(id: string, name: string | null, revision: 
     links: 0,
     genericTypes: {},
     droppedCharacters: 0,
+    replacedCharacters: 0,
     skipped: [],
     notes: [],
     complete: false,

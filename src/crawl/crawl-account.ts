@@ -57,6 +57,11 @@ export interface CrawlOptions {
   /** Only these prototype ids, when given (`--prototype`). */
   only?: ReadonlySet<string>;
   cache?: BodyCache;
+  /**
+   * What each prototype cost last time (export --since), in resources: prototypes are done in the
+   * order of what is left of them, and this tells before their lists are read.
+   */
+  expected?: ReadonlyMap<string, number>;
   hooks?: CrawlHooks;
   /** How long the very first request may take, retries included (FIRST_CONTACT_MS when absent). */
   firstContactMs?: number;
@@ -123,7 +128,12 @@ export class AccountCrawler {
       }
     }
     this.options.hooks?.listed?.([...owner.keys()]);
-    for (const [id, key] of owner) this.schedule(id, (handOff) => this.prototype(id, key, handOff));
+    for (const [id, key] of owner) this.schedule(id, (handOff) => this.prototype(id, key, handOff), true);
+  }
+
+  /** The prototypes the lists named (those `--prototype` picks), read or not. */
+  get listedCount(): number {
+    return this.owner.size;
   }
 
   /** The first key's list, within firstContactMs: a silent host ends the run as NO_ANSWER, not after minutes. */
@@ -204,11 +214,16 @@ export class AccountCrawler {
     const proto = body.parsed;
     this.store(proto, { path: archivePathFor(source, proto.revision), source, result: body.result });
     const base = `prototypes/${id}`;
-    this.schedule(proto.id, (handOff) =>
-      this.list(proto, `${base}/pages.json`, 'page', handOff, (page) => this.page(proto, page), true),
+    // With the metadata, the lists that tell how big the prototype is come first.
+    this.schedule(
+      proto.id,
+      (handOff) => this.list(proto, `${base}/pages.json`, 'page', handOff, (page) => this.page(proto, page), true),
+      true,
     );
-    this.schedule(proto.id, (handOff) =>
-      this.list(proto, `${base}/layers.json`, 'layer', handOff, (layer) => this.layer(proto, layer)),
+    this.schedule(
+      proto.id,
+      (handOff) => this.list(proto, `${base}/layers.json`, 'layer', handOff, (layer) => this.layer(proto, layer)),
+      true,
     );
     const discussions = new Set<string>();
     const discussion = (d: string): void => {
@@ -219,8 +234,10 @@ export class AccountCrawler {
       );
     };
     this.discussionSink.set(id, discussion);
-    this.schedule(proto.id, (handOff) =>
-      this.list(proto, `${base}/discussions.json`, 'discussion', handOff, discussion),
+    this.schedule(
+      proto.id,
+      (handOff) => this.list(proto, `${base}/discussions.json`, 'discussion', handOff, discussion),
+      true,
     );
   }
 
@@ -374,22 +391,38 @@ export class AccountCrawler {
     return this.openTasks.entries().filter(([id]) => read(this.owner.get(id) as string));
   }
 
-  private schedule(prototypeId: string, task: (handOff: HandOff) => Promise<void>): void {
+  /**
+   * Adds a task of the prototype, in the prototype's group: the frontier starts the group with the
+   * fewest requests left first. `cheap` marks the metadata and the lists that tell how big the
+   * prototype is: they start before any group while its size is not known from an earlier run.
+   */
+  private schedule(prototypeId: string, task: (handOff: HandOff) => Promise<void>, cheap = false): void {
     this.openTasks.opened(prototypeId);
     const key = this.owner.get(prototypeId) as string;
-    this.options.frontier.add(async (handOff) => {
-      // The tasks of a key refused mid-run stay open and make no request, as those a halt drops.
-      if (this.options.fetch.keys?.refusalOf(key)) return;
-      try {
-        await task(handOff);
-      } catch (error) {
-        if (error instanceof KeyStopped) return;
-        throw error;
-      }
-      if (!this.openTasks.closed(prototypeId)) return;
-      this.discussionSink.delete(prototypeId);
-      this.options.hooks?.prototypeDone?.(prototypeId);
-    });
+    const { frontier } = this.options;
+    const known = this.options.expected?.has(prototypeId) ?? false;
+    frontier.add(
+      async (handOff) => {
+        // The tasks of a key refused mid-run stay open and make no request, as those a halt drops.
+        if (this.options.fetch.keys?.refusalOf(key)) return;
+        try {
+          await task(handOff);
+        } catch (error) {
+          if (error instanceof KeyStopped) return;
+          throw error;
+        }
+        if (!this.openTasks.closed(prototypeId)) return this.rank(prototypeId);
+        frontier.forget(prototypeId);
+        this.discussionSink.delete(prototypeId);
+        this.options.hooks?.prototypeDone?.(prototypeId);
+      },
+      cheap && !known ? undefined : prototypeId,
+    );
+    this.rank(prototypeId);
+  }
+
+  private rank(prototypeId: string): void {
+    this.options.frontier.rank(prototypeId, this.openTasks.left(prototypeId, this.options.expected?.get(prototypeId)));
   }
 }
 

@@ -13,6 +13,8 @@ import { keyRefusedError, REFUSAL_STATUS, type KeyWatch } from '../client/key-re
 import { answersAsService, outageSignalOf } from '../client/outage-policy.js';
 import { DecodedBody, parseContentEncoding, wireCap, type Coding } from '../client/content-coding.js';
 import type { ResponseBody } from '../client/response-body.js';
+import type { SecretMarker } from '../core/secret-marker.js';
+import { RedactedBody } from './redacted-body.js';
 
 export interface FetchContext {
   client: HttpClient;
@@ -32,6 +34,8 @@ export interface FetchContext {
   outage?: OutageMonitor;
   /** Tells a key revoked mid-run from one resource it may not read; without it a 401 is the resource's own. */
   keys?: KeyWatch;
+  /** The run's API keys, replaced in every body before it is spooled: no key is ever stored. */
+  secrets?: SecretMarker;
 }
 
 export type AttemptEvent =
@@ -50,7 +54,15 @@ export interface FetchRequest {
 }
 
 export type FetchResult =
-  | { status: 200; body: SpooledBody; contentType: string; lastModified: string | null; attempts: number }
+  | {
+      status: 200;
+      body: SpooledBody;
+      contentType: string;
+      lastModified: string | null;
+      attempts: number;
+      /** How many keys were replaced in the body (see `secrets`), when any were. */
+      keyRedactions?: number;
+    }
   | { status: 304; attempts: number };
 
 /**
@@ -103,13 +115,21 @@ export async function fetchResource(ctx: FetchContext, request: FetchRequest): P
           }
           const decoded =
             codings.length > 0 ? decodedBody(body, codings, request, watch.seen, expectedLength) : undefined;
+          // Keys replaced as the body is decoded and before it is hashed; the length is checked on the bytes served.
+          const redacted = ctx.secrets
+            ? new RedactedBody(decoded ?? body, ctx.secrets, {
+                source: request.source,
+                ...(decoded ? {} : { onChunk: watch.seen }),
+                ...(expectedLength !== undefined && !decoded ? { expectedLength } : {}),
+              })
+            : undefined;
           const spooled = await ctx.spool
-            .write(decoded ?? body, {
+            .write(redacted ?? decoded ?? body, {
               maxBytes: request.maxBytes,
               keep: request.keep,
               source: request.source,
-              ...(decoded ? {} : { onChunk: watch.seen }),
-              ...(expectedLength !== undefined && !decoded ? { expectedLength } : {}),
+              ...(decoded || redacted ? {} : { onChunk: watch.seen }),
+              ...(expectedLength !== undefined && !decoded && !redacted ? { expectedLength } : {}),
             })
             .catch((error: unknown) => {
               body.destroy();
@@ -117,7 +137,7 @@ export async function fetchResource(ctx: FetchContext, request: FetchRequest): P
             });
           if (spooled.size === 0 && !request.anonymous) throw emptyBody(request.source);
           ctx.adaptive?.succeeded();
-          const wireBytes = decoded ? decoded.wireBytes : spooled.size;
+          const wireBytes = decoded ? decoded.wireBytes : (redacted?.bytesIn ?? spooled.size);
           ctx.onAttempt?.({
             type: 'response',
             source: request.source,
@@ -132,6 +152,7 @@ export async function fetchResource(ctx: FetchContext, request: FetchRequest): P
             contentType: response.headers['content-type'] ?? 'application/octet-stream',
             lastModified: response.headers['last-modified'] ?? null,
             attempts: attempt,
+            ...(redacted?.redactions ? { keyRedactions: redacted.redactions } : {}),
           };
         }
         await discardBody(body, watch.seen);

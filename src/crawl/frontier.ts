@@ -1,10 +1,16 @@
+import { RankedStacks } from './ranked-stacks.js';
+
 /**
  * Pending work and the slots it runs in. Tasks wait here and start only while fewer than
- * `concurrency` hold a slot, so exactly N run while work remains. Tasks are taken newest first:
- * finishing a page's subtree before starting the next keeps the frontier small for accounts with
- * many thousands of resources. Handlers enqueue follow-up tasks instead of awaiting them. The slots
- * are a counter, not p-limit: with all the waiting done here, p-limit only counted, at the cost of
- * four promises and as many turns of the microtask queue per task (docs/design.md).
+ * `concurrency` hold a slot, so exactly N run while work remains. A task may belong to a group
+ * (a prototype) whose rank the crawl sets to what is left of it: tasks of no group start first
+ * (the cheap lists that tell how big each prototype is, page assets), then the group of lowest
+ * rank, so a run that must stop early (--max-duration) ends with whole prototypes, the smallest,
+ * rather than a part of each. Within a group tasks are taken newest first: finishing a page's
+ * subtree before starting the next keeps the frontier small for accounts with many thousands of
+ * resources. Handlers enqueue follow-up tasks instead of awaiting them. The slots are a counter,
+ * not p-limit: with all the waiting done here, p-limit only counted, at the cost of four promises
+ * and as many turns of the microtask queue per task (docs/design.md).
  */
 export interface FrontierOptions {
   concurrency: number;
@@ -25,8 +31,11 @@ export interface FrontierOptions {
  */
 export type Task = (handOff: () => Promise<void>) => Promise<void>;
 
+/** The group of tasks added without one: ranked before every other. */
+const FIRST = '';
+
 export class Frontier {
-  private readonly pending: Task[] = [];
+  private readonly pending = new RankedStacks<Task>();
   /** Tasks holding a slot: started, and neither ended nor handed off. */
   private active = 0;
   /** Slots: `current`, and `ahead` more while it is at its full value. */
@@ -50,6 +59,7 @@ export class Frontier {
     this.ahead = Math.max(0, options.ahead ?? 0);
     this.current = this.full;
     this.slots = this.full + this.ahead;
+    this.pending.rank(FIRST, -Infinity);
   }
 
   /** Requests in flight at once: the configured concurrency, or less while adapting to throttling. */
@@ -73,13 +83,26 @@ export class Frontier {
   }
 
   get queued(): number {
-    return this.pending.length;
+    return this.pending.size;
   }
 
-  add(task: Task): void {
+  /** Adds a task of `group` (see `rank`), or of none: those start before any group's. */
+  add(task: Task, group: string = FIRST): void {
     if (this.stopped) return;
-    this.pending.push(task);
+    this.pending.push(group, task);
     this.pump();
+  }
+
+  /**
+   * Where a group's tasks stand: the lowest rank starts first (0 until set). The crawl ranks a
+   * prototype by the requests it expects are left of it, and forgets it once it is done.
+   */
+  rank(group: string, value: number): void {
+    if (group !== FIRST) this.pending.rank(group, value);
+  }
+
+  forget(group: string): void {
+    if (group !== FIRST) this.pending.forget(group);
   }
 
   /**
@@ -133,7 +156,7 @@ export class Frontier {
   halt(reason?: unknown): void {
     this.haltedBy ??= reason;
     this.stopped = true;
-    this.pending.length = 0;
+    this.pending.clear();
     this.pump();
   }
 
@@ -148,7 +171,7 @@ export class Frontier {
   /** Drop everything not yet started and fail the drain (fatal error, interruption). */
   stop(reason: unknown): void {
     this.stopped = true;
-    this.pending.length = 0;
+    this.pending.clear();
     this.fail(reason);
   }
 
@@ -175,11 +198,11 @@ export class Frontier {
   }
 
   private isIdle(): boolean {
-    return this.pending.length === 0 && this.unfinished === 0;
+    return this.pending.size === 0 && this.unfinished === 0;
   }
 
   private pump(): void {
-    while (!this.stopped && !this.paused && this.held === 0 && this.pending.length > 0 && this.active < this.slots) {
+    while (!this.stopped && !this.paused && this.held === 0 && this.pending.size > 0 && this.active < this.slots) {
       this.run(this.pending.pop() as Task);
     }
     if (this.isIdle() && this.idle) {

@@ -1,7 +1,8 @@
-import { RabbitError } from '../core/errors.js';
+import { RabbitError, isRabbitError } from '../core/errors.js';
 import type { BodyCache, CacheCandidate, CachedBody, PrototypeContext } from '../storage/body-cache.js';
 import { cachedBodyOf } from '../storage/stored-file.js';
 import { fetchResource, type FetchContext, type FetchRequest, type FetchResult } from './fetch-resource.js';
+import { redactedCopy } from './redacted-body.js';
 
 // Where a body comes from: a copy an earlier run left (this output's journal, or the archive given
 // to --since) when it may stand in for a request, else the service, asked conditionally when an
@@ -47,7 +48,7 @@ export async function obtainBody(
 ): Promise<{ result: BodyResult; buffer: Buffer | undefined }> {
   const candidate = proto && options.cache ? await options.cache.lookup(source, proto) : undefined;
   if (candidate?.fresh) {
-    const hit = await fromCache(options, candidate, kind);
+    const hit = await fromCache(options, candidate, kind, source);
     if (hit) return hit;
   }
   const request: FetchRequest = { source, key, maxBytes: options.caps[kind], keep: kind === 'json' };
@@ -58,7 +59,7 @@ export async function obtainBody(
       ifModifiedSince: conditional.lastModified as string,
     });
     if (answer.status === 200) return { result: bodyResultOf(answer), buffer: answer.body.buffer };
-    const hit = await fromCache(options, conditional, kind);
+    const hit = await fromCache(options, conditional, kind, source);
     if (hit) return hit;
   }
   const answer = await fetchResource(options.fetch, request);
@@ -66,13 +67,25 @@ export async function obtainBody(
   return { result: bodyResultOf(answer), buffer: answer.body.buffer };
 }
 
-/** The copy, loaded into the spool and checked; undefined when it turns out damaged. */
+/**
+ * The copy, loaded into the spool and checked, with the run's keys replaced as in a download (a copy
+ * made before keys were replaced may hold one); undefined when it turns out damaged.
+ */
 async function fromCache(
   options: BodySources,
   copy: CacheCandidate,
   kind: BodyKind,
+  source: string,
 ): Promise<{ result: BodyResult; buffer: Buffer | undefined } | undefined> {
-  const body = await copy.load().catch(() => undefined);
+  const { secrets, spool } = options.fetch;
+  const loaded = await copy.load().catch(() => undefined);
+  const body =
+    loaded && secrets
+      ? await redactedCopy(spool, loaded, secrets, source).catch((error: unknown) => {
+          if (isRabbitError(error) && error.errorClass === 'fatal') throw error;
+          return undefined;
+        })
+      : loaded;
   if (!body) return undefined;
   return {
     result: { ...body, reused: copy.origin ?? JOURNAL_ORIGIN },

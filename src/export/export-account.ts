@@ -1,6 +1,7 @@
 import { setMaxListeners } from 'node:events';
-import { isRabbitError } from '../core/errors.js';
+import { isRabbitError, type RabbitError } from '../core/errors.js';
 import { redactSecrets } from '../core/redact.js';
+import { SecretMarker } from '../core/secret-marker.js';
 import { TOOL_VERSION } from '../core/version.js';
 import { HttpClient } from '../client/http-client.js';
 import { AccountCrawler, DEFAULT_SIZE_CAPS, JOURNAL_ORIGIN } from '../crawl/crawl-account.js';
@@ -8,6 +9,7 @@ import { Frontier } from '../crawl/frontier.js';
 import { ArchiveModel } from '../manifest/archive-model.js';
 import { manifestText } from '../manifest/write-manifest.js';
 import { firstCandidate } from '../storage/body-cache.js';
+import { expectedCosts } from '../manifest/previous-costs.js';
 import { openWorkspace } from '../storage/workspace.js';
 import { OfflineViewer } from '../site/build-viewer.js';
 import { ArchiveSink } from '../archive/archive-sink.js';
@@ -77,11 +79,13 @@ export async function exportAccount(options: ExportOptions): Promise<ExportResul
   const deadline: Deadline = new Deadline(
     options.maxDurationMs,
     () => frontier.halt(deadline.error()),
-    undefined,
+    options.deadlineTimer,
     true,
   );
   const stats: RunStats = { requests: 0, retries: 0, bytes: 0, files: 0 };
   const wire = { bytes: 0 };
+  // The keys are replaced in every body and every text the archive keeps (core/secret-marker.ts).
+  const secrets = SecretMarker.of(options.keys);
   const sink = new ArchiveSink(work.paths.out, {
     spool: work.spool,
     signal: controller.signal,
@@ -91,7 +95,10 @@ export async function exportAccount(options: ExportOptions): Promise<ExportResul
   const model = new ArchiveModel(
     work.entries,
     (file) => sink.add(file),
-    (text) => redactSecrets(text, options.keys),
+    (text) => {
+      const clean = redactSecrets(text, options.keys);
+      return secrets ? secrets.redactText(clean) : clean;
+    },
   );
   void sink.written.catch((error: unknown) => frontier.stop(error));
   const fetch = fetchContext({
@@ -105,8 +112,15 @@ export async function exportAccount(options: ExportOptions): Promise<ExportResul
     emit,
     now,
     giveUp: (error) => deadline.stopNow(error),
+    secrets,
   });
-  const failed = errorEvents(emit, options.keys);
+  const errorEvent = errorEvents(emit, options.keys);
+  // Errors of the stop itself (DEADLINE, or SERVICE_DOWN past the patience): work left, not failures.
+  let stopErrors = 0;
+  const failed = (source: string, error: RabbitError): void => {
+    if (deadline.cutOff(error)) stopErrors++;
+    errorEvent(source, error);
+  };
   // Page requisites are fetched as the crawl stores the pages naming them, and prototypes are made
   // viewable as they are done, not after the crawl.
   const viewer = new OfflineViewer({
@@ -141,6 +155,7 @@ export async function exportAccount(options: ExportOptions): Promise<ExportResul
       ...(options.prototypes ? { only: options.prototypes } : {}),
       ...(options.firstContactMs !== undefined ? { firstContactMs: options.firstContactMs } : {}),
       ...(work.resumed || since ? { cache: firstCandidate([work.resumed, since]) } : {}),
+      ...(since ? { expected: expectedCosts(since.costs) } : {}),
       hooks: {
         ...progressHooks(emit, (id) => viewer.prototypeDone(id)),
         stored: (file, proto, reusedFrom) => {
@@ -154,6 +169,7 @@ export async function exportAccount(options: ExportOptions): Promise<ExportResul
       },
     });
     controller.signal.addEventListener('abort', () => frontier.stop(interrupted()), { once: true });
+    let left = { prototypesListed: 0, requestsNotStarted: 0, prototypesLeft: 0, unfinishedRecords: 0 };
     try {
       await crawler.start().catch((error: unknown) => {
         // The prototype list itself cut off by the deadline still leaves an archive.
@@ -171,13 +187,15 @@ export async function exportAccount(options: ExportOptions): Promise<ExportResul
           keyRefusedError(refusal),
           failed,
         );
-      if (deadline.expired)
-        recordUnfinished(
-          model,
-          crawler.unfinishedPrototypes((k) => !refused.has(k)),
-          deadline.error(),
-          failed,
-        );
+      const unfinished = crawler.unfinishedPrototypes();
+      const stopped = deadline.expired ? crawler.unfinishedPrototypes((k) => !refused.has(k)) : [];
+      recordUnfinished(model, stopped, deadline.error(), failed);
+      left = {
+        prototypesListed: crawler.listedCount,
+        requestsNotStarted: unfinished.reduce((sum, [, tasks]) => sum + tasks, 0),
+        prototypesLeft: unfinished.length,
+        unfinishedRecords: stopped.length,
+      };
       emit({ type: 'phase', phase: 'requisites' });
       await viewer.finish();
     } catch (error) {
@@ -210,6 +228,14 @@ export async function exportAccount(options: ExportOptions): Promise<ExportResul
       errorCount: model.errorCount,
       outages: fetch.outage?.summary() ?? { count: 0, totalMs: 0, gaveUp: false },
       errors: await model.firstErrors(RESULT_ERROR_LIMIT),
+      left: {
+        prototypesListed: left.prototypesListed,
+        prototypesComplete: model.prototypeIds().filter((id) => model.prototype(id)?.complete).length,
+        requestsNotStarted: left.requestsNotStarted,
+        prototypesLeft: left.prototypesLeft,
+        // The stop's errors other than the one per prototype with work never started.
+        requestsCutOff: stopErrors - left.unfinishedRecords,
+      },
       ...(keysRefused.length > 0 ? { keysRefused } : {}),
       ...(model.notOffered.length > 0 ? { notOffered: model.notOffered } : {}),
     };

@@ -9,6 +9,7 @@ import type { KeyRefusal } from '../client/key-refusal.js';
 import type { Format, SizeCaps } from '../crawl/crawl-account.js';
 import type { ManifestError, NotOffered } from '../manifest/types.js';
 import type { EventSink } from './events.js';
+import type { DeadlineTimer } from './deadline.js';
 import { EXPORT_DEFAULTS } from './export-defaults.js';
 
 export interface ExportOptions extends ServiceOptions {
@@ -32,6 +33,8 @@ export interface ExportOptions extends ServiceOptions {
   stall?: Partial<StallPolicy>;
   /** Stop fetching after this long and write what was stored, marked incomplete. */
   maxDurationMs?: number;
+  /** The timer `maxDurationMs` runs on (tests expire it when they choose). */
+  deadlineTimer?: DeadlineTimer;
   /** How long one outage of the whole service is waited out (OUTAGE_DEFAULTS.patienceMs); 0 never pauses. */
   outagePatienceMs?: number;
   /** The rest of the outage policy (probe waits, what counts as an outage); tests shorten the waits. */
@@ -64,6 +67,18 @@ export interface ExportResult {
   outages: { count: number; totalMs: number; gaveUp: boolean };
   /** The first errors, for a message; the manifest lists every one. */
   errors: ManifestError[];
+  /**
+   * How far the run got: of the prototypes the lists named, those complete; the requests never
+   * started (a run that stopped early, a key refused) and the prototypes they belong to; the
+   * requests in flight or page assets the stop left unfetched (errors with its code).
+   */
+  left: {
+    prototypesListed: number;
+    prototypesComplete: number;
+    requestsNotStarted: number;
+    prototypesLeft: number;
+    requestsCutOff: number;
+  };
   /** What the service does not offer (older page views answered 404): not errors. */
   notOffered?: NotOffered[];
   /**

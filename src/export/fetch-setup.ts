@@ -17,6 +17,7 @@ import { keyRefusedError, KeyWatch, REFUSAL_STATUS, type KeyCheck } from '../cli
 import { answersAsService, OUTAGE_DEFAULTS, outageSignalOf, type OutagePolicy } from '../client/outage-policy.js';
 import { parseRetryAfter } from '../client/retry-policy.js';
 import { redactSecrets } from '../core/redact.js';
+import type { SecretMarker } from '../core/secret-marker.js';
 import type { CrawlHooks } from '../crawl/crawl-account.js';
 import { manifestErrorOf } from '../manifest/manifest-error.js';
 import type { EventSink } from './events.js';
@@ -28,7 +29,10 @@ import type { ExportOptions } from './export-options.js';
  * reported as an event.
  */
 export function fetchContext(parts: {
-  options: ExportOptions;
+  options: Pick<
+    ExportOptions,
+    'keys' | 'sleep' | 'outage' | 'outagePatienceMs' | 'retry' | 'stall' | 'random' | 'maxRps'
+  >;
   client: HttpClient;
   spool: Spool;
   frontier: Frontier;
@@ -40,6 +44,8 @@ export function fetchContext(parts: {
   now: () => number;
   /** An outage past its patience, or every key refused: stop the run as --max-duration does. */
   giveUp: (error: RabbitError) => void;
+  /** The run's keys, replaced in every body stored. */
+  secrets?: SecretMarker | undefined;
 }): FetchContext {
   const { options, frontier, stats, emit, now } = parts;
   const sleep = options.sleep ?? ((ms: number, signal: AbortSignal) => delay(ms, undefined, { signal }));
@@ -75,6 +81,7 @@ export function fetchContext(parts: {
     giveUp: parts.giveUp,
   });
   return {
+    ...(parts.secrets ? { secrets: parts.secrets } : {}),
     outage,
     keys,
     sleep,

@@ -152,6 +152,14 @@ export class FakeStore {
     this.change(proto);
   }
 
+  renamePage(protoId: string | IntegerId, pageId: string, name: string): void {
+    const proto = this.require(protoId);
+    const page = proto.pages.find((p) => p.id === pageId);
+    if (page === undefined) throw new RangeError(`no page ${pageId} in prototype ${protoId}`);
+    page.name = name;
+    this.change(proto);
+  }
+
   addPage(protoId: string | IntegerId, name: string, layers: string[] = []): string {
     const proto = this.require(protoId);
     const id = `page${Math.max(0, ...proto.pages.map((page) => Number(page.id.slice(4)))) + 1}`;

@@ -156,8 +156,13 @@ export class ArchiveModel {
     else this.top.errors++;
     this.store.append(
       errorKey(state ? state.id : TOP),
-      JSON.stringify({ ...error, message: this.redact(error.message) }),
+      JSON.stringify({ ...error, source: this.redact(error.source), message: this.redact(error.message) }),
     );
+  }
+
+  /** A text the manifest records (a URL, a source) with the run's keys taken out. */
+  clean(text: string): string {
+    return this.redact(text);
   }
 
   get fileCount(): number {

@@ -76,7 +76,20 @@ export function sourceProblem(source: string): string | undefined {
   }
   if (DOT_SEGMENT.test(path)) return 'has a "." or ".." segment';
   if (path.includes('%') && /%(?![0-9A-Fa-f]{2})/.test(path)) return 'holds a "%" that starts no percent-escape';
+  // Servers match the decoded path, and links writes it so into nginx and Apache rules: an escape
+  // that decodes to a control or line separator is one no rule can hold, so no reader takes it.
+  const decoded = path.includes('%') ? decodedControl(path) : undefined;
+  if (decoded !== undefined) return `holds a percent-escaped control character (${decoded})`;
   return undefined;
+}
+
+/** The first control character the path's percent-escapes decode to; none for escapes that are no UTF-8. */
+function decodedControl(path: string): string | undefined {
+  try {
+    return controlIn(decodeURIComponent(path));
+  } catch {
+    return undefined;
+  }
 }
 
 /** Why `value` is not an http(s) base URL this tool could have been pointed at, or undefined. */

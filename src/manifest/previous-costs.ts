@@ -56,3 +56,12 @@ export function costTally(): { visitor: CostVisitor; costs(): PreviousCost[] } {
     costs: () => costs.map((cost) => ({ ...cost, errors: errors.get(cost.id) ?? 0 })),
   };
 }
+
+/**
+ * What each prototype is expected to cost this run, in resources: those it had and those that
+ * failed (asked for again). The crawl does the cheapest first, so a run that must stop early
+ * (--max-duration) ends with as many whole prototypes as it can.
+ */
+export function expectedCosts(costs: readonly PreviousCost[]): Map<string, number> {
+  return new Map(costs.map((cost) => [cost.id, cost.files + cost.errors]));
+}

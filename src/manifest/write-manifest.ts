@@ -52,9 +52,12 @@ export async function* manifestText(model: ArchiveModel, meta: ManifestMeta): As
   yield* array(model.sortedLines(undefined), 2);
   yield ',\n  "errors": ';
   yield* errorsText(model, ids);
+  // URLs the pages named and sources as requested: texts the service wrote, so keys are taken out.
+  const foreignReferences = model.foreignReferences.map((ref) => ({ ...ref, url: model.clean(ref.url) }));
+  const notOffered = model.notOffered.map((each) => ({ ...each, examples: each.examples.map((e) => model.clean(e)) }));
   const tail: Partial<Manifest> = {
-    ...(model.foreignReferences.length > 0 ? { foreignReferences: model.foreignReferences } : {}),
-    ...(model.notOffered.length > 0 ? { notOffered: model.notOffered } : {}),
+    ...(foreignReferences.length > 0 ? { foreignReferences } : {}),
+    ...(notOffered.length > 0 ? { notOffered } : {}),
     stats: meta.stats,
   };
   yield `,\n${members(tail)}\n}\n`;

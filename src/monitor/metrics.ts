@@ -76,6 +76,11 @@ export function metricsText(run: RunRecord, label: MetricsLabel, lastSuccessMs: 
     { name: 'last_run_archive_bytes', help: 'Size of the archive the last run wrote.', value: count('bytes') },
     { name: 'last_run_resources', help: 'Files in the archive the last run wrote.', value: count('files') },
     { name: 'last_run_errors', help: 'Resources the last run could not archive.', value: count('errors') },
+    {
+      name: 'drift_resources',
+      help: 'Differences between the last archive and the service found right after it was written (backup --check-sample).',
+      value: driftOf(run.summary),
+    },
   ];
   const labels = `{${label.name}="${escapeLabelValue(label.value)}"}`;
   let text = '';
@@ -86,6 +91,14 @@ export function metricsText(run: RunRecord, label: MetricsLabel, lastSuccessMs: 
     text += `${PREFIX}${metric.name}${labels} ${formatValue(metric.value)}\n`;
   }
   return text;
+}
+
+/** The `check` of a backup's summary, when it ran: how many differences it found. */
+function driftOf(summary: Readonly<Record<string, unknown>>): number | undefined {
+  const check = summary['check'];
+  const value =
+    typeof check === 'object' && check !== null ? (check as Record<string, unknown>)['differences'] : undefined;
+  return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
 }
 
 function formatValue(value: number): string {

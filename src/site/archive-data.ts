@@ -29,7 +29,10 @@ export interface PageSummary {
   layerNames: string[];
   elementCount: number | null;
   png?: { path: string; width: number; height: number };
-  /** The page to open: its viewable copy, else the raw rendering. */
+  /**
+   * The page to open: its viewable copy. Never the raw rendering, which from file:// would run its
+   * scripts with nothing to stop them; a page without a copy opens nothing.
+   */
   open?: string;
   discussions: DiscussionSummary[];
 }
@@ -134,7 +137,7 @@ async function summarize(
     pageData,
   )) {
     const meta_ = asObject(pageJson);
-    const open = inDir.get(`pages/${pageId}.view.html`) ?? inDir.get(`pages/${pageId}.html`);
+    const open = inDir.get(`pages/${pageId}.view.html`);
     pages.push({
       id: pageId,
       name: str(meta_?.name),

@@ -3,13 +3,13 @@ import { createHash } from 'node:crypto';
 import type { StoredFile } from '../storage/stored-file.js';
 import { ASSET_LIMITS, isCss } from '../crawl/requisites/asset-types.js';
 import { isPageHtml, localPathOf, type AssetCatalog } from '../crawl/requisites/collect-assets.js';
-import { scanCss } from '../crawl/requisites/css-refs.js';
 import { resolveReference, serviceUrl, type ServiceLocation } from '../crawl/requisites/resolve-ref.js';
-import { applyReplacements, relativeEntryUrl, type Replacement } from '../crawl/requisites/rewrite.js';
+import { relativeEntryUrl } from '../crawl/requisites/rewrite.js';
 import { inOrder } from '../core/in-order.js';
 import { parse } from 'parse5';
 import { decodePage } from './decode-page.js';
-import { sanitizeTree, serializeSettled, withViewHead } from './sanitize-html.js';
+import { sanitizeTree, schemeOf, serializeSettled, withViewHead } from './sanitize-html.js';
+import { cleanCss } from './view-css.js';
 import { rewriteTreeReferences, type RewriteReference } from './tree-references.js';
 import { VIEW_CSP } from './view-policy.js';
 import { viewPathOf } from './view-path.js';
@@ -28,21 +28,78 @@ export interface GeneratedFile {
   generatedFrom: string;
 }
 
-/**
- * What a reference to another host becomes in a viewable copy: an empty resource, so opening the
- * archive never contacts a third party. The raw file keeps the URL and the manifest lists it.
- */
-const INERT = 'data:,';
-
 export { viewPathOf };
 
 /**
+ * A path as a browser finds the file it names: percent-escapes decoded (Chromium opens
+ * `page1.%68tml` as `page1.html` from file://). Dot segments are gone already (the URL parser
+ * removes them, escaped ones too).
+ */
+function pathKey(path: string): string {
+  return path
+    .split('/')
+    .map((segment) => {
+      try {
+        return decodeURIComponent(segment);
+      } catch {
+        return segment;
+      }
+    })
+    .join('/');
+}
+
+/** `data:` URLs a view may draw with: images and fonts, nothing a browser would read as a document or a stylesheet. */
+const DRAWN_DATA = /^data:(?:image\/|font\/|application\/(?:x-)?font)/i;
+
+/** Schemes a link in a view keeps: the reader clicks them deliberately, and they open no file. */
+const CLICKED_SCHEMES = new Set(['mailto', 'tel']);
+
+/**
+ * What every reference of one view becomes (see `RewriteReference`). Nothing is left as written:
+ * a link goes to a sibling page's view, to the page itself (`#...`), to another host as an
+ * absolute http(s) URL, or to a mail or phone address; a resource or stylesheet goes to the
+ * archive (a stylesheet only to a copy `StylesheetViews` made safe), or is a drawn `data:` URL.
+ * Everything else is inert: a raw rendering or archived SVG opened from file:// would run its
+ * scripts, and a `//host` reference there is `file://host/...` (on Windows, an SMB share).
+ */
+export function viewRewrite(
+  path: string,
+  base: string,
+  service: ServiceLocation,
+  views: { pages: ReadonlyMap<string, string>; sheets: ReadonlyMap<string, string>; catalog: AssetCatalog },
+): RewriteReference {
+  return (value, kind) => {
+    const resolution = resolveReference(value, base, service);
+    if (resolution.kind === 'ignored') {
+      const bare = value.trim();
+      if (resolution.reason === 'fragment') return bare;
+      if (resolution.reason === 'data') return kind === 'resource' && DRAWN_DATA.test(bare) ? bare : undefined;
+      const scheme = schemeOf(value);
+      if (resolution.reason === 'scheme' && kind === 'link' && scheme !== undefined && CLICKED_SCHEMES.has(scheme))
+        return bare;
+      return undefined;
+    }
+    if (resolution.kind === 'foreign') {
+      const foreignHost = new URL(resolution.url).origin !== service.origin;
+      return kind === 'link' && foreignHost ? resolution.url : undefined;
+    }
+    if (kind === 'link') {
+      const view = views.pages.get(pathKey(resolution.source));
+      if (view === undefined) return undefined;
+      const hash = new URL(value.trim(), base).hash;
+      return `${relativeEntryUrl(path, view)}${hash}`;
+    }
+    const target =
+      kind === 'stylesheet' ? views.sheets.get(resolution.request) : localPathOf(views.catalog, resolution);
+    return target === undefined ? undefined : relativeEntryUrl(path, target);
+  };
+}
+
+/**
  * Viewable copies: every page rendering with its references rewritten to the archived assets (and
- * its links to sibling pages to their viewable copies), and every stylesheet whose references need
- * the same. References to other hosts become inert; references to the service host the archive
- * cannot satisfy are left as written (and the policy keeps them from loading). The raw files are
- * untouched. Handed out one at a time, for the caller to store before the next is made: a
- * prototype of thousands of pages is never held as copies in memory.
+ * its links to sibling pages to their viewable copies) and everything else made inert (see
+ * `viewRewrite`). The raw files are untouched. Handed out one at a time, for the caller to store
+ * before the next is made: a prototype of thousands of pages is never held as copies in memory.
  */
 export async function* buildPageViews(
   files: readonly StoredFile[],
@@ -52,20 +109,14 @@ export async function* buildPageViews(
   read: BodyReader,
 ): AsyncGenerator<GeneratedFile> {
   const pages = files.filter(isPageHtml);
-  const viewBySource = new Map(pages.map((page) => [page.source, viewPathOf(page.path)]));
+  const viewBySource = new Map(pages.map((page) => [pathKey(page.source), viewPathOf(page.path)]));
   for await (const [page, body] of inOrder(pages, READ_AHEAD, read)) {
     const path = viewPathOf(page.path);
-    const base = serviceUrl(service, page.source);
-    const rewrite: RewriteReference = (value, kind) => {
-      const resolution = resolveReference(value, base, service);
-      if (resolution.kind === 'foreign') return kind === 'link' ? undefined : INERT;
-      if (resolution.kind !== 'service') return undefined;
-      const target =
-        kind === 'link'
-          ? viewBySource.get(resolution.source)
-          : (cssViews.get(resolution.request) ?? localPathOf(catalog, resolution));
-      return target === undefined ? undefined : relativeEntryUrl(path, target);
-    };
+    const rewrite = viewRewrite(path, serviceUrl(service, page.source), service, {
+      pages: viewBySource,
+      sheets: cssViews,
+      catalog,
+    });
     yield {
       path,
       data: Buffer.from(pageView(decodePage(body, page.contentType), rewrite), 'utf8'),
@@ -85,19 +136,20 @@ export function pageView(html: string, rewrite: RewriteReference): string {
   sanitizeTree(document);
   rewriteTreeReferences(document, rewrite);
   withViewHead(document, VIEW_CSP);
-  return `\ufeff${serializeSettled(document, VIEW_CSP)}`;
+  return `\ufeff${serializeSettled(document, VIEW_CSP, 1)}`;
 }
 
 /**
- * Viewable copies of the stylesheets that need one, and for each its request -> path of the copy.
- * Made a batch at a time, before the pages that use them: each `add` decides the stylesheets the
- * catalog has gained since the last, and returns the copies to store. A batch must be taken while
- * nothing is being fetched (PageRequisites.settled), so that what its stylesheets name, imported
- * stylesheets included, is in the catalog for good or never will be: a copy made during the crawl
- * is then the copy the end of the run would have made.
+ * The stylesheets a view may load, and the copies made for that. A sheet holding any reference
+ * (see view-css.ts) gets a copy with each rewritten to the archive or made inert; a sheet holding
+ * none is safe as it is. Made a batch at a time, before the pages that use them: each `add` decides
+ * the stylesheets the catalog has gained since the last, and returns the copies to store. A batch
+ * must be taken while nothing is being fetched (PageRequisites.settled), so that what its
+ * stylesheets name, imported stylesheets included, is in the catalog for good or never will be: a
+ * copy made during the crawl is then the copy the end of the run would have made.
  */
 export class StylesheetViews {
-  /** Request of a stylesheet -> path of its viewable copy, for those that have one. */
+  /** Request of a stylesheet -> the path a view loads it from: its copy, or the raw sheet when that needs none. */
   readonly views = new Map<string, string>();
   private readonly decided = new Set<string>();
 
@@ -119,40 +171,27 @@ export class StylesheetViews {
     const sheets = [];
     for (const [request, file] of fresh) {
       const css = (await read(file)).toString('latin1');
-      const base = serviceUrl(service, request);
-      const refs = scanCss(css).map((ref) => {
-        const resolution = resolveReference(ref.value, base, service);
-        return { ref, resolution, target: resolution.kind === 'foreign' ? INERT : localPathOf(catalog, resolution) };
-      });
       // Named after the URL, not the bytes: the same sheet served at two URLs resolves differently.
       const path = `assets/${createHash('sha256').update(`view:${request}`).digest('hex')}.view.css`;
-      sheets.push({ request, file, css, path, refs });
+      sheets.push({ request, file, css, path });
     }
-    // A sheet needs a copy when any of its references leads into the archive or to another host;
-    // imports then point at the imported sheet's copy when it has one, else at the sheet itself
-    // (whose references need nothing). Deciding first keeps import cycles harmless.
-    for (const sheet of sheets)
-      if (sheet.refs.some((t) => t.target !== undefined)) views.set(sheet.request, sheet.path);
-    const out: GeneratedFile[] = [];
-    for (const sheet of sheets) {
-      if (!views.has(sheet.request)) continue;
-      const replacements: Replacement[] = [];
-      for (const { ref, resolution, target } of sheet.refs) {
-        if (target === undefined) continue;
-        if (target === INERT) {
-          replacements.push({ start: ref.start, end: ref.end, text: INERT });
-          continue;
-        }
-        const view = resolution.kind === 'service' ? views.get(resolution.request) : undefined;
-        replacements.push({ start: ref.start, end: ref.end, text: relativeEntryUrl(sheet.path, view ?? target) });
-      }
-      out.push({
+    // Which sheets need a copy is decided before any is written, so an import (cycles included)
+    // points at the copy of the sheet it names, or at a sheet that needs none.
+    const copies = sheets.filter((sheet) => cleanCss(sheet.css, () => undefined).references > 0);
+    for (const sheet of sheets) views.set(sheet.request, sheet.file.path);
+    for (const sheet of copies) views.set(sheet.request, sheet.path);
+    return copies.map((sheet) => {
+      const rewrite = viewRewrite(sheet.path, serviceUrl(service, sheet.request), service, {
+        pages: new Map(),
+        sheets: views,
+        catalog,
+      });
+      return {
         path: sheet.path,
-        data: Buffer.from(applyReplacements(sheet.css, replacements), 'latin1'),
+        data: Buffer.from(cleanCss(sheet.css, rewrite).text, 'latin1'),
         contentType: 'text/css; charset=utf-8',
         generatedFrom: sheet.file.path,
-      });
-    }
-    return out;
+      };
+    });
   }
 }

@@ -48,10 +48,12 @@ const DROPPED_ATTRIBUTES = new Set([
   'manifest',
   'xml:base',
   'http-equiv',
+  // Chromium's attribution reporting fetches these URLs in the background, unclicked.
+  'attributionsrc',
 ]);
 
 /** Attributes whose value is a URL (or, for srcset, a list of them): DOMPurify's URI attributes and the HTML spec's. */
-const URL_ATTRIBUTES = new Set([
+export const URL_ATTRIBUTES: ReadonlySet<string> = new Set([
   'href',
   'xlink:href',
   'src',
@@ -79,7 +81,10 @@ const URL_ATTRIBUTES = new Set([
 /** Schemes a URL attribute may keep; a reference with no scheme is relative and always kept. */
 const SAFE_SCHEMES = new Set(['http', 'https', 'mailto', 'tel']);
 
-/** Where a `data:` URL only ever draws: an image, media, a stylesheet or icon (CSP allows those). */
+/**
+ * Where a `data:` URL only ever draws: an image or media. Not a `<link>`: a `data:` stylesheet is
+ * CSS no rewriting reads (its `@import` would load from anywhere).
+ */
 const DATA_DRAWS: Record<string, readonly string[]> = {
   img: ['src', 'srcset'],
   source: ['src', 'srcset'],
@@ -89,7 +94,6 @@ const DATA_DRAWS: Record<string, readonly string[]> = {
   track: ['src'],
   image: ['href', 'xlink:href'],
   feimage: ['href', 'xlink:href'],
-  link: ['href'],
 };
 
 /** `<link>` relations a view keeps: the ones the rewriting points into the archive. Others prefetch or preconnect. */
@@ -247,12 +251,13 @@ const MAX_ROUNDS = 4;
 /**
  * The serialized view of a sanitized document, checked the way a browser will read it: parsed
  * again and sanitized again, it must come out the same. Markup that changes meaning on a second
- * parse (the mutation XSS DOMPurify guards against) is sanitized again until it settles; a page
- * that never settles is replaced by a notice.
+ * parse (the mutation XSS DOMPurify guards against) is sanitized again until it settles, in up to
+ * `rounds` rounds; a page that never settles is replaced by a notice. A page view passes one: a
+ * second round would sanitize what its references' rewriting never saw.
  */
-export function serializeSettled(document: Document, policy: string): string {
+export function serializeSettled(document: Document, policy: string, rounds = MAX_ROUNDS): string {
   let html = serialize(document);
-  for (let round = 0; round < MAX_ROUNDS; round++) {
+  for (let round = 0; round < rounds; round++) {
     const again = parse(html);
     sanitizeTree(again);
     withViewHead(again, policy);

@@ -1,15 +1,16 @@
 import type { DefaultTreeAdapterTypes } from 'parse5';
-import { scanCss } from '../crawl/requisites/css-refs.js';
 import type { HtmlRefKind } from '../crawl/requisites/html-refs.js';
-import { applyReplacements } from '../crawl/requisites/rewrite.js';
+import { URL_ATTRIBUTES } from './sanitize-html.js';
+import { cleanInlineCss } from './view-css.js';
 
 type ParentNode = DefaultTreeAdapterTypes.ParentNode;
 type Element = DefaultTreeAdapterTypes.Element;
 type Attribute = Element['attrs'][number];
 
 /**
- * What a reference becomes in a view: the new value, or undefined to leave it as written. Values
- * are text as the parser decoded it (entities resolved, UTF-8 as JavaScript strings).
+ * What a reference becomes in a view: the new value, or undefined to make it inert (the attribute
+ * dropped, a CSS reference emptied). Values are text as the parser decoded it (entities resolved,
+ * UTF-8 as JavaScript strings).
  */
 export type RewriteReference = (value: string, kind: HtmlRefKind) => string | undefined;
 
@@ -22,9 +23,25 @@ const RESOURCE_ATTRIBUTES: Record<string, readonly string[]> = {
   audio: ['src'],
   track: ['src'],
   image: ['href', 'xlink:href'],
+  feimage: ['href', 'xlink:href'],
 };
 
 const SRCSET_ELEMENTS = new Set(['img', 'source']);
+
+/** SVG presentation attributes a browser parses as CSS values that may hold a `url(...)`. */
+const CSS_ATTRIBUTES = new Set([
+  'style',
+  'fill',
+  'stroke',
+  'filter',
+  'mask',
+  'clip-path',
+  'marker',
+  'marker-start',
+  'marker-mid',
+  'marker-end',
+  'cursor',
+]);
 
 function nameOf(attribute: Attribute): string {
   return (attribute.prefix ? `${attribute.prefix}:${attribute.name}` : attribute.name).toLowerCase();
@@ -35,9 +52,10 @@ function isElement(node: DefaultTreeAdapterTypes.Node): node is Element {
 }
 
 /**
- * Rewrites, in place, every reference of the tree under `parent` that the page draws with or links
- * by: resource attributes, `srcset` candidates, stylesheet and icon links, hyperlinks, `style`
- * attributes and `<style>` elements (their `url(...)` and `@import`).
+ * Rewrites, in place, every reference of the tree under `parent`: resource attributes, `srcset`
+ * candidates, stylesheet and icon links, hyperlinks, CSS in `style` attributes, SVG presentation
+ * attributes and `<style>` elements. Whatever `rewrite` declines is made inert, and any other
+ * URL-bearing attribute (an SVG `<use>`'s href, a `cite`) keeps only a reference inside the page.
  */
 export function rewriteTreeReferences(parent: ParentNode, rewrite: RewriteReference): void {
   for (const child of parent.childNodes) {
@@ -57,16 +75,29 @@ function rewriteElement(element: Element, rewrite: RewriteReference): void {
     if (tag === 'link' && name === 'href') return linkKind(element);
     return undefined;
   };
+  const kept: Attribute[] = [];
   for (const attribute of element.attrs) {
     const name = nameOf(attribute);
-    const kind = kindOf(name);
-    if (kind !== undefined) attribute.value = rewrite(attribute.value, kind) ?? attribute.value;
-    else if (name === 'srcset' && SRCSET_ELEMENTS.has(tag)) attribute.value = rewriteSrcset(attribute.value, rewrite);
-    else if (name === 'style') attribute.value = rewriteCss(attribute.value, rewrite);
+    let value: string | undefined = attribute.value;
+    if (CSS_ATTRIBUTES.has(name)) value = cleanInlineCss(value, rewrite);
+    else if (name === 'srcset' && SRCSET_ELEMENTS.has(tag)) value = rewriteSrcset(value, rewrite) || undefined;
+    else if (URL_ATTRIBUTES.has(name)) {
+      const kind = kindOf(name);
+      value = kind === undefined ? fragmentOnly(value) : rewrite(value, kind);
+    }
+    if (value !== undefined) kept.push({ ...attribute, value });
   }
+  element.attrs = kept;
   if (tag === 'style')
     for (const text of element.childNodes)
-      if ('value' in text && text.nodeName === '#text') text.value = rewriteCss(text.value, rewrite);
+      if ('value' in text && text.nodeName === '#text') text.value = cleanInlineCss(text.value, rewrite);
+}
+
+/** A reference to a place in the page itself (`#id`), as the browser reads it; undefined for anything else. */
+function fragmentOnly(value: string): string | undefined {
+  // eslint-disable-next-line no-control-regex
+  const bare = value.replace(/^[\u0000-\u0020]+|[\u0000-\u0020]+$/g, '').replace(/[\t\n\r]/g, '');
+  return bare.startsWith('#') ? bare : undefined;
 }
 
 function linkKind(element: Element): HtmlRefKind | undefined {
@@ -76,22 +107,10 @@ function linkKind(element: Element): HtmlRefKind | undefined {
   return undefined;
 }
 
-/** CSS text with its references rewritten; scanned through a latin1 view, as the crawl scans it. */
-export function rewriteCss(css: string, rewrite: RewriteReference): string {
-  const latin1 = Buffer.from(css, 'utf8').toString('latin1');
-  const replacements = [];
-  for (const ref of scanCss(latin1)) {
-    const text = rewrite(ref.value, ref.kind === 'import' ? 'stylesheet' : 'resource');
-    if (text !== undefined) replacements.push({ start: ref.start, end: ref.end, text });
-  }
-  if (replacements.length === 0) return css;
-  return Buffer.from(applyReplacements(latin1, replacements), 'latin1').toString('utf8');
-}
-
 const SPACE = /[\t\n\f\r ]/;
 
 /**
- * `a.png 1x, b.png 2x` with each candidate's URL rewritten and its descriptor kept, split as the
+ * `a.png 1x, b.png 2x` with each candidate's URL rewritten (or dropped) and its descriptor kept, split as the
  * HTML srcset algorithm splits it: a URL runs to the next space, commas at its end separate.
  */
 export function rewriteSrcset(srcset: string, rewrite: RewriteReference): string {
@@ -118,7 +137,9 @@ export function rewriteSrcset(srcset: string, rewrite: RewriteReference): string
       descriptor = srcset.slice(from, i).trim();
     }
     if (url === '') continue;
-    const value = rewrite(url, 'resource') ?? url;
+    const value = rewrite(url, 'resource');
+    // A candidate that would load from outside the archive goes; the others still choose by descriptor.
+    if (value === undefined) continue;
     candidates.push(descriptor === '' ? value : `${value} ${descriptor}`);
   }
   return candidates.join(', ');

@@ -1,12 +1,15 @@
 /**
  * The policy every generated page of the viewer carries, from file:// (as a `<meta>`, first in the
- * head) and under `view` (as a header too). Nothing outside the archive may load, so a foreign
- * reference left as written stays inert, and no script runs. `form-action` and `base-uri` do not
- * fall back to `default-src`: they are named, so a form cannot post anywhere and a `<base>` the
- * cleaning missed could not move the page's URLs.
+ * head) and under `view` (as a header too). No script runs, and under `view` nothing outside the
+ * archive may load. From file:// it is a second line only: Chromium's 'self' there matches any
+ * file: URL, `file://host/...` (an SMB share on Windows) included, so what keeps a view inside
+ * the archive is its rewriting (page-views.ts), which leaves no reference as written. `file:` is
+ * not named: 'self' already lets the archive's own files load. `form-action` and `base-uri` do
+ * not fall back to `default-src`: they are named, so a form cannot post anywhere and a `<base>`
+ * the cleaning missed could not move the page's URLs.
  */
 export const VIEW_CSP =
-  "default-src 'none'; script-src 'none'; object-src 'none'; frame-src 'none'; img-src 'self' file: data:; style-src 'self' file: data: 'unsafe-inline'; font-src 'self' file: data:; media-src 'self' file: data:; form-action 'none'; base-uri 'none'";
+  "default-src 'none'; script-src 'none'; object-src 'none'; frame-src 'none'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; font-src 'self' data:; media-src 'self' data:; form-action 'none'; base-uri 'none'";
 
 /**
  * Headers `view` sends with every answer. A header policy can do what a `<meta>` cannot: refuse

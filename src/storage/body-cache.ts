@@ -16,6 +16,8 @@ export interface CachedBody extends BodyRef {
   sha256: string;
   contentType: string;
   lastModified: string | null;
+  /** How many API keys were replaced in the body as served (see FileEntry). */
+  keyRedactions?: number;
 }
 
 /**

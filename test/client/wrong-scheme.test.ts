@@ -91,7 +91,7 @@ async function freePort(): Promise<number> {
 
 /** nginx with TLS on a loopback port, as most services run behind it. */
 async function startNginx(): Promise<number> {
-  const bin = requireTool('/usr/sbin/nginx', 'nginx');
+  const bin = requireTool('/usr/sbin/nginx', 'nginx-light');
   const dir = await tempDir();
   const port = await freePort();
   await writeFile(join(dir, 'key.pem'), ca.key);

@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { chromium, DRAWIO_DIR, type BrowserContext, type Page } from '../browser/index.js';
+import { DRAWIO_DIR, type BrowserContext, type Page, launchChromium } from '../browser/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { convertArchive } from '../../src/convert/convert-archive.js';
 import type { ConvertReport } from '../../src/convert/report.js';
@@ -103,18 +103,7 @@ describe('converted documents in draw.io', () => {
       `<script>window.DRAW_MATH_URL = ${JSON.stringify(pathToFileURL(join(DRAWIO, 'math')).href)};</script>` +
       `<script src="${pathToFileURL(join(DRAWIO, 'js/viewer-static.min.js')).href}"></script></body></html>`;
     await writeFile(join(dir, 'viewer.html'), html);
-    browser = await chromium.launchPersistentContext(join(dir, 'profile'), {
-      executablePath: CHROMIUM,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
+    browser = await launchChromium(CHROMIUM, join(dir, 'profile'), {
       viewport: { width: 720, height: 620 },
       // Twice the pixels, so the docs' screenshot stays sharp on high-density screens.
       deviceScaleFactor: 2,

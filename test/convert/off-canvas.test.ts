@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { convertArchive } from '../../src/convert/convert-archive.js';
+import { CAPTION_HEIGHT } from '../../src/convert/pdf-binder.js';
 import { exportAccount } from '../../src/export/export-account.js';
 import { startFakeService } from '../../src/fake-service/index.js';
 import { send } from '../fake-service/helpers.js';
@@ -57,7 +58,8 @@ describe('labels off the rendering are kept in every format', () => {
   it('pdf: the page grows and pdftotext finds every label inside its moved box', async () => {
     const file = await convert('pdf');
     const html = await tool(PDFTOTEXT, ['-f', '2', '-l', '2', '-bbox', '-enc', 'UTF-8', file, '-']);
-    expect(html).toContain(`<page width="${GROWN.width}.000000" height="${GROWN.height}.000000">`);
+    // The caption strip with the page's number and name lies below the grown page.
+    expect(html).toContain(`<page width="${GROWN.width}.000000" height="${GROWN.height + CAPTION_HEIGHT}.000000">`);
     for (const element of OFF_CANVAS) {
       const [first, second] = element.text.split(' ');
       const word = new RegExp(

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { convertArchive } from '../../src/convert/convert-archive.js';
+import { CAPTION_HEIGHT } from '../../src/convert/pdf-binder.js';
 import type { ConvertReport } from '../../src/convert/report.js';
 import { expectedFrom, pageSizeOf, type ExpectedElement, type ExpectedPrototype } from './expected.js';
 import { DROPPED_CHARACTERS, exportSample, withoutNonXml } from './helpers.js';
@@ -60,6 +61,18 @@ function wordsOf(bboxHtml: string): { xMin: number; yMin: number; xMax: number; 
     );
 }
 
+/**
+ * A wireframe page: its size as convert grows it to hold every element, in PDF space from (0, 0),
+ * and below that the caption strip with the page's number and name.
+ */
+function expectedPage(number: number, page: ExpectedPrototype['pages'][number]): RegExp {
+  const { width, height } = pageSizeOf(page);
+  return new RegExp(
+    `Page +${number} size: +${width}(\\.0+)? x ${height + CAPTION_HEIGHT}(\\.0+)? pts[\\s\\S]*` +
+      `Page +${number} MediaBox: +0\\.00 +-${CAPTION_HEIGHT}\\.00 +${width}\\.00 +${height}\\.00\n`,
+  );
+}
+
 const labelled = (elements: ExpectedElement[]): ExpectedElement[] =>
   elements.filter((e) => typeof e.json.text === 'string' && e.json.text.trim() !== '');
 
@@ -100,9 +113,8 @@ describe('convert --to pdf, read back by poppler and qpdf', () => {
       expect(field('ModDate')).toBeDefined();
       expect(field('CreationDate')).toBeDefined();
       for (const [index, page] of proto.pages.entries()) {
-        const sizes = await tool(PDFINFO, ['-f', String(index + 2), '-l', String(index + 2), fileOf(proto)]);
-        const { width, height } = pageSizeOf(page);
-        expect(sizes).toMatch(new RegExp(`Page +${index + 2} size: +${width}(\\.0+)? x ${height}(\\.0+)? pts`));
+        const sizes = await tool(PDFINFO, ['-box', '-f', String(index + 2), '-l', String(index + 2), fileOf(proto)]);
+        expect(sizes).toMatch(expectedPage(index + 2, page));
       }
     }
   });
@@ -218,9 +230,8 @@ describe('convert --to pdf, read back by poppler and qpdf', () => {
     expect((await tool(PDFIMAGES, ['-list', file])).split('\n').slice(2).filter(Boolean)).toEqual([]);
     const proto = expected.find((p) => p.id === '42') as ExpectedPrototype;
     for (const [index, page] of proto.pages.entries()) {
-      const info = await tool(PDFINFO, ['-f', String(index + 2), '-l', String(index + 2), file]);
-      const { width, height } = pageSizeOf(page);
-      expect(info).toMatch(new RegExp(`Page +${index + 2} size: +${width}(\\.0+)? x ${height}(\\.0+)? pts`));
+      const info = await tool(PDFINFO, ['-box', '-f', String(index + 2), '-l', String(index + 2), file]);
+      expect(info).toMatch(expectedPage(index + 2, page));
     }
   });
 });

@@ -18,3 +18,19 @@ describe('OpenTasks', () => {
     expect(finished).toEqual(done);
   });
 });
+
+describe('OpenTasks.left', () => {
+  it('is the tasks open, or what the prototype cost last time less those closed, whichever is more', () => {
+    const tasks = new OpenTasks();
+    expect(tasks.left('a', 50)).toBe(0);
+    tasks.opened('a');
+    expect(tasks.left('a')).toBe(1);
+    expect(tasks.left('a', 50)).toBe(50);
+    for (let i = 0; i < 9; i++) tasks.opened('a');
+    for (let i = 0; i < 5; i++) tasks.closed('a');
+    expect(tasks.left('a')).toBe(5);
+    expect(tasks.left('a', 50)).toBe(45);
+    expect(tasks.left('a', 8)).toBe(5);
+    expect(tasks.entries()).toEqual([['a', 5]]);
+  });
+});

@@ -142,7 +142,7 @@ describe('diff', () => {
     await run('b.zip');
     const table = await runCli(['diff', join(dir, 'a.zip'), join(dir, 'b.zip')], { register: registerDiff });
     expect(table.code).toBe(0);
-    expect(table.stdout).toMatch(/~ prototype 17 "Renamed\ufffd" \(was .*\) r\d+ -> r\d+/);
+    expect(table.stdout).toMatch(/~ prototype 17 "Renamed<U\+202E>" \(was .*\) r\d+ -> r\d+/);
     expect(table.stdout).toMatch(/0 added, 0 removed, 1 changed, 4 unchanged/);
     const json = await runCli(['diff', join(dir, 'a.zip'), join(dir, 'b.zip'), '--json'], { register: registerDiff });
     expect(json.code).toBe(0);

@@ -196,6 +196,9 @@ describe('--max-duration', () => {
     });
     expect(run.code).toBe(3);
     expect(run.stderr).toContain('--max-duration');
+    // Cut off before any prototype was known: nothing to count but the list itself.
+    expect(run.stderr).toContain('the list of prototypes was not read; 1 request cut off');
+    expect(run.stderr).not.toContain('could not be archived');
     const report = await verifyArchive(out);
     expect(report.ok).toBe(true);
     expect(report.manifest?.complete).toBe(false);

@@ -1,6 +1,7 @@
 import { parse, serialize, type DefaultTreeAdapterTypes } from 'parse5';
 import { describe, expect, it } from 'vitest';
-import { pageView } from '../../src/site/page-views.js';
+import type { StoredFile } from '../../src/storage/stored-file.js';
+import { pageView, viewRewrite } from '../../src/site/page-views.js';
 import { keepsAttribute, sanitizeDocument, schemeOf } from '../../src/site/sanitize-html.js';
 import { VIEW_CSP } from '../../src/site/view-policy.js';
 
@@ -150,24 +151,26 @@ describe('sanitizeDocument', () => {
 });
 
 describe('pageView', () => {
-  it('rewrites references on the tree: attributes, srcset, style url(), and leaves foreign ones inert', () => {
+  it('rewrites references on the tree: attributes, srcset, style url(), and makes what the rewrite declines inert', () => {
     const out = pageView(
       `<html><head><link rel="stylesheet" href="/s.css"></head><body style="background:url('/bg.png')">` +
         `<img src="/a.png" srcset="/a.png 1x, http://elsewhere/b.png 2x"><a href="/p2.html">p2</a>` +
-        `<a href="http://elsewhere/">away</a><style>@import "http://elsewhere/x.css"; .x{background:url(/bg.png)}</style></body></html>`,
+        `<a href="http://elsewhere/">away</a><a href="#top">top</a><style>@import "http://elsewhere/x.css"; .x{background:url(/bg.png)}</style></body></html>`,
       (value, kind) => {
-        if (value.startsWith('http://elsewhere')) return kind === 'link' ? undefined : 'data:,';
+        if (value.startsWith('#')) return value;
+        if (value.startsWith('http://elsewhere')) return kind === 'link' ? 'https://elsewhere.example/' : undefined;
         return kind === 'link' ? `view${value}` : `archive${value}`;
       },
     );
     expect(out.startsWith('\ufeff')).toBe(true);
     for (const part of [
       '<link rel="stylesheet" href="archive/s.css">',
-      `style="background:url('archive/bg.png')"`,
-      '<img src="archive/a.png" srcset="archive/a.png 1x, data:, 2x">',
+      'style="background:url(&quot;archive/bg.png&quot;)"',
+      '<img src="archive/a.png" srcset="archive/a.png 1x">',
       '<a href="view/p2.html">p2</a>',
-      '<a href="http://elsewhere/">away</a>',
-      '@import "data:,"; .x{background:url(archive/bg.png)}',
+      '<a href="https://elsewhere.example/">away</a>',
+      '<a href="#top">top</a>',
+      '@import "data:,"; .x{background:url("archive/bg.png")}',
     ])
       expect(out).toContain(part);
   });
@@ -198,5 +201,125 @@ describe('keepsAttribute and schemeOf', () => {
     ['./a:b', undefined],
   ])('%j has scheme %s', (value, scheme) => {
     expect(schemeOf(value)).toBe(scheme);
+  });
+});
+
+/**
+ * One page's view as the export makes it: page1 of prototype 3 served by service.example, with a
+ * sibling page2, an archived PNG, an archived SVG (a document a browser would run), a stylesheet
+ * copy and a raw sheet.
+ */
+const SERVICE = { origin: 'https://service.example', basePath: '' };
+const VIEW = 'prototypes/3/r6/pages/page1.view.html';
+const SVG_ASSET = 'assets/5f1e.svg';
+const asset = (path: string): StoredFile => ({ path }) as StoredFile;
+const REWRITE = viewRewrite(VIEW, 'https://service.example/rabbit/api/prototypes/3/pages/page1.html', SERVICE, {
+  pages: new Map([
+    ['/rabbit/api/prototypes/3/pages/page1.html', VIEW],
+    ['/rabbit/api/prototypes/3/pages/page2.html', 'prototypes/3/r6/pages/page2.view.html'],
+  ]),
+  sheets: new Map([['/static/s.css', 'assets/77aa.view.css']]),
+  catalog: {
+    assets: new Map([
+      ['/static/a.png', asset('assets/0a0a.png')],
+      ['/static/evil.svg', asset(SVG_ASSET)],
+      ['/static/s.css', asset('assets/77aa.css')],
+    ]),
+    archived: new Map(),
+    foreign: new Map(),
+  },
+});
+const H = '//attacker.example/share';
+
+/** Every URL a view's attributes hold, by an independent reading of the serialized view. */
+function attributeUrls(html: string): { tag: string; name: string; value: string }[] {
+  const names = ['href', 'xlink:href', 'src', 'srcset', 'poster', 'background', 'data', 'action', 'formaction'];
+  return elements(parse(html)).flatMap((el) =>
+    el.attrs
+      .map((a) => ({
+        tag: el.tagName,
+        name: (a.prefix ? `${a.prefix}:${a.name}` : a.name).toLowerCase(),
+        value: a.value,
+      }))
+      .filter((a) => names.includes(a.name)),
+  );
+}
+
+describe('a view leaves no reference as written', () => {
+  it.each([
+    ['a style url(file://host)', `<div style="background:url(file://attacker.example/share/a.png)">x</div>`],
+    ['image-set() with a string', `<div style="background-image:image-set('${H}/is.png' 1x)">x</div>`],
+    ['an escaped url(', `<div style="background:\\75 rl(${H}/esc.png)">x</div>`],
+    [
+      '<style> with -webkit-image-set and an escaped @import',
+      `<style>@\\69mport "${H}/i.css"; b{background:-webkit-image-set("${H}/w.png" 1x)}</style>`,
+    ],
+    [
+      '<feImage href=//host>',
+      `<svg><filter id="f"><feImage href="${H}/fe.png"/></filter><rect filter="url(#f)" width="9" height="9"/></svg>`,
+    ],
+    ['<use href=//host>', `<svg><use href="${H}/u.svg#a"/><use xlink:href="${H}/u2.svg#a"/></svg>`],
+    [
+      'fill="url(//host)"',
+      `<svg><rect fill="url(${H}/p.svg#p)" stroke="\\75 rl(${H}/s.svg#p)" width="9" height="9"/></svg>`,
+    ],
+    [
+      'img, srcset, poster, background to //host',
+      `<img src="${H}/i.png" srcset="${H}/1.png 1x, ${H}/2.png 2x"><video poster="${H}/p.png"></video><table background="${H}/t.png"></table>`,
+    ],
+    [
+      'a data: stylesheet importing',
+      `<link rel="stylesheet" href="data:text/css,@import 'http://attacker.example/x.css';">`,
+    ],
+    ['a file: link', `<a href="file://attacker.example/share/doc.html">x</a>`],
+    [
+      'attributionsrc',
+      `<a href="page2.html" attributionsrc="${H}/a">x</a><img src="/static/a.png" attributionsrc="${H}/b">`,
+    ],
+  ])('%s: nothing reaches another host or file://', (_name, body) => {
+    const out = pageView(`<!DOCTYPE html><title>t</title><body>${body}</body>`, REWRITE);
+    expect(out).not.toMatch(/attacker|file:/i);
+  });
+
+  it.each([
+    ['a percent-escaped link to the page itself', `<a href="page1.%68tml">x</a>`, 'page1.view.html'],
+    ['a percent-escaped link to a sibling', `<a href="pag%65%32.html#top">x</a>`, 'page2.view.html#top'],
+    ['an archive path to the raw page', `<a href="../../r6/pages/page1.html">x</a>`, undefined],
+    ['an archive path to an archived SVG', `<a href="../../../../${SVG_ASSET}">x</a>`, undefined],
+    ['a link to the SVG on the service', `<a href="/static/evil.svg">x</a>`, undefined],
+    ['an area to the raw stylesheet', `<map><area href="/static/s.css"></map>`, undefined],
+    [
+      'an SVG link to the raw page',
+      `<svg><a xlink:href="../../r6/pages/page1.html"><text>x</text></a></svg>`,
+      undefined,
+    ],
+    ['a service link with no page', `<a href="https://service.example/rabbit/api/prototypes.json">x</a>`, undefined],
+    ['a link to another host', `<a href="http://elsewhere.example/a">x</a>`, 'http://elsewhere.example/a'],
+    [
+      'a link to //host: no file:// share, a web address clicked deliberately',
+      `<a href="${H}/doc.html">x</a>`,
+      'https://attacker.example/share/doc.html',
+    ],
+    ['a mail address', `<a href="mailto:a@example.com">x</a>`, 'mailto:a@example.com'],
+    ['a place in the page', `<a href="#top">x</a>`, '#top'],
+  ])('%s: the link goes to a view, another host, or nowhere', (_name, body, href) => {
+    const out = pageView(`<!DOCTYPE html><title>t</title><body>${body}</body>`, REWRITE);
+    const links = attributeUrls(out).filter((a) => a.tag === 'a' || a.tag === 'area');
+    expect(links.map((a) => a.value)).toEqual(href === undefined ? [] : [href]);
+  });
+
+  it('keeps what the archive holds: images, the stylesheet copy, a drawn data: image', () => {
+    const out = pageView(
+      `<!DOCTYPE html><link rel="stylesheet" href="/static/s.css"><body style="background:url(/static/a.png)"><img src="/static/a.png"><img src="/static/evil.svg"><img src="data:image/png;base64,AAAA"><svg><use href="#a"/></svg></body>`,
+      REWRITE,
+    );
+    expect(attributeUrls(out).map((a) => `${a.tag} ${a.name}=${a.value}`)).toEqual([
+      'link href=../../../../assets/77aa.view.css',
+      'img src=../../../../assets/0a0a.png',
+      `img src=../../../../${SVG_ASSET}`,
+      'img src=data:image/png;base64,AAAA',
+      'use href=#a',
+    ]);
+    expect(out).toContain('style="background:url(&quot;../../../../assets/0a0a.png&quot;)"');
   });
 });

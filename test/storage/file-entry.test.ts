@@ -33,6 +33,7 @@ const AWKWARD: Array<[string, FileEntry]> = [
   ['an empty lastModified', { ...base, lastModified: '' }],
   ['no lastModified', { ...base, lastModified: null }],
   ['generatedFrom', { ...base, source: 'generated', generatedFrom: 'prototypes/12/r3/pages/page0001.html' }],
+  ['keyRedactions', { ...base, keyRedactions: 3 }],
   ['a long path', { ...base, path: `prototypes/12/r3/${'a.b-c_d/'.repeat(40)}x.json` }],
 ];
 
@@ -50,6 +51,8 @@ const WRONG: Array<[string, Record<string, unknown>]> = [
   ['a numeric lastModified', { ...base, lastModified: 5 }],
   ['no contentType', { ...base, contentType: undefined }],
   ['an empty generatedFrom', { ...base, generatedFrom: '' }],
+  ['a negative keyRedactions', { ...base, keyRedactions: -1 }],
+  ['keyRedactions as text', { ...base, keyRedactions: '3' }],
 ];
 
 const schema = JSON.parse(

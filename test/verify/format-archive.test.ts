@@ -21,8 +21,10 @@ const row = (id: string, name: string | null, complete = true): ListRow => ({
 describe('clean and width', () => {
   it.each([
     { text: 'Shop\nCheckout\tv2', out: 'Shop Checkout v2' },
-    { text: 'evil\u202Egnp.exe', out: 'evil\uFFFDgnp.exe' },
-    { text: 'bell\u0007', out: 'bell\uFFFD' },
+    { text: 'evil\u202Egnp.exe', out: 'evil<U+202E>gnp.exe' },
+    { text: 'bell\u0007', out: 'bell<U+0007>' },
+    { text: 'a\u2066b\u2069c\u200Fd\u061Ce\u200Bf', out: 'a<U+2066>b<U+2069>c<U+200F>d<U+061C>e<U+200B>f' },
+    { text: 'tag\u{E0041}', out: 'tag<U+E0041>' },
     { text: 'family 👨‍👩‍👧', out: 'family 👨‍👩‍👧' },
   ])('cleans $text', ({ text, out }) => {
     expect(clean(text)).toBe(out);

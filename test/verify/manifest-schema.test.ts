@@ -40,6 +40,8 @@ const BAD: Array<{ label: string; edit: Edit; runtime: boolean }> = [
     edit: (m) => (first(m).source = '/rabbit/api/prototypes.json?api_key=x'),
     runtime: false,
   },
+  { label: 'a negative keyRedactions', edit: (m) => (first(m).keyRedactions = -1), runtime: true },
+  { label: 'a fractional keyRedactions', edit: (m) => (first(m).keyRedactions = 0.5), runtime: true },
   { label: 'unknown top-level property', edit: (m) => (m.surprise = true), runtime: false },
   { label: 'unknown file entry property', edit: (m) => (first(m).extra = 1), runtime: false },
   { label: 'startedAt not ISO', edit: (m) => (m.startedAt = 'yesterday'), runtime: false },
@@ -49,6 +51,13 @@ describe('manifest schema', () => {
   it('accepts the sample manifest, milestones with extra fields included', () => {
     expect(() => assertValidManifest(sampleManifest())).not.toThrow();
     expect(checkManifestShape(sampleManifest())).toEqual([]);
+  });
+
+  it('accepts an entry that counts the keys replaced in its body', () => {
+    const manifest = sampleManifest();
+    first(manifest).keyRedactions = 2;
+    expect(() => assertValidManifest(manifest)).not.toThrow();
+    expect(checkManifestShape(manifest)).toEqual([]);
   });
 
   it('accepts a minimal manifest', () => {

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
-import { chromium, type BrowserContext, type Page } from '../browser/index.js';
+import { type BrowserContext, type Page, launchChromium } from '../browser/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeService } from '../../src/fake-service/index.js';
 import { exportAccount } from '../../src/export/export-account.js';
@@ -58,18 +58,7 @@ describe('offline viewer in Chromium', () => {
     root = join(dir, 'unzipped');
     await run('unzip', ['-q', join(dir, 'archive.zip'), '-d', root]);
     // A fresh profile each run: nothing cached or configured from elsewhere.
-    browser = await chromium.launchPersistentContext(join(dir, 'profile'), {
-      executablePath: CHROMIUM,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
+    browser = await launchChromium(CHROMIUM, join(dir, 'profile'), {
       viewport: { width: 1200, height: 900 },
     });
     page = await browser.newPage();

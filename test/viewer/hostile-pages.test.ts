@@ -7,7 +7,7 @@ import { join, resolve, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromium, type BrowserContext, type Page } from '../browser/index.js';
+import { type BrowserContext, type Page, launchChromium } from '../browser/index.js';
 import { startFakeService, type FakeService } from '../../src/fake-service/index.js';
 import { exportAccount } from '../../src/export/export-account.js';
 import { serveArchive, type ArchiveServer } from '../../src/viewer/serve-archive.js';
@@ -175,18 +175,7 @@ beforeAll(async () => {
   for (const [path, html] of served) expect(entries.get(path)?.data.toString('utf8'), path).toBe(html);
   root = join(dir, 'unzipped');
   await run('unzip', ['-q', out, '-d', root]);
-  browser = await chromium.launchPersistentContext(join(dir, 'profile'), {
-    executablePath: CHROMIUM,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+  browser = await launchChromium(CHROMIUM, join(dir, 'profile'));
   page = await browser.newPage();
   page.on('request', (r) => requests.push(r.url()));
 });

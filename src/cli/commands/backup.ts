@@ -4,6 +4,8 @@ import { bodiesText, mib, plural, printable, seconds } from '../format.js';
 import { outageDescription, outageSummary } from '../progress-line.js';
 import { BACKUP_DEFAULTS } from '../../backup/rotation.js';
 import type { BackupResult } from '../../backup/backup-account.js';
+import type { NightCheck } from '../../backup/check-sample.js';
+import type { SampleSize } from '../../live-check/sample-plan.js';
 import type { RetentionDecision, RetentionPolicy } from '../../backup/retention.js';
 import { addMonitorOptions, type MonitorFlags } from '../monitor-flags.js';
 import { runAction } from '../run.js';
@@ -26,6 +28,7 @@ interface BackupFlags extends Omit<SelectionFlags, 'since'>, ServiceFlags, RunLi
   json?: boolean;
   quiet?: boolean;
   statsInterval?: number;
+  checkSample?: string;
 }
 
 export function registerBackup(program: Command, io: CliIO): void {
@@ -61,7 +64,11 @@ export function registerBackup(program: Command, io: CliIO): void {
     .option('--formats <list>', SELECTION_HELP.formats, parseFormats)
     .option('--json', 'print one JSON summary line on stdout (for logs)')
     .option('-q, --quiet', 'print nothing but errors')
-    .option('--stats-interval <duration>', STATS_INTERVAL_HELP, parseStatsInterval);
+    .option('--stats-interval <duration>', STATS_INTERVAL_HELP, parseStatsInterval)
+    .option(
+      '--check-sample <share>',
+      'then compare this share (5%) or number (200) of the archive with the service, as verify --against-live does',
+    );
   addMonitorOptions(command)
     .addHelpText(
       'after',
@@ -99,6 +106,7 @@ A crontab entry, wrapped here to fit: cron needs it all on one line.
           // checked now and made only once the run starts (the key has been read by then), and a
           // first night that fails takes back the folder it made, if it is still empty.
           const rule = { flag: '--dir', force: false, mayHoldFiles: true };
+          const checkSample = await checkSampleOf(flags);
           await checkOutputFolder(flags.dir, rule);
           return async ({ service, signal, onEvent }) => {
             const folder = await outputFolder(flags.dir, rule);
@@ -113,13 +121,14 @@ A crontab entry, wrapped here to fit: cron needs it all on one line.
               },
               ...selectionOf(flags),
               ...runLimitsOf(flags),
+              ...(checkSample ? { checkSample } : {}),
             }).catch(async (error: unknown) => {
               await folder.undo();
               throw error;
             });
           };
         },
-        complete: (result: BackupResult) => result.export.complete,
+        complete: (result: BackupResult) => result.export.complete && result.check?.failed !== true,
         metricsLabel: () => ({ name: 'dir', value: resolve(flags.dir) }),
         summary: (result: BackupResult, times) => ({
           out: result.out,
@@ -142,6 +151,7 @@ A crontab entry, wrapped here to fit: cron needs it all on one line.
           outages: outageSummary(result.export.outages),
           pruned: result.pruned,
           kept: result.kept.length,
+          ...(result.check ? { check: result.check } : {}),
           ...times,
         }),
         describe: (result, summary, timeLine) =>
@@ -161,6 +171,7 @@ A crontab entry, wrapped here to fit: cron needs it all on one line.
           `  bodies: ${bodiesText(summary.storedBytes, summary.wireBytes)}\n` +
           `  time: ${timeLine}\n` +
           `  sha256 ${result.sha256}\n` +
+          (result.check ? checkLine(result.check) : '') +
           `  ${plural(summary.kept, 'archive')} kept${summary.pruned.length > 0 ? `, removed ${summary.pruned.join(', ')}` : ''}\n`,
         warnings: (result, summary) =>
           result.unreadable
@@ -171,6 +182,26 @@ A crontab entry, wrapped here to fit: cron needs it all on one line.
             : `${plural(summary.errors, 'resource')} could not be archived; see "errors" in the manifest of ${result.out}\n`),
       });
     });
+}
+
+/** --check-sample, read before anything is fetched so that a typo fails at once. */
+async function checkSampleOf(flags: BackupFlags): Promise<SampleSize | undefined> {
+  if (flags.checkSample === undefined) return undefined;
+  const { parseSampleSize } = await import('../../live-check/sample-plan.js');
+  return parseSampleSize(flags.checkSample, '--check-sample');
+}
+
+function checkLine(check: NightCheck): string {
+  const found =
+    check.differences === 0
+      ? 'the archive matches the service'
+      : `${plural(check.differences, 'difference')} from the service (${check.changed} changed, ${check.new} new, ${check.gone} gone)`;
+  const verdict = check.failed
+    ? `; FAILED: ${plural(check.unexplained, 'resource')} differ at an unchanged revision, so the archive does not hold what was fetched`
+    : check.differences > 0
+      ? ': edits made since the export'
+      : '';
+  return `  check of ${check.sample} (seed ${check.seed}, ${Math.floor(check.share * 1000) / 10}% of the archive): ${found}${verdict}\n`;
 }
 
 function keepOption(rule: string): (value: string) => number {

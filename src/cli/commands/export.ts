@@ -136,6 +136,7 @@ reader that stops early is exit 1.`,
           sha256: result.sha256,
           complete: result.complete,
           prototypes: result.prototypes.total,
+          ...result.left,
           files: result.stats.files,
           bytes: result.archiveBytes,
           storedBytes: result.stats.bytes,
@@ -206,24 +207,46 @@ function failureReport(flags: ExportFlags, result: ExportResult, keyPlaces: read
     return text;
   }
   if (!result.complete) {
-    const shown = result.errors;
-    text += `${plural(result.errorCount, 'resource')} could not be archived:\n`;
+    // Stopped at --max-duration: what it left undone is the next run's work, not a failure.
+    const left = result.deadlineReached ? result.left : undefined;
+    if (left) text += leftText(flags, result);
+    const failures = left ? result.errorCount - left.prototypesLeft - left.requestsCutOff : result.errorCount;
+    const shown = left ? result.errors.filter((error) => error.code !== 'DEADLINE') : result.errors;
+    if (failures === 0) return text;
+    text += `${plural(failures, 'resource')} could not be archived:\n`;
     for (const error of shown)
       text += `  ${error.source}${error.status ? ` (HTTP ${error.status})` : ''}: ${printable(error.message)}\n`;
-    if (result.errorCount > shown.length)
-      text += `  ... and ${result.errorCount - shown.length} more (see manifest.json "errors")\n`;
+    if (failures > shown.length) text += `  ... and ${failures - shown.length} more (see manifest.json "errors")\n`;
     // A refused key is refused again on the next run: fetching "what is missing" cannot help
     // until the key is fixed, so that comes first.
     const refused = refusedKeyPlaces(result, keyPlaces);
     for (const place of refused) text += `the API key on ${place} was refused: fix or remove it\n`;
     // --since the incomplete archive itself: what it holds is copied (verified), only the rest is fetched.
-    if (result.out !== '-')
+    if (result.out !== '-' && !left)
       text +=
         refused.length > 0
           ? `then fetch only what is missing: ${exportCommand(flags, result.out)}\n`
           : `to fetch only what is missing: ${exportCommand(flags, result.out)}\n`;
   }
   return text;
+}
+
+/**
+ * "3 of 5 prototypes complete; 631 requests not started (2 prototypes)": a run stopped at
+ * --max-duration did the smallest prototypes whole, and the same command --since its archive does
+ * the next ones.
+ */
+function leftText(flags: ExportFlags, result: ExportResult): string {
+  const { left } = result;
+  let text =
+    left.prototypesListed === 0
+      ? 'the list of prototypes was not read'
+      : `${left.prototypesComplete} of ${plural(left.prototypesListed, 'prototype')} complete`;
+  if (left.requestsNotStarted > 0)
+    text += `; ${plural(left.requestsNotStarted, 'request')} not started (${plural(left.prototypesLeft, 'prototype')})`;
+  if (left.requestsCutOff > 0) text += `; ${plural(left.requestsCutOff, 'request')} cut off`;
+  if (result.out === '-') return `${text}, run the same command with --since this archive to go on\n`;
+  return `${text}, run the same command with --since to go on:\n  ${exportCommand(flags, result.out)}\n`;
 }
 
 /** Where the refused keys were written; the crawl names a refused key by its number among the keys. */

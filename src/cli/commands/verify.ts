@@ -1,19 +1,56 @@
 import type { Command } from 'commander';
 import { EXIT } from '../exit-codes.js';
-import { runAction, type CliIO } from '../run.js';
+import { RabbitError } from '../../core/errors.js';
+import { runAction, withInterrupts, type CliIO } from '../run.js';
+import { addServiceOptions, type ServiceFlags } from '../service-flags.js';
+import { addRunLimitOptions, type RunLimitFlags } from '../run-limit-flags.js';
+import { intOption } from '../options.js';
+
+interface VerifyFlags extends ServiceFlags, RunLimitFlags {
+  json?: boolean;
+  againstLive?: boolean;
+  sample?: string;
+  seed?: string;
+  maxRequests?: number;
+}
 
 export function registerVerify(program: Command, io: CliIO): void {
-  program
-    .command('verify')
-    .description('check an archive: zip structure and every manifest entry (present, size, sha256)')
-    .argument('<file.zip>', 'the archive to check')
-    .option('--json', 'print the report as one JSON line')
+  addRunLimitOptions(
+    addServiceOptions(
+      program
+        .command('verify')
+        .description('check an archive: zip structure and every manifest entry (present, size, sha256)')
+        .argument('<file.zip>', 'the archive to check')
+        .option(
+          '--json',
+          'print the report as one JSON line (with --against-live: a line per difference, then a summary)',
+        )
+        .option(
+          '--against-live',
+          'compare the archive with the service: what changed, what is new, what is gone (exit 3 on drift)',
+        )
+        .option(
+          '--sample <share>',
+          'with --against-live: check this share (5%) or number (200) of resources; lists are always checked in full (default 100%)',
+        )
+        .option('--seed <n>', 'with --against-live: the seed that picks the sample (printed by every run)')
+        .option(
+          '--max-requests <n>',
+          'with --against-live: send at most this many requests',
+          intOption('--max-requests', 1, 1_000_000_000),
+        ),
+    ),
+  )
     .addHelpText(
       'after',
-      '\nExamples:\n  rabbit-export verify team.zip && echo intact\n  rabbit-export verify team.zip --json',
+      '\nExamples:\n  rabbit-export verify team.zip && echo intact\n  rabbit-export verify team.zip --json\n' +
+        '  rabbit-export verify team.zip --against-live --sample 5%          # the key from RABBIT_API_KEY\n' +
+        '  rabbit-export verify team.zip --against-live --sample 5% --seed 1234 --max-requests 2000',
     )
-    .action((file: string, flags: { json?: boolean }) =>
+    .action((file: string, flags: VerifyFlags) =>
       runAction(io, flags.json ?? false, async () => {
+        if (flags.againstLive) return verifyAgainstLive(file, flags, io);
+        refuseLiveFlags(flags);
         const { formatVerifyReport } = await import('../format-archive.js');
         const { verifyArchive } = await import('../../verify/verify-archive.js');
         const { checkSidecar, sidecarPath } = await import('../../archive/checksum-file.js');
@@ -39,4 +76,30 @@ export function registerVerify(program: Command, io: CliIO): void {
         return report.ok && sidecarOk ? EXIT.ok : EXIT.failed;
       }),
     );
+}
+
+/** The sample's flags without --against-live would be ignored silently: say so instead. */
+function refuseLiveFlags(flags: VerifyFlags): void {
+  const given = (['sample', 'seed', 'maxRequests', 'maxDuration'] as const).filter((name) => flags[name] !== undefined);
+  if (given.length === 0) return;
+  const flag = `--${given[0]?.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`) ?? ''}`;
+  throw new RabbitError('USAGE', `${flag} is for verify --against-live`);
+}
+
+/** Exit 0: everything checked matches; 3: drift; 1: the service did not let it be checked. */
+async function verifyAgainstLive(file: string, flags: VerifyFlags, io: CliIO): Promise<number> {
+  const [{ liveCheckOptionsOf }, { checkAgainstLive }, { liveVerdict }, { formatLiveCheck, liveCheckRecords }] =
+    await Promise.all([
+      import('../live-check-flags.js'),
+      import('../../live-check/check-live.js'),
+      import('../../live-check/live-report.js'),
+      import('../format-live-check.js'),
+    ]);
+  const options = await liveCheckOptionsOf(file, flags, io.env);
+  const report = await withInterrupts(io, (signal) => checkAgainstLive({ ...options, signal }));
+  const verdict = liveVerdict(report);
+  const code = verdict === 'match' ? EXIT.ok : verdict === 'drift' ? EXIT.incomplete : EXIT.failed;
+  if (flags.json) for (const line of liveCheckRecords(report, verdict, code)) io.stdout.write(`${line}\n`);
+  else io.stdout.write(`${formatLiveCheck(report, verdict)}\n`);
+  return code;
 }

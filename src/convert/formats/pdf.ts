@@ -1,3 +1,4 @@
+import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { prototypeHead } from '../page-walk.js';
 import { writeAtomically } from '../write-output.js';
@@ -11,15 +12,19 @@ export const pdf: DocumentFormat = {
   exampleOut: 'team-pdf',
   withoutPages: true,
   async write({ reader, plan, pages, text, report, out, stem, dangling }) {
-    // pdf-lib is loaded only when a binder is asked for, not for every start of the command line.
-    const { pdfBinder } = await import('../pdf-binder.js');
+    // pdfkit and fontkit are loaded only when a binder is asked for, not for every start of the command line.
+    const { pdfBinderChunks } = await import('../pdf-binder.js');
     const file = `${stem}.pdf`;
     const head = await prototypeHead(reader);
-    const { bytes, stats } = await pdfBinder(head, plan, pages, text);
-    await writeAtomically(join(out, file), [bytes]);
+    // Written as it is made, a page at a time: memory follows the biggest page, not the prototype.
+    const { chunks, stats } = pdfBinderChunks(head, plan, pages, text);
+    await writeAtomically(join(out, file), chunks);
     report.shapes += stats.labels;
     report.links += stats.links;
     report.discussions += stats.discussions;
+    report.replacedCharacters = stats.replacedCharacters;
+    const { size } = await stat(join(out, file));
+    report.binder = { bytes: size, renderingBytes: stats.renderingBytes, fonts: stats.fonts };
     for (const { pageId, ...target } of stats.danglingTargets) dangling(pageId, target);
     return file;
   },

@@ -2,6 +2,7 @@ import { RabbitError, isRabbitError } from '../../core/errors.js';
 import { API_PREFIX } from '../../api/paths.js';
 import type { FileEntry } from '../../manifest/types.js';
 import { fetchResource, type FetchContext } from '../fetch-resource.js';
+import { sourceProblem } from '../../manifest/manifest-values.js';
 import { manifestErrorOf } from '../../manifest/manifest-error.js';
 import { cachedBodyOf, storedFileOf } from '../../storage/stored-file.js';
 import type { Frontier } from '../frontier.js';
@@ -90,6 +91,8 @@ export class PageRequisites {
   /** What has been fetched so far; `archived` is set only while `finish` works on a prototype. */
   readonly catalog: AssetCatalog = { assets: new Map(), archived: new Map(), foreign: new Map() };
   private readonly requested = new Set<string>();
+  /** URLs on the service's host outside its base path, recorded as missing once each. */
+  private readonly outsideReported = new Set<string>();
   /** Scheduled but not started: what a halted frontier dropped is recorded as missing. */
   private readonly waiting = new Map<string, string>();
   private capReported = false;
@@ -175,9 +178,21 @@ export class PageRequisites {
       const referrers = catalog.foreign.get(resolution.url) ?? new Set<string>();
       referrers.add(referrer);
       catalog.foreign.set(resolution.url, referrers);
+      if (resolution.servicePath !== undefined) this.outside(resolution.servicePath, resolution.url);
     }
     if (resolution.kind !== 'service' || requested.has(resolution.request)) return;
     if (catalog.archived.has(resolution.source) && !resolution.request.includes('?')) return;
+    const unfit = sourceProblem(resolution.source);
+    if (unfit !== undefined) {
+      // The manifest could not list it: every reader refuses such a source, so the archive would
+      // fail its own verify. Recorded instead, in words a reader accepts.
+      requested.add(resolution.request);
+      this.fail(
+        resolution.source,
+        new RabbitError('BAD_SHAPE', `a page asset whose path ${unfit} is not archived`, { source: resolution.source }),
+      );
+      return;
+    }
     if (stylesheet && depth > limits.maxCssDepth) {
       requested.add(resolution.request);
       this.fail(
@@ -254,6 +269,21 @@ export class PageRequisites {
     const base = serviceUrl(service, asset.request);
     for (const ref of scanCss(css))
       this.follow(resolveReference(ref.value, base, service), stored.path, ref.kind === 'import', depth + 1);
+  }
+
+  /**
+   * An asset on the service's own host outside its base path: the page needs it and it cannot be
+   * fetched, so the archive is not complete (recorded once per URL).
+   */
+  private outside(path: string, url: string): void {
+    if (this.outsideReported.has(url)) return;
+    this.outsideReported.add(url);
+    this.fail(
+      path,
+      new RabbitError('BAD_SHAPE', `${path} is on the service's host outside its base path: it was not fetched`, {
+        source: path,
+      }),
+    );
   }
 
   /** --max-duration (or an outage past its patience) stopped the fetching: the asset is missing, and the archive says so. */

@@ -12,8 +12,12 @@ export interface ServiceLocation {
 
 export type Resolution =
   | { kind: 'ignored'; reason: 'empty' | 'fragment' | 'data' | 'scheme' | 'invalid' }
-  /** Another host (or credentials in the URL): never fetched, listed in the manifest. */
-  | { kind: 'foreign'; url: string }
+  /**
+   * Another host (or credentials in the URL): never fetched, listed in the manifest without any
+   * api_key parameter. `servicePath` is set for a URL on the service's own host that lies outside
+   * its base path: the page needs it, yet it cannot be fetched, which the archive must say.
+   */
+  | { kind: 'foreign'; url: string; servicePath?: string }
   /**
    * On the service host. `request` is what the HTTP client asks for (relative to the base path,
    * with any query but never an api_key); `source` is the same without the query, for the manifest.
@@ -39,16 +43,44 @@ export function resolveReference(value: string, base: string, service: ServiceLo
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return { kind: 'ignored', reason: 'scheme' };
   url.hash = '';
-  if (url.origin !== service.origin || url.username !== '' || url.password !== '') {
+  // A key in a reference must never travel on, nor be written anywhere.
+  dropKeyParameters(url);
+  if (!isServiceOrigin(url, service.origin) || url.username !== '' || url.password !== '') {
     return { kind: 'foreign', url: withoutCredentials(url) };
   }
-  // A key in a reference must never travel on, nor be written anywhere.
-  // (Only touched when present: re-serialising a query changes its encoding.)
-  if (url.searchParams.has('api_key')) url.searchParams.delete('api_key');
   const path = url.pathname;
-  if (service.basePath !== '' && !path.startsWith(`${service.basePath}/`)) return { kind: 'foreign', url: url.href };
+  if (service.basePath !== '' && !path.startsWith(`${service.basePath}/`))
+    return { kind: 'foreign', url: url.href, servicePath: path };
   const source = path.slice(service.basePath.length);
   return { kind: 'service', source, request: `${source}${url.search}`, url: url.href };
+}
+
+/** Host names that all reach this machine: on the same scheme and port they are one server. */
+const LOOPBACK_NAMES = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/**
+ * Whether the URL is on the service's origin. A service reached as `http://localhost:P` that names
+ * itself `http://127.0.0.1:P` in its pages (or `[::1]`) is the same server: its assets are its own.
+ */
+export function isServiceOrigin(url: URL, origin: string): boolean {
+  if (url.origin === origin) return true;
+  if (!LOOPBACK_NAMES.has(url.hostname)) return false;
+  let service: URL;
+  try {
+    service = new URL(origin);
+  } catch {
+    return false;
+  }
+  return LOOPBACK_NAMES.has(service.hostname) && url.protocol === service.protocol && url.port === service.port;
+}
+
+/**
+ * Removes every `api_key` parameter, in any case of its name. Only touched when there is one:
+ * re-serialising a query changes its encoding.
+ */
+function dropKeyParameters(url: URL): void {
+  const names = [...new Set([...url.searchParams.keys()].filter((name) => name.toLowerCase() === 'api_key'))];
+  for (const name of names) url.searchParams.delete(name);
 }
 
 function withoutCredentials(url: URL): string {

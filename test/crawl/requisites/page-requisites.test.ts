@@ -27,7 +27,7 @@ function page(name: string, data?: Buffer): StoredFile {
   };
 }
 
-function setup(archived: StoredFile[]) {
+function setup(archived: StoredFile[], where: { origin: string; basePath: string } = service) {
   const frontier = new Frontier({ concurrency: 1 });
   frontier.pause();
   const errors: ManifestError[] = [];
@@ -38,7 +38,7 @@ function setup(archived: StoredFile[]) {
     files: async (id: string | undefined) => (id === '3' ? archived : []),
   } as unknown as ArchiveModel;
   const fetch = { spool: { read: async () => Buffer.from(html, 'latin1') } } as unknown as FetchContext;
-  return { frontier, errors, requisites: new PageRequisites({ fetch, frontier, model, service }) };
+  return { frontier, errors, requisites: new PageRequisites({ fetch, frontier, model, service: where }) };
 }
 
 describe('page requisites during the crawl', () => {
@@ -69,5 +69,33 @@ describe('page requisites during the crawl', () => {
     frontier.halt();
     await requisites.finish((entry) => ({ ...entry, file: '/nowhere' }));
     expect(errors.map((e) => e.source).sort()).toEqual([OTHER, PNG, '/rabbit/static/a.css'].sort());
+  });
+
+  it('records an asset on the service host outside its base path as missing, once, and still lists it', async () => {
+    const below = { origin: 'http://127.0.0.1:1', basePath: '/tool' };
+    const { frontier, errors, requisites } = setup([], below);
+    const named = `<img src="/rabbit/static/logo.png"><img src="http://127.0.0.1:1/rabbit/static/logo.png">`;
+    const stored = {
+      ...page('page1', Buffer.from(named, 'latin1')),
+      source: '/rabbit/api/prototypes/3/pages/page1.html',
+    };
+    requisites.pageStored(stored, '3');
+    requisites.pageStored({ ...stored, path: 'prototypes/3/r6/pages/page2.html' }, '3');
+    expect(frontier.queued).toBe(0);
+    expect(errors.map((e) => [e.source, e.code])).toEqual([['/rabbit/static/logo.png', 'BAD_SHAPE']]);
+    expect([...requisites.catalog.foreign.keys()]).toEqual(['http://127.0.0.1:1/rabbit/static/logo.png']);
+  });
+
+  it('records, and never requests, an asset whose path no manifest reader would accept', async () => {
+    // A line separator or a newline, percent-escaped: listed as a source, it would make the archive
+    // fail its own verify (and links could write no rule for it).
+    const { frontier, errors, requisites } = setup([]);
+    const named = `<img src="/rabbit/static/a%E2%80%A8b.png"><img src="/rabbit/static/c%0Ad.png"><img src="/rabbit/static/ok.png">`;
+    requisites.pageStored(page('page1', Buffer.from(named, 'latin1')), '3');
+    expect(frontier.queued).toBe(1);
+    expect(errors.map((e) => [e.source, e.code])).toEqual([
+      ['/rabbit/static/a%E2%80%A8b.png', 'BAD_SHAPE'],
+      ['/rabbit/static/c%0Ad.png', 'BAD_SHAPE'],
+    ]);
   });
 });

@@ -145,10 +145,52 @@ describe('resolveReference', () => {
       kind: 'service',
       source: '/rabbit/static/a.css',
     });
+    // On the service's host yet outside its base path: named, so the archive can say it is missing.
     expect(resolveReference('/other/a.css', base, below)).toEqual({
       kind: 'foreign',
       url: 'https://host.example/other/a.css',
+      servicePath: '/other/a.css',
     });
+  });
+
+  it.each([
+    ['https://cdn.example.org/x.png?api_key=SECRET', 'https://cdn.example.org/x.png'],
+    ['https://cdn.example.org/x.png?v=1&API_KEY=SECRET&w=2', 'https://cdn.example.org/x.png?v=1&w=2'],
+    ['https://cdn.example.org/x.png?api_key=a&api_key=b#f', 'https://cdn.example.org/x.png'],
+    ['https://cdn.example.org/x.png?v=%41', 'https://cdn.example.org/x.png?v=%41'],
+  ])('a foreign reference %s is listed as %s: no api_key, the rest as written', (ref, url) => {
+    expect(resolveReference(ref, page, service)).toEqual({ kind: 'foreign', url });
+  });
+});
+
+describe('resolveReference: the loopback names are one origin', () => {
+  const asset = '/rabbit/static/img/logo.png';
+  const resolve = (origin: string, other: string): Resolution =>
+    resolveReference(`${other}${asset}?v=1`, `${origin}/rabbit/api/prototypes/3/pages/page1.html`, {
+      origin,
+      basePath: '',
+    });
+
+  it.each([
+    ['http://localhost:8080', 'http://127.0.0.1:8080'],
+    ['http://localhost:8080', 'http://[::1]:8080'],
+    ['http://127.0.0.1:8080', 'http://localhost:8080'],
+    ['http://127.0.0.1:8080', 'http://[::1]:8080'],
+    ['http://[::1]:8080', 'http://127.0.0.1:8080'],
+    ['http://[::1]:8080', 'http://LOCALHOST:8080'],
+    ['http://localhost', 'http://127.0.0.1:80'],
+  ])('service %s: a reference to %s is the service', (origin, other) => {
+    expect(resolve(origin, other)).toMatchObject({ kind: 'service', source: asset, request: `${asset}?v=1` });
+  });
+
+  it.each([
+    ['http://localhost:8080', 'http://127.0.0.1:8081'],
+    ['http://localhost:8080', 'https://127.0.0.1:8080'],
+    ['http://localhost:8080', 'http://127.0.0.2:8080'],
+    ['http://localhost:8080', 'http://localhost.example:8080'],
+    ['http://pidoco.example:8080', 'http://127.0.0.1:8080'],
+  ])('service %s: a reference to %s is another host', (origin, other) => {
+    expect(resolve(origin, other)).toEqual({ kind: 'foreign', url: new URL(`${other}${asset}?v=1`).href });
   });
 });
 

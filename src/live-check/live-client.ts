@@ -1,0 +1,195 @@
+import { setMaxListeners } from 'node:events';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Dispatcher } from 'undici';
+import { RabbitError, isRabbitError } from '../core/errors.js';
+import { HttpClient } from '../client/http-client.js';
+import { RateLimiter } from '../client/rate-limiter.js';
+import type { ServiceOptions } from '../client/service-options.js';
+import type { ProxySettings } from '../client/proxy-env.js';
+import type { OutagePolicy } from '../client/outage-policy.js';
+import type { StallPolicy } from '../client/transfer-watchdog.js';
+import { fetchResource, type FetchContext } from '../crawl/fetch-resource.js';
+import { Frontier } from '../crawl/frontier.js';
+import { DEFAULT_SIZE_CAPS, type BodyKind, type SizeCaps } from '../crawl/obtain-body.js';
+import { Deadline, type DeadlineTimer } from '../export/deadline.js';
+import { EXPORT_DEFAULTS } from '../export/export-defaults.js';
+import { fetchContext } from '../export/fetch-setup.js';
+import { formatDuration } from '../core/duration.js';
+import { Spool } from '../storage/spool.js';
+import type { RunStats } from '../manifest/types.js';
+
+/** How the check reaches the service: export's options, read the same way, and its budget. */
+export interface LiveClientOptions extends ServiceOptions {
+  caps?: Partial<SizeCaps>;
+  proxy?: ProxySettings;
+  allowInsecureHttp?: boolean;
+  dispatcher?: Dispatcher;
+  /** Requests sent at most (retries count, an outage's probes and a key's check do not). */
+  maxRequests?: number;
+  maxDurationMs?: number;
+  outagePatienceMs?: number;
+  outage?: Partial<OutagePolicy>;
+  stall?: Partial<StallPolicy>;
+  signal?: AbortSignal;
+  now?: () => number;
+  random?: () => number;
+  sleep?: (ms: number, signal: AbortSignal) => Promise<unknown>;
+  /** The timer --max-duration runs on (tests pass their own). */
+  deadlineTimer?: DeadlineTimer;
+}
+
+/** What one request for a body came to. */
+export type LiveAnswer =
+  | { type: 'body'; sha256: string; size: number; buffer: Buffer | undefined }
+  | { type: 'gone'; status: number }
+  /** Not checked: the run stopped (a budget, every key refused, an outage past its patience). */
+  | { type: 'stopped' }
+  | { type: 'failed'; error: RabbitError };
+
+/** Why the check stopped before it was done: a budget the user set, or the service. */
+export type StopReason = 'max-requests' | 'max-duration' | 'KEY_REFUSED' | 'SERVICE_DOWN';
+
+/**
+ * The export's client, for reading the service alone: one frontier at the same concurrency, the
+ * same retries with Retry-After, adaptive concurrency, outage pause and key watch (fetch-setup.ts),
+ * with a request budget as the rate limiter's first step. Bodies pass through a spool in a temp
+ * folder, removed at `close`.
+ */
+export class LiveClient {
+  readonly frontier: Frontier;
+  readonly stats: RunStats = { requests: 0, retries: 0, bytes: 0, files: 0 };
+  private readonly client: HttpClient;
+  private readonly deadline: Deadline;
+  private readonly controller = new AbortController();
+  private stop: StopReason | undefined;
+  private fetch!: FetchContext;
+  private spool!: Spool;
+  private folder = '';
+
+  private constructor(private readonly options: LiveClientOptions) {
+    const concurrency = options.concurrency ?? EXPORT_DEFAULTS.concurrency;
+    this.client = new HttpClient({
+      baseUrl: options.baseUrl,
+      connections: concurrency,
+      timeoutMs: options.timeoutMs ?? EXPORT_DEFAULTS.timeoutMs,
+      ...(options.proxy ? { proxy: options.proxy } : {}),
+      ...(options.allowInsecureHttp ? { allowInsecureHttp: true } : {}),
+      ...(options.dispatcher ? { dispatcher: options.dispatcher } : {}),
+    });
+    this.frontier = new Frontier({ concurrency, ahead: this.client.queueAhead });
+    this.deadline = new Deadline(options.maxDurationMs, () => this.frontier.halt(), options.deadlineTimer, true);
+    setMaxListeners(0, this.controller.signal);
+  }
+
+  static async open(options: LiveClientOptions): Promise<LiveClient> {
+    if (options.keys.length === 0) throw new RabbitError('NO_API_KEY', 'no API key given');
+    const live = new LiveClient(options);
+    live.folder = await mkdtemp(join(tmpdir(), 'rabbit-verify-live-'));
+    live.spool = new Spool(live.folder);
+    await live.spool.init();
+    const now = options.now ?? Date.now;
+    const abort = (): void => live.controller.abort(options.signal?.reason);
+    options.signal?.addEventListener('abort', abort, { once: true });
+    if (options.signal?.aborted) abort();
+    const context = fetchContext({
+      options,
+      client: live.client,
+      spool: live.spool,
+      frontier: live.frontier,
+      signal: live.deadline.requestSignal(live.controller.signal),
+      stats: live.stats,
+      emit: () => undefined,
+      now,
+      giveUp: (error) => live.halt(error.code === 'KEY_REFUSED' ? 'KEY_REFUSED' : 'SERVICE_DOWN', error),
+    });
+    const budget = new RequestBudget(options.maxRequests, context.rateLimiter, () =>
+      live.halt(
+        'max-requests',
+        new RabbitError('DEADLINE', `the check reached --max-requests ${options.maxRequests ?? 0}`, {
+          errorClass: 'resource',
+        }),
+      ),
+    );
+    live.fetch = { ...context, rateLimiter: budget };
+    return live;
+  }
+
+  /** Why the check stopped early, if it did: --max-duration's clock counts too. */
+  get stoppedBy(): StopReason | undefined {
+    if (this.stop === undefined && this.deadline.reached) this.stop = 'max-duration';
+    return this.stop;
+  }
+
+  get keysRefused(): number[] {
+    return (this.fetch.keys?.refused ?? []).map((refusal) => refusal.keyNumber);
+  }
+
+  get outages(): { count: number; totalMs: number; gaveUp: boolean } {
+    return this.fetch.outage?.summary() ?? { count: 0, totalMs: 0, gaveUp: false };
+  }
+
+  /** The duration limit, as the user wrote it, for messages. */
+  get maxDuration(): string | undefined {
+    return this.options.maxDurationMs === undefined ? undefined : formatDuration(this.options.maxDurationMs);
+  }
+
+  /** One body from the service, as export reads it; `keep` holds it in memory (JSON to compare). */
+  async get(source: string, key: string, kind: BodyKind): Promise<LiveAnswer> {
+    if (this.frontier.halted || this.deadline.expired) return { type: 'stopped' };
+    if (this.fetch.keys?.refusalOf(key)) return { type: 'stopped' };
+    const caps = { ...DEFAULT_SIZE_CAPS, ...this.options.caps };
+    try {
+      const answer = await fetchResource(this.fetch, { source, key, maxBytes: caps[kind], keep: kind === 'json' });
+      if (answer.status !== 200) throw new RabbitError('HTTP_STATUS', `GET ${source} answered 304 unasked`, { source });
+      return { type: 'body', sha256: answer.body.sha256, size: answer.body.size, buffer: answer.body.buffer };
+    } catch (error) {
+      if (!isRabbitError(error)) throw error;
+      if (error.code === 'INTERRUPTED' || error.errorClass === 'fatal') throw error;
+      if (error.code === 'HTTP_STATUS' && (error.status === 404 || error.status === 410))
+        return { type: 'gone', status: error.status };
+      if (this.deadline.expired || (error.code === 'KEY_REFUSED' && this.fetch.keys?.refusalOf(key)))
+        return { type: 'stopped' };
+      return { type: 'failed', error };
+    }
+  }
+
+  async close(): Promise<void> {
+    this.deadline.cancel();
+    await this.client.close();
+    await this.spool.close().catch(() => undefined);
+    await rm(this.folder, { recursive: true, force: true });
+  }
+
+  private halt(reason: StopReason, error: RabbitError): void {
+    this.stop ??= reason;
+    this.deadline.stopNow(error);
+  }
+}
+
+/**
+ * --max-requests as the first step of every attempt (rate-limiter.ts is where fetchResource asks
+ * before each one): past the budget the run is halted and the attempt is not sent. --max-rps, when
+ * set, still spaces the requests that are sent.
+ */
+class RequestBudget extends RateLimiter {
+  private spent = 0;
+
+  constructor(
+    private readonly max: number | undefined,
+    private readonly pace: RateLimiter | undefined,
+    private readonly exhausted: () => void,
+  ) {
+    super(1);
+  }
+
+  override async take(signal?: AbortSignal): Promise<void> {
+    if (this.max !== undefined && this.spent >= this.max) {
+      this.exhausted();
+      throw new RabbitError('DEADLINE', 'the request budget is spent', { errorClass: 'resource' });
+    }
+    this.spent++;
+    await this.pace?.take(signal);
+  }
+}

@@ -1,0 +1,107 @@
+import { createServer, request, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+// A front to the fake service that writes the run's API keys into what it answers, in the
+// encodings a service or a page may use: pages, page and element JSON, stylesheets, a large PNG,
+// links to other hosts, and error answers. For tests that the key is nowhere in the archive.
+
+export const FOREIGN_WITH_KEY = 'https://cdn.example.org/x.png';
+
+const code = (c: string): number => c.charCodeAt(0);
+const each = (key: string, f: (c: string) => string): string => [...key].map(f).join('');
+
+/** Every way the front writes a key, and so every way a test looks for it. */
+export function keyEncodings(key: string) {
+  return {
+    raw: key,
+    percentUpper: each(key, (c) => `%${code(c).toString(16).toUpperCase()}`),
+    percentLower: each(key, (c) => `%${code(c).toString(16)}`),
+    jsonEscaped: each(key, (c) => `\\u${code(c).toString(16).padStart(4, '0')}`),
+    htmlDecimal: each(key, (c) => `&#${code(c)};`),
+    htmlHex: each(key, (c) => `&#x${code(c).toString(16)};`),
+    cssEscaped: each(key, (c) => `\\${code(c).toString(16)} `),
+  };
+}
+
+export interface HostileFront {
+  baseUrl: string;
+  close(): Promise<void>;
+}
+
+/** Starts the front on 127.0.0.1 port 0; every request goes on to `upstream` and its answer is spiked with `keys`. */
+export async function startHostileFront(upstream: string, keys: readonly string[]): Promise<HostileFront> {
+  const server: Server = createServer((req, res) => {
+    const target = new URL(req.url ?? '/', upstream);
+    const forward: IncomingHttpHeaders = { 'accept-encoding': 'identity' };
+    if (req.headers['if-modified-since']) forward['if-modified-since'] = req.headers['if-modified-since'];
+    const out = request(target, { headers: forward }, (answer) => {
+      const parts: Buffer[] = [];
+      answer.on('data', (chunk: Buffer) => parts.push(chunk));
+      answer.on('end', () => {
+        const spiked = spike(target.pathname, answer.statusCode ?? 502, Buffer.concat(parts), keys);
+        const headers: Record<string, string | number> = { 'content-length': spiked.body.length };
+        for (const name of ['content-type', 'last-modified'])
+          if (answer.headers[name]) headers[name] = answer.headers[name] as string;
+        if (spiked.status !== 200 && spiked.status !== 304) headers['x-debug-key'] = keys[0] ?? '';
+        res.writeHead(spiked.status, headers);
+        res.end(spiked.body);
+      });
+    });
+    out.on('error', () => {
+      res.writeHead(502);
+      res.end();
+    });
+    out.end();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    baseUrl: `http://127.0.0.1:${port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+function spike(path: string, status: number, body: Buffer, keys: readonly string[]): { status: number; body: Buffer } {
+  if (status !== 200) return { status, body };
+  const all = keys.map(keyEncodings);
+  const text = body.toString('latin1');
+  if (/\/pages\/[^/]+\.html$/.test(path)) {
+    const extra = all
+      .map(
+        (k) =>
+          `<a href="/rabbit/api/prototypes.json?api_key=${k.raw}">own</a>` +
+          `<img src="${FOREIGN_WITH_KEY}?api_key=${k.raw}" alt="" />` +
+          `<img src="https://cdn.example.org/${k.percentUpper}/y.png?t=${k.percentLower}" alt="" />` +
+          `<p>${k.raw} ${k.htmlDecimal} ${k.htmlHex}</p>`,
+      )
+      .join('');
+    return { status, body: Buffer.from(text.replace('</body>', `${extra}</body>`), 'latin1') };
+  }
+  if (/\/discussions\.json$/.test(path) && /prototypes\/\d+\/discussions/.test(path)) {
+    // An error answer whose body and headers hold the key.
+    return { status: 403, body: Buffer.from(`{"error":"key ${keys[0]} may not read this"}`) };
+  }
+  if (/\/elements\/[^/]+\.json$/.test(path) && text.endsWith('}')) {
+    const extra = all.map((k, i) => `,"text${i}":"label ${k.raw}","escaped${i}":"${k.jsonEscaped}"`).join('');
+    return { status, body: Buffer.from(`${text.slice(0, -1)}${extra}}`, 'latin1') };
+  }
+  if (/\/pages\/[^/]+\.json$/.test(path) && text.endsWith('}')) {
+    const extra = all.map((k, i) => `,"url${i}":"https:\\/\\/x.example\\/?api_key=${k.percentLower}"`).join('');
+    return { status, body: Buffer.from(`${text.slice(0, -1)}${extra}}`, 'latin1') };
+  }
+  if (/\/pages\/[^/]+\.png$/.test(path)) {
+    // Past the spool's in-memory size: the key reaches it in a body streamed to a file of its own.
+    const filler = Buffer.alloc(300 * 1024 + 7, 0x20);
+    const tail = all.map((k) => Buffer.concat([filler, Buffer.from(k.raw), filler, Buffer.from(k.percentUpper)]));
+    return { status, body: Buffer.concat([body, ...tail]) };
+  }
+  if (path.endsWith('.css')) {
+    const extra = all.map((k) => `\n/* ${k.raw} */ .k::after { content: "${k.cssEscaped}"; }`).join('');
+    return { status, body: Buffer.concat([body, Buffer.from(extra)]) };
+  }
+  return { status, body };
+}

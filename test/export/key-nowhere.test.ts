@@ -1,0 +1,202 @@
+import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
+import { join, relative } from 'node:path';
+import { promisify } from 'node:util';
+import { afterEach, describe, expect, it } from 'vitest';
+import { isRabbitError } from '../../src/core/errors.js';
+import { KEY_MARKER } from '../../src/core/secret-marker.js';
+import { exportAccount } from '../../src/export/export-account.js';
+import { allFileEntries, type FileEntry, type Manifest } from '../../src/manifest/types.js';
+import { verifyArchive } from '../../src/verify/verify-archive.js';
+import type { FakeService } from '../../src/fake-service/index.js';
+import { useFakeService } from '../helpers/fake-service.js';
+import { plainZip } from '../helpers/plain-zip.js';
+import { requireTool } from '../helpers/tools.js';
+import { FOREIGN_WITH_KEY, keyEncodings, startHostileFront, type HostileFront } from './hostile-front.js';
+
+const exec = promisify(execFile);
+
+let service: FakeService;
+let dir: string;
+let front: HostileFront | undefined;
+
+useFakeService({ seed: 1 }, (fixture) => ({ service, dir } = fixture));
+afterEach(async () => {
+  await front?.close();
+  front = undefined;
+});
+
+/** The run's two keys: the account's and one prototype's (a run may use several). */
+function runKeys(): string[] {
+  return [service.keys.readOnly, service.keys.perPrototype['1001'] as string];
+}
+
+/** Every entry of the zip as Python's zipfile extracts it, by entry name. */
+async function extracted(zip: string, into: string): Promise<Map<string, Buffer>> {
+  requireTool('python3');
+  await exec('python3', ['-c', 'import sys, zipfile; zipfile.ZipFile(sys.argv[1]).extractall(sys.argv[2])', zip, into]);
+  return filesIn(into);
+}
+
+/** Every file under a folder, by its path inside it. */
+async function filesIn(into: string): Promise<Map<string, Buffer>> {
+  const files = new Map<string, Buffer>();
+  for (const entry of await readdir(into, { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile()) continue;
+    const path = join(entry.parentPath, entry.name);
+    files.set(relative(into, path), await readFile(path));
+  }
+  return files;
+}
+
+/** `entry: encoding` for every place a key is found, in any encoding the front writes it in. */
+function keysFound(files: Map<string, Buffer>, keys: readonly string[]): string[] {
+  const found: string[] = [];
+  for (const [name, bytes] of files) {
+    for (const [i, key] of keys.entries()) {
+      for (const [encoding, text] of Object.entries(keyEncodings(key))) {
+        if (bytes.includes(Buffer.from(text, 'latin1'))) found.push(`${name}: key ${i + 1} ${encoding}`);
+      }
+    }
+  }
+  return found;
+}
+
+async function sha256sum(path: string): Promise<string> {
+  const { stdout } = await exec('sha256sum', [path]);
+  return stdout.split(' ')[0] as string;
+}
+
+async function exportThroughFront(out: string, since?: string) {
+  const result = await exportAccount({
+    out: join(dir, out),
+    baseUrl: (front as HostileFront).baseUrl,
+    keys: runKeys(),
+    concurrency: 4,
+    ...(since ? { since } : {}),
+  });
+  return result;
+}
+
+/** The manifest inside an extracted archive. */
+function manifestIn(files: Map<string, Buffer>): Manifest {
+  return JSON.parse((files.get('manifest.json') as Buffer).toString('utf8')) as Manifest;
+}
+
+describe('the API key is nowhere in the archive', () => {
+  it('after an export from a service that writes it into pages, JSON, elements, stylesheets, PNGs, foreign links and errors', async () => {
+    front = await startHostileFront(service.baseUrl, runKeys());
+    const result = await exportThroughFront('spiked.zip');
+    const files = await extracted(result.out, join(dir, 'spiked'));
+
+    expect(keysFound(files, runKeys())).toEqual([]);
+
+    const manifest = manifestIn(files);
+    const entries = allFileEntries(manifest);
+    const redacted = entries.filter((entry) => entry.keyRedactions !== undefined);
+    // Each kind of body the front spiked holds the marker where the key was, and says how often.
+    for (const pattern of [/pages\/[^/.]+\.html$/, /elements\/[^/]+\.json$/, /pages\/[^/]+\.json$/, /\.png$/, /\.css$/])
+      expect(
+        redacted.some((entry) => pattern.test(entry.path)),
+        String(pattern),
+      ).toBe(true);
+    const page = redacted.find((entry) => /pages\/[^/.]+\.html$/.test(entry.path)) as FileEntry;
+    // Per key: the own link, the foreign query, the foreign path and query, the text thrice.
+    expect(page.keyRedactions).toBe(2 * 7);
+    const pageBytes = files.get(page.path) as Buffer;
+    expect(pageBytes.toString('latin1').split(KEY_MARKER).length - 1).toBe(page.keyRedactions);
+    // What is listed is what is stored: sha256sum and size of the extracted entry.
+    for (const entry of redacted) {
+      expect(await sha256sum(join(dir, 'spiked', entry.path)), entry.path).toBe(entry.sha256);
+      expect((files.get(entry.path) as Buffer).length).toBe(entry.size);
+    }
+    expect(manifest.foreignReferences?.map((ref) => ref.url)).toContain(FOREIGN_WITH_KEY);
+    expect(manifest.errors.some((error) => error.status === 403)).toBe(true);
+
+    const report = await verifyArchive(result.out);
+    expect(report.problems).toEqual([]);
+    expect(report.ok).toBe(true);
+  });
+
+  it('after export --since on an archive made before keys were replaced, which holds them', async () => {
+    front = await startHostileFront(service.baseUrl, runKeys());
+    const first = await exportThroughFront('first.zip');
+    const old = await oldStyleArchive(await extracted(first.out, join(dir, 'first')), runKeys()[0] as string);
+    // The crafted archive does hold the key, as one made before the fix did.
+    expect(keysFound(old.files, runKeys()).length).toBeGreaterThan(0);
+    const prev = join(dir, 'prev.zip');
+    await writeFile(prev, plainZip([...old.files].map(([name, data]) => ({ name, data }))));
+
+    const result = await exportThroughFront('since.zip', prev);
+    const files = await extracted(result.out, join(dir, 'since'));
+    expect(keysFound(files, runKeys())).toEqual([]);
+    const manifest = manifestIn(files);
+    // The copies really came from PREV, and were counted as they were redacted.
+    expect(Object.values(manifest.prototypes).map((record) => record.origin?.mode)).toContain('reused');
+    const reusedPage = allFileEntries(manifest).find((entry) => /pages\/[^/.]+\.html$/.test(entry.path)) as FileEntry;
+    expect(reusedPage.keyRedactions).toBe(2 * 7);
+    expect(await sha256sum(join(dir, 'since', reusedPage.path))).toBe(reusedPage.sha256);
+    expect((await verifyArchive(result.out)).ok).toBe(true);
+  });
+
+  it('nor in the work folder an interrupted export leaves (journal, spool, entries), nor after it resumes', async () => {
+    front = await startHostileFront(service.baseUrl, runKeys());
+    const controller = new AbortController();
+    let responses = 0;
+    const out = join(dir, 'cut.zip');
+    const run = (signal?: AbortSignal) =>
+      exportAccount({
+        out,
+        baseUrl: (front as HostileFront).baseUrl,
+        keys: runKeys(),
+        concurrency: 4,
+        ...(signal ? { signal } : {}),
+        onEvent: (event) => {
+          if (event.type === 'response' && ++responses === 60) controller.abort();
+        },
+      });
+    const error = await run(controller.signal).catch((caught: unknown) => caught);
+    expect(isRabbitError(error, 'INTERRUPTED')).toBe(true);
+    const work = await filesIn(join(dir, '.cut.zip.rabbit-work'));
+    expect(keysFound(work, runKeys())).toEqual([]);
+    // The journal records a page stored before the cut, with the count of the keys it held.
+    expect((work.get('journal.jsonl') as Buffer).toString()).toMatch(/pages\/[^/"]+\.html"[^\n]*"keyRedactions":14/);
+
+    const result = await run();
+    const files = await extracted(result.out, join(dir, 'cut'));
+    expect(keysFound(files, runKeys())).toEqual([]);
+    // A page stored before the cut and reused from the journal still says how many keys it held.
+    const pages = allFileEntries(manifestIn(files)).filter((entry) => /pages\/[^/.]+\.html$/.test(entry.path));
+    expect(pages.length).toBeGreaterThan(0);
+    expect(pages.map((entry) => entry.keyRedactions)).toEqual(pages.map(() => 2 * 7));
+  });
+});
+
+/**
+ * The archive a run before this fix would have written: every marker back to the key it replaced
+ * (raw), entries listed with the sha256 and size of those bytes and without keyRedactions.
+ */
+async function oldStyleArchive(files: Map<string, Buffer>, key: string): Promise<{ files: Map<string, Buffer> }> {
+  const marker = Buffer.from(KEY_MARKER);
+  const out = new Map<string, Buffer>();
+  for (const [name, bytes] of files) {
+    const parts: Buffer[] = [];
+    let at = 0;
+    for (let i = bytes.indexOf(marker); i >= 0; i = bytes.indexOf(marker, at)) {
+      parts.push(bytes.subarray(at, i), Buffer.from(key));
+      at = i + marker.length;
+    }
+    parts.push(bytes.subarray(at));
+    out.set(name, Buffer.concat(parts));
+  }
+  const manifest = manifestIn(out);
+  for (const entry of allFileEntries(manifest)) {
+    const bytes = out.get(entry.path) as Buffer;
+    entry.sha256 = createHash('sha256').update(bytes).digest('hex');
+    entry.size = bytes.length;
+    delete entry.keyRedactions;
+  }
+  out.set('manifest.json', Buffer.from(JSON.stringify(manifest, null, 2)));
+  return { files: out };
+}
