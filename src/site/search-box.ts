@@ -46,7 +46,8 @@ var served = location.protocol === 'http:' || location.protocol === 'https:';
 var TARGET = /^(?!\\/)(?!.*(?:^|\\/)\\.\\.?(?:\\/|#|$))[A-Za-z0-9._\\/-]{1,400}(?:#[A-Za-z0-9_-]{0,200})?$/;
 var parts = new Map(), waiting = new Map(), ids = null, run = 0, timer = 0;
 window.${PARTS_CALLBACK} = function (list) {
-  if (Array.isArray(list)) ids = list.map(String);
+  // Ids name the files loaded next: only those of the archive's shape, so no path can leave its folder.
+  if (Array.isArray(list)) ids = list.map(String).filter(function (id) { return /^[0-9]{1,40}$/.test(id); });
   settle('');
 };
 window.${PART_CALLBACK} = function (id, records) {

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { cp, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -104,6 +104,21 @@ describe('search box in Chromium', () => {
       .map((url) => url.split('/').pop());
     expect(parts).toEqual(['prototype-17.js']);
     expect(refused).toEqual([]);
+  });
+
+  it('loads no index part outside the archive, whatever its list of parts names', async () => {
+    const copy = join(dir, 'tampered');
+    await cp(root, copy, { recursive: true });
+    await writeFile(
+      join(copy, 'search', 'index.js'),
+      'rabbitSearchParts(["../../../outside", "1/../../../x", "17"]);\n',
+    );
+    const before = requests.length;
+    await page.goto(`${pathToFileURL(join(copy, 'index.html')).href}?q=shop`);
+    await expect.poll(() => hits().count()).toBe(1);
+    const loaded = requests.slice(before).map((url) => resolve(fileURLToPath(url.split(/[?#]/)[0] as string)));
+    expect(loaded.length).toBeGreaterThan(0);
+    expect(loaded.filter((path) => !path.startsWith(`${resolve(copy)}${sep}`))).toEqual([]);
   });
 
   it('searches under view through /_search, for the box on any page, and marks the element there too', async () => {
