@@ -37,10 +37,14 @@ let probes = 0;
 export async function measured(args, env = {}) {
   const file = join(tmpdir(), `rabbit-bench-usage-${process.pid}-${++probes}.json`);
   const started = process.hrtime.bigint();
-  const result = await runNode([BIN, ...args], {
+  const running = runNode([BIN, ...args], {
     env: { ...env, RABBIT_BENCH_USAGE_FILE: file },
     nodeArgs: ['--import', PROBE],
-  }).done;
+  });
+  // When the first output came (search's first hit), from the same start as the wall time.
+  let firstOutputMs;
+  running.child.stdout.once('data', () => (firstOutputMs = Number(process.hrtime.bigint() - started) / 1e6));
+  const result = await running.done;
   const wallMs = Number(process.hrtime.bigint() - started) / 1e6;
   let usage = { userUs: NaN, systemUs: NaN, maxRssKiB: NaN };
   try {
@@ -49,7 +53,13 @@ export async function measured(args, env = {}) {
     // Killed before it could report: the figures stay NaN and show up as such.
   }
   await rm(file, { force: true });
-  return { ...result, wallMs, cpuMs: (usage.userUs + usage.systemUs) / 1000, maxRss: usage.maxRssKiB * 1024 };
+  return {
+    ...result,
+    wallMs,
+    firstOutputMs,
+    cpuMs: (usage.userUs + usage.systemUs) / 1000,
+    maxRss: usage.maxRssKiB * 1024,
+  };
 }
 
 /** `rabbit-export serve --json` in its own process, until stop(). */

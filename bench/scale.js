@@ -126,6 +126,8 @@ async function oneSize({ resources: target, prototypes }) {
     console.log(`  verify, ls, export --since, diff...`);
     const verify = ok ? await measured(['verify', first, '--json']) : undefined;
     const ls = ok ? await measured(['ls', first]) : undefined;
+    // A word of the ordinary prototypes' element texts: hits in every prototype, the first at once.
+    const search = ok ? await measured(['search', first, 'login', '--json']) : undefined;
     const since = ok
       ? await measured(
           ['export', '--out', second, '--json', '--concurrency', String(CONCURRENCY), '--since', first],
@@ -151,9 +153,11 @@ async function oneSize({ resources: target, prototypes }) {
         export: Math.max(...pairs.map((pair) => pair.exported.maxRss)),
         verify: verify?.maxRss,
         ls: ls?.maxRss,
+        search: search?.maxRss,
         diff: diff?.maxRss,
         since: since?.maxRss,
       },
+      search: search && { first: search.firstOutputMs, total: search.wallMs, code: search.code },
       walls: { verify: verify?.wallMs, ls: ls?.wallMs, diff: diff?.wallMs, since: since?.wallMs },
       verified: verify?.code === 0,
       unzipOk,
@@ -203,6 +207,7 @@ export async function scaleBench(sizes) {
     'RSS export',
     'RSS verify',
     'RSS ls',
+    'RSS search',
     'RSS diff',
     'RSS since',
     'verify',
@@ -224,6 +229,7 @@ export async function scaleBench(sizes) {
     mib(r.rss.export),
     mib(r.rss.verify),
     mib(r.rss.ls),
+    mib(r.rss.search),
     mib(r.rss.diff),
     mib(r.rss.since),
     r.verified ? 'pass' : 'FAIL',
@@ -237,7 +243,7 @@ export async function scaleBench(sizes) {
       rows
         .map(
           (r) =>
-            `${r.label}: verify ${secs(r.walls.verify)}, ls ${secs(r.walls.ls)}, diff ${secs(r.walls.diff)}, since ${secs(r.walls.since)}`,
+            `${r.label}: verify ${secs(r.walls.verify)}, ls ${secs(r.walls.ls)}, diff ${secs(r.walls.diff)}, since ${secs(r.walls.since)}, search first hit ${secs(r.search?.first)} / all ${secs(r.search?.total)}${r.search && r.search.code !== 0 ? ` (exit ${r.search.code})` : ''}`,
         )
         .join('; '),
   );

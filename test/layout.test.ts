@@ -19,6 +19,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ['archive'], // the zip writer and reader, the sink, an earlier archive as a body cache
   ['verify'], // checks an archive (export verifies what it staged)
   ['crawl'], // what to fetch, page requisites included
+  ['search'], // the texts of an archive, its search index and the search over it
   ['site'], // the offline viewer's files inside the archive
   ['export'], // the story of an export
   ['live-check'], // an archive compared with the service it came from, through export's client

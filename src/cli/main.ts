@@ -22,6 +22,7 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
   restore: async () => (await import('./commands/restore.js')).registerRestore,
   convert: async () => (await import('./commands/convert.js')).registerConvert,
   links: async () => (await import('./commands/links.js')).registerLinks,
+  search: async () => (await import('./commands/search.js')).registerSearch,
   completion: async () => (await import('./commands/completion.js')).registerCompletion,
 };
 

@@ -1,6 +1,7 @@
 import type { ManifestError } from '../manifest/types.js';
 import type { DiscussionSummary, PageSummary, PrototypeSummary } from './archive-data.js';
 import { relativeEntryUrl } from '../crawl/requisites/rewrite.js';
+import { searchBoxHtml } from './search-box.js';
 
 /**
  * The overview: index.html at the archive root lists the prototypes, and each prototype has a page
@@ -16,6 +17,8 @@ export interface IndexInput {
   /** The first errors of the archive, and how many there are in all. */
   errors: readonly ManifestError[];
   errorCount: number;
+  /** Whether the archive has a search index: the page then carries the search box. */
+  search?: boolean;
 }
 
 /** What the top page says of one prototype. */
@@ -45,6 +48,14 @@ export const INDEX_ERROR_LIMIT = 100;
 const INDEX_CSP =
   "default-src 'none'; img-src 'self' file: data:; style-src 'unsafe-inline'; form-action 'none'; base-uri 'none'";
 
+/**
+ * A page with the search box may run scripts from the archive's own files (the box's, and the index
+ * parts it loads): never inline, never eval. Under `view` the server narrows it to the box's file
+ * and lets it ask `/_search` (connect-src).
+ */
+export const SEARCH_PAGE_CSP =
+  "default-src 'none'; script-src 'self'; connect-src 'self'; img-src 'self' file: data:; style-src 'unsafe-inline'; form-action 'none'; base-uri 'none'";
+
 export function renderIndex(input: IndexInput): string {
   const count = input.prototypes.length;
   const warn =
@@ -59,28 +70,31 @@ export function renderIndex(input: IndexInput): string {
     return `<li class="entry" id="prototype-${escapeHtml(p.id)}"><a href="${escapeHtml(href)}"><span class="shot">${image}</span>${nameOf(p.name, `Prototype ${p.id}`)}</a>${p.complete ? '' : ' <span class="warn">(incomplete)</span>'}<br><span class="muted">Prototype ${escapeHtml(p.id)} · revision ${escapeHtml(p.revision)} · ${p.pages} page${p.pages === 1 ? '' : 's'}</span></li>`;
   });
   const body = `<header><h1>Rabbit archive</h1><p>Exported from <code>${escapeHtml(input.baseUrl)}</code>: ${count} prototype${count === 1 ? '' : 's'}.${warn}</p></header>
-<main><ul class="prototypes">${items.join('\n')}</ul></main>
+${input.search === true ? `<section class="finder">${searchBoxHtml('')}</section>\n` : ''}<main><ul class="prototypes">${items.join('\n')}</ul></main>
 ${renderErrors(input.errors, input.errorCount)}`;
-  return page(`Rabbit archive – ${input.baseUrl}`, body);
+  return page(`Rabbit archive – ${input.baseUrl}`, body, input.search === true);
 }
 
 /** One prototype's page; `path` is where it lies in the archive, for relative links. */
-export function renderPrototypePage(p: PrototypeSummary, baseUrl: string): string {
+export function renderPrototypePage(p: PrototypeSummary, baseUrl: string, search = false): string {
   const path = prototypeIndexPath(p.id);
   const href = (to: string): string => relativeEntryUrl(path, to);
+  const box = search
+    ? `<section class="finder">${searchBoxHtml(href(INDEX_PATH).replace(/index\.html$/, ''), p.id)}</section>\n`
+    : '';
   const body = `<header><p><a href="${escapeHtml(href(INDEX_PATH))}">All prototypes</a> · <code>${escapeHtml(baseUrl)}</code></p></header>
-<main>
+${box}<main>
 ${renderPrototype(p, href)}
 </main>`;
-  return page(`${p.name ?? `Prototype ${p.id}`} – Rabbit archive`, body);
+  return page(`${p.name ?? `Prototype ${p.id}`} – Rabbit archive`, body, search);
 }
 
-function page(title: string, body: string): string {
+function page(title: string, body: string, search: boolean): string {
   return `<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="${INDEX_CSP}">
+<meta http-equiv="Content-Security-Policy" content="${search ? SEARCH_PAGE_CSP : INDEX_CSP}">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(title)}</title>
 <style>${STYLE}</style>
@@ -212,5 +226,7 @@ h1{margin:20px 0 4px}h2{margin:0 0 4px}h3{margin:18px 0 8px;font-size:15px;text-
 figcaption{margin-top:6px}
 .columns{display:flex;flex-wrap:wrap;gap:0 40px}
 table{border-collapse:collapse}td,th{padding:2px 10px 2px 0;text-align:left;vertical-align:top}
+.finder{max-width:1100px;margin:0 auto;padding:0 20px}.finder input{font:inherit;width:24em;max-width:70vw;padding:3px 6px}
+.hits{padding-left:20px}.hit{margin:6px 0}.hit .context{color:#444}.hit mark{background:#ffe27a}
 .discussions>li{margin-bottom:10px}.entries{list-style:none;padding-left:12px;border-left:3px solid #eee}.author{font-weight:600}
 `;

@@ -12,6 +12,7 @@ import { sanitizeTree, schemeOf, serializeSettled, withViewHead } from './saniti
 import { cleanCss } from './view-css.js';
 import { rewriteTreeReferences, type RewriteReference } from './tree-references.js';
 import { VIEW_CSP } from './view-policy.js';
+import { viewPathOf } from './view-path.js';
 
 /**
  * Page renderings read ahead. The export reads packed bodies with blocking reads (Spool.readBlocking),
@@ -27,10 +28,7 @@ export interface GeneratedFile {
   generatedFrom: string;
 }
 
-/** `prototypes/3/r6/pages/page1.html` -> `prototypes/3/r6/pages/page1.view.html` */
-export function viewPathOf(pagePath: string): string {
-  return pagePath.replace(/\.html$/, '.view.html');
-}
+export { viewPathOf };
 
 /**
  * A path as a browser finds the file it names: percent-escapes decoded (Chromium opens

@@ -203,12 +203,46 @@ function metaElement(parent: Element, attrs: Record<string, string>): Element {
  */
 export function withViewHead(document: Document, policy: string): void {
   const head = headOf(document);
+  // Put first again on every round of serializeSettled: the one from the last round goes.
+  head.childNodes = head.childNodes.filter((node) => !isMarkStyle(node));
   head.childNodes.unshift(
     metaElement(head, { charset: 'utf-8' }),
     metaElement(head, { 'http-equiv': 'Content-Security-Policy', content: policy }),
     metaElement(head, { name: 'referrer', content: 'no-referrer' }),
     metaElement(head, { 'http-equiv': 'x-dns-prefetch-control', content: 'off' }),
+    markStyle(head),
   );
+}
+
+/**
+ * How a view marks the element a link names (`page.view.html#element3`, as search links to it):
+ * by CSS alone, since no script runs in a view. First in the head, so the page's own rules can
+ * outweigh it only with `!important`.
+ */
+export const MARK_STYLE = ':target{outline:3px solid #e5482d;outline-offset:2px}';
+
+function markStyle(parent: Element): Element {
+  const style: Element = {
+    nodeName: 'style',
+    tagName: 'style',
+    attrs: [],
+    namespaceURI: htmlSpec.NS.HTML,
+    parentNode: parent,
+    childNodes: [],
+  };
+  style.childNodes.push({
+    nodeName: '#text',
+    value: MARK_STYLE,
+    parentNode: style,
+  } as DefaultTreeAdapterTypes.TextNode);
+  return style;
+}
+
+function isMarkStyle(node: ChildNode): boolean {
+  if (!isElement(node) || node.tagName !== 'style' || node.attrs.length > 0 || node.childNodes.length !== 1)
+    return false;
+  const text = node.childNodes[0];
+  return text?.nodeName === '#text' && (text as DefaultTreeAdapterTypes.TextNode).value === MARK_STYLE;
 }
 
 /** Rounds through parse and serialize a page may take before it is judged unstable (mutation XSS). */

@@ -10,6 +10,8 @@ import { escapeHtml, INDEX_PATH } from '../site/index-html.js';
 import { EntryDigests } from './entry-digests.js';
 import { createViewGate } from './view-gate.js';
 import { VIEW_HEADERS } from '../site/view-policy.js';
+import { SEARCH_BOX_PATH, searchBoxScript } from '../site/search-box.js';
+import { answerSearch, headersFor, SEARCH_ENDPOINT } from './search-endpoint.js';
 
 export interface ServeArchiveOptions {
   /** 0 (the default) picks a free port. */
@@ -96,7 +98,10 @@ export async function serveArchive(zipPath: string, options: ServeArchiveOptions
       return;
     }
     if (!gate.admit(req, res, port)) return;
-    handle(zip, digests, req, res, onEvent, options.checkedInMemory ?? CHECKED_IN_MEMORY).catch(() => {
+    const answer = (req.url ?? '').startsWith(SEARCH_ENDPOINT)
+      ? answerSearch(zipPath, req, res)
+      : handle(zip, digests, req, res, onEvent, options.checkedInMemory ?? CHECKED_IN_MEMORY);
+    answer.catch(() => {
       if (!res.headersSent)
         res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' }).end('cannot read this entry\n');
       else res.destroy();
@@ -143,6 +148,13 @@ async function handle(
     return;
   }
   const name = entryNameOf(req.url ?? '/');
+  if (name === SEARCH_BOX_PATH) {
+    // The tool's own script, whatever the archive holds under that name: the one script its pages may run here.
+    const body = Buffer.from(searchBoxScript(), 'utf8');
+    const type = { 'content-type': 'text/javascript; charset=utf-8', 'content-length': String(body.length) };
+    res.writeHead(200, { ...VIEW_HEADERS, ...type }).end(req.method === 'HEAD' ? undefined : body);
+    return;
+  }
   const hit = name === undefined ? undefined : zip.index.lookup(name);
   if (name === undefined || hit === undefined) {
     res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('not in this archive\n');
@@ -156,7 +168,7 @@ async function handle(
   const info = zip.entries.get(name) as ZipEntryInfo;
   const check = name === MANIFEST_PATH ? undefined : digests.checker(hit.position);
   const head = {
-    ...VIEW_HEADERS,
+    ...headersFor(name, req.headers.host as string),
     'content-type': contentTypeFor(name),
     'content-length': String(info.uncompressedSize),
   };

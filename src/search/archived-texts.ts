@@ -1,0 +1,138 @@
+import { compareIds } from '../api/ids.js';
+import { jsonText } from '../api/json-body.js';
+import { milestonesOf } from '../api/revision.js';
+import type { ArchivedPrototype } from '../archive/archive-catalog.js';
+import { isRabbitError } from '../core/errors.js';
+
+/**
+ * The texts of one archived prototype, read from its bodies by the rules convert reads them by
+ * (convert/prototype-data.ts: both list forms of pages and elements, an element's `text` as a
+ * string or a number, a missing name as none). Search sits below the viewer (site/), which makes
+ * the index at export, and convert sits above both: so search has this reader of its own, and a
+ * test holds the two to the same texts. Whatever is missing, damaged or of the wrong type is
+ * left out, never fatal: the archive is hostile.
+ */
+export interface ElementTexts {
+  id: string;
+  /** The element's `text`, as convert takes it. */
+  text: string | null;
+  /** Its JSON, parsed (an object), for the other texts it holds. */
+  value: Json;
+}
+
+type Json = Record<string, unknown>;
+
+/** No element, page or discussion the service sent comes near this. */
+const MAX_JSON_BYTES = 64 * 1024 * 1024;
+/** Element entries read at once. */
+const READ_AHEAD = 16;
+
+/** What the reader needs of a prototype's entries (below its revision's folder): the catalog's, or the export's as it stores them. */
+export type TextSource = Pick<ArchivedPrototype, 'read' | 'names'>;
+
+export class ArchivedTexts {
+  constructor(readonly prototype: TextSource) {}
+
+  async json(rest: string): Promise<unknown> {
+    let bytes: Buffer | undefined;
+    try {
+      bytes = await this.prototype.read(rest, MAX_JSON_BYTES);
+    } catch (error) {
+      if (!isRabbitError(error)) throw error;
+      return undefined;
+    }
+    if (bytes === undefined) return undefined;
+    try {
+      return JSON.parse(jsonText(bytes)) as unknown;
+    } catch {
+      return undefined;
+    }
+  }
+
+  async milestones(): Promise<{ revision: number; name: string }[]> {
+    return milestonesOf(await this.json('prototype.json'))
+      .map((m) => ({ revision: m.revision, name: typeof m.name === 'string' ? m.name : '' }))
+      .sort((a, b) => a.revision - b.revision);
+  }
+
+  /** In the order of pages.json; without one, the page entries the archive holds, in id order. */
+  async pageIds(): Promise<string[]> {
+    const list = await this.json('pages.json');
+    if (Array.isArray(list) || asObject(list) !== undefined) return idsOf(list);
+    const ids: string[] = [];
+    for await (const rest of this.prototype.names()) {
+      const id = /^pages\/([A-Za-z0-9]+)\.json$/.exec(rest)?.[1];
+      if (id !== undefined) ids.push(id);
+    }
+    return ids.sort(compareIds);
+  }
+
+  async page(pageId: string): Promise<{ name: string | null; layerIds: string[] }> {
+    const value = asObject(await this.json(`pages/${pageId}.json`));
+    const layers = Array.isArray(value?.layers) ? value.layers : [];
+    return {
+      name: typeof value?.name === 'string' ? value.name : null,
+      layerIds: layers.filter((id): id is string => typeof id === 'string' && /^[A-Za-z0-9]+$/.test(id)),
+    };
+  }
+
+  async layerName(layerId: string): Promise<string | null> {
+    const value = asObject(await this.json(`layers/${layerId}.json`));
+    return typeof value?.name === 'string' ? value.name : null;
+  }
+
+  /** The elements of `pages/{id}` or `layers/{id}`, in the order listed, a few reads at a time. */
+  async elements(parent: string): Promise<ElementTexts[]> {
+    const ids = idsOf(await this.json(`${parent}/elements.json`));
+    const out: ElementTexts[] = [];
+    for (let start = 0; start < ids.length; start += READ_AHEAD) {
+      const batch = ids.slice(start, start + READ_AHEAD);
+      const values = await Promise.all(batch.map((id) => this.json(`${parent}/elements/${id}.json`)));
+      for (const [index, raw] of values.entries()) {
+        const value = asObject(raw);
+        if (value === undefined) continue;
+        const text = value.text;
+        out.push({
+          id: batch[index] as string,
+          text: typeof text === 'string' ? text : typeof text === 'number' ? String(text) : null,
+          value,
+        });
+      }
+    }
+    return out;
+  }
+
+  /** Every discussion, in id order: its page, title and entries' texts. */
+  async *discussions(): AsyncGenerator<{ id: string; pageId: string | null; title: string; entries: string[] }> {
+    const ids: string[] = [];
+    for await (const rest of this.prototype.names()) {
+      const id = /^discussions\/(\d+)\.json$/.exec(rest)?.[1];
+      if (id !== undefined) ids.push(id);
+    }
+    for (const id of ids.sort(compareIds)) {
+      const value = asObject(await this.json(`discussions/${id}.json`));
+      if (value === undefined) continue;
+      yield {
+        id,
+        pageId: typeof value.pageId === 'string' && /^[A-Za-z0-9]+$/.test(value.pageId) ? value.pageId : null,
+        title: typeof value.title === 'string' ? value.title : '',
+        entries: (Array.isArray(value.entries) ? value.entries : [])
+          .map((entry) => (asObject(entry)?.text as unknown) ?? '')
+          .filter((text): text is string => typeof text === 'string'),
+      };
+    }
+  }
+}
+
+/** Both list forms the service used: an array of ids, and the old `{"page2200": "name"}` object. */
+function idsOf(value: unknown): string[] {
+  const ids = Array.isArray(value) ? value : asObject(value) ? Object.keys(value as Json) : [];
+  return ids
+    .filter((id) => typeof id === 'string' || typeof id === 'number')
+    .map(String)
+    .filter((id) => /^[A-Za-z0-9]+$/.test(id));
+}
+
+function asObject(value: unknown): Json | undefined {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Json) : undefined;
+}

@@ -1,0 +1,180 @@
+import { RabbitError } from '../core/errors.js';
+import { openArchive, type Archive } from '../archive/open-archive.js';
+import type { ArchiveCatalog, ArchivedPrototype } from '../archive/archive-catalog.js';
+import { ArchivedTexts } from './archived-texts.js';
+import { foldText } from './fold.js';
+import { hitContext, type HitContext } from './hit-context.js';
+import { linesOf } from './part-lines.js';
+import { prototypeRecords, type Places } from './prototype-records.js';
+import {
+  parsePartsFile,
+  parseRecordLine,
+  SEARCH_KINDS,
+  SEARCH_PARTS_PATH,
+  searchPartPath,
+  type SearchKind,
+  type SearchRecord,
+} from './search-record.js';
+
+export interface SearchOptions {
+  /** The archive's path. */
+  archive: string;
+  query: string;
+  /** Only these kinds of text (all when absent or empty). */
+  kinds?: readonly SearchKind[];
+  /** Only these prototypes (all when absent or empty). */
+  prototypes?: readonly string[];
+  /** Where a prototype's texts are shown in the archive (site/search-places.ts). */
+  places(prototype: { id: string; revision: number; has(rest: string): boolean }): Places;
+  /** False reads the bodies even when the archive has a search index (what an older archive gets). */
+  useIndex?: boolean;
+  signal?: AbortSignal;
+}
+
+export interface SearchHit extends HitContext {
+  kind: SearchKind;
+  field: string;
+  prototype: { id: string; name: string | null };
+  page: { id: string; name: string } | null;
+  layer: { id: string; name: string } | null;
+  /** The element's, discussion's or milestone's id; '' for the others. */
+  id: string;
+  /** The archive entry that shows it, with a fragment. */
+  target: string;
+}
+
+export interface SearchSummary {
+  hits: number;
+  /** Prototypes searched, and how: through the archive's index, or by reading their bodies. */
+  prototypes: number;
+  indexed: number;
+  scanned: number;
+}
+
+export type SearchEvent = { type: 'hit'; hit: SearchHit } | { type: 'summary'; summary: SearchSummary };
+
+/** A query longer than this is not something a person typed. */
+export const MAX_QUERY = 200;
+
+/** The folded query, or USAGE when nothing of it is left to look for. */
+export function searchQuery(query: string): string {
+  const folded = foldText(query.trim());
+  if (folded === '' || Array.from(folded).length > MAX_QUERY)
+    throw new RabbitError(
+      'USAGE',
+      `the query must hold 1 to ${MAX_QUERY} characters that are not only accents or spaces`,
+    );
+  return folded;
+}
+
+/**
+ * Searches an archive's texts (see search-record.ts), handing out hits as they are found and a
+ * summary last. Prototypes the export indexed are read from their index part, line by line,
+ * without reading the manifest: the first hit comes before the manifest of a large archive could
+ * have been read. The others (an archive from before the index) are read from their bodies
+ * through the archive's catalog, a page at a time. Either way memory holds one prototype's page
+ * and layer names, and a line or a page of elements.
+ */
+export async function* searchArchive(options: SearchOptions): AsyncGenerator<SearchEvent> {
+  const query = searchQuery(options.query);
+  const kinds = new Set<SearchKind>(options.kinds?.length ? options.kinds : SEARCH_KINDS);
+  const only = options.prototypes?.length ? new Set(options.prototypes) : undefined;
+  const archive = await openArchive(options.archive);
+  let catalog: ArchiveCatalog | undefined;
+  const summary: SearchSummary = { hits: 0, prototypes: 0, indexed: 0, scanned: 0 };
+  try {
+    const indexed = options.useIndex === false ? undefined : await indexedPrototypes(archive);
+    const ids = indexed ?? (catalog = await archive.catalog()).prototypeIds();
+    for (const id of ids) {
+      if (only && !only.has(id)) continue;
+      if (options.signal?.aborted) throw new RabbitError('INTERRUPTED', 'the search was interrupted');
+      summary.prototypes++;
+      let records: AsyncIterable<Candidate> | undefined;
+      if (indexed && archive.zip.entries.has(searchPartPath(id))) {
+        summary.indexed++;
+        records = indexRecords(archive, id, query);
+      } else {
+        const prototype = (catalog ??= await archive.catalog()).prototype(id);
+        if (prototype === undefined) continue;
+        summary.scanned++;
+        records = scannedRecords(prototype, options.places(prototype), query);
+      }
+      for await (const hit of hitsOf(id, records, query, kinds)) {
+        summary.hits++;
+        yield { type: 'hit', hit };
+      }
+    }
+    yield { type: 'summary', summary };
+  } finally {
+    await catalog?.close();
+    archive.close();
+  }
+}
+
+/** A record that may match, or one that names a prototype, page or layer for the hits after it. */
+interface Candidate {
+  record: SearchRecord;
+  /** Its folded text, when it was worth folding or reading. */
+  folded: string | undefined;
+}
+
+async function* hitsOf(
+  prototypeId: string,
+  records: AsyncIterable<Candidate>,
+  query: string,
+  kinds: ReadonlySet<SearchKind>,
+): AsyncGenerator<SearchHit> {
+  let name: string | null = null;
+  const pages = new Map<string, string>();
+  const layers = new Map<string, string>();
+  for await (const { record, folded } of records) {
+    if (record.kind === 'prototype' && name === null) name = record.text;
+    if (record.kind === 'page' && record.field === 'name') pages.set(record.page, record.text);
+    if (record.kind === 'layer' && record.field === 'name') layers.set(record.layer, record.text);
+    if (!kinds.has(record.kind) || folded === undefined || !folded.includes(query)) continue;
+    // Checked again on the text itself: an index that says otherwise does not make a hit.
+    const context = hitContext(record.text, query);
+    if (context === undefined) continue;
+    yield {
+      kind: record.kind,
+      field: record.field,
+      prototype: { id: prototypeId, name },
+      page: record.page === '' ? null : { id: record.page, name: pages.get(record.page) ?? record.page },
+      layer: record.layer === '' ? null : { id: record.layer, name: layers.get(record.layer) ?? record.layer },
+      id: record.id,
+      target: record.target,
+      ...context,
+    };
+  }
+}
+
+/** The prototypes listed by the archive's search index, or undefined when it has none. */
+async function indexedPrototypes(archive: Archive): Promise<string[] | undefined> {
+  if (!archive.zip.entries.has(SEARCH_PARTS_PATH)) return undefined;
+  // 40 bytes an id: a list of a million prototypes.
+  return parsePartsFile((await archive.zip.readEntry(SEARCH_PARTS_PATH, 40 * 1024 * 1024)).toString('utf8'));
+}
+
+/** Lines that name a prototype, page or layer: always read, whatever the query. */
+const NAMING = ['["prototype",', '["page",', '["layer",'];
+
+/**
+ * One prototype's index part, streamed from the zip (whose CRC-32 checks it as it is read). Only
+ * lines whose JSON text can hold the query are parsed: the query is escaped as JSON would write it,
+ * and a folded text that holds the query holds its escaped form.
+ */
+async function* indexRecords(archive: Archive, id: string, query: string): AsyncGenerator<Candidate> {
+  const needle = JSON.stringify(query).slice(1, -1);
+  for await (const line of linesOf(await archive.zip.openEntry(searchPartPath(id)))) {
+    if (!line.includes(needle) && !NAMING.some((prefix) => line.startsWith(prefix))) continue;
+    const parsed = parseRecordLine(line);
+    if (parsed) yield parsed;
+  }
+}
+
+async function* scannedRecords(prototype: ArchivedPrototype, places: Places, query: string): AsyncGenerator<Candidate> {
+  for await (const record of prototypeRecords(prototype, new ArchivedTexts(prototype), places)) {
+    const folded = foldText(record.text);
+    yield { record, folded: folded.includes(query) ? folded : undefined };
+  }
+}
