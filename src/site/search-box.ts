@@ -137,7 +137,8 @@ async function searchFiles(query, mine, emit) {
   return true;
 }
 async function searchServer(query, mine, emit) {
-  var url = '/_search?q=' + encodeURIComponent(query) + '&limit=' + (LIMIT + 1) + (only ? '&prototype=' + encodeURIComponent(only) : '');
+  // Relative to the archive's root, so the address view printed (its token included) is kept.
+  var url = root + '_search?q=' + encodeURIComponent(query) + '&limit=' + (LIMIT + 1) + (only ? '&prototype=' + encodeURIComponent(only) : '');
   var answer = await fetch(url);
   if (!answer.ok) { say('The search failed.'); return false; }
   var lines = (await answer.text()).split('\\n');

@@ -54,9 +54,10 @@ export async function answerSearch(zipPath: string, req: IncomingMessage, res: S
  * own copy (serve-archive.ts), and ask `/_search`. Every other entry gets the viewer's policy, no
  * script at all.
  */
-export function headersFor(name: string, host: string): Readonly<Record<string, string>> {
+export function headersFor(name: string, root: string): Readonly<Record<string, string>> {
   if (name !== INDEX_PATH && !/^overview\/prototype-\d+\.html$/.test(name)) return VIEW_HEADERS;
-  const policy = SEARCH_PAGE_CSP.replace("script-src 'self'", `script-src http://${host}/${SEARCH_BOX_PATH}`);
+  // `root` is the archive's address as the browser sees it, the view's token included.
+  const policy = SEARCH_PAGE_CSP.replace("script-src 'self'", `script-src ${root}${SEARCH_BOX_PATH}`);
   return {
     ...VIEW_HEADERS,
     'content-security-policy': `${policy}; frame-ancestors 'none'; sandbox allow-scripts allow-same-origin`,

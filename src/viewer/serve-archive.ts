@@ -100,7 +100,7 @@ export async function serveArchive(zipPath: string, options: ServeArchiveOptions
     if (!gate.admit(req, res, port)) return;
     const answer = (req.url ?? '').startsWith(SEARCH_ENDPOINT)
       ? answerSearch(zipPath, req, res)
-      : handle(zip, digests, req, res, onEvent, options.checkedInMemory ?? CHECKED_IN_MEMORY);
+      : handle(zip, digests, req, res, onEvent, options.checkedInMemory ?? CHECKED_IN_MEMORY, gate.prefix);
     answer.catch(() => {
       if (!res.headersSent)
         res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' }).end('cannot read this entry\n');
@@ -142,6 +142,7 @@ async function handle(
   res: ServerResponse,
   onEvent: (event: ViewEvent) => void,
   inMemory: number,
+  prefix: string,
 ): Promise<void> {
   if (req.method !== 'GET' && req.method !== 'HEAD') {
     res.writeHead(405, { allow: 'GET, HEAD', 'content-type': 'text/plain; charset=utf-8' }).end('read only\n');
@@ -168,7 +169,7 @@ async function handle(
   const info = zip.entries.get(name) as ZipEntryInfo;
   const check = name === MANIFEST_PATH ? undefined : digests.checker(hit.position);
   const head = {
-    ...headersFor(name, req.headers.host as string),
+    ...headersFor(name, `http://${req.headers.host as string}${prefix}`),
     'content-type': contentTypeFor(name),
     'content-length': String(info.uncompressedSize),
   };

@@ -88,7 +88,7 @@ describe('view: /_search and the policy of the pages with the search box', () =>
     for (const path of ['', 'index.html', 'overview/prototype-3.html']) {
       const policy = (await fetch(server.url + path)).headers.get('content-security-policy') ?? '';
       const script = /script-src ([^;]*)/.exec(policy)?.[1];
-      expect(script, path).toBe(`http://127.0.0.1:${port}/search/search-box.js`);
+      expect(script, path).toBe(`${server.url}search/search-box.js`);
       expect(policy).toContain("connect-src 'self'");
     }
     const view = (await fetch(`${server.url}search/prototype-3.js`)).headers.get('content-security-policy') ?? '';
