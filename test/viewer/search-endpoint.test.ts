@@ -84,7 +84,6 @@ describe('view: /_search and the policy of the pages with the search box', () =>
   });
 
   it('lets the pages with the box run only the tool own box script, and no script elsewhere', async () => {
-    const { port } = new URL(server.url);
     for (const path of ['', 'index.html', 'overview/prototype-3.html']) {
       const policy = (await fetch(server.url + path)).headers.get('content-security-policy') ?? '';
       const script = /script-src ([^;]*)/.exec(policy)?.[1];
