@@ -61,10 +61,15 @@ describe('exportAccount', () => {
         expect(file.path.startsWith(`prototypes/${id}/r${rev}/`)).toBe(true);
       }
     }
-    // Outside the prototypes: the list, the viewer's index and overview pages, and the
-    // content-addressed page requisites.
+    // Outside the prototypes: the list, the viewer's index and overview pages, the search index,
+    // and the content-addressed page requisites.
     for (const file of manifest.files) {
       if (file.path === 'prototypes.json' || file.path === 'index.html') continue;
+      if (file.path.startsWith('search/')) {
+        expect(file.path).toMatch(/^search\/(index|search-box|prototype-\d+)\.js$/);
+        expect(file.source).toBe('generated');
+        continue;
+      }
       if (file.path.startsWith('overview/')) {
         expect(file.path).toMatch(/^overview\/prototype-\d+\.html$/);
         expect(file.source).toBe('generated');
