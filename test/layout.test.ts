@@ -6,7 +6,8 @@ import { describe, expect, it } from 'vitest';
 const SRC = fileURLToPath(new URL('../src/', import.meta.url));
 
 /**
- * The folders of src/ from the bottom up (STYLE.md 13: data flows one way). A folder imports only
+ * The folders of src/ from the bottom up (data flows one way: a layer calls the ones below it and hears back
+ * through return values). A folder imports only
  * from folders on a lower line; folders on one line import nothing of each other. The one place
  * this order is written down.
  */
