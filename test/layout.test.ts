@@ -6,10 +6,9 @@ import { describe, expect, it } from 'vitest';
 const SRC = fileURLToPath(new URL('../src/', import.meta.url));
 
 /**
- * The folders of src/ from the bottom up (data flows one way: a layer calls the ones below it and hears back
- * through return values). A folder imports only
- * from folders on a lower line; folders on one line import nothing of each other. The one place
- * this order is written down.
+ * The folders of src/ from the bottom up (data flows one way: a layer calls the ones below it and
+ * hears back through return values). A folder imports only from folders on a lower line; folders
+ * on one line import nothing of each other. The one place this order is written down.
  */
 const LAYERS: readonly (readonly string[])[] = [
   ['core'], // generic helpers: errors, durations, chunked reads
