@@ -2,6 +2,7 @@ import { isRabbitError } from '../core/errors.js';
 import type { ArchivedPrototype } from '../archive/archive-catalog.js';
 import { compareIds } from '../api/ids.js';
 import { jsonText } from '../api/json-body.js';
+import { archivedIdsOf } from '../api/archived-ids.js';
 
 /**
  * One prototype's data, read from its archived bodies entry by entry. Bodies are the service's
@@ -112,7 +113,7 @@ export class PrototypeReader {
   async pageIds(): Promise<string[]> {
     const list = await this.json('pages.json', 'the list of pages');
     if (list !== undefined && (Array.isArray(list.value) || asObject(list.value) !== undefined)) {
-      return idsOf(list.value);
+      return archivedIdsOf(list.value);
     }
     if (list !== undefined) {
       this.skipped.push({
@@ -156,7 +157,7 @@ export class PrototypeReader {
 
   /** The elements of a page or layer (`pages/{id}` or `layers/{id}`), in the order listed. */
   async elements(parent: string, parentLabel: string): Promise<ElementData[]> {
-    const ids = idsOf((await this.json(`${parent}/elements.json`, `the elements of ${parentLabel}`))?.value);
+    const ids = archivedIdsOf((await this.json(`${parent}/elements.json`, `the elements of ${parentLabel}`))?.value);
     const out: ElementData[] = [];
     // A few reads at a time: one by one, each small entry waits for the disk on its own.
     for (let start = 0; start < ids.length; start += READ_AHEAD) {
@@ -249,15 +250,6 @@ export class PrototypeReader {
       style: value.style,
     };
   }
-}
-
-/** Both list forms the service used: an array of ids, and the old `{"page2200": "name"}` object. */
-export function idsOf(value: unknown): string[] {
-  const ids = Array.isArray(value) ? value : asObject(value) ? Object.keys(value as Json) : [];
-  return ids
-    .filter((id) => typeof id === 'string' || typeof id === 'number')
-    .map(String)
-    .filter((id) => /^[A-Za-z0-9]+$/.test(id));
 }
 
 /** Width and height from the IHDR chunk, which a valid PNG has first. */

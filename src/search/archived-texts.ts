@@ -3,6 +3,7 @@ import { jsonText } from '../api/json-body.js';
 import { milestonesOf } from '../api/revision.js';
 import type { ArchivedPrototype } from '../archive/archive-catalog.js';
 import { isRabbitError } from '../core/errors.js';
+import { archivedIdsOf } from '../api/archived-ids.js';
 
 /**
  * The texts of one archived prototype, read from its bodies by the rules convert reads them by
@@ -58,7 +59,7 @@ export class ArchivedTexts {
   /** In the order of pages.json; without one, the page entries the archive holds, in id order. */
   async pageIds(): Promise<string[]> {
     const list = await this.json('pages.json');
-    if (Array.isArray(list) || asObject(list) !== undefined) return idsOf(list);
+    if (Array.isArray(list) || asObject(list) !== undefined) return archivedIdsOf(list);
     const ids: string[] = [];
     for await (const rest of this.prototype.names()) {
       const id = /^pages\/([A-Za-z0-9]+)\.json$/.exec(rest)?.[1];
@@ -83,7 +84,7 @@ export class ArchivedTexts {
 
   /** The elements of `pages/{id}` or `layers/{id}`, in the order listed, a few reads at a time. */
   async elements(parent: string): Promise<ElementTexts[]> {
-    const ids = idsOf(await this.json(`${parent}/elements.json`));
+    const ids = archivedIdsOf(await this.json(`${parent}/elements.json`));
     const out: ElementTexts[] = [];
     for (let start = 0; start < ids.length; start += READ_AHEAD) {
       const batch = ids.slice(start, start + READ_AHEAD);
@@ -122,15 +123,6 @@ export class ArchivedTexts {
       };
     }
   }
-}
-
-/** Both list forms the service used: an array of ids, and the old `{"page2200": "name"}` object. */
-function idsOf(value: unknown): string[] {
-  const ids = Array.isArray(value) ? value : asObject(value) ? Object.keys(value as Json) : [];
-  return ids
-    .filter((id) => typeof id === 'string' || typeof id === 'number')
-    .map(String)
-    .filter((id) => /^[A-Za-z0-9]+$/.test(id));
 }
 
 function asObject(value: unknown): Json | undefined {

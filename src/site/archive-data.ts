@@ -3,6 +3,7 @@ import type { StoredFile } from '../storage/stored-file.js';
 import { compareIds } from '../api/ids.js';
 import { inOrder } from '../core/in-order.js';
 import { jsonText } from '../api/json-body.js';
+import { archivedIdsOf } from '../api/archived-ids.js';
 
 /**
  * What index.html shows, read back from the archived bodies themselves (not from the crawl's
@@ -108,7 +109,11 @@ async function summarize(
   const layers = [];
   const layerData = (layerId: string) =>
     Promise.all([json(`layers/${layerId}.json`), json(`layers/${layerId}/elements.json`)]);
-  for await (const [layerId, [layer, elements]] of inOrder(idsOf(await json('layers.json')), READ_AHEAD, layerData)) {
+  for await (const [layerId, [layer, elements]] of inOrder(
+    archivedIdsOf(await json('layers.json')),
+    READ_AHEAD,
+    layerData,
+  )) {
     layers.push({ id: layerId, name: str(asObject(layer)?.name), elementCount: countOf(elements) });
   }
   const layerName = new Map(layers.map((l) => [l.id, l.name ?? l.id]));
@@ -132,7 +137,7 @@ async function summarize(
     ]);
   };
   for await (const [pageId, [pageJson, png, size, elements]] of inOrder(
-    idsOf(await json('pages.json')),
+    archivedIdsOf(await json('pages.json')),
     READ_AHEAD,
     pageData,
   )) {
@@ -178,15 +183,6 @@ function discussionOf(id: string, value: Json | undefined): DiscussionSummary & 
       text: str(e?.text),
     })),
   };
-}
-
-/** Both list forms the service used: an array of ids, and the old `{"page2200": "name"}` object. */
-function idsOf(value: unknown): string[] {
-  const ids = Array.isArray(value) ? value : asObject(value) ? Object.keys(value as Json) : [];
-  return ids
-    .filter((id) => typeof id === 'string' || typeof id === 'number')
-    .map(String)
-    .filter((id) => /^[A-Za-z0-9]+$/.test(id));
 }
 
 function countOf(value: unknown): number | null {

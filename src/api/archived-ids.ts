@@ -1,0 +1,13 @@
+/**
+ * The ids an archived list names, read leniently: readers of an archive show what they can of a
+ * list that is not what the export would have accepted, rather than refuse the prototype. Both
+ * forms the service used are taken: an array of ids, and the old `{"page2200": "name"}` object.
+ * Only ids of letters and digits are kept, since they go into entry paths.
+ */
+export function archivedIdsOf(value: unknown): string[] {
+  const ids = Array.isArray(value) ? value : typeof value === 'object' && value !== null ? Object.keys(value) : [];
+  return ids
+    .filter((id) => typeof id === 'string' || typeof id === 'number')
+    .map(String)
+    .filter((id) => /^[A-Za-z0-9]+$/.test(id));
+}
