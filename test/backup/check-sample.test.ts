@@ -1,5 +1,3 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -9,6 +7,7 @@ import { registerBackup } from '../../src/cli/commands/backup.js';
 import { metricsText } from '../../src/monitor/metrics.js';
 import { runCli } from '../helpers/cli.js';
 import { useFakeService } from '../helpers/fake-service.js';
+import { startPingListener, type PingListener } from '../helpers/ping-listener.js';
 
 // issue 38: backup --check-sample compares each night's archive with the service once it is written.
 
@@ -16,26 +15,13 @@ let service: FakeService;
 let dir: string;
 useFakeService({ seed: 5 }, (fixture) => ({ service, dir } = fixture));
 
-/** A healthchecks.io stand-in on loopback that keeps each ping's body. */
-let bodies: string[];
-let monitor: Server;
+let monitor: PingListener;
 let base: string;
 beforeEach(async () => {
-  bodies = [];
-  monitor = createServer((request, response) => {
-    let body = '';
-    request.on('data', (chunk: Buffer) => (body += chunk.toString()));
-    request.on('end', () => {
-      bodies.push(body);
-      response.writeHead(200).end('OK');
-    });
-  });
-  await new Promise<void>((resolve) => monitor.listen(0, '127.0.0.1', resolve));
-  base = `http://127.0.0.1:${(monitor.address() as AddressInfo).port}/ping/5f3c`;
+  monitor = await startPingListener();
+  base = `${monitor.base}/ping/5f3c`;
 });
-afterEach(async () => {
-  await new Promise((resolve) => monitor.close(resolve));
-});
+afterEach(() => monitor.close());
 
 const ELEMENT = (store: FakeService['store']): { page: string; element: string } => {
   const page = store.prototype('1001')?.pages[0];
@@ -72,8 +58,12 @@ describe('backup --check-sample', () => {
     });
     expect(typeof (summary['check'] as Record<string, unknown>)['seed']).toBe('number');
     expect(await readFile(metrics, 'utf8')).toContain(`rabbit_export_drift_resources{dir="${dir}"} 0\n`);
-    expect(JSON.parse(bodies.at(-1) ?? '')).toMatchObject({ check: { differences: 0 } });
-    expect(run.stdout + run.stderr + bodies.join('')).not.toContain(service.keys.readOnly);
+    expect(JSON.parse(monitor.pings.map((ping) => ping.body).at(-1) ?? '')).toMatchObject({
+      check: { differences: 0 },
+    });
+    expect(run.stdout + run.stderr + monitor.pings.map((ping) => ping.body).join('')).not.toContain(
+      service.keys.readOnly,
+    );
   }, 60_000);
 
   it('a bad --check-sample is a usage error before anything is fetched', async () => {

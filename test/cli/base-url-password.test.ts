@@ -1,28 +1,19 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { registerExport } from '../../src/cli/commands/export.js';
 import { runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/temp.js';
+import { startPingListener, type Ping, type PingListener } from '../helpers/ping-listener.js';
 import { join } from 'node:path';
 
-let pings: { path: string; body: string }[];
-let monitor: Server;
+let pings: Ping[];
+let monitor: PingListener;
 let monitorBase: string;
 beforeEach(async () => {
-  pings = [];
-  monitor = createServer((request, response) => {
-    let body = '';
-    request.on('data', (chunk: Buffer) => (body += chunk.toString()));
-    request.on('end', () => {
-      pings.push({ path: request.url ?? '', body });
-      response.end('OK');
-    });
-  });
-  await new Promise<void>((resolve) => monitor.listen(0, '127.0.0.1', resolve));
-  monitorBase = `http://127.0.0.1:${(monitor.address() as AddressInfo).port}`;
+  monitor = await startPingListener();
+  pings = monitor.pings;
+  monitorBase = monitor.base;
 });
-afterEach(() => new Promise((resolve) => monitor.close(resolve)));
+afterEach(() => monitor.close());
 
 describe('a password pasted into --base-url', () => {
   const password = 'p/a#s?s@w%rd: x y';

@@ -1,8 +1,6 @@
 import { execFile, execFileSync } from 'node:child_process';
 import { promisify } from 'node:util';
 import { chmod, chown, lstat, mkdir, readFile, readdir, symlink, writeFile } from 'node:fs/promises';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { registerBackup } from '../../src/cli/commands/backup.js';
@@ -14,6 +12,7 @@ import { redactUrl } from '../../src/core/redact.js';
 import { proxySettingsFromEnv } from '../../src/client/proxy-env.js';
 import type { FakeService } from '../../src/fake-service/index.js';
 import { outputPaths } from '../../src/storage/work-dir.js';
+import { startPingListener, type Ping, type PingListener } from '../helpers/ping-listener.js';
 import { BIN, runCli, startCli } from '../helpers/cli.js';
 import { useFakeService } from '../helpers/fake-service.js';
 
@@ -27,23 +26,15 @@ beforeAll(() => {
     throw new Error('these tests plant files owned by another user (chown to nobody): run them as root, as CI does');
 });
 
-let pings: { path: string; body: string }[];
-let monitor: Server;
+let pings: Ping[];
+let monitor: PingListener;
 let monitorBase: string;
 beforeEach(async () => {
-  pings = [];
-  monitor = createServer((request, response) => {
-    let body = '';
-    request.on('data', (chunk: Buffer) => (body += chunk.toString()));
-    request.on('end', () => {
-      pings.push({ path: request.url ?? '', body });
-      response.end('OK');
-    });
-  });
-  await new Promise<void>((resolve) => monitor.listen(0, '127.0.0.1', resolve));
-  monitorBase = `http://127.0.0.1:${(monitor.address() as AddressInfo).port}`;
+  monitor = await startPingListener();
+  pings = monitor.pings;
+  monitorBase = monitor.base;
 });
-afterEach(() => new Promise((resolve) => monitor.close(resolve)));
+afterEach(() => monitor.close());
 
 const env = (): NodeJS.ProcessEnv => ({ RABBIT_API_KEY: service.keys.readOnly, RABBIT_BASE_URL: service.baseUrl });
 
