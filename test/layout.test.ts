@@ -18,9 +18,9 @@ const LAYERS: readonly (readonly string[])[] = [
   ['manifest'], // the archive's manifest: model, writer, stream reader
   ['archive'], // the zip writer and reader, the sink, an earlier archive as a body cache
   ['verify'], // checks an archive (export verifies what it staged)
-  ['crawl'], // what to fetch, page requisites included
+  ['crawl'], // what to fetch and in which order; what it stores goes to a sink the caller gives it
   ['search'], // the texts of an archive, its search index and the search over it
-  ['site'], // the offline viewer's files inside the archive
+  ['site'], // the offline viewer's files inside the archive, the page requisites they need included
   ['export'], // the story of an export
   ['live-check'], // an archive compared with the service it came from, through export's client
   ['backup', 'convert', 'diff', 'links', 'monitor', 'progress', 'restore', 'viewer'], // the other commands

@@ -1,6 +1,6 @@
 import type { ManifestError } from '../manifest/types.js';
 import type { DiscussionSummary, PageSummary, PrototypeSummary } from './archive-data.js';
-import { relativeEntryUrl } from '../crawl/requisites/rewrite.js';
+import { relativeEntryUrl } from './requisites/rewrite.js';
 import { searchBoxHtml } from './search-box.js';
 
 /**

@@ -9,8 +9,8 @@ import { startFakeService, type FakeService } from '../../src/fake-service/index
 import { STATIC_PATHS } from '../../src/fake-service/static-assets.js';
 import { exportAccount } from '../../src/export/export-account.js';
 import type { ExportEvent } from '../../src/export/events.js';
-import { scanHtml } from '../../src/crawl/requisites/html-refs.js';
-import { scanCss } from '../../src/crawl/requisites/css-refs.js';
+import { scanHtml } from '../../src/site/requisites/html-refs.js';
+import { scanCss } from '../../src/site/requisites/css-refs.js';
 import { allFileEntries, type Manifest } from '../../src/manifest/types.js';
 import { verifyArchive } from '../../src/verify/verify-archive.js';
 import { entryNameOf, serveArchive } from '../../src/viewer/serve-archive.js';

@@ -1,11 +1,11 @@
 import { RabbitError, isRabbitError } from '../../core/errors.js';
 import { API_PREFIX } from '../../api/paths.js';
 import type { FileEntry } from '../../manifest/types.js';
-import { fetchResource, type FetchContext } from '../fetch-resource.js';
+import { fetchResource, type FetchContext } from '../../crawl/fetch-resource.js';
 import { sourceProblem } from '../../manifest/manifest-values.js';
 import { manifestErrorOf } from '../../manifest/manifest-error.js';
 import { cachedBodyOf, storedFileOf } from '../../storage/stored-file.js';
-import type { Frontier } from '../frontier.js';
+import type { Frontier } from '../../crawl/frontier.js';
 import type { ArchiveModel, ArchivedEntry } from '../../manifest/archive-model.js';
 import type { StoredFile } from '../../storage/stored-file.js';
 import { ASSET_LIMITS, assetPath, isCss, type AssetLimits } from './asset-types.js';

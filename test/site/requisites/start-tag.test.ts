@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { readStartTag } from '../../../src/crawl/requisites/html-refs.js';
+import { readStartTag } from '../../../src/site/requisites/html-refs.js';
 
 /**
  * The start-tag reader as it was written first, with one regular expression per attribute: the

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { scanCss } from '../../../src/crawl/requisites/css-refs.js';
-import { scanHtml } from '../../../src/crawl/requisites/html-refs.js';
-import { resolveReference, type Resolution } from '../../../src/crawl/requisites/resolve-ref.js';
-import { applyReplacements, relativeEntryUrl } from '../../../src/crawl/requisites/rewrite.js';
-import { assetPath, extensionFor } from '../../../src/crawl/requisites/asset-types.js';
+import { scanCss } from '../../../src/site/requisites/css-refs.js';
+import { scanHtml } from '../../../src/site/requisites/html-refs.js';
+import { resolveReference, type Resolution } from '../../../src/site/requisites/resolve-ref.js';
+import { applyReplacements, relativeEntryUrl } from '../../../src/site/requisites/rewrite.js';
+import { assetPath, extensionFor } from '../../../src/site/requisites/asset-types.js';
 import { isSafeEntryName } from '../../../src/api/paths.js';
 
 const service = { origin: 'https://pidoco.com', basePath: '' };

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { FetchContext } from '../../../src/crawl/fetch-resource.js';
 import { Frontier } from '../../../src/crawl/frontier.js';
-import { PageRequisites } from '../../../src/crawl/requisites/collect-assets.js';
+import { PageRequisites } from '../../../src/site/requisites/collect-assets.js';
 import type { ArchiveModel } from '../../../src/manifest/archive-model.js';
 import type { StoredFile } from '../../../src/storage/stored-file.js';
 import type { ManifestError } from '../../../src/manifest/types.js';
