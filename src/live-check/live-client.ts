@@ -79,7 +79,12 @@ export class LiveClient {
       ...(options.dispatcher ? { dispatcher: options.dispatcher } : {}),
     });
     this.frontier = new Frontier({ concurrency, ahead: this.client.queueAhead });
-    this.deadline = new Deadline(options.maxDurationMs, () => this.frontier.halt(), options.deadlineTimer, true);
+    this.deadline = new Deadline({
+      maxDurationMs: options.maxDurationMs,
+      onExpire: () => this.frontier.halt(),
+      timer: options.deadlineTimer,
+      stoppable: true,
+    });
     setMaxListeners(0, this.controller.signal);
   }
 
