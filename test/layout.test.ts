@@ -87,6 +87,42 @@ describe('source layout', () => {
     expect(wrong).toEqual([]);
   });
 
+  it('keeps the crawl to the crawl: it reaches nothing of the manifest, and every module of it serves the walk', async () => {
+    const crawl = join(SRC, 'crawl');
+    const files = await sourceFiles(SRC);
+    const importsOf = new Map<string, string[]>();
+    for (const file of files) {
+      const text = await readFile(file, 'utf8');
+      const targets = [...text.matchAll(SPECIFIER)]
+        .map((match) => match[1] ?? match[2]!)
+        .filter((specifier) => specifier.startsWith('.'))
+        .map((specifier) => join(dirname(file), specifier).replace(/\.js$/, '.ts'));
+      importsOf.set(file, targets);
+    }
+    const inCrawl = (path: string): boolean => !relative(crawl, path).startsWith('..');
+    // What the crawl finds goes to the sink its caller gives it (crawl/crawl-sink.ts).
+    const intoManifest = [...importsOf]
+      .filter(([file]) => inCrawl(file))
+      .flatMap(([file, targets]) => targets.filter((target) => folderOf(target) === 'manifest').map(() => file));
+    expect(intoManifest.map((file) => relative(SRC, file))).toEqual([]);
+    // Every module under crawl/ is the walk itself or what it uses, or is used by a caller other
+    // than the viewer: the viewer's own helpers (page requisites) live in site/.
+    const reached = new Set<string>();
+    const visit = (file: string): void => {
+      if (reached.has(file) || !inCrawl(file)) return;
+      reached.add(file);
+      for (const target of importsOf.get(file) ?? []) visit(target);
+    };
+    visit(join(crawl, 'crawl-account.ts'));
+    for (const [file, targets] of importsOf) {
+      if (inCrawl(file) || folderOf(file) === 'site') continue;
+      for (const target of targets) visit(target);
+    }
+    const crawlFiles = files.filter(inCrawl);
+    expect(crawlFiles.length).toBeGreaterThan(5);
+    expect(crawlFiles.filter((file) => !reached.has(file)).map((file) => relative(SRC, file))).toEqual([]);
+  });
+
   it('names every folder of src/ once', async () => {
     const folders = (await readdir(SRC, { withFileTypes: true })).filter((entry) => entry.isDirectory());
     const named = [...LAYERS.flat(), ISLAND.name];
