@@ -16,8 +16,9 @@ import type { ChunkSource } from '../core/read-chunks.js';
  * policy with Retry-After, the outage pause and the stall watchdog. What may be sent again is
  * restore's rule, the same as before the client was shared:
  * - GET, PUT and DELETE are safe to repeat (a PUT sets the same attributes again, a DELETE of what
- *   is gone is what was wanted), and are retried on 429, 5xx, a lost connection or a stalled body,
- *   and after an outage;
+ *   is gone is what was wanted), and are retried on the retry policy's statuses (408, 425, 429,
+ *   500, 502-504), a lost connection or a stalled body, and after an outage; any other status is
+ *   the result, not retried;
  * - a POST is sent once per call: when its answer is lost (no answer, 408, 5xx, a 2xx without the
  *   new id) it may have been applied, and the caller (apply-plan.ts) lists the parent before it
  *   sends it again. Only a 4xx says a POST was turned down.
