@@ -16,7 +16,6 @@ afterEach(async () => {
   service = undefined;
 });
 
-
 describe('exports through faults', () => {
   it('ends complete and byte-exact through 15 % transient faults of every kind', async () => {
     service = await startFakeService({

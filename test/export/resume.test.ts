@@ -18,7 +18,6 @@ afterEach(async () => {
 
 const FULL = FULL_EXPORT_REQUESTS;
 
-
 async function journalRecords(dir: string, out: string): Promise<number> {
   const text = await readFile(join(dir, `.${out}.rabbit-work`, 'journal.jsonl'), 'utf8');
   return text.split('\n').filter((line) => line.includes('"t":"file"')).length;
