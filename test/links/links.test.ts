@@ -220,11 +220,17 @@ describe('rabbit-export links', () => {
     const lines = text.split('\n').filter((line) => line !== '' && !line.startsWith('#'));
     expect(lines[0]).toBe('RewriteEngine On');
     const rules: { pattern: RegExp; target: string; mode?: string }[] = [];
+    const COND = /^RewriteCond %\{QUERY_STRING\} \(\^\|&\)mode=(sketched|plain)\(&\|\$\)$/;
+    const body = lines.slice(1);
+    // Each condition is followed by its rule, not by another condition nor the end.
+    expect(
+      body.filter((line, i) => COND.test(line) && (i + 1 === body.length || COND.test(body[i + 1] as string))),
+      'a condition without its rule',
+    ).toEqual([]);
     let mode: string | undefined;
-    for (const line of lines.slice(1)) {
-      const cond = /^RewriteCond %\{QUERY_STRING\} \(\^\|&\)mode=(sketched|plain)\(&\|\$\)$/.exec(line);
+    for (const line of body) {
+      const cond = COND.exec(line);
       if (cond) {
-        expect(mode, 'two conditions in a row').toBeUndefined();
         mode = cond[1];
         continue;
       }
