@@ -30,7 +30,7 @@ async function child(writer, mode, count, dest) {
   const started = process.cpuUsage();
   const t0 = performance.now();
   if (writer === 'zipwriter') {
-    const { ZipWriter } = await import('../dist/archive/zip-writer.js');
+    const { ZipWriter } = await import('../dist/zip/zip-writer.js');
     const zip = await ZipWriter.create(dest);
     for (let i = 0; i < count; i += 1) await zip.addBuffer({ name: name(i), store }, body(i));
     await zip.finish();

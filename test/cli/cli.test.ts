@@ -2,7 +2,7 @@ import { readFile, readdir, truncate, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { FakeService } from '../../src/fake-service/index.js';
-import { openZip } from '../../src/archive/zip-reader.js';
+import { openZip } from '../../src/zip/zip-reader.js';
 import { runCli, startCli } from '../helpers/cli.js';
 import { readArchive } from '../helpers/archive.js';
 import { allFileEntries } from '../../src/manifest/types.js';

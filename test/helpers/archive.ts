@@ -1,4 +1,4 @@
-import { openZip } from '../../src/archive/zip-reader.js';
+import { openZip } from '../../src/zip/zip-reader.js';
 import type { Manifest } from '../../src/manifest/types.js';
 
 /** Every entry of a zip, decompressed, with its compression method. For small test archives. */
