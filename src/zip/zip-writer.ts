@@ -95,7 +95,7 @@ export class ZipWriter {
     const spill = tempPathFor(target);
     let zip: FileHandle | undefined;
     try {
-      // The archive holds the account: the user's alone (0600) whatever the umask, set on the open file.
+      // What a zip holds may be private: the user's alone (0600) whatever the umask, set on the open file.
       zip = await createPrivateFile(temp);
       const directory = await createPrivateFile(spill, constants.O_RDWR);
       return new ZipWriter(target, temp, spill, new BatchedFile(zip), new BatchedFile(directory), signal, checkName);
