@@ -11,12 +11,13 @@ const SRC = fileURLToPath(new URL('../src/', import.meta.url));
  * on one line import nothing of each other. The one place this order is written down.
  */
 const LAYERS: readonly (readonly string[])[] = [
-  ['core'], // generic helpers: errors, durations, chunked reads
+  ['core'], // generic helpers: errors, durations, chunked and positional reads, private files
+  ['zip'], // the zip format, writer and reader: node: and core only, so it could be published alone
   ['api'], // what knows the service: paths, ids, revisions, the parsing of its answers
   ['client'], // HTTP only: hands bodies on, stores nothing
   ['storage'], // file I/O: spool, pack, journal, file entries
   ['manifest'], // the archive's manifest: model, writer, stream reader
-  ['archive'], // the zip writer and reader, the sink, an earlier archive as a body cache
+  ['archive'], // an archive on top of zip/: the sink, the catalog, an earlier archive as a body cache
   ['verify'], // checks an archive (export verifies what it staged)
   ['crawl'], // what to fetch and in which order; what it stores goes to a sink the caller gives it
   ['search'], // the texts of an archive, its search index and the search over it
@@ -121,6 +122,17 @@ describe('source layout', () => {
     const crawlFiles = files.filter(inCrawl);
     expect(crawlFiles.length).toBeGreaterThan(5);
     expect(crawlFiles.filter((file) => !reached.has(file)).map((file) => relative(SRC, file))).toEqual([]);
+  });
+
+  it('lets src/zip/ import only node: built-ins, core and itself', async () => {
+    const zip = join(SRC, 'zip');
+    const files = await sourceFiles(zip);
+    expect(files.length).toBeGreaterThan(5);
+    const specifiers: string[] = [];
+    for (const file of files)
+      for (const match of (await readFile(file, 'utf8')).matchAll(SPECIFIER)) specifiers.push(match[1] ?? match[2]!);
+    expect(specifiers.length).toBeGreaterThan(20);
+    expect(specifiers.filter((specifier) => !/^node:|^(?:\.\.\/core|\.)\/[^/]+$/.test(specifier))).toEqual([]);
   });
 
   it('names every folder of src/ once', async () => {

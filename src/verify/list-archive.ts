@@ -1,6 +1,6 @@
 import { API_PREFIX } from '../api/paths.js';
 import { openArchive } from '../archive/open-archive.js';
-import type { ZipIndex } from '../archive/zip-index.js';
+import type { ZipIndex } from '../zip/zip-index.js';
 import { compareIds } from '../api/ids.js';
 
 export interface ListRow {

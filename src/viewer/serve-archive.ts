@@ -4,7 +4,7 @@ import { pipeline } from 'node:stream/promises';
 import { isSafeEntryName } from '../api/paths.js';
 import { openArchive } from '../archive/open-archive.js';
 import { Transform } from 'node:stream';
-import type { ZipEntryInfo, ZipReader } from '../archive/zip-reader.js';
+import type { ZipEntryInfo, ZipReader } from '../zip/zip-reader.js';
 import { MANIFEST_PATH } from '../manifest/types.js';
 import { escapeHtml, INDEX_PATH } from '../site/index-html.js';
 import { EntryDigests } from './entry-digests.js';

@@ -8,7 +8,7 @@ import { compareIds } from '../../src/api/ids.js';
 import { convertArchive } from '../../src/convert/convert-archive.js';
 import { isRabbitError } from '../../src/core/errors.js';
 import { tempDir } from '../helpers/temp.js';
-import { dataOffsetOf, flipByte, renameInPlace } from '../archive/zip-bytes.js';
+import { dataOffsetOf, flipByte, renameInPlace } from '../zip/zip-bytes.js';
 import { DROPPED_CHARACTERS, EXTRA_ELEMENTS, EXTRA_PAGE, exportSample, withoutNonXml } from './helpers.js';
 import {
   cellOf,

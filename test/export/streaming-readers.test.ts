@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeService, type FakeService } from '../../src/fake-service/index.js';
 import { exportAccount } from '../../src/export/export-account.js';
 import { allFileEntries } from '../../src/manifest/types.js';
-import { localData, walkLocalHeaders } from '../archive/zip-walk.js';
+import { localData, walkLocalHeaders } from '../zip/zip-walk.js';
 import { tempDir } from '../helpers/temp.js';
 
 let service: FakeService;

@@ -2,12 +2,13 @@ import { mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { isRabbitError } from '../../src/core/errors.js';
-import { openZip } from '../../src/archive/zip-reader.js';
-import { outputError } from '../../src/storage/output-file.js';
-import { ZipNameTable } from '../../src/archive/zip-name-table.js';
-import { ZipWriter } from '../../src/archive/zip-writer.js';
+import { RabbitError, isRabbitError } from '../../src/core/errors.js';
+import { openZip } from '../../src/zip/zip-reader.js';
+import { outputError } from '../../src/core/output-file.js';
+import { ZipNameTable } from '../../src/zip/zip-name-table.js';
+import { ZipWriter } from '../../src/zip/zip-writer.js';
 import { pngLike } from './readers/fixture.js';
+import { zipLayout } from '../helpers/zip-layout.js';
 
 let dir: string;
 beforeEach(async () => {
@@ -101,6 +102,26 @@ describe('ZipWriter', () => {
     expect((await writer.finish()).entries).toBe(20_003);
     expect((await readBack(dest, first)).toString()).toBe('1');
     expect((await readBack(dest, second)).toString()).toBe('2');
+  });
+
+  it("refuses on its own every name its reader refuses, and a caller's stricter rule too; the writer goes on", async () => {
+    const dest = join(dir, 'names.zip');
+    const stricter = new RabbitError('BAD_ID', 'no spaces here', { source: 'a b.json' });
+    const writer = await ZipWriter.create(dest, {
+      checkName: (name) => {
+        if (name.includes(' ')) throw stricter;
+      },
+    });
+    for (const name of ['../evil.json', 'x/../y.json', '/etc/passwd', 'C:/boot.ini', 'a\\b.json'])
+      expect([name, await codeOf(writer.addBuffer({ name, store: false }, Buffer.from('x')))]).toEqual([
+        name,
+        'BAD_ID',
+      ]);
+    await expect(writer.addBuffer({ name: 'a b.json', store: true }, Buffer.from('x'))).rejects.toBe(stricter);
+    await writer.addBuffer({ name: 'kept.json', store: false }, Buffer.from('{}'));
+    expect(await writer.finish()).toMatchObject({ entries: 1 });
+    expect([...(await zipLayout(dest)).keys()]).toEqual(['kept.json']);
+    expect(await leftovers()).toEqual([]);
   });
 
   it('abort removes the temp files and publishes nothing; it is safe to call again', async () => {

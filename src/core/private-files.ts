@@ -1,6 +1,6 @@
 import { constants, type Stats } from 'node:fs';
 import { chmod, lstat, mkdir, open, type FileHandle } from 'node:fs/promises';
-import { RabbitError } from '../core/errors.js';
+import { RabbitError } from './errors.js';
 
 /**
  * How the tool creates and reopens what it keeps on disk, on a machine other users share (as borg

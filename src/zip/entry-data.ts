@@ -2,7 +2,7 @@ import type { FileHandle } from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
 import { crc32, createDeflateRaw, deflateRawSync } from 'node:zlib';
 import type { BatchedFile } from './batched-file.js';
-import { interrupted, unreadable } from '../storage/output-file.js';
+import { interrupted, unreadable } from '../core/output-file.js';
 
 /**
  * How an entry's data reaches the archive: stored or deflated, from memory, a file or a stream,

@@ -1,4 +1,4 @@
-import { readAtSync as readAt } from '../storage/positional-io.js';
+import { readAtSync as readAt } from '../core/positional-io.js';
 import { parseRecord, scanDirectory, type DirectoryEnd, type DirectoryRecord } from './zip-directory.js';
 
 /** 32-bit FNV-1a of a name's UTF-8 bytes; replaceable so tests can force every name to collide. */

@@ -1,5 +1,5 @@
 import type { FileHandle } from 'node:fs/promises';
-import { BATCH_BYTES, readAt, writeFully } from '../storage/positional-io.js';
+import { BATCH_BYTES, readAt, writeFully } from '../core/positional-io.js';
 
 /**
  * An append-only file written in batches of BATCH_BYTES: a zip of a million entries is millions of

@@ -7,7 +7,7 @@ import {
   localHeaderBytes,
   writeCentralHeader,
   type EntryRecord,
-} from '../../src/archive/zip-records.js';
+} from '../../src/zip/zip-records.js';
 
 /** One central directory record on its own (the writer encodes them into its batches). */
 function encodeCentralHeader(entry: EntryRecord): Buffer {

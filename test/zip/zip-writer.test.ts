@@ -7,8 +7,8 @@ import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import yauzl from 'yauzl';
 import { isRabbitError } from '../../src/core/errors.js';
-import { openZip } from '../../src/archive/zip-reader.js';
-import { DEFAULT_ENTRY_DATE } from '../../src/archive/zip-writer.js';
+import { openZip } from '../../src/zip/zip-reader.js';
+import { DEFAULT_ENTRY_DATE } from '../../src/zip/zip-writer.js';
 import { writeZip, type ZipSource } from '../helpers/write-zip.js';
 import { requireTool } from '../helpers/tools.js';
 

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isRabbitError } from '../../src/core/errors.js';
-import { openZip } from '../../src/archive/zip-reader.js';
+import { openZip } from '../../src/zip/zip-reader.js';
 import { writeZip } from '../helpers/write-zip.js';
 import { dataOffsetOf, flipByte, renameInPlace, truncate } from './zip-bytes.js';
 

@@ -4,7 +4,7 @@ import { basename } from 'node:path';
 import { Readable } from 'node:stream';
 import { createInflateRaw, crc32, inflateRawSync } from 'node:zlib';
 import { RabbitError, isRabbitError } from '../core/errors.js';
-import { readAtSync as readAt } from '../storage/positional-io.js';
+import { readAtSync as readAt } from '../core/positional-io.js';
 import {
   DirectoryError,
   readDirectoryEnd,

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openZip } from '../../src/archive/zip-reader.js';
+import { openZip } from '../../src/zip/zip-reader.js';
 import { writeZip } from '../helpers/write-zip.js';
 import { plainZip, type PlainEntry } from '../helpers/plain-zip.js';
 import { isRabbitError } from '../../src/core/errors.js';

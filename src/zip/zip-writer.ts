@@ -6,9 +6,9 @@ import { crc32 } from 'node:zlib';
 import { RabbitError, isRabbitError } from '../core/errors.js';
 import { BatchedFile } from './batched-file.js';
 import { copyStored, deflateBuffer, deflateStream, readRange } from './entry-data.js';
-import { interrupted, outputError, syncDirectory, tempPathFor, unreadable } from '../storage/output-file.js';
-import { createPrivateFile } from '../storage/private-files.js';
-import { assertSafeRelative } from '../api/paths.js';
+import { interrupted, outputError, syncDirectory, tempPathFor, unreadable } from '../core/output-file.js';
+import { createPrivateFile } from '../core/private-files.js';
+import { unsafeNameReason } from './zip-names.js';
 import { ZipNameTable } from './zip-name-table.js';
 import {
   METHOD_DEFLATE,
@@ -27,13 +27,22 @@ import {
 } from './zip-records.js';
 
 export interface ZipEntryMeta {
-  /** Entry name inside the zip; must pass `assertSafeRelative` and be unique in the archive. */
+  /** Entry name inside the zip: unique in the archive, and passing the name checks (ZipWriterOptions). */
   name: string;
   date?: Date;
   /** True to store without compression (PNG: already compressed, and byte offsets stay simple). */
   store: boolean;
   /** zlib level for a deflated entry; DEFLATE_LEVEL (6) when absent. */
   level?: number;
+}
+
+export interface ZipWriterOptions {
+  signal?: AbortSignal;
+  /**
+   * A stricter rule for entry names than the zip's own (zip-names.ts, which always applies): it
+   * throws to refuse a name, and a refused name leaves the writer usable.
+   */
+  checkName?: (name: string) => void;
 }
 
 /**
@@ -75,20 +84,21 @@ export class ZipWriter {
     private readonly out: BatchedFile,
     private readonly central: BatchedFile,
     private readonly signal: AbortSignal | undefined,
+    private readonly checkName: ((name: string) => void) | undefined,
   ) {}
 
-  static async create(destPath: string, options: { signal?: AbortSignal } = {}): Promise<ZipWriter> {
-    const { signal } = options;
+  static async create(destPath: string, options: ZipWriterOptions = {}): Promise<ZipWriter> {
+    const { signal, checkName } = options;
     const target = resolve(destPath);
     if (signal?.aborted) throw interrupted(signal);
     const temp = tempPathFor(target);
     const spill = tempPathFor(target);
     let zip: FileHandle | undefined;
     try {
-      // The archive holds the account: the user's alone (0600) whatever the umask, set on the open file.
+      // What a zip holds may be private: the user's alone (0600) whatever the umask, set on the open file.
       zip = await createPrivateFile(temp);
       const directory = await createPrivateFile(spill, constants.O_RDWR);
-      return new ZipWriter(target, temp, spill, new BatchedFile(zip), new BatchedFile(directory), signal);
+      return new ZipWriter(target, temp, spill, new BatchedFile(zip), new BatchedFile(directory), signal, checkName);
     } catch (error) {
       if (zip) {
         await zip.close().catch(() => undefined);
@@ -209,10 +219,11 @@ export class ZipWriter {
    */
   private async add(meta: Omit<ZipEntryMeta, 'store'>, write: (entry: EntryRecord) => Promise<void>): Promise<void> {
     this.enter();
-    let writing = false;
+    let refusal: unknown;
     try {
       this.checkSignal();
-      assertSafeRelative(meta.name);
+      refusal = this.nameRefusal(meta.name);
+      if (refusal !== undefined) throw refusal;
       const name = Buffer.from(meta.name, 'utf8');
       const hash = ZipNameTable.hash(name);
       // No candidate (the usual answer) is known without a read or an await.
@@ -220,9 +231,10 @@ export class ZipWriter {
         this.names.candidates(hash).length > 0 &&
         (await this.names.contains(name, hash, (offset, length) => this.central.readAt(offset, length)))
       ) {
-        throw new RabbitError('DUPLICATE_ENTRY', `refusing to archive ${JSON.stringify(meta.name)} twice`, {
+        refusal = new RabbitError('DUPLICATE_ENTRY', `refusing to archive ${JSON.stringify(meta.name)} twice`, {
           source: meta.name,
         });
+        throw refusal;
       }
       const { time, date } = this.dosDate(meta.date ?? DEFAULT_ENTRY_DATE);
       const entry: EntryRecord = {
@@ -236,7 +248,6 @@ export class ZipWriter {
         offset: this.out.size,
         zip64Local: false,
       };
-      writing = true;
       await write(entry);
       const directoryOffset = this.central.size;
       await this.central.put(centralHeaderBytes(entry), (target, at) => writeCentralHeader(entry, target, at));
@@ -246,12 +257,25 @@ export class ZipWriter {
       this.count += 1;
       this.state = 'open';
     } catch (error) {
-      if (!writing && (isRabbitError(error, 'BAD_ID') || isRabbitError(error, 'DUPLICATE_ENTRY'))) {
+      // A refused entry has written nothing.
+      if (refusal !== undefined && error === refusal) {
         this.state = 'open';
         throw error;
       }
       throw await this.fail(error);
     }
+  }
+
+  /** Why `name` may not go into the zip (the caller's rule, then the zip's own), or undefined. */
+  private nameRefusal(name: string): unknown {
+    try {
+      this.checkName?.(name);
+    } catch (error) {
+      return error;
+    }
+    const reason = unsafeNameReason(name);
+    if (reason === undefined) return undefined;
+    return new RabbitError('BAD_ID', `refusing to archive ${JSON.stringify(name)}: ${reason}`, { source: name });
   }
 
   /** Most entries share a date (their prototype's Last-Modified): encode each distinct one once. */

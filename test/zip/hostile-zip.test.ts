@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as zlib from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { openZip } from '../../src/archive/zip-reader.js';
+import { openZip } from '../../src/zip/zip-reader.js';
 import { verifyArchive } from '../../src/verify/verify-archive.js';
 import { plainZip } from '../helpers/plain-zip.js';
 

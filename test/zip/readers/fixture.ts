@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { ZipWriter } from '../../../src/archive/zip-writer.js';
+import { ZipWriter } from '../../../src/zip/zip-writer.js';
 
 export interface ExpectedEntry {
   name: string;

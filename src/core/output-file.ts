@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { FileHandle } from 'node:fs/promises';
 import { open } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { RabbitError, isRabbitError } from '../core/errors.js';
+import { RabbitError, isRabbitError } from './errors.js';
 
 /**
  * The file-system edge of writing an archive: where its temp files go, how the rename is made

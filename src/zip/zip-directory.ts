@@ -1,4 +1,4 @@
-import { readAtSync as readAt } from '../storage/positional-io.js';
+import { readAtSync as readAt } from '../core/positional-io.js';
 import {
   CENTRAL_HEADER_BYTES,
   CENTRAL_SIGNATURE,
@@ -6,6 +6,7 @@ import {
   ZIP64_END_SIGNATURE,
   ZIP64_LOCATOR_SIGNATURE,
 } from './zip-records.js';
+import { unsafeNameReason } from './zip-names.js';
 
 /**
  * The zip's table of contents read straight from the file (PKWARE APPNOTE 4.3.12, 4.3.14-16):
@@ -169,13 +170,9 @@ function applyZip64(record: DirectoryRecord, extra: Buffer, from: number, to: nu
   throw new DirectoryError(`expected zip64 extended information extra field for ${record.name}`);
 }
 
-/** The same three rules as yauzl's strictFileNames, with its wording (the verifier shows it). */
 function checkName(name: string): void {
-  if (name.includes('\\')) throw new DirectoryError(`invalid characters in fileName: ${name}`, name);
-  if (name.startsWith('/') || (name.charCodeAt(1) === 0x3a && /^[a-zA-Z]:/.test(name)))
-    throw new DirectoryError(`absolute path: ${name}`, name);
-  if (name.includes('..') && name.split('/').includes('..'))
-    throw new DirectoryError(`invalid relative path: ${name}`, name);
+  const reason = unsafeNameReason(name);
+  if (reason !== undefined) throw new DirectoryError(reason, name);
 }
 
 /**

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import yauzl from 'yauzl';
-import { ZipWriter } from '../../src/archive/zip-writer.js';
+import { ZipWriter } from '../../src/zip/zip-writer.js';
 import { tool } from './readers/run-tool.js';
 import { walkLocalHeaders } from './zip-walk.js';
 

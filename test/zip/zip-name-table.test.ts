@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ZipNameTable } from '../../src/archive/zip-name-table.js';
+import { ZipNameTable } from '../../src/zip/zip-name-table.js';
 
 describe('ZipNameTable', () => {
   it('finds every offset stored under a hash, through growth and colliding hashes', () => {
