@@ -31,7 +31,6 @@ export type {
 export { DEFAULT_SIZE_CAPS, JOURNAL_ORIGIN } from './obtain-body.js';
 export type { CrawlSink, PrototypeDetails } from './crawl-sink.js';
 /** The sink's earlier name, which export/fetch-setup.ts types its progress milestones by. */
-export type { CrawlSink as CrawlHooks } from './crawl-sink.js';
 
 export interface CrawlOptions {
   fetch: FetchContext;

@@ -4,13 +4,12 @@ import type { HttpClient } from '../client/http-client.js';
 import { RateLimiter } from '../client/rate-limiter.js';
 import type { Frontier } from '../crawl/frontier.js';
 import type { Spool } from '../storage/spool.js';
-import type { RunStats } from '../manifest/types.js';
 import type { RabbitError } from '../core/errors.js';
 import { keyRefusedError } from '../client/key-refusal.js';
 import { requestDefaults, watchKeys, watchOutage, type WatchParts } from '../client/service-watch.js';
 import { redactSecrets } from '../core/redact.js';
 import type { SecretMarker } from '../core/secret-marker.js';
-import type { CrawlHooks } from '../crawl/crawl-account.js';
+import type { CrawlSink } from '../crawl/crawl-sink.js';
 import { manifestErrorOf } from '../manifest/manifest-error.js';
 import type { EventSink } from './events.js';
 import type { ExportOptions } from './export-options.js';
@@ -20,6 +19,12 @@ import type { ExportOptions } from './export-options.js';
  * from the options, concurrency that adapts to throttling by resizing the frontier, and each
  * attempt counted and reported as an event.
  */
+/** What a run counts of its attempts: each retry, and each answer read with its stored and wire bytes. */
+export interface AttemptCounts {
+  retried(): void;
+  answered(bytes: number, wireBytes: number): void;
+}
+
 export function fetchContext(parts: {
   options: Pick<
     ExportOptions,
@@ -29,9 +34,7 @@ export function fetchContext(parts: {
   spool: Spool;
   frontier: Frontier;
   signal: AbortSignal;
-  stats: RunStats;
-  /** Bytes of the answers' bodies as they came over the wire (before Content-Encoding was undone). */
-  wire?: { bytes: number };
+  counts: AttemptCounts;
   emit: EventSink;
   now: () => number;
   /** An outage past its patience, or every key refused: stop the run as --max-duration does. */
@@ -39,7 +42,7 @@ export function fetchContext(parts: {
   /** The run's keys, replaced in every body stored. */
   secrets?: SecretMarker | undefined;
 }): FetchContext {
-  const { options, frontier, stats, emit, now } = parts;
+  const { options, frontier, counts, emit, now } = parts;
   const defaults = requestDefaults(options);
   const watch: WatchParts = {
     client: parts.client,
@@ -87,7 +90,7 @@ export function fetchContext(parts: {
     ...(options.maxRps ? { rateLimiter: new RateLimiter(options.maxRps, now) } : {}),
     onAttempt: (event) => {
       if (event.type === 'retry') {
-        stats.retries++;
+        counts.retried();
         return emit({
           type: 'retry',
           source: event.source,
@@ -96,10 +99,8 @@ export function fetchContext(parts: {
           reason: event.reason,
         });
       }
-      stats.requests++;
-      stats.bytes += event.bytes;
       const wireBytes = event.wireBytes ?? event.bytes;
-      if (parts.wire) parts.wire.bytes += wireBytes;
+      counts.answered(event.bytes, wireBytes);
       emit({
         type: 'response',
         source: event.source,
@@ -128,7 +129,7 @@ export function errorEvents(emit: EventSink, keys: readonly string[]): (source: 
 export function progressHooks(
   emit: EventSink,
   done: (id: string) => void,
-): Pick<CrawlHooks, 'prototype' | 'listed' | 'pagesListed' | 'prototypeDone'> {
+): Pick<CrawlSink, 'prototype' | 'listed' | 'pagesListed' | 'prototypeDone'> {
   return {
     prototype: (proto, name) => emit({ type: 'prototype', id: proto.id, name, revision: proto.revision }),
     listed: (ids) => emit({ type: 'prototypes-listed', ids }),

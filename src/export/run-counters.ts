@@ -1,19 +1,28 @@
+import type { AttemptCounts } from './fetch-setup.js';
 import type { RunStats } from '../manifest/types.js';
 
 /**
  * The counts of one export, in one place: what was fetched, filed and cut off. Each part of the
  * run tells it what happened through a method; the progress events and the report read the totals.
  */
-export class RunCounters {
-  /**
-   * Requests, retries and bytes as fetch-setup counts them attempt by attempt (it is handed this
-   * object); `files` is set once the archive's entries are known.
-   */
-  readonly stats: RunStats = { requests: 0, retries: 0, bytes: 0, files: 0 };
-  /** Bytes of the answers' bodies as they came over the wire, before Content-Encoding was undone (fetch-setup counts them). */
-  readonly wire = { bytes: 0 };
+export class RunCounters implements AttemptCounts {
+  /** Requests, retries and bytes, attempt by attempt; `files` is set once the archive's entries are known. */
+  private readonly stats: RunStats = { requests: 0, retries: 0, bytes: 0, files: 0 };
+  private wire = 0;
   private added = 0;
   private cutOffs = 0;
+
+  /** A request will be sent again. */
+  retried(): void {
+    this.stats.retries++;
+  }
+
+  /** An answer was read: its body's bytes as stored, and as they came over the wire (before Content-Encoding was undone). */
+  answered(bytes: number, wireBytes: number): void {
+    this.stats.requests++;
+    this.stats.bytes += bytes;
+    this.wire += wireBytes;
+  }
 
   /** A file went into the archive. */
   fileAdded(): void {
@@ -29,6 +38,15 @@ export class RunCounters {
   finalStats(files: number): RunStats {
     this.stats.files = files;
     return this.stats;
+  }
+
+  /** The requests, retries and bytes so far (`files` is set by finalStats). */
+  get current(): Readonly<RunStats> {
+    return this.stats;
+  }
+
+  get wireBytes(): number {
+    return this.wire;
   }
 
   get filesAdded(): number {
