@@ -1,9 +1,8 @@
 import { drawioStyleOf } from './element-style.js';
-import { escapeXml } from '../core/xml-escape.js';
 import { discussionLines, textSource } from './page-walk.js';
 import type { DiscussionData, ElementData, LayerData, PageMeta } from './prototype-data.js';
 import { shapeFor } from './shape-table.js';
-import { raw, XmlBuilder, type XmlAttr, type XmlNode } from './xml-element.js';
+import { endTag, raw, XmlBuilder, type XmlAttr, type XmlNode } from './xml-element.js';
 import type { XmlText } from './xml-text.js';
 
 /**
@@ -40,11 +39,20 @@ export const DISCUSSION_STYLE =
   'shape=note;size=10;whiteSpace=wrap;align=left;verticalAlign=top;spacingLeft=6;spacingTop=2;fillColor=#fff2cc;strokeColor=#d6b656;fontSize=11;';
 const NOTE_WIDTH = 220;
 
-export function mxfileOpen(toolVersion: string): string {
-  return `<mxfile host="rabbit-export" agent="${escapeXml(`rabbit-export ${toolVersion}`)}" version="14.6.12" type="device">\n`;
+/** The document's start, written before its diagrams; `mxfileClose` ends it. */
+export function mxfileOpen(toolVersion: string, text: XmlText): string {
+  const attrs: XmlAttr[] = [
+    ['host', 'rabbit-export'],
+    ['agent', `rabbit-export ${toolVersion}`],
+    ['version', '14.6.12'],
+    ['type', 'device'],
+  ];
+  return `${new XmlBuilder(text).start('mxfile', attrs).xml}\n`;
 }
 
-export const MXFILE_CLOSE = '</mxfile>\n';
+export function mxfileClose(): string {
+  return `${endTag('mxfile').xml}\n`;
+}
 
 /** The diagram id a page gets, so `data:page/id,...` links can name it. */
 export function diagramIdOf(pageId: string): string {

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { TOOL_VERSION } from '../../core/version.js';
-import { diagramXml, mxfileOpen, MXFILE_CLOSE } from '../drawio-xml.js';
+import { diagramXml, mxfileClose, mxfileOpen } from '../drawio-xml.js';
 import { addCounts } from '../report.js';
 import { writeAtomically } from '../write-output.js';
 import type { DocumentFormat } from './document-format.js';
@@ -15,7 +15,7 @@ export const drawio: DocumentFormat = {
   async write({ plan, pages, text, report, out, stem, dangling }) {
     const file = `${stem}.drawio`;
     const chunks = (async function* (): AsyncGenerator<string> {
-      yield mxfileOpen(TOOL_VERSION);
+      yield mxfileOpen(TOOL_VERSION, text);
       for await (const content of pages) {
         const { xml, stats } = diagramXml({ ...content, pageIds: plan.pageIds }, text);
         report.shapes += stats.shapes;
@@ -25,7 +25,7 @@ export const drawio: DocumentFormat = {
         for (const target of stats.danglingTargets) dangling(content.page.id, target);
         yield xml;
       }
-      yield MXFILE_CLOSE;
+      yield mxfileClose();
     })();
     await writeAtomically(join(out, file), chunks);
     return file;
