@@ -1,6 +1,7 @@
 import { drawioStyleOf } from './element-style.js';
 import { discussionLines, textSource } from './page-walk.js';
 import type { DiscussionData, ElementData, LayerData, PageMeta } from './prototype-data.js';
+import { uniqueIds, type UniqueId } from './page-names.js';
 import { shapeFor } from './shape-table.js';
 import { endTag, raw, XmlBuilder, type XmlAttr, type XmlNode } from './xml-element.js';
 import type { XmlText } from './xml-text.js';
@@ -62,13 +63,7 @@ export function diagramIdOf(pageId: string): string {
 export function diagramXml(input: DiagramInput, text: XmlText): { xml: string; stats: DiagramStats } {
   const x = new XmlBuilder(text);
   const stats: DiagramStats = { shapes: 0, links: 0, generic: {}, danglingTargets: [] };
-  const used = new Set<string>(['0', ...Object.values(LAYER_IDS)]);
-  const uniqueId = (wanted: string): string => {
-    let id = wanted;
-    for (let n = 2; used.has(id); n++) id = `${wanted}-${n}`;
-    used.add(id);
-    return id;
-  };
+  const uniqueId = uniqueIds(['0', ...Object.values(LAYER_IDS)]);
   const { width, height } = input.size;
   const cells: XmlNode[] = [x.element('mxCell', [['id', '0']])];
   const layer = (id: string, value: string, source?: string, ...more: XmlAttr[]): XmlNode =>
@@ -144,7 +139,7 @@ function elementCell(
   x: XmlBuilder,
   element: ElementData,
   parent: string,
-  uniqueId: (wanted: string) => string,
+  uniqueId: UniqueId,
   pageIds: ReadonlySet<string>,
   stats: DiagramStats,
 ): XmlNode {
@@ -186,7 +181,7 @@ function elementCell(
   ]);
 }
 
-function discussionCell(x: XmlBuilder, discussion: DiscussionData, uniqueId: (wanted: string) => string): XmlNode {
+function discussionCell(x: XmlBuilder, discussion: DiscussionData, uniqueId: UniqueId): XmlNode {
   const lines = discussionLines(discussion);
   // Roughly one line per 36 characters of the note's width, so the text fits without scrolling.
   const rows = lines.reduce((sum, line) => sum + Math.max(1, Math.ceil(line.length / 36)), 0);
