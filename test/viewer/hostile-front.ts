@@ -1,11 +1,20 @@
+import { execFile } from 'node:child_process';
 import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { type BrowserContext, type Page, launchChromium } from '../browser/index.js';
+import { requireTool } from '../helpers/tools.js';
 
 /**
  * What the hostile-page tests stand up around an export: a listener on another origin that stands
  * for the rest of the internet (it must hear nothing), and a front for the fake service that
  * answers page renderings with pages written to act.
  */
+const CHROMIUM = '/usr/bin/chromium' as const;
+requireTool(CHROMIUM);
+requireTool('unzip');
+
 export const PAGE_RENDERING = /^\/rabbit\/api\/prototypes\/\d+\/pages\/[^/]+\.html$/;
 
 export interface Listening {
@@ -60,6 +69,25 @@ export async function startHostileFront(options: FrontOptions): Promise<Listenin
     req.pipe(upstream);
   });
   return { origin: `http://127.0.0.1:${await listen(server)}`, close: () => closed(server) };
+}
+
+/** The export unzipped into `dir/unzipped`, and Chromium on a page that notes every URL it asks for. */
+export async function openUnzipped(
+  out: string,
+  dir: string,
+  requests: string[],
+): Promise<{ root: string; browser: BrowserContext; page: Page }> {
+  const root = join(dir, 'unzipped');
+  await promisify(execFile)('unzip', ['-q', out, '-d', root]);
+  const browser = await launchChromium(CHROMIUM, join(dir, 'profile'));
+  const page = await browser.newPage();
+  page.on('request', (r) => requests.push(r.url()));
+  return { root, browser, page };
+}
+
+/** Closes, in order, whatever of these a test got to start before it ended or failed. */
+export async function closeAll(...started: ({ close(): Promise<void> } | undefined)[]): Promise<void> {
+  for (const one of started) await one?.close();
 }
 
 function listen(server: Server): Promise<number> {

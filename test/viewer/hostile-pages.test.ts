@@ -1,28 +1,20 @@
-import { execFile } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type BrowserContext, type Page, launchChromium } from '../browser/index.js';
+import type { BrowserContext, Page } from '../browser/index.js';
 import { startFakeService, type FakeService } from '../../src/fake-service/index.js';
 import { exportAccount } from '../../src/export/export-account.js';
 import { serveArchive, type ArchiveServer } from '../../src/viewer/serve-archive.js';
 import { readArchive } from '../helpers/archive.js';
-import { requireTool } from '../helpers/tools.js';
-import { startHostileFront, startListener, type Listening } from './hostile-front.js';
+import { closeAll, openUnzipped, startHostileFront, startListener, type Listening } from './hostile-front.js';
 
 /**
  * Page renderings written to act, exported through the tool and opened in Chromium, from the
  * unzipped files and under `view`. A listener on another origin stands for the rest of the
  * internet: it must hear nothing, and no page may change its own title (what each script does).
  */
-const CHROMIUM = '/usr/bin/chromium' as const;
-requireTool(CHROMIUM);
-requireTool('unzip');
-
-const run = promisify(execFile);
 
 /** How long a page is given to act on its own (a refresh, a load handler) after it has loaded. */
 const SETTLE_MS = 300;
@@ -143,18 +135,11 @@ beforeAll(async () => {
   }
   // The raw renderings are the record: kept byte for byte, hostile as they came.
   for (const [path, html] of served) expect(entries.get(path)?.data.toString('utf8'), path).toBe(html);
-  root = join(dir, 'unzipped');
-  await run('unzip', ['-q', out, '-d', root]);
-  browser = await launchChromium(CHROMIUM, join(dir, 'profile'));
-  page = await browser.newPage();
-  page.on('request', (r) => requests.push(r.url()));
+  ({ root, browser, page } = await openUnzipped(out, dir, requests));
 });
 
 afterAll(async () => {
-  await browser?.close();
-  await listener.close();
-  await front.close();
-  await service.close();
+  await closeAll(browser, listener, front, service);
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 

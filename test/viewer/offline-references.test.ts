@@ -6,11 +6,17 @@ import { join, resolve, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type BrowserContext, type Page, launchChromium } from '../browser/index.js';
+import type { BrowserContext, Page } from '../browser/index.js';
 import { startFakeService, type FakeService } from '../../src/fake-service/index.js';
 import { exportAccount } from '../../src/export/export-account.js';
-import { requireTool } from '../helpers/tools.js';
-import { PAGE_RENDERING, startHostileFront, startListener, type Listening } from './hostile-front.js';
+import {
+  closeAll,
+  openUnzipped,
+  PAGE_RENDERING,
+  startHostileFront,
+  startListener,
+  type Listening,
+} from './hostile-front.js';
 
 /**
  * Views opened from the unzipped archive (file://, where no header protects anything) whose
@@ -18,9 +24,6 @@ import { PAGE_RENDERING, startHostileFront, startListener, type Listening } from
  * file:// makes `file://host/...` (an SMB share on Windows). Clicking must lead to a view or
  * nowhere, and opening must make Chromium load nothing but files of the extracted archive.
  */
-const CHROMIUM = '/usr/bin/chromium' as const;
-requireTool(CHROMIUM);
-requireTool('unzip');
 
 const run = promisify(execFile);
 
@@ -179,18 +182,11 @@ beforeAll(async () => {
   const out = join(dir, 'hostile.zip');
   const result = await exportAccount({ out, baseUrl: frontUrl, keys: [service.keys.readOnly] });
   expect(result.complete).toBe(true);
-  root = join(dir, 'unzipped');
-  await run('unzip', ['-q', out, '-d', root]);
-  browser = await launchChromium(CHROMIUM, join(dir, 'profile'));
-  page = await browser.newPage();
-  page.on('request', (r) => requests.push(r.url()));
+  ({ root, browser, page } = await openUnzipped(out, dir, requests));
 });
 
 afterAll(async () => {
-  await browser?.close();
-  await listener?.close();
-  await front?.close();
-  await service?.close();
+  await closeAll(browser, listener, front, service);
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
