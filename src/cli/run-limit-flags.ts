@@ -63,7 +63,7 @@ export function runLimitArgs(flags: RunLimitFlags): string[] {
 }
 
 /** Like --max-duration, and `0` too: no pause, every failure is the resource's own (the behaviour before pauses). */
-function patienceOption(value: string): number {
+export function patienceOption(value: string): number {
   if (/^\s*0+(\.0+)?(ms|s|m|h|d)?\s*$/i.test(value)) return 0;
   try {
     return parseDuration(value, '--outage-patience');

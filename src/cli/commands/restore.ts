@@ -6,6 +6,9 @@ import { redactUrl } from '../../core/redact.js';
 import { EXIT, exitCodeFor } from '../exit-codes.js';
 import { runAction, withInterrupts, type CliIO } from '../run.js';
 import { addServiceOptions, type ServiceFlags } from '../service-flags.js';
+import { patienceOption } from '../run-limit-flags.js';
+import { formatDuration } from '../../core/duration.js';
+import { OUTAGE_DEFAULTS } from '../../client/outage-policy.js';
 
 interface RestoreFlags extends ServiceFlags {
   prototype: string;
@@ -15,6 +18,7 @@ interface RestoreFlags extends ServiceFlags {
   dryRun?: boolean;
   json?: boolean;
   journal?: string;
+  outagePatience?: number;
 }
 
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
@@ -33,6 +37,11 @@ export function registerRestore(program: Command, io: CliIO): void {
     .option('--dry-run', 'print the plan and write nothing')
     .option('--json', 'print one JSON line at the end (the plan goes to stderr)')
     .option('--journal <file>', 'the write journal (default .ARCHIVE.restore-ID.jsonl beside the archive)')
+    .option(
+      '--outage-patience <duration>',
+      `how long to wait for a service that stopped answering before stopping (exit 1; run again to finish); 0: do not wait (default ${formatDuration(OUTAGE_DEFAULTS.patienceMs)})`,
+      patienceOption,
+    )
     .addHelpText(
       'after',
       `
@@ -49,6 +58,7 @@ again to finish).`,
       runAction(io, flags.json ?? false, async () => {
         const { formatOutcome, formatPlan, formatWrite } = await import('../format-restore.js');
         const { restorePrototype } = await import('../../restore/restore-prototype.js');
+        const { outageLine } = await import('../progress-line.js');
         const { serviceOptionsOf } = await import('../service-options.js');
         const service = await serviceOptionsOf(flags, io.env, (line) => io.stderr.write(line));
         const human = flags.json ? io.stderr : io.stdout;
@@ -69,10 +79,14 @@ again to finish).`,
             ...(service.proxy ? { proxy: service.proxy } : {}),
             ...(service.allowInsecureHttp ? { allowInsecureHttp: true } : {}),
             ...(flags.journal ? { journal: flags.journal } : {}),
+            ...(flags.outagePatience !== undefined ? { outagePatienceMs: flags.outagePatience } : {}),
             signal,
             onEvent: (event) => {
               if (event.type === 'plan') human.write(formatPlan(event.plan, event.report));
               else if (event.type === 'write') human.write(formatWrite(event.write, event.outcome, event.newId));
+              // A pause is news on stderr; giving up is told once, as the fatal error with its next step.
+              else if (event.type === 'outage' && event.state !== 'gave-up')
+                io.stderr.write(`${outageLine(event, Date.now())}\n`);
               else if (event.type === 'journal-set-aside')
                 io.stderr.write(`a journal of another restore was moved to ${event.path}\n`);
             },
