@@ -14,6 +14,7 @@ import {
   searchPartPath,
 } from '../search/search-record.js';
 import type { GeneratedFile } from './page-views.js';
+import { BodyPlaces } from './body-places.js';
 import { placesOf } from './search-places.js';
 
 const JS = 'text/javascript; charset=utf-8';
@@ -67,68 +68,37 @@ export function searchPart(
   return { path: searchPartPath(state.id), chunks, contentType: JS, generatedFrom: MANIFEST_PATH };
 }
 
-/**
- * Where each of a prototype's bodies lies in the spool, by its path: a number an entry in a Map
- * and three in arrays, rather than the manifest entry each (its hash, URL and type) the model hands
- * out. A prototype of 250,000 files was held at some 600 bytes a file as entries; this is a fifth.
- */
+/** A prototype's bodies by their names below its revision's folder, as a source of its texts. */
 class BodyRefs {
-  private readonly at = new Map<string, number>();
-  private readonly offsets: number[] = [];
-  private readonly sizes: number[] = [];
-  /** Index into `files`; nearly every body is in the one pack. */
-  private readonly fileIndex: number[] = [];
-  private readonly files: string[] = [];
-
-  private constructor(private readonly prefix: string) {}
+  private constructor(private readonly places: BodyPlaces) {}
 
   static async of(
     prefix: string,
     entries: AsyncIterable<ArchivedEntry>,
     locate: (entry: ArchivedEntry) => BodyRef,
   ): Promise<BodyRefs> {
-    const refs = new BodyRefs(prefix);
-    const fileAt = new Map<string, number>();
-    for await (const entry of entries) {
-      if (!entry.path.startsWith(prefix)) continue;
-      const ref = locate(entry);
-      let file = fileAt.get(ref.file);
-      if (file === undefined) fileAt.set(ref.file, (file = refs.files.push(ref.file) - 1));
-      // Keyed by the whole path, as parsed: a slice of it would be a second string holding the first.
-      const index = refs.at.get(entry.path) ?? refs.offsets.length;
-      refs.at.set(entry.path, index);
-      refs.offsets[index] = ref.offset ?? -1;
-      refs.sizes[index] = ref.size;
-      refs.fileIndex[index] = file;
-    }
-    return refs;
+    const places = new BodyPlaces();
+    for await (const entry of entries)
+      if (entry.path.startsWith(prefix)) places.set(entry.path.slice(prefix.length), locate(entry));
+    return new BodyRefs(places);
   }
 
   has(rest: string): boolean {
-    return this.at.has(this.prefix + rest);
-  }
-
-  ref(rest: string): BodyRef | undefined {
-    const index = this.at.get(this.prefix + rest);
-    if (index === undefined) return undefined;
-    const offset = this.offsets[index] as number;
-    const file = this.files[this.fileIndex[index] as number] as string;
-    const size = this.sizes[index] as number;
-    return offset === -1 ? { file, size } : { file, offset, size };
+    return this.places.has(rest);
   }
 
   source(read: BodyReader): TextSource {
     return {
       names: () => this.names(),
       read: async (rest, maxBytes) => {
-        const ref = this.ref(rest);
+        const ref = this.places.get(rest);
         return ref === undefined || ref.size > maxBytes ? undefined : read(ref);
       },
     };
   }
 
   private async *names(): AsyncGenerator<string> {
-    for (const path of this.at.keys()) yield path.slice(this.prefix.length);
+    yield* this.places.names();
   }
 }
 
