@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { convertBench, convertLine } from './convert.js';
 import { MiB, run, serve } from './lib.js';
 import { bareClient, GIANT, parseSizes, scaleBench } from './scale.js';
+import { printSearchRows, searchRows } from './search.js';
 import { FIRST_REQUEST_GOAL_MS, startupBench } from './startup.js';
 
 async function exportOnce(service, concurrency, extra = []) {
@@ -130,6 +131,19 @@ if (process.argv.includes('--compression')) {
 // `npm run bench -- --convert` runs the convert row alone: peak RSS of every format.
 if (process.argv.includes('--convert')) {
   console.log(`\nsummary:\n${convertLine(await convertBench())}`);
+  process.exit(0);
+}
+
+// `npm run bench -- --search=ARCHIVE` runs the scale table's search rows alone, on an archive already exported.
+const searchFlag = process.argv.slice(2).find((arg) => arg.startsWith('--search='));
+if (searchFlag !== undefined) {
+  const archive = searchFlag.slice('--search='.length);
+  const dir = await mkdtemp(join(tmpdir(), 'rabbit-bench-search-'));
+  try {
+    printSearchRows([{ archive, rows: await searchRows(archive, join(dir, 'no-index.zip')) }]);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
   process.exit(0);
 }
 

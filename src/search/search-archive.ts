@@ -1,9 +1,12 @@
 import { RabbitError } from '../core/errors.js';
+import type { Readable } from 'node:stream';
 import { openArchive, type Archive } from '../archive/open-archive.js';
+import type { ZipReader } from '../zip/zip-reader.js';
 import type { ArchiveCatalog, ArchivedPrototype } from '../archive/archive-catalog.js';
 import { ArchivedTexts } from './archived-texts.js';
 import { foldText } from './fold.js';
 import { hitContext, type HitContext } from './hit-context.js';
+import { IndexTail } from './index-tail.js';
 import { linesOf } from './part-lines.js';
 import { prototypeRecords, type Places } from './prototype-records.js';
 import {
@@ -79,22 +82,28 @@ export async function* searchArchive(options: SearchOptions): AsyncGenerator<Sea
   const query = searchQuery(options.query);
   const kinds = new Set<SearchKind>(options.kinds?.length ? options.kinds : SEARCH_KINDS);
   const only = options.prototypes?.length ? new Set(options.prototypes) : undefined;
-  const archive = await openArchive(options.archive);
+  // The index is looked for at the directory's end first: a million-entry zip is opened whole
+  // (seconds) only when a prototype must be read from its bodies, or when the tail holds no index.
+  const tail = options.useIndex === false ? undefined : await IndexTail.open(options.archive);
+  let archive: Archive | undefined = tail ? undefined : await openArchive(options.archive);
+  const opened = async (): Promise<Archive> => (archive ??= await openArchive(options.archive));
   let catalog: ArchiveCatalog | undefined;
   const summary: SearchSummary = { hits: 0, prototypes: 0, indexed: 0, scanned: 0 };
   try {
-    const indexed = options.useIndex === false ? undefined : await indexedPrototypes(archive);
-    const ids = indexed ?? (catalog = await archive.catalog()).prototypeIds();
+    const index: IndexEntries | undefined =
+      options.useIndex === false ? undefined : (tail ?? zipEntries((archive as Archive).zip));
+    const indexed = index && (await indexedPrototypes(index));
+    const ids = indexed ?? (catalog = await (await opened()).catalog()).prototypeIds();
     for (const id of ids) {
       if (only && !only.has(id)) continue;
       if (options.signal?.aborted) throw new RabbitError('INTERRUPTED', 'the search was interrupted');
       summary.prototypes++;
       let records: AsyncIterable<Candidate> | undefined;
-      if (indexed && archive.zip.entries.has(searchPartPath(id))) {
+      if (index && indexed && index.has(searchPartPath(id))) {
         summary.indexed++;
-        records = indexRecords(archive, id, query);
+        records = indexRecords(index, id, query);
       } else {
-        const prototype = (catalog ??= await archive.catalog()).prototype(id);
+        const prototype = (catalog ??= await (await opened()).catalog()).prototype(id);
         if (prototype === undefined) continue;
         summary.scanned++;
         records = scannedRecords(prototype, options.places(prototype), query);
@@ -107,8 +116,24 @@ export async function* searchArchive(options: SearchOptions): AsyncGenerator<Sea
     yield { type: 'summary', summary };
   } finally {
     await catalog?.close();
-    archive.close();
+    archive?.close();
+    tail?.close();
   }
+}
+
+/** Where the index's entries are read from: the directory's tail (index-tail.ts), or the zip opened whole. */
+interface IndexEntries {
+  has(name: string): boolean;
+  openEntry(name: string): Readable | Promise<Readable>;
+  readEntry(name: string, maxBytes: number): Promise<Buffer>;
+}
+
+function zipEntries(zip: ZipReader): IndexEntries {
+  return {
+    has: (name) => zip.entries.has(name),
+    openEntry: (name) => zip.openEntry(name),
+    readEntry: (name, maxBytes) => zip.readEntry(name, maxBytes),
+  };
 }
 
 /** A record that may match, or one that names a prototype, page or layer for the hits after it. */
@@ -149,10 +174,10 @@ async function* hitsOf(
 }
 
 /** The prototypes listed by the archive's search index, or undefined when it has none. */
-async function indexedPrototypes(archive: Archive): Promise<string[] | undefined> {
-  if (!archive.zip.entries.has(SEARCH_PARTS_PATH)) return undefined;
+async function indexedPrototypes(index: IndexEntries): Promise<string[] | undefined> {
+  if (!index.has(SEARCH_PARTS_PATH)) return undefined;
   // 40 bytes an id: a list of a million prototypes.
-  return parsePartsFile((await archive.zip.readEntry(SEARCH_PARTS_PATH, 40 * 1024 * 1024)).toString('utf8'));
+  return parsePartsFile((await index.readEntry(SEARCH_PARTS_PATH, 40 * 1024 * 1024)).toString('utf8'));
 }
 
 /** Lines that name a prototype, page or layer: always read, whatever the query. */
@@ -163,9 +188,9 @@ const NAMING = ['["prototype",', '["page",', '["layer",'];
  * lines whose JSON text can hold the query are parsed: the query is escaped as JSON would write it,
  * and a folded text that holds the query holds its escaped form.
  */
-async function* indexRecords(archive: Archive, id: string, query: string): AsyncGenerator<Candidate> {
+async function* indexRecords(index: IndexEntries, id: string, query: string): AsyncGenerator<Candidate> {
   const needle = JSON.stringify(query).slice(1, -1);
-  for await (const line of linesOf(await archive.zip.openEntry(searchPartPath(id)))) {
+  for await (const line of linesOf(await index.openEntry(searchPartPath(id)))) {
     if (!line.includes(needle) && !NAMING.some((prefix) => line.startsWith(prefix))) continue;
     const parsed = parseRecordLine(line);
     if (parsed) yield parsed;

@@ -21,7 +21,7 @@ import {
 } from './index-html.js';
 import { buildPageViews, StylesheetViews, type GeneratedFile } from './page-views.js';
 import { SEARCH_BOX_PATH, searchBoxScript } from './search-box.js';
-import { searchPart, searchParts } from './search-part.js';
+import { searchPart, searchParts, type GeneratedStream } from './search-part.js';
 
 export interface OfflineViewerOptions {
   fetch: FetchContext;
@@ -122,7 +122,7 @@ export class OfflineViewer {
     for (const id of model.prototypeIds()) {
       const state = model.prototype(id);
       if (state === undefined) continue;
-      await store(this.options, await searchPart(state, entriesOf(model, id), this.locate, this.read));
+      await storeStream(this.options, searchPart(state, entriesOf(model, id), this.locate, this.read));
       indexed.push(id);
     }
     await store(this.options, searchParts(indexed));
@@ -203,8 +203,13 @@ export class OfflineViewer {
   }
 }
 
-async function store(options: OfflineViewerOptions, generated: GeneratedFile): Promise<StoredFile> {
-  const body = await options.fetch.spool.write(bufferChunks(generated.data), {
+function store(options: OfflineViewerOptions, generated: GeneratedFile): Promise<StoredFile> {
+  const { data, ...rest } = generated;
+  return storeStream(options, { ...rest, chunks: bufferChunks(data) });
+}
+
+async function storeStream(options: OfflineViewerOptions, generated: GeneratedStream): Promise<StoredFile> {
+  const body = await options.fetch.spool.write(generated.chunks, {
     maxBytes: Number.MAX_SAFE_INTEGER,
     source: generated.path,
   });

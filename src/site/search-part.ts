@@ -1,3 +1,4 @@
+import type { ChunkSource } from '../core/read-chunks.js';
 import type { ArchivedEntry, PrototypeState } from '../manifest/archive-model.js';
 import { MANIFEST_PATH } from '../manifest/types.js';
 import type { BodyReader, BodyRef } from '../storage/spool.js';
@@ -13,53 +14,92 @@ import {
   searchPartPath,
 } from '../search/search-record.js';
 import type { GeneratedFile } from './page-views.js';
+import { BodyPlaces } from './body-places.js';
 import { placesOf } from './search-places.js';
 
 const JS = 'text/javascript; charset=utf-8';
+
+/** Record lines gathered before they are handed on: the part is written as it is made, never held whole. */
+export const PART_FLUSH_BYTES = 64 * 1024;
+
+/** A generated file whose bytes are made while they are written. */
+export interface GeneratedStream extends Omit<GeneratedFile, 'data'> {
+  chunks: ChunkSource;
+}
 
 /**
  * A prototype's part of the archive's search index, made at export from the bodies just stored:
  * the records `search` would read from the archive without one (search/prototype-records.ts), each
  * with its folded text, one a line. `entries` are the prototype's files as the model lists them,
  * element bodies and page views included; `locate` says where each lies in the spool.
+ *
+ * The lines go out in chunks of about `flushBytes` as the records are made: a prototype of
+ * 250,000 elements, whose part runs to tens of megabytes, costs one chunk of them in memory.
  */
-export async function searchPart(
+export function searchPart(
   state: PrototypeState,
   entries: AsyncIterable<ArchivedEntry>,
   locate: (entry: ArchivedEntry) => BodyRef,
   read: BodyReader,
-): Promise<GeneratedFile> {
-  const prefix = `prototypes/${state.id}/r${state.revision}/`;
-  // Only where each body lies, by its name below the revision: a prototype of 250,000 files is
-  // held as that, not as its manifest entries.
-  const refs = new Map<string, BodyRef>();
-  const files = new Map<string, string>();
-  for await (const entry of entries) {
-    if (!entry.path.startsWith(prefix)) continue;
-    const ref = locate(entry);
-    const file = files.get(ref.file) ?? (files.set(ref.file, ref.file), ref.file);
-    refs.set(entry.path.slice(prefix.length), { ...ref, file });
+  flushBytes = PART_FLUSH_BYTES,
+): GeneratedStream {
+  const chunks: ChunkSource = {
+    async read(onChunk) {
+      const refs = await BodyRefs.of(`prototypes/${state.id}/r${state.revision}/`, entries, locate);
+      const places = placesOf({ id: state.id, revision: state.revision, has: (rest) => refs.has(rest) });
+      const texts = new ArchivedTexts(refs.source(read));
+      let pending = [partHead(state.id)];
+      let pendingBytes = 0;
+      for await (const record of prototypeRecords(state, texts, places)) {
+        const line = recordLine(record, foldText(record.text));
+        pending.push(line);
+        // UTF-16 length: a bound on the chunk near enough, without encoding each line twice.
+        pendingBytes += line.length;
+        if (pendingBytes < flushBytes) continue;
+        const chunk = Buffer.from(pending.join(''), 'utf8');
+        pending = [];
+        pendingBytes = 0;
+        await onChunk(chunk);
+      }
+      pending.push(PART_TAIL);
+      await onChunk(Buffer.from(pending.join(''), 'utf8'));
+    },
+  };
+  return { path: searchPartPath(state.id), chunks, contentType: JS, generatedFrom: MANIFEST_PATH };
+}
+
+/** A prototype's bodies by their names below its revision's folder, as a source of its texts. */
+class BodyRefs {
+  private constructor(private readonly places: BodyPlaces) {}
+
+  static async of(
+    prefix: string,
+    entries: AsyncIterable<ArchivedEntry>,
+    locate: (entry: ArchivedEntry) => BodyRef,
+  ): Promise<BodyRefs> {
+    const places = new BodyPlaces();
+    for await (const entry of entries)
+      if (entry.path.startsWith(prefix)) places.set(entry.path.slice(prefix.length), locate(entry));
+    return new BodyRefs(places);
   }
-  const source: TextSource = {
-    async *names() {
-      yield* refs.keys();
-    },
-    async read(rest, maxBytes) {
-      const ref = refs.get(rest);
-      return ref === undefined || ref.size > maxBytes ? undefined : read(ref);
-    },
-  };
-  const places = placesOf({ id: state.id, revision: state.revision, has: (rest) => refs.has(rest) });
-  const lines = [partHead(state.id)];
-  for await (const record of prototypeRecords(state, new ArchivedTexts(source), places))
-    lines.push(recordLine(record, foldText(record.text)));
-  lines.push(PART_TAIL);
-  return {
-    path: searchPartPath(state.id),
-    data: Buffer.from(lines.join(''), 'utf8'),
-    contentType: JS,
-    generatedFrom: MANIFEST_PATH,
-  };
+
+  has(rest: string): boolean {
+    return this.places.has(rest);
+  }
+
+  source(read: BodyReader): TextSource {
+    return {
+      names: () => this.names(),
+      read: async (rest, maxBytes) => {
+        const ref = this.places.get(rest);
+        return ref === undefined || ref.size > maxBytes ? undefined : read(ref);
+      },
+    };
+  }
+
+  private async *names(): AsyncGenerator<string> {
+    yield* this.places.names();
+  }
 }
 
 /** The list of parts, made last: the command and the viewer's script take it to mean the archive has an index. */

@@ -71,7 +71,7 @@ const DEFAULT_MAX_READ_BYTES = 512 * 1024 * 1024;
  */
 const ONE_SHOT_BYTES = 256 * 1024;
 
-type Located = ZipEntryInfo & Pick<DirectoryRecord, 'flags' | 'localHeaderOffset' | 'dataLimit'>;
+export type Located = ZipEntryInfo & Pick<DirectoryRecord, 'flags' | 'localHeaderOffset' | 'dataLimit'>;
 
 /**
  * Opens a zip for reading without loading it: the central directory is scanned once into a
@@ -217,7 +217,7 @@ function entriesView(indexOf: () => ZipIndex, find: (name: string) => DirectoryR
  * when the index has not placed it), and inflating stops at the first byte past the declared size:
  * what an entry costs to read is bounded by what the directory says, whatever its bytes hold.
  */
-async function* entryBytes(fd: number, path: string, entry: Located, directory: number): AsyncGenerator<Buffer> {
+export async function* entryBytes(fd: number, path: string, entry: Located, directory: number): AsyncGenerator<Buffer> {
   const fail = (reason: string, fault?: ZipFault) =>
     new RabbitError('ARCHIVE_CORRUPT', `${entry.name} in ${basename(path)} is damaged: ${reason}`, {
       entry: entry.name,

@@ -1,0 +1,123 @@
+import { randomInt } from 'node:crypto';
+import type { BodyRef } from '../storage/spool.js';
+
+const FIRST_ENTRIES = 1024;
+const NO_OFFSET = -1;
+const EMPTY = -1;
+
+/**
+ * Where each of a prototype's bodies lies in the spool, by its name below the revision's folder:
+ * a hash table in typed arrays over the names' UTF-8 bytes, about 80 bytes a file and none of it
+ * objects the garbage collector walks. A prototype of 250,000 files was held at some 600 bytes a
+ * file as the manifest entries the model hands out, and at some 140 as a Map of strings.
+ */
+export class BodyPlaces {
+  private bytes = Buffer.allocUnsafe(FIRST_ENTRIES * 48);
+  private used = 0;
+  /** Per entry: where its name ends in `bytes` (it starts where the one before ends). */
+  private ends = new Uint32Array(FIRST_ENTRIES);
+  private offsets = new Float64Array(FIRST_ENTRIES);
+  private sizes = new Float64Array(FIRST_ENTRIES);
+  private fileIndex = new Uint32Array(FIRST_ENTRIES);
+  /** Open addressing, twice as many slots as entries at most: an entry's number, or EMPTY. */
+  private slots = new Int32Array(FIRST_ENTRIES * 2).fill(EMPTY);
+  private readonly files: string[] = [];
+  private readonly fileAt = new Map<string, number>();
+  /** The names are the service's ids: a basis of its own per table, so none can be chosen to collide. */
+  private readonly basis = randomInt(0x7fffffff);
+  count = 0;
+
+  /** Files a body under its name; a name filed again points at the later body. */
+  set(name: string, ref: BodyRef): void {
+    const key = Buffer.from(name, 'utf8');
+    const slot = this.slotOf(key);
+    let entry = this.slots[slot] as number;
+    if (entry === EMPTY) {
+      if (this.count === this.ends.length) {
+        this.grow();
+        this.set(name, ref);
+        return;
+      }
+      entry = this.count++;
+      this.slots[slot] = entry;
+      this.append(key, entry);
+    }
+    let file = this.fileAt.get(ref.file);
+    if (file === undefined) this.fileAt.set(ref.file, (file = this.files.push(ref.file) - 1));
+    this.offsets[entry] = ref.offset ?? NO_OFFSET;
+    this.sizes[entry] = ref.size;
+    this.fileIndex[entry] = file;
+  }
+
+  has(name: string): boolean {
+    return this.slots[this.slotOf(Buffer.from(name, 'utf8'))] !== EMPTY;
+  }
+
+  get(name: string): BodyRef | undefined {
+    const entry = this.slots[this.slotOf(Buffer.from(name, 'utf8'))] as number;
+    if (entry === EMPTY) return undefined;
+    const file = this.files[this.fileIndex[entry] as number] as string;
+    const offset = this.offsets[entry] as number;
+    const size = this.sizes[entry] as number;
+    return offset === NO_OFFSET ? { file, size } : { file, offset, size };
+  }
+
+  /** Every name, in the order filed. */
+  *names(): Generator<string> {
+    for (let entry = 0; entry < this.count; entry++)
+      yield this.bytes.toString('utf8', this.startOf(entry), this.ends[entry] as number);
+  }
+
+  private startOf(entry: number): number {
+    return entry === 0 ? 0 : (this.ends[entry - 1] as number);
+  }
+
+  /** The slot holding `key`, or the empty one where it would go. */
+  private slotOf(key: Buffer): number {
+    const mask = this.slots.length - 1;
+    for (let slot = fnv1a(key, this.basis) & mask; ; slot = (slot + 1) & mask) {
+      const entry = this.slots[slot] as number;
+      if (entry === EMPTY) return slot;
+      const start = this.startOf(entry);
+      const end = this.ends[entry] as number;
+      if (end - start === key.length && this.bytes.compare(key, 0, key.length, start, end) === 0) return slot;
+    }
+  }
+
+  private append(key: Buffer, entry: number): void {
+    if (this.used + key.length > this.bytes.length) {
+      const bigger = Buffer.allocUnsafe(Math.max(this.bytes.length * 2, this.used + key.length));
+      this.bytes.copy(bigger, 0, 0, this.used);
+      this.bytes = bigger;
+    }
+    key.copy(this.bytes, this.used);
+    this.used += key.length;
+    this.ends[entry] = this.used;
+  }
+
+  private grow(): void {
+    const capacity = this.ends.length * 2;
+    this.ends = widen(this.ends, new Uint32Array(capacity));
+    this.offsets = widen(this.offsets, new Float64Array(capacity));
+    this.sizes = widen(this.sizes, new Float64Array(capacity));
+    this.fileIndex = widen(this.fileIndex, new Uint32Array(capacity));
+    this.slots = new Int32Array(capacity * 2).fill(EMPTY);
+    const mask = this.slots.length - 1;
+    for (let entry = 0; entry < this.count; entry++) {
+      let slot = fnv1a(this.bytes.subarray(this.startOf(entry), this.ends[entry]), this.basis) & mask;
+      while (this.slots[slot] !== EMPTY) slot = (slot + 1) & mask;
+      this.slots[slot] = entry;
+    }
+  }
+}
+
+function widen<T extends Uint32Array | Float64Array>(from: T, to: T): T {
+  to.set(from);
+  return to;
+}
+
+function fnv1a(bytes: Uint8Array, basis: number): number {
+  let hash = basis;
+  for (let i = 0; i < bytes.length; i++) hash = Math.imul(hash ^ (bytes[i] as number), 0x01000193);
+  return hash >>> 0;
+}
