@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { datasetForResources, type FakeService } from '../../src/fake-service/index.js';
 import { registerExport } from '../../src/cli/commands/export.js';
+import { registerBackup } from '../../src/cli/commands/backup.js';
 import type * as DeadlineModule from '../../src/export/deadline.js';
 import type { Manifest } from '../../src/manifest/types.js';
 import { useFakeService } from '../helpers/fake-service.js';
@@ -54,11 +55,15 @@ function expireNow(): void {
  * the smallest prototypes first, the small ones are done by then.
  */
 async function runStopped(out: string, extra: string[]): Promise<CliRun> {
+  const args = ['export', '--out', out, '--concurrency', '1', '--max-duration', '1h', '--speed-limit', '0', ...extra];
+  return stopped(args, registerExport);
+}
+
+async function stopped(args: string[], register: typeof registerExport): Promise<CliRun> {
   delete clock.expire;
   const before = service.stats.byPath.get(trickling) ?? 0;
-  const args = ['export', '--out', out, '--concurrency', '1', '--max-duration', '1h', '--speed-limit', '0', ...extra];
   const run = runCli(args, {
-    register: registerExport,
+    register,
     env: { RABBIT_API_KEY: service.keys.readOnly, RABBIT_BASE_URL: service.baseUrl },
   });
   await vi.waitFor(() => expect(service.stats.byPath.get(trickling) ?? 0).toBeGreaterThan(before), {
@@ -102,6 +107,15 @@ describe('the summary of a run stopped at --max-duration', () => {
     );
     // Work not started is not a resource that could not be archived.
     expect(run.stderr).not.toContain('could not be archived');
+  });
+
+  it('of a backup says it stopped, and counts no work left undone as resources that could not be archived', async () => {
+    const folder = join(dir, 'nightly');
+    const args = ['backup', '--dir', folder, '--concurrency', '1', '--max-duration', '1h', '--speed-limit', '0'];
+    const run = await stopped(args, registerBackup);
+    expect(run.code).toBe(3);
+    expect(run.stdout + run.stderr).toContain('stopped fetching at --max-duration');
+    expect(run.stdout + run.stderr).not.toContain('could not be archived');
   });
 
   it('--json carries the same figures', async () => {

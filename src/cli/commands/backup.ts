@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { bodiesText, mib, plural, printable, seconds } from '../format.js';
-import { outageDescription, outageSummary } from '../progress-line.js';
+import { clockTime, outageDescription, outageSummary } from '../progress-line.js';
 import { BACKUP_DEFAULTS } from '../../backup/rotation.js';
 import type { BackupResult } from '../../backup/backup-account.js';
 import type { NightCheck } from '../../backup/check-sample.js';
@@ -184,11 +184,32 @@ A crontab entry, wrapped here to fit: cron needs it all on one line.
           result.unreadable
             .map((name) => `warning: ${printable(name)} could not be read and was not used as the previous backup\n`)
             .join('') +
-          (summary.complete
-            ? ''
-            : `${plural(summary.errors, 'resource')} could not be archived; see "errors" in the manifest of ${result.out}\n`),
+          (summary.complete ? '' : incompleteText(result)),
       });
     });
+}
+
+/**
+ * Why tonight's archive is incomplete, in the words an operator acts on: work left by a stop (the
+ * deadline, an outage past its patience, a key refused mid-run) is the next backup's, not a failure
+ * of the resources it names; only what the service failed to give is counted as lost.
+ */
+function incompleteText(result: BackupResult): string {
+  const run = result.export;
+  if (run.outages.gaveUp)
+    return `the service stayed away longer than --outage-patience; the next backup fetches what is missing from ${result.out}\n`;
+  if (run.keysRefused && run.keysRefused.length > 0)
+    return run.keysRefused
+      .map(
+        (refusal) =>
+          `the service refused API key number ${refusal.keyNumber} from ${clockTime(refusal.since)} on (HTTP ${refusal.status}); nothing more was sent with it: fix or replace it, and the next backup fetches what is missing\n`,
+      )
+      .join('');
+  const left = run.deadlineReached ? run.left : undefined;
+  const failures = left ? run.errorCount - left.prototypesLeft - left.requestsCutOff : run.errorCount;
+  return failures > 0
+    ? `${plural(failures, 'resource')} could not be archived; see "errors" in the manifest of ${result.out}\n`
+    : '';
 }
 
 /** --check-sample, read before anything is fetched so that a typo fails at once. */
