@@ -81,10 +81,11 @@ function match(
   byLength: Map<number, Template[]>,
   parts: readonly string[],
   from: number,
-  query?: string,
+  source?: { query: string | undefined },
 ): ParsedPath | undefined {
   candidates: for (const template of byLength.get(parts.length - from) ?? []) {
-    if (RESOURCE_KINDS[template.kind].query !== query) continue;
+    // A source carries its kind's query; an entry name never has one.
+    if (source !== undefined && RESOURCE_KINDS[template.kind].query !== source.query) continue;
     const parsed: ParsedPath = { kind: template.kind };
     for (let i = 0; i < template.segments.length; i++) {
       const segment = template.segments[i] as Segment;
@@ -130,7 +131,7 @@ export function parseSource(source: string): ParsedPath | undefined {
   if (source.length > MAX_NAME || !source.startsWith(API_PREFIX)) return undefined;
   const [path = '', query, extra] = source.slice(API_PREFIX.length).split('?');
   if (extra !== undefined) return undefined;
-  return match(SOURCES, path.split('/'), 0, query);
+  return match(SOURCES, path.split('/'), 0, { query });
 }
 
 /** What an API path below `prototypes/{id}/` is, as `diff` names a prototype's files. */
@@ -138,7 +139,7 @@ export function parseSourceBelowPrototype(rest: string): ParsedPath | undefined 
   if (rest.length > MAX_NAME) return undefined;
   const [path = '', query, extra] = rest.split('?');
   if (extra !== undefined) return undefined;
-  const parsed = match(SOURCES, ['prototypes', '0', ...path.split('/')], 0, query);
+  const parsed = match(SOURCES, ['prototypes', '0', ...path.split('/')], 0, { query });
   if (parsed === undefined) return undefined;
   delete parsed.prototype;
   return parsed;
@@ -188,4 +189,23 @@ export function unsafePath(source: string): RabbitError {
   return new RabbitError('BAD_ID', `refusing to archive ${JSON.stringify(source)}: not a safe path`, {
     source,
   });
+}
+
+/**
+ * The id of the element a create answered with, from its `Location` (the URI of the new element:
+ * absolute or not, `.json` or not, with a query or not). Only its last two segments are read, so
+ * a service behind another base path is understood too.
+ */
+export function createdElementId(location: string): string | undefined {
+  let path: string;
+  try {
+    path = new URL(location.trim(), 'http://location.invalid').pathname;
+  } catch {
+    return undefined;
+  }
+  const parts = path.split('/');
+  const last = parts.at(-1) ?? '';
+  if (parts.at(-2) !== 'elements') return undefined;
+  const id = last.endsWith('.json') ? last.slice(0, -'.json'.length) : last;
+  return valid('element', id) ? id : undefined;
 }

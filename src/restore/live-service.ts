@@ -5,7 +5,7 @@ import type { RateLimiter } from '../client/rate-limiter.js';
 import type { RetryPolicy } from '../client/retry-policy.js';
 import { isRetryableStatus, mayRetry, parseRetryAfter, retryDelay } from '../client/retry-policy.js';
 import { RabbitError, isRabbitError } from '../core/errors.js';
-import { normalizeId } from '../api/ids.js';
+import { createdElementId } from '../api/entry-paths.js';
 import { parseJson } from '../api/parse.js';
 import { DecodedBody, parseContentEncoding } from '../client/content-coding.js';
 import type { ChunkSource } from '../core/read-chunks.js';
@@ -171,8 +171,7 @@ export class LiveService {
 /** The new element's id from a Location such as `https://host/rabbit/api/.../elements/element12.json`. */
 export function idFromLocation(location: string | undefined): string | undefined {
   if (location === undefined) return undefined;
-  const match = /\/elements\/([^/?#]+?)(?:\.json)?(?:[?#].*)?$/.exec(location.trim());
-  return match ? normalizeId('element', match[1]) : undefined;
+  return createdElementId(location);
 }
 
 async function readBody(response: HttpResponse, maxBytes: number, source: string): Promise<Buffer> {
