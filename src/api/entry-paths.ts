@@ -209,3 +209,23 @@ export function createdElementId(location: string): string | undefined {
   const id = last.endsWith('.json') ? last.slice(0, -'.json'.length) : last;
   return valid('element', id) ? id : undefined;
 }
+
+/** The endings of the sources that carry a query: `.xhtml?mode=sketched`, `.xhtml?mode=plain`. */
+const QUERY_ENDINGS = KIND_NAMES.flatMap((kind) => {
+  const { api, query } = RESOURCE_KINDS[kind];
+  return api === null || query === undefined ? [] : [`${api.slice(api.lastIndexOf('}') + 1)}?${query}`];
+});
+
+/**
+ * A source without the query its kind carries (an older page view's `?mode=`), read on its ending
+ * alone so that a manifest's checks see the path of any such source, shaped as the table's or not;
+ * undefined when the source has no such query.
+ */
+export function sourcePathOf(source: string): string | undefined {
+  if (!source.startsWith(API_PREFIX)) return undefined;
+  // The ending's `?` must be the source's first.
+  const at = source.indexOf('?');
+  const ends = (ending: string) =>
+    source.endsWith(ending) && at === source.length - ending.length + ending.indexOf('?');
+  return QUERY_ENDINGS.some(ends) ? source.slice(0, at) : undefined;
+}

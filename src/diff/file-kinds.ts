@@ -57,6 +57,12 @@ export function fileOf(id: string, source: string): { category: Category; id: st
   return parsed?.prototype === id ? named(parsed, rest) : { category: 'other', id: rest };
 }
 
+/** The prototype whose own metadata a source is: when it failed in B, the prototype is unreadable there, not removed. */
+export function metadataOf(source: string): string | undefined {
+  const parsed = parseSource(source);
+  return parsed?.kind === 'prototype' ? parsed.prototype : undefined;
+}
+
 /** Which item an API path below `prototypes/{id}/` is, if it is one (not a list, not other). */
 export function itemOf(rest: string): { category: Category; id: string } | undefined {
   const parsed = parseSourceBelowPrototype(rest);
