@@ -187,7 +187,7 @@ describe('the table of resource kinds', () => {
  * API path apart: each is a second owner of the layout the table owns.
  */
 const ENTRY_PATTERN =
-  /prototypes\\?[/.]|\\?\/(?:pages|layers|elements|discussions)\b|(?:^|[\^(|:])(?:pages|layers|elements|discussions)\\?\/|r\\d[+*{]|\.xhtml|mode=|rabbit\\?\/api/;
+  /prototypes\\?[/.]|\\?\/(?:pages|layers|elements|discussions)\b|(?:^|[\^(|:])(?:pages|layers|elements|discussions)\\?\/|(?:pages|layers|elements|discussions)\|(?:pages|layers|elements|discussions)|r\\d[+*{]|\.xhtml|mode=|rabbit\\?\/api/;
 
 async function sourceFiles(dir: string): Promise<string[]> {
   const out: string[] = [];
@@ -227,6 +227,7 @@ describe('the table is the single owner of the archive layout', () => {
         'const g = /^(?:pages|layers)\\/[^/]+\\/elements\\/[^/]+\\.json$/;',
         'const h = /^[A-Za-z0-9]+$/;',
         "const i = 'prototypes/1.json'.replace(/\\/+$/, '');",
+        'const j = /^(?:(?:pages|layers)\\/[^/]+\\/)?(?:pages|layers|elements|discussions)\\.json$/;',
       ].join('\n'),
     );
     expect(found.map((pattern) => ENTRY_PATTERN.test(pattern))).toEqual([
@@ -239,6 +240,7 @@ describe('the table is the single owner of the archive layout', () => {
       true,
       false,
       false,
+      true,
     ]);
   });
 
