@@ -1,6 +1,11 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+// expect(...) itself (which also starts every expect(...).toBe(...) chain), expect.soft and expect.poll;
+// not the asymmetric matchers (expect.any, expect.closeTo), which are values, not assertions.
+const EXPECT =
+  ":matches(CallExpression[callee.name='expect'], CallExpression[callee.object.name='expect'][callee.property.name=/^(soft|poll)$/])";
+
 export default tseslint.config(
   { ignores: ['dist/', 'node_modules/', 'coverage/', 'test-output/'] },
   js.configs.recommended,
@@ -30,6 +35,36 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/consistent-type-imports': 'error',
       'no-console': 'error',
+    },
+  },
+  {
+    // An assertion that runs only sometimes lets a test pass without checking anything: in tests,
+    // no expect under a condition, and none where a caught exception makes it optional.
+    files: ['test/**'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        ...['IfStatement', 'ConditionalExpression', 'LogicalExpression', 'SwitchStatement'].map((guard) => ({
+          selector: `${guard} ${EXPECT}`,
+          message:
+            'expect under a condition (if, ?:, &&, ||, ??, switch) may never run: split the test, assert the condition itself, or compute the value and assert it unconditionally.',
+        })),
+        {
+          selector: `TryStatement[handler] > BlockStatement.block ${EXPECT}`,
+          message:
+            'expect inside a try with a catch: a failed expect throws, and the catch can swallow it. Catch into a variable and assert after the try.',
+        },
+        {
+          selector: `CatchClause ${EXPECT}`,
+          message:
+            'expect inside a catch runs only if something throws: catch into a variable, then assert on it after the try.',
+        },
+        {
+          selector: `CallExpression[callee.property.name=/^(catch|then)$/] > :function ${EXPECT}`,
+          message:
+            'expect inside a .catch/.then callback runs only on that outcome: await the value, then assert on it.',
+        },
+      ],
     },
   },
   {

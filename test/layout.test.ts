@@ -11,16 +11,17 @@ const SRC = fileURLToPath(new URL('../src/', import.meta.url));
  * on one line import nothing of each other. The one place this order is written down.
  */
 const LAYERS: readonly (readonly string[])[] = [
-  ['core'], // generic helpers: errors, durations, chunked reads
+  ['core'], // generic helpers: errors, durations, chunked and positional reads, private files
+  ['zip'], // the zip format, writer and reader: node: and core only, so it could be published alone
   ['api'], // what knows the service: paths, ids, revisions, the parsing of its answers
   ['client'], // HTTP only: hands bodies on, stores nothing
   ['storage'], // file I/O: spool, pack, journal, file entries
   ['manifest'], // the archive's manifest: model, writer, stream reader
-  ['archive'], // the zip writer and reader, the sink, an earlier archive as a body cache
+  ['archive'], // an archive on top of zip/: the sink, the catalog, an earlier archive as a body cache
   ['verify'], // checks an archive (export verifies what it staged)
-  ['crawl'], // what to fetch, page requisites included
+  ['crawl'], // what to fetch and in which order; what it stores goes to a sink the caller gives it
   ['search'], // the texts of an archive, its search index and the search over it
-  ['site'], // the offline viewer's files inside the archive
+  ['site'], // the offline viewer's files inside the archive, the page requisites they need included
   ['export'], // the story of an export
   ['live-check'], // an archive compared with the service it came from, through export's client
   ['backup', 'convert', 'diff', 'links', 'monitor', 'progress', 'restore', 'viewer'], // the other commands
@@ -85,6 +86,53 @@ describe('source layout', () => {
     }
     expect(checked).toBeGreaterThan(500);
     expect(wrong).toEqual([]);
+  });
+
+  it('keeps the crawl to the crawl: it reaches nothing of the manifest, and every module of it serves the walk', async () => {
+    const crawl = join(SRC, 'crawl');
+    const files = await sourceFiles(SRC);
+    const importsOf = new Map<string, string[]>();
+    for (const file of files) {
+      const text = await readFile(file, 'utf8');
+      const targets = [...text.matchAll(SPECIFIER)]
+        .map((match) => match[1] ?? match[2]!)
+        .filter((specifier) => specifier.startsWith('.'))
+        .map((specifier) => join(dirname(file), specifier).replace(/\.js$/, '.ts'));
+      importsOf.set(file, targets);
+    }
+    const inCrawl = (path: string): boolean => !relative(crawl, path).startsWith('..');
+    // What the crawl finds goes to the sink its caller gives it (crawl/crawl-sink.ts).
+    const intoManifest = [...importsOf]
+      .filter(([file]) => inCrawl(file))
+      .flatMap(([file, targets]) => targets.filter((target) => folderOf(target) === 'manifest').map(() => file));
+    expect(intoManifest.map((file) => relative(SRC, file))).toEqual([]);
+    // Every module under crawl/ is the walk itself or what it uses, or is used by a caller other
+    // than the viewer: the viewer's own helpers (page requisites) live in site/.
+    const reached = new Set<string>();
+    const visit = (file: string): void => {
+      if (reached.has(file) || !inCrawl(file)) return;
+      reached.add(file);
+      for (const target of importsOf.get(file) ?? []) visit(target);
+    };
+    visit(join(crawl, 'crawl-account.ts'));
+    for (const [file, targets] of importsOf) {
+      if (inCrawl(file) || folderOf(file) === 'site') continue;
+      for (const target of targets) visit(target);
+    }
+    const crawlFiles = files.filter(inCrawl);
+    expect(crawlFiles.length).toBeGreaterThan(5);
+    expect(crawlFiles.filter((file) => !reached.has(file)).map((file) => relative(SRC, file))).toEqual([]);
+  });
+
+  it('lets src/zip/ import only node: built-ins, core and itself', async () => {
+    const zip = join(SRC, 'zip');
+    const files = await sourceFiles(zip);
+    expect(files.length).toBeGreaterThan(5);
+    const specifiers: string[] = [];
+    for (const file of files)
+      for (const match of (await readFile(file, 'utf8')).matchAll(SPECIFIER)) specifiers.push(match[1] ?? match[2]!);
+    expect(specifiers.length).toBeGreaterThan(20);
+    expect(specifiers.filter((specifier) => !/^node:|^(?:\.\.\/core|\.)\/[^/]+$/.test(specifier))).toEqual([]);
   });
 
   it('names every folder of src/ once', async () => {

@@ -1,5 +1,6 @@
-import { FAST_DEFLATE_LEVEL } from './entry-data.js';
-import { ZipWriter, type ZipEntryMeta } from './zip-writer.js';
+import { FAST_DEFLATE_LEVEL } from '../zip/entry-data.js';
+import { ZipWriter, type ZipEntryMeta } from '../zip/zip-writer.js';
+import { assertSafeRelative } from '../api/paths.js';
 import type { StoredFile } from '../storage/stored-file.js';
 import { MANIFEST_PATH } from '../manifest/types.js';
 import type { Spool } from '../storage/spool.js';
@@ -67,7 +68,7 @@ export class ArchiveSink {
   }
 
   private async write(out: string): Promise<{ bytes: number; entries: number }> {
-    const zip = await ZipWriter.create(out, { signal: this.options.signal });
+    const zip = await ZipWriter.create(out, { signal: this.options.signal, checkName: assertSafeRelative });
     try {
       for (;;) {
         const next = this.channel.next();

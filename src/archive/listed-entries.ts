@@ -1,5 +1,5 @@
 import { open, type FileHandle } from 'node:fs/promises';
-import { BatchedFile } from './batched-file.js';
+import { BatchedFile } from '../zip/batched-file.js';
 import type { FileEntry } from '../manifest/types.js';
 import { FILE_ENTRY_MEMBERS } from '../storage/file-entry.js';
 

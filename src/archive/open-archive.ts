@@ -9,7 +9,7 @@ import {
 import { MANIFEST_PATH, type FileEntry } from '../manifest/types.js';
 import { readVerified } from '../storage/read-verified.js';
 import { openCatalog, type ArchiveCatalog, type CatalogOptions } from './archive-catalog.js';
-import { openZip, type ZipReader } from './zip-reader.js';
+import { openZip, type ZipReader } from '../zip/zip-reader.js';
 
 /**
  * Why an archive's manifest could not be read: it is absent, its bytes are damaged in the zip

@@ -9,7 +9,7 @@ import { sha256OfFile, writeSidecar } from '../archive/checksum-file.js';
 import { nextBackupName } from './archive-names.js';
 import { applyPlan, planFolder, planOwnFolder, rewriteSums } from './backup-folder.js';
 import { ownArchives, type IgnoredArchive } from './own-archives.js';
-import { checkOwnDir } from '../storage/private-files.js';
+import { checkOwnDir } from '../core/private-files.js';
 import { takeOverInterrupted } from './leftovers.js';
 import { policyProblem, type RetentionDecision, type RetentionPolicy } from './retention.js';
 import { isSameService } from '../api/service-url.js';

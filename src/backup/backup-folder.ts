@@ -2,7 +2,7 @@ import { lstat, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { readSidecar, sidecarPath, SUMS_FILE, writeSumsFile } from '../archive/checksum-file.js';
 import { readArchiveManifest } from '../archive/open-archive.js';
-import { whyNotOwn } from '../storage/private-files.js';
+import { whyNotOwn } from '../core/private-files.js';
 import { parseBackupName, timeOf } from './archive-names.js';
 import { ownArchives, type IgnoredArchive } from './own-archives.js';
 import { planRetention, type RetentionDecision, type RetentionPolicy } from './retention.js';

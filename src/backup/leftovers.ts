@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { isProcessAlive } from '../core/process-alive.js';
 import { acquireLock } from '../storage/lock.js';
 import { outputPaths } from '../storage/work-dir.js';
-import { checkOwnDir, whyNotOwn } from '../storage/private-files.js';
+import { checkOwnDir, whyNotOwn } from '../core/private-files.js';
 import { backupArchives, parseBackupName, type BackupName } from './archive-names.js';
 
 /**

@@ -1,6 +1,6 @@
 import { lstat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { whyNotOwn } from '../storage/private-files.js';
+import { whyNotOwn } from '../core/private-files.js';
 import { backupArchives, timeOf, type BackupName } from './archive-names.js';
 
 /**

@@ -2,7 +2,7 @@ import { chmod, lstat, mkdir, readdir, rmdir, stat } from 'node:fs/promises';
 import type { Stats } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { RabbitError } from '../core/errors.js';
-import { checkOwnDir } from '../storage/private-files.js';
+import { checkOwnDir } from '../core/private-files.js';
 
 /**
  * One rule for everything a command writes, the rule of `git clone` and `cp`: the file or folder

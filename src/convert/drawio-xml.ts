@@ -1,9 +1,9 @@
 import { drawioStyleOf } from './element-style.js';
-import { escapeXml } from '../core/xml-escape.js';
 import { discussionLines, textSource } from './page-walk.js';
 import type { DiscussionData, ElementData, LayerData, PageMeta } from './prototype-data.js';
+import { uniqueIds, type UniqueId } from './page-names.js';
 import { shapeFor } from './shape-table.js';
-import { raw, XmlBuilder, type XmlAttr, type XmlNode } from './xml-element.js';
+import { endTag, raw, XmlBuilder, type XmlAttr, type XmlNode } from './xml-element.js';
 import type { XmlText } from './xml-text.js';
 
 /**
@@ -40,11 +40,20 @@ export const DISCUSSION_STYLE =
   'shape=note;size=10;whiteSpace=wrap;align=left;verticalAlign=top;spacingLeft=6;spacingTop=2;fillColor=#fff2cc;strokeColor=#d6b656;fontSize=11;';
 const NOTE_WIDTH = 220;
 
-export function mxfileOpen(toolVersion: string): string {
-  return `<mxfile host="rabbit-export" agent="${escapeXml(`rabbit-export ${toolVersion}`)}" version="14.6.12" type="device">\n`;
+/** The document's start, written before its diagrams; `mxfileClose` ends it. */
+export function mxfileOpen(toolVersion: string, text: XmlText): string {
+  const attrs: XmlAttr[] = [
+    ['host', 'rabbit-export'],
+    ['agent', `rabbit-export ${toolVersion}`],
+    ['version', '14.6.12'],
+    ['type', 'device'],
+  ];
+  return `${new XmlBuilder(text).start('mxfile', attrs).xml}\n`;
 }
 
-export const MXFILE_CLOSE = '</mxfile>\n';
+export function mxfileClose(): string {
+  return `${endTag('mxfile').xml}\n`;
+}
 
 /** The diagram id a page gets, so `data:page/id,...` links can name it. */
 export function diagramIdOf(pageId: string): string {
@@ -54,13 +63,7 @@ export function diagramIdOf(pageId: string): string {
 export function diagramXml(input: DiagramInput, text: XmlText): { xml: string; stats: DiagramStats } {
   const x = new XmlBuilder(text);
   const stats: DiagramStats = { shapes: 0, links: 0, generic: {}, danglingTargets: [] };
-  const used = new Set<string>(['0', ...Object.values(LAYER_IDS)]);
-  const uniqueId = (wanted: string): string => {
-    let id = wanted;
-    for (let n = 2; used.has(id); n++) id = `${wanted}-${n}`;
-    used.add(id);
-    return id;
-  };
+  const uniqueId = uniqueIds(['0', ...Object.values(LAYER_IDS)]);
   const { width, height } = input.size;
   const cells: XmlNode[] = [x.element('mxCell', [['id', '0']])];
   const layer = (id: string, value: string, source?: string, ...more: XmlAttr[]): XmlNode =>
@@ -136,7 +139,7 @@ function elementCell(
   x: XmlBuilder,
   element: ElementData,
   parent: string,
-  uniqueId: (wanted: string) => string,
+  uniqueId: UniqueId,
   pageIds: ReadonlySet<string>,
   stats: DiagramStats,
 ): XmlNode {
@@ -178,7 +181,7 @@ function elementCell(
   ]);
 }
 
-function discussionCell(x: XmlBuilder, discussion: DiscussionData, uniqueId: (wanted: string) => string): XmlNode {
+function discussionCell(x: XmlBuilder, discussion: DiscussionData, uniqueId: UniqueId): XmlNode {
   const lines = discussionLines(discussion);
   // Roughly one line per 36 characters of the note's width, so the text fits without scrolling.
   const rows = lines.reduce((sum, line) => sum + Math.max(1, Math.ceil(line.length / 36)), 0);

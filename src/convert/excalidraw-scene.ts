@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { pageFileOf, uniqueIds, type UniqueId } from './page-names.js';
 import { discussionLines, type PageContent } from './page-walk.js';
 import type { DiscussionData, ElementData } from './prototype-data.js';
 
@@ -26,7 +27,7 @@ const ROUND_TYPES = /^(?:ellipse|circle|radio|radiobutton)$/i;
 const NOTE_WIDTH = 220;
 
 export function excalidrawFileOf(number: number, pageId: string): string {
-  return `${String(number).padStart(2, '0')}-${pageId}.excalidraw`;
+  return pageFileOf(number, pageId, 'excalidraw');
 }
 
 export function excalidrawScene(
@@ -35,13 +36,7 @@ export function excalidrawScene(
   source: string,
 ): { json: string; stats: ExcalidrawStats } {
   const stats: ExcalidrawStats = { shapes: 0, links: 0, danglingTargets: [] };
-  const used = new Set<string>();
-  const uniqueId = (wanted: string): string => {
-    let id = wanted;
-    for (let n = 2; used.has(id); n++) id = `${wanted}-${n}`;
-    used.add(id);
-    return id;
-  };
+  const uniqueId = uniqueIds();
   const elements: SceneElement[] = [];
   const files: Record<string, unknown> = {};
   if (content.png !== undefined) {
@@ -85,7 +80,7 @@ export function excalidrawScene(
 function elementShape(
   element: ElementData,
   layer: string | null,
-  uniqueId: (wanted: string) => string,
+  uniqueId: UniqueId,
   fileOfPage: ReadonlyMap<string, string>,
   stats: ExcalidrawStats,
 ): SceneElement[] {
@@ -116,7 +111,7 @@ function elementShape(
   return label === undefined ? [shape] : [shape, label];
 }
 
-function discussionNote(discussion: DiscussionData, uniqueId: (wanted: string) => string): SceneElement[] {
+function discussionNote(discussion: DiscussionData, uniqueId: UniqueId): SceneElement[] {
   const lines = discussionLines(discussion);
   const rows = lines.reduce((sum, line) => sum + Math.max(1, Math.ceil(line.length / 36)), 0);
   const box = { x: discussion.x, y: discussion.y, width: NOTE_WIDTH, height: 16 + rows * 14 };

@@ -1,4 +1,5 @@
 import { discussionLines, textSource, type PageContent } from './page-walk.js';
+import { pageFileOf, uniqueIds, type UniqueId } from './page-names.js';
 import type { ElementData } from './prototype-data.js';
 import { raw, XmlBuilder, type XmlNode } from './xml-element.js';
 import type { XmlText } from './xml-text.js';
@@ -19,9 +20,8 @@ export interface SvgPageStats {
 
 export const SVG_LAYER_IDS = { rendering: 'rendering', own: 'page-elements', discussions: 'discussions' } as const;
 
-/** The file a page is written to inside the prototype's folder: its place, then its id. */
 export function svgFileOf(number: number, pageId: string): string {
-  return `${String(number).padStart(2, '0')}-${pageId}.svg`;
+  return pageFileOf(number, pageId, 'svg');
 }
 
 export function svgPage(
@@ -33,13 +33,7 @@ export function svgPage(
   const stats: SvgPageStats = { shapes: 0, links: 0, danglingTargets: [] };
   const { width, height } = content.size;
   const pageName: [string, string] = [content.page.name, textSource.page(content.page)];
-  const used = new Set<string>(Object.values(SVG_LAYER_IDS));
-  const uniqueId = (wanted: string): string => {
-    let id = wanted;
-    for (let n = 2; used.has(id); n++) id = `${wanted}-${n}`;
-    used.add(id);
-    return id;
-  };
+  const uniqueId = uniqueIds(Object.values(SVG_LAYER_IDS));
   const line = (node: XmlNode, indent = '  '): XmlNode[] => [raw(indent), node, raw('\n')];
   const body: XmlNode[] = [raw('\n'), ...line(x.element('title', [], [x.content(...pageName)]))];
   if (content.png !== undefined) {
@@ -144,7 +138,7 @@ const LINE_HEIGHT = 1.2;
 function elementSvg(
   x: XmlBuilder,
   element: ElementData,
-  uniqueId: (wanted: string) => string,
+  uniqueId: UniqueId,
   fileOfPage: ReadonlyMap<string, string>,
   stats: SvgPageStats,
   text: XmlText,

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { RabbitError } from '../core/errors.js';
-import { createPrivateFile, ensurePrivateDir } from '../storage/private-files.js';
+import { createPrivateFile, ensurePrivateDir } from '../core/private-files.js';
 
 /**
  * A folder of documents: made 0700, or taken as it is only when it is the user's own and no one

@@ -20,6 +20,22 @@ export class XmlBuilder {
 
   /** `<name a="v"/>`, or with children `<name a="v">...</name>`; an undefined or false attribute is left out. */
   element(name: string, attrs: readonly (XmlAttr | undefined | false)[], children?: readonly XmlNode[]): XmlNode {
+    const start = this.startTag(name, attrs);
+    if (children === undefined) return { xml: `${start}/>` };
+    return { xml: `${start}>${children.map((child) => child.xml).join('')}</${name}>` };
+  }
+
+  /** The start tag alone, for a document written a piece at a time; `endTag` closes it. */
+  start(name: string, attrs: readonly (XmlAttr | undefined | false)[]): XmlNode {
+    return { xml: `${this.startTag(name, attrs)}>` };
+  }
+
+  /** Character data. */
+  content(value: string, source?: string): XmlNode {
+    return { xml: this.text.content(value, source) };
+  }
+
+  private startTag(name: string, attrs: readonly (XmlAttr | undefined | false)[]): string {
     let xml = `<${checked(name)}`;
     for (const attr of attrs) {
       if (attr === undefined || attr === false) continue;
@@ -32,14 +48,13 @@ export class XmlBuilder {
             : this.text.json(value.json, source);
       xml += ` ${checked(attrName)}="${escaped}"`;
     }
-    if (children === undefined) return { xml: `${xml}/>` };
-    return { xml: `${xml}>${children.map((child) => child.xml).join('')}</${name}>` };
+    return xml;
   }
+}
 
-  /** Character data. */
-  content(value: string, source?: string): XmlNode {
-    return { xml: this.text.attr(value, source) };
-  }
+/** The end tag of an element begun with `start`. */
+export function endTag(name: string): XmlNode {
+  return { xml: `</${checked(name)}>` };
 }
 
 /** Whitespace between elements, for files a person may read. */

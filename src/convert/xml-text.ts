@@ -1,4 +1,4 @@
-import { escapeXmlChars, xmlCharsOf } from '../core/xml-escape.js';
+import { escapeAttributeChars, escapeContentChars, xmlCharsOf } from '../core/xml-escape.js';
 
 /**
  * Text into XML 1.0 through the one escaper (core/xml-escape.ts), counting what it drops. Every
@@ -25,9 +25,14 @@ export class XmlText {
     return kept;
   }
 
-  /** The value ready to stand between double quotes in an attribute, or as an element's content. */
+  /** The value ready to stand between double quotes in an attribute. */
   attr(value: string, source?: string): string {
-    return escapeXmlChars(this.clean(value, source));
+    return escapeAttributeChars(this.clean(value, source));
+  }
+
+  /** The value ready to be an element's content. */
+  content(value: string, source?: string): string {
+    return escapeContentChars(this.clean(value, source));
   }
 
   /**

@@ -6,10 +6,8 @@ import { KIND_NAMES, listsNaming, RESOURCE_KINDS, type KindName } from '../api/r
 import { currentRevision } from '../api/revision.js';
 import { fetchResource, type FetchContext } from './fetch-resource.js';
 import { networkReason } from '../client/network-failure.js';
-import { manifestErrorOf } from '../manifest/manifest-error.js';
 import { storedFileOf } from '../storage/stored-file.js';
-import type { ArchiveModel } from '../manifest/archive-model.js';
-import type { StoredFile } from '../storage/stored-file.js';
+import type { CrawlSink } from './crawl-sink.js';
 import type { Frontier, Task } from './frontier.js';
 import {
   bodyResultOf,
@@ -34,26 +32,14 @@ export type {
   SizeCaps,
 } from './obtain-body.js';
 export { DEFAULT_SIZE_CAPS, JOURNAL_ORIGIN } from './obtain-body.js';
-
-export interface CrawlHooks {
-  /** A body was stored; `reusedFrom` names where a copy came from when none was downloaded. */
-  stored?(file: StoredFile, prototype: PrototypeContext | undefined, reusedFrom: string | undefined): void;
-  /** A prototype's metadata was read and its revision is known. */
-  prototype?(prototype: PrototypeContext, name: string | null): void;
-  /** A resource failed for good and was recorded. */
-  failed?(source: string, error: RabbitError): void;
-  /** The prototypes this crawl will walk, once the lists are read (for estimating the whole). */
-  listed?(ids: string[]): void;
-  /** A prototype's list of pages was read (for estimating the whole). */
-  pagesListed?(id: string, count: number): void;
-  /** A prototype's last task has finished. */
-  prototypeDone?(id: string): void;
-}
+export type { CrawlSink, PrototypeDetails } from './crawl-sink.js';
+/** The sink's earlier name, which export/fetch-setup.ts types its progress milestones by. */
 
 export interface CrawlOptions {
   fetch: FetchContext;
   frontier: Frontier;
-  model: ArchiveModel;
+  /** Where what the crawl finds goes: bodies stored, failures, milestones. */
+  sink: CrawlSink;
   keys: readonly string[];
   caps: SizeCaps;
   formats: ReadonlySet<Format>;
@@ -65,17 +51,14 @@ export interface CrawlOptions {
    * order of what is left of them, and this tells before their lists are read.
    */
   expected?: ReadonlyMap<string, number>;
-  hooks?: CrawlHooks;
-  /** How long the very first request may take, retries included (FIRST_CONTACT_MS when absent). */
-  firstContactMs?: number;
+  /**
+   * How long the very first request may take, retries included. A wrong --base-url often points
+   * at a host that accepts connections and never answers: with the patient per-request timeout
+   * and retries the user would wait minutes for a hint. Once the service has answered, the usual
+   * timeouts apply.
+   */
+  firstContactMs: number;
 }
-
-/**
- * A wrong --base-url often points at a host that accepts connections and never answers: with the
- * patient per-request timeout and retries the user would wait minutes for a hint. The first
- * request alone is held to this; once the service has answered, the usual timeouts apply.
- */
-export const FIRST_CONTACT_MS = 30_000;
 
 const api = (rest: string): string => `${API_PREFIX}${rest}`;
 
@@ -130,7 +113,7 @@ export class AccountCrawler {
         }
       }
     }
-    this.options.hooks?.listed?.([...owner.keys()]);
+    this.options.sink.listed([...owner.keys()]);
     for (const [id, key] of owner) this.schedule(id, (handOff) => this.prototype(id, key, handOff), true);
   }
 
@@ -141,7 +124,7 @@ export class AccountCrawler {
 
   /** The first key's list, within firstContactMs: a silent host ends the run as NO_ANSWER, not after minutes. */
   private async firstContact(key: string): Promise<IdList> {
-    const limitMs = this.options.firstContactMs ?? FIRST_CONTACT_MS;
+    const limitMs = this.options.firstContactMs;
     const limit = new AbortController();
     // A service that asked to wait (429 or 503 with Retry-After) has answered: the pause that
     // follows is the outage's, bounded by --outage-patience, not by this limit.
@@ -202,16 +185,7 @@ export class AccountCrawler {
       const info = parsePrototype(value, source);
       const { revision, milestone } = currentRevision(value);
       const context: PrototypeContext = { id, key, revision, lastModification: info.lastModification };
-      this.options.model.addPrototype({
-        id,
-        name: info.name,
-        lastModification: info.lastModification,
-        lastUser: info.lastUser,
-        revision,
-        milestone,
-        origin: { mode: 'fetched' },
-      });
-      this.options.hooks?.prototype?.(context, info.name);
+      this.options.sink.prototype(context, info.name, { lastUser: info.lastUser, milestone });
       return context;
     });
     if (!body) return;
@@ -262,7 +236,7 @@ export class AccountCrawler {
     // The list is archived as served even when some of its ids are rejected.
     this.store(proto, { path: entryPathOf(kind, ids, proto.revision), source, result: body.result });
     for (const id of body.parsed.rejected) this.recordError(source, badId(source, id));
-    if (kind === 'page-list') this.options.hooks?.pagesListed?.(proto.id, body.parsed.ids.length);
+    if (kind === 'page-list') this.options.sink.pagesListed(proto.id, body.parsed.ids.length);
     for (const id of body.parsed.ids) this.member(proto, member, { ...ids, [idKind]: id });
   }
 
@@ -275,7 +249,7 @@ export class AccountCrawler {
     const source = sourceOf(kind, ids);
     const notOffered = (error: RabbitError): boolean => {
       if (!notOfferedOn404 || error.code !== 'HTTP_STATUS' || error.status !== 404) return false;
-      this.options.model.addNotOffered(source, 404);
+      this.options.sink.notOffered(source, 404);
       return true;
     };
     const check = (buffer: Buffer): undefined => {
@@ -323,13 +297,11 @@ export class AccountCrawler {
     entry: { path: string; source: string; result: BodyResult },
   ): void {
     const file = storedFileOf(entry, entry.result);
-    this.options.model.addFile(proto?.id, file);
-    this.options.hooks?.stored?.(file, proto, entry.result.reused);
+    this.options.sink.stored(file, proto, entry.result.reused);
   }
 
   private recordError(source: string, error: RabbitError): void {
-    this.options.model.addError(manifestErrorOf(source, error));
-    this.options.hooks?.failed?.(source, error);
+    this.options.sink.failed(source, error);
   }
 
   /**
@@ -370,7 +342,7 @@ export class AccountCrawler {
         if (!this.openTasks.closed(prototypeId)) return this.rank(prototypeId);
         frontier.forget(prototypeId);
         this.named.delete(prototypeId);
-        this.options.hooks?.prototypeDone?.(prototypeId);
+        this.options.sink.prototypeDone(prototypeId);
       },
       cheap && !known ? undefined : prototypeId,
     );

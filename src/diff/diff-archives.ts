@@ -7,7 +7,7 @@ import type { FileOwner } from '../manifest/manifest-stream.js';
 import { GENERATED_SOURCE, type FileEntry, type PrototypeRecord } from '../manifest/types.js';
 import { KeyedSpill } from '../storage/keyed-spill.js';
 import { compareIds } from '../api/ids.js';
-import { fnv1a } from '../archive/zip-index.js';
+import { fnv1a } from '../zip/zip-index.js';
 import {
   CATEGORIES,
   countsOf,

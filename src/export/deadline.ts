@@ -24,21 +24,32 @@ const SYSTEM_TIMER: DeadlineTimer = (ms, expire) => {
   return () => clearTimeout(timer);
 };
 
+export interface DeadlineOptions {
+  /** Undefined never expires (a deadline that is `stoppable` may still be stopped). */
+  maxDurationMs?: number | undefined;
+  /** Runs once, after the signal has fired, with the error of what is left undone. */
+  onExpire: (undone: RabbitError) => void;
+  timer?: DeadlineTimer | undefined;
+  /** Whether `stopNow` may be called: the signal then exists even without `maxDurationMs`. */
+  stoppable?: boolean;
+}
+
 export class Deadline {
   private readonly controller = new AbortController();
   private readonly cancelTimer: () => void;
   /** Why the run stopped fetching, when it was not the clock (an outage that outlasted its patience). */
   private reason: RabbitError | undefined;
+  readonly maxDurationMs: number | undefined;
+  private readonly onExpire: (undone: RabbitError) => void;
+  private readonly stoppable: boolean;
 
-  /** `onExpire` runs once, after the signal has fired; undefined `maxDurationMs` never expires. */
-  constructor(
-    readonly maxDurationMs: number | undefined,
-    private readonly onExpire: () => void,
-    timer: DeadlineTimer = SYSTEM_TIMER,
-    /** Whether `stopNow` may be called: the signal then exists even without `maxDurationMs`. */
-    private readonly stoppable = false,
-  ) {
+  constructor(options: DeadlineOptions) {
+    this.maxDurationMs = options.maxDurationMs;
+    this.onExpire = options.onExpire;
+    this.stoppable = options.stoppable ?? false;
     setMaxListeners(0, this.controller.signal);
+    const { maxDurationMs } = options;
+    const timer = options.timer ?? SYSTEM_TIMER;
     this.cancelTimer =
       maxDurationMs === undefined ? () => undefined : timer(maxDurationMs, () => this.stopNow(this.error()));
   }
@@ -51,7 +62,7 @@ export class Deadline {
     if (this.expired) return;
     if (reason.code !== 'DEADLINE') this.reason = reason;
     this.controller.abort(reason);
-    this.onExpire();
+    this.onExpire(this.error());
   }
 
   get expired(): boolean {

@@ -1,6 +1,4 @@
 import type { Dispatcher } from 'undici';
-import { RabbitError } from '../core/errors.js';
-import { parseBaseUrl } from '../client/base-url.js';
 import type { ProxySettings } from '../client/proxy-env.js';
 import type { ServiceOptions } from '../client/service-options.js';
 import type { StallPolicy } from '../client/transfer-watchdog.js';
@@ -12,6 +10,10 @@ import type { EventSink } from './events.js';
 import type { DeadlineTimer } from './deadline.js';
 import { EXPORT_DEFAULTS } from './export-defaults.js';
 
+/**
+ * An export's options as a program or the CLI gives them; resolveExportSettings (export-settings.ts)
+ * checks them once, fills in the defaults and splits them into the sections the run's parts read.
+ */
 export interface ExportOptions extends ServiceOptions {
   out: string;
   caps?: Partial<SizeCaps>;
@@ -41,7 +43,7 @@ export interface ExportOptions extends ServiceOptions {
   outage?: Partial<OutagePolicy>;
   /** How backoffs and an outage's probes wait; rejects when the signal aborts (tests pass a fake). */
   sleep?: (ms: number, signal: AbortSignal) => Promise<unknown>;
-  /** How long the first request may take before the run ends as NO_ANSWER (FIRST_CONTACT_MS). */
+  /** How long the first request may take before the run ends as NO_ANSWER (EXPORT_DEFAULTS.firstContactMs). */
   firstContactMs?: number;
 }
 
@@ -95,19 +97,4 @@ export const RESULT_ERROR_LIMIT = 20;
 export interface Transport {
   proxy?: ProxySettings;
   allowInsecureHttp: boolean;
-}
-
-/** The options' own checks, before anything touches the disk or the network. */
-export function checkExportOptions(options: ExportOptions): { concurrency: number; transport: Transport } {
-  if (options.keys.length === 0) throw new RabbitError('NO_API_KEY', 'no API key given');
-  const transport = {
-    ...(options.proxy ? { proxy: options.proxy } : {}),
-    allowInsecureHttp: options.allowInsecureHttp ?? false,
-  };
-  parseBaseUrl(options.baseUrl, transport);
-  const concurrency = options.concurrency ?? EXPORT_DEFAULTS.concurrency;
-  if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 256) {
-    throw new RabbitError('USAGE', '--concurrency must be a whole number from 1 to 256');
-  }
-  return { concurrency, transport };
 }

@@ -1,33 +1,30 @@
-import { randomInt } from 'node:crypto';
 import { AdaptiveConcurrency } from '../client/adaptive-concurrency.js';
 import type { FetchContext } from '../crawl/fetch-resource.js';
 import type { HttpClient } from '../client/http-client.js';
 import { RateLimiter } from '../client/rate-limiter.js';
-import { RETRY_DEFAULTS } from '../client/retry-policy.js';
-import { STALL_DEFAULTS } from '../client/transfer-watchdog.js';
 import type { Frontier } from '../crawl/frontier.js';
 import type { Spool } from '../storage/spool.js';
-import type { RunStats } from '../manifest/types.js';
 import type { RabbitError } from '../core/errors.js';
-import { setTimeout as delay } from 'node:timers/promises';
-import { API_PREFIX } from '../api/paths.js';
-import { discardBody, statusError, toNetworkError } from '../client/http-client.js';
-import { OutageMonitor, type ProbeResult } from '../client/outage-monitor.js';
-import { keyRefusedError, KeyWatch, REFUSAL_STATUS, type KeyCheck } from '../client/key-refusal.js';
-import { answersAsService, OUTAGE_DEFAULTS, outageSignalOf, type OutagePolicy } from '../client/outage-policy.js';
-import { parseRetryAfter } from '../client/retry-policy.js';
+import { keyRefusedError } from '../client/key-refusal.js';
+import { requestDefaults, watchKeys, watchOutage, type WatchParts } from '../client/service-watch.js';
 import { redactSecrets } from '../core/redact.js';
 import type { SecretMarker } from '../core/secret-marker.js';
-import type { CrawlHooks } from '../crawl/crawl-account.js';
+import type { CrawlSink } from '../crawl/crawl-sink.js';
 import { manifestErrorOf } from '../manifest/manifest-error.js';
 import type { EventSink } from './events.js';
 import type { ExportOptions } from './export-options.js';
 
 /**
- * How every request of the export is made: the retry, stall and rate policies from the options,
- * concurrency that adapts to throttling by resizing the frontier, and each attempt counted and
- * reported as an event.
+ * How every request of the export is made: the client's defaults and watches (client/service-watch.ts)
+ * from the options, concurrency that adapts to throttling by resizing the frontier, and each
+ * attempt counted and reported as an event.
  */
+/** What a run counts of its attempts: each retry, and each answer read with its stored and wire bytes. */
+export interface AttemptCounts {
+  retried(): void;
+  answered(bytes: number, wireBytes: number): void;
+}
+
 export function fetchContext(parts: {
   options: Pick<
     ExportOptions,
@@ -37,9 +34,7 @@ export function fetchContext(parts: {
   spool: Spool;
   frontier: Frontier;
   signal: AbortSignal;
-  stats: RunStats;
-  /** Bytes of the answers' bodies as they came over the wire (before Content-Encoding was undone). */
-  wire?: { bytes: number };
+  counts: AttemptCounts;
   emit: EventSink;
   now: () => number;
   /** An outage past its patience, or every key refused: stop the run as --max-duration does. */
@@ -47,36 +42,28 @@ export function fetchContext(parts: {
   /** The run's keys, replaced in every body stored. */
   secrets?: SecretMarker | undefined;
 }): FetchContext {
-  const { options, frontier, stats, emit, now } = parts;
-  const sleep = options.sleep ?? ((ms: number, signal: AbortSignal) => delay(ms, undefined, { signal }));
-  const policy: OutagePolicy = {
-    ...OUTAGE_DEFAULTS,
-    ...options.outage,
-    ...(options.outagePatienceMs !== undefined ? { patienceMs: options.outagePatienceMs } : {}),
-  };
-  // One refused key among several stops its own prototypes (the crawl skips them); the last one, the run.
-  const keys = new KeyWatch({
+  const { options, frontier, counts, emit, now } = parts;
+  const defaults = requestDefaults(options);
+  const watch: WatchParts = {
+    client: parts.client,
     keys: options.keys,
-    policy,
+    policy: defaults.outage,
     now,
-    sleep,
+    sleep: defaults.sleep,
     signal: parts.signal,
-    check: (key, signal) => checkKey(parts.client, key, signal),
     hold: () => frontier.hold(),
     release: () => frontier.release(),
+  };
+  // One refused key among several stops its own prototypes (the crawl skips them); the last one, the run.
+  const keys = watchKeys({
+    ...watch,
     onRefused: (refusal, everyKey) => {
       if (everyKey) parts.giveUp(keyRefusedError(refusal));
     },
   });
-  const outage = new OutageMonitor({
-    policy,
-    now,
-    sleep,
-    signal: parts.signal,
-    // With a key the service still honours: a refused one is sent nothing more.
-    probe: (signal) => probeService(parts.client, probeKey(options.keys, keys), signal, now),
-    hold: () => frontier.hold(),
-    release: () => frontier.release(),
+  const outage = watchOutage({
+    ...watch,
+    keyWatch: keys,
     onEvent: (event) => emit({ type: 'outage', ...event }),
     giveUp: parts.giveUp,
   });
@@ -84,13 +71,13 @@ export function fetchContext(parts: {
     ...(parts.secrets ? { secrets: parts.secrets } : {}),
     outage,
     keys,
-    sleep,
+    sleep: defaults.sleep,
     client: parts.client,
     spool: parts.spool,
-    retry: { ...RETRY_DEFAULTS, ...options.retry },
+    retry: defaults.retry,
     signal: parts.signal,
-    stall: { ...STALL_DEFAULTS, ...options.stall },
-    random: options.random ?? (() => randomInt(0, 2 ** 32) / 2 ** 32),
+    stall: defaults.stall,
+    random: defaults.random,
     now,
     adaptive: new AdaptiveConcurrency(
       frontier.concurrency,
@@ -103,7 +90,7 @@ export function fetchContext(parts: {
     ...(options.maxRps ? { rateLimiter: new RateLimiter(options.maxRps, now) } : {}),
     onAttempt: (event) => {
       if (event.type === 'retry') {
-        stats.retries++;
+        counts.retried();
         return emit({
           type: 'retry',
           source: event.source,
@@ -112,10 +99,8 @@ export function fetchContext(parts: {
           reason: event.reason,
         });
       }
-      stats.requests++;
-      stats.bytes += event.bytes;
       const wireBytes = event.wireBytes ?? event.bytes;
-      if (parts.wire) parts.wire.bytes += wireBytes;
+      counts.answered(event.bytes, wireBytes);
       emit({
         type: 'response',
         source: event.source,
@@ -129,66 +114,8 @@ export function fetchContext(parts: {
   };
 }
 
-/**
- * One probe of a paused run: the list of prototypes, the request every run begins with, so one
- * that has answered before. Its body is dropped; only whether the service answers matters.
- */
-export async function probeService(
-  client: HttpClient,
-  key: string,
-  signal: AbortSignal,
-  now: () => number,
-): Promise<ProbeResult> {
-  const source = `${API_PREFIX}prototypes.json`;
-  try {
-    const response = await client.get(source, { key, signal });
-    await discardBody(response.body);
-    if (answersAsService(response.status)) return { back: true };
-    const failure = statusError(
-      'GET',
-      source,
-      response.status,
-      parseRetryAfter(response.headers['retry-after'], now()),
-    );
-    return {
-      back: false,
-      signal: outageSignalOf(failure) ?? 'gateway',
-      answer: `HTTP ${response.status}`,
-      ...(failure.retryAfterMs !== undefined ? { retryAfterMs: failure.retryAfterMs } : {}),
-    };
-  } catch (error) {
-    const failure = toNetworkError(error, source, signal);
-    return { back: false, signal: outageSignalOf(failure) ?? 'transport', answer: networkAnswer(failure) };
-  }
-}
-
-/** The key an outage's probe goes with: the first one not refused (any answer will do). */
-function probeKey(all: readonly string[], keys: KeyWatch): string {
-  return all.find((key) => keys.refusalOf(key) === undefined) ?? all[0] ?? '';
-}
-
-/**
- * Whether the service still honours `key`: its list of prototypes, which it read at the start of
- * the run. A refusal of that list is a refusal of the key, not of one resource it may not read.
- */
-export async function checkKey(client: HttpClient, key: string, signal: AbortSignal): Promise<KeyCheck> {
-  const source = `${API_PREFIX}prototypes.json`;
-  try {
-    const response = await client.get(source, { key, signal });
-    await discardBody(response.body);
-    if (REFUSAL_STATUS.has(response.status)) return { verdict: 'refused' };
-    if (response.status < 300) return { verdict: 'works' };
-    return { verdict: 'unsure', answer: `HTTP ${response.status}` };
-  } catch (error) {
-    return { verdict: 'unsure', answer: networkAnswer(toNetworkError(error, source, signal)) };
-  }
-}
-
-/** A failure as the progress display names it: the socket's code (ECONNREFUSED) or the error's. */
-function networkAnswer(failure: RabbitError): string {
-  const cause = (failure.cause as { code?: unknown } | undefined)?.code;
-  return typeof cause === 'string' ? cause : failure.code;
-}
+// The probes moved to the client with the watches that send them; these names are kept for the export's callers.
+export { checkKey, probeService } from '../client/service-watch.js';
 
 /** The error event of a resource that failed for good: the record the manifest gets, keys redacted. */
 export function errorEvents(emit: EventSink, keys: readonly string[]): (source: string, error: RabbitError) => void {
@@ -202,7 +129,7 @@ export function errorEvents(emit: EventSink, keys: readonly string[]): (source: 
 export function progressHooks(
   emit: EventSink,
   done: (id: string) => void,
-): Pick<CrawlHooks, 'prototype' | 'listed' | 'pagesListed' | 'prototypeDone'> {
+): Pick<CrawlSink, 'prototype' | 'listed' | 'pagesListed' | 'prototypeDone'> {
   return {
     prototype: (proto, name) => emit({ type: 'prototype', id: proto.id, name, revision: proto.revision }),
     listed: (ids) => emit({ type: 'prototypes-listed', ids }),

@@ -3,7 +3,7 @@ import { constants } from 'node:fs';
 import { lstat, mkdir, rm, type FileHandle } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { RabbitError } from '../core/errors.js';
-import { ensurePrivateDir, openOwnFile, unsafePath } from '../storage/private-files.js';
+import { ensurePrivateDir, openOwnFile, unsafePath } from '../core/private-files.js';
 import { verifyArchive } from '../verify/verify-archive.js';
 import { exportAccount, type ExportOptions, type ExportResult } from './export-account.js';
 

@@ -1,3 +1,4 @@
+import { escapeAttribute, escapeText } from '../core/xml-escape.js';
 import { boxOf, visibleElements } from './element-geometry.js';
 import type { ElementRecord, PageRecord, PrototypeHead } from './model.js';
 import { STATIC_PATHS } from './static-assets.js';
@@ -13,7 +14,7 @@ export const FOREIGN_STYLESHEET = 'https://fonts.example.com/x.css';
 const RELATIVE_ICON = `../../../..${STATIC_PATHS.icon.slice('/rabbit'.length)}`;
 
 export function renderXhtml(baseUrl: string, proto: PrototypeHead, page: PageRecord): string {
-  const title = `${escapeXml(page.name)} – ${escapeXml(proto.name)}`;
+  const title = `${escapeText(page.name)} – ${escapeText(proto.name)}`;
   const elements = visibleElements(proto, page).map(renderElement).join('\n');
   return `<?xml version="1.0" encoding="UTF-8"?>
 <!DOCTYPE html PUBLIC "-//W3C//DTD XHTML 1.0 Strict//EN" "http://www.w3.org/TR/xhtml1/DTD/xhtml1-strict.dtd">
@@ -25,11 +26,11 @@ export function renderXhtml(baseUrl: string, proto: PrototypeHead, page: PageRec
 <link rel="stylesheet" type="text/css" href="${FOREIGN_STYLESHEET}" />
 </head>
 <body>
-<div class="header"><img class="logo" src="${escapeXml(baseUrl)}${STATIC_PATHS.logo}" alt="Rabbit" /><h1>${escapeXml(page.name)}</h1></div>
-<div class="page" id="${escapeXml(page.id)}">
+<div class="header"><img class="logo" src="${escapeAttribute(baseUrl + STATIC_PATHS.logo)}" alt="Rabbit" /><h1>${escapeText(page.name)}</h1></div>
+<div class="page" id="${escapeAttribute(page.id)}">
 ${elements}
 </div>
-<div class="footer"><img class="icon" src="${RELATIVE_ICON}" alt="" /> ${escapeXml(proto.name)} &amp; friends</div>
+<div class="footer"><img class="icon" src="${RELATIVE_ICON}" alt="" /> ${escapeText(`${proto.name} & friends`)}</div>
 </body>
 </html>
 `;
@@ -38,16 +39,9 @@ ${elements}
 function renderElement(element: ElementRecord): string {
   const box = boxOf(element);
   const style = `left:${box.x}px;top:${box.y}px;width:${box.width}px;height:${box.height}px`;
-  const text = typeof element.text === 'string' ? escapeXml(element.text) : '';
+  const text = typeof element.text === 'string' ? escapeText(element.text) : '';
   const target = typeof element.target === 'string' && /^page\d+$/.test(element.target) ? element.target : undefined;
   // Links to sibling pages stay relative, so an archive that keeps pages side by side still works.
-  const inner = target === undefined ? text : `<a href="${target}.html">${text || escapeXml(target)}</a>`;
-  return `<div class="element ${escapeXml(String(element.type))}" id="${escapeXml(element.id)}" style="${style}">${inner}</div>`;
-}
-
-export function escapeXml(text: string): string {
-  // Control characters cannot appear in XML at all, escaped or not; PUT bodies may carry them.
-  // eslint-disable-next-line no-control-regex
-  const clean = text.replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/g, '');
-  return clean.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+  const inner = target === undefined ? text : `<a href="${target}.html">${text || escapeText(target)}</a>`;
+  return `<div class="element ${escapeAttribute(String(element.type))}" id="${escapeAttribute(element.id)}" style="${style}">${inner}</div>`;
 }

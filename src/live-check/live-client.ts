@@ -15,7 +15,7 @@ import { Frontier } from '../crawl/frontier.js';
 import { DEFAULT_SIZE_CAPS, type BodyKind, type SizeCaps } from '../crawl/obtain-body.js';
 import { Deadline, type DeadlineTimer } from '../export/deadline.js';
 import { EXPORT_DEFAULTS } from '../export/export-defaults.js';
-import { fetchContext } from '../export/fetch-setup.js';
+import { fetchContext, type AttemptCounts } from '../export/fetch-setup.js';
 import { formatDuration } from '../core/duration.js';
 import { Spool } from '../storage/spool.js';
 import type { RunStats } from '../manifest/types.js';
@@ -57,8 +57,9 @@ export type StopReason = 'max-requests' | 'max-duration' | 'KEY_REFUSED' | 'SERV
  * with a request budget as the rate limiter's first step. Bodies pass through a spool in a temp
  * folder, removed at `close`.
  */
-export class LiveClient {
+export class LiveClient implements AttemptCounts {
   readonly frontier: Frontier;
+  /** Requests, retries and bytes read, for the report. */
   readonly stats: RunStats = { requests: 0, retries: 0, bytes: 0, files: 0 };
   private readonly client: HttpClient;
   private readonly deadline: Deadline;
@@ -67,6 +68,15 @@ export class LiveClient {
   private fetch!: FetchContext;
   private spool!: Spool;
   private folder = '';
+
+  retried(): void {
+    this.stats.retries++;
+  }
+
+  answered(bytes: number): void {
+    this.stats.requests++;
+    this.stats.bytes += bytes;
+  }
 
   private constructor(private readonly options: LiveClientOptions) {
     const concurrency = options.concurrency ?? EXPORT_DEFAULTS.concurrency;
@@ -79,7 +89,12 @@ export class LiveClient {
       ...(options.dispatcher ? { dispatcher: options.dispatcher } : {}),
     });
     this.frontier = new Frontier({ concurrency, ahead: this.client.queueAhead });
-    this.deadline = new Deadline(options.maxDurationMs, () => this.frontier.halt(), options.deadlineTimer, true);
+    this.deadline = new Deadline({
+      maxDurationMs: options.maxDurationMs,
+      onExpire: () => this.frontier.halt(),
+      timer: options.deadlineTimer,
+      stoppable: true,
+    });
     setMaxListeners(0, this.controller.signal);
   }
 
@@ -99,7 +114,7 @@ export class LiveClient {
       spool: live.spool,
       frontier: live.frontier,
       signal: live.deadline.requestSignal(live.controller.signal),
-      stats: live.stats,
+      counts: live,
       emit: () => undefined,
       now,
       giveUp: (error) => live.halt(error.code === 'KEY_REFUSED' ? 'KEY_REFUSED' : 'SERVICE_DOWN', error),

@@ -1,7 +1,6 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { RetryPolicy } from '../client/retry-policy.js';
-import { mayRetry, retryDelay } from '../client/retry-policy.js';
-import { RabbitError } from '../core/errors.js';
+import { retrying, type Outcome } from '../client/retrying.js';
+import { RabbitError, isRabbitError } from '../core/errors.js';
 import type { LiveService, WriteResult } from './live-service.js';
 import type { ElementState, PlannedWrite } from './plan.js';
 import { contains } from './plan.js';
@@ -34,7 +33,7 @@ export type ParentWrites = Array<{ parent: string; writes: readonly PlannedWrite
 export async function applyPlan(ctx: ApplyContext, parents: ParentWrites, report: RestoreReport): Promise<void> {
   for (const { writes } of parents) {
     for (const write of writes) {
-      if (ctx.signal.aborted) throw new RabbitError('INTERRUPTED', 'interrupted');
+      if (ctx.signal.aborted) throw stoppedBy(ctx.signal);
       await ctx.journal.begin(write);
       const result = write.op === 'create' ? await create(ctx, write) : await repeatable(ctx, write);
       if (result.kind === 'ok') {
@@ -74,30 +73,38 @@ async function repeatable(ctx: ApplyContext, write: Exclude<PlannedWrite, { op: 
 
 /**
  * A POST, sent again only after a fresh listing shows it was not applied: a POST whose answer was
- * lost may have created the element, and a blind retry would create it twice.
+ * lost may have created the element, and a blind retry would create it twice. The waiting between
+ * tries is the client's (client/retrying.ts): its backoff, and the outage pause, after which the
+ * listing is made first all the same.
  */
 async function create(ctx: ApplyContext, write: Extract<PlannedWrite, { op: 'create' }>): Promise<WriteResult> {
   const known = ctx.liveIds.get(write.parent) ?? new Set<string>();
   ctx.liveIds.set(write.parent, known);
   const body = JSON.stringify(write.attributes);
   const wanted: ElementState = { id: write.archivedId, attributes: write.attributes };
-  let waited = 0;
-  for (let attempt = 1; ; attempt++) {
-    const result = await ctx.live.post(`${ctx.paths.list(write.parent)}.json`, body);
-    if (result.kind === 'ok' && result.newId !== undefined) known.add(result.newId);
-    if (result.kind !== 'unknown') return result;
-    const delay = retryDelay(attempt, ctx.retry, ctx.random);
-    if (!mayRetry(attempt, waited, delay, ctx.retry)) return result;
-    waited += delay;
-    try {
-      await sleep(delay, undefined, { signal: ctx.signal });
-    } catch {
-      throw new RabbitError('INTERRUPTED', 'interrupted');
+  const source = `${ctx.paths.list(write.parent)}.json`;
+  let lost: Extract<WriteResult, { kind: 'unknown' }> | undefined;
+  const attempt = async (n: number): Promise<Outcome<WriteResult>> => {
+    if (n > 1) {
+      const fresh = await ctx.relist(write.parent, known);
+      for (const element of fresh) known.add(element.id);
+      const applied = fresh.find((element) => contains(element, wanted));
+      if (applied !== undefined) return { done: { kind: 'ok', status: 200, newId: applied.id } };
     }
-    const fresh = await ctx.relist(write.parent, known);
-    for (const element of fresh) known.add(element.id);
-    const applied = fresh.find((element) => contains(element, wanted));
-    if (applied !== undefined) return { kind: 'ok', status: 200, newId: applied.id };
+    const result = await ctx.live.post(source, body);
+    if (result.kind === 'ok' && result.newId !== undefined) known.add(result.newId);
+    if (result.kind !== 'unknown') return { done: result };
+    lost = result;
+    return { failed: result.error };
+  };
+  try {
+    return await retrying(
+      { ...ctx.live.context, retry: ctx.retry, random: ctx.random, signal: ctx.signal },
+      { method: 'POST', source, attempt, retryable: () => true },
+    );
+  } catch (error) {
+    if (lost !== undefined && error === lost.error) return lost;
+    throw error;
   }
 }
 
@@ -116,4 +123,10 @@ function failureMessage(write: PlannedWrite, result: Exclude<WriteResult, { kind
   if (result.status === 404 && write.op === 'update') return 'the element was deleted while the restore ran';
   if (result.status === 404) return `the ${write.parent.startsWith('page') ? 'page' : 'layer'} no longer exists`;
   return `the service answered ${result.status}`;
+}
+
+/** Why the writes stopped: the outage's SERVICE_DOWN when its patience ran out, else an interruption. */
+function stoppedBy(signal: AbortSignal): RabbitError {
+  const reason: unknown = signal.reason;
+  return isRabbitError(reason) ? reason : new RabbitError('INTERRUPTED', 'interrupted');
 }

@@ -1,9 +1,10 @@
-import { setTimeout as sleep } from 'node:timers/promises';
-import type { HttpClient, HttpResponse } from '../client/http-client.js';
+import type { HttpResponse } from '../client/http-client.js';
 import { discardBody, statusError, toNetworkError } from '../client/http-client.js';
-import type { RateLimiter } from '../client/rate-limiter.js';
-import type { RetryPolicy } from '../client/retry-policy.js';
-import { isRetryableStatus, mayRetry, parseRetryAfter, retryDelay } from '../client/retry-policy.js';
+import { answersAsService } from '../client/outage-policy.js';
+import type { RetryContext, RetryEvent } from '../client/retrying.js';
+import { serviceRequest, type RequestContext } from '../client/service-request.js';
+import { stopReason } from '../client/stop-reason.js';
+import type { TransferWatch } from '../client/transfer-watchdog.js';
 import { RabbitError, isRabbitError } from '../core/errors.js';
 import { createdElementId } from '../api/entry-paths.js';
 import { parseJson } from '../api/parse.js';
@@ -11,18 +12,19 @@ import { DecodedBody, parseContentEncoding } from '../client/content-coding.js';
 import type { ChunkSource } from '../core/read-chunks.js';
 
 /**
- * The restore's requests. Reads, PUTs and DELETEs are safe to repeat and are retried on 429, 5xx
- * and lost connections per the export's retry policy. A POST is sent once per call: when its
- * answer is lost the caller has to look whether it was applied before sending it again.
+ * The restore's requests, through the one client (client/service-request.ts): the export's retry
+ * policy with Retry-After, the outage pause and the stall watchdog. What may be sent again is
+ * restore's rule, the same as before the client was shared:
+ * - GET, PUT and DELETE are safe to repeat (a PUT sets the same attributes again, a DELETE of what
+ *   is gone is what was wanted), and are retried on the retry policy's statuses (408, 425, 429,
+ *   500, 502-504), a lost connection or a stalled body, and after an outage; any other status is
+ *   the result, not retried;
+ * - a POST is sent once per call: when its answer is lost (no answer, 408, 5xx, a 2xx without the
+ *   new id) it may have been applied, and the caller (apply-plan.ts) lists the parent before it
+ *   sends it again. Only a 4xx says a POST was turned down.
  */
-export interface LiveServiceOptions {
-  client: HttpClient;
+export interface LiveServiceOptions extends RequestContext {
   key: string;
-  retry: RetryPolicy;
-  signal: AbortSignal;
-  random: () => number;
-  now: () => number;
-  rateLimiter?: RateLimiter;
   onRetry?: (event: { method: string; source: string; attempt: number; delayMs: number; reason: string }) => void;
 }
 
@@ -37,19 +39,25 @@ export type WriteResult =
 export class LiveService {
   constructor(private readonly options: LiveServiceOptions) {}
 
+  /** The client's context, for a loop of the restore's own over it (a create that looks before it repeats). */
+  get context(): RetryContext {
+    return this.options;
+  }
+
   /** GET and parse JSON; a status other than 200 that retries do not cure is returned, not thrown. */
   async getJson(source: string, maxBytes: number): Promise<ReadResult> {
-    return this.withRetries<ReadResult>(
-      'GET',
+    return serviceRequest<ReadResult>(this.options, {
+      method: 'GET',
       source,
-      (status) => ({ status }),
-      async () => {
-        const response = await this.options.client.get(source, { key: this.options.key, signal: this.options.signal });
-        if (response.status !== 200) return { response };
-        const data = await readBody(response, maxBytes, source);
-        return { result: { status: 200, value: parseJson(data, source) } };
+      send: () => this.options.client.get(source, { key: this.options.key, signal: this.options.signal }),
+      accept: async (response, watch) => {
+        if (response.status !== 200) return undefined;
+        const data = await readBody(response, maxBytes, source, watch);
+        return { status: 200, value: parseJson(data, source) };
       },
-    );
+      settle: (status) => ({ status }),
+      onRetry: (event) => this.retried(event),
+    });
   }
 
   async put(source: string, body: string): Promise<WriteResult> {
@@ -73,6 +81,7 @@ export class LiveService {
     } catch (error) {
       return this.lost(error, source, 'POST');
     }
+    if (answersAsService(response.status)) this.options.outage?.answered();
     await discardBody(response.body);
     if (response.status >= 200 && response.status < 300) {
       const newId = idFromLocation(response.headers['location']);
@@ -94,19 +103,25 @@ export class LiveService {
 
   private async repeatableWrite(method: 'PUT' | 'DELETE', source: string, body?: string): Promise<WriteResult> {
     try {
-      const refused = (status: number): WriteResult => ({ kind: 'refused', status });
-      return await this.withRetries<WriteResult>(method, source, refused, async () => {
-        const response = await this.options.client.send(method, source, {
-          key: this.options.key,
-          signal: this.options.signal,
-          ...(body !== undefined ? { body } : {}),
-        });
-        if (response.status < 200 || response.status >= 300) return { response };
-        await discardBody(response.body);
-        return { result: { kind: 'ok', status: response.status } };
+      return await serviceRequest<WriteResult>(this.options, {
+        method,
+        source,
+        send: () =>
+          this.options.client.send(method, source, {
+            key: this.options.key,
+            signal: this.options.signal,
+            ...(body !== undefined ? { body } : {}),
+          }),
+        accept: async (response, watch) => {
+          if (response.status < 200 || response.status >= 300) return undefined;
+          await discardBody(response.body, watch.seen);
+          return { kind: 'ok', status: response.status };
+        },
+        settle: (status) => ({ kind: 'refused', status }),
+        onRetry: (event) => this.retried(event),
       });
     } catch (error) {
-      if (isRabbitError(error, 'INTERRUPTED')) throw error;
+      if (isRabbitError(error, 'INTERRUPTED') || this.options.signal.aborted) throw error;
       return {
         kind: 'unknown',
         error: isRabbitError(error) ? error : toNetworkError(error, source, this.options.signal, method),
@@ -114,53 +129,13 @@ export class LiveService {
     }
   }
 
-  /**
-   * Runs `attempt` until it yields a result, retrying retryable statuses and network failures; a
-   * status retries do not cure becomes the result `final` makes of it.
-   */
-  private async withRetries<T>(
-    method: string,
-    source: string,
-    final: (status: number) => T,
-    attempt: () => Promise<{ result: T } | { response: HttpResponse }>,
-  ): Promise<T> {
-    const { retry, signal } = this.options;
-    let waited = 0;
-    for (let n = 1; ; n++) {
-      let failure: RabbitError;
-      try {
-        await this.options.rateLimiter?.take(signal);
-        const outcome = await attempt();
-        if ('result' in outcome) return outcome.result;
-        const { status, headers } = outcome.response;
-        await discardBody(outcome.response.body);
-        if (!isRetryableStatus(status)) return final(status);
-        failure = statusError(method, source, status, parseRetryAfter(headers['retry-after'], this.options.now()));
-      } catch (error) {
-        failure = isRabbitError(error) ? error : toNetworkError(error, source, signal, method);
-      }
-      if (signal.aborted) throw new RabbitError('INTERRUPTED', 'interrupted', { source });
-      if (failure.errorClass !== 'retryable') throw failure;
-      const delay = retryDelay(n, retry, this.options.random, failure.retryAfterMs);
-      if (!mayRetry(n, waited, delay, retry)) throw failure;
-      waited += delay;
-      this.options.onRetry?.({
-        method,
-        source,
-        attempt: n,
-        delayMs: delay,
-        reason: failure.status !== undefined ? String(failure.status) : failure.code,
-      });
-      try {
-        await sleep(delay, undefined, { signal });
-      } catch {
-        throw new RabbitError('INTERRUPTED', 'interrupted', { source });
-      }
-    }
+  private retried(event: RetryEvent): void {
+    const { method, source, attempt, delayMs, reason } = event;
+    this.options.onRetry?.({ method, source, attempt, delayMs, reason });
   }
 
   private lost(error: unknown, source: string, method: string): WriteResult {
-    if (this.options.signal.aborted) throw new RabbitError('INTERRUPTED', 'interrupted', { source });
+    if (this.options.signal.aborted) throw stopReason(this.options.signal, source, method);
     return {
       kind: 'unknown',
       error: isRabbitError(error) ? error : toNetworkError(error, source, this.options.signal, method),
@@ -174,10 +149,17 @@ export function idFromLocation(location: string | undefined): string | undefined
   return createdElementId(location);
 }
 
-async function readBody(response: HttpResponse, maxBytes: number, source: string): Promise<Buffer> {
+async function readBody(
+  response: HttpResponse,
+  maxBytes: number,
+  source: string,
+  watch: TransferWatch,
+): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let size = 0;
-  await decodedChunks(response, maxBytes, source).read((chunk) => {
+  const decoded = decodedChunks(response, maxBytes, source, watch);
+  await decoded.read((chunk) => {
+    if (decoded === response.body) watch.seen(chunk.length);
     size += chunk.length;
     // Thrown from here, it also stops the transfer.
     if (size > maxBytes)
@@ -192,16 +174,21 @@ async function readBody(response: HttpResponse, maxBytes: number, source: string
 }
 
 /** The body as the service meant it: GETs ask for compression (content-coding.ts). */
-function decodedChunks(response: HttpResponse, maxBytes: number, source: string): ChunkSource {
+function decodedChunks(response: HttpResponse, maxBytes: number, source: string, watch: TransferWatch): ChunkSource {
   const body = response.body;
   try {
     const codings = parseContentEncoding(response.headers['content-encoding'], source);
     if (codings.length === 0) return body;
-    return new DecodedBody(body, { codings, maxBytes, source, abort: (error) => body.destroy(error) });
+    // The watchdog sees the bytes on the wire, as the crawl's does.
+    return new DecodedBody(body, {
+      codings,
+      maxBytes,
+      source,
+      onWire: watch.seen,
+      abort: (error) => body.destroy(error),
+    });
   } catch (error) {
     body.destroy(error);
     throw error;
   }
 }
-
-/** Reads and drops a body we do not need, so the connection can be reused. */

@@ -1,13 +1,14 @@
 import { rm } from 'node:fs/promises';
 import type { ProxySettings } from '../client/proxy-env.js';
-import { randomInt } from 'node:crypto';
 import { basename, dirname, join } from 'node:path';
 import type { Dispatcher } from 'undici';
 import { HttpClient } from '../client/http-client.js';
 import { RateLimiter } from '../client/rate-limiter.js';
-import type { RetryPolicy } from '../client/retry-policy.js';
 import type { ServiceOptions } from '../client/service-options.js';
-import { RETRY_DEFAULTS } from '../client/retry-policy.js';
+import type { OutageEvent } from '../client/outage-monitor.js';
+import type { OutagePolicy } from '../client/outage-policy.js';
+import { requestDefaults, watchOutage } from '../client/service-watch.js';
+import type { StallPolicy } from '../client/transfer-watchdog.js';
 import { API_PREFIX } from '../api/paths.js';
 import { RabbitError, isRabbitError } from '../core/errors.js';
 import { requireId } from '../api/ids.js';
@@ -47,13 +48,19 @@ export interface RestoreOptions extends ServiceOptions {
   dispatcher?: Dispatcher;
   now?: () => number;
   random?: () => number;
+  /** How retries and the outage pause wait (tests pass a fake clock's); rejects when its signal aborts. */
+  sleep?: (ms: number, signal: AbortSignal) => Promise<unknown>;
+  outage?: Partial<OutagePolicy>;
+  outagePatienceMs?: number;
+  stall?: Partial<StallPolicy>;
 }
 
 export type RestoreEvent =
   | { type: 'plan'; plan: RestorePlan; report: RestoreReport }
   | { type: 'write'; write: PlannedWrite; outcome: 'done' | 'failed'; newId?: string }
   | { type: 'retry'; method: string; source: string; attempt: number; delayMs: number; reason: string }
-  | { type: 'journal-set-aside'; path: string };
+  | { type: 'journal-set-aside'; path: string }
+  | ({ type: 'outage' } & OutageEvent);
 
 export const RESTORE_DEFAULTS = { concurrency: 4, timeoutMs: 60_000 } as const;
 
@@ -71,9 +78,11 @@ export async function restorePrototype(options: RestoreOptions): Promise<Restore
   const prototype = usageId('prototype', options.prototype);
   const pages = options.pages?.map((id) => usageId('page', id));
   const layers = options.layers?.map((id) => usageId('layer', id));
-  const signal = options.signal ?? new AbortController().signal;
-  const retry: RetryPolicy = { ...RETRY_DEFAULTS, ...options.retry };
-  const random = options.random ?? (() => randomInt(0, 2 ** 32) / 2 ** 32);
+  // An outage past its patience stops the restore as Ctrl-C does, with SERVICE_DOWN as the reason.
+  const stop = new AbortController();
+  const signal = options.signal ? AbortSignal.any([options.signal, stop.signal]) : stop.signal;
+  const defaults = requestDefaults(options);
+  const { retry, random } = defaults;
   const now = options.now ?? Date.now;
 
   const { parents, skipped, revision } = await readArchivedPrototype(options.archive, prototype, {
@@ -95,6 +104,19 @@ export async function restorePrototype(options: RestoreOptions): Promise<Restore
     : await acquireLock(`${journalPath}.lock`, `the restore journal ${journalPath}`);
   try {
     const rateLimiter = options.maxRps ? new RateLimiter(options.maxRps, now) : undefined;
+    // Nothing to hold: requests sent during the pause fail and wait for the service with the rest.
+    const outage = watchOutage({
+      client,
+      keys: options.keys,
+      policy: defaults.outage,
+      now,
+      sleep: defaults.sleep,
+      signal,
+      hold: () => undefined,
+      release: () => undefined,
+      onEvent: (event) => options.onEvent?.({ type: 'outage', ...event }),
+      giveUp: (error) => stop.abort(error),
+    });
     const live = await readableAs(
       options.keys,
       prototype,
@@ -106,6 +128,9 @@ export async function restorePrototype(options: RestoreOptions): Promise<Restore
           signal,
           random,
           now,
+          sleep: defaults.sleep,
+          stall: defaults.stall,
+          outage,
           ...(rateLimiter ? { rateLimiter } : {}),
           onRetry: (event) => options.onEvent?.({ type: 'retry', ...event }),
         }),

@@ -2,7 +2,7 @@ import { constants } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { rename } from 'node:fs/promises';
 import { RabbitError, isRabbitError } from '../core/errors.js';
-import { openOwnFile, openOwnFileIfAny } from '../storage/private-files.js';
+import { openOwnFile, openOwnFileIfAny } from '../core/private-files.js';
 import { normalizeId } from '../api/ids.js';
 import { isPlainObject } from '../api/parse.js';
 import type { PlannedWrite } from './plan.js';

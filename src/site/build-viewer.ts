@@ -7,9 +7,9 @@ import type { ArchiveModel, ArchivedEntry } from '../manifest/archive-model.js';
 import type { StoredFile } from '../storage/stored-file.js';
 import { GENERATED_SOURCE, MANIFEST_PATH } from '../manifest/types.js';
 import { cachedBodyOf, storedFileOf } from '../storage/stored-file.js';
-import { PageRequisites, setArchived, VIEWER_READS, type AssetCatalog } from '../crawl/requisites/collect-assets.js';
-import type { AssetLimits } from '../crawl/requisites/asset-types.js';
-import type { ServiceLocation } from '../crawl/requisites/resolve-ref.js';
+import { PageRequisites, setArchived, VIEWER_READS, type AssetCatalog } from './requisites/collect-assets.js';
+import type { AssetLimits } from './requisites/asset-types.js';
+import type { ServiceLocation } from './requisites/resolve-ref.js';
 import { summarizePrototype } from './archive-data.js';
 import {
   INDEX_ERROR_LIMIT,

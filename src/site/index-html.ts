@@ -1,14 +1,15 @@
 import type { ManifestError } from '../manifest/types.js';
 import type { DiscussionSummary, PageSummary, PrototypeSummary } from './archive-data.js';
-import { relativeEntryUrl } from '../crawl/requisites/rewrite.js';
+import { relativeEntryUrl } from './requisites/rewrite.js';
 import { searchBoxHtml } from './search-box.js';
+import { escapeAttribute, escapeText } from '../core/xml-escape.js';
 
 /**
  * The overview: index.html at the archive root lists the prototypes, and each prototype has a page
  * of its own (`overview/prototype-{id}.html`) with its pages, milestones, layers and discussions, so
  * the top page stays small however large the account. Self-contained pages (inline CSS, no script)
  * that work from file:// after unzipping and from `rabbit-export view`. Every name is the
- * service's text and goes through `escapeHtml`; every link is an archive entry name, safe by
+ * service's text and goes through the one escaper (core/xml-escape.ts); every link is an archive entry name, safe by
  * construction.
  */
 export interface IndexInput {
@@ -65,11 +66,11 @@ export function renderIndex(input: IndexInput): string {
   const items = input.prototypes.map((p) => {
     const href = prototypeIndexPath(p.id);
     const image = p.thumbnail
-      ? `<img src="${escapeHtml(p.thumbnail.path)}" width="${p.thumbnail.width}" height="${p.thumbnail.height}" alt="">`
+      ? `<img src="${escapeAttribute(p.thumbnail.path)}" width="${p.thumbnail.width}" height="${p.thumbnail.height}" alt="">`
       : '<span class="noimage">no image archived</span>';
-    return `<li class="entry" id="prototype-${escapeHtml(p.id)}"><a href="${escapeHtml(href)}"><span class="shot">${image}</span>${nameOf(p.name, `Prototype ${p.id}`)}</a>${p.complete ? '' : ' <span class="warn">(incomplete)</span>'}<br><span class="muted">Prototype ${escapeHtml(p.id)} · revision ${escapeHtml(p.revision)} · ${p.pages} page${p.pages === 1 ? '' : 's'}</span></li>`;
+    return `<li class="entry" id="prototype-${escapeAttribute(p.id)}"><a href="${escapeAttribute(href)}"><span class="shot">${image}</span>${nameOf(p.name, `Prototype ${p.id}`)}</a>${p.complete ? '' : ' <span class="warn">(incomplete)</span>'}<br><span class="muted">Prototype ${escapeText(p.id)} · revision ${escapeText(p.revision)} · ${p.pages} page${p.pages === 1 ? '' : 's'}</span></li>`;
   });
-  const body = `<header><h1>Rabbit archive</h1><p>Exported from <code>${escapeHtml(input.baseUrl)}</code>: ${count} prototype${count === 1 ? '' : 's'}.${warn}</p></header>
+  const body = `<header><h1>Rabbit archive</h1><p>Exported from <code>${escapeText(input.baseUrl)}</code>: ${count} prototype${count === 1 ? '' : 's'}.${warn}</p></header>
 ${input.search === true ? `<section class="finder">${searchBoxHtml('')}</section>\n` : ''}<main><ul class="prototypes">${items.join('\n')}</ul></main>
 ${renderErrors(input.errors, input.errorCount)}`;
   return page(`Rabbit archive – ${input.baseUrl}`, body, input.search === true);
@@ -82,7 +83,7 @@ export function renderPrototypePage(p: PrototypeSummary, baseUrl: string, search
   const box = search
     ? `<section class="finder">${searchBoxHtml(href(INDEX_PATH).replace(/index\.html$/, ''), p.id)}</section>\n`
     : '';
-  const body = `<header><p><a href="${escapeHtml(href(INDEX_PATH))}">All prototypes</a> · <code>${escapeHtml(baseUrl)}</code></p></header>
+  const body = `<header><p><a href="${escapeAttribute(href(INDEX_PATH))}">All prototypes</a> · <code>${escapeText(baseUrl)}</code></p></header>
 ${box}<main>
 ${renderPrototype(p, href)}
 </main>`;
@@ -96,7 +97,7 @@ function page(title: string, body: string, search: boolean): string {
 <meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="${search ? SEARCH_PAGE_CSP : INDEX_CSP}">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escapeHtml(title)}</title>
+<title>${escapeText(title)}</title>
 <style>${STYLE}</style>
 </head>
 <body>
@@ -114,7 +115,7 @@ function renderPrototype(p: PrototypeSummary, href: (path: string) => string): s
       : `<table><thead><tr><th>Revision</th><th>Milestone</th><th>Created</th><th>By</th></tr></thead><tbody>${p.milestones
           .map(
             (m) =>
-              `<tr><td>${m.revision}</td><td>${escapeHtml(m.name)}</td><td>${m.created === null ? '' : formatDate(m.created)}</td><td>${escapeHtml(m.user ?? '')}</td></tr>`,
+              `<tr><td>${m.revision}</td><td>${escapeText(m.name)}</td><td>${m.created === null ? '' : formatDate(m.created)}</td><td>${escapeText(m.user ?? '')}</td></tr>`,
           )
           .join('')}</tbody></table>`;
   const layers =
@@ -126,9 +127,9 @@ function renderPrototype(p: PrototypeSummary, href: (path: string) => string): s
   for (const page of p.pages) for (const d of page.discussions) numbered.set(d, ++marker);
   for (const d of p.otherDiscussions) numbered.set(d, ++marker);
   const discussions = [...numbered].map(([d, n]) => renderDiscussion(d, n, p)).join('');
-  return `<section class="prototype" id="prototype-${escapeHtml(p.id)}">
+  return `<section class="prototype" id="prototype-${escapeAttribute(p.id)}">
 <h2>${nameOf(p.name, `Prototype ${p.id}`)}${p.complete ? '' : ' <span class="warn">(incomplete)</span>'}</h2>
-<p class="meta">Prototype ${escapeHtml(p.id)} · revision ${escapeHtml(p.revision)} · last changed ${changed}${p.lastUser === null ? '' : ` by ${escapeHtml(p.lastUser)}`}</p>
+<p class="meta">Prototype ${escapeText(p.id)} · revision ${escapeText(p.revision)} · last changed ${changed}${p.lastUser === null ? '' : ` by ${escapeText(p.lastUser)}`}</p>
 <h3>Pages</h3>
 <div class="pages">${p.pages.map((page) => renderPage(page, numbered, href)).join('')}</div>
 <div class="columns"><div><h3>Milestones</h3>${milestones}</div><div><h3>Layers</h3>${layers}</div></div>
@@ -143,23 +144,23 @@ function renderPage(
 ): string {
   const size = page.png ?? { width: 320, height: 240 };
   const image = page.png
-    ? `<img src="${escapeHtml(href(page.png.path))}" width="${size.width}" height="${size.height}" alt="${escapeHtml(page.name ?? page.id)}">`
+    ? `<img src="${escapeAttribute(href(page.png.path))}" width="${size.width}" height="${size.height}" alt="${escapeAttribute(page.name ?? page.id)}">`
     : `<span class="noimage">no image archived</span>`;
   const markers = page.discussions
     .filter((d) => d.x !== null && d.y !== null)
     .map((d) => {
       const left = clampPercent((d.x as number) / size.width);
       const top = clampPercent((d.y as number) / size.height);
-      return `<span class="marker" style="left:${left}%;top:${top}%" title="${escapeHtml(d.title ?? '')}">${numbered.get(d) ?? ''}</span>`;
+      return `<span class="marker" style="left:${left}%;top:${top}%" title="${escapeAttribute(d.title ?? '')}">${numbered.get(d) ?? ''}</span>`;
     })
     .join('');
   const shot = `<span class="shot" style="aspect-ratio:${size.width} / ${size.height}">${image}${markers}</span>`;
   const layers =
     page.layerNames.length === 0
       ? ''
-      : `<br><span class="muted">Layers: ${page.layerNames.map(escapeHtml).join(', ')}</span>`;
-  const open = page.open === undefined ? undefined : escapeHtml(href(page.open));
-  return `<figure class="page" id="page-${escapeHtml(page.id)}">${open ? `<a href="${open}">${shot}</a>` : shot}
+      : `<br><span class="muted">Layers: ${page.layerNames.map(escapeText).join(', ')}</span>`;
+  const open = page.open === undefined ? undefined : escapeAttribute(href(page.open));
+  return `<figure class="page" id="page-${escapeAttribute(page.id)}">${open ? `<a href="${open}">${shot}</a>` : shot}
 <figcaption>${open ? `<a href="${open}">${nameOf(page.name, page.id)}</a>` : nameOf(page.name, page.id)} <span class="muted">(${countText(page.elementCount)})</span>${layers}</figcaption></figure>`;
 }
 
@@ -171,15 +172,15 @@ function renderDiscussion(d: DiscussionSummary, n: number, p: PrototypeSummary):
   const entries = d.entries
     .map(
       (e) =>
-        `<li><span class="author">${escapeHtml(e.author ?? 'unknown')}</span> <span class="muted">${e.timestamp === null ? '' : formatDate(e.timestamp)}</span><br>${escapeHtml(e.text ?? '')}</li>`,
+        `<li><span class="author">${escapeText(e.author ?? 'unknown')}</span> <span class="muted">${e.timestamp === null ? '' : formatDate(e.timestamp)}</span><br>${escapeText(e.text ?? '')}</li>`,
     )
     .join('');
-  return `<li value="${n}" id="discussion-${escapeHtml(d.id)}"><strong>${nameOf(d.title, `Discussion ${d.id}`)}</strong>${where}<ul class="entries">${entries}</ul></li>`;
+  return `<li value="${n}" id="discussion-${escapeAttribute(d.id)}"><strong>${nameOf(d.title, `Discussion ${d.id}`)}</strong>${where}<ul class="entries">${entries}</ul></li>`;
 }
 
 function renderErrors(errors: readonly ManifestError[], count: number): string {
   if (count === 0) return '';
-  const items = errors.map((e) => `<li><code>${escapeHtml(e.source)}</code>: ${escapeHtml(e.message)}</li>`).join('');
+  const items = errors.map((e) => `<li><code>${escapeText(e.source)}</code>: ${escapeText(e.message)}</li>`).join('');
   const more =
     count > errors.length
       ? `<p class="muted">And ${count - errors.length} more: manifest.json lists every one.</p>`
@@ -188,7 +189,7 @@ function renderErrors(errors: readonly ManifestError[], count: number): string {
 }
 
 function nameOf(name: string | null, fallback: string): string {
-  return name === null || name === '' ? `<span class="muted">${escapeHtml(fallback)}</span>` : escapeHtml(name);
+  return name === null || name === '' ? `<span class="muted">${escapeText(fallback)}</span>` : escapeText(name);
 }
 
 function countText(count: number | null): string {
@@ -197,11 +198,6 @@ function countText(count: number | null): string {
 
 function clampPercent(ratio: number): string {
   return (Math.min(1, Math.max(0, ratio)) * 100).toFixed(2);
-}
-
-/** Text and attribute values alike: the five characters that can end either. */
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
 /** UTC, minute precision: the same archive always renders the same bytes. */

@@ -1,10 +1,10 @@
 import type { BodyReader } from '../storage/spool.js';
 import { createHash } from 'node:crypto';
 import type { StoredFile } from '../storage/stored-file.js';
-import { ASSET_LIMITS, isCss } from '../crawl/requisites/asset-types.js';
-import { isPageHtml, localPathOf, type AssetCatalog } from '../crawl/requisites/collect-assets.js';
-import { resolveReference, serviceUrl, type ServiceLocation } from '../crawl/requisites/resolve-ref.js';
-import { relativeEntryUrl } from '../crawl/requisites/rewrite.js';
+import { ASSET_LIMITS, isCss } from './requisites/asset-types.js';
+import { isPageHtml, localPathOf, type AssetCatalog } from './requisites/collect-assets.js';
+import { resolveReference, serviceUrl, type ServiceLocation } from './requisites/resolve-ref.js';
+import { relativeEntryUrl } from './requisites/rewrite.js';
 import { inOrder } from '../core/in-order.js';
 import { parse } from 'parse5';
 import { decodePage } from './decode-page.js';

@@ -1,6 +1,6 @@
 import { foldText, foldWithOffsets } from '../search/fold.js';
 import { PART_CALLBACK, PARTS_CALLBACK, SEARCH_DIR, SEARCH_PARTS_PATH } from '../search/search-record.js';
-import { escapeHtml } from './index-html.js';
+import { escapeAttribute } from '../core/xml-escape.js';
 
 /** The box's script: one file of the archive, the only script the overview pages may run. */
 export const SEARCH_BOX_PATH = `${SEARCH_DIR}search-box.js`;
@@ -14,11 +14,11 @@ export const BOX_LIMIT = 100;
  * page's `?q=`, so a search can be bookmarked.
  */
 export function searchBoxHtml(root: string, prototypeId?: string): string {
-  const scope = prototypeId === undefined ? '' : ` data-prototype="${escapeHtml(prototypeId)}"`;
+  const scope = prototypeId === undefined ? '' : ` data-prototype="${escapeAttribute(prototypeId)}"`;
   const label = prototypeId === undefined ? 'Search the archive' : 'Search this prototype';
   return `<form class="search" role="search" id="search"><label>${label} <input type="search" name="q" id="search-q" autocomplete="off" spellcheck="false" placeholder="names, labels, discussions"></label> <output id="search-status"></output></form>
 <ol class="hits" id="search-hits"></ol>
-<script src="${escapeHtml(root + SEARCH_BOX_PATH)}" data-root="${escapeHtml(root)}"${scope}></script>`;
+<script src="${escapeAttribute(root + SEARCH_BOX_PATH)}" data-root="${escapeAttribute(root)}"${scope}></script>`;
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { DefaultTreeAdapterTypes } from 'parse5';
-import type { HtmlRefKind } from '../crawl/requisites/html-refs.js';
+import type { HtmlRefKind } from './requisites/html-refs.js';
 import { URL_ATTRIBUTES } from './sanitize-html.js';
 import { cleanInlineCss } from './view-css.js';
 

@@ -1,4 +1,4 @@
-import { decodeCssEscapes } from '../crawl/requisites/css-refs.js';
+import { decodeCssEscapes } from './requisites/css-refs.js';
 
 /**
  * CSS made safe for a view: every place a browser could take a URL from is rewritten or made inert.

@@ -1,7 +1,7 @@
 import { rename, rm } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { syncDirectory, tempPathFor } from './output-file.js';
-import { createPrivateFile } from './private-files.js';
+import { syncDirectory, tempPathFor } from '../core/output-file.js';
+import { createPrivateFile } from '../core/private-files.js';
 
 /**
  * Replaces `path` with `text` so that a reader (sha256sum, node_exporter) sees the old file or the

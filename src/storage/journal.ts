@@ -1,7 +1,7 @@
 import { constants } from 'node:fs';
 import { open, rename, type FileHandle } from 'node:fs/promises';
 import type { Spool } from './spool.js';
-import { readAt, whole } from './positional-io.js';
+import { readAt, whole } from '../core/positional-io.js';
 import { addSpan, newlineChunks, readSpanLines } from './keyed-spill.js';
 import type { BodyCache, CacheCandidate, CachedBody, PrototypeContext } from './body-cache.js';
 import type { StoredFile } from './stored-file.js';
@@ -9,7 +9,7 @@ import { hasServedMembers, pushServedMembers } from './file-entry.js';
 import { readVerified } from './read-verified.js';
 import { jsonNumber, jsonString } from '../core/json-text.js';
 import { isRabbitError } from '../core/errors.js';
-import { openOwnFile, openOwnFileIfAny } from './private-files.js';
+import { openOwnFile, openOwnFileIfAny } from '../core/private-files.js';
 
 /**
  * The progress of one export, appended as it goes to a file in the work directory, so that running

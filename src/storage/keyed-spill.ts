@@ -1,8 +1,8 @@
 import { constants } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
-import { BackgroundWrites, BATCH_BYTES, readAt, whole } from './positional-io.js';
+import { BackgroundWrites, BATCH_BYTES, readAt, whole } from '../core/positional-io.js';
 import { mapDiskError } from './spool.js';
-import { openOwnFile } from './private-files.js';
+import { openOwnFile } from '../core/private-files.js';
 
 /**
  * Lines filed under a key (a prototype id), kept on disk so that what grows with the account does

@@ -4,8 +4,8 @@ import { hostname } from 'node:os';
 import { RabbitError } from '../core/errors.js';
 import { isProcessAlive } from '../core/process-alive.js';
 import { formatDuration } from '../core/duration.js';
-import { tempPathFor } from './output-file.js';
-import { createPrivateFile, unsafePath, whyNotOwn } from './private-files.js';
+import { tempPathFor } from '../core/output-file.js';
+import { createPrivateFile, unsafePath, whyNotOwn } from '../core/private-files.js';
 
 export interface Lock {
   release(): Promise<void>;

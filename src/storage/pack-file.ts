@@ -1,7 +1,7 @@
 import { constants } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
-import { BackgroundWrites, BATCH_BYTES, readAt, readAtSync, whole } from './positional-io.js';
-import { openOwnFile } from './private-files.js';
+import { BackgroundWrites, BATCH_BYTES, readAt, readAtSync, whole } from '../core/positional-io.js';
+import { openOwnFile } from '../core/private-files.js';
 
 /**
  * The pack: small bodies one after another in one file. Appends are gathered in memory and written

@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import type { ChunkSource } from '../core/read-chunks.js';
 import { RabbitError } from '../core/errors.js';
 import { PackFile } from './pack-file.js';
-import { readAt, whole } from './positional-io.js';
-import { createPrivateFile, ensurePrivateDir } from './private-files.js';
+import { readAt, whole } from '../core/positional-io.js';
+import { createPrivateFile, ensurePrivateDir } from '../core/private-files.js';
 
 /** Where a body's bytes are on disk: a whole file, or `size` bytes at `offset` in the pack file. */
 export interface BodyRef {

@@ -4,7 +4,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { RabbitError, isRabbitError } from '../core/errors.js';
 import { isProcessAlive } from '../core/process-alive.js';
 import { writeFileAtomic } from './atomic-file.js';
-import { checkOwnDir, ensurePrivateDir, openOwnFileIfAny, whyNotOwn } from './private-files.js';
+import { checkOwnDir, ensurePrivateDir, openOwnFileIfAny, whyNotOwn } from '../core/private-files.js';
 
 /**
  * Every name an export uses on disk: the output, the work directory beside it (kept between an

@@ -1,7 +1,7 @@
 import { parseRevisionEntry, prototypeOf } from '../api/entry-paths.js';
 import { RESOURCE_KINDS } from '../api/resource-kinds.js';
 import { openArchive } from '../archive/open-archive.js';
-import type { ZipIndex } from '../archive/zip-index.js';
+import type { ZipIndex } from '../zip/zip-index.js';
 import { compareIds } from '../api/ids.js';
 
 export interface ListRow {

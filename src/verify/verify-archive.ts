@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { isRabbitError } from '../core/errors.js';
 import { isSafeEntryName } from '../api/paths.js';
-import { NOT_A_FILE, type ZipEntryInfo } from '../archive/zip-reader.js';
+import { NOT_A_FILE, type ZipEntryInfo } from '../zip/zip-reader.js';
 import { openArchive, type Archive } from '../archive/open-archive.js';
 import type { FileEntry, ManifestError } from '../manifest/types.js';
 import { MANIFEST_PATH } from '../manifest/types.js';

@@ -4,9 +4,10 @@ import { pipeline } from 'node:stream/promises';
 import { isSafeEntryName } from '../api/paths.js';
 import { openArchive } from '../archive/open-archive.js';
 import { Transform } from 'node:stream';
-import type { ZipEntryInfo, ZipReader } from '../archive/zip-reader.js';
+import type { ZipEntryInfo, ZipReader } from '../zip/zip-reader.js';
 import { MANIFEST_PATH } from '../manifest/types.js';
-import { escapeHtml, INDEX_PATH } from '../site/index-html.js';
+import { escapeText } from '../core/xml-escape.js';
+import { INDEX_PATH } from '../site/index-html.js';
 import { EntryDigests } from './entry-digests.js';
 import { createViewGate } from './view-gate.js';
 import { VIEW_HEADERS } from '../site/view-policy.js';
@@ -237,7 +238,7 @@ function refuse(res: ServerResponse, entry: string, reason: RefusalReason, onEve
   onEvent({ type: 'refused', entry, reason, status });
   const page = `<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>Entry not served</title></head>
-<body><h1>Entry not served</h1><p><code>${escapeHtml(entry)}</code> ${escapeHtml(says)}.</p>
+<body><h1>Entry not served</h1><p><code>${escapeText(entry)}</code> ${escapeText(says)}.</p>
 <p>Run <code>rabbit-export verify</code> on the archive to see every damaged entry.</p></body></html>
 `;
   res.writeHead(status, { ...VIEW_HEADERS, 'content-type': 'text/html; charset=utf-8' }).end(page);

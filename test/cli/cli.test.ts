@@ -2,9 +2,9 @@ import { readFile, readdir, truncate, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { FakeService } from '../../src/fake-service/index.js';
-import { openZip } from '../../src/archive/zip-reader.js';
 import { runCli, startCli } from '../helpers/cli.js';
 import { readArchive } from '../helpers/archive.js';
+import { zipLayout } from '../helpers/zip-layout.js';
 import { allFileEntries } from '../../src/manifest/types.js';
 import { tempDir } from '../helpers/temp.js';
 import { useFakeService } from '../helpers/fake-service.js';
@@ -129,19 +129,17 @@ describe('rabbit-export CLI', () => {
     expect(intact.code).toBe(0);
 
     // Flip one byte inside a stored PNG entry's data.
-    const zip = await openZip(out);
-    const png = [...zip.entries.values()].find((e) => e.name.endsWith('.png') && e.compressionMethod === 0);
-    zip.close();
+    const png = [...(await zipLayout(out)).values()].find((e) => e.name.endsWith('.png') && e.compressionMethod === 0);
+    if (png === undefined) throw new Error('the export holds no stored PNG to damage');
     const bytes = await readFile(out);
-    const nameAt = bytes.indexOf(Buffer.from(png?.name ?? 'none'));
-    const dataAt = nameAt + Buffer.byteLength(png?.name ?? '') + 40;
+    const dataAt = png.dataOffset + 40;
     const flipped = Buffer.from(bytes);
     flipped[dataAt] = (flipped[dataAt] as number) ^ 0xff;
     const corrupt = join(dir, 'corrupt.zip');
     await writeFile(corrupt, flipped);
     const bad = await runCli(['verify', corrupt]);
     expect(bad.code).toBe(1);
-    expect(bad.stdout).toContain(png?.name);
+    expect(bad.stdout).toContain(png.name);
 
     const truncated = join(dir, 'truncated.zip');
     await writeFile(truncated, bytes);

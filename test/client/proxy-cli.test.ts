@@ -5,7 +5,7 @@ import { runCli } from '../helpers/cli.js';
 import { walkService } from '../helpers/oracle.js';
 import { tempDir } from '../helpers/temp.js';
 import { startConnectProxy, type TestProxy } from './connect-proxy.js';
-import { expectArchiveMatches } from './exact.js';
+import { expectArchiveMatches } from '../helpers/exact.js';
 import { makeTestCa, startTlsFront, type TestCa, type TlsFront } from './tls-front.js';
 
 // The built CLI in a child process: NODE_EXTRA_CA_CERTS is read only when a process starts.

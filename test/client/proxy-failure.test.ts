@@ -33,8 +33,9 @@ describe('whose fault a failure through a proxy is', () => {
     ['headers timeout', new errors.HeadersTimeoutError(), undefined],
   ])('%s', (_name, error, expected) => {
     const failure = proxyFailureOf(error, PROXY);
-    if (expected === undefined) return expect(failure).toBeUndefined();
-    expect(failure).toEqual({ proxy: 'proxy.corp.example:3128', withCredentials: true, ...expected });
+    expect(failure).toEqual(
+      expected === undefined ? undefined : { proxy: 'proxy.corp.example:3128', withCredentials: true, ...expected },
+    );
   });
 
   it.each([

@@ -8,7 +8,7 @@ import { exportAccount } from '../../src/export/export-account.js';
 import { MAX_REDIRECTS } from '../../src/client/redirects.js';
 import { walkService } from '../helpers/oracle.js';
 import { tempDir } from '../helpers/temp.js';
-import { expectArchiveMatches } from './exact.js';
+import { expectArchiveMatches } from '../helpers/exact.js';
 
 type Rule = (url: URL) => { status: number; location: string };
 

@@ -8,7 +8,7 @@ import { compareIds } from '../../src/api/ids.js';
 import { convertArchive } from '../../src/convert/convert-archive.js';
 import { isRabbitError } from '../../src/core/errors.js';
 import { tempDir } from '../helpers/temp.js';
-import { dataOffsetOf, flipByte, renameInPlace } from '../archive/zip-bytes.js';
+import { dataOffsetOf, flipByte, renameInPlace } from '../zip/zip-bytes.js';
 import { DROPPED_CHARACTERS, EXTRA_ELEMENTS, EXTRA_PAGE, exportSample, withoutNonXml } from './helpers.js';
 import {
   cellOf,
@@ -74,6 +74,7 @@ describe('convert --to drawio', () => {
       expect(diagrams.map((d) => d.getAttribute('id'))).toEqual(proto.pages.map((p) => p.id));
       let shapes = 0;
       let links = 0;
+      let labelled = 0;
       for (const [index, page] of proto.pages.entries()) {
         const diagram = diagrams[index] as Element;
         const model = children(diagram, 'mxGraphModel')[0] as Element;
@@ -93,7 +94,10 @@ describe('convert --to drawio', () => {
         ];
         expect(layers.map((l) => l.getAttribute('value'))).toEqual(names);
         expect(layers[0]?.getAttribute('style')).toContain('locked=1');
-        if (page.discussions.length > 0) expect(layers.at(-1)?.getAttribute('visible')).toBe('0');
+        // Only the discussions' layer starts hidden.
+        expect(layers.filter((l) => l.getAttribute('visible') === '0').map((l) => l.getAttribute('value'))).toEqual(
+          page.discussions.length > 0 ? ['Discussions'] : [],
+        );
 
         const rendering = cells.filter((c) => cellOf(c).getAttribute('parent') === layers[0]?.getAttribute('id'));
         expect(rendering).toHaveLength(1);
@@ -117,10 +121,9 @@ describe('convert --to drawio', () => {
             // U+FFFE cannot stand in XML; inside a JSON string its escape means the same.
             expect(object.getAttribute('rabbitJson')).toBe(element.raw.replace(/\uFFFE/g, '\\ufffe'));
             expect(JSON.parse(object.getAttribute('rabbitJson') ?? '')).toEqual(element.json);
-            const { position, dimensions, text, target } = element.json as {
+            const { position, dimensions, target } = element.json as {
               position: { x: number; y: number };
               dimensions: { width: number; height: number };
-              text?: string;
               target?: string;
             };
             expect(geometryOf(object)).toEqual({
@@ -129,18 +132,23 @@ describe('convert --to drawio', () => {
               width: dimensions.width,
               height: dimensions.height,
             });
-            if (typeof text === 'string') expect(object.getAttribute('label')).toBe(withoutNonXml(text));
-            const targetIndex = proto.pages.findIndex((p) => p.id === target);
-            if (targetIndex >= 0) {
-              expect(object.getAttribute('link')).toBe(`data:page/id,${target}`);
-              expect(diagrams[targetIndex]?.getAttribute('id')).toBe(target);
-              links++;
-            } else {
-              expect(object.hasAttribute('link')).toBe(false);
-            }
+            // A link to a page of the prototype names the diagram of that page (diagram ids are page ids,
+            // checked above); any other target, none.
+            const linked = proto.pages.some((p) => p.id === target);
+            expect(object.getAttribute('link')).toBe(linked ? `data:page/id,${target}` : null);
+            links += Number(linked);
             shapes++;
           }
         }
+
+        // An element's text is its label (one without text is labelled by its shape: see the mapping test).
+        const texted = groups
+          .flatMap((g) => g.elements)
+          .filter((e) => typeof (e.json as { text?: unknown }).text === 'string');
+        expect(
+          texted.map((e) => objects.find((o) => o.getAttribute('rabbitId') === e.id)?.getAttribute('label')),
+        ).toEqual(texted.map((e) => withoutNonXml((e.json as { text: string }).text)));
+        labelled += texted.length;
 
         const notes = cells.filter((c) => c.tagName === 'object' && c.getAttribute('rabbitDiscussionId') !== null);
         expect(notes).toHaveLength(page.discussions.length);
@@ -164,6 +172,7 @@ describe('convert --to drawio', () => {
         shapes,
         links,
       });
+      expect(labelled, `prototype ${proto.id} has elements with text`).toBeGreaterThan(0);
     }
   });
 
@@ -281,39 +290,46 @@ describe('convert --to drawio', () => {
     expect(checkout).not.toContain('element6');
   });
 
+  /** Prototype 3 converted from a copy of the archive whose pages.json is damaged. */
+  async function convertWithoutPageList(to: 'drawio' | 'pdf' | 'svg') {
+    const work = await tempDir();
+    const damaged = join(work, 'damaged.zip');
+    await copyFile(archive, damaged);
+    const proto = expected.find((p) => p.id === '3')!;
+    const list = `prototypes/3/r${proto.revision}/pages.json`;
+    await flipByte(damaged, (await dataOffsetOf(damaged, list)) + 1);
+    const out = join(work, 'out');
+    const report = await convertArchive({ archive: damaged, out, to, prototypes: ['3'] });
+    return { out, list, proto, three: report.prototypes[0]!, pageIds: proto.pages.map((p) => p.id).sort(compareIds) };
+  }
+
   it.each(['drawio', 'pdf', 'svg'] as const)(
     '--to %s: a damaged pages.json loses only the page order, taken then from the page files',
     async (to) => {
-      const work = await tempDir();
-      const damaged = join(work, 'damaged.zip');
-      await copyFile(archive, damaged);
-      const proto = expected.find((p) => p.id === '3')!;
-      const list = `prototypes/3/r${proto.revision}/pages.json`;
-      await flipByte(damaged, (await dataOffsetOf(damaged, list)) + 1);
-      const out = join(work, 'out');
-      const report = await convertArchive({ archive: damaged, out, to, prototypes: ['3'] });
-      const three = report.prototypes[0]!;
+      const { list, proto, three, pageIds } = await convertWithoutPageList(to);
       expect(three.complete).toBe(false);
       expect(three.skipped).toEqual([{ what: 'the list of pages', why: expect.stringContaining(list) as unknown }]);
       expect(three.notes).toContainEqual({
         what: 'the page order',
         why: expect.stringContaining('pages.json') as unknown,
       });
-      const pageIds = proto.pages.map((p) => p.id).sort(compareIds);
       expect(three.file).not.toBeNull();
       expect(three.pages).toBe(pageIds.length);
       expect(three.discussions).toBe(proto.pages.reduce((sum, p) => sum + p.discussions.length, 0));
-      if (to === 'drawio') {
-        const diagrams = await diagramsOf(out, three.file!);
-        expect(diagrams.map((d) => d.getAttribute('id'))).toEqual(pageIds);
-      }
-      if (to === 'svg') {
-        expect((await readdir(join(out, three.file!))).sort()).toEqual(
-          pageIds.map((id, index) => `${String(index + 1).padStart(2, '0')}-${id}.svg`),
-        );
-      }
     },
   );
+
+  it('--to drawio without pages.json: the diagrams in page id order', async () => {
+    const { out, three, pageIds } = await convertWithoutPageList('drawio');
+    expect((await diagramsOf(out, three.file!)).map((d) => d.getAttribute('id'))).toEqual(pageIds);
+  });
+
+  it('--to svg without pages.json: the page files numbered in page id order', async () => {
+    const { out, three, pageIds } = await convertWithoutPageList('svg');
+    expect((await readdir(join(out, three.file!))).sort()).toEqual(
+      pageIds.map((id, index) => `${String(index + 1).padStart(2, '0')}-${id}.svg`),
+    );
+  });
 
   it('names a missing entry by its full name in the archive', async () => {
     const work = await tempDir();

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerConvert } from '../../src/cli/commands/convert.js';
 import { runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/temp.js';
-import { dataOffsetOf, flipByte } from '../archive/zip-bytes.js';
+import { dataOffsetOf, flipByte } from '../zip/zip-bytes.js';
 import { readArchive } from '../helpers/archive.js';
 import { exportSample } from './helpers.js';
 

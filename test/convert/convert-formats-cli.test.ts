@@ -2,7 +2,7 @@ import { copyFile, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dataOffsetOf, flipByte } from '../archive/zip-bytes.js';
+import { dataOffsetOf, flipByte } from '../zip/zip-bytes.js';
 import { readArchive } from '../helpers/archive.js';
 import { runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/temp.js';

@@ -46,26 +46,51 @@ export function withoutNonXml(text: string): string {
  * (with only `formats` when given, as `export --formats` does).
  */
 export async function exportSample(dir: string, formats?: ReadonlySet<Format>): Promise<string> {
+  const { archive } = await exportAdding(dir, EXTRA_PAGE.prototype, () => EXTRA_PAGE.page, EXTRA_ELEMENTS, formats);
+  return archive;
+}
+
+/**
+ * The sample account with `elements` added to prototype 42's first page (whichever id it has),
+ * exported to `dir/archive.zip`: the archive, that page, and each element's new id in order.
+ */
+export function exportWithElements(
+  dir: string,
+  elements: readonly object[],
+): Promise<{ archive: string; page: string; ids: string[] }> {
+  return exportAdding(
+    dir,
+    '42',
+    (pages) => String(Array.isArray(pages) ? pages[0] : Object.keys(pages as object)[0]),
+    elements,
+  );
+}
+
+async function exportAdding(
+  dir: string,
+  prototype: string,
+  pageOf: (pages: unknown) => string,
+  elements: readonly object[],
+  formats?: ReadonlySet<Format>,
+): Promise<{ archive: string; page: string; ids: string[] }> {
   const service: FakeService = await startFakeService({ seed: 1, now: () => 1_300_000_000_000 });
   try {
-    for (const element of EXTRA_ELEMENTS) {
-      const response = await send(
-        service,
-        'POST',
-        `prototypes/${EXTRA_PAGE.prototype}/pages/${EXTRA_PAGE.page}/elements.json`,
-        element,
-      );
+    const page = pageOf(await (await send(service, 'GET', `prototypes/${prototype}/pages.json`)).json());
+    const ids: string[] = [];
+    for (const element of elements) {
+      const response = await send(service, 'POST', `prototypes/${prototype}/pages/${page}/elements.json`, element);
       if (response.status !== 201) throw new Error(`adding an element answered ${response.status}`);
+      ids.push(/\/elements\/(\w+)\.json$/.exec(response.headers.get('location') ?? '')?.[1] ?? '(no id)');
     }
-    const out = join(dir, 'archive.zip');
+    const archive = join(dir, 'archive.zip');
     const result = await exportAccount({
-      out,
+      out: archive,
       baseUrl: service.baseUrl,
       keys: [service.keys.readOnly],
       ...(formats !== undefined ? { formats } : {}),
     });
     if (!result.complete) throw new Error('the sample export is incomplete');
-    return out;
+    return { archive, page, ids };
   } finally {
     await service.close();
   }

@@ -3,10 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { convertArchive } from '../../src/convert/convert-archive.js';
-import { exportAccount } from '../../src/export/export-account.js';
-import { startFakeService } from '../../src/fake-service/index.js';
-import { send } from '../fake-service/helpers.js';
 import { runCli } from '../helpers/cli.js';
+import { exportWithElements } from './helpers.js';
 import { requireTool, tool } from './tools.js';
 
 const QPDF = requireTool('/usr/bin/qpdf', 'qpdf');
@@ -45,20 +43,13 @@ const ids: Record<string, string> = {};
 describe('elements with absurd coordinates are skipped, one by one, in every format', () => {
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'rabbit-hostile-geometry-'));
-    const service = await startFakeService({ seed: 1, now: () => 1_300_000_000_000 });
-    try {
-      const pages = (await (await send(service, 'GET', 'prototypes/42/pages.json')).json()) as unknown;
-      const page = String(Array.isArray(pages) ? pages[0] : Object.keys(pages as object)[0]);
-      for (const [key, element] of Object.entries({ ...HOSTILE, nanLike: NAN_LIKE, kept: KEPT })) {
-        const response = await send(service, 'POST', `prototypes/42/pages/${page}/elements.json`, element);
-        expect(response.status).toBe(201);
-        ids[key] = /\/elements\/(\w+)\.json$/.exec(response.headers.get('location') ?? '')?.[1] ?? '(no id)';
-      }
-      archive = join(dir, 'archive.zip');
-      await exportAccount({ out: archive, baseUrl: service.baseUrl, keys: [service.keys.readOnly] });
-    } finally {
-      await service.close();
-    }
+    const named = Object.entries({ ...HOSTILE, nanLike: NAN_LIKE, kept: KEPT });
+    const made = await exportWithElements(
+      dir,
+      named.map(([, element]) => element),
+    );
+    archive = made.archive;
+    named.forEach(([key], index) => (ids[key] = made.ids[index] as string));
   }, 120_000);
   afterAll(async () => {
     if (dir) await rm(dir, { recursive: true, force: true });

@@ -4,10 +4,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { convertArchive } from '../../src/convert/convert-archive.js';
 import { CAPTION_HEIGHT } from '../../src/convert/pdf-binder.js';
-import { exportAccount } from '../../src/export/export-account.js';
-import { startFakeService } from '../../src/fake-service/index.js';
-import { send } from '../fake-service/helpers.js';
 import { children, geometryOf, parseDrawio } from './expected.js';
+import { exportWithElements } from './helpers.js';
 import { requireTool, runTool, tool } from './tools.js';
 
 const PDFTOTEXT = requireTool('/usr/bin/pdftotext', 'poppler-utils');
@@ -30,19 +28,7 @@ let page: string;
 describe('labels off the rendering are kept in every format', () => {
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'rabbit-off-canvas-'));
-    const service = await startFakeService({ seed: 1, now: () => 1_300_000_000_000 });
-    try {
-      const pages = (await (await send(service, 'GET', 'prototypes/42/pages.json')).json()) as unknown;
-      page = String(Array.isArray(pages) ? pages[0] : Object.keys(pages as object)[0]);
-      for (const element of OFF_CANVAS) {
-        const response = await send(service, 'POST', `prototypes/42/pages/${page}/elements.json`, element);
-        expect(response.status).toBe(201);
-      }
-      archive = join(dir, 'archive.zip');
-      await exportAccount({ out: archive, baseUrl: service.baseUrl, keys: [service.keys.readOnly] });
-    } finally {
-      await service.close();
-    }
+    ({ archive, page } = await exportWithElements(dir, OFF_CANVAS));
   }, 120_000);
   afterAll(async () => {
     if (dir) await rm(dir, { recursive: true, force: true });

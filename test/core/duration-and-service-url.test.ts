@@ -33,14 +33,18 @@ describe('parseDuration (--max-duration)', () => {
 
   it.each([
     [250, '250ms'],
-    [0, '0s'],
     [90_000, '1m30s'],
     [3_600_000, '1h'],
     [5_400_000, '1h30m'],
     [3 * 86_400_000 + 4 * 3_600_000, '3d4h'],
   ])('%i ms reads %s, and reads back', (ms, text) => {
     expect(formatDuration(ms)).toBe(text);
-    if (ms > 0) expect(parseDuration(text)).toBe(ms);
+    expect(parseDuration(text)).toBe(ms);
+  });
+
+  it('0 ms reads 0s, which is no duration to give', () => {
+    expect(formatDuration(0)).toBe('0s');
+    expect(() => parseDuration('0s')).toThrow(expect.objectContaining({ code: 'USAGE' }));
   });
 });
 

@@ -63,18 +63,19 @@ describe('exportAccount', () => {
     }
     // Outside the prototypes: the list, the viewer's index and overview pages, the search index,
     // and the content-addressed page requisites.
-    for (const file of manifest.files) {
-      if (file.path === 'prototypes.json' || file.path === 'index.html') continue;
-      if (file.path.startsWith('search/')) {
-        expect(file.path).toMatch(/^search\/(index|search-box|prototype-\d+)\.js$/);
-        expect(file.source).toBe('generated');
-        continue;
-      }
-      if (file.path.startsWith('overview/')) {
-        expect(file.path).toMatch(/^overview\/prototype-\d+\.html$/);
-        expect(file.source).toBe('generated');
-        continue;
-      }
+    const pages = (prefix: string) => manifest.files.filter((file) => file.path.startsWith(prefix));
+    for (const file of pages('search/')) {
+      expect(file.path).toMatch(/^search\/(index|search-box|prototype-\d+)\.js$/);
+      expect(file.source).toBe('generated');
+    }
+    for (const file of pages('overview/')) {
+      expect(file.path).toMatch(/^overview\/prototype-\d+\.html$/);
+      expect(file.source).toBe('generated');
+    }
+    const rest = manifest.files.filter(
+      (file) => !['prototypes.json', 'index.html'].includes(file.path) && !/^(search|overview)\//.test(file.path),
+    );
+    for (const file of rest) {
       expect(file.path).toMatch(
         new RegExp(`^assets/${file.source === 'generated' ? '[0-9a-f]{64}\\.view' : file.sha256}\\.[a-z]+$`),
       );

@@ -52,15 +52,12 @@ describe('export --since', () => {
 
     service.stats.byPath.clear();
     for (const [path, count] of incStats) service.stats.byPath.set(path, count);
-    for (const id of before) {
-      const seen = requestsFor(service, id);
-      if (id === '3') {
-        expect(seen.size, 'the changed prototype is fetched in full').toBeGreaterThan(10);
-        expect(inc.manifest.prototypes[id]?.origin).toEqual({ mode: 'fetched' });
-      } else {
-        expect([...seen], `prototype ${id}`).toEqual([[`/rabbit/api/prototypes/${id}.json`, 1]]);
-        expect(inc.manifest.prototypes[id]?.origin).toEqual({ mode: 'reused', archive: 'prev.zip' });
-      }
+    expect(before).toContain('3');
+    expect(requestsFor(service, '3').size, 'the changed prototype is fetched in full').toBeGreaterThan(10);
+    expect(inc.manifest.prototypes['3']?.origin).toEqual({ mode: 'fetched' });
+    for (const id of before.filter((id) => id !== '3')) {
+      expect([...requestsFor(service, id)], `prototype ${id}`).toEqual([[`/rabbit/api/prototypes/${id}.json`, 1]]);
+      expect(inc.manifest.prototypes[id]?.origin).toEqual({ mode: 'reused', archive: 'prev.zip' });
     }
     // The lists were asked once; nothing outside the prototypes besides.
     expect(incStats.get('/rabbit/api/prototypes.json')).toBe(1);

@@ -8,23 +8,13 @@ import { allFileEntries } from '../../src/manifest/types.js';
 import { servedEntries, walkService } from '../helpers/oracle.js';
 import { manifestOf, readArchive } from '../helpers/archive.js';
 import { tempDir } from '../helpers/temp.js';
+import { expectExact } from '../helpers/exact.js';
 
 let service: FakeService | undefined;
 afterEach(async () => {
   await service?.close();
   service = undefined;
 });
-
-async function expectExact(out: string, svc: FakeService): Promise<void> {
-  svc.setFaults(undefined);
-  const served = await walkService(svc.baseUrl, svc.keys.readOnly);
-  const { manifest, entries } = await readArchive(out);
-  const files = servedEntries(allFileEntries(manifest));
-  expect(new Set(files.map((f) => f.source))).toEqual(new Set(served.keys()));
-  for (const file of files) {
-    expect(entries.get(file.path)?.data.equals(served.get(file.source) as Buffer), file.path).toBe(true);
-  }
-}
 
 describe('exports through faults', () => {
   it('ends complete and byte-exact through 15 % transient faults of every kind', async () => {

@@ -6,10 +6,10 @@ import { startFakeService, type FakeService } from '../../src/fake-service/index
 import { exportAccount } from '../../src/export/export-account.js';
 import { isRabbitError } from '../../src/core/errors.js';
 import type { ExportEvent } from '../../src/export/events.js';
-import { allFileEntries } from '../../src/manifest/types.js';
-import { FULL_EXPORT_REQUESTS, servedEntries, walkService } from '../helpers/oracle.js';
-import { manifestOf, readArchive } from '../helpers/archive.js';
+import { FULL_EXPORT_REQUESTS } from '../helpers/oracle.js';
+import { manifestOf } from '../helpers/archive.js';
 import { tempDir } from '../helpers/temp.js';
+import { expectExact } from '../helpers/exact.js';
 
 let service: FakeService;
 afterEach(async () => {
@@ -17,16 +17,6 @@ afterEach(async () => {
 });
 
 const FULL = FULL_EXPORT_REQUESTS;
-
-async function expectExact(out: string): Promise<void> {
-  const served = await walkService(service.baseUrl, service.keys.readOnly);
-  const { manifest, entries } = await readArchive(out);
-  expect(manifest.complete).toBe(true);
-  const files = servedEntries(allFileEntries(manifest));
-  expect(new Set(files.map((f) => f.source))).toEqual(new Set(served.keys()));
-  for (const file of files)
-    expect(entries.get(file.path)?.data.equals(served.get(file.source) as Buffer), file.path).toBe(true);
-}
 
 async function journalRecords(dir: string, out: string): Promise<number> {
   const text = await readFile(join(dir, `.${out}.rabbit-work`, 'journal.jsonl'), 'utf8');
@@ -75,7 +65,7 @@ describe('interrupted exports resume', () => {
     const missing = FULL - saved;
     expect(service.stats.requests).toBeLessThanOrEqual(missing + FULL * 0.1);
     expect(await readdir(dir)).toEqual(['a.zip']);
-    await expectExact(join(dir, 'a.zip'));
+    expect((await expectExact(join(dir, 'a.zip'), service)).complete).toBe(true);
   });
 
   it('a full export makes exactly the documented number of requests', async () => {
@@ -112,7 +102,7 @@ describe('interrupted exports resume', () => {
     expect(result.complete).toBe(true);
     // Every damaged body was fetched again.
     for (const record of damaged) expect(service.stats.byPath.get(record.source), record.source).toBe(1);
-    await expectExact(join(dir, 'd.zip'));
+    expect((await expectExact(join(dir, 'd.zip'), service)).complete).toBe(true);
   });
 
   it('sets aside a journal written for another service', async () => {
@@ -132,7 +122,7 @@ describe('interrupted exports resume', () => {
     });
     expect(events.some((e) => e.type === 'journal-set-aside')).toBe(true);
     expect(service.stats.requests).toBe(FULL);
-    await expectExact(join(dir, 's.zip'));
+    expect((await expectExact(join(dir, 's.zip'), service)).complete).toBe(true);
   });
 
   it('reuses nothing of a prototype that changed since the interruption', async () => {
@@ -148,7 +138,7 @@ describe('interrupted exports resume', () => {
     });
     expect((await manifestOf(result.out)).prototypes['3']?.name).toBe('renamed while interrupted');
     expect(service.stats.byPath.get('/rabbit/api/prototypes/3/pages.json')).toBe(1);
-    await expectExact(join(dir, 'c.zip'));
+    expect((await expectExact(join(dir, 'c.zip'), service)).complete).toBe(true);
   });
 });
 

@@ -18,12 +18,12 @@ const clock = vi.hoisted((): { expire?: () => void } => ({}));
 vi.mock('../../src/export/deadline.js', async (importOriginal) => {
   const real = await importOriginal<typeof DeadlineModule>();
   class Deadline extends real.Deadline {
-    constructor(...[ms, onExpire, , stoppable]: ConstructorParameters<typeof real.Deadline>) {
+    constructor(options: DeadlineModule.DeadlineOptions) {
       const timer: DeadlineModule.DeadlineTimer = (_ms, expire) => {
         clock.expire = expire;
         return () => undefined;
       };
-      super(ms, onExpire, timer, stoppable);
+      super({ ...options, timer });
     }
   }
   return { ...real, Deadline };

@@ -1,7 +1,8 @@
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { outputError, unreadable } from '../../src/storage/output-file.js';
-import { ZipWriter } from '../../src/archive/zip-writer.js';
+import { outputError, unreadable } from '../../src/core/output-file.js';
+import { ZipWriter } from '../../src/zip/zip-writer.js';
+import { assertSafeRelative } from '../../src/api/paths.js';
 
 /*
  * A whole zip from a list of sources in one call: the tests' way to make archives and fixtures.
@@ -41,7 +42,7 @@ export async function writeZip(
   options: WriteZipOptions = {},
 ): Promise<WriteZipResult> {
   const { signal, onProgress } = options;
-  const writer = await ZipWriter.create(destPath, signal ? { signal } : {});
+  const writer = await ZipWriter.create(destPath, { ...(signal ? { signal } : {}), checkName: assertSafeRelative });
   try {
     for await (const source of entries) {
       const meta = { name: source.name, store: source.store, ...(source.date ? { date: source.date } : {}) };

@@ -1,10 +1,7 @@
-import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { request } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { registerLinks } from '../../src/cli/commands/links.js';
 import { isRabbitError } from '../../src/core/errors.js';
@@ -14,6 +11,7 @@ import { listLinks } from '../../src/links/links-archive.js';
 import type { FileEntry, Manifest } from '../../src/manifest/types.js';
 import { runCli } from '../helpers/cli.js';
 import { requireTool, runTool } from '../convert/tools.js';
+import { nginxSite } from './nginx-server.js';
 import { sampleManifest, writeSampleArchive } from '../verify/sample-archive.js';
 
 /**
@@ -24,7 +22,6 @@ import { sampleManifest, writeSampleArchive } from '../verify/sample-archive.js'
  * nginx itself, GNU sed and a regex engine judge the result.
  */
 const SED = requireTool('/usr/bin/sed', 'sed');
-const NGINX = requireTool('/usr/sbin/nginx', 'nginx-light');
 
 /** What an attacker appends to a value: a server block that lists and serves /etc. */
 const LEAK = '\n  location /leak/ { alias /etc/; autoindex on; }\n#';
@@ -99,25 +96,9 @@ describe('links on a crafted archive', () => {
     const archive = await archiveWith((m) => {
       m.files.push(asset('assets/evil.css', ENCODED_LEAK), asset('assets/punctuated.css', PUNCTUATED));
     });
-    await writeFile(join(dir, 'links.conf'), await linksOf(archive, 'nginx', 'https://intranet.example/archive'));
-    const port = await freePort();
-    const conf = join(dir, 'nginx.conf');
-    await writeFile(
-      conf,
-      `daemon off;\nmaster_process off;\npid ${join(dir, 'nginx.pid')};\nerror_log ${join(dir, 'nginx-error.log')};\n` +
-        `events {}\nhttp {\n  access_log off;\n  client_body_temp_path ${dir};\n  proxy_temp_path ${dir};\n` +
-        `  server {\n    listen 127.0.0.1:${port};\n    include ${join(dir, 'links.conf')};\n  }\n}\n`,
-    );
-    const check = await runTool(NGINX, ['-t', '-p', dir, '-c', conf]);
-    expect(check.code, check.stderr).toBe(0);
-    const nginx = spawn(NGINX, ['-p', dir, '-c', conf], { stdio: 'ignore' });
-    try {
-      await waitForPort(port);
-      const get = async (path: string) => {
-        const answer = await request(`http://127.0.0.1:${port}${path}`);
-        await answer.body.dump();
-        return { status: answer.statusCode, location: answer.headers.location };
-      };
+    const site = await nginxSite(dir, await linksOf(archive, 'nginx', 'https://intranet.example/archive'));
+    expect(site.check.code, site.check.stderr).toBe(0);
+    await site.serve(async (get) => {
       expect(await get('/leak/passwd')).toMatchObject({ status: 404 });
       expect(await get('/leak/')).toMatchObject({ status: 404 });
       // Each crafted path is one location that redirects to its own file.
@@ -129,9 +110,7 @@ describe('links on a crafted archive', () => {
         status: 301,
         location: 'https://intranet.example/archive/assets/punctuated.css',
       });
-    } finally {
-      nginx.kill();
-    }
+    });
   });
 
   it('Apache rules stay one directive a line, each pattern matching exactly its decoded path', async () => {
@@ -181,27 +160,3 @@ describe('links on a crafted archive', () => {
     });
   });
 });
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address !== null ? address.port : 0));
-    });
-  });
-}
-
-async function waitForPort(port: number): Promise<void> {
-  for (let attempt = 0; attempt < 200; attempt++) {
-    try {
-      const answer = await request(`http://127.0.0.1:${port}/`);
-      await answer.body.dump();
-      return;
-    } catch {
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
-  }
-  throw new Error(`nginx did not listen on ${port}`);
-}

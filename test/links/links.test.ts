@@ -1,6 +1,4 @@
-import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
@@ -12,7 +10,8 @@ import type { LinkFormat } from '../../src/links/link-formats.js';
 import { listLinks } from '../../src/links/links-archive.js';
 import { readArchive } from '../helpers/archive.js';
 import { runCli } from '../helpers/cli.js';
-import { requireTool, runTool, tool } from '../convert/tools.js';
+import { requireTool, tool } from '../convert/tools.js';
+import { nginxSite } from './nginx-server.js';
 
 /**
  * `links` against an archive of the fake service with every format kept: each URL it lists is
@@ -21,7 +20,6 @@ import { requireTool, runTool, tool } from '../convert/tools.js';
  * nginx rules are checked by `nginx -t` and answered by a running nginx.
  */
 const SED = requireTool('/usr/bin/sed', 'sed');
-const NGINX = requireTool('/usr/sbin/nginx', 'nginx-light');
 
 let dir: string;
 let service: FakeService;
@@ -183,35 +181,18 @@ describe('rabbit-export links', () => {
 
   it('nginx accepts the rules (nginx -t) and redirects every old URL, key or not, to its file', async () => {
     const rows = parseCsv(await linksOf('csv', 'https://intranet.example/archive'));
-    await writeFile(join(dir, 'links.conf'), await linksOf('nginx', 'https://intranet.example/archive'));
-    const port = await freePort();
-    const conf = join(dir, 'nginx.conf');
-    await writeFile(
-      conf,
-      `daemon off;\nmaster_process off;\npid ${join(dir, 'nginx.pid')};\nerror_log ${join(dir, 'nginx-error.log')};\n` +
-        `events {}\nhttp {\n  access_log off;\n  client_body_temp_path ${dir};\n  proxy_temp_path ${dir};\n` +
-        `  server {\n    listen 127.0.0.1:${port};\n    include ${join(dir, 'links.conf')};\n  }\n}\n`,
-    );
-    const check = await runTool(NGINX, ['-t', '-p', dir, '-c', conf]);
-    expect(check.code, check.stderr).toBe(0);
-    expect(check.stderr).toContain('syntax is ok');
+    const site = await nginxSite(dir, await linksOf('nginx', 'https://intranet.example/archive'));
+    expect(site.check.code, site.check.stderr).toBe(0);
+    expect(site.check.stderr).toContain('syntax is ok');
 
-    const nginx = spawn(NGINX, ['-p', dir, '-c', conf], { stdio: 'ignore' });
-    try {
-      await waitForPort(port);
+    await site.serve(async (get) => {
       for (const row of rows.filter((r) => r.kind !== 'editor-page')) {
         const old = new URL(row.kind === 'asset' ? row.url : keyed(row.url, 'last'));
-        const answer = await request(`http://127.0.0.1:${port}${old.pathname}${old.search}`);
-        await answer.body.dump();
-        expect(answer.statusCode, row.url).toBe(301);
-        expect(answer.headers.location, row.url).toBe(row.target);
+        expect(await get(`${old.pathname}${old.search}`), row.url).toEqual({ status: 301, location: row.target });
       }
-      const missing = await request(`http://127.0.0.1:${port}/rabbit/api/prototypes/3/pages/page0001.xhtml?mode=other`);
-      await missing.body.dump();
-      expect(missing.statusCode).toBe(404);
-    } finally {
-      nginx.kill();
-    }
+      const missing = await get('/rabbit/api/prototypes/3/pages/page0001.xhtml?mode=other');
+      expect(missing.status).toBe(404);
+    });
   });
 
   it('the Apache rules are well formed: a RewriteCond only before its RewriteRule, each matching its URL', async () => {
@@ -220,11 +201,17 @@ describe('rabbit-export links', () => {
     const lines = text.split('\n').filter((line) => line !== '' && !line.startsWith('#'));
     expect(lines[0]).toBe('RewriteEngine On');
     const rules: { pattern: RegExp; target: string; mode?: string }[] = [];
+    const COND = /^RewriteCond %\{QUERY_STRING\} \(\^\|&\)mode=(sketched|plain)\(&\|\$\)$/;
+    const body = lines.slice(1);
+    // Each condition is followed by its rule, not by another condition nor the end.
+    expect(
+      body.filter((line, i) => COND.test(line) && (i + 1 === body.length || COND.test(body[i + 1] as string))),
+      'a condition without its rule',
+    ).toEqual([]);
     let mode: string | undefined;
-    for (const line of lines.slice(1)) {
-      const cond = /^RewriteCond %\{QUERY_STRING\} \(\^\|&\)mode=(sketched|plain)\(&\|\$\)$/.exec(line);
+    for (const line of body) {
+      const cond = COND.exec(line);
       if (cond) {
-        expect(mode, 'two conditions in a row').toBeUndefined();
         mode = cond[1];
         continue;
       }
@@ -255,27 +242,3 @@ describe('rabbit-export links', () => {
     expect(bad.code).toBe(2);
   });
 });
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address !== null ? address.port : 0));
-    });
-  });
-}
-
-async function waitForPort(port: number): Promise<void> {
-  for (let attempt = 0; attempt < 200; attempt++) {
-    try {
-      const answer = await request(`http://127.0.0.1:${port}/`);
-      await answer.body.dump();
-      return;
-    } catch {
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
-  }
-  throw new Error(`nginx did not listen on ${port}`);
-}

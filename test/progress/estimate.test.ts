@@ -153,8 +153,7 @@ describe('estimateTotal', () => {
     const estimate = estimateTotal({ other, prototypes });
     expect(estimate.done).toBe(done);
     expect(estimate.total).toBe(total);
-    if (fraction === null) expect(estimate.fraction).toBeNull();
-    else expect(estimate.fraction).toBeCloseTo(fraction, 10);
+    expect(estimate.fraction).toEqual(fraction === null ? null : expect.closeTo(fraction, 10));
   });
 
   it('sharpens as prototypes finish: the error shrinks to nothing', () => {

@@ -43,12 +43,20 @@ describe('barLine', () => {
     );
   });
 
-  it.each([200, 120, 100, 80, 60, 40, 30, 20, 12, 8])('fits %i columns, percent always there', (columns) => {
+  const WIDTHS = [200, 120, 100, 80, 60, 40, 30, 20, 12, 8];
+
+  it.each(WIDTHS)('fits %i columns on one line', (columns) => {
     const line = barLine(snap, columns);
     expect(line.length).toBeLessThanOrEqual(columns);
     expect(line).not.toContain('\n');
-    if (columns >= 12) expect(line).toMatch(/45%/);
-    if (columns >= 20) expect(line).toContain('3m05s left');
+  });
+
+  it.each(WIDTHS.filter((columns) => columns >= 12))('keeps the percent in %i columns', (columns) => {
+    expect(barLine(snap, columns)).toMatch(/45%/);
+  });
+
+  it.each(WIDTHS.filter((columns) => columns >= 20))('keeps the time left in %i columns', (columns) => {
+    expect(barLine(snap, columns)).toContain('3m05s left');
   });
 
   it('leaves out the least needed first', () => {

@@ -33,8 +33,7 @@ describe('updateRate', () => {
     '$label',
     ({ state, at, count, perSecond }) => {
       const next = updateRate(state, at, count);
-      if (perSecond === null) expect(next.perSecond).toBeNull();
-      else expect(next.perSecond).toBeCloseTo(perSecond, 6);
+      expect(next.perSecond).toEqual(perSecond === null ? null : expect.closeTo(perSecond, 6));
     },
   );
 

@@ -8,15 +8,20 @@ describe('KeyedSpill', () => {
     const spill = await KeyedSpill.create(join(await tempDir(), 'spill'));
     const expected = new Map<string, string[]>();
     // Enough text for several 1 MiB batches, keys interleaved as a concurrent crawl files them.
-    for (let i = 0; i < 30_000; i++) {
-      const key = String(i % 7);
-      const line = JSON.stringify({ i, pad: 'x'.repeat(i % 200), text: 'ü🐇\n"' });
-      spill.append(key, line);
-      const lines = expected.get(key) ?? [];
-      lines.push(line);
-      expected.set(key, lines);
-      if (i === 15_000) expect(await spill.lines('3')).toEqual(expected.get('3'));
-    }
+    const append = (from: number, to: number): void => {
+      for (let i = from; i < to; i++) {
+        const key = String(i % 7);
+        const line = JSON.stringify({ i, pad: 'x'.repeat(i % 200), text: 'ü🐇\n"' });
+        spill.append(key, line);
+        const lines = expected.get(key) ?? [];
+        lines.push(line);
+        expected.set(key, lines);
+      }
+    };
+    // Read halfway through too: reading must not disturb the appends that follow.
+    append(0, 15_001);
+    expect(await spill.lines('3')).toEqual(expected.get('3'));
+    append(15_001, 30_000);
     for (const [key, lines] of expected) {
       expect(spill.count(key)).toBe(lines.length);
       expect(await spill.lines(key)).toEqual(lines);

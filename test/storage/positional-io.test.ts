@@ -2,7 +2,7 @@ import { mkdtemp, open, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { BackgroundWrites, readAt, readAtSync, whole, writeFully } from '../../src/storage/positional-io.js';
+import { BackgroundWrites, readAt, readAtSync, whole, writeFully } from '../../src/core/positional-io.js';
 
 let dir: string;
 beforeEach(async () => {

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { isRabbitError } from '../../src/core/errors.js';
 import { bufferChunks } from '../../src/core/read-chunks.js';
-import { ZipWriter } from '../../src/archive/zip-writer.js';
+import { ZipWriter } from '../../src/zip/zip-writer.js';
 import { writeSidecar, writeSumsFile } from '../../src/archive/checksum-file.js';
 import { writeMetricsFile } from '../../src/monitor/metrics.js';
 import { WriteJournal } from '../../src/restore/write-journal.js';

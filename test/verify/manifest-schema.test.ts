@@ -76,10 +76,15 @@ describe('manifest schema', () => {
     expect(checkManifestShape(minimal)).toEqual([]);
   });
 
-  it.each(BAD)('rejects a manifest with $label', ({ edit, runtime }) => {
+  it.each(BAD)('rejects a manifest with $label', ({ edit }) => {
     const manifest = sampleManifest() as Manifest & Record<string, unknown>;
     edit(manifest);
     expect(() => assertValidManifest(manifest)).toThrow(/does not match/);
-    if (runtime) expect(checkManifestShape(manifest)).not.toEqual([]);
+  });
+
+  it.each(BAD.filter(({ runtime }) => runtime))('the runtime check rejects a manifest with $label too', ({ edit }) => {
+    const manifest = sampleManifest() as Manifest & Record<string, unknown>;
+    edit(manifest);
+    expect(checkManifestShape(manifest)).not.toEqual([]);
   });
 });

@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { formatVerifyReport } from '../../src/cli/format-archive.js';
 import type { VerifyProgress } from '../../src/verify/verify-archive.js';
 import { verifyArchive } from '../../src/verify/verify-archive.js';
-import { dataOffsetOf, flipByte, renameInPlace, truncate } from '../archive/zip-bytes.js';
+import { dataOffsetOf, flipByte, renameInPlace, truncate } from '../zip/zip-bytes.js';
 import { sampleManifest, writeSampleArchive } from './sample-archive.js';
 
 let dir: string;

@@ -1,29 +1,20 @@
-import { execFile } from 'node:child_process';
-import { createServer, request, type Server } from 'node:http';
 import { mkdtemp, rm } from 'node:fs/promises';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type BrowserContext, type Page, launchChromium } from '../browser/index.js';
+import type { BrowserContext, Page } from '../browser/index.js';
 import { startFakeService, type FakeService } from '../../src/fake-service/index.js';
 import { exportAccount } from '../../src/export/export-account.js';
 import { serveArchive, type ArchiveServer } from '../../src/viewer/serve-archive.js';
 import { readArchive } from '../helpers/archive.js';
-import { requireTool } from '../helpers/tools.js';
+import { closeAll, openUnzipped, startHostileFront, startListener, type Listening } from './hostile-front.js';
 
 /**
  * Page renderings written to act, exported through the tool and opened in Chromium, from the
  * unzipped files and under `view`. A listener on another origin stands for the rest of the
  * internet: it must hear nothing, and no page may change its own title (what each script does).
  */
-const CHROMIUM = '/usr/bin/chromium' as const;
-requireTool(CHROMIUM);
-requireTool('unzip');
-
-const run = promisify(execFile);
 
 /** How long a page is given to act on its own (a refresh, a load handler) after it has loaded. */
 const SETTLE_MS = 300;
@@ -99,9 +90,8 @@ const VARIANTS: Variant[] = [
 
 /** Every request the listener on another origin hears. */
 const heard: string[] = [];
-let listener: Server;
-let listenerOrigin: string;
-let front: Server;
+let listener: Listening;
+let front: Listening;
 let service: FakeService;
 let dir: string;
 let root: string;
@@ -112,52 +102,24 @@ const requests: string[] = [];
 /** Raw rendering entry -> the hostile body the service sent for it. */
 const served = new Map<string, string>();
 
-function listen(server: Server): Promise<number> {
-  return new Promise((done) => server.listen(0, '127.0.0.1', () => done((server.address() as AddressInfo).port)));
-}
-
 beforeAll(async () => {
-  listener = createServer((req, res) => {
-    heard.push(req.url ?? '');
-    res.writeHead(200, { 'content-type': 'text/html' }).end('<title>listener</title>');
-  });
-  listenerOrigin = `http://localhost:${await listen(listener)}`;
+  listener = await startListener(heard);
   // A front for the fake service that answers every page rendering with a hostile page instead,
   // each page the next variant, and passes everything else through untouched.
   const pages = new Map<string, string>();
-  front = createServer((req, res) => {
-    const path = new URL(req.url ?? '/', 'http://front').pathname;
-    const upstream = request(
-      `${service.baseUrl}${req.url ?? '/'}`,
-      {
-        method: req.method,
-        headers: { ...req.headers, host: new URL(service.baseUrl).host, 'accept-encoding': 'identity' },
-      },
-      (answer) => {
-        if (!/^\/rabbit\/api\/prototypes\/\d+\/pages\/[^/]+\.html$/.test(path) || answer.statusCode !== 200) {
-          res.writeHead(answer.statusCode ?? 502, answer.headers);
-          answer.pipe(res);
-          return;
-        }
-        answer.resume();
-        let html = pages.get(path);
-        if (html === undefined) {
-          const variant = VARIANTS[pages.size % VARIANTS.length] as Variant;
-          html = variant.html(listenerOrigin);
-          pages.set(path, html);
-        }
-        const bytes = Buffer.from(html, 'utf8');
-        res.writeHead(200, {
-          'content-type': 'application/xhtml+xml; charset=utf-8',
-          'content-length': String(bytes.length),
-        });
-        res.end(bytes);
-      },
-    );
-    upstream.on('error', () => res.destroy());
-    req.pipe(upstream);
+  front = await startHostileFront({
+    upstream: () => service.baseUrl,
+    pageFor: (path) => {
+      let html = pages.get(path);
+      if (html === undefined) {
+        const variant = VARIANTS[pages.size % VARIANTS.length] as Variant;
+        html = variant.html(listener.origin);
+        pages.set(path, html);
+      }
+      return html;
+    },
   });
-  const frontUrl = `http://127.0.0.1:${await listen(front)}`;
+  const frontUrl = front.origin;
   service = await startFakeService({ seed: 1, advertisedBaseUrl: frontUrl });
   dir = await mkdtemp(join(tmpdir(), 'rabbit-hostile-'));
   out = join(dir, 'hostile.zip');
@@ -173,18 +135,11 @@ beforeAll(async () => {
   }
   // The raw renderings are the record: kept byte for byte, hostile as they came.
   for (const [path, html] of served) expect(entries.get(path)?.data.toString('utf8'), path).toBe(html);
-  root = join(dir, 'unzipped');
-  await run('unzip', ['-q', out, '-d', root]);
-  browser = await launchChromium(CHROMIUM, join(dir, 'profile'));
-  page = await browser.newPage();
-  page.on('request', (r) => requests.push(r.url()));
+  ({ root, browser, page } = await openUnzipped(out, dir, requests));
 });
 
 afterAll(async () => {
-  await browser?.close();
-  await new Promise((done) => listener.close(done));
-  await new Promise((done) => front.close(done));
-  await service.close();
+  await closeAll(browser, listener, front, service);
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
@@ -211,25 +166,27 @@ function viewsOf(): string[] {
   return [...served.keys()].map((path) => path.replace(/\.html$/, '.view.html')).sort();
 }
 
+/** Opens every view at its URL: each must keep its title and stay where it is. Says which variants it saw. */
+async function visitEvery(urlOf: (view: string) => string): Promise<string[]> {
+  const seen = new Set<string>();
+  for (const view of viewsOf()) {
+    const url = urlOf(view);
+    const { variant, title } = await visit(url);
+    if (variant !== null) seen.add(variant);
+    expect({ view, variant, title, at: page.url().split(/[?#]/)[0] }).toEqual({ view, variant, title: TITLE, at: url });
+  }
+  return [...seen].sort();
+}
+
 describe('hostile page renderings', () => {
   it('are exported as they came, one page per variant at least', () => {
     expect(served.size).toBeGreaterThanOrEqual(VARIANTS.length);
   });
 
   it('cannot act from file://: no script runs, nothing reaches another origin, nothing navigates away', async () => {
-    const seen = new Set<string>();
-    for (const view of viewsOf()) {
-      const url = pathToFileURL(join(root, view)).href;
-      const { variant, title } = await visit(url);
-      if (variant !== null) seen.add(variant);
-      expect({ view, variant, title, at: page.url().split(/[?#]/)[0] }).toEqual({
-        view,
-        variant,
-        title: TITLE,
-        at: url,
-      });
-    }
-    expect([...seen].sort()).toEqual(VARIANTS.map((v) => v.name).sort());
+    expect(await visitEvery((view) => pathToFileURL(join(root, view)).href)).toEqual(
+      VARIANTS.map((v) => v.name).sort(),
+    );
     expect(heard).toEqual([]);
     const outside = requests.filter(
       (url) =>
@@ -246,19 +203,7 @@ describe('hostile page renderings', () => {
     requests.length = 0;
     const server: ArchiveServer = await serveArchive(out);
     try {
-      const seen = new Set<string>();
-      for (const view of viewsOf()) {
-        const url = `${server.url}${view}`;
-        const { variant, title } = await visit(url);
-        if (variant !== null) seen.add(variant);
-        expect({ view, variant, title, at: page.url().split(/[?#]/)[0] }).toEqual({
-          view,
-          variant,
-          title: TITLE,
-          at: url,
-        });
-      }
-      expect([...seen].sort()).toEqual(VARIANTS.map((v) => v.name).sort());
+      expect(await visitEvery((view) => `${server.url}${view}`)).toEqual(VARIANTS.map((v) => v.name).sort());
       expect(heard).toEqual([]);
       expect(requests.filter((url) => !url.startsWith(server.url) && !url.startsWith('data:'))).toEqual([]);
     } finally {

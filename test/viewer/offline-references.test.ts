@@ -1,17 +1,22 @@
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { createServer, request, type Server } from 'node:http';
 import { access, mkdtemp, readFile, rm } from 'node:fs/promises';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type BrowserContext, type Page, launchChromium } from '../browser/index.js';
+import type { BrowserContext, Page } from '../browser/index.js';
 import { startFakeService, type FakeService } from '../../src/fake-service/index.js';
 import { exportAccount } from '../../src/export/export-account.js';
-import { requireTool } from '../helpers/tools.js';
+import {
+  closeAll,
+  openUnzipped,
+  PAGE_RENDERING,
+  startHostileFront,
+  startListener,
+  type Listening,
+} from './hostile-front.js';
 
 /**
  * Views opened from the unzipped archive (file://, where no header protects anything) whose
@@ -19,9 +24,6 @@ import { requireTool } from '../helpers/tools.js';
  * file:// makes `file://host/...` (an SMB share on Windows). Clicking must lead to a view or
  * nowhere, and opening must make Chromium load nothing but files of the extracted archive.
  */
-const CHROMIUM = '/usr/bin/chromium' as const;
-requireTool(CHROMIUM);
-requireTool('unzip');
 
 const run = promisify(execFile);
 
@@ -108,9 +110,8 @@ const svgBody = (listener: string): string =>
 const CSS_BODY = `.e{background:\\75 rl(${SHARE}/css-esc.png);${box}} body{background-image:image-set("${SHARE}/css-is.png" 1x)}`;
 
 const heard: string[] = [];
-let listener: Server;
-let listenerOrigin: string;
-let front: Server;
+let listener: Listening;
+let front: Listening | undefined;
 let service: FakeService;
 let dir: string;
 let root: string;
@@ -120,10 +121,6 @@ const requests: string[] = [];
 /** View entry -> the variant its page was served as. */
 const variantOfView = new Map<string, string>();
 let svgAssetPath: string;
-
-function listen(server: Server): Promise<number> {
-  return new Promise((done) => server.listen(0, '127.0.0.1', () => done((server.address() as AddressInfo).port)));
-}
 
 interface ManifestFile {
   path: string;
@@ -140,14 +137,9 @@ async function manifestFiles(folder: string): Promise<ManifestFile[]> {
   );
 }
 
-const PAGE = /^\/rabbit\/api\/prototypes\/\d+\/pages\/[^/]+\.html$/;
-
 beforeAll(async () => {
-  listener = createServer((req, res) => {
-    heard.push(req.url ?? '');
-    res.writeHead(200, { 'content-type': 'text/html' }).end('<title>listener</title>');
-  });
-  listenerOrigin = `http://localhost:${await listen(listener)}`;
+  listener = await startListener(heard);
+  const listenerOrigin = listener.origin;
   const svg = svgBody(listenerOrigin);
   svgAssetPath = `assets/${createHash('sha256').update(svg).digest('hex')}.svg`;
   service = await startFakeService({ seed: 1 });
@@ -157,7 +149,8 @@ beforeAll(async () => {
   await run('unzip', ['-q', join(dir, 'plain.zip'), 'manifest.json', '-d', join(dir, 'plain')]);
   const pathOf = new Map<string, string>();
   for (const file of await manifestFiles(join(dir, 'plain')))
-    if (PAGE.test(file.source.split('?')[0] as string)) pathOf.set(file.source.split('?')[0] as string, file.path);
+    if (PAGE_RENDERING.test(file.source.split('?')[0] as string))
+      pathOf.set(file.source.split('?')[0] as string, file.path);
   const sources = [...pathOf.keys()].sort();
   const htmlOf = (source: string): string => {
     const path = pathOf.get(source) as string;
@@ -177,49 +170,23 @@ beforeAll(async () => {
   };
   // A front that answers each page rendering with its variant, serves the SVG and the stylesheet,
   // and passes everything else to the fake service.
-  front = createServer((req, res) => {
-    const path = new URL(req.url ?? '/', 'http://front').pathname;
-    const own = (type: string, body: string): void => {
-      const bytes = Buffer.from(body, 'utf8');
-      res.writeHead(200, { 'content-type': type, 'content-length': String(bytes.length) }).end(bytes);
-    };
-    if (path === '/evil.svg') return own('image/svg+xml', svg);
-    if (path === '/evil.css') return own('text/css', CSS_BODY);
-    const upstream = request(
-      `${service.baseUrl}${req.url ?? '/'}`,
-      {
-        method: req.method,
-        headers: { ...req.headers, host: new URL(service.baseUrl).host, 'accept-encoding': 'identity' },
-      },
-      (answer) => {
-        if (!PAGE.test(path) || answer.statusCode !== 200 || !pathOf.has(path)) {
-          res.writeHead(answer.statusCode ?? 502, answer.headers);
-          answer.pipe(res);
-          return;
-        }
-        answer.resume();
-        own('application/xhtml+xml; charset=utf-8', htmlOf(path));
-      },
-    );
-    upstream.on('error', () => res.destroy());
-    req.pipe(upstream);
+  front = await startHostileFront({
+    upstream: () => service.baseUrl,
+    pageFor: (path) => (pathOf.has(path) ? htmlOf(path) : undefined),
+    files: new Map([
+      ['/evil.svg', { type: 'image/svg+xml', body: svg }],
+      ['/evil.css', { type: 'text/css', body: CSS_BODY }],
+    ]),
   });
-  const frontUrl = `http://127.0.0.1:${await listen(front)}`;
+  const frontUrl = front.origin;
   const out = join(dir, 'hostile.zip');
   const result = await exportAccount({ out, baseUrl: frontUrl, keys: [service.keys.readOnly] });
   expect(result.complete).toBe(true);
-  root = join(dir, 'unzipped');
-  await run('unzip', ['-q', out, '-d', root]);
-  browser = await launchChromium(CHROMIUM, join(dir, 'profile'));
-  page = await browser.newPage();
-  page.on('request', (r) => requests.push(r.url()));
+  ({ root, browser, page } = await openUnzipped(out, dir, requests));
 });
 
 afterAll(async () => {
-  await browser?.close();
-  await new Promise((done) => listener.close(done));
-  await new Promise((done) => front?.close(done));
-  await service?.close();
+  await closeAll(browser, listener, front, service);
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 

@@ -9,8 +9,8 @@ import { startFakeService, type FakeService } from '../../src/fake-service/index
 import { STATIC_PATHS } from '../../src/fake-service/static-assets.js';
 import { exportAccount } from '../../src/export/export-account.js';
 import type { ExportEvent } from '../../src/export/events.js';
-import { scanHtml } from '../../src/crawl/requisites/html-refs.js';
-import { scanCss } from '../../src/crawl/requisites/css-refs.js';
+import { scanHtml } from '../../src/site/requisites/html-refs.js';
+import { scanCss } from '../../src/site/requisites/css-refs.js';
 import { allFileEntries, type Manifest } from '../../src/manifest/types.js';
 import { verifyArchive } from '../../src/verify/verify-archive.js';
 import { entryNameOf, serveArchive } from '../../src/viewer/serve-archive.js';
@@ -171,9 +171,9 @@ describe('export with the offline viewer', () => {
     const ids = Object.keys(manifest.prototypes);
     const overviews = ids.map((id) => text(`overview/prototype-${id}.html`));
     const all = [index, ...overviews].join('\n');
-    expect(all).toContain('&#60;b&#62;Checkout&#60;/b&#62; &#38; &#34;Pay&#34; &#39;now&#39;');
-    expect(index).toContain('Shop 🛒 &#60;i&#62;beta&#60;/i&#62; &#38; &#34;friends&#34; – 日本語');
-    expect(all).toContain('Use &#60;strong&#62; &#38; &#34;quotes&#34;');
+    expect(all).toContain(`&lt;b&gt;Checkout&lt;/b&gt; &amp; "Pay" 'now'`);
+    expect(index).toContain('Shop 🛒 &lt;i&gt;beta&lt;/i&gt; &amp; "friends" – 日本語');
+    expect(all).toContain('Use &lt;strong&gt; &amp; "quotes"');
     expect(all).toContain('Jürgen 🐇');
     for (const raw of ['<b>Checkout', '<i>beta', '<v3>', '<strong> &', '<nav> &']) expect(all).not.toContain(raw);
     for (const [n, id] of ids.entries()) {

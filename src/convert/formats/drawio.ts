@@ -1,9 +1,10 @@
 import { join } from 'node:path';
 import { TOOL_VERSION } from '../../core/version.js';
-import { diagramXml, mxfileOpen, MXFILE_CLOSE } from '../drawio-xml.js';
+import { diagramXml, mxfileClose, mxfileOpen } from '../drawio-xml.js';
 import { addCounts } from '../report.js';
 import { writeAtomically } from '../write-output.js';
 import type { DocumentFormat } from './document-format.js';
+import { countPage } from './page-folder.js';
 
 /** One editable draw.io document per prototype, a diagram per page, streamed page by page. */
 export const drawio: DocumentFormat = {
@@ -12,22 +13,19 @@ export const drawio: DocumentFormat = {
   written: 'draw.io documents',
   exampleOut: 'team-drawio',
   withoutPages: false,
-  async write({ plan, pages, text, report, out, stem, dangling }) {
-    const file = `${stem}.drawio`;
+  async write(job) {
+    const file = `${job.stem}.drawio`;
     const chunks = (async function* (): AsyncGenerator<string> {
-      yield mxfileOpen(TOOL_VERSION);
-      for await (const content of pages) {
-        const { xml, stats } = diagramXml({ ...content, pageIds: plan.pageIds }, text);
-        report.shapes += stats.shapes;
-        report.links += stats.links;
-        report.discussions += content.discussions.length;
-        addCounts(report.genericTypes, stats.generic);
-        for (const target of stats.danglingTargets) dangling(content.page.id, target);
+      yield mxfileOpen(TOOL_VERSION, job.text);
+      for await (const content of job.pages) {
+        const { xml, stats } = diagramXml({ ...content, pageIds: job.plan.pageIds }, job.text);
+        countPage(job, content, stats);
+        addCounts(job.report.genericTypes, stats.generic);
         yield xml;
       }
-      yield MXFILE_CLOSE;
+      yield mxfileClose();
     })();
-    await writeAtomically(join(out, file), chunks);
+    await writeAtomically(join(job.out, file), chunks);
     return file;
   },
 };

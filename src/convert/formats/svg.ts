@@ -1,7 +1,6 @@
-import { join } from 'node:path';
 import { svgFileOf, svgPage } from '../svg-pages.js';
-import { makeFolder, writeAtomically } from '../write-output.js';
 import type { DocumentFormat } from './document-format.js';
+import { writePageFolder } from './page-folder.js';
 
 /** A folder per prototype of one standalone SVG per page (svg-pages.ts), linked to each other. */
 export const svg: DocumentFormat = {
@@ -10,17 +9,10 @@ export const svg: DocumentFormat = {
   written: 'folders of SVG pages',
   exampleOut: 'team-svg',
   withoutPages: false,
-  async write({ plan, pages, text, report, out, stem, dangling }) {
-    await makeFolder(join(out, stem));
-    const fileOfPage = new Map(plan.pages.map((page, index) => [page.id, svgFileOf(index + 1, page.id)]));
-    for await (const content of pages) {
-      const { xml, stats } = svgPage(content, fileOfPage, text);
-      await writeAtomically(join(out, stem, fileOfPage.get(content.page.id) as string), [xml]);
-      report.shapes += stats.shapes;
-      report.links += stats.links;
-      report.discussions += content.discussions.length;
-      for (const target of stats.danglingTargets) dangling(content.page.id, target);
-    }
-    return stem;
+  write(job) {
+    return writePageFolder(job, svgFileOf, (content, fileOfPage) => {
+      const { xml, stats } = svgPage(content, fileOfPage, job.text);
+      return { body: xml, stats };
+    });
   },
 };

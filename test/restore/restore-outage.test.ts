@@ -1,0 +1,137 @@
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startFakeService, type FakeService, type FakeServiceOptions } from '../../src/fake-service/index.js';
+import { restorePrototype, type RestoreEvent, type RestoreOptions } from '../../src/restore/restore-prototype.js';
+import { tempDir } from '../helpers/temp.js';
+import { PROTO, archivedElements, contents, damage, exportPrototype, liveContents } from './restore-helpers.js';
+
+// issue 35: restore goes through the export's client, so it waits out an outage and cuts a
+// stalled body as the export does, instead of failing its writes or hanging on a read.
+
+const services: FakeService[] = [];
+afterEach(async () => {
+  for (const service of services.splice(0)) await service.close();
+});
+
+async function serve(options: FakeServiceOptions = {}): Promise<FakeService> {
+  const service = await startFakeService({ seed: 1, ...options });
+  services.push(service);
+  return service;
+}
+
+/** A clock that moves only when the code under test sleeps: no test here waits for real. */
+function fakeClock(): { now: () => number; sleep: (ms: number, signal: AbortSignal) => Promise<void> } {
+  let clock = Date.UTC(2026, 0, 1);
+  return {
+    now: () => clock,
+    sleep: (ms, signal) => {
+      if (signal.aborted) return Promise.reject(signal.reason);
+      clock += ms;
+      return new Promise((resolve) => setImmediate(resolve));
+    },
+  };
+}
+
+function restoreOptions(service: FakeService, archive: string, extra: Partial<RestoreOptions>): RestoreOptions {
+  return {
+    archive,
+    prototype: PROTO,
+    baseUrl: service.baseUrl,
+    keys: [service.keys.readWrite],
+    prune: true,
+    retry: { baseDelayMs: 1 },
+    random: () => 0.5,
+    ...extra,
+  };
+}
+
+describe('restore through an outage', () => {
+  it('a service answering 503 to everything for 5 minutes mid-restore is waited out; the restore then completes', async () => {
+    const dir = await tempDir();
+    const archive = await exportPrototype(await serve(), dir, 'night.zip');
+    // The same damage on a twin service, restored as a dry run: how many requests planning takes.
+    const twin = await serve();
+    damage(twin);
+    await restorePrototype(restoreOptions(twin, archive, { dryRun: true }));
+    const planning = twin.stats.requests;
+    expect(planning).toBeGreaterThan(3);
+
+    const clock = fakeClock();
+    // From the second write on, everything is answered 503 for 5 minutes of the service's clock.
+    const service = await serve({
+      now: clock.now,
+      outage: { atRequest: planning + 2, forMs: 5 * 60_000, kind: '503' },
+    });
+    damage(service);
+    const events: RestoreEvent[] = [];
+    const started = clock.now();
+    const report = await restorePrototype(
+      restoreOptions(service, archive, {
+        journal: join(dir, 'outage.jsonl'),
+        now: clock.now,
+        sleep: clock.sleep,
+        // One failure pauses: the writes go one at a time, so this is the failure that tells.
+        outage: { failuresInARow: 1, distinctResources: 1 },
+        onEvent: (event) => events.push(event),
+      }),
+    );
+    expect(report.fatal).toBeUndefined();
+    expect(report.failed).toEqual([]);
+    expect(report.done).toEqual({ create: 4, update: 2, delete: 1 });
+    expect(liveContents(service)).toEqual(contents(await archivedElements(archive)));
+    const outages = events.flatMap((event) => (event.type === 'outage' ? [event.state] : []));
+    expect(outages[0]).toBe('started');
+    expect(outages.at(-1)).toBe('back');
+    expect(clock.now() - started).toBeGreaterThanOrEqual(5 * 60_000);
+  }, 15_000);
+
+  it('an outage past --outage-patience stops the restore with SERVICE_DOWN, the writes before it reported', async () => {
+    const dir = await tempDir();
+    const archive = await exportPrototype(await serve(), dir, 'night.zip');
+    const twin = await serve();
+    damage(twin);
+    await restorePrototype(restoreOptions(twin, archive, { dryRun: true }));
+    const clock = fakeClock();
+    const service = await serve({
+      now: clock.now,
+      outage: { atRequest: twin.stats.requests + 2, forMs: 60 * 60_000, kind: '503' },
+    });
+    damage(service);
+    const report = await restorePrototype(
+      restoreOptions(service, archive, {
+        journal: join(dir, 'patience.jsonl'),
+        now: clock.now,
+        sleep: clock.sleep,
+        outage: { failuresInARow: 1, distinctResources: 1 },
+        outagePatienceMs: 2 * 60_000,
+      }),
+    );
+    expect(report.fatal?.code).toBe('SERVICE_DOWN');
+    const written = report.done.create + report.done.update + report.done.delete;
+    expect(written).toBe(1);
+  }, 15_000);
+});
+
+describe('restore reads under the stall watchdog', () => {
+  it('a list of elements that trickles for ever is cut, read again, and the restore completes', async () => {
+    const dir = await tempDir();
+    const service = await serve();
+    const archive = await exportPrototype(service, dir, 'night.zip');
+    damage(service);
+    const list = `/rabbit/api/prototypes/${PROTO}/pages/page0001/elements.json`;
+    service.setFaults({ paths: [{ path: list, kind: 'trickle', times: 1 }], trickleMs: 20 });
+    const events: RestoreEvent[] = [];
+    const report = await restorePrototype(
+      restoreOptions(service, archive, {
+        journal: join(dir, 'stall.jsonl'),
+        stall: { minBytesPerSecond: 1024, windowMs: 300 },
+        onEvent: (event) => events.push(event),
+      }),
+    );
+    expect(report.fatal).toBeUndefined();
+    expect(report.done).toEqual({ create: 4, update: 2, delete: 1 });
+    expect(liveContents(service)).toEqual(contents(await archivedElements(archive)));
+    const retries = events.flatMap((event) => (event.type === 'retry' ? [event] : []));
+    expect(retries).toEqual([expect.objectContaining({ method: 'GET', source: list, reason: 'STALLED' })]);
+  }, 15_000);
+});
