@@ -6,6 +6,7 @@ import { convertPrototype } from './convert-prototype.js';
 import { DEFAULT_FORMAT, formatNamed } from './formats/registry.js';
 import { emptyPrototypeReport, REPORT_FILE, type ConvertReport, type PrototypeReport } from './report.js';
 import { makeFolder, writeAtomically } from './write-output.js';
+import { parseEntryPath, parseSource } from '../api/entry-paths.js';
 
 export interface ConvertOptions {
   /** The archive to read; it is opened read-only and never changed. */
@@ -41,12 +42,13 @@ export async function convertArchive(options: ConvertOptions): Promise<ConvertRe
       visitor: {
         file(entry, owner) {
           if (owner === null) return;
-          if (PAGE_JSON.test(entry.path)) seen.pages = true;
-          else if (PAGE_PNG.test(entry.path)) seen.renderings = true;
+          const kind = parseEntryPath(entry.path)?.kind;
+          if (kind === 'page') seen.pages = true;
+          else if (kind === 'page-png') seen.renderings = true;
         },
         // A rendering the export asked for and could not fetch is missing; one never asked for is not.
         error(error) {
-          if (PAGE_PNG.test(error.source)) seen.renderings = true;
+          if (parseSource(error.source)?.kind === 'page-png') seen.renderings = true;
         },
       },
     });
@@ -89,8 +91,6 @@ export async function convertArchive(options: ConvertOptions): Promise<ConvertRe
   }
 }
 
-const PAGE_JSON = /\/pages\/[A-Za-z0-9]+\.json$/;
-const PAGE_PNG = /\/pages\/[A-Za-z0-9]+\.png$/;
 /** Said once, for the archive: it holds no renderings because none were asked for. */
 const NO_RENDERINGS =
   'the archive holds no page renderings: it was exported without them (export --formats without png), so the pages are converted without them, as with --no-rendering';

@@ -3,6 +3,7 @@ import type { ArchivedPrototype } from '../archive/archive-catalog.js';
 import { compareIds } from '../api/ids.js';
 import { jsonText } from '../api/json-body.js';
 import { archivedIdsOf } from '../api/archived-ids.js';
+import { parseRevisionEntry } from '../api/entry-paths.js';
 
 /**
  * One prototype's data, read from its archived bodies entry by entry. Bodies are the service's
@@ -123,8 +124,8 @@ export class PrototypeReader {
     }
     const ids: string[] = [];
     for await (const rest of this.prototype.names()) {
-      const id = /^pages\/([A-Za-z0-9]+)\.json$/.exec(rest)?.[1];
-      if (id !== undefined) ids.push(id);
+      const entry = parseRevisionEntry(rest);
+      if (entry?.kind === 'page') ids.push(entry.page as string);
     }
     ids.sort(compareIds);
     if (ids.length > 0) {
@@ -185,8 +186,8 @@ export class PrototypeReader {
     // The names stream from disk: only the discussions' ids are kept.
     const ids: string[] = [];
     for await (const rest of this.prototype.names()) {
-      const id = /^discussions\/(\d+)\.json$/.exec(rest)?.[1];
-      if (id !== undefined) ids.push(id);
+      const entry = parseRevisionEntry(rest);
+      if (entry?.kind === 'discussion') ids.push(entry.discussion as string);
     }
     ids.sort(compareIds);
     const out: DiscussionData[] = [];

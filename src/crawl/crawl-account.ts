@@ -1,5 +1,8 @@
 import { RabbitError, isRabbitError } from '../core/errors.js';
-import { archivePathFor, API_PREFIX, pageViewPathFor } from '../api/paths.js';
+import { API_PREFIX } from '../api/paths.js';
+import { entryPathOf, sourceOf, type PathIds } from '../api/entry-paths.js';
+import type { IdKind } from '../api/ids.js';
+import { KIND_NAMES, listsNaming, RESOURCE_KINDS, type KindName } from '../api/resource-kinds.js';
 import { currentRevision } from '../api/revision.js';
 import { fetchResource, type FetchContext } from './fetch-resource.js';
 import { networkReason } from '../client/network-failure.js';
@@ -175,7 +178,8 @@ export class AccountCrawler {
   }
 
   private async prototype(id: string, key: string, handOff: HandOff): Promise<void> {
-    const source = api(`prototypes/${id}.json`);
+    const ids: PathIds = { prototype: id };
+    const source = sourceOf('prototype', ids);
     const body = await this.fetchBody(undefined, source, 'json', key, handOff, (buffer) => {
       const value = parseJson(buffer, source);
       const info = parsePrototype(value, source);
@@ -186,122 +190,74 @@ export class AccountCrawler {
     });
     if (!body) return;
     const proto = body.parsed;
-    this.store(proto, { path: archivePathFor(source, proto.revision), source, result: body.result });
-    const base = `prototypes/${id}`;
+    this.store(proto, { path: entryPathOf('prototype', ids, proto.revision), source, result: body.result });
     // With the metadata, the lists that tell how big the prototype is come first.
-    this.schedule(
-      proto.id,
-      (handOff) => this.list(proto, `${base}/pages.json`, 'page', handOff, (page) => this.page(proto, page), true),
-      true,
-    );
-    this.schedule(
-      proto.id,
-      (handOff) => this.list(proto, `${base}/layers.json`, 'layer', handOff, (layer) => this.layer(proto, layer)),
-      true,
-    );
-    const discussions = new Set<string>();
-    const discussion = (d: string): void => {
-      if (discussions.has(d)) return;
-      discussions.add(d);
-      this.schedule(proto.id, (handOff) =>
-        this.resource(proto, `${base}/discussions/${d}.json`, 'json', handOff, 'discussion'),
-      );
-    };
-    this.discussionSink.set(id, discussion);
-    this.schedule(
-      proto.id,
-      (handOff) => this.list(proto, `${base}/discussions.json`, 'discussion', handOff, discussion),
-      true,
-    );
-  }
-
-  /** Per prototype: schedules each discussion id once, whichever list named it first. */
-  private readonly discussionSink = new Map<string, (id: string) => void>();
-
-  private page(proto: PrototypeContext, page: string): void {
-    const base = `prototypes/${proto.id}/pages/${page}`;
-    this.schedule(proto.id, (handOff) => this.resource(proto, `${base}.json`, 'json', handOff, 'page'));
-    if (this.options.formats.has('html'))
-      this.schedule(proto.id, (handOff) => this.resource(proto, `${base}.html`, 'html', handOff));
-    if (this.options.formats.has('png'))
-      this.schedule(proto.id, (handOff) => this.resource(proto, `${base}.png`, 'png', handOff));
-    for (const mode of ['sketched', 'plain'] as const) {
-      if (this.options.formats.has(`xhtml-${mode}`))
-        this.schedule(proto.id, (handOff) => this.pageView(proto, `${base}.xhtml?mode=${mode}`, handOff));
-    }
-    this.schedule(proto.id, (handOff) =>
-      this.list(proto, `${base}/elements.json`, 'element', handOff, (element) => {
-        this.schedule(proto.id, (next) =>
-          this.resource(proto, `${base}/elements/${element}.json`, 'json', next, 'element'),
-        );
-      }),
-    );
-    const discussion = this.discussionSink.get(proto.id) as (id: string) => void;
-    this.schedule(proto.id, (handOff) =>
-      this.list(proto, `${base}/discussions.json`, 'discussion', handOff, discussion),
-    );
-  }
-
-  private layer(proto: PrototypeContext, layer: string): void {
-    const base = `prototypes/${proto.id}/layers/${layer}`;
-    this.schedule(proto.id, (handOff) => this.resource(proto, `${base}.json`, 'json', handOff, 'layer'));
-    this.schedule(proto.id, (handOff) =>
-      this.list(proto, `${base}/elements.json`, 'element', handOff, (element) => {
-        this.schedule(proto.id, (next) =>
-          this.resource(proto, `${base}/elements/${element}.json`, 'json', next, 'element'),
-        );
-      }),
-    );
-  }
-
-  private async list(
-    proto: PrototypeContext,
-    rest: string,
-    kind: 'page' | 'layer' | 'element' | 'discussion',
-    handOff: HandOff,
-    each: (id: string) => void,
-    allowObjectForm = false,
-  ): Promise<void> {
-    const source = api(rest);
-    const body = await this.fetchBody(proto, source, 'json', proto.key, handOff, (buffer) =>
-      readIdList(buffer, kind, source, allowObjectForm),
-    );
-    if (!body) return;
-    // The list is archived as served even when some of its ids are rejected.
-    this.store(proto, { path: archivePathFor(source, proto.revision), source, result: body.result });
-    for (const id of body.parsed.rejected) this.recordError(source, badId(source, id));
-    if (kind === 'page') this.options.sink.pagesListed(proto.id, body.parsed.ids.length);
-    for (const id of body.parsed.ids) each(id);
-  }
-
-  private async resource(
-    proto: PrototypeContext,
-    rest: string,
-    kind: BodyKind,
-    handOff: HandOff,
-    what?: string,
-  ): Promise<void> {
-    const source = api(rest);
-    const body = await this.fetchBody(proto, source, kind, proto.key, handOff, (buffer) => {
-      if (kind === 'json') requireObject(parseJson(buffer, source), `${what ?? 'resource'} metadata`, source);
-      return undefined;
-    });
-    if (body) this.store(proto, { path: archivePathFor(source, proto.revision), source, result: body.result });
+    this.children(proto, 'prototype', ids, true);
   }
 
   /**
-   * An older page view. A service that does not offer it answers 404: that is noted as not
-   * offered, which leaves the archive complete, rather than recorded as an error.
+   * Schedules what the table of kinds fetches with one resource of `kind`: its lists, and the
+   * renderings `--formats` asks for. `cheap` marks a prototype's own lists (see schedule).
    */
-  private async pageView(proto: PrototypeContext, rest: string, handOff: HandOff): Promise<void> {
-    const source = api(rest);
+  private children(proto: PrototypeContext, kind: KindName, ids: PathIds, cheap = false): void {
+    for (const child of RESOURCE_KINDS[kind].children) {
+      const { member, format } = RESOURCE_KINDS[child];
+      if (member !== undefined) this.schedule(proto.id, (handOff) => this.list(proto, child, ids, handOff), cheap);
+      else if (format === undefined || this.options.formats.has(format))
+        this.schedule(proto.id, (handOff) => this.resource(proto, child, ids, handOff));
+    }
+  }
+
+  /** One resource a list named: its own body, then what comes with it. */
+  private member(proto: PrototypeContext, kind: KindName, ids: PathIds): void {
+    if (SHARED_KINDS.has(kind)) {
+      // Named by several lists (a discussion by its prototype's and its page's): fetched once.
+      const source = sourceOf(kind, ids);
+      const named = this.named.get(proto.id) ?? new Set<string>();
+      this.named.set(proto.id, named);
+      if (named.has(source)) return;
+      named.add(source);
+    }
+    this.schedule(proto.id, (handOff) => this.resource(proto, kind, ids, handOff));
+    this.children(proto, kind, ids);
+  }
+
+  /** Per prototype: the sources of kinds named by several lists that are scheduled already. */
+  private readonly named = new Map<string, Set<string>>();
+
+  private async list(proto: PrototypeContext, kind: KindName, ids: PathIds, handOff: HandOff): Promise<void> {
+    const { member, objectForm } = RESOURCE_KINDS[kind] as { member: KindName; objectForm?: boolean };
+    const idKind = RESOURCE_KINDS[member].item as IdKind;
+    const source = sourceOf(kind, ids);
+    const body = await this.fetchBody(proto, source, 'json', proto.key, handOff, (buffer) =>
+      readIdList(buffer, idKind, source, objectForm ?? false),
+    );
+    if (!body) return;
+    // The list is archived as served even when some of its ids are rejected.
+    this.store(proto, { path: entryPathOf(kind, ids, proto.revision), source, result: body.result });
+    for (const id of body.parsed.rejected) this.recordError(source, badId(source, id));
+    if (kind === 'page-list') this.options.sink.pagesListed(proto.id, body.parsed.ids.length);
+    for (const id of body.parsed.ids) this.member(proto, member, { ...ids, [idKind]: id });
+  }
+
+  /**
+   * One resource's body. A kind the service may not offer (an older page view) that answers 404
+   * is noted as not offered, which leaves the archive complete, rather than recorded as an error.
+   */
+  private async resource(proto: PrototypeContext, kind: KindName, ids: PathIds, handOff: HandOff): Promise<void> {
+    const { body: bodyKind, item, notOfferedOn404 } = RESOURCE_KINDS[kind];
+    const source = sourceOf(kind, ids);
     const notOffered = (error: RabbitError): boolean => {
-      if (error.code !== 'HTTP_STATUS' || error.status !== 404) return false;
+      if (!notOfferedOn404 || error.code !== 'HTTP_STATUS' || error.status !== 404) return false;
       this.options.sink.notOffered(source, 404);
       return true;
     };
-    const body = await this.fetchBody(proto, source, 'html', proto.key, handOff, () => undefined, notOffered);
-    if (body) this.store(proto, { path: pageViewPathFor(source, proto.revision), source, result: body.result });
+    const check = (buffer: Buffer): undefined => {
+      if (bodyKind === 'json') requireObject(parseJson(buffer, source), `${item ?? 'resource'} metadata`, source);
+      return undefined;
+    };
+    const body = await this.fetchBody(proto, source, bodyKind, proto.key, handOff, check, notOffered);
+    if (body) this.store(proto, { path: entryPathOf(kind, ids, proto.revision), source, result: body.result });
   }
 
   /**
@@ -385,7 +341,7 @@ export class AccountCrawler {
         }
         if (!this.openTasks.closed(prototypeId)) return this.rank(prototypeId);
         frontier.forget(prototypeId);
-        this.discussionSink.delete(prototypeId);
+        this.named.delete(prototypeId);
         this.options.sink.prototypeDone(prototypeId);
       },
       cheap && !known ? undefined : prototypeId,
@@ -400,6 +356,9 @@ export class AccountCrawler {
 
 /** A task ended by its key's refusal: not a failure of its resource, nor of the run. */
 class KeyStopped extends Error {}
+
+/** Kinds that more than one list names. */
+const SHARED_KINDS = new Set(KIND_NAMES.filter((kind) => listsNaming(kind).length > 1));
 
 function badId(source: string, id: string): RabbitError {
   return new RabbitError('BAD_ID', `${source} lists an id of the wrong shape: ${id}; it was not requested`, {

@@ -2,14 +2,21 @@ import { hash } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
-import { API_PREFIX } from '../api/paths.js';
 import { readArchiveManifest } from '../archive/open-archive.js';
 import type { FileOwner } from '../manifest/manifest-stream.js';
 import { GENERATED_SOURCE, type FileEntry, type PrototypeRecord } from '../manifest/types.js';
 import { KeyedSpill } from '../storage/keyed-spill.js';
 import { compareIds } from '../api/ids.js';
 import { fnv1a } from '../zip/zip-index.js';
-import { CATEGORIES, countsOf, fileOf, type Category, type ChangeCount, type ItemChanges } from './file-kinds.js';
+import {
+  CATEGORIES,
+  countsOf,
+  fileOf,
+  metadataOf,
+  type Category,
+  type ChangeCount,
+  type ItemChanges,
+} from './file-kinds.js';
 
 export { CATEGORIES, fileOf, itemOf, type Category, type ChangeCount, type ItemChanges } from './file-kinds.js';
 
@@ -43,9 +50,6 @@ export interface ArchiveDiff {
   unreadable: DiffedPrototype[];
   unchanged: number;
 }
-
-/** The source of a prototype's own metadata: when it failed in B, the prototype is unreadable there, not removed. */
-const METADATA_SOURCE = new RegExp(`^${API_PREFIX.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}prototypes/(\\d+)\\.json$`);
 
 /** A's side of one prototype, kept while B streams: its bodies wait in A's spill. */
 interface Before extends DiffedPrototype {
@@ -111,7 +115,7 @@ export async function diffArchives(a: string, b: string, options: DiffOptions = 
         else diff.changed.push(changeOf(id, was, after, compared.changes));
       },
       error(error) {
-        const id = METADATA_SOURCE.exec(error.source)?.[1];
+        const id = metadataOf(error.source);
         if (id !== undefined) failedMetadata.add(id);
       },
     });

@@ -1,4 +1,5 @@
-import { API_PREFIX } from '../api/paths.js';
+import { categoryIdOf, parseSource, parseSourceBelowPrototype, type ParsedPath } from '../api/entry-paths.js';
+import { API_PREFIX, RESOURCE_KINDS, type Category } from '../api/resource-kinds.js';
 
 /** What kind of file a changed file of a prototype is, and how changes of each kind are counted. */
 
@@ -6,7 +7,7 @@ import { API_PREFIX } from '../api/paths.js';
  * What a changed file of a prototype is: one of its items, one of its lists (`pages.json`,
  * `pages/page1/elements.json`), its own metadata (`prototype`), or any other file it owns.
  */
-export type Category = 'pages' | 'layers' | 'elements' | 'discussions' | 'renderings' | 'lists' | 'metadata' | 'other';
+export type { Category };
 export const CATEGORIES: readonly Category[] = [
   'pages',
   'layers',
@@ -41,33 +42,35 @@ export function countsOf(changes: Record<Category, ItemChanges>): Partial<Record
   return counts;
 }
 
-const LIST = /^(?:(?:pages|layers)\/[^/]+\/)?(?:pages|layers|elements|discussions)\.json$/;
-
 /**
  * What kind of file of prototype `id` a source is: an item, else a list or the metadata, else
  * other (named by its source, which an archive may hold anything in).
  */
 export function fileOf(id: string, source: string): { category: Category; id: string } {
+  const parsed = parseSource(source);
+  if (parsed?.kind === 'prototype' && parsed.prototype === id) return named(parsed, 'prototype');
   const prefix = `${API_PREFIX}prototypes/${id}/`;
-  if (source === `${API_PREFIX}prototypes/${id}.json`) return { category: 'metadata', id: 'prototype' };
   if (!source.startsWith(prefix)) {
     return { category: 'other', id: source.startsWith(API_PREFIX) ? source.slice(API_PREFIX.length) : source };
   }
   const rest = source.slice(prefix.length);
-  return itemOf(rest) ?? { category: LIST.test(rest) ? 'lists' : 'other', id: rest };
+  return parsed?.prototype === id ? named(parsed, rest) : { category: 'other', id: rest };
 }
 
-/** Which item an API path below `prototypes/{id}/` is, if it is one. */
+/** The prototype whose own metadata a source is: when it failed in B, the prototype is unreadable there, not removed. */
+export function metadataOf(source: string): string | undefined {
+  const parsed = parseSource(source);
+  return parsed?.kind === 'prototype' ? parsed.prototype : undefined;
+}
+
+/** Which item an API path below `prototypes/{id}/` is, if it is one (not a list, not other). */
 export function itemOf(rest: string): { category: Category; id: string } | undefined {
-  let match = /^pages\/([^/]+)\.json$/.exec(rest);
-  if (match) return { category: 'pages', id: match[1] as string };
-  match = /^pages\/([^/]+\.(?:html|png))$/.exec(rest);
-  if (match) return { category: 'renderings', id: match[1] as string };
-  match = /^layers\/([^/]+)\.json$/.exec(rest);
-  if (match) return { category: 'layers', id: match[1] as string };
-  match = /^(?:pages|layers)\/([^/]+)\/elements\/([^/]+)\.json$/.exec(rest);
-  if (match) return { category: 'elements', id: `${match[1]}/${match[2]}` };
-  match = /^discussions\/([^/]+)\.json$/.exec(rest);
-  if (match) return { category: 'discussions', id: match[1] as string };
-  return undefined;
+  const parsed = parseSourceBelowPrototype(rest);
+  const item = parsed && named(parsed, rest);
+  return item && item.category !== 'lists' && item.category !== 'other' ? item : undefined;
+}
+
+/** An item by the id its kind names it with; lists and other files by their path. */
+function named(parsed: ParsedPath, rest: string): { category: Category; id: string } {
+  return { category: RESOURCE_KINDS[parsed.kind].category, id: categoryIdOf(parsed) ?? rest };
 }

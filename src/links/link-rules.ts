@@ -1,3 +1,5 @@
+import { parseEntryPath, parseSource } from '../api/entry-paths.js';
+import { API_PREFIX, RESOURCE_KINDS, type KindName } from '../api/resource-kinds.js';
 import type { FileEntry } from '../manifest/types.js';
 
 /**
@@ -20,21 +22,17 @@ export interface LinkRow {
   target: string;
 }
 
-const XHTML_VIEW = /\/pages\/[A-Za-z0-9]+\.(sketched|plain)\.xhtml$/;
-/** The source of an older page view keeps its mode (src/api/paths.ts, pageViewPathFor). */
-const PAGE_VIEW_SOURCE = /^(\/rabbit\/api\/.*\.xhtml)\?mode=(sketched|plain)$/;
-const PAGE_FILE = /^prototypes\/(\d+)\/r\d+\/pages\/([A-Za-z0-9]+)\.(json|png|view\.html)$/;
-const EXTRA_KEY_LIST = /^prototypes\.key\d+\.json$/;
-
 /** The row an entry the service served becomes; undefined for files rabbit-export made or duplicates. */
 export function servedRow(entry: FileEntry): LinkRow | undefined {
-  if (!entry.source.startsWith('/') || EXTRA_KEY_LIST.test(entry.path)) return undefined;
-  const view = PAGE_VIEW_SOURCE.exec(entry.source);
-  if (view && XHTML_VIEW.test(entry.path)) {
-    const mode = view[2] as 'sketched' | 'plain';
-    return { kind: `xhtml-${mode}`, path: view[1] as string, mode, target: entry.path };
+  if (!entry.source.startsWith('/') || parseEntryPath(entry.path)?.kind === 'key-list') return undefined;
+  // An older page view's source keeps its mode, which its entry name tells apart (api/paths.ts).
+  const view = parseSource(entry.source)?.kind;
+  const { format } = view === undefined ? {} : RESOURCE_KINDS[view];
+  if ((format === 'xhtml-sketched' || format === 'xhtml-plain') && parseEntryPath(entry.path)?.kind === view) {
+    const mode = format === 'xhtml-sketched' ? 'sketched' : 'plain';
+    return { kind: format, path: entry.source.slice(0, entry.source.indexOf('?')), mode, target: entry.path };
   }
-  if (!entry.source.startsWith('/rabbit/api/')) return { kind: 'asset', path: entry.source, target: entry.path };
+  if (!entry.source.startsWith(API_PREFIX)) return { kind: 'asset', path: entry.source, target: entry.path };
   const kind = entry.source.endsWith('.png') ? 'png' : entry.source.endsWith('.html') ? 'html' : 'api';
   return { kind, path: entry.source, target: entry.path };
 }
@@ -46,14 +44,20 @@ export interface PageTargets {
   json?: string;
 }
 
+const PAGE_FILES: Partial<Record<KindName, keyof PageTargets>> = {
+  'page-view': 'view',
+  'page-png': 'png',
+  page: 'json',
+};
+
 /** Notes the entry when it is one of a page's files; returns the page id it belongs to. */
 export function notePageFile(entry: FileEntry, pages: Map<string, PageTargets>): void {
-  const match = PAGE_FILE.exec(entry.path);
-  if (!match) return;
-  const pageId = match[2] as string;
-  const which = match[3] === 'view.html' ? 'view' : (match[3] as 'json' | 'png');
+  const parsed = parseEntryPath(entry.path);
+  const which = parsed === undefined ? undefined : PAGE_FILES[parsed.kind];
+  if (parsed === undefined || which === undefined) return;
+  const pageId = parsed.page as string;
   // The view is generated (source `generated`); the others must be what the service served.
-  if (which === 'view' ? entry.generatedFrom === undefined : !entry.source.startsWith('/rabbit/api/')) return;
+  if (which === 'view' ? entry.generatedFrom === undefined : !entry.source.startsWith(API_PREFIX)) return;
   const targets = pages.get(pageId) ?? {};
   targets[which] = entry.path;
   pages.set(pageId, targets);

@@ -3,6 +3,7 @@ import type { ManifestHead } from '../manifest/manifest-stream.js';
 import type { FileEntry } from '../manifest/types.js';
 import { liveResourceOf, type LiveResource } from './resource-kinds.js';
 import { StratifiedSample, type SampleSize } from './sample-plan.js';
+import { parseEntryPath } from '../api/entry-paths.js';
 
 export type ListResource = Extract<LiveResource, { type: 'list' }>;
 export type BodyResource = Extract<LiveResource, { type: 'resource' }>;
@@ -98,7 +99,7 @@ function stratumOf(resource: BodyResource): string {
 
 /** `prototypes.json` is the first key's list, `prototypes.key2.json` the second's, and so on. */
 function rootListIndex(path: string): number | undefined {
-  if (path === 'prototypes.json') return 0;
-  const match = /^prototypes\.key([2-9]|[1-9]\d{1,3})\.json$/.exec(path);
-  return match ? Number(match[1]) - 1 : undefined;
+  const entry = parseEntryPath(path);
+  if (entry?.kind === 'prototype-list') return 0;
+  return entry?.kind === 'key-list' ? (entry.key as number) - 1 : undefined;
 }

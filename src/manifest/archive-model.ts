@@ -12,6 +12,8 @@ import { isElementBody } from '../api/paths.js';
 import { jsonNumber } from '../core/json-text.js';
 import { entryMembersText } from '../storage/file-entry.js';
 import type { StoredFile } from '../storage/stored-file.js';
+import { parseSource } from '../api/entry-paths.js';
+import { RESOURCE_KINDS } from '../api/resource-kinds.js';
 
 /** A file entry as read back from the model: `offset` says where in the pack its body is, if it is. */
 export type ArchivedEntry = FileEntry & { offset?: number };
@@ -134,8 +136,8 @@ export class ArchiveModel {
 
   /** A resource the service does not offer: counted by kind, not an error (see NotOffered). */
   addNotOffered(source: string, status: number): void {
-    const kind = /\.xhtml\?mode=(\w+)$/.exec(source)?.[1];
-    const key = kind === undefined ? 'other' : `xhtml-${kind}`;
+    const parsed = parseSource(source);
+    const key = (parsed && RESOURCE_KINDS[parsed.kind].format) ?? 'other';
     let entry = this.notOfferedByKind.get(key);
     if (entry === undefined) this.notOfferedByKind.set(key, (entry = { kind: key, status, count: 0, examples: [] }));
     entry.count++;
@@ -334,7 +336,7 @@ const QUOTE = 0x22;
 
 /** The prototype an API source belongs to: `/rabbit/api/prototypes/{id}.json` or `.../{id}/...`. */
 function ownerOf(source: string): string | undefined {
-  return /^\/rabbit\/api\/prototypes\/(\d+)(?:\.json$|\/)/.exec(source)?.[1];
+  return parseSource(source)?.prototype;
 }
 
 /** A prototype is "reused" when everything but its metadata came from one earlier archive. */

@@ -1,4 +1,5 @@
 import type { Report } from './manifest-shape.js';
+import { sourcePathOf } from '../api/entry-paths.js';
 
 /**
  * What the values of a manifest may hold, beyond their JSON type: only what the exporter itself
@@ -29,8 +30,6 @@ const URL_PATH_PAST_ASCII =
 const DOT_SEGMENT = /\/(?:\.|%2e){1,2}(?:\/|$)/i;
 /** A `..`, `.` or empty segment of a relative path. */
 const BAD_SEGMENT = /(?:^|\/)(?:\.{0,2})(?:\/|$)/;
-/** The older page views keep their mode in the source (api/paths.ts, pageViewPathFor). */
-const PAGE_VIEW = /^(\/rabbit\/api\/[^?]*\.xhtml)\?mode=(sketched|plain)$/;
 /** A base URL is written into comments, sed patterns and RewriteRules: scheme, host, port and a path. */
 const BASE_URL = /^https?:\/\/[!%&()*+,\-./0-9:;=@A-Z[\]_a-z~]+$/;
 const GENERATED = 'generated';
@@ -69,7 +68,8 @@ export function sourceProblem(source: string): string | undefined {
   if (source === GENERATED || isPlain(source, PLAIN_SOURCE)) return undefined;
   const control = controlIn(source);
   if (control !== undefined) return `holds a control character (${control})`;
-  const path = source.includes('?') ? (PAGE_VIEW.exec(source)?.[1] ?? source) : source;
+  // The older page views keep their mode in the source (api/paths.ts, pageViewPathFor).
+  const path = source.includes('?') ? (sourcePathOf(source) ?? source) : source;
   // Paths are ASCII as the exporter writes them: the pattern for text past ASCII is the slower one.
   if (!URL_PATH.test(path) && !URL_PATH_PAST_ASCII.test(path)) {
     return 'must be "generated" or a path on the service ("/..."), without spaces, quotes, backslashes, braces, "#" or a query';

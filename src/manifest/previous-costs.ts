@@ -1,6 +1,6 @@
-import { API_PREFIX } from '../api/paths.js';
 import type { FileOwner } from './manifest-stream.js';
 import type { FileEntry, ManifestError, PrototypeRecord } from './types.js';
+import { prototypeOf } from '../api/entry-paths.js';
 
 /** One prototype of a previous archive: what exporting it cost then, for estimating this run. */
 export interface PreviousCost {
@@ -28,7 +28,6 @@ interface CostVisitor {
  * that.
  */
 export function costTally(): { visitor: CostVisitor; costs(): PreviousCost[] } {
-  const owner = new RegExp(`^${API_PREFIX}prototypes/(\\d+)(?:\\.json$|/)`);
   const errors = new Map<string, number>();
   const costs: PreviousCost[] = [];
   // The current prototype's counts per revision as its entries stream by: which revision the
@@ -37,7 +36,7 @@ export function costTally(): { visitor: CostVisitor; costs(): PreviousCost[] } {
   return {
     visitor: {
       file(entry, of) {
-        if (of === null || owner.exec(entry.source)?.[1] !== of.prototype) return;
+        if (of === null || prototypeOf(entry.source) !== of.prototype) return;
         const tally = counted.get(of.revision) ?? { files: 0, bytes: 0 };
         tally.files++;
         tally.bytes += entry.size;
@@ -49,7 +48,7 @@ export function costTally(): { visitor: CostVisitor; costs(): PreviousCost[] } {
         costs.push({ id, ...tally, errors: 0, revision: record.revision, lastModification: record.lastModification });
       },
       error(error) {
-        const id = owner.exec(error.source)?.[1];
+        const id = prototypeOf(error.source);
         if (id !== undefined) errors.set(id, (errors.get(id) ?? 0) + 1);
       },
     },

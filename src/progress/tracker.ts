@@ -4,6 +4,7 @@ import type { OutageReason } from '../client/outage-monitor.js';
 import { estimateTotal, shownFraction, type PrototypeTally } from './estimate.js';
 import { halfLifeFor, startRate, timeLeftMs, updateRate, type RateState } from './rate.js';
 import { startEta, updateEta, type EtaState } from './eta.js';
+import { parseSource } from '../api/entry-paths.js';
 
 /** What a progress display shows at one moment; every figure a person plans by. */
 export interface ProgressSnapshot {
@@ -51,9 +52,6 @@ export interface PhaseTimes {
   requestsPerSecond: number;
   bytesPerSecond: number;
 }
-
-const OWNER = new RegExp(`^${API_PREFIX}prototypes/(\\d+)(?:\\.json$|/)`);
-const PAGE = new RegExp(`^${API_PREFIX}prototypes/\\d+/pages/[^/]+\\.json$`);
 
 /**
  * Folds export events into the figures of a snapshot. The clock is passed in; nothing is printed
@@ -219,14 +217,15 @@ export class ProgressTracker {
   }
 
   private count(source: string): void {
-    const id = OWNER.exec(source)?.[1];
+    const parsed = parseSource(source);
+    const id = parsed?.prototype;
     const tally = id === undefined ? undefined : this.tallies?.get(id);
     if (!tally) {
       if (source.startsWith(API_PREFIX)) this.other++;
       return;
     }
     tally.done++;
-    if (PAGE.test(source)) tally.pages++;
+    if (parsed?.kind === 'page') tally.pages++;
   }
 
   private tallyFor(id: string): PrototypeTally {

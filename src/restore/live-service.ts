@@ -6,7 +6,7 @@ import { serviceRequest, type RequestContext } from '../client/service-request.j
 import { stopReason } from '../client/stop-reason.js';
 import type { TransferWatch } from '../client/transfer-watchdog.js';
 import { RabbitError, isRabbitError } from '../core/errors.js';
-import { normalizeId } from '../api/ids.js';
+import { createdElementId } from '../api/entry-paths.js';
 import { parseJson } from '../api/parse.js';
 import { DecodedBody, parseContentEncoding } from '../client/content-coding.js';
 import type { ChunkSource } from '../core/read-chunks.js';
@@ -146,8 +146,7 @@ export class LiveService {
 /** The new element's id from a Location such as `https://host/rabbit/api/.../elements/element12.json`. */
 export function idFromLocation(location: string | undefined): string | undefined {
   if (location === undefined) return undefined;
-  const match = /\/elements\/([^/?#]+?)(?:\.json)?(?:[?#].*)?$/.exec(location.trim());
-  return match ? normalizeId('element', match[1]) : undefined;
+  return createdElementId(location);
 }
 
 async function readBody(

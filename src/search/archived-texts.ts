@@ -4,6 +4,7 @@ import { milestonesOf } from '../api/revision.js';
 import type { ArchivedPrototype } from '../archive/archive-catalog.js';
 import { isRabbitError } from '../core/errors.js';
 import { archivedIdsOf } from '../api/archived-ids.js';
+import { parseRevisionEntry } from '../api/entry-paths.js';
 
 /**
  * The texts of one archived prototype, read from its bodies by the rules convert reads them by
@@ -62,8 +63,8 @@ export class ArchivedTexts {
     if (Array.isArray(list) || asObject(list) !== undefined) return archivedIdsOf(list);
     const ids: string[] = [];
     for await (const rest of this.prototype.names()) {
-      const id = /^pages\/([A-Za-z0-9]+)\.json$/.exec(rest)?.[1];
-      if (id !== undefined) ids.push(id);
+      const entry = parseRevisionEntry(rest);
+      if (entry?.kind === 'page') ids.push(entry.page as string);
     }
     return ids.sort(compareIds);
   }
@@ -107,8 +108,8 @@ export class ArchivedTexts {
   async *discussions(): AsyncGenerator<{ id: string; pageId: string | null; title: string; entries: string[] }> {
     const ids: string[] = [];
     for await (const rest of this.prototype.names()) {
-      const id = /^discussions\/(\d+)\.json$/.exec(rest)?.[1];
-      if (id !== undefined) ids.push(id);
+      const entry = parseRevisionEntry(rest);
+      if (entry?.kind === 'discussion') ids.push(entry.discussion as string);
     }
     for (const id of ids.sort(compareIds)) {
       const value = asObject(await this.json(`discussions/${id}.json`));

@@ -4,6 +4,7 @@ import { compareIds } from '../api/ids.js';
 import { inOrder } from '../core/in-order.js';
 import { jsonText } from '../api/json-body.js';
 import { archivedIdsOf } from '../api/archived-ids.js';
+import { parseEntryPath } from '../api/entry-paths.js';
 
 /**
  * What index.html shows, read back from the archived bodies themselves (not from the crawl's
@@ -65,21 +66,27 @@ export async function summarizePrototype(
   complete: boolean,
   read: BodyReader,
 ): Promise<PrototypeSummary | undefined> {
-  let revision: string | undefined;
+  let revision: number | undefined;
   const inDir = new Map<string, StoredFile>();
+  const discussionIds: string[] = [];
   for (const file of files) {
-    const match = /^prototypes\/(\d+)\/r(\d+)\/(.+)$/.exec(file.path);
-    if (!match || match[1] !== id) continue;
-    revision ??= match[2] as string;
-    if (match[2] === revision) inDir.set(match[3] as string, file);
+    const entry = parseEntryPath(file.path);
+    if (entry?.prototype !== id || entry.revision === undefined) continue;
+    revision ??= entry.revision;
+    if (entry.revision !== revision) continue;
+    inDir.set(file.path.slice(`prototypes/${id}/r${revision}/`.length), file);
+    if (entry.kind === 'discussion') discussionIds.push(entry.discussion as string);
   }
-  return revision === undefined ? undefined : summarize(id, revision, inDir, complete, read);
+  return revision === undefined
+    ? undefined
+    : summarize(id, String(revision), inDir, discussionIds.sort(compareIds), complete, read);
 }
 
 async function summarize(
   id: string,
   revision: string,
   inDir: Map<string, StoredFile>,
+  discussionIds: readonly string[],
   complete: boolean,
   read: BodyReader,
 ): Promise<PrototypeSummary> {
@@ -119,9 +126,6 @@ async function summarize(
   const layerName = new Map(layers.map((l) => [l.id, l.name ?? l.id]));
 
   const discussions: (DiscussionSummary & { pageId: string | null })[] = [];
-  const discussionIds = [...inDir.keys()]
-    .flatMap((rest) => /^discussions\/(\d+)\.json$/.exec(rest)?.[1] ?? [])
-    .sort(compareIds);
   for await (const [discussionId, value] of inOrder(discussionIds, READ_AHEAD, (d) => json(`discussions/${d}.json`))) {
     discussions.push(discussionOf(discussionId, asObject(value)));
   }

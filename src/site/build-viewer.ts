@@ -22,6 +22,7 @@ import {
 import { buildPageViews, StylesheetViews, type GeneratedFile } from './page-views.js';
 import { SEARCH_BOX_PATH, searchBoxScript } from './search-box.js';
 import { searchPart, searchParts, type GeneratedStream } from './search-part.js';
+import { parseEntryPath } from '../api/entry-paths.js';
 
 export interface OfflineViewerOptions {
   fetch: FetchContext;
@@ -217,7 +218,7 @@ async function storeStream(options: OfflineViewerOptions, generated: GeneratedSt
     { path: generated.path, source: GENERATED_SOURCE, generatedFrom: generated.generatedFrom },
     cachedBodyOf(body, { contentType: generated.contentType, lastModified: null }),
   );
-  const owner = /^prototypes\/(\d+)\//.exec(generated.path)?.[1];
+  const owner = parseEntryPath(generated.path)?.prototype;
   options.model.addFile(owner !== undefined && options.model.hasPrototype(owner) ? owner : undefined, file);
   // Copies of a prototype's pages are made back to back: let the pack's writes keep up with them.
   await options.fetch.spool.settle();

@@ -1,4 +1,5 @@
-import { API_PREFIX } from '../api/paths.js';
+import { parseRevisionEntry, prototypeOf } from '../api/entry-paths.js';
+import { RESOURCE_KINDS } from '../api/resource-kinds.js';
 import { openArchive } from '../archive/open-archive.js';
 import type { ZipIndex } from '../zip/zip-index.js';
 import { compareIds } from '../api/ids.js';
@@ -21,13 +22,9 @@ export interface ListRow {
   complete: boolean;
 }
 
-/** A prototype's own archive files, relative to `prototypes/{id}/r{rev}/`, and what they count as. */
-const COUNTED: Array<{ pattern: RegExp; column: 'pages' | 'layers' | 'elements' | 'discussions' }> = [
-  { pattern: /^pages\/[^/]+\.json$/, column: 'pages' },
-  { pattern: /^layers\/[^/]+\.json$/, column: 'layers' },
-  { pattern: /^(?:pages|layers)\/[^/]+\/elements\/[^/]+\.json$/, column: 'elements' },
-  { pattern: /^discussions\/[^/]+\.json$/, column: 'discussions' },
-];
+/** The kinds of a prototype's files that have a column of their own, by their category. */
+type Column = 'pages' | 'layers' | 'elements' | 'discussions';
+const COLUMNS: ReadonlySet<string> = new Set<Column>(['pages', 'layers', 'elements', 'discussions']);
 
 /**
  * One row per prototype, from manifest.json, streamed: nothing per entry is kept but four bytes by
@@ -69,7 +66,8 @@ export async function listArchive(path: string): Promise<ListRow[]> {
         });
       },
       error(error) {
-        const id = prototypeOfError(error.source);
+        // By its API source or, for a local failure, its entry name.
+        const id = prototypeOf(error.source);
         if (id !== undefined) errorsById.set(id, (errorsById.get(id) ?? 0) + 1);
       },
     });
@@ -112,8 +110,9 @@ class Counter {
     const rest = path.slice(this.prefix.length);
     this.counts.resources += 1;
     this.counts.bytes += size;
-    const kind = COUNTED.find(({ pattern }) => pattern.test(rest));
-    if (kind) this.counts[kind.column] += 1;
+    const kind = parseRevisionEntry(rest)?.kind;
+    const column = kind === undefined ? undefined : RESOURCE_KINDS[kind].category;
+    if (column !== undefined && COLUMNS.has(column)) this.counts[column as Column] += 1;
   }
 }
 
@@ -145,11 +144,4 @@ class Seen {
     this.turn++;
     this.absent = new Set();
   }
-}
-
-const API_SOURCE = new RegExp(`^${API_PREFIX.replace(/[/]/g, '\\/')}prototypes\\/(\\d+)(?:\\.json$|\\/)`);
-
-/** The prototype an error belongs to, matched on the API path or, for local failures, the archive path. */
-function prototypeOfError(source: string): string | undefined {
-  return API_SOURCE.exec(source)?.[1] ?? /^prototypes\/(\d+)\//.exec(source)?.[1];
 }

@@ -12,6 +12,7 @@ import { ASSET_LIMITS, assetPath, isCss, type AssetLimits } from './asset-types.
 import { scanCss } from './css-refs.js';
 import { scanHtml } from './html-refs.js';
 import { resolveReference, serviceUrl, type Resolution, type ServiceLocation } from './resolve-ref.js';
+import { parseEntryPath } from '../../api/entry-paths.js';
 
 /** What the archive holds for each reference on the service host, for the viewer to rewrite with. */
 export interface AssetCatalog {
@@ -46,7 +47,7 @@ export const VIEWER_READS = { elementBodies: false } as const;
 
 /** A raw page rendering, as the crawl archives it. */
 export function isPageHtml(file: FileEntry): boolean {
-  return /^prototypes\/\d+\/r\d+\/pages\/[^/]+\.html$/.test(file.path) && !file.path.endsWith('.view.html');
+  return parseEntryPath(file.path)?.kind === 'page-html';
 }
 
 /** The archive entry a reference resolves to, or undefined when the archive does not hold it. */
