@@ -36,6 +36,8 @@ export interface FakeServiceOptions {
   now?: () => number;
   /** How the service waits (latency, slow bodies, trickles); tests pass a fake to count waits instead of timing them. */
   sleep?: (ms: number) => Promise<void>;
+  /** When a `down` outage ends (calls `fire` after `ms`, returns a cancel); tests pass one on their own clock. */
+  timer?: (ms: number, fire: () => void) => () => void;
   /** Compress answers: only when asked (Accept-Encoding) or always, in chosen codings. */
   compression?: CompressionOptions;
   /** The base URL the service names itself by in bodies when it is reached through a TLS front or proxy. */
@@ -100,17 +102,18 @@ export async function startFakeService(options: FakeServiceOptions = {}): Promis
   let closing: Promise<void> | undefined;
   // An outage: off the network (refused connections, reset sockets), then back on the same port.
   let down: { back: Promise<void>; cancel: () => void } | undefined;
+  const timer = options.timer ?? realTimer;
   state.goDown = (ms) => {
     server.close();
     for (const socket of sockets) socket.destroy();
     let cancel = (): void => undefined;
     const back = new Promise<void>((resolve) => {
-      const timer = setTimeout(() => {
+      const cancelTimer = timer(ms, () => {
         server.once('error', () => resolve());
         server.listen(address.port, address.address, () => resolve());
-      }, ms);
+      });
       cancel = () => {
-        clearTimeout(timer);
+        cancelTimer();
         resolve();
       };
     });
@@ -152,6 +155,11 @@ export async function startFakeService(options: FakeServiceOptions = {}): Promis
       return closing;
     },
   };
+}
+
+function realTimer(ms: number, fire: () => void): () => void {
+  const timer = setTimeout(fire, ms);
+  return () => clearTimeout(timer);
 }
 
 /** A wildcard bind address is not somewhere a client can connect to; use loopback instead. */

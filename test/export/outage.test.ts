@@ -11,17 +11,23 @@ import { isRabbitError } from '../../src/core/errors.js';
 import { readArchive } from '../helpers/archive.js';
 import { runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/temp.js';
+import { skippingClock, type SkippingClock } from '../helpers/skipping-clock.js';
 
 // issue 27: the whole service gone for a while in the middle of a run (a deploy, a restart) is
-// waited out, not recorded as failures.
+// waited out, not recorded as failures. The runs given a skipping clock wait out their outages on
+// it (the service goes back on the same clock); the CLI runs keep their outages short.
 
 const services: FakeService[] = [];
 afterEach(async () => {
   for (const service of services.splice(0)) await service.close();
 });
 
-async function serve(outage: OutageOptions): Promise<FakeService> {
-  const service = await startFakeService({ seed: 5, outage });
+async function serve(outage: OutageOptions, clock?: SkippingClock): Promise<FakeService> {
+  const service = await startFakeService({
+    seed: 5,
+    outage,
+    ...(clock ? { now: clock.now, timer: clock.timer } : {}),
+  });
   services.push(service);
   return service;
 }
@@ -60,21 +66,24 @@ async function expectSameArchive(out: string, clean: string): Promise<void> {
 
 describe('an outage in the middle of a run', () => {
   it('20 s of a service that stopped listening: waited out, the archive exact, nothing recorded as failed', async () => {
-    const service = await serve({ atRequest: 40, forMs: 20_000, kind: 'down' });
+    const clock = skippingClock();
+    const service = await serve({ atRequest: 40, forMs: 20_000, kind: 'down' }, clock);
     const out = join(await tempDir(), 'outage.zip');
     const events: ExportEvent[] = [];
     const options: ExportOptions = {
       baseUrl: service.baseUrl,
       keys: [service.keys.readOnly],
       out,
-      // Probes at most 2 s apart (instead of 30 s) so the run ends soon after the service is back.
-      outage: { maxProbeDelayMs: 2_000 },
+      now: clock.now,
+      sleep: clock.sleep,
       onEvent: (event) => events.push(event),
     };
     const result = await exportAccount(options);
     expect(result.complete).toBe(true);
     expect(result.errorCount).toBe(0);
     expect(result.outages).toMatchObject({ count: 1, gaveUp: false });
+    // Paused for the whole 20 s on the run's clock, not given up on nor cut short.
+    expect(result.outages.totalMs).toBeGreaterThanOrEqual(20_000);
     const outages = events.flatMap((event) => (event.type === 'outage' ? [event] : []));
     expect(outages[0]).toMatchObject({ state: 'started', reason: 'unreachable' });
     expect(outages.filter((event) => event.state === 'probe').length).toBeGreaterThan(0);
@@ -84,9 +93,10 @@ describe('an outage in the middle of a run', () => {
   }, 60_000);
 
   it('an outage longer than --outage-patience ends with exit 3 and a written archive; the same command then resumes to exit 0', async () => {
-    const service = await serve({ atRequest: 40, forMs: 6_000, kind: 'down' });
+    const clock = skippingClock();
+    const service = await serve({ atRequest: 40, forMs: 60_000, kind: 'down' }, clock);
     const out = join(await tempDir(), 'patience.zip');
-    const args = ['export', '--out', out, '--outage-patience', '2s', '--json'];
+    const args = ['export', '--out', out, '--outage-patience', '1s', '--json'];
     const first = await runCli(args, { register: registerExport, env: env(service) });
     expect(first.code).toBe(3);
     const summary = JSON.parse(first.stdout.trim().split('\n').at(-1) as string) as Record<string, unknown>;
@@ -99,6 +109,8 @@ describe('an outage in the middle of a run', () => {
     // What the first run fetched stays beside the archive for the next run, which then removes it.
     const work = join(dirname(out), '.patience.zip.rabbit-work');
     expect(existsSync(join(work, 'resumable.json'))).toBe(true);
+    // The rest of the minute passes at once: the service is back for the same command.
+    clock.skip(60_000);
     await service.back();
     const second = await runCli(args, { register: registerExport, env: env(service) });
     expect(second.stderr).toBe('');
@@ -107,10 +119,10 @@ describe('an outage in the middle of a run', () => {
     await expectSameArchive(out, await cleanArchive(service));
   }, 60_000);
 
-  it('12 s of 429 to everything with Retry-After as an HTTP date: exit 0, no retries spent, outage records on --json', async () => {
-    const service = await serve({ atRequest: 40, forMs: 12_000, kind: '429' });
+  it('2 s of 429 to everything with Retry-After as an HTTP date: exit 0, no retries spent, outage records on --json', async () => {
+    const service = await serve({ atRequest: 40, forMs: 2_000, kind: '429' });
     const out = join(await tempDir(), 'throttled.zip');
-    const run = await runCli(['export', '--out', out, '--json', '--stats-interval', '1s'], {
+    const run = await runCli(['export', '--out', out, '--json', '--stats-interval', '100ms'], {
       register: registerExport,
       env: env(service),
     });
@@ -133,19 +145,28 @@ describe('an outage in the middle of a run', () => {
 });
 
 describe('--max-duration still wins', () => {
-  it('a pause ends at --max-duration: exit 3, DEADLINE for what was left, however patient', async () => {
-    const service = await serve({ atRequest: 40, forMs: 60_000, kind: 'down' });
+  it('a pause ends at --max-duration: incomplete, DEADLINE for what was left, however patient', async () => {
+    const clock = skippingClock();
+    const service = await serve({ atRequest: 40, forMs: 60_000, kind: 'down' }, clock);
     const out = join(await tempDir(), 'deadline.zip');
-    const run = await runCli(['export', '--out', out, '--max-duration', '3s', '--outage-patience', '1h', '--json'], {
-      register: registerExport,
-      env: env(service),
+    const result = await exportAccount({
+      out,
+      baseUrl: service.baseUrl,
+      keys: [service.keys.readOnly],
+      maxDurationMs: 3_000,
+      outagePatienceMs: 3_600_000,
+      now: clock.now,
+      sleep: clock.sleep,
+      deadlineTimer: clock.timer,
     });
-    expect(run.code).toBe(3);
-    expect(JSON.parse(run.stdout.trim())).toMatchObject({ deadlineReached: true, outages: { count: 1 } });
+    expect(result.complete).toBe(false);
+    expect(result).toMatchObject({ deadlineReached: true, outages: { count: 1, gaveUp: false } });
+    // The deadline ended the pause: the 60 s outage was not waited out.
+    expect(result.outages.totalMs).toBeLessThan(60_000);
     const { manifest } = await readArchive(out);
     expect(manifest.errors.length).toBeGreaterThan(0);
     expect(new Set(manifest.errors.map((error) => error.code))).toEqual(new Set(['DEADLINE']));
-  }, 30_000);
+  });
 });
 
 describe('attempts spent because of an outage do not count', () => {
@@ -175,7 +196,8 @@ describe('attempts spent because of an outage do not count', () => {
   }, 30_000);
 
   it('holds for backup, which runs the export core', async () => {
-    const service = await serve({ atRequest: 40, forMs: 3_000, kind: 'down' });
+    const clock = skippingClock();
+    const service = await serve({ atRequest: 40, forMs: 3_000, kind: 'down' }, clock);
     const dir = await tempDir();
     const result = await backupAccount({
       dir,
@@ -183,6 +205,8 @@ describe('attempts spent because of an outage do not count', () => {
       baseUrl: service.baseUrl,
       keys: [service.keys.readOnly],
       retry: { attempts: 2 },
+      now: clock.now,
+      sleep: clock.sleep,
     });
     expect(result.export.complete).toBe(true);
     expect(result.export.outages).toMatchObject({ count: 1, gaveUp: false });
@@ -229,63 +253,57 @@ describe('a service never reached in this run', () => {
 });
 
 describe('an outage from the very first request', () => {
-  /** One --json run, with the outage records and how long it took. */
-  async function jsonRun(service: FakeService, out: string, patience: string) {
-    const started = Date.now();
-    const run = await runCli(
-      ['export', '--out', out, '--outage-patience', patience, '--json', '--stats-interval', '1s'],
-      {
-        register: registerExport,
-        env: env(service),
-      },
-    );
-    const records = run.stdout
-      .trim()
-      .split('\n')
-      .map((line) => JSON.parse(line) as Record<string, unknown>);
-    return {
-      run,
-      ms: Date.now() - started,
-      summary: records.at(-1) as Record<string, unknown>,
-      outages: records.filter((record) => record['type'] === 'outage'),
-      pausedProgress: records.some((record) => record['type'] === 'progress' && record['outage'] !== null),
-    };
+  /** One run on the skipping clock, with its outage events. */
+  async function clockedRun(service: FakeService, clock: SkippingClock, out: string, patienceMs: number) {
+    const events: ExportEvent[] = [];
+    const result = await exportAccount({
+      out,
+      baseUrl: service.baseUrl,
+      keys: [service.keys.readOnly],
+      outagePatienceMs: patienceMs,
+      now: clock.now,
+      sleep: clock.sleep,
+      onEvent: (event) => events.push(event),
+    });
+    return { result, outages: events.flatMap((event) => (event.type === 'outage' ? [event] : [])) };
   }
 
   // A Retry-After on the first answer was slept through unseen, --outage-patience or not.
   it.each(['429', '503'] as const)(
-    '%s with Retry-After: a short patience gives up in about that time, twice, and then a patient run completes',
+    '%s with Retry-After: a short patience gives up when it runs out, twice, and then a patient run completes',
     async (kind) => {
-      const service = await serve({ atRequest: 1, forMs: 7_000, kind });
+      const clock = skippingClock();
+      const service = await serve({ atRequest: 1, forMs: 7_000, kind }, clock);
       const out = join(await tempDir(), `first-${kind}.zip`);
       for (const attempt of ['first run', 'resumed while the outage is still on']) {
-        const { run, ms, summary, outages } = await jsonRun(service, out, '1s');
-        expect(run.code, attempt).toBe(3);
-        expect(ms, attempt).toBeLessThan(4_000);
-        expect(summary).toMatchObject({ ok: false, exitCode: 3, complete: false, outages: { count: 1 } });
+        const asked = clock.slept.length;
+        const { result, outages } = await clockedRun(service, clock, out, 1_000);
+        expect(result, attempt).toMatchObject({ complete: false, outages: { count: 1, gaveUp: true } });
         // One probe, as patience runs out, still asked to wait: no second one.
         expect(
-          outages.map((record) => record['state']),
+          outages.map((event) => event.state),
           attempt,
         ).toEqual(['started', 'gave-up']);
         expect(outages[0]).toMatchObject({ reason: 'throttled' });
+        // The run's clock shows a pause bounded by the patience, not the 7 s the service asked for.
+        const waits = clock.slept.slice(asked);
+        expect(waits.length, attempt).toBeGreaterThan(0);
+        expect(Math.max(...waits), attempt).toBeLessThanOrEqual(1_000);
         const { manifest } = await readArchive(out);
         expect(manifest.errors.map((error) => error.code)).toEqual(['SERVICE_DOWN']);
       }
-      // Patient enough for what is left of the 7 s: paused, shown so, and then the whole archive.
-      const { run, summary, outages, pausedProgress } = await jsonRun(service, out, '1m');
-      expect(run.stderr).toBe('');
-      expect(run.code).toBe(0);
-      expect(summary).toMatchObject({ exitCode: 0, retries: 0, errors: 0, outages: { count: 1 } });
-      expect(outages.map((record) => record['state'])).toEqual(['started', 'back']);
+      // Patient enough for what is left of the 7 s: paused, and then the whole archive.
+      const { result, outages } = await clockedRun(service, clock, out, 60_000);
+      expect(result).toMatchObject({ complete: true, errorCount: 0, outages: { count: 1, gaveUp: false } });
+      expect(result.stats.retries).toBe(0);
+      expect(outages.map((event) => event.state)).toEqual(['started', 'back']);
       expect(outages[0]).toMatchObject({ reason: 'throttled' });
-      expect(pausedProgress).toBe(true);
       await expectSameArchive(out, await cleanArchive(service));
     },
-    60_000,
   );
+  // The first-contact limit runs on the real clock: a real 2 s pause (Retry-After: 2) outlasts 1 s of it.
   it('a pause that starts at the first request outlasts the first contact limit: the patience bounds it', async () => {
-    const service = await serve({ atRequest: 1, forMs: 3_000, kind: '503' });
+    const service = await serve({ atRequest: 1, forMs: 2_000, kind: '503' });
     const out = join(await tempDir(), 'long-first.zip');
     const result = await exportAccount({
       out,
