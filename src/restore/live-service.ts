@@ -5,7 +5,7 @@ import { parseRetryAfter } from '../client/retry-policy.js';
 import type { RetryContext, RetryEvent } from '../client/retrying.js';
 import { serviceRequest, type RequestContext } from '../client/service-request.js';
 import { stopReason } from '../client/stop-reason.js';
-import type { TransferWatch } from '../client/transfer-watchdog.js';
+import { watchTransfer, type TransferWatch } from '../client/transfer-watchdog.js';
 import { RabbitError, isRabbitError } from '../core/errors.js';
 import { normalizeId } from '../api/ids.js';
 import { parseJson } from '../api/parse.js';
@@ -83,7 +83,15 @@ export class LiveService {
       return this.lost(error, source, 'POST');
     }
     if (answersAsService(response.status)) this.options.outage?.answered();
-    await discardBody(response.body);
+    // Its body says nothing the status and Location do not, but a service that trickles it for
+    // ever would hold the restore there: it is read under the stall watchdog like any other.
+    const answer = response.body;
+    const watch = watchTransfer((error) => answer.destroy(error), this.options.stall, source);
+    try {
+      await discardBody(answer, watch.seen);
+    } finally {
+      watch.stop();
+    }
     if (response.status >= 200 && response.status < 300) {
       const newId = idFromLocation(response.headers['location']);
       if (newId !== undefined) return { kind: 'ok', status: response.status, newId };

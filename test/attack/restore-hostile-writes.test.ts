@@ -54,3 +54,23 @@ describe('restore writes against a service that says "not now"', () => {
     expect(liveContents(service)).toEqual(contents(await archivedElements(archive)));
   });
 });
+
+describe('restore writes against a service that never finishes answering', () => {
+  it('a POST answer whose body trickles for ever is cut by the stall watchdog, and the element is created once', async () => {
+    damage(service);
+    const report = await restorePrototype(
+      options({
+        stall: { minBytesPerSecond: 1024, windowMs: 300 },
+        onEvent: (event) => {
+          // The first POST is answered 200 without a Location, its body one byte every 20 ms, never ending.
+          if (event.type === 'plan')
+            service.setFaults({ paths: [{ path: PAGE_LIST, kind: 'trickle', times: 1 }], trickleMs: 20 });
+        },
+      }),
+    );
+    expect(report.fatal).toBeUndefined();
+    expect(report.failed).toEqual([]);
+    expect(report.done).toEqual({ create: 4, update: 2, delete: 1 });
+    expect(liveContents(service)).toEqual(contents(await archivedElements(archive)));
+  }, 15_000);
+});
