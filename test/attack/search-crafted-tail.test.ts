@@ -164,4 +164,18 @@ describe('search over a crafted directory tail', () => {
       { type: 'summary', summary: { hits: 1, prototypes: 1, indexed: 1, scanned: 0 } },
     ]);
   });
+  it('searches a prototype the parts list names a thousand times once', async () => {
+    const zip = await craft('repeated.zip', {
+      locals: [
+        ['search/prototype-1.js', part(element('Coupon'))],
+        ['search/index.js', partsFile(Array.from({ length: 1000 }, () => '1'))],
+      ],
+      records: [
+        ['search/prototype-1.js', 0, {}],
+        ['search/index.js', 1, {}],
+      ],
+    });
+    const seen = await events(zip);
+    expect(seen.at(-1)).toEqual({ type: 'summary', summary: { hits: 1, prototypes: 1, indexed: 1, scanned: 0 } });
+  });
 });
