@@ -178,4 +178,31 @@ describe('search over a crafted directory tail', () => {
     const seen = await events(zip);
     expect(seen.at(-1)).toEqual({ type: 'summary', summary: { hits: 1, prototypes: 1, indexed: 1, scanned: 0 } });
   });
+  it('keeps a bounded number of page names: past it, a hit names its page by id', async () => {
+    // 4,300 page names of 4,000 characters: more than the 16 Mi characters one prototype's names may hold.
+    const pages = Array.from({ length: 4300 }, (_, i) =>
+      recordLine(
+        { kind: 'page', field: 'name', page: `p${i}`, layer: '', id: '', target: 't', text: `${i}`.padEnd(4000, 'n') },
+        'n',
+      ),
+    );
+    const zip = await craft('names.zip', {
+      locals: [
+        [
+          'search/prototype-1.js',
+          part(...pages, element('Coupon', { page: 'p0' }), element('Coupon', { page: 'p4299' })),
+        ],
+        ['search/index.js', partsFile(['1'])],
+      ],
+      records: [
+        ['search/prototype-1.js', 0, {}],
+        ['search/index.js', 1, {}],
+      ],
+    });
+    const hits = (await events(zip)).flatMap((event) => (event.type === 'hit' ? [event.hit.page] : []));
+    expect(hits).toEqual([
+      { id: 'p0', name: '0'.padEnd(4000, 'n') },
+      { id: 'p4299', name: 'p4299' },
+    ]);
+  });
 });
