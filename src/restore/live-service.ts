@@ -1,10 +1,11 @@
 import type { HttpResponse } from '../client/http-client.js';
 import { discardBody, statusError, toNetworkError } from '../client/http-client.js';
 import { answersAsService } from '../client/outage-policy.js';
+import { parseRetryAfter } from '../client/retry-policy.js';
 import type { RetryContext, RetryEvent } from '../client/retrying.js';
 import { serviceRequest, type RequestContext } from '../client/service-request.js';
 import { stopReason } from '../client/stop-reason.js';
-import type { TransferWatch } from '../client/transfer-watchdog.js';
+import { watchTransfer, type TransferWatch } from '../client/transfer-watchdog.js';
 import { RabbitError, isRabbitError } from '../core/errors.js';
 import { createdElementId } from '../api/entry-paths.js';
 import { parseJson } from '../api/parse.js';
@@ -21,7 +22,7 @@ import type { ChunkSource } from '../core/read-chunks.js';
  *   the result, not retried;
  * - a POST is sent once per call: when its answer is lost (no answer, 408, 5xx, a 2xx without the
  *   new id) it may have been applied, and the caller (apply-plan.ts) lists the parent before it
- *   sends it again. Only a 4xx says a POST was turned down.
+ *   sends it again. A 429 or 425 is waited out the same way; any other 4xx says it was turned down.
  */
 export interface LiveServiceOptions extends RequestContext {
   key: string;
@@ -82,7 +83,15 @@ export class LiveService {
       return this.lost(error, source, 'POST');
     }
     if (answersAsService(response.status)) this.options.outage?.answered();
-    await discardBody(response.body);
+    // Its body says nothing the status and Location do not, but a service that trickles it for
+    // ever would hold the restore there: it is read under the stall watchdog like any other.
+    const answer = response.body;
+    const watch = watchTransfer((error) => answer.destroy(error), this.options.stall, source);
+    try {
+      await discardBody(answer, watch.seen);
+    } finally {
+      watch.stop();
+    }
     if (response.status >= 200 && response.status < 300) {
       const newId = idFromLocation(response.headers['location']);
       if (newId !== undefined) return { kind: 'ok', status: response.status, newId };
@@ -94,9 +103,12 @@ export class LiveService {
         }),
       };
     }
-    // A 5xx may come after the element was stored; only a 4xx says the request was turned down.
-    if (response.status >= 500 || response.status === 408) {
-      return { kind: 'unknown', error: statusError('POST', source, response.status) };
+    // A 5xx may come after the element was stored; a 4xx says the request was turned down, for
+    // good but for 429 and 425, which say "not now": waited out (Retry-After a floor) like a lost
+    // answer, so a storm of them delays the creates instead of failing every one.
+    if (response.status >= 500 || response.status === 408 || response.status === 429 || response.status === 425) {
+      const retryAfterMs = parseRetryAfter(response.headers['retry-after'], this.options.now());
+      return { kind: 'unknown', error: statusError('POST', source, response.status, retryAfterMs) };
     }
     return { kind: 'refused', status: response.status };
   }

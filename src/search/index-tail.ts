@@ -27,7 +27,8 @@ const MAX_RECORDS_AFTER = 16;
  * where the next begins (its length is in its own fixed header). The walk stops at the first
  * record before the index's. What it finds is read like any entry (zip-reader.ts entryBytes): CRC,
  * sizes, and data that must lie before the directory are checked there, so a zip crafted to mislead
- * the walk leads search only to other bytes of its own, never past them.
+ * the walk leads search only to other bytes of its own, never past them. Nor to the same bytes
+ * twice: each entry's data must end where the next entry the walk found begins (placeData).
  */
 export class IndexTail {
   private closed = false;
@@ -51,7 +52,7 @@ export class IndexTail {
       const stats = await handle.stat();
       const end = stats.isFile() ? readDirectoryEnd(handle.fd, stats.size) : undefined;
       const records = end && tailRecords(handle.fd, end);
-      if (end && records?.has(SEARCH_PARTS_PATH)) return new IndexTail(handle, path, end, records);
+      if (end && records?.has(SEARCH_PARTS_PATH)) return new IndexTail(handle, path, end, placeData(records, end));
     } catch {
       // A damaged directory: the ordinary open says what is wrong with it.
     }
@@ -98,6 +99,30 @@ export function tailRecords(fd: number, end: DirectoryEnd): Map<string, Director
     if (walked !== undefined) return walked;
     if (window >= end.size || window * 2 > MAX_WINDOW) return new Map();
   }
+}
+
+/**
+ * Sets where each entry's data must end, as the zip index does for the whole directory
+ * (zip-index.ts dataLimits) but over the entries found: the next greater local header offset among
+ * them, or the directory. Parts that share a local header (one deflated part listed under a
+ * thousand names, each inflating again) keep it for the first in directory order only; the others
+ * get their own offset, so none of their data fits and reading them fails as an overlap.
+ */
+function placeData(records: Map<string, DirectoryRecord>, end: DirectoryEnd): Map<string, DirectoryRecord> {
+  const ordered = [...records.values()].sort(
+    (a, b) => a.localHeaderOffset - b.localHeaderOffset || a.recordOffset - b.recordOffset,
+  );
+  let next = end.offset;
+  for (let k = ordered.length - 1; k >= 0;) {
+    const start = (ordered[k] as DirectoryRecord).localHeaderOffset;
+    let first = k;
+    while (first > 0 && (ordered[first - 1] as DirectoryRecord).localHeaderOffset === start) first--;
+    for (let j = first + 1; j <= k; j++) (ordered[j] as DirectoryRecord).dataLimit = start;
+    (ordered[first] as DirectoryRecord).dataLimit = Math.min(next, end.offset);
+    next = start;
+    k = first - 1;
+  }
+  return records;
 }
 
 /**

@@ -143,6 +143,13 @@ interface Candidate {
   folded: string | undefined;
 }
 
+/**
+ * What one prototype's page and layer names may hold, in characters, ids included: far more than
+ * any the export writes, and a bound on a part that is nothing but names (a deflated part of a few
+ * megabytes can inflate to gigabytes of them). Past it a hit names its page or layer by id.
+ */
+const MAX_NAME_CHARS = 16 * 1024 * 1024;
+
 async function* hitsOf(
   prototypeId: string,
   records: AsyncIterable<Candidate>,
@@ -152,10 +159,16 @@ async function* hitsOf(
   let name: string | null = null;
   const pages = new Map<string, string>();
   const layers = new Map<string, string>();
+  let nameChars = 0;
+  const remember = (names: Map<string, string>, id: string, text: string): void => {
+    if (nameChars + id.length + text.length > MAX_NAME_CHARS) return;
+    nameChars += id.length + text.length;
+    names.set(id, text);
+  };
   for await (const { record, folded } of records) {
     if (record.kind === 'prototype' && name === null) name = record.text;
-    if (record.kind === 'page' && record.field === 'name') pages.set(record.page, record.text);
-    if (record.kind === 'layer' && record.field === 'name') layers.set(record.layer, record.text);
+    if (record.kind === 'page' && record.field === 'name') remember(pages, record.page, record.text);
+    if (record.kind === 'layer' && record.field === 'name') remember(layers, record.layer, record.text);
     if (!kinds.has(record.kind) || folded === undefined || !folded.includes(query)) continue;
     // Checked again on the text itself: an index that says otherwise does not make a hit.
     const context = hitContext(record.text, query);

@@ -89,10 +89,16 @@ export function partsFile(prototypeIds: readonly string[]): string {
   return `${PARTS_CALLBACK}([\n${prototypeIds.map((id) => JSON.stringify(id)).join(',\n')}\n]);\n`;
 }
 
-/** The ids a parts file lists, in its order; ids not of the archive's shape are left out. */
+/**
+ * The ids a parts file lists, in its order, each once: ids not of the archive's shape are left
+ * out, and so is an id listed again (a file naming one big part a million times would have it
+ * searched a million times).
+ */
 export function parsePartsFile(text: string): string[] {
-  return text
-    .split('\n')
-    .map((line) => /^"([0-9]{1,40})",?$/.exec(line)?.[1])
-    .filter((id): id is string => id !== undefined);
+  const ids = new Set<string>();
+  for (const line of text.split('\n')) {
+    const id = /^"([0-9]{1,40})",?$/.exec(line)?.[1];
+    if (id !== undefined) ids.add(id);
+  }
+  return [...ids];
 }

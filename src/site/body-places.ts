@@ -75,7 +75,7 @@ export class BodyPlaces {
   /** The slot holding `key`, or the empty one where it would go. */
   private slotOf(key: Buffer): number {
     const mask = this.slots.length - 1;
-    for (let slot = fnv1a(key, this.basis) & mask; ; slot = (slot + 1) & mask) {
+    for (let slot = placeHash(key, this.basis) & mask; ; slot = (slot + 1) & mask) {
       const entry = this.slots[slot] as number;
       if (entry === EMPTY) return slot;
       const start = this.startOf(entry);
@@ -104,7 +104,7 @@ export class BodyPlaces {
     this.slots = new Int32Array(capacity * 2).fill(EMPTY);
     const mask = this.slots.length - 1;
     for (let entry = 0; entry < this.count; entry++) {
-      let slot = fnv1a(this.bytes.subarray(this.startOf(entry), this.ends[entry]), this.basis) & mask;
+      let slot = placeHash(this.bytes.subarray(this.startOf(entry), this.ends[entry]), this.basis) & mask;
       while (this.slots[slot] !== EMPTY) slot = (slot + 1) & mask;
       this.slots[slot] = entry;
     }
@@ -116,8 +116,20 @@ function widen<T extends Uint32Array | Float64Array>(from: T, to: T): T {
   return to;
 }
 
-function fnv1a(bytes: Uint8Array, basis: number): number {
+/**
+ * FNV-1a from the table's own basis, then MurmurHash3's finaliser. FNV-1a alone is not enough
+ * against chosen names: the low bits of its product depend only on the low bits of the basis and
+ * bytes, so names that share a slot under one basis go on sharing slots under most others (ids
+ * picked to pile up in one table piled up in any). The finaliser makes the slot depend on all 32
+ * bits, where such names no longer meet.
+ */
+export function placeHash(bytes: Uint8Array, basis: number): number {
   let hash = basis;
   for (let i = 0; i < bytes.length; i++) hash = Math.imul(hash ^ (bytes[i] as number), 0x01000193);
+  hash ^= hash >>> 16;
+  hash = Math.imul(hash, 0x85ebca6b);
+  hash ^= hash >>> 13;
+  hash = Math.imul(hash, 0xc2b2ae35);
+  hash ^= hash >>> 16;
   return hash >>> 0;
 }

@@ -93,7 +93,8 @@ export async function openZip(path: string, options: OpenZipOptions = {}): Promi
   }
   try {
     const stats = await handle.stat();
-    if (!stats.isFile()) throw Object.assign(new Error('not a file'), { code: 'EISDIR' });
+    if (!stats.isFile())
+      throw Object.assign(new Error('not a file'), { code: stats.isDirectory() ? 'EISDIR' : NOT_REGULAR });
     end = readDirectoryEnd(handle.fd, stats.size);
     if (options.only === undefined) built = new ZipIndex(handle.fd, end, options.hashName);
     else {
@@ -311,12 +312,19 @@ async function headOf(handle: FileHandle): Promise<Buffer> {
   return buffer.subarray(0, bytesRead);
 }
 
+/** The open's own code for a path that is neither a file nor a folder (a FIFO, a device, a socket). */
+const NOT_REGULAR = 'NOT_REGULAR';
+
 /** Tells a missing file, an empty file, a cut-short zip, a non-zip and a damaged directory apart. */
 function openError(error: unknown, name: string, head: Buffer): RabbitError {
   const code = (error as NodeJS.ErrnoException).code;
   if (code === 'ENOENT') return new RabbitError('NOT_A_ZIP', `${name} does not exist`, { cause: error });
   if (code === 'EISDIR')
     return new RabbitError('NOT_A_ZIP', `${name} is a folder, not a zip archive`, { cause: error });
+  if (code === NOT_REGULAR)
+    return new RabbitError('NOT_A_ZIP', `${name} is not a regular file (a pipe, device or socket), not a zip archive`, {
+      cause: error,
+    });
   if (code !== undefined) return new RabbitError('NOT_A_ZIP', `${name} cannot be read (${code})`, { cause: error });
   const reason = error instanceof Error ? error.message : String(error);
   if (error instanceof DirectoryError && error.notAFile && error.unsafeName !== undefined) {
