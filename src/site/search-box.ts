@@ -47,7 +47,8 @@ var TARGET = /^(?!\\/)(?!.*(?:^|\\/)\\.\\.?(?:\\/|#|$))[A-Za-z0-9._\\/-]{1,400}(
 var parts = new Map(), waiting = new Map(), ids = null, run = 0, timer = 0;
 window.${PARTS_CALLBACK} = function (list) {
   // Ids name the files loaded next: only those of the archive's shape, so no path can leave its folder.
-  if (Array.isArray(list)) ids = list.map(String).filter(function (id) { return /^[0-9]{1,40}$/.test(id); });
+  // Each once: a list naming one part many times must not show its hits many times.
+  if (Array.isArray(list)) ids = Array.from(new Set(list.map(String).filter(function (id) { return /^[0-9]{1,40}$/.test(id); })));
   settle('');
 };
 window.${PART_CALLBACK} = function (id, records) {

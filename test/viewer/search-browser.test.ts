@@ -121,6 +121,17 @@ describe('search box in Chromium', () => {
     expect(loaded.filter((path) => !path.startsWith(`${resolve(copy)}${sep}`))).toEqual([]);
   });
 
+  it('shows a part the list of parts names many times once', async () => {
+    const copy = join(dir, 'repeated');
+    await cp(root, copy, { recursive: true });
+    await writeFile(join(copy, 'search', 'index.js'), 'rabbitSearchParts(["17", "17", "17", "17"]);\n');
+    await page.goto(`${pathToFileURL(join(copy, 'index.html')).href}?q=shop`);
+    // The status is written once the whole list has been searched.
+    await expect.poll(() => page.locator('#search-status').innerText()).toMatch(/hits?$/);
+    await expect(page.locator('#search-status').innerText()).resolves.toBe('1 hit');
+    await expect(hits().count()).resolves.toBe(1);
+  });
+
   it('searches under view through /_search, for the box on any page, and marks the element there too', async () => {
     let server: ArchiveServer | undefined;
     const seen: string[] = [];
