@@ -58,7 +58,7 @@ export interface PagePlan {
 
 export async function prototypeHead(reader: PrototypeReader): Promise<PrototypeHead> {
   const { id, name, revision } = reader.prototype;
-  const value = (await reader.json('prototype.json', 'the prototype metadata'))?.value;
+  const value = (await reader.json(revisionEntryNameOf('prototype', {}), 'the prototype metadata'))?.value;
   const data = (value as { prototypeData?: Record<string, unknown> } | undefined)?.prototypeData;
   const milestones = milestonesOf(value)
     .map((m) => ({

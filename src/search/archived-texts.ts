@@ -52,7 +52,7 @@ export class ArchivedTexts {
   }
 
   async milestones(): Promise<{ revision: number; name: string }[]> {
-    return milestonesOf(await this.json('prototype.json'))
+    return milestonesOf(await this.json(revisionEntryNameOf('prototype', {})))
       .map((m) => ({ revision: m.revision, name: typeof m.name === 'string' ? m.name : '' }))
       .sort((a, b) => a.revision - b.revision);
   }
