@@ -1,6 +1,6 @@
 import { RabbitError } from '../core/errors.js';
 import { normalizeId, type IdKind } from './ids.js';
-import { API_PREFIX, KIND_NAMES, RESOURCE_KINDS, type KindName } from './resource-kinds.js';
+import { API_PREFIX, KIND_NAMES, RESOURCE_KINDS, REVISION_FOLDER, type KindName } from './resource-kinds.js';
 
 /**
  * Builds and takes apart API sources and archive entry names by the table of resource kinds. A
@@ -108,6 +108,19 @@ function match(
   return undefined;
 }
 
+/** The builders for readers, which check ids for path safety alone (reader-names.ts says why). */
+export {
+  elementEntriesIn,
+  elementEntriesOf,
+  elementFolderOf,
+  elementSourcesOf,
+  entryNameOf,
+  prototypeSourceFolderOf,
+  revisionEntryNameOf,
+  revisionFolderOf,
+  sourceNameOf,
+} from './reader-names.js';
+
 /** What an archive entry is: its kind and ids, or undefined for a name the table does not build. */
 export function parseEntryPath(name: string): ParsedPath | undefined {
   if (name.length > MAX_NAME) return undefined;
@@ -171,7 +184,7 @@ export function entryPathOf(kind: KindName, ids: PathIds & { key?: number }, rev
   const { scope, entry } = RESOURCE_KINDS[kind];
   if (scope === 'account') return fill(entry, ids, kind);
   if (revision === undefined || !valid('revision', String(revision))) throw unsafePath(kind);
-  return `${fill('prototypes/{prototype}', ids, kind)}/r${revision}/${fill(entry, ids, kind)}`;
+  return `${fill(REVISION_FOLDER.replace('{revision}', String(revision)), ids, kind)}${fill(entry, ids, kind)}`;
 }
 
 /** Where the archive keeps one resource of `kind` below its revision's folder. */

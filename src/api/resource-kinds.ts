@@ -75,6 +75,10 @@ export interface ResourceKind {
 }
 
 const PROTOTYPE = 'prototypes/{prototype}';
+/** The API folder of a prototype's own resources, which is also where its revisions sit in the archive. */
+export const PROTOTYPE_FOLDER = `${PROTOTYPE}/`;
+/** The archive folder of a prototype's revision: `revision` entries are named below it. */
+export const REVISION_FOLDER = `${PROTOTYPE}/r{revision}/`;
 const PAGE = `${PROTOTYPE}/pages/{page}`;
 const LAYER = `${PROTOTYPE}/layers/{layer}`;
 

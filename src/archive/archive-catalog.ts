@@ -3,6 +3,7 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { compareIds } from '../api/ids.js';
+import { isSafeSegment, revisionFolderOf } from '../api/reader-names.js';
 import type { FileOwner, ManifestHead, ManifestVisitor } from '../manifest/manifest-stream.js';
 import type { FileEntry, Milestone, PrototypeOrigin } from '../manifest/types.js';
 import { KeyedSpill } from '../storage/keyed-spill.js';
@@ -103,7 +104,7 @@ export async function openCatalog(archive: Archive, options: CatalogOptions = {}
         await visitor.file?.(entry, owner);
         if (owner === null || String(Number(owner.revision)) !== owner.revision) return;
         const prefix = folderOf(owner.prototype, owner.revision);
-        if (!entry.path.startsWith(prefix) || entry.path.length === prefix.length) return;
+        if (prefix === undefined || !entry.path.startsWith(prefix) || entry.path.length === prefix.length) return;
         const hit = zip.index.lookup(entry.path);
         if (hit === undefined) {
           absent.add(entry.path);
@@ -143,11 +144,12 @@ export async function openCatalog(archive: Archive, options: CatalogOptions = {}
       const info = prototypes.get(id);
       if (info === undefined) return undefined;
       const prefix = folderOf(id, String(info.revision));
-      const find = (rest: string) => entry(prefix + rest);
+      const find = async (rest: string) => (prefix === undefined ? undefined : entry(prefix + rest));
       return {
         ...info,
         entries: spill.count(keyOf(id, String(info.revision))),
         has(rest) {
+          if (prefix === undefined) return false;
           const hit = zip.index.lookup(prefix + rest);
           return (hit !== undefined && entries.has(hit.position)) || absent.has(prefix + rest);
         },
@@ -166,9 +168,13 @@ export async function openCatalog(archive: Archive, options: CatalogOptions = {}
   }
 }
 
-/** A revision's folder in the archive, where the exporter puts every resource of that revision. */
-function folderOf(prototype: string, revision: string): string {
-  return `prototypes/${prototype}/r${revision}/`;
+/**
+ * A revision's folder in the archive, where the exporter puts every resource of that revision;
+ * undefined for a prototype the manifest names by an id that makes no safe name, which then holds
+ * nothing a reader may look up.
+ */
+function folderOf(prototype: string, revision: string): string | undefined {
+  return isSafeSegment(prototype) && isSafeSegment(revision) ? revisionFolderOf(prototype, revision) : undefined;
 }
 
 function keyOf(prototype: string, revision: string): string {

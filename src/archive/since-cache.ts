@@ -1,13 +1,15 @@
 import { basename } from 'node:path';
 import { RabbitError } from '../core/errors.js';
 import { streamChunks } from '../core/read-chunks.js';
-import { API_PREFIX, archivePathFor, isSafeEntryName } from '../api/paths.js';
+import { archivePathFor, isSafeEntryName } from '../api/paths.js';
 import { openArchive, type Archive } from './open-archive.js';
 import type { ArchiveCatalog } from './archive-catalog.js';
 import type { Spool } from '../storage/spool.js';
 import type { BodyCache, CacheCandidate, CachedBody, PrototypeContext } from '../storage/body-cache.js';
 import { cachedBodyOf } from '../storage/stored-file.js';
 import { isSameService } from '../api/service-url.js';
+import { prototypeSourceFolderOf } from '../api/entry-paths.js';
+import { isSafeSegment } from '../api/reader-names.js';
 import type { FileEntry } from '../manifest/types.js';
 import { costTally, type PreviousCost } from '../manifest/previous-costs.js';
 import { checkRecorded } from '../storage/read-verified.js';
@@ -118,7 +120,7 @@ export async function openSinceCache(
     async lookup(source: string, proto: PrototypeContext): Promise<CacheCandidate | undefined> {
       const prev = released ? undefined : prototypes.get(proto.id);
       // Only a source inside the prototype: PREV must not pass one prototype's body off as another's.
-      if (!prev || !source.startsWith(`${API_PREFIX}prototypes/${proto.id}/`)) return undefined;
+      if (!prev || !source.startsWith(prototypeSourceFolderOf(proto.id))) return undefined;
       const path = pathIn(source, prev.revision);
       const entry = path === undefined ? undefined : await catalog.entry(path);
       if (entry === undefined) return undefined;
@@ -148,7 +150,8 @@ export function isUnchanged(
  * end; lookups ask for the recorded one's paths alone.
  */
 function usable(entry: FileEntry, owner: { prototype: string; revision: string }, zipSize: number): boolean {
-  if (!entry.source.startsWith(`${API_PREFIX}prototypes/${owner.prototype}/`)) return false;
+  if (!isSafeSegment(owner.prototype) || !entry.source.startsWith(prototypeSourceFolderOf(owner.prototype)))
+    return false;
   if (pathIn(entry.source, Number(owner.revision)) !== entry.path || !isSafeEntryName(entry.path)) return false;
   return zipSize === entry.size;
 }

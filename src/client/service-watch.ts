@@ -1,5 +1,5 @@
 import { randomInt } from 'node:crypto';
-import { API_PREFIX } from '../api/paths.js';
+import { sourceOf } from '../api/entry-paths.js';
 import type { RabbitError } from '../core/errors.js';
 import { discardBody, statusError, toNetworkError, type HttpClient } from './http-client.js';
 import { KeyWatch, REFUSAL_STATUS, type KeyCheck, type KeyRefusal } from './key-refusal.js';
@@ -108,7 +108,7 @@ export async function probeService(
   signal: AbortSignal,
   now: () => number,
 ): Promise<ProbeResult> {
-  const source = `${API_PREFIX}prototypes.json`;
+  const source = sourceOf('prototype-list', {});
   try {
     const response = await client.get(source, { key, signal });
     await discardBody(response.body);
@@ -141,7 +141,7 @@ function probeKey(all: readonly string[], keys: KeyWatch | undefined): string {
  * the run. A refusal of that list is a refusal of the key, not of one resource it may not read.
  */
 export async function checkKey(client: HttpClient, key: string, signal: AbortSignal): Promise<KeyCheck> {
-  const source = `${API_PREFIX}prototypes.json`;
+  const source = sourceOf('prototype-list', {});
   try {
     const response = await client.get(source, { key, signal });
     await discardBody(response.body);

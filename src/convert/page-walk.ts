@@ -1,5 +1,6 @@
 import { RabbitError } from '../core/errors.js';
 import { milestonesOf } from '../api/revision.js';
+import { elementFolderOf, revisionEntryNameOf } from '../api/entry-paths.js';
 import type { ArchivedPrototype } from '../archive/archive-catalog.js';
 import { emptyPrototypeReport, type PrototypeReport } from './report.js';
 import { XmlText } from './xml-text.js';
@@ -57,7 +58,7 @@ export interface PagePlan {
 
 export async function prototypeHead(reader: PrototypeReader): Promise<PrototypeHead> {
   const { id, name, revision } = reader.prototype;
-  const value = (await reader.json('prototype.json', 'the prototype metadata'))?.value;
+  const value = (await reader.json(revisionEntryNameOf('prototype', {}), 'the prototype metadata'))?.value;
   const data = (value as { prototypeData?: Record<string, unknown> } | undefined)?.prototypeData;
   const milestones = milestonesOf(value)
     .map((m) => ({
@@ -100,7 +101,7 @@ export async function* pageContents(
       if (layer === undefined) layers.set(layerId, (layer = await reader.layer(layerId)));
       shown.push(layer);
     }
-    const elements = await reader.elements(`pages/${page.id}`, `page ${page.id}`);
+    const elements = await reader.elements(elementFolderOf('page', page.id), `page ${page.id}`);
     const png = await pagePng(reader, page.id, rendering);
     const grown = grownPage(png.size ?? MIN_PAGE, [...shown.flatMap((layer) => layer.elements), ...elements]);
     for (const element of grown.outside) {
@@ -162,7 +163,7 @@ export async function pagePng(
   pageId: string,
   rendering: boolean,
 ): Promise<{ size?: { width: number; height: number }; embed?: Buffer }> {
-  const rest = `pages/${pageId}.png`;
+  const rest = revisionEntryNameOf('page-png', { page: pageId });
   const what = `the rendering of page ${pageId}`;
   // Without the rendering a missing PNG loses nothing: the page is then sized to its elements.
   if (!rendering && !reader.has(rest)) return {};
@@ -188,8 +189,8 @@ export async function pagePng(
  * text once, however many times and pages it is written on.
  */
 export const textSource = {
-  page: (page: PageMeta): string => `pages/${page.id}.json name`,
-  layer: (layer: LayerData): string => `layers/${layer.id}.json name`,
+  page: (page: PageMeta): string => `page ${page.id} name`,
+  layer: (layer: LayerData): string => `layer ${layer.id} name`,
   element: (element: ElementData, field: 'text' | 'type' | 'style' | 'json'): string => `${element.entry} ${field}`,
 };
 

@@ -1,9 +1,15 @@
-import { isRabbitError } from '../core/errors.js';
+import { isRabbitError, RabbitError } from '../core/errors.js';
 import type { ArchivedPrototype } from '../archive/archive-catalog.js';
 import { compareIds } from '../api/ids.js';
 import { jsonText } from '../api/json-body.js';
 import { archivedIdsOf } from '../api/archived-ids.js';
-import { parseRevisionEntry } from '../api/entry-paths.js';
+import {
+  elementEntriesIn,
+  elementFolderOf,
+  parseRevisionEntry,
+  revisionEntryNameOf,
+  revisionFolderOf,
+} from '../api/entry-paths.js';
 
 /**
  * One prototype's data, read from its archived bodies entry by entry. Bodies are the service's
@@ -78,7 +84,7 @@ export class PrototypeReader {
 
   /** The entry's full name in the archive, as messages name it. */
   entryName(rest: string): string {
-    return `prototypes/${this.prototype.id}/r${this.prototype.revision}/${rest}`;
+    return revisionFolderOf(this.prototype.id, this.prototype.revision) + rest;
   }
 
   /** The entry's bytes, or undefined (recorded as skipped) when it is missing or damaged. */
@@ -112,14 +118,15 @@ export class PrototypeReader {
    * order: the page JSON has no position of its own, so that is the only order left.
    */
   async pageIds(): Promise<string[]> {
-    const list = await this.json('pages.json', 'the list of pages');
+    const listName = revisionEntryNameOf('page-list', {});
+    const list = await this.json(listName, 'the list of pages');
     if (list !== undefined && (Array.isArray(list.value) || asObject(list.value) !== undefined)) {
       return archivedIdsOf(list.value);
     }
     if (list !== undefined) {
       this.skipped.push({
         what: 'the list of pages',
-        why: `${this.entryName('pages.json')} is not a list of page ids`,
+        why: `${this.entryName(listName)} is not a list of page ids`,
       });
     }
     const ids: string[] = [];
@@ -138,7 +145,7 @@ export class PrototypeReader {
   }
 
   async pageMeta(pageId: string): Promise<PageMeta> {
-    const value = asObject((await this.json(`pages/${pageId}.json`, `page ${pageId}`))?.value);
+    const value = asObject((await this.json(revisionEntryNameOf('page', { page: pageId }), `page ${pageId}`))?.value);
     const layers = Array.isArray(value?.layers) ? value.layers : [];
     return {
       id: pageId,
@@ -148,23 +155,34 @@ export class PrototypeReader {
   }
 
   async layer(layerId: string): Promise<LayerData> {
-    const value = asObject((await this.json(`layers/${layerId}.json`, `layer ${layerId}`))?.value);
+    let names: { entry: string; folder: string };
+    try {
+      names = { entry: revisionEntryNameOf('layer', { layer: layerId }), folder: elementFolderOf('layer', layerId) };
+    } catch (error) {
+      // A page may name any text as its layer: one that makes no safe name is told, not read.
+      if (!isRabbitError(error)) throw error;
+      this.skipped.push({ what: `layer ${layerId}`, why: error.message });
+      return { id: layerId, name: layerId, elements: [] };
+    }
+    const value = asObject((await this.json(names.entry, `layer ${layerId}`))?.value);
     return {
       id: layerId,
       name: typeof value?.name === 'string' ? value.name : layerId,
-      elements: await this.elements(`layers/${layerId}`, `layer ${layerId}`),
+      elements: await this.elements(names.folder, `layer ${layerId}`),
     };
   }
 
-  /** The elements of a page or layer (`pages/{id}` or `layers/{id}`), in the order listed. */
+  /** The elements of a page or layer, in its folder (`pages/{id}`: elementFolderOf), in the order listed. */
   async elements(parent: string, parentLabel: string): Promise<ElementData[]> {
-    const ids = archivedIdsOf((await this.json(`${parent}/elements.json`, `the elements of ${parentLabel}`))?.value);
+    const names = elementEntriesIn(parent);
+    if (names === undefined) throw new RabbitError('BAD_ID', `${JSON.stringify(parent)} holds no elements`);
+    const ids = archivedIdsOf((await this.json(names.list, `the elements of ${parentLabel}`))?.value);
     const out: ElementData[] = [];
     // A few reads at a time: one by one, each small entry waits for the disk on its own.
     for (let start = 0; start < ids.length; start += READ_AHEAD) {
       const batch = ids.slice(start, start + READ_AHEAD);
       const reads = await Promise.all(
-        batch.map((id) => this.json(`${parent}/elements/${id}.json`, `element ${id} of ${parentLabel}`)),
+        batch.map((id) => this.json(names.element(id), `element ${id} of ${parentLabel}`)),
       );
       for (const [index, read] of reads.entries()) {
         const id = batch[index] as string;
@@ -174,7 +192,7 @@ export class PrototypeReader {
           this.skipped.push({ what: `element ${id} of ${parentLabel}`, why: 'its JSON is not an object' });
           continue;
         }
-        const element = this.elementOf(id, `${parent}/elements/${id}.json`, read.raw, value, parentLabel);
+        const element = this.elementOf(id, names.element(id), read.raw, value, parentLabel);
         if (element !== undefined) out.push(element);
       }
     }
@@ -192,7 +210,7 @@ export class PrototypeReader {
     ids.sort(compareIds);
     const out: DiscussionData[] = [];
     for (const id of ids) {
-      const read = await this.json(`discussions/${id}.json`, `discussion ${id}`);
+      const read = await this.json(revisionEntryNameOf('discussion', { discussion: id }), `discussion ${id}`);
       const value = asObject(read?.value);
       if (read === undefined || value === undefined) continue;
       const entries = (Array.isArray(value.entries) ? value.entries : []).map(asObject).map((entry) => ({

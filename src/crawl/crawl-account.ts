@@ -1,5 +1,4 @@
 import { RabbitError, isRabbitError } from '../core/errors.js';
-import { API_PREFIX } from '../api/paths.js';
 import { entryPathOf, sourceOf, type PathIds } from '../api/entry-paths.js';
 import type { IdKind } from '../api/ids.js';
 import { KIND_NAMES, listsNaming, RESOURCE_KINDS, type KindName } from '../api/resource-kinds.js';
@@ -60,7 +59,18 @@ export interface CrawlOptions {
   firstContactMs: number;
 }
 
-const api = (rest: string): string => `${API_PREFIX}${rest}`;
+/** The account's list of prototypes, which every key's list is asked as. */
+const ROOT_LIST = sourceOf('prototype-list', {});
+
+/** Where a prototype asked for by id is served; the list's source for an id that makes no path. */
+function askedSource(id: string): string {
+  try {
+    return sourceOf('prototype', { prototype: id });
+  } catch (error) {
+    if (!isRabbitError(error)) throw error;
+    return ROOT_LIST;
+  }
+}
 
 type HandOff = Parameters<Task>[0];
 
@@ -93,7 +103,7 @@ export class AccountCrawler {
         // refused is there nothing to export.
         if (!isRabbitError(error, 'KEY_REFUSED') || this.options.keys.length === 1) throw error;
         refused.push(error);
-        this.recordError(api('prototypes.json'), error);
+        this.recordError(ROOT_LIST, error);
         continue;
       }
       for (const id of list.ids) {
@@ -105,9 +115,9 @@ export class AccountCrawler {
       for (const id of this.options.only) {
         if (!owner.has(id)) {
           this.recordError(
-            api(`prototypes/${id}.json`),
+            askedSource(id),
             new RabbitError('HTTP_STATUS', `prototype ${id} is not in the list any key can read`, {
-              source: api(`prototypes/${id}.json`),
+              source: askedSource(id),
             }),
           );
         }
@@ -136,12 +146,12 @@ export class AccountCrawler {
       return await this.fetchRootList(key, 0, fetch);
     } catch (error) {
       if (!limit.signal.aborted || this.options.fetch.signal.aborted) throw error;
-      const url = this.urlOf(api('prototypes.json'));
+      const url = this.urlOf(ROOT_LIST);
       throw new RabbitError(
         'NO_ANSWER',
         `no answer from the service within ${Math.round(limitMs / 1000)} s (GET ${url})`,
         {
-          source: api('prototypes.json'),
+          source: ROOT_LIST,
           data: { url, waitedMs: limitMs },
         },
       );
@@ -157,7 +167,7 @@ export class AccountCrawler {
   }
 
   private async fetchRootList(key: string, index: number, fetch = this.options.fetch): Promise<IdList> {
-    const source = api('prototypes.json');
+    const source = ROOT_LIST;
     try {
       const result = await fetchResource(fetch, {
         source,
@@ -167,7 +177,7 @@ export class AccountCrawler {
       });
       if (result.status !== 200)
         throw new RabbitError('HTTP_STATUS', `GET ${source} answered 304 without a request for it`, { source });
-      const path = index === 0 ? 'prototypes.json' : `prototypes.key${index + 1}.json`;
+      const path = index === 0 ? entryPathOf('prototype-list', {}) : entryPathOf('key-list', { key: index + 1 });
       this.store(undefined, { path, source, result: bodyResultOf(result) });
       const list = readIdList(result.body.buffer as Buffer, 'prototype', source);
       for (const id of list.rejected) this.recordError(source, badId(source, id));

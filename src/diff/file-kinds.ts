@@ -1,4 +1,11 @@
-import { categoryIdOf, parseSource, parseSourceBelowPrototype, type ParsedPath } from '../api/entry-paths.js';
+import {
+  categoryIdOf,
+  parseSource,
+  parseSourceBelowPrototype,
+  prototypeSourceFolderOf,
+  type ParsedPath,
+} from '../api/entry-paths.js';
+import { isSafeSegment } from '../api/reader-names.js';
 import { API_PREFIX, RESOURCE_KINDS, type Category } from '../api/resource-kinds.js';
 
 /** What kind of file a changed file of a prototype is, and how changes of each kind are counted. */
@@ -49,8 +56,9 @@ export function countsOf(changes: Record<Category, ItemChanges>): Partial<Record
 export function fileOf(id: string, source: string): { category: Category; id: string } {
   const parsed = parseSource(source);
   if (parsed?.kind === 'prototype' && parsed.prototype === id) return named(parsed, 'prototype');
-  const prefix = `${API_PREFIX}prototypes/${id}/`;
-  if (!source.startsWith(prefix)) {
+  // An archive may list a prototype under any id: one that makes no safe path owns no source.
+  const prefix = isSafeSegment(id) ? prototypeSourceFolderOf(id) : undefined;
+  if (prefix === undefined || !source.startsWith(prefix)) {
     return { category: 'other', id: source.startsWith(API_PREFIX) ? source.slice(API_PREFIX.length) : source };
   }
   const rest = source.slice(prefix.length);

@@ -1,6 +1,6 @@
 import { setMaxListeners } from 'node:events';
 import { RabbitError, isRabbitError } from '../core/errors.js';
-import { API_PREFIX } from '../api/paths.js';
+import { prototypeSourceFolderOf, sourceNameOf } from '../api/entry-paths.js';
 import type { ArchiveModel } from '../manifest/archive-model.js';
 import { manifestErrorOf } from '../manifest/manifest-error.js';
 import { formatDuration } from '../core/duration.js';
@@ -114,7 +114,7 @@ export function recordUnfinished(
 ): void {
   for (const [id, tasks] of unfinished) {
     const read = model.hasPrototype(id);
-    const source = read ? `${API_PREFIX}prototypes/${id}/` : `${API_PREFIX}prototypes/${id}.json`;
+    const source = read ? prototypeSourceFolderOf(id) : sourceNameOf('prototype', { prototype: id });
     const what = read
       ? `${tasks} request${tasks === 1 ? '' : 's'} of prototype ${id} did not start`
       : `prototype ${id} was not read`;
@@ -132,7 +132,7 @@ export function recordDeadlineError(
   error: RabbitError,
   onFailed?: (source: string, error: RabbitError) => void,
 ): void {
-  const source = error.source ?? `${API_PREFIX}prototypes.json`;
+  const source = error.source ?? sourceNameOf('prototype-list', {});
   model.addError(manifestErrorOf(source, error));
   onFailed?.(source, error);
 }

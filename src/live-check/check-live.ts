@@ -9,7 +9,7 @@ import { SecretMarker } from '../core/secret-marker.js';
 import { compareDigests, compareJson, redactLiveBody, type Comparison } from './compare-bodies.js';
 import { LiveClient, type LiveAnswer, type LiveClientOptions } from './live-client.js';
 import { LiveTally } from './live-tally.js';
-import { memberSource } from './resource-kinds.js';
+import { inObjectForm, memberSource } from './resource-kinds.js';
 import { EVERYTHING, newSeed, type SampleSize } from './sample-plan.js';
 import type { LiveCheckReport, Subject } from './live-report.js';
 import { goneList, liveRevisionOf, ROOT_LIST, rootFailure, sameMembers } from './live-answers.js';
@@ -179,7 +179,7 @@ class LiveCheck {
       this.tally.failed(answer.type === 'failed' ? answer.error : goneList(entry.source));
       return;
     }
-    const objectForm = resource.member === 'page';
+    const objectForm = inObjectForm(entry.source);
     const archivedBody = await this.archive.body(entry);
     let before: string[];
     let now: string[];

@@ -1,6 +1,6 @@
 import { RabbitError } from '../core/errors.js';
 import { redactSecrets } from '../core/redact.js';
-import { API_PREFIX } from '../api/paths.js';
+import { sourceOf } from '../api/entry-paths.js';
 import { parseJson } from '../api/parse.js';
 import { currentRevision } from '../api/revision.js';
 import type { LiveAnswer } from './live-client.js';
@@ -8,7 +8,7 @@ import type { LiveAnswer } from './live-client.js';
 // What the service's answers say beyond their bodies: the revision a prototype is at now, whether
 // two lists name the same ids, and why a check that cannot read the list of prototypes stops.
 
-export const ROOT_LIST = `${API_PREFIX}prototypes.json`;
+export const ROOT_LIST = sourceOf('prototype-list', {});
 
 /**
  * The revision a prototype's metadata, as the service serves it now, names (its highest

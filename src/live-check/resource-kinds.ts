@@ -52,6 +52,12 @@ export function liveResourceOf(source: string): LiveResource | undefined {
   return item === 'element' ? { ...resource, parent: parent as string } : resource;
 }
 
+/** Whether the service also served the list at `source` as `{"id": "name"}` objects. */
+export function inObjectForm(source: string): boolean {
+  const parsed = parseSource(source);
+  return parsed !== undefined && RESOURCE_KINDS[parsed.kind].objectForm === true;
+}
+
 /** Where a member named in a list is served (its own JSON), below its list's parent. */
 export function memberSource(member: IdKind, id: string, prototype: string, parent?: string): string {
   const ids: PathIds = { prototype, [member]: id };

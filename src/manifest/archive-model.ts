@@ -58,7 +58,7 @@ const PATH_AT = '{"path":"'.length;
 /** The key of entries outside any prototype (prototypes.json, assets, index.html). */
 const TOP = '';
 const errorKey = (owner: string): string => `!${owner}`;
-const elementShelf = (owner: string): string => `${owner}/elements`;
+const elementShelf = (owner: string): string => `${owner}:elements`;
 /** Where the sorted runs of one read of a big prototype's lines are filed (see sortedLines). */
 const runKey = (read: number, run: number): string => `#run/${read}/${run}`;
 

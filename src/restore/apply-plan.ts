@@ -19,8 +19,12 @@ export interface ApplyContext {
   retry: RetryPolicy;
   random: () => number;
   signal: AbortSignal;
-  /** URL paths of a parent's element list and of one element. */
-  paths: { list(parent: string): string; element(parent: string, id: string): string };
+  /** Sources of a parent's element list and of one element, and the element's bare form for DELETE. */
+  paths: {
+    list(parent: string): string;
+    element(parent: string, id: string): string;
+    bare(parent: string, id: string): string;
+  };
   /** The elements of a parent that are live now, except those in `skip`: to find a create whose answer was lost. */
   relist(parent: string, skip: ReadonlySet<string>): Promise<ElementState[]>;
   /** Live ids per parent when the plan was made. */
@@ -64,9 +68,9 @@ export async function applyPlan(ctx: ApplyContext, parents: ParentWrites, report
 
 /** PUT and DELETE may be repeated; the service's retries live in LiveService. */
 async function repeatable(ctx: ApplyContext, write: Exclude<PlannedWrite, { op: 'create' }>): Promise<WriteResult> {
-  const path = ctx.paths.element(write.parent, write.id);
-  if (write.op === 'update') return ctx.live.put(`${path}.json`, JSON.stringify(write.attributes));
-  const result = await ctx.live.delete(path);
+  if (write.op === 'update')
+    return ctx.live.put(ctx.paths.element(write.parent, write.id), JSON.stringify(write.attributes));
+  const result = await ctx.live.delete(ctx.paths.bare(write.parent, write.id));
   // Gone is what a delete wants, whether this run or someone else removed it first.
   return result.kind === 'refused' && result.status === 404 ? { kind: 'ok', status: 404 } : result;
 }
@@ -82,7 +86,7 @@ async function create(ctx: ApplyContext, write: Extract<PlannedWrite, { op: 'cre
   ctx.liveIds.set(write.parent, known);
   const body = JSON.stringify(write.attributes);
   const wanted: ElementState = { id: write.archivedId, attributes: write.attributes };
-  const source = `${ctx.paths.list(write.parent)}.json`;
+  const source = ctx.paths.list(write.parent);
   let lost: Extract<WriteResult, { kind: 'unknown' }> | undefined;
   const attempt = async (n: number): Promise<Outcome<WriteResult>> => {
     if (n > 1) {

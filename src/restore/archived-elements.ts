@@ -1,5 +1,7 @@
 import { RabbitError, isRabbitError } from '../core/errors.js';
 import { readIdList } from '../api/parse.js';
+import { elementEntriesOf, revisionEntryNameOf } from '../api/entry-paths.js';
+import { RESOURCE_KINDS } from '../api/resource-kinds.js';
 import { compareIds } from '../api/ids.js';
 import type { ArchivedPrototype } from '../archive/archive-catalog.js';
 import { openArchive } from '../archive/open-archive.js';
@@ -34,11 +36,10 @@ export interface Selection {
   layers?: readonly string[];
 }
 
-export const READ_CAPS = { list: 32 * 1024 * 1024, element: 1024 * 1024 } as const;
+/** The archived list of a prototype's pages, of its layers. */
+const LISTS = { page: 'page-list', layer: 'layer-list' } as const;
 
-export function collectionOf(kind: ParentKind): 'pages' | 'layers' {
-  return kind === 'page' ? 'pages' : 'layers';
-}
+export const READ_CAPS = { list: 32 * 1024 * 1024, element: 1024 * 1024 } as const;
 
 /**
  * Opens the archive and reads the selected parents of one prototype's recorded revision: USAGE
@@ -82,7 +83,7 @@ export async function readArchivedParents(
   const selecting = selection.pages !== undefined || selection.layers !== undefined;
   const refs: ParentRef[] = [];
   for (const kind of ['page', 'layer'] as const) {
-    const archived = await archivedIds(source, `${collectionOf(kind)}.json`, kind, skipped);
+    const archived = await archivedIds(source, revisionEntryNameOf(LISTS[kind], {}), kind, skipped);
     const wanted = selecting ? ((kind === 'page' ? selection.pages : selection.layers) ?? []) : archived;
     for (const id of wanted) {
       if (!archived.includes(id)) {
@@ -96,13 +97,13 @@ export async function readArchivedParents(
   }
   const parents: ArchivedParent[] = [];
   for (const ref of refs) {
-    const base = `${collectionOf(ref.kind)}/${ref.id}/elements`;
-    const ids = await archivedIds(source, `${base}.json`, 'element', skipped, ref.id);
+    const names = elementEntriesOf(ref.kind, ref.id);
+    const ids = await archivedIds(source, names.list, 'element', skipped, ref.id);
     if (ids === undefined) continue;
     const elements: ElementState[] = [];
     const unusable: string[] = [];
     for (const id of ids) {
-      const element = await archivedElement(source, `${base}/${id}.json`, id);
+      const element = await archivedElement(source, names.element(id), id);
       if ('reason' in element) {
         skipped.push({ parent: ref.id, element: id, reason: element.reason });
         unusable.push(id);
@@ -146,7 +147,7 @@ async function archivedIds(
     return kind === 'element' ? undefined : [];
   }
   try {
-    const list = readIdList(data, kind, name, kind === 'page');
+    const list = readIdList(data, kind, name, kind !== 'element' && RESOURCE_KINDS[LISTS[kind]].objectForm === true);
     for (const raw of list.rejected) {
       skipped.push({ ...(parent ? { parent } : {}), reason: `${name} lists ${raw}, which is not a ${kind} id` });
     }

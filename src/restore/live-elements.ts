@@ -1,10 +1,11 @@
 import pLimit from 'p-limit';
 import { RabbitError } from '../core/errors.js';
-import { API_PREFIX } from '../api/paths.js';
+import { elementSourcesOf, sourceNameOf } from '../api/entry-paths.js';
+import { RESOURCE_KINDS } from '../api/resource-kinds.js';
 import { isPlainObject, parseIdList } from '../api/parse.js';
 import { bodyProblem } from './element-shape.js';
 import type { ParentRef, Skip } from './archived-elements.js';
-import { collectionOf, READ_CAPS } from './archived-elements.js';
+import { READ_CAPS } from './archived-elements.js';
 import type { LiveService } from './live-service.js';
 import type { ElementState } from './plan.js';
 
@@ -20,17 +21,20 @@ export class LiveElements {
     private readonly concurrency: number,
   ) {}
 
+  /** The sources of a parent's element list and of one element, and the element's bare form for DELETE. */
   paths = {
-    list: (parent: string): string => `${this.parentPath(parent)}/elements`,
-    element: (parent: string, id: string): string => `${this.parentPath(parent)}/elements/${id}`,
+    list: (parent: string): string => this.sources(parent).list,
+    element: (parent: string, id: string): string => this.sources(parent).element(id),
+    bare: (parent: string, id: string): string => this.sources(parent).bare(id),
   };
 
   /** The ids of the live pages or layers. */
   async parentIds(kind: ParentRef['kind']): Promise<Set<string>> {
-    const source = `${API_PREFIX}prototypes/${this.prototype}/${collectionOf(kind)}.json`;
+    const listKind = kind === 'page' ? 'page-list' : 'layer-list';
+    const source = sourceNameOf(listKind, { prototype: this.prototype });
     const answer = await this.live.getJson(source, READ_CAPS.list);
     if (answer.status !== 200 || !('value' in answer)) throw unreadable(source, answer.status);
-    return new Set(parseIdList(answer.value, kind, source, kind === 'page').ids);
+    return new Set(parseIdList(answer.value, kind, source, RESOURCE_KINDS[listKind].objectForm === true).ids);
   }
 
   /**
@@ -38,7 +42,7 @@ export class LiveElements {
    * whole (a plan made from half a list could create what is there).
    */
   async elements(parent: string, skip: ReadonlySet<string> = new Set()): Promise<ElementState[] | Skip> {
-    const source = `${this.paths.list(parent)}.json`;
+    const source = this.paths.list(parent);
     const answer = await this.live.getJson(source, READ_CAPS.list);
     if (answer.status === 404)
       return {
@@ -68,7 +72,7 @@ export class LiveElements {
 
   /** Undefined for an element deleted since the list was read. */
   private async element(parent: string, id: string): Promise<ElementState | Skip | undefined> {
-    const source = `${this.paths.element(parent, id)}.json`;
+    const source = this.paths.element(parent, id);
     const answer = await this.live.getJson(source, READ_CAPS.element);
     if (answer.status === 404) return undefined;
     if (answer.status !== 200 || !('value' in answer))
@@ -81,12 +85,12 @@ export class LiveElements {
     return { id, attributes };
   }
 
-  private parentPath(parent: string): string {
-    return `${API_PREFIX}prototypes/${this.prototype}/${parent.startsWith('page') ? 'pages' : 'layers'}/${parent}`;
+  private sources(parent: string): ReturnType<typeof elementSourcesOf> {
+    return elementSourcesOf(this.prototype, kindName(parent), parent);
   }
 }
 
-function kindName(parent: string): string {
+function kindName(parent: string): ParentRef['kind'] {
   return parent.startsWith('page') ? 'page' : 'layer';
 }
 

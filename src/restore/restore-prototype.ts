@@ -9,7 +9,7 @@ import type { OutageEvent } from '../client/outage-monitor.js';
 import type { OutagePolicy } from '../client/outage-policy.js';
 import { requestDefaults, watchOutage } from '../client/service-watch.js';
 import type { StallPolicy } from '../client/transfer-watchdog.js';
-import { API_PREFIX } from '../api/paths.js';
+import { sourceNameOf } from '../api/entry-paths.js';
 import { RabbitError, isRabbitError } from '../core/errors.js';
 import { requireId } from '../api/ids.js';
 import { acquireLock } from '../storage/lock.js';
@@ -247,7 +247,7 @@ async function readableAs(
   prototype: string,
   make: (key: string) => LiveService,
 ): Promise<LiveService> {
-  const source = `${API_PREFIX}prototypes/${prototype}.json`;
+  const source = sourceNameOf('prototype', { prototype });
   let refused = 0;
   for (const key of keys) {
     const live = make(key);

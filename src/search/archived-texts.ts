@@ -2,9 +2,9 @@ import { compareIds } from '../api/ids.js';
 import { jsonText } from '../api/json-body.js';
 import { milestonesOf } from '../api/revision.js';
 import type { ArchivedPrototype } from '../archive/archive-catalog.js';
-import { isRabbitError } from '../core/errors.js';
+import { isRabbitError, RabbitError } from '../core/errors.js';
 import { archivedIdsOf } from '../api/archived-ids.js';
-import { parseRevisionEntry } from '../api/entry-paths.js';
+import { elementEntriesIn, parseRevisionEntry, revisionEntryNameOf } from '../api/entry-paths.js';
 
 /**
  * The texts of one archived prototype, read from its bodies by the rules convert reads them by
@@ -52,14 +52,14 @@ export class ArchivedTexts {
   }
 
   async milestones(): Promise<{ revision: number; name: string }[]> {
-    return milestonesOf(await this.json('prototype.json'))
+    return milestonesOf(await this.json(revisionEntryNameOf('prototype', {})))
       .map((m) => ({ revision: m.revision, name: typeof m.name === 'string' ? m.name : '' }))
       .sort((a, b) => a.revision - b.revision);
   }
 
   /** In the order of pages.json; without one, the page entries the archive holds, in id order. */
   async pageIds(): Promise<string[]> {
-    const list = await this.json('pages.json');
+    const list = await this.json(revisionEntryNameOf('page-list', {}));
     if (Array.isArray(list) || asObject(list) !== undefined) return archivedIdsOf(list);
     const ids: string[] = [];
     for await (const rest of this.prototype.names()) {
@@ -70,7 +70,7 @@ export class ArchivedTexts {
   }
 
   async page(pageId: string): Promise<{ name: string | null; layerIds: string[] }> {
-    const value = asObject(await this.json(`pages/${pageId}.json`));
+    const value = asObject(await this.json(revisionEntryNameOf('page', { page: pageId })));
     const layers = Array.isArray(value?.layers) ? value.layers : [];
     return {
       name: typeof value?.name === 'string' ? value.name : null,
@@ -79,17 +79,19 @@ export class ArchivedTexts {
   }
 
   async layerName(layerId: string): Promise<string | null> {
-    const value = asObject(await this.json(`layers/${layerId}.json`));
+    const value = asObject(await this.json(revisionEntryNameOf('layer', { layer: layerId })));
     return typeof value?.name === 'string' ? value.name : null;
   }
 
   /** The elements of `pages/{id}` or `layers/{id}`, in the order listed, a few reads at a time. */
   async elements(parent: string): Promise<ElementTexts[]> {
-    const ids = archivedIdsOf(await this.json(`${parent}/elements.json`));
+    const names = elementEntriesIn(parent);
+    if (names === undefined) throw new RabbitError('BAD_ID', `${JSON.stringify(parent)} holds no elements`);
+    const ids = archivedIdsOf(await this.json(names.list));
     const out: ElementTexts[] = [];
     for (let start = 0; start < ids.length; start += READ_AHEAD) {
       const batch = ids.slice(start, start + READ_AHEAD);
-      const values = await Promise.all(batch.map((id) => this.json(`${parent}/elements/${id}.json`)));
+      const values = await Promise.all(batch.map((id) => this.json(names.element(id))));
       for (const [index, raw] of values.entries()) {
         const value = asObject(raw);
         if (value === undefined) continue;
@@ -112,7 +114,7 @@ export class ArchivedTexts {
       if (entry?.kind === 'discussion') ids.push(entry.discussion as string);
     }
     for (const id of ids.sort(compareIds)) {
-      const value = asObject(await this.json(`discussions/${id}.json`));
+      const value = asObject(await this.json(revisionEntryNameOf('discussion', { discussion: id })));
       if (value === undefined) continue;
       yield {
         id,

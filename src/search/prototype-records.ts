@@ -1,5 +1,6 @@
 import type { ArchivedTexts, ElementTexts } from './archived-texts.js';
 import { MAX_TEXT, type SearchRecord } from './search-record.js';
+import { elementFolderOf } from '../api/entry-paths.js';
 
 /** Where a prototype's texts are shown: its overview page, and each page's view when the archive has one. */
 export interface Places {
@@ -63,7 +64,7 @@ export async function* prototypeRecords(
         text: page.name,
         target: view ?? at(`page-${pageId}`),
       });
-    for (const element of await reader.elements(`pages/${pageId}`))
+    for (const element of await reader.elements(elementFolderOf('page', pageId)))
       for (const [field, text] of elementTexts(element))
         yield record({ kind: 'element', field, page: pageId, id: element.id, text, target: onPage(element.id) });
     for (const layerId of page.layerIds) {
@@ -79,7 +80,7 @@ export async function* prototypeRecords(
           text: name,
           target: view ?? at(`page-${pageId}`),
         });
-      for (const element of await reader.elements(`layers/${layerId}`))
+      for (const element of await reader.elements(elementFolderOf('layer', layerId)))
         for (const [field, text] of elementTexts(element))
           yield record({
             kind: 'element',

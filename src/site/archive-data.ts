@@ -4,7 +4,7 @@ import { compareIds } from '../api/ids.js';
 import { inOrder } from '../core/in-order.js';
 import { jsonText } from '../api/json-body.js';
 import { archivedIdsOf } from '../api/archived-ids.js';
-import { parseEntryPath } from '../api/entry-paths.js';
+import { parseEntryPath, revisionEntryNameOf, revisionFolderOf } from '../api/entry-paths.js';
 
 /**
  * What index.html shows, read back from the archived bodies themselves (not from the crawl's
@@ -74,7 +74,7 @@ export async function summarizePrototype(
     if (entry?.prototype !== id || entry.revision === undefined) continue;
     revision ??= entry.revision;
     if (entry.revision !== revision) continue;
-    inDir.set(file.path.slice(`prototypes/${id}/r${revision}/`.length), file);
+    inDir.set(file.path.slice(revisionFolderOf(id, revision).length), file);
     if (entry.kind === 'discussion') discussionIds.push(entry.discussion as string);
   }
   return revision === undefined
@@ -99,7 +99,7 @@ async function summarize(
       return undefined;
     }
   };
-  const meta = asObject(await json('prototype.json'));
+  const meta = asObject(await json(revisionEntryNameOf('prototype', {})));
   const data = asObject(meta?.prototypeData);
   const versions = asObject(meta?.versions);
   const milestones = (Array.isArray(versions?.milestones) ? versions.milestones : [])
@@ -115,9 +115,12 @@ async function summarize(
 
   const layers = [];
   const layerData = (layerId: string) =>
-    Promise.all([json(`layers/${layerId}.json`), json(`layers/${layerId}/elements.json`)]);
+    Promise.all([
+      json(revisionEntryNameOf('layer', { layer: layerId })),
+      json(revisionEntryNameOf('layer-element-list', { layer: layerId })),
+    ]);
   for await (const [layerId, [layer, elements]] of inOrder(
-    archivedIdsOf(await json('layers.json')),
+    archivedIdsOf(await json(revisionEntryNameOf('layer-list', {}))),
     READ_AHEAD,
     layerData,
   )) {
@@ -126,27 +129,29 @@ async function summarize(
   const layerName = new Map(layers.map((l) => [l.id, l.name ?? l.id]));
 
   const discussions: (DiscussionSummary & { pageId: string | null })[] = [];
-  for await (const [discussionId, value] of inOrder(discussionIds, READ_AHEAD, (d) => json(`discussions/${d}.json`))) {
+  for await (const [discussionId, value] of inOrder(discussionIds, READ_AHEAD, (d) =>
+    json(revisionEntryNameOf('discussion', { discussion: d })),
+  )) {
     discussions.push(discussionOf(discussionId, asObject(value)));
   }
 
   const pages: PageSummary[] = [];
   const pageData = (pageId: string) => {
-    const png = inDir.get(`pages/${pageId}.png`);
+    const png = inDir.get(revisionEntryNameOf('page-png', { page: pageId }));
     return Promise.all([
-      json(`pages/${pageId}.json`),
+      json(revisionEntryNameOf('page', { page: pageId })),
       png,
       png ? pngSize(png, read) : undefined,
-      json(`pages/${pageId}/elements.json`),
+      json(revisionEntryNameOf('page-element-list', { page: pageId })),
     ]);
   };
   for await (const [pageId, [pageJson, png, size, elements]] of inOrder(
-    archivedIdsOf(await json('pages.json')),
+    archivedIdsOf(await json(revisionEntryNameOf('page-list', {}))),
     READ_AHEAD,
     pageData,
   )) {
     const meta_ = asObject(pageJson);
-    const open = inDir.get(`pages/${pageId}.view.html`);
+    const open = inDir.get(revisionEntryNameOf('page-view', { page: pageId }));
     pages.push({
       id: pageId,
       name: str(meta_?.name),

@@ -16,6 +16,7 @@ import {
 import type { GeneratedFile } from './page-views.js';
 import { BodyPlaces } from './body-places.js';
 import { placesOf } from './search-places.js';
+import { revisionFolderOf } from '../api/entry-paths.js';
 
 const JS = 'text/javascript; charset=utf-8';
 
@@ -45,7 +46,7 @@ export function searchPart(
 ): GeneratedStream {
   const chunks: ChunkSource = {
     async read(onChunk) {
-      const refs = await BodyRefs.of(`prototypes/${state.id}/r${state.revision}/`, entries, locate);
+      const refs = await BodyRefs.of(revisionFolderOf(state.id, state.revision), entries, locate);
       const places = placesOf({ id: state.id, revision: state.revision, has: (rest) => refs.has(rest) });
       const texts = new ArchivedTexts(refs.source(read));
       let pending = [partHead(state.id)];

@@ -1,4 +1,5 @@
-import { parseRevisionEntry, prototypeOf } from '../api/entry-paths.js';
+import { parseRevisionEntry, prototypeOf, revisionFolderOf } from '../api/entry-paths.js';
+import { isSafeSegment } from '../api/reader-names.js';
 import { RESOURCE_KINDS } from '../api/resource-kinds.js';
 import { openArchive } from '../archive/open-archive.js';
 import type { ZipIndex } from '../zip/zip-index.js';
@@ -45,11 +46,7 @@ export async function listArchive(path: string): Promise<ListRow[]> {
       file(entry, owner) {
         if (owner === null) return;
         let counter = counting.get(owner.revision);
-        if (counter === undefined)
-          counting.set(
-            owner.revision,
-            (counter = new Counter(`prototypes/${owner.prototype}/r${owner.revision}/`, seen)),
-          );
+        if (counter === undefined) counting.set(owner.revision, (counter = new Counter(folderOf(owner), seen)));
         counter.add(entry.path, entry.size);
       },
       prototype(id, record) {
@@ -98,15 +95,21 @@ export async function listArchive(path: string): Promise<ListRow[]> {
   return rows.sort((a, b) => compareIds(a.id, b.id));
 }
 
+/** A revision's folder; one whose ids make no safe name has no files of its own to count. */
+function folderOf(owner: { prototype: string; revision: string }): string | undefined {
+  const { prototype, revision } = owner;
+  return isSafeSegment(prototype) && isSafeSegment(revision) ? revisionFolderOf(prototype, revision) : undefined;
+}
+
 /** Counts a revision's own files by kind, each path once. */
 class Counter {
   readonly counts = { pages: 0, layers: 0, elements: 0, discussions: 0, resources: 0, bytes: 0 };
   constructor(
-    private readonly prefix: string,
+    private readonly prefix: string | undefined,
     private readonly seen: Seen,
   ) {}
   add(path: string, size: number): void {
-    if (!path.startsWith(this.prefix) || !this.seen.first(path)) return;
+    if (this.prefix === undefined || !path.startsWith(this.prefix) || !this.seen.first(path)) return;
     const rest = path.slice(this.prefix.length);
     this.counts.resources += 1;
     this.counts.bytes += size;

@@ -13,7 +13,13 @@ import {
   type PathIds,
 } from '../../src/api/entry-paths.js';
 import { archivePathFor, pageViewPathFor } from '../../src/api/paths.js';
-import { KIND_NAMES, RESOURCE_KINDS, type KindName } from '../../src/api/resource-kinds.js';
+import {
+  KIND_NAMES,
+  PROTOTYPE_FOLDER,
+  RESOURCE_KINDS,
+  REVISION_FOLDER,
+  type KindName,
+} from '../../src/api/resource-kinds.js';
 
 const IDS: Required<PathIds> = {
   prototype: '4711',
@@ -252,6 +258,126 @@ describe('the table is the single owner of the archive layout', () => {
       if (name.startsWith('api/') || name.startsWith('fake-service/')) continue;
       for (const pattern of patternsIn(file, await readFile(file, 'utf8'))) {
         if (ENTRY_PATTERN.test(pattern)) offenders.push(`${name}: ${pattern}`);
+      }
+    }
+    expect(offenders).toEqual([]);
+  });
+});
+
+/**
+ * The words the table names folders and files with (`pages`, `elements`, `pages.json`...), so the
+ * scan below follows the table when a kind is added.
+ */
+const TEMPLATES = [
+  PROTOTYPE_FOLDER,
+  REVISION_FOLDER,
+  ...KIND_NAMES.flatMap((kind) => [RESOURCE_KINDS[kind].entry, RESOURCE_KINDS[kind].api ?? '']),
+];
+const SEGMENTS = TEMPLATES.flatMap((template) => template.split('/'));
+const FOLDERS = [...new Set(SEGMENTS.filter((segment) => /^[a-z]+$/.test(segment)))];
+const FILES = [...new Set(SEGMENTS.filter((segment) => /^[a-z]+\.[a-z]+$/.test(segment)))];
+/** A segment with text before its placeholder: `r{revision}` (a folder), `prototypes.key{key}.json`. */
+const SHAPED = [...new Set(SEGMENTS.filter((segment) => /^[^{}]+\{\w+\}/.test(segment)))];
+
+const escape = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const words = (list: string[]): string => list.map(escape).join('|');
+/**
+ * What builds a name of a known kind, in the text of a template literal or a concatenation with
+ * each computed part written `${}`: a kind's folder next to a computed id (`pages/${}`,
+ * `${}/elements`), a file of the table joined to a computed path (`${}/elements.json`,
+ * `${}prototypes.json`), or a shaped segment (`/r${}/`, `prototypes.key${}`).
+ */
+const START = '(?:^|/|\\$\\{\\})';
+const BUILD_PATTERN = new RegExp(
+  [
+    `${START}(?:${words(FOLDERS)})/\\$\\{\\}`,
+    `\\$\\{\\}/(?:${words(FOLDERS)})(?:$|[/.])`,
+    `\\$\\{\\}/?(?:${words(FILES)})`,
+    ...SHAPED.map((segment) => {
+      const [prefix = '', suffix = ''] = segment.split(/\{\w+\}/);
+      return `${START}${escape(prefix)}\\$\\{\\}${suffix === '' ? '/' : ''}`;
+    }),
+  ].join('|'),
+);
+
+/** The text of every template literal with a computed part and of every concatenation with a string, computed parts as `${}`. */
+function builtTexts(file: string, text: string): string[] {
+  const found: string[] = [];
+  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
+  const textOf = (node: ts.Node): string => {
+    if (ts.isParenthesizedExpression(node)) return textOf(node.expression);
+    if (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node)) return node.text;
+    if (ts.isTemplateExpression(node))
+      return node.head.text + node.templateSpans.map((span) => `\${}${span.literal.text}`).join('');
+    if (ts.isBinaryExpression(node) && node.operatorToken.kind === ts.SyntaxKind.PlusToken)
+      return textOf(node.left) + textOf(node.right);
+    return '${}';
+  };
+  const isPlus = (node: ts.Node): node is ts.BinaryExpression =>
+    ts.isBinaryExpression(node) && node.operatorToken.kind === ts.SyntaxKind.PlusToken;
+  const hasString = (node: ts.Node): boolean =>
+    ts.isStringLiteral(node) ||
+    ts.isNoSubstitutionTemplateLiteral(node) ||
+    ts.isTemplateExpression(node) ||
+    (ts.isParenthesizedExpression(node) && hasString(node.expression)) ||
+    (isPlus(node) && (hasString(node.left) || hasString(node.right)));
+  const visit = (node: ts.Node): void => {
+    if (ts.isTemplateExpression(node)) found.push(textOf(node));
+    // A chain of `+` once, from its top, when a string is in it.
+    if (isPlus(node) && !isPlus(node.parent) && hasString(node)) found.push(textOf(node));
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return found;
+}
+
+describe('names of known kinds are built by the table alone', () => {
+  it('the scan recognises templates and concatenations that build them, and not other text', () => {
+    const built = [
+      'const a = `pages/${id}.json`;',
+      'const b = `prototypes/${id}/r${rev}/${rest}`;',
+      'const c = `${parent}/elements/${id}.json`;',
+      'const d = `${base}/elements/${el}.json`;',
+      'const e = `${API_PREFIX}prototypes.json`;',
+      'const f = `prototypes.key${n}.json`;',
+      "const g = 'pages/' + id + '.json';",
+      "const h = API_PREFIX + 'prototypes/' + id + '.json';",
+      'const i = `${this.parentPath(parent)}/elements`;',
+      'const j = `${parent}/elements.json`;',
+      'const k = `discussions/${d}.json`;',
+      "const l = folder + 'r' + revision + '/';",
+      'const m = `${API_PREFIX}prototypes/${prototype}/${collectionOf(kind)}.json`;',
+      'const n = `layers/${layerId}`;',
+    ];
+    const other = [
+      'const a = `r${revision} archived`;',
+      'const b = `overview/prototype-${id}.html`;',
+      'const c = `/rabbit/edit/${id}`;',
+      'const d = `${owner}:elements`;',
+      'const e = `${name}.json`;',
+      "const f = 'pages.json';",
+      'const g = `${count} pages, ${n} elements`;',
+      "const h = 'element ' + id + ' of ' + parent;",
+      'const i = `prototype ${id} r${revision}: ${name}`;',
+      'const j = `the elements of ${parentLabel}`;',
+    ];
+    const texts = (lines: string[]) => lines.map((line) => builtTexts('x.ts', line));
+    expect(texts(built).map((found) => found.some((text) => BUILD_PATTERN.test(text)))).toEqual(built.map(() => true));
+    expect(
+      texts(other)
+        .flat()
+        .filter((text) => BUILD_PATTERN.test(text)),
+    ).toEqual([]);
+  });
+
+  it('no module outside src/api/ (and the fake service) builds an entry name or API path of a known kind', async () => {
+    const root = join(import.meta.dirname, '../../src');
+    const offenders: string[] = [];
+    for (const file of await sourceFiles(root)) {
+      const name = relative(root, file);
+      if (name.startsWith('api/') || name.startsWith('fake-service/')) continue;
+      for (const text of builtTexts(file, await readFile(file, 'utf8'))) {
+        if (BUILD_PATTERN.test(text)) offenders.push(`${name}: ${text}`);
       }
     }
     expect(offenders).toEqual([]);
