@@ -16,6 +16,15 @@ const SHAPES: Record<IdKind, RegExp> = {
 };
 
 /**
+ * Whether the page or layer an element belongs to, named by its id alone, is a layer: the two
+ * shapes differ by their prefix. An id of neither shape (an archive someone hands us) counts as a
+ * page, as the service's lists of a page's elements came first.
+ */
+export function ownerKindOf(id: string): 'page' | 'layer' {
+  return id.startsWith('layer') ? 'layer' : 'page';
+}
+
+/**
  * A JSON number as its text, as lossless-json's parser hands it over (a LosslessNumber). Told by
  * its shape rather than by importing lossless-json here: the flag definitions load this module, and
  * `--help` loads nothing but commander.

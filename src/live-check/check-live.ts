@@ -1,6 +1,7 @@
 import { isRabbitError } from '../core/errors.js';
 import { readIdList } from '../api/parse.js';
 import type { IdKind } from '../api/ids.js';
+import { ownerKindOf } from '../api/ids.js';
 import { openArchive, type Archive } from '../archive/open-archive.js';
 import type { FileEntry } from '../manifest/types.js';
 import type { BodyKind } from '../crawl/obtain-body.js';
@@ -170,7 +171,7 @@ class LiveCheck {
     const parent = resource.parent;
     if (answer.type === 'gone' && parent !== undefined) {
       // The page or layer whose list this is has gone, with everything on it.
-      const kind: IdKind = parent.startsWith('layer') ? 'layer' : 'page';
+      const kind: IdKind = ownerKindOf(parent);
       this.tally.listChecked();
       this.tally.memberGone(prototype, kind, parent, memberSource(kind, parent, prototype));
       return;

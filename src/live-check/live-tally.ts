@@ -1,4 +1,5 @@
 import type { IdKind } from '../api/ids.js';
+import { ownerKindOf } from '../api/ids.js';
 import type { RabbitError } from '../core/errors.js';
 import { redactSecrets } from '../core/redact.js';
 import type { CheckPlan } from './archive-plan.js';
@@ -92,7 +93,7 @@ export class LiveTally {
   }
 
   parentGone(prototype: string, parent: string): boolean {
-    const kind = parent.startsWith('layer') ? 'layer' : 'page';
+    const kind = ownerKindOf(parent);
     return this.goneProtos.has(prototype) || this.gone.has(memberKey(prototype, kind, parent));
   }
 

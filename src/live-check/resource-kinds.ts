@@ -1,6 +1,7 @@
 import { parseSource, sourceOf, type PathIds } from '../api/entry-paths.js';
 import { RESOURCE_KINDS } from '../api/resource-kinds.js';
 import type { IdKind } from '../api/ids.js';
+import { ownerKindOf } from '../api/ids.js';
 
 /**
  * What an archived entry is, read from the API path it was served from (its manifest `source`):
@@ -64,7 +65,7 @@ export function memberSource(member: IdKind, id: string, prototype: string, pare
   if (member !== 'element') return sourceOf(member, ids);
   // An element list always has its page or layer; without one, sourceOf refuses the source.
   if (parent === undefined) return sourceOf('page-element', ids);
-  return parent.startsWith('layer')
+  return ownerKindOf(parent) === 'layer'
     ? sourceOf('layer-element', { ...ids, layer: parent })
     : sourceOf('page-element', { ...ids, page: parent });
 }
