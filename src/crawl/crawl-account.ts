@@ -1,15 +1,13 @@
-import { RabbitError, isRabbitError } from '../core/errors.js';
+import { isRabbitError, type RabbitError } from '../core/errors.js';
 import { entryPathOf, sourceOf, type PathIds } from '../api/entry-paths.js';
 import type { IdKind } from '../api/ids.js';
 import { KIND_NAMES, listsNaming, RESOURCE_KINDS, type KindName } from '../api/resource-kinds.js';
 import { currentRevision } from '../api/revision.js';
-import { fetchResource, type FetchContext } from './fetch-resource.js';
-import { networkReason } from '../client/network-failure.js';
+import type { FetchContext } from './fetch-resource.js';
 import { storedFileOf } from '../storage/stored-file.js';
 import type { CrawlSink } from './crawl-sink.js';
 import type { Frontier, Task } from './frontier.js';
 import {
-  bodyResultOf,
   obtainBody,
   type BodyCache,
   type BodyKind,
@@ -19,7 +17,8 @@ import {
   type SizeCaps,
 } from './obtain-body.js';
 import { OpenTasks } from './open-tasks.js';
-import { parseJson, parsePrototype, readIdList, requireObject, type IdList } from '../api/parse.js';
+import { badId, readRootLists } from './root-lists.js';
+import { parseJson, parsePrototype, readIdList, requireObject } from '../api/parse.js';
 
 export type {
   BodyCache,
@@ -32,7 +31,6 @@ export type {
 } from './obtain-body.js';
 export { DEFAULT_SIZE_CAPS, JOURNAL_ORIGIN } from './obtain-body.js';
 export type { CrawlSink, PrototypeDetails } from './crawl-sink.js';
-/** The sink's earlier name, which export/fetch-setup.ts types its progress milestones by. */
 
 export interface CrawlOptions {
   fetch: FetchContext;
@@ -59,19 +57,6 @@ export interface CrawlOptions {
   firstContactMs: number;
 }
 
-/** The account's list of prototypes, which every key's list is asked as. */
-const ROOT_LIST = sourceOf('prototype-list', {});
-
-/** Where a prototype asked for by id is served; the list's source for an id that makes no path. */
-function askedSource(id: string): string {
-  try {
-    return sourceOf('prototype', { prototype: id });
-  } catch (error) {
-    if (!isRabbitError(error)) throw error;
-    return ROOT_LIST;
-  }
-}
-
 type HandOff = Parameters<Task>[0];
 
 /**
@@ -91,100 +76,15 @@ export class AccountCrawler {
 
   /** Fetches the prototype lists (fatal on failure) and schedules everything below them. */
   async start(): Promise<void> {
-    const owner = this.owner;
-    const refused: RabbitError[] = [];
-    for (const [index, key] of this.options.keys.entries()) {
-      let list: IdList;
-      try {
-        list = index === 0 ? await this.firstContact(key) : await this.fetchRootList(key, index);
-      } catch (error) {
-        // One revoked key among several must not cost the prototypes the others can read: that
-        // run is incomplete (exit 3), naming the key by its position. Only when every key is
-        // refused is there nothing to export.
-        if (!isRabbitError(error, 'KEY_REFUSED') || this.options.keys.length === 1) throw error;
-        refused.push(error);
-        this.recordError(ROOT_LIST, error);
-        continue;
-      }
-      for (const id of list.ids) {
-        if (!owner.has(id) && (!this.options.only || this.options.only.has(id))) owner.set(id, key);
-      }
-    }
-    if (refused.length === this.options.keys.length) throw refused[0];
-    if (this.options.only) {
-      for (const id of this.options.only) {
-        if (!owner.has(id)) {
-          this.recordError(
-            askedSource(id),
-            new RabbitError('HTTP_STATUS', `prototype ${id} is not in the list any key can read`, {
-              source: askedSource(id),
-            }),
-          );
-        }
-      }
-    }
-    this.options.sink.listed([...owner.keys()]);
-    for (const [id, key] of owner) this.schedule(id, (handOff) => this.prototype(id, key, handOff), true);
+    const owners = await readRootLists(this.options);
+    for (const [id, key] of owners) this.owner.set(id, key);
+    this.options.sink.listed([...this.owner.keys()]);
+    for (const [id, key] of this.owner) this.schedule(id, (handOff) => this.prototype(id, key, handOff), true);
   }
 
   /** The prototypes the lists named (those `--prototype` picks), read or not. */
   get listedCount(): number {
     return this.owner.size;
-  }
-
-  /** The first key's list, within firstContactMs: a silent host ends the run as NO_ANSWER, not after minutes. */
-  private async firstContact(key: string): Promise<IdList> {
-    const limitMs = this.options.firstContactMs;
-    const limit = new AbortController();
-    // A service that asked to wait (429 or 503 with Retry-After) has answered: the pause that
-    // follows is the outage's, bounded by --outage-patience, not by this limit.
-    const timer = setTimeout(() => {
-      if ((this.options.fetch.outage?.summary().count ?? 0) === 0) limit.abort(new Error('first contact'));
-    }, limitMs);
-    const fetch = { ...this.options.fetch, signal: AbortSignal.any([this.options.fetch.signal, limit.signal]) };
-    try {
-      return await this.fetchRootList(key, 0, fetch);
-    } catch (error) {
-      if (!limit.signal.aborted || this.options.fetch.signal.aborted) throw error;
-      const url = this.urlOf(ROOT_LIST);
-      throw new RabbitError(
-        'NO_ANSWER',
-        `no answer from the service within ${Math.round(limitMs / 1000)} s (GET ${url})`,
-        {
-          source: ROOT_LIST,
-          data: { url, waitedMs: limitMs },
-        },
-      );
-    } finally {
-      clearTimeout(timer);
-    }
-  }
-
-  /** The address a request for `source` went to, without the key (for messages). */
-  private urlOf(source: string): string {
-    const { client } = this.options.fetch;
-    return `${client.origin}${client.basePath}${source}`;
-  }
-
-  private async fetchRootList(key: string, index: number, fetch = this.options.fetch): Promise<IdList> {
-    const source = ROOT_LIST;
-    try {
-      const result = await fetchResource(fetch, {
-        source,
-        key,
-        maxBytes: this.options.caps.json,
-        keep: true,
-      });
-      if (result.status !== 200)
-        throw new RabbitError('HTTP_STATUS', `GET ${source} answered 304 without a request for it`, { source });
-      const path = index === 0 ? entryPathOf('prototype-list', {}) : entryPathOf('key-list', { key: index + 1 });
-      this.store(undefined, { path, source, result: bodyResultOf(result) });
-      const list = readIdList(result.body.buffer as Buffer, 'prototype', source);
-      for (const id of list.rejected) this.recordError(source, badId(source, id));
-      return list;
-    } catch (error) {
-      throw rootFailure(error, source, this.options.keys.length > 1 ? index + 1 : undefined, this.urlOf(source));
-    }
   }
 
   private async prototype(id: string, key: string, handOff: HandOff): Promise<void> {
@@ -369,45 +269,3 @@ class KeyStopped extends Error {}
 
 /** Kinds that more than one list names. */
 const SHARED_KINDS = new Set(KIND_NAMES.filter((kind) => listsNaming(kind).length > 1));
-
-function badId(source: string, id: string): RabbitError {
-  return new RabbitError('BAD_ID', `${source} lists an id of the wrong shape: ${id}; it was not requested`, {
-    source,
-    id,
-  });
-}
-
-/** The root list decides the run: without it nothing can be exported. */
-function rootFailure(error: unknown, source: string, keyNumber: number | undefined, url: string): unknown {
-  if (!isRabbitError(error)) return error;
-  const which = keyNumber === undefined ? 'the API key' : `API key number ${keyNumber}`;
-  const data = { url, ...(keyNumber !== undefined ? { keyNumber } : {}) };
-  if (error.status === 401 || error.status === 403) {
-    return new RabbitError('KEY_REFUSED', `the service refused ${which} (HTTP ${error.status} on ${url})`, {
-      source,
-      status: error.status,
-      cause: error,
-      data,
-    });
-  }
-  if (error.status === 404) {
-    return new RabbitError('API_NOT_FOUND', `there is no Rabbit API at ${url} (HTTP 404)`, {
-      source,
-      status: 404,
-      cause: error,
-      data,
-    });
-  }
-  if (error.code === 'NETWORK' || error.code === 'TIMEOUT') {
-    const reason = networkReason(error);
-    return new RabbitError(reason.code, `${reason.words} (GET ${url})`, { source, cause: error, data });
-  }
-  if (error.errorClass === 'fatal') return error;
-  return new RabbitError(error.code, `cannot read the list of prototypes: ${error.message}`, {
-    source,
-    ...(error.status !== undefined ? { status: error.status } : {}),
-    errorClass: 'fatal',
-    cause: error,
-    data,
-  });
-}
