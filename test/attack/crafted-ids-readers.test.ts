@@ -1,4 +1,6 @@
 import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { request } from 'node:http';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
@@ -15,6 +17,7 @@ import { runAction, type CliIO } from '../../src/cli/run.js';
 import { RabbitError } from '../../src/core/errors.js';
 import { exportAccount } from '../../src/export/export-account.js';
 import { startFakeService, type FakeService } from '../../src/fake-service/index.js';
+import { serveArchive } from '../../src/viewer/serve-archive.js';
 import { readArchive } from '../helpers/archive.js';
 import { runCli, type CliOptions } from '../helpers/cli.js';
 import { requireTool } from '../helpers/tools.js';
@@ -389,5 +392,57 @@ describe('export --since a crafted archive', () => {
     expect(after.manifest.prototypes[PROTO]?.origin).toMatchObject({ mode: 'fetched' });
     for (const entry of after.entries.values())
       expect(entry.data.toString('latin1')).not.toContain(service.keys.readWrite);
+  });
+});
+
+/** A GET of `path` exactly as written: fetch would resolve its dot segments first. */
+function rawGet(url: string, path: string): Promise<{ status: number; body: Buffer }> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const req = request({ hostname, port, path, method: 'GET' }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks) }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+describe('view of a crafted archive', () => {
+  it('serves no path out of the archive, nothing unlisted, and of a duplicated entry only what the manifest recorded', async () => {
+    const odd = craft('view-odd.zip', {
+      entries: { [`prototypes/${PROTO}/r007/pages/page0001.json`]: '{"id":"page0001"}' },
+      records: [[`${REV}pages/ghost.json`, `${API}pages/ghost.json`]],
+      duplicates: [[`${REV}pages/page0002.json`, '{"id":"dup"}']],
+    });
+    const server = await serveArchive(odd);
+    try {
+      const root = new URL(server.url).pathname;
+      for (const path of [
+        `${REV}pages/..%2f..%2f..%2fmanifest.json`,
+        `${REV}pages/%2e%2e/%2e%2e/%2e%2e/%2e%2e/manifest.json`,
+        `${REV}pages/../../../../../../etc/passwd`,
+        '..%5c..%5cetc%5cpasswd',
+        `${REV}pages/ghost.json`,
+        `${REV}pages/%E2%80%AEevil.json`,
+        '%00',
+      ]) {
+        const got = await rawGet(server.url, `${root}${path}`);
+        expect({ path, status: got.status }).toEqual({ path, status: 404 });
+      }
+      const manifest = (await readArchive(good)).manifest;
+      expect(manifest.prototypes[PROTO]?.revision).toBe(1);
+      const recorded = manifest.prototypes[PROTO]?.revisions['1']?.files.find(
+        (f) => f.path === `${REV}pages/page0002.json`,
+      );
+      const dup = await rawGet(server.url, `${root}${REV}pages/page0002.json`);
+      expect({ status: dup.status, sha256: createHash('sha256').update(dup.body).digest('hex') }).toEqual({
+        status: 200,
+        sha256: recorded?.sha256,
+      });
+    } finally {
+      await server.close();
+    }
   });
 });
