@@ -12,5 +12,10 @@ export function archivedIdsOf(value: unknown): string[] {
   return ids
     .filter((id) => typeof id === 'string' || typeof id === 'number')
     .map(String)
-    .filter((id) => /^[A-Za-z0-9]+$/.test(id) && isSafeSegment(id));
+    .filter(isArchivedId);
+}
+
+/** An id a reader keeps from an archive: letters and digits, no longer than a name may be. */
+export function isArchivedId(id: string): boolean {
+  return /^[A-Za-z0-9]+$/.test(id) && isSafeSegment(id);
 }

@@ -27,7 +27,8 @@ import { requireTool } from '../helpers/tools.js';
  * would never write, read by every reader. The spec (JSON, argv[3]) says what to change in
  * prototype PROTO's revision: `entries` replaced or added (text), `records` added to or changed in
  * its manifest listing, `sources` of listed paths changed, `prototype` fields merged into its
- * manifest record, and `duplicates` appended as second entries of the same name. Every listed
+ * manifest record, `duplicates` appended as second entries of the same name, and `remove`d
+ * entries taken out with their manifest record. Every listed
  * entry's size and sha256 are brought in line, so only what the spec says is wrong.
  */
 const CRAFT = `
@@ -40,6 +41,9 @@ proto = m['prototypes'][spec['proto']]
 listing = proto['revisions'][str(proto['revision'])]['files']
 for name, text in spec.get('entries', {}).items():
     files[name] = text.encode('utf-8')
+for name in spec.get('remove', []):
+    del files[name]
+    m['files'] = [r for r in m['files'] if r['path'] != name]
 for path, source in spec.get('records', []):
     for r in listing:
         if r['path'] == path:
@@ -107,6 +111,8 @@ interface Spec {
   prototype?: Record<string, unknown>;
   milestone?: string;
   duplicates?: Array<[string, string]>;
+  /** Entries taken out of the zip and the manifest's account-wide files. */
+  remove?: string[];
 }
 
 function craft(name: string, spec: Spec): string {
@@ -329,6 +335,18 @@ describe('ids in the archive that are unsafe in a path, or of another kind', () 
         expect(run.stdout + run.stderr).not.toMatch(ACTIVE);
       }
     }
+  });
+
+  it('search, reading a prototype with no index, skips an overlong id rather than stop', async () => {
+    const archive = craft('scan-long.zip', {
+      ...listsNaming(['x'.repeat(300)]),
+      remove: [`search/prototype-${PROTO}.js`],
+    });
+    const run = await search(archive, 'Start');
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/reading their files/);
+    expect(run.stdout).toMatch(/^1 hit/m);
   });
 
   it('restore skips them and never sends a request whose path holds one', async () => {
