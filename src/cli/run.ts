@@ -2,6 +2,7 @@ import { isRabbitError } from '../core/errors.js';
 import { redactUrl } from '../core/redact.js';
 import { EXIT, exitCodeFor } from './exit-codes.js';
 import { printable } from './format.js';
+import { terminalJson } from './terminal-text.js';
 import { nextStepFor } from './error-guide.js';
 
 export interface CliIO {
@@ -35,7 +36,7 @@ export async function runAction(
     failure = redactAll(
       failureRecord(code, { ...data, code: errorCode, message, ...(next !== undefined ? { next } : {}) }),
     ) as Record<string, unknown>;
-    if (json) io.stdout.write(`${JSON.stringify(failure)}\n`);
+    if (json) io.stdout.write(`${terminalJson(failure)}\n`);
     io.stderr.write(`rabbit-export: ${message}\n`);
     if (next !== undefined) io.stderr.write(`next: ${redactUrl(next)}\n`);
     if (!isRabbitError(error) && error instanceof Error && error.stack && io.env['RABBIT_DEBUG']) {

@@ -21,3 +21,14 @@ function codePointTag(char: string): string {
   const code = char.codePointAt(0) ?? 0;
   return `<U+${code.toString(16).toUpperCase().padStart(4, '0')}>`;
 }
+
+/**
+ * One line of JSON for a terminal: JSON.stringify escapes C0 controls only, so the same characters
+ * printable tags (C1 such as CSI U+009B, bidi overrides, separators) are written as `\u` escapes
+ * here. Still JSON, and read back the same.
+ */
+export function terminalJson(value: unknown): string {
+  return JSON.stringify(value).replace(INVISIBLE, (char) =>
+    Array.from({ length: char.length }, (_, i) => `\\u${char.charCodeAt(i).toString(16).padStart(4, '0')}`).join(''),
+  );
+}

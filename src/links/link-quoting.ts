@@ -8,9 +8,16 @@ import { controlIn } from '../manifest/manifest-values.js';
  * directive, a sed command, a comment) is refused here, never written.
  */
 
-/** Refuses a value holding a control character: no output format of `links` may carry one as data. */
+/**
+ * Format characters but the zero-width joiner: a bidi override or isolate reorders how a rule or a
+ * row reads on a terminal or in an editor (`p\u202Eon.json` shows as `pnoj.json`), so a rule
+ * could read as another.
+ */
+const FORMAT = /(?!\u200d)\p{Cf}/u;
+
+/** Refuses a value holding a control or format character: no output format of `links` may carry one as data. */
 export function plain(value: string, what: string): string {
-  const control = controlIn(value);
+  const control = controlIn(value) ?? formatIn(value);
   if (control !== undefined) {
     throw new RabbitError(
       'ARCHIVE_CORRUPT',
@@ -19,6 +26,11 @@ export function plain(value: string, what: string): string {
     );
   }
   return value;
+}
+
+function formatIn(value: string): string | undefined {
+  const found = FORMAT.exec(value)?.[0].codePointAt(0);
+  return found === undefined ? undefined : `U+${found.toString(16).toUpperCase().padStart(4, '0')}`;
 }
 
 /**

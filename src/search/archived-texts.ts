@@ -3,7 +3,7 @@ import { jsonText } from '../api/json-body.js';
 import { milestonesOf } from '../api/revision.js';
 import type { ArchivedPrototype } from '../archive/archive-catalog.js';
 import { isRabbitError, RabbitError } from '../core/errors.js';
-import { archivedIdsOf } from '../api/archived-ids.js';
+import { archivedIdsOf, isArchivedId } from '../api/archived-ids.js';
 import { elementEntriesIn, parseRevisionEntry, revisionEntryNameOf } from '../api/entry-paths.js';
 
 /**
@@ -74,7 +74,7 @@ export class ArchivedTexts {
     const layers = Array.isArray(value?.layers) ? value.layers : [];
     return {
       name: typeof value?.name === 'string' ? value.name : null,
-      layerIds: layers.filter((id): id is string => typeof id === 'string' && /^[A-Za-z0-9]+$/.test(id)),
+      layerIds: layers.filter((id): id is string => typeof id === 'string' && isArchivedId(id)),
     };
   }
 
@@ -118,7 +118,7 @@ export class ArchivedTexts {
       if (value === undefined) continue;
       yield {
         id,
-        pageId: typeof value.pageId === 'string' && /^[A-Za-z0-9]+$/.test(value.pageId) ? value.pageId : null,
+        pageId: typeof value.pageId === 'string' && isArchivedId(value.pageId) ? value.pageId : null,
         title: typeof value.title === 'string' ? value.title : '',
         entries: (Array.isArray(value.entries) ? value.entries : [])
           .map((entry) => (asObject(entry)?.text as unknown) ?? '')

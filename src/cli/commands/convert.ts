@@ -50,6 +50,7 @@ export function registerConvert(program: Command, io: CliIO): void {
         const { formatConvertTotals, formatPrototypeConverted } = await import('../format-convert.js');
         const { convertArchive } = await import('../../convert/convert-archive.js');
         const { outputFolder } = await import('../output-path.js');
+        const { terminalJson } = await import('../terminal-text.js');
         // At the command, so every format convert writes follows the one output rule.
         const folder = await outputFolder(flags.out, { flag: '--out', force: flags.force ?? false });
         const onEvent = (event: ConvertEvent): void => {
@@ -69,7 +70,7 @@ export function registerConvert(program: Command, io: CliIO): void {
           await folder.undo();
           throw error;
         });
-        io.stdout.write(flags.json ? `${JSON.stringify(report)}\n` : `${formatConvertTotals(report, flags.out)}\n`);
+        io.stdout.write(flags.json ? `${terminalJson(report)}\n` : `${formatConvertTotals(report, flags.out)}\n`);
         return report.complete ? EXIT.ok : EXIT.incomplete;
       }),
     );

@@ -23,8 +23,9 @@ export function registerDiff(program: Command, io: CliIO): void {
       runAction(io, flags.json ?? false, async () => {
         const { diffArchives } = await import('../../diff/diff-archives.js');
         const { formatDiff } = await import('../format-diff.js');
+        const { terminalJson } = await import('../terminal-text.js');
         const diff = await diffArchives(a, b);
-        io.stdout.write(flags.json ? `${JSON.stringify(diff)}\n` : `${formatDiff(diff)}\n`);
+        io.stdout.write(flags.json ? `${terminalJson(diff)}\n` : `${formatDiff(diff)}\n`);
         return EXIT.ok;
       }),
     );

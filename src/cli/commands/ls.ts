@@ -12,10 +12,11 @@ export function registerLs(program: Command, io: CliIO): void {
     .action((file: string, flags: { json?: boolean }) =>
       runAction(io, flags.json ?? false, async () => {
         const { formatListTable, terminalColumns } = await import('../format-archive.js');
+        const { terminalJson } = await import('../terminal-text.js');
         const { listArchive } = await import('../../verify/list-archive.js');
         const rows = await listArchive(file);
         io.stdout.write(
-          flags.json ? `${JSON.stringify(rows)}\n` : `${formatListTable(rows, terminalColumns(io.stdout, io.env))}\n`,
+          flags.json ? `${terminalJson(rows)}\n` : `${formatListTable(rows, terminalColumns(io.stdout, io.env))}\n`,
         );
         return EXIT.ok;
       }),

@@ -60,6 +60,7 @@ again to finish).`,
         const { restorePrototype } = await import('../../restore/restore-prototype.js');
         const { outageLine } = await import('../progress-line.js');
         const { serviceOptionsOf } = await import('../service-options.js');
+        const { terminalJson } = await import('../terminal-text.js');
         const service = await serviceOptionsOf(flags, io.env, (line) => io.stderr.write(line));
         const human = flags.json ? io.stderr : io.stdout;
         const report = await withInterrupts(io, (signal) =>
@@ -100,7 +101,7 @@ again to finish).`,
           const next = nextStepFor(report.fatal);
           if (next !== undefined) io.stderr.write(`next: ${next}\n`);
         }
-        if (flags.json) io.stdout.write(`${JSON.stringify(summaryOf(report, code))}\n`);
+        if (flags.json) io.stdout.write(`${terminalJson(summaryOf(report, code))}\n`);
         return code;
       }),
     );

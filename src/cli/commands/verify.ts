@@ -55,6 +55,7 @@ export function registerVerify(program: Command, io: CliIO): void {
         const { formatVerifyReport } = await import('../format-archive.js');
         const { verifyArchive } = await import('../../verify/verify-archive.js');
         const { checkSidecar, sidecarPath } = await import('../../archive/checksum-file.js');
+        const { terminalJson } = await import('../terminal-text.js');
         const report = await verifyArchive(file);
         // FILE.sha256 beside the archive (export and backup write one): the file as a whole, as written.
         const sidecar = await checkSidecar(file);
@@ -62,7 +63,7 @@ export function registerVerify(program: Command, io: CliIO): void {
         if (flags.json) {
           const { manifest, ...rest } = report;
           io.stdout.write(
-            `${JSON.stringify({ ...rest, ok: report.ok && sidecarOk, complete: manifest?.complete ?? null, sidecar })}\n`,
+            `${terminalJson({ ...rest, ok: report.ok && sidecarOk, complete: manifest?.complete ?? null, sidecar })}\n`,
           );
         } else {
           const mismatch =
