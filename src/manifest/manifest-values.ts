@@ -1,5 +1,5 @@
 import type { Report } from './manifest-shape.js';
-import { sourcePathOf } from '../api/entry-paths.js';
+import { sourceAgreesWithEntry, sourcePathOf } from '../api/entry-paths.js';
 
 /**
  * What the values of a manifest may hold, beyond their JSON type: only what the exporter itself
@@ -120,6 +120,8 @@ export function checkEntryValues(here: string, entry: Record<string, unknown>, a
   if (path !== undefined) return at(`${here}.path`, path);
   const source = sourceProblem(entry.source as string);
   if (source !== undefined) return at(`${here}.source`, source);
+  if (!sourceAgreesWithEntry(entry.source as string, entry.path as string))
+    return at(`${here}.source`, `names a resource the archive keeps elsewhere than ${JSON.stringify(entry.path)}`);
   if (typeof entry.generatedFrom === 'string') {
     const from = entryPathProblem(entry.generatedFrom);
     if (from !== undefined) return at(`${here}.generatedFrom`, from);
