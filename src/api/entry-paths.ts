@@ -196,19 +196,30 @@ export function entryPathOf(kind: KindName, ids: PathIds & { key?: number }, rev
 
 /**
  * Whether an entry named `path` may hold what the service served at `source`: a source that is an
- * API path of a kind in the table must be in the entry the table builds for it, at the revision the
- * entry's folder names (another key's list of prototypes is that list asked with another key), or
- * be a page's asset. Readers map a source to its entry (links) and an entry to what it is (diff,
- * ls), so a manifest that pairs them otherwise would have them say what the archive is not. Any
- * other source (a page asset outside the API, `generated`) is left to the rules of its own.
+ * API path of a kind in the table must be in the entry the table builds for it, at the revision of
+ * the manifest listing it when it is listed under one (another key's list of prototypes is that
+ * list asked with another key), or be a page's asset. Readers map a source to its entry (links)
+ * and an entry to what it is (diff, ls), so a manifest pairing them otherwise would have them say
+ * what the archive is not. Any other source (a page asset outside the API, `generated`) is left to
+ * the rules of its own.
  */
-export function sourceAgreesWithEntry(source: string, path: string): boolean {
+export function sourceAgreesWithEntry(
+  source: string,
+  path: string,
+  listedUnder?: { prototype: string; revision: string },
+): boolean {
   const served = parseSource(source);
   if (served === undefined || path.startsWith(ASSET_FOLDER)) return true;
   const entry = parseEntryPath(path);
   if (entry === undefined) return false;
   if (entry.kind === 'key-list') return served.kind === 'prototype-list';
-  if (RESOURCE_KINDS[served.kind].scope === 'revision' && entry.revision === undefined) return false;
+  if (RESOURCE_KINDS[served.kind].scope === 'account') return entryPathOf(served.kind, served) === path;
+  if (entry.revision === undefined) return false;
+  if (
+    listedUnder !== undefined &&
+    (listedUnder.prototype !== served.prototype || listedUnder.revision !== String(entry.revision))
+  )
+    return false;
   return entryPathOf(served.kind, served, entry.revision) === path;
 }
 
