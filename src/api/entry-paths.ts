@@ -1,6 +1,13 @@
 import { RabbitError } from '../core/errors.js';
 import { normalizeId, type IdKind } from './ids.js';
-import { API_PREFIX, KIND_NAMES, RESOURCE_KINDS, REVISION_FOLDER, type KindName } from './resource-kinds.js';
+import {
+  API_PREFIX,
+  ASSET_FOLDER,
+  KIND_NAMES,
+  RESOURCE_KINDS,
+  REVISION_FOLDER,
+  type KindName,
+} from './resource-kinds.js';
 
 /**
  * Builds and takes apart API sources and archive entry names by the table of resource kinds. A
@@ -185,6 +192,35 @@ export function entryPathOf(kind: KindName, ids: PathIds & { key?: number }, rev
   if (scope === 'account') return fill(entry, ids, kind);
   if (revision === undefined || !valid('revision', String(revision))) throw unsafePath(kind);
   return `${fill(REVISION_FOLDER.replace('{revision}', String(revision)), ids, kind)}${fill(entry, ids, kind)}`;
+}
+
+/**
+ * Whether an entry named `path` may hold what the service served at `source`: a source that is an
+ * API path of a kind in the table must be in the entry the table builds for it, at the revision of
+ * the manifest listing it when it is listed under one (another key's list of prototypes is that
+ * list asked with another key), or be a page's asset. Readers map a source to its entry (links)
+ * and an entry to what it is (diff, ls), so a manifest pairing them otherwise would have them say
+ * what the archive is not. Any other source (a page asset outside the API, `generated`) is left to
+ * the rules of its own.
+ */
+export function sourceAgreesWithEntry(
+  source: string,
+  path: string,
+  listedUnder?: { prototype: string; revision: string },
+): boolean {
+  const served = parseSource(source);
+  if (served === undefined || path.startsWith(ASSET_FOLDER)) return true;
+  const entry = parseEntryPath(path);
+  if (entry === undefined) return false;
+  if (entry.kind === 'key-list') return served.kind === 'prototype-list';
+  if (RESOURCE_KINDS[served.kind].scope === 'account') return entryPathOf(served.kind, served) === path;
+  if (entry.revision === undefined) return false;
+  if (
+    listedUnder !== undefined &&
+    (listedUnder.prototype !== served.prototype || listedUnder.revision !== String(entry.revision))
+  )
+    return false;
+  return entryPathOf(served.kind, served, entry.revision) === path;
 }
 
 /** Where the archive keeps one resource of `kind` below its revision's folder. */

@@ -79,6 +79,12 @@ const PROTOTYPE = 'prototypes/{prototype}';
 export const PROTOTYPE_FOLDER = `${PROTOTYPE}/`;
 /** The archive folder of a prototype's revision: `revision` entries are named below it. */
 export const REVISION_FOLDER = `${PROTOTYPE}/r{revision}/`;
+/**
+ * Where a page's assets sit, by the hash of their body: what the service served at any path its
+ * pages name, an API path of one of the kinds above included (one asked with a query, or of a
+ * prototype not archived), so an asset's source says nothing of its name.
+ */
+export const ASSET_FOLDER = 'assets/';
 const PAGE = `${PROTOTYPE}/pages/{page}`;
 const LAYER = `${PROTOTYPE}/layers/{layer}`;
 

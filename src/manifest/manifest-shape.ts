@@ -1,5 +1,5 @@
 import { checkEntryMembers } from '../storage/file-entry.js';
-import { checkBaseUrl, checkEntryValues, checkErrorValues } from './manifest-values.js';
+import { checkBaseUrl, checkEntryValues, checkErrorValues, type Listing } from './manifest-values.js';
 import { FORMAT_VERSION } from './types.js';
 
 /**
@@ -86,23 +86,23 @@ export function checkPrototype(where: string, id: string, record: unknown, at: R
       continue;
     }
     if (entry.milestone !== null && !isObject(entry.milestone)) at(`${here}.milestone`, 'must be an object or null');
-    checkFiles(`${here}.files`, entry.files, at);
+    checkFiles(`${here}.files`, entry.files, at, { prototype: id, revision });
   }
 }
 
-function checkFiles(where: string, files: unknown, at: Report): void {
+function checkFiles(where: string, files: unknown, at: Report, listedUnder?: Listing): void {
   if (!Array.isArray(files)) return at(where, 'must be an array');
-  files.forEach((file, i) => checkFile(`${where}[${i}]`, file, at));
+  files.forEach((file, i) => checkFile(`${where}[${i}]`, file, at, listedUnder));
 }
 
-export function checkFile(here: string, file: unknown, at: Report): void {
+export function checkFile(here: string, file: unknown, at: Report, listedUnder?: Listing): void {
   if (!isObject(file)) return at(here, 'must be an object');
   let typed = true;
   checkEntryMembers(here, file, (where, what) => {
     typed = false;
     at(where, what);
   });
-  if (typed) checkEntryValues(here, file, at);
+  if (typed) checkEntryValues(here, file, at, listedUnder);
 }
 
 export function checkError(where: string, error: unknown, at: Report): void {

@@ -210,13 +210,11 @@ class ManifestWalker {
       // Where the entry is gets spelled out only for a message: a million entries need no million strings.
       const where = () =>
         revision ? `prototypes.${revision.record.id}.revisions.${revision.name}.files[${index}]` : `files[${index}]`;
-      this.check((at) => checkFile(HERE, value, at), where);
+      const owner = revision ? { prototype: revision.record.id, revision: revision.name } : null;
+      this.check((at) => checkFile(HERE, value, at, owner ?? undefined), where);
       const entry = value as FileEntry;
       if (revision && this.keepFiles) revision.files.push(entry);
-      const done = this.visitor.file?.(
-        entry,
-        revision ? { prototype: revision.record.id, revision: revision.name } : null,
-      );
+      const done = this.visitor.file?.(entry, owner);
       if (done) this.pending.push(done);
     } else if (place.name === 'errors') {
       this.check((at) => checkError(`errors[${index}]`, value, at));

@@ -1,5 +1,5 @@
 import type { Report } from './manifest-shape.js';
-import { sourcePathOf } from '../api/entry-paths.js';
+import { sourceAgreesWithEntry, sourcePathOf } from '../api/entry-paths.js';
 
 /**
  * What the values of a manifest may hold, beyond their JSON type: only what the exporter itself
@@ -114,12 +114,30 @@ export function checkBaseUrl(where: string, value: string, at: Report): void {
   if (problem !== undefined) at(where, problem);
 }
 
+/** Where a file entry is listed: a prototype's revision, or undefined for the account's own files. */
+export interface Listing {
+  prototype: string;
+  revision: string;
+}
+
 /** The values of an entry whose members are of their types already (storage/file-entry.ts). */
-export function checkEntryValues(here: string, entry: Record<string, unknown>, at: Report): void {
+export function checkEntryValues(
+  here: string,
+  entry: Record<string, unknown>,
+  at: Report,
+  listedUnder?: Listing,
+): void {
   const path = entryPathProblem(entry.path as string);
   if (path !== undefined) return at(`${here}.path`, path);
   const source = sourceProblem(entry.source as string);
   if (source !== undefined) return at(`${here}.source`, source);
+  if (!sourceAgreesWithEntry(entry.source as string, entry.path as string, listedUnder)) {
+    const listing = listedUnder === undefined ? '' : ` listed under revision ${listedUnder.revision}`;
+    return at(
+      `${here}.source`,
+      `names a resource the archive keeps elsewhere than ${JSON.stringify(entry.path)}${listing}`,
+    );
+  }
   if (typeof entry.generatedFrom === 'string') {
     const from = entryPathProblem(entry.generatedFrom);
     if (from !== undefined) return at(`${here}.generatedFrom`, from);

@@ -72,7 +72,7 @@ describe('openSinceCache', () => {
     expect(() => cache.close()).not.toThrow();
   });
 
-  it('offers only entries listed at their own path under the recorded revision, with the size the zip holds, the first listing winning', async () => {
+  it('offers only entries with the size the zip holds, the first listing winning', async () => {
     const manifest = sampleManifest();
     const files = manifest.prototypes['4711']?.revisions['17']?.files ?? [];
     const at = (suffix: string) => {
@@ -80,8 +80,6 @@ describe('openSinceCache', () => {
       if (!entry) throw new Error(`no ${suffix}`);
       return entry;
     };
-    // Listed at a path other than the one its source has under r17: never offered.
-    at('/pages.json').path = 'prototypes/4711/r17/layers.json';
     // The zip holds another size than the manifest lists.
     at('/element9.json').size += 1;
     // Served fields come back as listed: a long content type, no Last-Modified.
@@ -95,7 +93,6 @@ describe('openSinceCache', () => {
     const cache = await openSinceCache(path, spool, { spillDir: dir });
     try {
       const api = '/rabbit/api/prototypes/4711';
-      expect(await cache.lookup(`${api}/pages.json`, context('4711'))).toBeUndefined();
       expect(await cache.lookup(`${api}/pages/page0001/elements/element9.json`, context('4711'))).toBeUndefined();
       const discussion = await cache.lookup(`${api}/discussions/88.json`, context('4711'));
       expect(discussion?.lastModified).toBeNull();
@@ -113,6 +110,19 @@ describe('openSinceCache', () => {
       cache.close();
       await spool.close();
     }
+  });
+
+  it('refuses an archive listing an entry at a path other than the one its source has under its revision', async () => {
+    const manifest = sampleManifest();
+    const pages = manifest.prototypes['4711']?.revisions['17']?.files.find((file) => file.path.endsWith('/pages.json'));
+    if (!pages) throw new Error('no pages.json');
+    pages.path = 'prototypes/4711/r17/layers.json';
+    const path = await writeSampleArchive(dir, { manifest });
+    const error = await openSinceCache(path, new Spool(join(dir, 'spool')), { spillDir: dir }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(isRabbitError(error, 'USAGE')).toBe(true);
   });
 
   it('refuses an archive whose manifest is not one as a usage error, leaving no spill behind', async () => {

@@ -34,7 +34,15 @@ const AWKWARD: Array<[string, FileEntry]> = [
   ['no lastModified', { ...base, lastModified: null }],
   ['generatedFrom', { ...base, source: 'generated', generatedFrom: 'prototypes/12/r3/pages/page0001.html' }],
   ['keyRedactions', { ...base, keyRedactions: 3 }],
-  ['a long path', { ...base, path: `prototypes/12/r3/${'a.b-c_d/'.repeat(40)}x.json` }],
+  // A name the table does not build holds no API resource: an asset's source outside the API, as long.
+  [
+    'a long path',
+    {
+      ...base,
+      path: `prototypes/12/r3/${'a.b-c_d/'.repeat(40)}x.json`,
+      source: `/static/${'a.b-c_d/'.repeat(40)}x.json`,
+    },
+  ],
 ];
 
 /** JSON can carry any text, and the writer writes it; a reader refuses it where a path or a URL goes. */

@@ -6,7 +6,7 @@ import { registerVerify } from '../../src/cli/commands/verify.js';
 import type { Manifest } from '../../src/manifest/types.js';
 import { verifyArchive } from '../../src/verify/verify-archive.js';
 import { runCli } from '../helpers/cli.js';
-import { sampleManifest, writeSampleArchive } from './sample-archive.js';
+import { sampleFiles, sampleManifest, writeSampleArchive } from './sample-archive.js';
 
 /**
  * A manifest whose values were crafted is not intact, whatever its checksums say: verify names
@@ -80,9 +80,14 @@ describe('verify on a crafted manifest', () => {
     const manifest = sampleManifest();
     const asset = { ...manifest.files[0]!, path: 'assets/a.css', source: "/static/a;b'$c(d)[e]%20f.css" };
     manifest.files.push(asset);
-    page(manifest).source = '/rabbit/api/prototypes/4711/pages/page0001.xhtml?mode=sketched';
+    // An older page view, its mode in its source and in its name (the page's bytes, for a listed size and sha256).
+    const view = 'prototypes/4711/r17/pages/page0001.sketched.xhtml';
+    const source = '/rabbit/api/prototypes/4711/pages/page0001.xhtml?mode=sketched';
+    manifest.prototypes['4711']!.revisions['17']!.files.push({ ...page(manifest), path: view, source });
+    const data = sampleFiles().byPrototype['4711']!.files[2]!.body;
     Object.assign(page(manifest), { keyRedactions: 2 });
-    const report = await verifyArchive(await writeSampleArchive(dir, { manifest }));
+    const archive = await writeSampleArchive(dir, { manifest, extra: [{ name: view, data, store: false }] });
+    const report = await verifyArchive(archive);
     // The extra entry is listed but not in the zip: that, and nothing about its values.
     expect(report.problems.map((p) => `${p.kind} ${p.path ?? ''}`)).toEqual(['missing assets/a.css']);
   });

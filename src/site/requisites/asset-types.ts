@@ -1,3 +1,5 @@
+import { ASSET_FOLDER } from '../../api/resource-kinds.js';
+
 /**
  * Policies for page requisites, with their defaults in one block. The file extension of an asset
  * comes from its Content-Type through this whitelist, never from its URL: a URL is the service's
@@ -60,5 +62,5 @@ export function isCss(contentType: string): boolean {
 /** The content-addressed entry name of an asset. */
 export function assetPath(sha256: string, contentType: string): string {
   if (!/^[0-9a-f]{64}$/.test(sha256)) throw new Error(`internal: not a sha256: ${sha256}`);
-  return `assets/${sha256}.${extensionFor(contentType)}`;
+  return `${ASSET_FOLDER}${sha256}.${extensionFor(contentType)}`;
 }
