@@ -22,6 +22,10 @@ const SUBJECT_INPUT = new Map([
   ['test/search/same-texts.test.ts', "search's and convert's readers of texts, each given the archive's catalog"],
   ['test/verify/against-live.test.ts', "verify --against-live's sample plan, drawn from an opened archive"],
   ['test/progress/export-events.test.ts', 'the cost tally export --since keeps while the manifest streams by'],
+  [
+    'test/attack/source-path-agreement.test.ts',
+    "the manifest reader's refusal of a crafted archive, as every reader meets it",
+  ],
 ]);
 
 async function testFiles(dir: string): Promise<string[]> {
