@@ -1,6 +1,7 @@
 import type { Difference, LiveCheckReport, LiveVerdict } from '../live-check/live-report.js';
 import { formatSampleSize } from '../live-check/sample-plan.js';
 import { printable } from './format.js';
+import { terminalJson } from './terminal-text.js';
 
 /** `verify --against-live` for a person: the seed, each prototype, each difference, then the verdict. */
 export function formatLiveCheck(report: LiveCheckReport, verdict: LiveVerdict): string {
@@ -33,8 +34,8 @@ export function formatLiveCheck(report: LiveCheckReport, verdict: LiveVerdict): 
 export function liveCheckRecords(report: LiveCheckReport, verdict: LiveVerdict, exitCode: number): string[] {
   const { differences, failures, ...rest } = report;
   return [
-    ...differences.map((difference) => JSON.stringify({ type: 'difference', ...difference })),
-    JSON.stringify({
+    ...differences.map((difference) => terminalJson({ type: 'difference', ...difference })),
+    terminalJson({
       type: 'summary',
       ok: verdict === 'match',
       exitCode,

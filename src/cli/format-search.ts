@@ -1,4 +1,5 @@
 import { printable } from '../search/hit-context.js';
+import { terminalJson } from './terminal-text.js';
 import type { SearchHit, SearchSummary } from '../search/search-archive.js';
 
 /** The most a name may take of a hit's line: the archive's names are hostile, and can be of any length. */
@@ -28,7 +29,7 @@ export function formatHit(hit: SearchHit, color: boolean): string {
 
 /** One JSON line; the archive's strings are escaped as for the terminal, since a line of JSON is often read on one. */
 export function jsonHit(hit: SearchHit): string {
-  return `${safeJson({ hit: { ...hit, field: hit.field.slice(0, NAME_CHARS) } })}\n`;
+  return `${terminalJson({ hit: { ...hit, field: hit.field.slice(0, NAME_CHARS) } })}\n`;
 }
 
 export function formatSummary(summary: SearchSummary): string {
@@ -43,16 +44,5 @@ export function formatSummary(summary: SearchSummary): string {
 }
 
 export function jsonSummary(summary: SearchSummary): string {
-  return `${JSON.stringify({ summary })}\n`;
-}
-
-/**
- * JSON whose strings carry no character a terminal acts on: JSON.stringify escapes C0 controls,
- * and this the rest (DEL, C1, separators, bidirectional controls). Still JSON, read back the same.
- */
-function safeJson(value: unknown): string {
-  return JSON.stringify(value).replace(
-    /[\u007f-\u009f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]/g,
-    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
-  );
+  return `${terminalJson({ summary })}\n`;
 }

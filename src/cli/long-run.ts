@@ -7,6 +7,7 @@ import type { ServiceOptions } from './service-options.js';
 import { monitorFlagsOf, type MonitorFlags } from './monitor-flags.js';
 import type { MetricsLabel } from '../monitor/metrics.js';
 import type { RunMonitor } from './run-monitor.js';
+import { terminalJson } from './terminal-text.js';
 
 /** The flags every long-running command (`export`, `backup`) has besides the service flags. */
 export interface LongRunFlags extends ServiceFlags, MonitorFlags {
@@ -94,7 +95,7 @@ export function runLongCommand<R, S extends object>(
     });
     summaryLine = { type: 'summary', ok: complete, exitCode: code, ...fields };
     if (flags.json) {
-      io.stdout.write(`${JSON.stringify(summaryLine)}\n`);
+      io.stdout.write(`${terminalJson(summaryLine)}\n`);
       return code;
     }
     if (!flags.quiet) io.stdout.write(command.describe(result, fields, phaseLine(progress.phaseTimes())));

@@ -4,6 +4,7 @@ import { ProgressTracker, type PhaseTimes, type ProgressSnapshot } from '../prog
 import { printable } from './format.js';
 import { barLine, finalLine, logLine, outageLine, outageRecord, progressRecord } from './progress-line.js';
 import { servicePath } from '../client/base-url.js';
+import { terminalJson } from './terminal-text.js';
 
 /** A bar on a terminal, plain lines in a log, JSON records with --json, or nothing. */
 export type ProgressMode = 'spinner' | 'lines' | 'json' | 'silent';
@@ -97,7 +98,7 @@ export async function createProgress(
   } else if (mode === 'lines' && intervalMs > 0) {
     timer = setInterval(() => line(logLine(tracker.snapshot())), intervalMs);
   } else if (mode === 'json' && intervalMs > 0 && stdout) {
-    timer = setInterval(() => stdout.write(`${JSON.stringify(progressRecord(tracker.snapshot()))}\n`), intervalMs);
+    timer = setInterval(() => stdout.write(`${terminalJson(progressRecord(tracker.snapshot()))}\n`), intervalMs);
   }
   timer?.unref();
 
@@ -140,7 +141,7 @@ export async function createProgress(
           line(`error: ${event.error.source}: ${printable(event.error.message)}`);
           break;
         case 'outage':
-          if (mode === 'json' && stdout) stdout.write(`${JSON.stringify(outageRecord(event))}\n`);
+          if (mode === 'json' && stdout) stdout.write(`${terminalJson(outageRecord(event))}\n`);
           else line(outageLine(event, now(), tracker.proxy));
           if (spinner) spinner.text = bar();
           break;
@@ -155,7 +156,7 @@ export async function createProgress(
             if (timer) clearInterval(timer);
             timer = undefined;
             if (mode === 'lines') line(finalLine(tracker.snapshot(), tracker.phaseTimes()));
-            if (mode === 'json' && stdout) stdout.write(`${JSON.stringify(progressRecord(tracker.snapshot()))}\n`);
+            if (mode === 'json' && stdout) stdout.write(`${terminalJson(progressRecord(tracker.snapshot()))}\n`);
           }
           if (spinner) spinner.text = bar();
           break;

@@ -15,6 +15,7 @@ import { parseStatsInterval, STATS_INTERVAL_HELP } from '../progress-flags.js';
 import type { CliIO } from '../run.js';
 import { addServiceOptions, type ServiceFlags } from '../service-flags.js';
 import { addRunLimitOptions, runLimitsOf, type RunLimitFlags } from '../run-limit-flags.js';
+import { terminalJson } from '../terminal-text.js';
 
 interface BackupFlags extends Omit<SelectionFlags, 'since'>, ServiceFlags, RunLimitFlags, MonitorFlags {
   dir: string;
@@ -265,7 +266,7 @@ function dryRun(io: CliIO, flags: BackupFlags): Promise<void> {
     const plan: RetentionDecision[] = await planBackupRetention({ dir: flags.dir, ...retentionFlags(flags) });
     if (flags.json) {
       io.stdout.write(
-        `${JSON.stringify({ type: 'retention-plan', ok: true, exitCode: 0, dryRun: true, archives: plan })}\n`,
+        `${terminalJson({ type: 'retention-plan', ok: true, exitCode: 0, dryRun: true, archives: plan })}\n`,
       );
       return 0;
     }

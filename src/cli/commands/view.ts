@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { EXIT } from '../exit-codes.js';
 import { intOption } from '../options.js';
 import { runAction, type CliIO } from '../run.js';
+import { terminalJson } from '../terminal-text.js';
 
 interface ViewFlags {
   port: number;
@@ -28,7 +29,7 @@ export function registerView(program: Command, io: CliIO): void {
             port: flags.port,
             onEvent: (event) =>
               io.stderr.write(
-                `refused ${JSON.stringify(event.entry)} (${event.reason}, HTTP ${event.status}): run rabbit-export verify ${file} to list what is damaged\n`,
+                `refused ${terminalJson(event.entry)} (${event.reason}, HTTP ${event.status}): run rabbit-export verify ${file} to list what is damaged\n`,
               ),
           }),
         );
