@@ -9,6 +9,7 @@ import {
   damage,
   exportPrototype,
   liveContents,
+  restoreOptions,
 } from '../restore/restore-helpers.js';
 
 let service: FakeService;
@@ -24,17 +25,7 @@ const PAGE_LIST = `/rabbit/api/prototypes/${PROTO}/pages/page0001/elements.json`
 
 /** Waits are the test's: none takes real time, however long the service asks for. */
 function options(extra: Partial<RestoreOptions> = {}): RestoreOptions {
-  return {
-    archive,
-    prototype: PROTO,
-    baseUrl: service.baseUrl,
-    keys: [service.keys.readWrite],
-    prune: true,
-    retry: { baseDelayMs: 1 },
-    random: () => 0.5,
-    sleep: async (_ms, signal) => signal.throwIfAborted(),
-    ...extra,
-  };
+  return restoreOptions(service, archive, { sleep: async (_ms, signal) => signal.throwIfAborted(), ...extra });
 }
 
 describe('restore writes against a service that says "not now"', () => {

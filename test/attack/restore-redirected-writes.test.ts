@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { FakeService } from '../../src/fake-service/index.js';
 import { restorePrototype } from '../../src/restore/restore-prototype.js';
 import { useFakeService } from '../helpers/fake-service.js';
-import { PROTO, damage, exportPrototype } from '../restore/restore-helpers.js';
+import { damage, exportPrototype, restoreOptions } from '../restore/restore-helpers.js';
 
 let service: FakeService;
 let dir: string;
@@ -50,16 +50,12 @@ describe('restore writes answered with a redirect', () => {
       req.pipe(forward);
     });
     damage(service);
-    const report = await restorePrototype({
-      archive,
-      prototype: PROTO,
-      baseUrl: `${front}${upstream.pathname === '/' ? '' : upstream.pathname}`,
-      keys: [service.keys.readWrite],
-      prune: true,
-      retry: { baseDelayMs: 1 },
-      random: () => 0.5,
-      sleep: async (_ms, signal) => signal.throwIfAborted(),
-    });
+    const report = await restorePrototype(
+      restoreOptions(service, archive, {
+        baseUrl: `${front}${upstream.pathname === '/' ? '' : upstream.pathname}`,
+        sleep: async (_ms, signal) => signal.throwIfAborted(),
+      }),
+    );
     expect(seen).toEqual([]);
     expect(report.done.create).toBe(0);
     expect(report.failed.filter((failure) => failure.op === 'create').map((failure) => failure.status)).toEqual([

@@ -4,7 +4,15 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { writeRequests, type FakeService } from '../../src/fake-service/index.js';
 import { restorePrototype, type RestoreEvent, type RestoreOptions } from '../../src/restore/restore-prototype.js';
 import { startCli } from '../helpers/cli.js';
-import { PROTO, archivedElements, contents, damage, exportPrototype, liveContents } from './restore-helpers.js';
+import {
+  PROTO,
+  archivedElements,
+  contents,
+  damage,
+  exportPrototype,
+  liveContents,
+  restoreOptions,
+} from './restore-helpers.js';
 import { useFakeService } from '../helpers/fake-service.js';
 
 let service: FakeService;
@@ -19,16 +27,7 @@ beforeEach(async () => {
 const PAGE_LIST = `/rabbit/api/prototypes/${PROTO}/pages/page0001/elements.json`;
 
 function options(extra: Partial<RestoreOptions> = {}): RestoreOptions {
-  return {
-    archive,
-    prototype: PROTO,
-    baseUrl: service.baseUrl,
-    keys: [service.keys.readWrite],
-    prune: true,
-    retry: { baseDelayMs: 1 },
-    random: () => 0.5,
-    ...extra,
-  };
+  return restoreOptions(service, archive, extra);
 }
 
 /** Archived contents with the stray removed: what the live prototype must hold after a restore. */

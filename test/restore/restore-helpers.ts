@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import type { FakeService } from '../../src/fake-service/index.js';
 import { exportAccount } from '../../src/export/export-account.js';
 import { canonicalJson } from '../../src/restore/element-shape.js';
+import type { RestoreOptions } from '../../src/restore/restore-prototype.js';
 import { readArchive } from '../helpers/archive.js';
 
 /** The ordinary sample prototype: 4 pages of 5 elements, 2 layers of 3. */
@@ -66,4 +67,25 @@ export function liveContents(service: FakeService): Record<string, string[]> {
     out[parent.id] = parent.elements.map(({ id: _id, ...attributes }) => canonicalJson(attributes)).sort();
   }
   return out;
+}
+
+/**
+ * A restore of PROTO from `archive` with the service's read-write key and --prune, retrying at
+ * once with no jitter; `extra` adds or overrides what a test is about.
+ */
+export function restoreOptions(
+  service: FakeService,
+  archive: string,
+  extra: Partial<RestoreOptions> = {},
+): RestoreOptions {
+  return {
+    archive,
+    prototype: PROTO,
+    baseUrl: service.baseUrl,
+    keys: [service.keys.readWrite],
+    prune: true,
+    retry: { baseDelayMs: 1 },
+    random: () => 0.5,
+    ...extra,
+  };
 }

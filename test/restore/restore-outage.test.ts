@@ -1,9 +1,17 @@
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startFakeService, type FakeService, type FakeServiceOptions } from '../../src/fake-service/index.js';
-import { restorePrototype, type RestoreEvent, type RestoreOptions } from '../../src/restore/restore-prototype.js';
+import { restorePrototype, type RestoreEvent } from '../../src/restore/restore-prototype.js';
 import { tempDir } from '../helpers/temp.js';
-import { PROTO, archivedElements, contents, damage, exportPrototype, liveContents } from './restore-helpers.js';
+import {
+  PROTO,
+  archivedElements,
+  contents,
+  damage,
+  exportPrototype,
+  liveContents,
+  restoreOptions,
+} from './restore-helpers.js';
 
 // issue 35: restore goes through the export's client, so it waits out an outage and cuts a
 // stalled body as the export does, instead of failing its writes or hanging on a read.
@@ -29,19 +37,6 @@ function fakeClock(): { now: () => number; sleep: (ms: number, signal: AbortSign
       clock += ms;
       return new Promise((resolve) => setImmediate(resolve));
     },
-  };
-}
-
-function restoreOptions(service: FakeService, archive: string, extra: Partial<RestoreOptions>): RestoreOptions {
-  return {
-    archive,
-    prototype: PROTO,
-    baseUrl: service.baseUrl,
-    keys: [service.keys.readWrite],
-    prune: true,
-    retry: { baseDelayMs: 1 },
-    random: () => 0.5,
-    ...extra,
   };
 }
 
