@@ -16,12 +16,12 @@ import { registerSearch } from '../../src/cli/commands/search.js';
 import { registerVerify } from '../../src/cli/commands/verify.js';
 import { runAction, type CliIO } from '../../src/cli/run.js';
 import { RabbitError } from '../../src/core/errors.js';
-import { exportAccount } from '../../src/export/export-account.js';
 import { startFakeService, type FakeService } from '../../src/fake-service/index.js';
 import { serveArchive } from '../../src/viewer/serve-archive.js';
 import { readArchive } from '../helpers/archive.js';
 import { runCli, type CliOptions } from '../helpers/cli.js';
 import { requireTool } from '../helpers/tools.js';
+import { exportPrototype } from '../restore/restore-helpers.js';
 
 /**
  * Archives built by Python's zipfile from a real export, with ids, names and entries our writer
@@ -152,14 +152,7 @@ beforeAll(async () => {
   requireTool('python3');
   service = await startFakeService({ seed: 1 });
   dir = await mkdtemp(join(tmpdir(), 'rabbit-attack-crafted-ids-'));
-  good = join(dir, 'good.zip');
-  await exportAccount({
-    out: good,
-    baseUrl: service.baseUrl,
-    keys: [service.keys.readOnly],
-    prototypes: new Set([PROTO]),
-    formats: new Set(['json']),
-  });
+  good = await exportPrototype(service, dir, 'good.zip');
 });
 afterAll(async () => {
   await service?.close();

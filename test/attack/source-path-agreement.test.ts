@@ -8,10 +8,10 @@ import { registerDiff } from '../../src/cli/commands/diff.js';
 import { registerLinks } from '../../src/cli/commands/links.js';
 import { registerLs } from '../../src/cli/commands/ls.js';
 import { registerVerify } from '../../src/cli/commands/verify.js';
-import { exportAccount } from '../../src/export/export-account.js';
 import { startFakeService, type FakeService } from '../../src/fake-service/index.js';
 import { runCli, type CliOptions } from '../helpers/cli.js';
 import { requireTool } from '../helpers/tools.js';
+import { exportPrototype } from '../restore/restore-helpers.js';
 
 /**
  * A real export re-written by Python's zipfile with one file entry's `source` changed (argv[3],
@@ -75,14 +75,7 @@ beforeAll(async () => {
   requireTool('python3');
   service = await startFakeService({ seed: 1 });
   dir = await mkdtemp(join(tmpdir(), 'rabbit-attack-source-path-'));
-  good = join(dir, 'good.zip');
-  await exportAccount({
-    out: good,
-    baseUrl: service.baseUrl,
-    keys: [service.keys.readOnly],
-    prototypes: new Set([PROTO]),
-    formats: new Set(['json', 'html', 'png', 'xhtml-sketched', 'xhtml-plain']),
-  });
+  good = await exportPrototype(service, dir, 'good.zip', ['json', 'html', 'png', 'xhtml-sketched', 'xhtml-plain']);
 });
 afterAll(async () => {
   await service?.close();

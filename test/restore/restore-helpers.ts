@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import type { FakeService } from '../../src/fake-service/index.js';
 import { exportAccount } from '../../src/export/export-account.js';
+import type { Format } from '../../src/api/resource-kinds.js';
 import { canonicalJson } from '../../src/restore/element-shape.js';
 import type { RestoreOptions } from '../../src/restore/restore-prototype.js';
 import { readArchive } from '../helpers/archive.js';
@@ -8,15 +9,20 @@ import { readArchive } from '../helpers/archive.js';
 /** The ordinary sample prototype: 4 pages of 5 elements, 2 layers of 3. */
 export const PROTO = '1001';
 
-/** An archive of PROTO as it is now, JSON only. */
-export async function exportPrototype(service: FakeService, dir: string, name: string): Promise<string> {
+/** An archive of PROTO as it is now, JSON only unless other formats are asked for. */
+export async function exportPrototype(
+  service: FakeService,
+  dir: string,
+  name: string,
+  formats: readonly Format[] = ['json'],
+): Promise<string> {
   const out = join(dir, name);
   await exportAccount({
     out,
     baseUrl: service.baseUrl,
     keys: [service.keys.readOnly],
     prototypes: new Set([PROTO]),
-    formats: new Set(['json']),
+    formats: new Set(formats),
   });
   return out;
 }
