@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { SAMPLE_IDS } from './sample-ids.js';
 import {
   elementEntriesIn,
   elementEntriesOf,
@@ -15,13 +16,7 @@ import {
 } from '../../src/api/entry-paths.js';
 import { KIND_NAMES, RESOURCE_KINDS, type KindName } from '../../src/api/resource-kinds.js';
 
-const IDS: Required<PathIds> = {
-  prototype: '4711',
-  page: 'page0001',
-  layer: 'layer5',
-  element: 'element9',
-  discussion: '88',
-};
+const IDS = SAMPLE_IDS;
 
 const badId = expect.objectContaining({ code: 'BAD_ID' });
 

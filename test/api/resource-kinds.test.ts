@@ -2,6 +2,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
+import { SAMPLE_IDS } from './sample-ids.js';
 import {
   createdElementId,
   entryPathOf,
@@ -21,13 +22,7 @@ import {
   type KindName,
 } from '../../src/api/resource-kinds.js';
 
-const IDS: Required<PathIds> = {
-  prototype: '4711',
-  page: 'page0001',
-  layer: 'layer5',
-  element: 'element9',
-  discussion: '88',
-};
+const IDS = SAMPLE_IDS;
 
 /** Every kind with the entry docs/archive-format.md gives it for the ids above at revision 17. */
 const LAYOUT: [KindName, string][] = [
