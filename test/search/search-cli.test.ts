@@ -3,27 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerSearch } from '../../src/cli/commands/search.js';
+import type { SearchHit, SearchSummary } from '../../src/search/search-archive.js';
 import { runCli } from '../helpers/cli.js';
 import { LAYER, PAGE, searchArchives } from './search-archive-fixture.js';
 
-interface Hit {
-  kind: string;
-  field: string;
-  prototype: { id: string; name: string | null };
-  page: { id: string; name: string } | null;
-  layer: { id: string; name: string } | null;
-  id: string;
-  target: string;
-  before: string;
-  match: string;
-  after: string;
-}
-interface Summary {
-  hits: number;
-  prototypes: number;
-  indexed: number;
-  scanned: number;
-}
+// What `search --json` prints is the command's own hit and summary, one JSON line each.
+type Hit = SearchHit;
+type Summary = SearchSummary;
 
 let dir: string;
 let archive: string;
