@@ -120,6 +120,7 @@ export class ExportRun {
       baseUrl: archive.baseUrl,
       pages: archive.pages,
       onFailed: (source, error) => this.failed(source, error),
+      onViewReplaced: () => counters.viewReplaced(),
     });
   }
 
@@ -158,7 +159,7 @@ export class ExportRun {
     this.deadline.cancel();
     this.callerSignal?.removeEventListener('abort', this.onCallerAbort);
     this.prepared.since?.close();
-    await this.client.close();
+    await Promise.all([this.client.close(), this.viewer.close()]);
   }
 
   /**

@@ -34,6 +34,11 @@ export class RunCounters implements AttemptCounts {
     if (cutOff) this.cutOffs++;
   }
 
+  /** A page view failed its final check and was replaced by the page's text. */
+  viewReplaced(): void {
+    this.stats.viewsReplaced = (this.stats.viewsReplaced ?? 0) + 1;
+  }
+
   /** The run's stats, `files` set to the archive's count of entries from the crawl and the viewer. */
   finalStats(files: number): RunStats {
     this.stats.files = files;

@@ -99,6 +99,8 @@ export interface RunStats {
   retries: number;
   bytes: number;
   files: number;
+  /** Page views that failed their final check and show the page's text instead; absent when none did. */
+  viewsReplaced?: number;
 }
 
 /** Every file entry of a manifest, prototype entries first in manifest order. */

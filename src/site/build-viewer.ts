@@ -20,6 +20,7 @@ import {
   type IndexEntry,
 } from './index-html.js';
 import { buildPageViews, StylesheetViews, type GeneratedFile } from './page-views.js';
+import { openViewBuilder, type ViewBuilder } from './view-pool.js';
 import { SEARCH_BOX_PATH, searchBoxScript } from './search-box.js';
 import { searchPart, searchParts, type GeneratedStream } from './search-part.js';
 import { parseEntryPath } from '../api/entry-paths.js';
@@ -35,6 +36,10 @@ export interface OfflineViewerOptions {
   pages: boolean;
   limits?: Partial<AssetLimits>;
   onFailed?(source: string, error: RabbitError): void;
+  /** A page's view failed its final check (or could not be built) and its text stands in for it. */
+  onViewReplaced?(path: string): void;
+  /** Where page views are built; by default worker threads beside the crawl (view-pool.ts). */
+  views?: () => ViewBuilder;
 }
 
 /**
@@ -65,6 +70,8 @@ export class OfflineViewer {
   private building = false;
   private readonly read: BodyReader;
   private readonly locate: (entry: ArchivedEntry) => StoredFile;
+  /** Started with the first page to build, ended by `close`. */
+  private builder: ViewBuilder | undefined;
 
   constructor(private readonly options: OfflineViewerOptions) {
     const { fetch } = options;
@@ -144,6 +151,12 @@ export class OfflineViewer {
     });
   }
 
+  /** Ends the threads that build page views, whether the export finished or not. */
+  async close(): Promise<void> {
+    await this.builder?.close();
+    this.builder = undefined;
+  }
+
   /**
    * Starts building the prototypes that are ready, unless a build is under way or an asset is
    * outstanding (it calls again when the last one ends). A frontier that is halted or stopped
@@ -176,8 +189,12 @@ export class OfflineViewer {
       const { assets, foreign } = this.requisites.catalog;
       const catalog: AssetCatalog = { assets, foreign, archived: new Map() };
       setArchived(catalog, await (this.top ??= model.files(undefined)), files);
-      for await (const view of buildPageViews(files, catalog, this.sheets.views, this.options.service, this.read))
+      this.builder ??= (this.options.views ?? openViewBuilder)();
+      const views = buildPageViews(files, catalog, this.sheets.views, this.options.service, this.read, this.builder);
+      for await (const { fault, ...view } of views) {
+        if (fault) this.options.onViewReplaced?.(view.path);
         files.push(await store(this.options, view));
+      }
     }
     const summary = await summarizePrototype(id, files, model.prototype(id)?.complete ?? false, this.read);
     if (summary) {

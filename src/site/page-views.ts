@@ -6,17 +6,17 @@ import { isPageHtml, localPathOf, type AssetCatalog } from './requisites/collect
 import { resolveReference, serviceUrl, type ServiceLocation } from './requisites/resolve-ref.js';
 import { relativeEntryUrl } from './requisites/rewrite.js';
 import { inOrder } from '../core/in-order.js';
-import { parse } from 'parse5';
-import { decodePage } from './decode-page.js';
-import { sanitizeTree, schemeOf, serializeSettled, withViewHead } from './sanitize-html.js';
+import { schemeOf } from './sanitize-html.js';
 import { cleanCss } from './view-css.js';
-import { rewriteTreeReferences, type RewriteReference } from './tree-references.js';
-import { VIEW_CSP } from './view-policy.js';
+import type { RewriteReference } from './tree-references.js';
+import { finishView, prepareView } from './view-build.js';
+import type { BuiltView, ViewBuilder } from './view-pool.js';
 import { viewPathOf } from './view-path.js';
 
 /**
- * Page renderings read ahead. The export reads packed bodies with blocking reads (Spool.readBlocking),
- * so only those that wait on the file system's thread pool overlap: a body in a file of its own.
+ * Pages read ahead and handed to the view builder: as many bodies and parsed pages as are held at
+ * once. The export reads packed bodies with blocking reads (Spool.readBlocking), so only those that
+ * wait on the file system's thread pool overlap: a body in a file of its own.
  */
 const READ_AHEAD = 8;
 
@@ -95,11 +95,20 @@ export function viewRewrite(
   };
 }
 
+/** How many views of identical bodies a prototype's build remembers, to write them again without building. */
+const SAME_BODY_VIEWS = 64;
+
 /**
  * Viewable copies: every page rendering with its references rewritten to the archived assets (and
  * its links to sibling pages to their viewable copies) and everything else made inert (see
- * `viewRewrite`). The raw files are untouched. Handed out one at a time, for the caller to store
- * before the next is made: a prototype of thousands of pages is never held as copies in memory.
+ * `viewRewrite`). The raw files are untouched. Handed out one at a time, in the pages' order, for
+ * the caller to store before the next is made: a prototype of thousands of pages is never held as
+ * copies in memory. The pages are parsed, cleaned and checked by `builder` (a worker thread's work);
+ * only their references are resolved here, where the catalog is.
+ *
+ * Pages with the same body (and type) in one prototype get the same view, built once: their
+ * references resolve alike from the one folder they share, unless one resolves against the page's
+ * own name (an empty one, or a query alone), in which case each page gets its own.
  */
 export async function* buildPageViews(
   files: readonly StoredFile[],
@@ -107,36 +116,63 @@ export async function* buildPageViews(
   cssViews: ReadonlyMap<string, string>,
   service: ServiceLocation,
   read: BodyReader,
-): AsyncGenerator<GeneratedFile> {
+  builder: ViewBuilder,
+): AsyncGenerator<GeneratedFile & { fault?: BuiltView['fault'] }> {
   const pages = files.filter(isPageHtml);
   const viewBySource = new Map(pages.map((page) => [pathKey(page.source), viewPathOf(page.path)]));
-  for await (const [page, body] of inOrder(pages, READ_AHEAD, read)) {
+  const same = new Map<string, BuiltView>();
+  const build = async (page: StoredFile): Promise<BuiltView> => {
+    const key = `${page.sha256} ${page.contentType ?? ''}`;
+    const known = same.get(key);
+    if (known) return known;
     const path = viewPathOf(page.path);
     const rewrite = viewRewrite(path, serviceUrl(service, page.source), service, {
       pages: viewBySource,
       sheets: cssViews,
       catalog,
     });
+    let ownName = false;
+    const built = await builder.build({
+      body: await read(page),
+      contentType: page.contentType,
+      viewPath: path,
+      resolve: (references) =>
+        references.map(([kind, value]) => {
+          if (RESOLVES_AGAINST_NAME.test(value)) ownName = true;
+          return rewrite(value, kind);
+        }),
+    });
+    if (!ownName && built.fault?.kind !== 'not-built') {
+      same.set(key, built);
+      if (same.size > SAME_BODY_VIEWS) same.delete(same.keys().next().value as string);
+    }
+    return built;
+  };
+  for await (const [page, view] of inOrder(pages, READ_AHEAD, build)) {
     yield {
-      path,
-      data: Buffer.from(pageView(decodePage(body, page.contentType), rewrite), 'utf8'),
+      path: viewPathOf(page.path),
+      data: view.bytes,
       contentType: 'text/html; charset=utf-8',
       generatedFrom: page.path,
+      ...(view.fault ? { fault: view.fault } : {}),
     };
   }
 }
 
+/** A reference that resolves against the page's own file name: empty, or a query alone. */
+// eslint-disable-next-line no-control-regex
+const RESOLVES_AGAINST_NAME = /^[\u0000-\u0020]*(?:\?|$)/;
+
 /**
- * One page's view: the parser's tree of the rendering, cleaned of everything that could act
- * (sanitize-html.ts), its references rewritten, the policy first in its head. Starts with a byte
- * order mark, which outranks anything in the file when a browser picks the encoding.
+ * One page's view, built in the calling thread (tests, and the checks of what a view becomes):
+ * parsed once, cleaned of everything that could act (sanitize-html.ts), its references rewritten,
+ * the policy first in its head, and its final bytes checked (view-check.ts). A view failing its
+ * check comes back as the plain text view that replaces it.
  */
-export function pageView(html: string, rewrite: RewriteReference): string {
-  const document = parse(html);
-  sanitizeTree(document);
-  rewriteTreeReferences(document, rewrite);
-  withViewHead(document, VIEW_CSP);
-  return `\ufeff${serializeSettled(document, VIEW_CSP, 1)}`;
+export function pageView(html: string, rewrite: RewriteReference, viewPath: string): string {
+  const prepared = prepareView(Buffer.from(html, 'utf8'), 'text/html; charset=utf-8');
+  const resolved = prepared.references.map(([kind, value]) => rewrite(value, kind));
+  return finishView(prepared, resolved, viewPath).html;
 }
 
 /**

@@ -130,7 +130,8 @@ function isElement(node: Node): node is Element {
   return 'tagName' in node;
 }
 
-function dropsElement(element: Element): boolean {
+/** Whether the sanitizer removes an element (with its content) from a view. */
+export function dropsElement(element: Element): boolean {
   const tag = element.tagName.toLowerCase();
   if (DROPPED_ELEMENTS.has(tag)) return true;
   if (tag === 'meta') {
@@ -196,6 +197,9 @@ function metaElement(parent: Element, attrs: Record<string, string>): Element {
     childNodes: [],
   };
 }
+
+/** How many children `withViewHead` puts first in the head. */
+export const VIEW_HEAD_LENGTH = 5;
 
 /**
  * Puts the charset, the policy and the referrer policy first in the head, ahead of anything they

@@ -58,39 +58,82 @@ function isElement(node: DefaultTreeAdapterTypes.Node): node is Element {
  * URL-bearing attribute (an SVG `<use>`'s href, a `cite`) keeps only a reference inside the page.
  */
 export function rewriteTreeReferences(parent: ParentNode, rewrite: RewriteReference): void {
+  visitTree(parent, rewrite, true);
+}
+
+/** A reference as `rewrite` is asked about it: its kind and its value as the parser decoded it. */
+export type FoundReference = readonly [kind: HtmlRefKind, value: string];
+
+/**
+ * Every reference `rewriteTreeReferences` would ask about, in the order it would ask, the tree left
+ * as it is: what a view's builder resolves before it rewrites (page-views.ts), so the rewriting can
+ * run where the archive's catalog is not (a worker thread). Each distinct reference once.
+ */
+export function collectTreeReferences(parent: ParentNode): FoundReference[] {
+  const found = new Map<string, FoundReference>();
+  visitTree(
+    parent,
+    (value, kind) => {
+      found.set(referenceKey(kind, value), [kind, value]);
+      return value;
+    },
+    false,
+  );
+  return [...found.values()];
+}
+
+/** One key for a reference of a kind: the lookup `rewriteTreeReferences` makes in what was resolved. */
+export function referenceKey(kind: HtmlRefKind, value: string): string {
+  return `${kind}\n${value}`;
+}
+
+function visitTree(parent: ParentNode, rewrite: RewriteReference, apply: boolean): void {
   for (const child of parent.childNodes) {
     if (!isElement(child)) continue;
-    rewriteElement(child, rewrite);
-    if (child.tagName === 'template')
-      rewriteTreeReferences((child as DefaultTreeAdapterTypes.Template).content, rewrite);
-    rewriteTreeReferences(child, rewrite);
+    rewriteElement(child, rewrite, apply);
+    if (child.tagName === 'template') visitTree((child as DefaultTreeAdapterTypes.Template).content, rewrite, apply);
+    visitTree(child, rewrite, apply);
   }
 }
 
-function rewriteElement(element: Element, rewrite: RewriteReference): void {
+/**
+ * What the rewriting does with an attribute of an element: reads it as CSS, as a `srcset`, as one
+ * reference of a kind, keeps it only as a place in the page (`fragment`), or leaves it (undefined).
+ * The one rule for both the rewriting and the final check of a view (view-check.ts).
+ */
+export type AttributeRole = 'css' | 'srcset' | 'fragment' | HtmlRefKind;
+
+export function attributeRole(element: Element, attribute: Attribute): AttributeRole | undefined {
   const tag = element.tagName.toLowerCase();
-  const kindOf = (name: string): HtmlRefKind | undefined => {
-    if (RESOURCE_ATTRIBUTES[tag]?.includes(name) || name === 'background') return 'resource';
-    if ((tag === 'a' || tag === 'area') && (name === 'href' || name === 'xlink:href')) return 'link';
-    if (tag === 'link' && name === 'href') return linkKind(element);
-    return undefined;
-  };
+  const name = nameOf(attribute);
+  if (CSS_ATTRIBUTES.has(name)) return 'css';
+  if (name === 'srcset' && SRCSET_ELEMENTS.has(tag)) return 'srcset';
+  if (!URL_ATTRIBUTES.has(name)) return undefined;
+  if (RESOURCE_ATTRIBUTES[tag]?.includes(name) || name === 'background') return 'resource';
+  if ((tag === 'a' || tag === 'area') && (name === 'href' || name === 'xlink:href')) return 'link';
+  if (tag === 'link' && name === 'href') return linkKind(element) ?? 'fragment';
+  return 'fragment';
+}
+
+function rewriteElement(element: Element, rewrite: RewriteReference, apply: boolean): void {
+  const tag = element.tagName.toLowerCase();
   const kept: Attribute[] = [];
   for (const attribute of element.attrs) {
-    const name = nameOf(attribute);
+    const role = attributeRole(element, attribute);
     let value: string | undefined = attribute.value;
-    if (CSS_ATTRIBUTES.has(name)) value = cleanInlineCss(value, rewrite);
-    else if (name === 'srcset' && SRCSET_ELEMENTS.has(tag)) value = rewriteSrcset(value, rewrite) || undefined;
-    else if (URL_ATTRIBUTES.has(name)) {
-      const kind = kindOf(name);
-      value = kind === undefined ? fragmentOnly(value) : rewrite(value, kind);
-    }
+    if (role === 'css') value = cleanInlineCss(value, rewrite);
+    else if (role === 'srcset') value = rewriteSrcset(value, rewrite) || undefined;
+    else if (role === 'fragment') value = fragmentOnly(value);
+    else if (role !== undefined) value = rewrite(value, role);
     if (value !== undefined) kept.push({ ...attribute, value });
   }
-  element.attrs = kept;
+  if (apply) element.attrs = kept;
   if (tag === 'style')
     for (const text of element.childNodes)
-      if ('value' in text && text.nodeName === '#text') text.value = cleanInlineCss(text.value, rewrite);
+      if ('value' in text && text.nodeName === '#text') {
+        const cleaned = cleanInlineCss(text.value, rewrite);
+        if (apply) text.value = cleaned;
+      }
 }
 
 /** A reference to a place in the page itself (`#id`), as the browser reads it; undefined for anything else. */

@@ -83,10 +83,25 @@ function stringEnd(css: string, at: number): { contentEnd: number; next: number 
   return { contentEnd: i, next: css[i] === quote ? i + 1 : i };
 }
 
-/** A URL written back as a CSS string: only ASCII, so it is the same text in latin1 and UTF-8. */
-function quoted(url: string): string {
+/**
+ * A URL written back as a CSS string. Besides the string's own delimiters, `<`, `>` and `&` are
+ * written as escapes: the URL was read with its escapes decoded (`\3c/style\3e` is `</style>`),
+ * and written back literally inside an HTML `<style>` it would close the element and turn what
+ * follows into markup. A CSS escape means the same character to the CSS reader and nothing to the
+ * HTML one. Bytes beyond ASCII are kept as latin1 characters: the text is a latin1 view of UTF-8.
+ */
+export function quoted(url: string): string {
   const ascii = Buffer.from(url, 'utf8').toString('latin1');
-  return `"${ascii.replace(/[\\"]/g, '\\$&').replace(/[\n\r\f]/g, (c) => `\\${c.charCodeAt(0).toString(16)} `)}"`;
+  return `"${ascii.replace(/[\\"]/g, '\\$&').replace(/[\n\r\f<>&]/g, (c) => `\\${c.charCodeAt(0).toString(16)} `)}"`;
+}
+
+/**
+ * Whether CSS text can hold a reference at all: every one needs a function's parenthesis, a
+ * string, an at-rule or an escape that could spell one. Most inline styles (`left:10px;top:4px`)
+ * have none and are kept as they are without being read.
+ */
+export function mayHoldReference(css: string): boolean {
+  return /[("'\\@]/.test(css);
 }
 
 /**
@@ -186,6 +201,7 @@ function readUrlArgument(css: string, at: number): { raw: string; next: number }
 
 /** Inline CSS (a style attribute or element, as the parser decoded it) cleaned through a latin1 view. */
 export function cleanInlineCss(css: string, rewrite: CssRewrite): string {
+  if (!mayHoldReference(css)) return css;
   const cleaned = cleanCss(Buffer.from(css, 'utf8').toString('latin1'), rewrite);
   return cleaned.references === 0 ? css : Buffer.from(cleaned.text, 'latin1').toString('utf8');
 }

@@ -161,6 +161,7 @@ describe('pageView', () => {
         if (value.startsWith('http://elsewhere')) return kind === 'link' ? 'https://elsewhere.example/' : undefined;
         return kind === 'link' ? `view${value}` : `archive${value}`;
       },
+      'page.view.html',
     );
     expect(out.startsWith('\ufeff')).toBe(true);
     for (const part of [
@@ -277,7 +278,7 @@ describe('a view leaves no reference as written', () => {
       `<a href="page2.html" attributionsrc="${H}/a">x</a><img src="/static/a.png" attributionsrc="${H}/b">`,
     ],
   ])('%s: nothing reaches another host or file://', (_name, body) => {
-    const out = pageView(`<!DOCTYPE html><title>t</title><body>${body}</body>`, REWRITE);
+    const out = pageView(`<!DOCTYPE html><title>t</title><body>${body}</body>`, REWRITE, VIEW);
     expect(out).not.toMatch(/attacker|file:/i);
   });
 
@@ -303,7 +304,7 @@ describe('a view leaves no reference as written', () => {
     ['a mail address', `<a href="mailto:a@example.com">x</a>`, 'mailto:a@example.com'],
     ['a place in the page', `<a href="#top">x</a>`, '#top'],
   ])('%s: the link goes to a view, another host, or nowhere', (_name, body, href) => {
-    const out = pageView(`<!DOCTYPE html><title>t</title><body>${body}</body>`, REWRITE);
+    const out = pageView(`<!DOCTYPE html><title>t</title><body>${body}</body>`, REWRITE, VIEW);
     const links = attributeUrls(out).filter((a) => a.tag === 'a' || a.tag === 'area');
     expect(links.map((a) => a.value)).toEqual(href === undefined ? [] : [href]);
   });
@@ -312,6 +313,7 @@ describe('a view leaves no reference as written', () => {
     const out = pageView(
       `<!DOCTYPE html><link rel="stylesheet" href="/static/s.css"><body style="background:url(/static/a.png)"><img src="/static/a.png"><img src="/static/evil.svg"><img src="data:image/png;base64,AAAA"><svg><use href="#a"/></svg></body>`,
       REWRITE,
+      VIEW,
     );
     expect(attributeUrls(out).map((a) => `${a.tag} ${a.name}=${a.value}`)).toEqual([
       'link href=../../../../assets/77aa.view.css',

@@ -1,0 +1,180 @@
+import { existsSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { finishView, prepareView, textView } from './view-build.js';
+import type { ViewFault } from './view-check.js';
+import type { ViewReply, ViewRequest } from './view-messages.js';
+import type { FoundReference } from './tree-references.js';
+
+/** One page to make a view of, and how its references are resolved (in the caller's thread). */
+export interface ViewJob {
+  body: Buffer;
+  contentType: string | null;
+  viewPath: string;
+  resolve(references: readonly FoundReference[]): (string | undefined)[];
+}
+
+export interface BuiltView {
+  bytes: Buffer;
+  /** Why the view was replaced by its text (view-check.ts), or that it could not be built at all. */
+  fault?: ViewFault | { kind: 'not-built'; message: string };
+}
+
+export interface ViewBuilder {
+  build(job: ViewJob): Promise<BuiltView>;
+  /** Ends the threads; builds still under way fail. */
+  close(): Promise<void>;
+}
+
+/**
+ * Threads beside the one driving the crawl: one fewer than the cores, at least one, at most two
+ * (a page is a few milliseconds of work; more threads would only take cores from the crawl and
+ * the service it talks to).
+ */
+export function viewThreads(cores = availableParallelism()): number {
+  return Math.max(1, Math.min(2, cores - 1));
+}
+
+/**
+ * A worker's heap: pages are parsed one or a few at a time, so a small young generation does; the
+ * old generation's cap turns a page too large to parse into a failed view, never a crashed export.
+ */
+const WORKER_LIMITS = { maxYoungGenerationSizeMb: 2, maxOldGenerationSizeMb: 256 };
+
+/** The worker's script beside this module, once built; undefined when running from sources or bundled. */
+function builtWorker(): URL | undefined {
+  const url = new URL('./view-worker.js', import.meta.url);
+  return url.protocol === 'file:' && existsSync(fileURLToPath(url)) ? url : undefined;
+}
+
+/**
+ * Page views built in worker threads (view-worker.ts) when the worker's script is there, in the
+ * calling thread otherwise (the same two steps: tests running from sources, a bundled executable).
+ */
+export function openViewBuilder(options: { workerUrl?: URL; threads?: number } = {}): ViewBuilder {
+  const url = options.workerUrl ?? builtWorker();
+  return url === undefined ? inlineBuilder() : new ViewPool(url, options.threads ?? viewThreads());
+}
+
+function inlineBuilder(): ViewBuilder {
+  return {
+    build(job) {
+      const prepared = prepareView(job.body, job.contentType);
+      const { html, fault } = finishView(prepared, job.resolve(prepared.references), job.viewPath);
+      return Promise.resolve({ bytes: Buffer.from(html, 'utf8'), ...(fault ? { fault } : {}) });
+    },
+    close: () => Promise.resolve(),
+  };
+}
+
+interface Pending {
+  job: ViewJob;
+  done(view: BuiltView): void;
+}
+
+class ViewThread {
+  readonly pending = new Map<number, Pending>();
+  private readonly worker: Worker;
+
+  constructor(url: URL, onGone: (thread: ViewThread) => void) {
+    this.worker = new Worker(url, { resourceLimits: WORKER_LIMITS });
+    // Held only while it has work: an idle pool never keeps the process alive.
+    this.worker.unref();
+    this.worker.on('message', (reply: ViewReply) => this.heard(reply));
+    const gone = (message: string): void => {
+      onGone(this);
+      for (const pending of this.pending.values()) notBuilt(pending, message);
+      this.pending.clear();
+    };
+    this.worker.on('error', (error) => gone(error.message));
+    this.worker.on('exit', (code) => gone(`the view thread ended (exit ${code})`));
+  }
+
+  send(id: number, pending: Pending): void {
+    if (this.pending.size === 0) this.worker.ref();
+    this.pending.set(id, pending);
+    // A copy of exactly the body's bytes, handed over: a spool buffer may be a slice of a larger one.
+    const body = new Uint8Array(pending.job.body);
+    this.post({ op: 'prepare', id, body, contentType: pending.job.contentType }, [body.buffer]);
+  }
+
+  async close(): Promise<void> {
+    await this.worker.terminate();
+  }
+
+  private post(request: ViewRequest, transfer: ArrayBuffer[] = []): void {
+    this.worker.postMessage(request, transfer);
+  }
+
+  private heard(reply: ViewReply): void {
+    const pending = this.pending.get(reply.id);
+    if (pending === undefined) return;
+    if (reply.op === 'references') {
+      let resolved: (string | undefined)[] = [];
+      try {
+        resolved = pending.job.resolve(reply.references);
+      } catch (error) {
+        // Finished with every reference inert, so the thread lets the page go; the caller hears why.
+        this.post({ op: 'finish', id: reply.id, resolved: [], viewPath: pending.job.viewPath });
+        this.settle(reply.id);
+        notBuilt(pending, error instanceof Error ? error.message : String(error));
+        return;
+      }
+      this.post({ op: 'finish', id: reply.id, resolved, viewPath: pending.job.viewPath });
+      return;
+    }
+    this.settle(reply.id);
+    if (reply.op === 'failed') notBuilt(pending, reply.message);
+    else {
+      const bytes = Buffer.from(reply.bytes.buffer, reply.bytes.byteOffset, reply.bytes.byteLength);
+      pending.done({ bytes, ...(reply.fault ? { fault: reply.fault } : {}) });
+    }
+  }
+
+  private settle(id: number): void {
+    this.pending.delete(id);
+    if (this.pending.size === 0) this.worker.unref();
+  }
+}
+
+/**
+ * A page whose view could not be built (the thread failed on it, or ran out of memory): it gets the
+ * plain notice, never nothing and never the page as it was.
+ */
+function notBuilt(pending: Pending, message: string): void {
+  pending.done({ bytes: Buffer.from(textView(''), 'utf8'), fault: { kind: 'not-built', message } });
+}
+
+class ViewPool implements ViewBuilder {
+  private threads: ViewThread[] = [];
+  private next = 0;
+  private closed = false;
+
+  constructor(
+    private readonly url: URL,
+    private readonly size: number,
+  ) {}
+
+  build(job: ViewJob): Promise<BuiltView> {
+    if (this.closed) return Promise.reject(new Error('internal: the view pool is closed'));
+    const thread = this.leastBusy();
+    return new Promise((done) => thread.send(++this.next, { job, done }));
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    const threads = this.threads;
+    this.threads = [];
+    await Promise.all(threads.map((thread) => thread.close()));
+  }
+
+  private leastBusy(): ViewThread {
+    if (this.threads.length < this.size && this.threads.every((thread) => thread.pending.size > 0)) {
+      const thread = new ViewThread(this.url, (gone) => (this.threads = this.threads.filter((t) => t !== gone)));
+      this.threads.push(thread);
+      return thread;
+    }
+    return this.threads.reduce((a, b) => (b.pending.size < a.pending.size ? b : a));
+  }
+}
