@@ -7,7 +7,8 @@ import { resolveReference, serviceUrl, type ServiceLocation } from './requisites
 import { relativeEntryUrl } from './requisites/rewrite.js';
 import { inOrder } from '../core/in-order.js';
 import { schemeOf } from './sanitize-html.js';
-import { cleanCss } from './view-css.js';
+import { cleanCss, INERT_URL } from './view-css.js';
+import { staysInside } from './view-check.js';
 import type { RewriteReference } from './tree-references.js';
 import { finishView, prepareView } from './view-build.js';
 import type { BuiltView, ViewBuilder } from './view-pool.js';
@@ -222,12 +223,34 @@ export class StylesheetViews {
         sheets: views,
         catalog,
       });
+      const produced = new Set<string>();
+      const text = cleanCss(sheet.css, (value, kind) => {
+        const result = rewrite(value, kind);
+        if (result !== undefined) produced.add(result);
+        return result;
+      }).text;
       return {
         path: sheet.path,
-        data: Buffer.from(cleanCss(sheet.css, rewrite).text, 'latin1'),
+        data: Buffer.from(checkedCss(sheet.path, text, produced), 'latin1'),
         contentType: 'text/css; charset=utf-8',
         generatedFrom: sheet.file.path,
       };
     });
   }
 }
+
+/**
+ * A stylesheet copy's final text, read again the way the rewriting read its source: every reference
+ * in it must be one the rewriting wrote (or the inert one) and stay inside the archive. A copy that
+ * fails is written empty: a view then draws without it, and loads nothing it should not.
+ */
+function checkedCss(path: string, css: string, produced: ReadonlySet<string>): string {
+  let holds = true;
+  cleanCss(css, (value, kind) => {
+    if (value !== INERT_URL && !(produced.has(value) && staysInside(value, kind, path))) holds = false;
+    return value;
+  });
+  return holds ? css : NOT_KEPT_CSS;
+}
+
+const NOT_KEPT_CSS = '/* This stylesheet could not be kept safe to load offline; its raw copy is in the archive. */\n';

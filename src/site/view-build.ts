@@ -81,9 +81,9 @@ export function textView(pageText: string): string {
   );
 }
 
-/** The text of a parsed page, its head and stylesheets left out. */
+/** The text of a parsed page (its title first), stylesheets left out. */
 export function textOf(node: Node): string {
   if (node.nodeName === '#text') return (node as DefaultTreeAdapterTypes.TextNode).value;
-  if (!('childNodes' in node) || node.nodeName === 'style' || node.nodeName === 'head') return '';
+  if (!('childNodes' in node) || node.nodeName === 'style') return '';
   return node.childNodes.map((child) => `${textOf(child)} `).join('');
 }

@@ -50,11 +50,13 @@ function builtWorker(): URL | undefined {
 
 /**
  * Page views built in worker threads (view-worker.ts) when the worker's script is there, in the
- * calling thread otherwise (the same two steps: tests running from sources, a bundled executable).
+ * calling thread otherwise (the same two steps: tests running from sources, a bundled executable)
+ * or when `threads` is 0.
  */
 export function openViewBuilder(options: { workerUrl?: URL; threads?: number } = {}): ViewBuilder {
   const url = options.workerUrl ?? builtWorker();
-  return url === undefined ? inlineBuilder() : new ViewPool(url, options.threads ?? viewThreads());
+  const threads = options.threads ?? viewThreads();
+  return url === undefined || threads === 0 ? inlineBuilder() : new ViewPool(url, threads);
 }
 
 function inlineBuilder(): ViewBuilder {
