@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { hostilePage, pageHtml, type HostilePage } from '../helpers/hostile-html.js';
+import { hostilePage, hostileStylePage, pageHtml, type HostilePage } from '../helpers/hostile-html.js';
 import { VIEW_PATH, viewOf } from '../helpers/view-of.js';
 import { cssReferences, judgeReference, viewViolations, type ViewPlace } from '../helpers/view-oracle.js';
 
@@ -15,7 +15,7 @@ import { cssReferences, judgeReference, viewViolations, type ViewPlace } from '.
 const RUNS = Number(process.env.VIEW_PROPERTY_RUNS ?? 1000);
 const FIRST_SEED = Number(process.env.VIEW_PROPERTY_SEED ?? 1);
 /** How many failing pages are made smaller and shown, one per kind of violation. */
-const SHOWN = 8;
+const SHOWN = 12;
 
 const ROOT = 'file:///x/extraction/';
 const PLACE: ViewPlace = { root: ROOT, viewUrl: `${ROOT}${VIEW_PATH}` };
@@ -232,19 +232,33 @@ describe('pages found failing', () => {
   });
 });
 
+/** Both shapes of page: everything mixed, and `<style>` elements alone (where a breakout is not lost among the rest). */
+const GENERATORS: [string, (seed: number) => HostilePage][] = [
+  ['hostilePage', hostilePage],
+  ['hostileStylePage', hostileStylePage],
+];
+
 describe('a view of any generated page', () => {
-  it(`holds nothing the policy does not allow (seeds ${FIRST_SEED} to ${FIRST_SEED + RUNS - 1})`, () => {
-    const firstOfKind = new Map<string, { seed: number; count: number; violation: string }>();
-    for (let seed = FIRST_SEED; seed < FIRST_SEED + RUNS; seed++) {
-      for (const violation of new Set(violationsOf(hostilePage(seed)).map(kindOf))) {
-        const known = firstOfKind.get(violation);
-        if (known) known.count++;
-        else firstOfKind.set(violation, { seed, count: 1, violation });
+  it(`holds nothing the policy does not allow (seeds ${FIRST_SEED} to ${FIRST_SEED + RUNS - 1} of each generator)`, () => {
+    const firstOfKind = new Map<string, { page: HostilePage; generator: string; count: number }>();
+    for (let seed = FIRST_SEED; seed < FIRST_SEED + RUNS; seed++)
+      for (const [generator, make] of GENERATORS) {
+        const page = make(seed);
+        for (const violation of new Set(violationsOf(page).map(kindOf))) {
+          const known = firstOfKind.get(violation);
+          if (known) known.count++;
+          else firstOfKind.set(violation, { page, generator, count: 1 });
+        }
       }
-    }
-    const shown = [...firstOfKind.values()].slice(0, SHOWN).map(({ seed, count, violation }) => {
-      const page = smallest(hostilePage(seed), violation);
-      return { violation, pages: count, seed, smallest: pageHtml(page), view: viewText(pageHtml(page)) };
+    const shown = [...firstOfKind].slice(0, SHOWN).map(([violation, { page, generator, count }]) => {
+      const small = smallest(page, violation);
+      return {
+        violation,
+        pages: count,
+        seed: `${generator}(${page.seed})`,
+        smallest: pageHtml(small),
+        view: viewText(pageHtml(small)),
+      };
     });
     expect(shown).toEqual([]);
   });

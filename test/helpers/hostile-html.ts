@@ -13,11 +13,14 @@ export interface HostilePage {
   seed: number;
   head: string[];
   body: string[];
+  /** Names of the kinds of pieces used that a test may want to pick pages by (`stable-breakout`). */
+  notes: string[];
 }
 
 /** mulberry32: a small, fast PRNG whose whole state is one 32-bit number. */
 export class Random {
   private state: number;
+  readonly notes = new Set<string>();
 
   constructor(seed: number) {
     this.state = seed >>> 0;
@@ -196,6 +199,7 @@ function serializedMarkup(r: Random, quotes: boolean): string {
  * after it as it is (CSS to the cleaning, markup once the element has ended).
  */
 function stableBreakout(r: Random): string {
+  r.notes.add('stable-breakout');
   const property = r.pick(['background', 'background-image', 'cursor', 'list-style-image', 'border-image-source']);
   const end = escapedStyleEnd(r, r.chance(0.8) ? 'style' : r.pick(STYLE_NAMES));
   const inside = r.chance(0.5);
@@ -450,7 +454,21 @@ export function hostilePage(seed: number): HostilePage {
   for (let i = 0; i < headCount; i++) head.push(r.chance(0.6) ? `<style>${stylesheet(r, 1)}</style>` : element(r, 1));
   const bodyCount = 1 + r.int(5);
   for (let i = 0; i < bodyCount; i++) body.push(markup(r, 0));
-  return { seed, head, body };
+  return { seed, head, body, notes: [...r.notes].sort() };
+}
+
+/**
+ * A page of `<style>` elements only, in the head or the body: where the cleaning of CSS is got
+ * around. For samples too small to find that among everything else (a browser's, say).
+ */
+export function hostileStylePage(seed: number): HostilePage {
+  // Not the seeds of hostilePage: the same number makes another page.
+  const r = new Random(seed ^ 0x51e5);
+  const head: string[] = [];
+  const body: string[] = [];
+  const count = 1 + r.int(2);
+  for (let i = 0; i < count; i++) (r.chance(0.3) ? head : body).push(`<style>${stylesheet(r, 1)}</style>`);
+  return { seed, head, body, notes: [...r.notes].sort() };
 }
 
 /** The page's HTML: its pieces in a document with a title, as the service would send it. */
