@@ -16,6 +16,7 @@ import { closeAll, openUnzipped, startHostileFront, startListener, type Listenin
  * neither the sanitizer nor the reference rewriting ever read: a full-page link to the raw
  * rendering (whose script then runs from file:// at the first click), an `@import` of a file
  * outside the extracted archive, `//host` references that file:// turns into `file://host/...`.
+ * Beside them, an SVG `<style>` whose text a comment splits: cleaned piece by piece, read whole.
  * Each view is opened from the unzipped archive in Chromium, left alone, then clicked in its
  * middle: no script may run, nothing may be asked for outside the extraction.
  */
@@ -65,6 +66,11 @@ const VARIANTS: Variant[] = [
       breakout('background', '\\3c/style\\3e', `<img src="${SHARE}/i.png"><div class="y">y</div>`),
   },
   { name: 'head-style-import', head: () => smuggled(`<style>@import url(${OUTSIDE});</style>`), body: () => 'text' },
+  {
+    // Not an escape: an SVG <style>'s text split by a comment, cleaned piece by piece, read whole by the browser.
+    name: 'svg-style-split-import',
+    body: () => `<svg><style>@import <!---->"${SHARE}/split.css";</style></svg>`,
+  },
   {
     name: 'upper-tag-name',
     body: (n) => breakout('background', '\\3C /STYLE\\3E ', fullPageLink(`${n}.html`)),
