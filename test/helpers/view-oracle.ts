@@ -219,7 +219,8 @@ export function viewViolations(view: string, place: ViewPlace): string[] {
         }
       }
     }
-    if (tag === 'style') {
+    // A stylesheet only in HTML and SVG: MathML has no style element of its own.
+    if (tag === 'style' && !element.namespaceURI.endsWith('/MathML')) {
       const text = textOf(element);
       if (element.namespaceURI.endsWith('/xhtml') && /<\/style/i.test(text)) found.push('</style inside a <style>');
       for (const ref of cssReferences(text)) {
