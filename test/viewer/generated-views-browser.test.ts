@@ -1,0 +1,120 @@
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve, sep } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchChromium, type BrowserContext, type Page } from '../browser/index.js';
+import { hostileStylePage, pageHtml } from '../helpers/hostile-html.js';
+import { requireTool } from '../helpers/tools.js';
+import { VIEW_ASSETS, VIEW_PAGES, VIEW_PATH, VIEW_SHEETS, viewOf } from '../helpers/view-of.js';
+import { startListener, type Listening } from './hostile-front.js';
+
+/**
+ * Views of generated hostile pages (see test/attack/view-property.test.ts), each written into an
+ * extraction of its own beside the files its view may point at (the raw page with a script, the
+ * sibling view, the archived assets), opened from file:// in one Chromium session, left alone,
+ * then clicked in the middle: no script runs and nothing is asked for outside the extraction.
+ * A sample, since a browser is slow: pages of `<style>` elements (hostileStylePage, where the
+ * cleaning has been got around), VIEW_BROWSER_SEEDS of them from VIEW_PROPERTY_SEED on.
+ */
+
+const CHROMIUM = '/usr/bin/chromium' as const;
+requireTool(CHROMIUM);
+
+const COUNT = Number(process.env.VIEW_BROWSER_SEEDS ?? 20);
+const FIRST_SEED = Number(process.env.VIEW_PROPERTY_SEED ?? 1);
+const SEEDS = Array.from({ length: COUNT }, (_, i) => FIRST_SEED + i);
+const SETTLE_MS = 200;
+const TITLE = 'hostile page';
+
+const heard: string[] = [];
+let listener: Listening;
+let dir: string;
+let browser: BrowserContext | undefined;
+let page: Page;
+const requests: string[] = [];
+
+/** The files an extraction holds beside the view: what a reference may reach, and what it must not run. */
+function extractionFiles(listenerOrigin: string): Map<string, string> {
+  const acting = `<script>document.title='pwned';location.href='${listenerOrigin}/ran'</script>`;
+  const files = new Map<string, string>();
+  files.set(VIEW_PATH.replace(/\.view\.html$/, '.html'), `<title>raw</title>${acting}`);
+  for (const view of VIEW_PAGES.values()) if (view !== VIEW_PATH) files.set(view, `<title>${TITLE}</title>sibling`);
+  for (const path of [...VIEW_ASSETS.values(), ...VIEW_SHEETS.values()])
+    files.set(
+      path,
+      path.endsWith('.svg')
+        ? `<svg xmlns="http://www.w3.org/2000/svg">${acting.replace(/'/g, '&apos;')}</svg>`
+        : path.endsWith('.css')
+          ? 'body{color:#333}'
+          : 'x',
+    );
+  return files;
+}
+
+beforeAll(async () => {
+  listener = await startListener(heard);
+  dir = await mkdtemp(join(tmpdir(), 'rabbit-generated-views-'));
+  browser = await launchChromium(CHROMIUM, join(dir, 'profile'));
+  page = await browser.newPage();
+  page.on('request', (r) => requests.push(r.url()));
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await listener?.close();
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+/** Writes the view of `seed`'s page into an extraction of its own; its root and the view's URL. */
+async function extractionOf(seed: number): Promise<{ root: string; url: string }> {
+  const root = join(dir, `seed-${seed}`, 'extraction');
+  // The page's script calls home to the listener, so a script that runs is heard.
+  const html = pageHtml(hostileStylePage(seed)).replaceAll('http://attacker.example/ran', `${listener.origin}/ran`);
+  const files = extractionFiles(listener.origin);
+  let view: string;
+  try {
+    view = viewOf(html);
+  } catch (error) {
+    // A page whose view cannot be made is a failure of its own, shown as the view.
+    view = `<title>${TITLE}</title>view not made: ${String(error)}`;
+  }
+  files.set(VIEW_PATH, view);
+  for (const [path, text] of files) {
+    await mkdir(dirname(join(root, path)), { recursive: true });
+    await writeFile(join(root, path), text);
+  }
+  // What an escaped climb aims at: beside the extraction, there to be loaded if anything reaches it.
+  await writeFile(join(dir, `seed-${seed}`, 'outside.css'), 'body{outline:5px solid red}');
+  return { root, url: pathToFileURL(join(root, VIEW_PATH)).href };
+}
+
+function inside(root: string, url: string): boolean {
+  if (url.startsWith('data:')) return true;
+  const parsed = new URL(url);
+  if (parsed.protocol !== 'file:' || parsed.host !== '') return false;
+  return resolve(fileURLToPath(`file://${parsed.pathname}`)).startsWith(`${resolve(root)}${sep}`);
+}
+
+describe(`views of generated pages (seeds ${SEEDS.join(' ')}) opened from file://`, () => {
+  it('load nothing outside their extraction, and run no script, opened or clicked', async () => {
+    const seen = [];
+    const size = page.viewportSize() ?? { width: 800, height: 600 };
+    for (const seed of SEEDS) {
+      const { root, url } = await extractionOf(seed);
+      requests.length = 0;
+      heard.length = 0;
+      await page.goto(url, { waitUntil: 'load' });
+      await page.waitForTimeout(SETTLE_MS);
+      const opened = requests.filter((r) => !inside(root, r));
+      requests.length = 0;
+      await page.mouse.click(size.width / 2, size.height / 2);
+      await page.waitForTimeout(SETTLE_MS);
+      // A click may follow a link to another web site (a reader's choice); it must not reach a file outside, nor run script.
+      const clicked = requests.filter((r) => !inside(root, r) && !/^https?:\/\/attacker\.example\//.test(r));
+      const title = await page.title().catch(() => '');
+      seen.push({ seed, opened, clicked, heard: [...heard], pwned: title === 'pwned' });
+    }
+    expect(seen.filter((s) => s.opened.length + s.clicked.length + s.heard.length > 0 || s.pwned)).toEqual([]);
+  });
+});
