@@ -168,15 +168,39 @@ export function sanitizeTree(parent: ParentNode): void {
         child.attrs = child.attrs.filter((a) => a.name !== 'method' && a.name !== 'target');
         child.attrs.push({ name: 'method', value: 'dialog' });
       }
-      if (tag === 'template') {
-        // A declarative shadow root is live content: its template is judged like the rest.
-        sanitizeTree((child as DefaultTreeAdapterTypes.Template).content);
-      }
+      // A declarative shadow root is live content: its template is judged like the rest.
+      const content = templateContent(child);
+      if (content) sanitizeTree(content);
+      if (tag === 'style') joinStyleText(child);
       sanitizeTree(child);
     }
     kept.push(child);
   }
   parent.childNodes = kept;
+}
+
+/**
+ * The contents of an HTML `<template>`; undefined for any other element, a `<template>` in SVG or
+ * MathML included (the parser gives those no separate contents).
+ */
+export function templateContent(element: Element): DefaultTreeAdapterTypes.DocumentFragment | undefined {
+  return element.tagName === 'template' && 'content' in element
+    ? (element as DefaultTreeAdapterTypes.Template).content
+    : undefined;
+}
+
+/**
+ * A `<style>`'s sheet is the text of its children joined (an SVG one may hold comments and
+ * elements between pieces of it): it is made one text node, so what is cleaned is the sheet a
+ * browser reads, not pieces that only join into a reference after the cleaning.
+ */
+function joinStyleText(style: Element): void {
+  const text = style.childNodes
+    .filter((node): node is DefaultTreeAdapterTypes.TextNode => node.nodeName === '#text')
+    .map((node) => node.value)
+    .join('');
+  style.childNodes =
+    text === '' ? [] : [{ nodeName: '#text', value: text, parentNode: style } as DefaultTreeAdapterTypes.TextNode];
 }
 
 /** The document's `<head>`: the parser makes one for any input, whatever the order of the source. */

@@ -1,6 +1,6 @@
 import type { DefaultTreeAdapterTypes } from 'parse5';
 import type { HtmlRefKind } from './requisites/html-refs.js';
-import { URL_ATTRIBUTES } from './sanitize-html.js';
+import { templateContent, URL_ATTRIBUTES } from './sanitize-html.js';
 import { cleanInlineCss } from './view-css.js';
 
 type ParentNode = DefaultTreeAdapterTypes.ParentNode;
@@ -91,7 +91,8 @@ function visitTree(parent: ParentNode, rewrite: RewriteReference, apply: boolean
   for (const child of parent.childNodes) {
     if (!isElement(child)) continue;
     rewriteElement(child, rewrite, apply);
-    if (child.tagName === 'template') visitTree((child as DefaultTreeAdapterTypes.Template).content, rewrite, apply);
+    const content = templateContent(child);
+    if (content) visitTree(content, rewrite, apply);
     visitTree(child, rewrite, apply);
   }
 }

@@ -1,5 +1,5 @@
 import { parse, type DefaultTreeAdapterTypes } from 'parse5';
-import { dropsElement, headOf, keepsAttribute, VIEW_HEAD_LENGTH } from './sanitize-html.js';
+import { dropsElement, headOf, keepsAttribute, templateContent, VIEW_HEAD_LENGTH } from './sanitize-html.js';
 import { attributeRole, collectTreeReferences, type FoundReference } from './tree-references.js';
 import { INERT_URL } from './view-css.js';
 
@@ -87,12 +87,10 @@ function sameTree(a: ParentNode, b: ParentNode, where: string): ViewFault | unde
     if (!isElement(x) || !isElement(y)) return { kind: 'changed', where: here };
     if (x.tagName !== y.tagName || x.namespaceURI !== y.namespaceURI || !sameAttributes(x, y))
       return { kind: 'changed', where: here };
-    if (x.tagName === 'template') {
-      const fault = sameTree(
-        (x as DefaultTreeAdapterTypes.Template).content,
-        (y as DefaultTreeAdapterTypes.Template).content,
-        `${here}/#content`,
-      );
+    const [contentX, contentY] = [templateContent(x), templateContent(y)];
+    if (contentX !== undefined || contentY !== undefined) {
+      if (contentX === undefined || contentY === undefined) return { kind: 'changed', where: here };
+      const fault = sameTree(contentX, contentY, `${here}/#content`);
       if (fault) return fault;
     }
     const fault = sameTree(x, y, here);
@@ -132,8 +130,9 @@ function unsafeMarkup(parent: ParentNode, head: Element): ViewFault | undefined 
       (a) => !keepsAttribute(tag, a) || (attributeRole(child, a) === 'fragment' && !a.value.startsWith('#')),
     );
     if (attribute) return { kind: 'unsafe-attribute', tag, attribute: attribute.name };
-    if (tag === 'template') {
-      const fault = unsafeMarkup((child as DefaultTreeAdapterTypes.Template).content, head);
+    const content = templateContent(child);
+    if (content) {
+      const fault = unsafeMarkup(content, head);
       if (fault) return fault;
     }
     const fault = unsafeMarkup(child, head);

@@ -39,5 +39,5 @@ export function viewOf(html: string): string {
       foreign: new Map(),
     },
   });
-  return pageView(html, rewrite);
+  return pageView(html, rewrite, VIEW_PATH);
 }

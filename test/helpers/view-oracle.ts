@@ -222,7 +222,10 @@ export function viewViolations(view: string, place: ViewPlace): string[] {
     // A stylesheet only in HTML and SVG: MathML has no style element of its own.
     if (tag === 'style' && !element.namespaceURI.endsWith('/MathML')) {
       const text = textOf(element);
-      if (element.namespaceURI.endsWith('/xhtml') && /<\/style/i.test(text)) found.push('</style inside a <style>');
+      // An end tag as the tokenizer reads one in raw text: the name, then a space, a slash or `>`.
+      // (`\</style\>` in CSS is text: the backslash ends no tag name.)
+      if (element.namespaceURI.endsWith('/xhtml') && /<\/style[\t\n\f\r />]/i.test(text))
+        found.push('</style inside a <style>');
       for (const ref of cssReferences(text)) {
         const why = judgeReference(ref.url, ref.kind, place);
         if (why !== undefined) found.push(`${why} in ${where}: ${JSON.stringify(ref.url)}`);
