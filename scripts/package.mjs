@@ -56,11 +56,33 @@ try {
     banner: { js: "var __bundleUrl = require('node:url').pathToFileURL(__filename).href;" },
   });
 
+  // The page views' worker thread (src/site/view-worker.ts) as a bundle of its own, carried as an
+  // asset of the executable and started from its text: a single file has no script beside it.
+  const viewWorker = join(work, 'view-worker.cjs');
+  await build({
+    entryPoints: [join(ROOT, 'src/site/view-worker.ts')],
+    outfile: viewWorker,
+    bundle: true,
+    platform: 'node',
+    target: 'node20',
+    format: 'cjs',
+    minifyWhitespace: true,
+    minifySyntax: true,
+    legalComments: 'eof',
+    logLevel: 'warning',
+  });
+
   const blob = join(work, 'sea-prep.blob');
   const config = join(work, 'sea-config.json');
   writeFileSync(
     config,
-    JSON.stringify({ main: bundle, output: blob, disableExperimentalSEAWarning: true, useCodeCache: true }),
+    JSON.stringify({
+      main: bundle,
+      output: blob,
+      disableExperimentalSEAWarning: true,
+      useCodeCache: true,
+      assets: { 'view-worker.cjs': viewWorker },
+    }),
   );
   run(process.execPath, ['--experimental-sea-config', config]);
 

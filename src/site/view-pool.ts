@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
+import { getAsset, isSea } from 'node:sea';
 import { Worker } from 'node:worker_threads';
 import { finishView, prepareView, textView } from './view-build.js';
 import type { ViewFault } from './view-check.js';
@@ -42,18 +43,28 @@ export function viewThreads(cores = availableParallelism()): number {
  */
 const WORKER_LIMITS = { maxYoungGenerationSizeMb: 2, maxOldGenerationSizeMb: 256 };
 
-/** The worker's script beside this module, once built; undefined when running from sources or bundled. */
-function builtWorker(): URL | undefined {
+/** The name of the worker's bundle among the single executable's assets (scripts/package.mjs). */
+const SEA_WORKER = 'view-worker.cjs';
+
+/**
+ * The worker's script: beside this module once built, or its bundle carried by the single
+ * executable; undefined when running from sources (tests), where views are built in the caller.
+ */
+function builtWorker(): WorkerScript | undefined {
+  if (isSea()) return { source: getAsset(SEA_WORKER, 'utf8') };
   const url = new URL('./view-worker.js', import.meta.url);
   return url.protocol === 'file:' && existsSync(fileURLToPath(url)) ? url : undefined;
 }
+
+/** A worker's script: a file, or (in the single executable) the text of its bundle. */
+type WorkerScript = URL | { source: string };
 
 /**
  * Page views built in worker threads (view-worker.ts) when the worker's script is there, in the
  * calling thread otherwise (the same two steps: tests running from sources, a bundled executable)
  * or when `threads` is 0.
  */
-export function openViewBuilder(options: { workerUrl?: URL; threads?: number } = {}): ViewBuilder {
+export function openViewBuilder(options: { workerUrl?: WorkerScript; threads?: number } = {}): ViewBuilder {
   const url = options.workerUrl ?? builtWorker();
   const threads = options.threads ?? viewThreads();
   return url === undefined || threads === 0 ? inlineBuilder() : new ViewPool(url, threads);
@@ -79,8 +90,11 @@ class ViewThread {
   readonly pending = new Map<number, Pending>();
   private readonly worker: Worker;
 
-  constructor(url: URL, onGone: (thread: ViewThread) => void) {
-    this.worker = new Worker(url, { resourceLimits: WORKER_LIMITS });
+  constructor(script: WorkerScript, onGone: (thread: ViewThread) => void) {
+    this.worker =
+      script instanceof URL
+        ? new Worker(script, { resourceLimits: WORKER_LIMITS })
+        : new Worker(script.source, { eval: true, resourceLimits: WORKER_LIMITS });
     // Held only while it has work: an idle pool never keeps the process alive.
     this.worker.unref();
     this.worker.on('message', (reply: ViewReply) => this.heard(reply));
@@ -154,7 +168,7 @@ class ViewPool implements ViewBuilder {
   private closed = false;
 
   constructor(
-    private readonly url: URL,
+    private readonly url: WorkerScript,
     private readonly size: number,
   ) {}
 
