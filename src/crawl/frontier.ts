@@ -116,7 +116,7 @@ export class Frontier {
 
   /**
    * Starts nothing new until resumed, while running tasks finish: back-pressure from a consumer
-   * that has fallen behind (the zip writer), so pending work waits here as small closures rather
+   * that has fallen behind (the zip writer), so pending work waits here as small records rather
    * than as stored bodies piling up in front of it.
    */
   pause(): void {
