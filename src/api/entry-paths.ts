@@ -1,5 +1,6 @@
 import { RabbitError } from '../core/errors.js';
 import { normalizeId, type IdKind } from './ids.js';
+import { templatePieces } from './template-pieces.js';
 import {
   API_PREFIX,
   ASSET_FOLDER,
@@ -93,17 +94,26 @@ function match(
   candidates: for (const template of byLength.get(parts.length - from) ?? []) {
     // A source carries its kind's query; an entry name never has one.
     if (source !== undefined && RESOURCE_KINDS[template.kind].query !== source.query) continue;
-    const parsed: ParsedPath = { kind: template.kind };
-    for (let i = 0; i < template.segments.length; i++) {
-      const segment = template.segments[i] as Segment;
+    const { segments } = template;
+    // The literal segments and the affixes first: most candidates fail there, before any id is
+    // checked against its shape.
+    for (let i = 0; i < segments.length; i++) {
+      const segment = segments[i] as Segment;
       const part = parts[from + i] as string;
       if (typeof segment === 'string') {
         if (part !== segment) continue candidates;
         continue;
       }
-      const { prefix, param, suffix } = segment;
+      const { prefix, suffix } = segment;
       if (part.length <= prefix.length + suffix.length || !part.startsWith(prefix) || !part.endsWith(suffix))
         continue candidates;
+    }
+    const parsed: ParsedPath = { kind: template.kind };
+    for (let i = 0; i < segments.length; i++) {
+      const segment = segments[i] as Segment;
+      if (typeof segment === 'string') continue;
+      const { prefix, param, suffix } = segment;
+      const part = parts[from + i] as string;
       const value = part.slice(prefix.length, part.length - suffix.length);
       if (!valid(param, value)) continue candidates;
       if (param === 'revision') parsed.revision = Number(value);
@@ -146,6 +156,15 @@ export function parseRevisionEntry(rest: string): ParsedPath | undefined {
   return match(REVISION_ENTRIES, rest.split('/'), 0);
 }
 
+/**
+ * What every entry name of `kind` below a revision's folder starts with, up to its first id: a
+ * name without it is no entry of the kind, and need not be parsed to tell (a reader looking for a
+ * prototype's discussions among its hundred thousand element bodies).
+ */
+export function revisionEntryPrefix(kind: KindName): string {
+  return templatePieces(RESOURCE_KINDS[kind].entry)[0] as string;
+}
+
 /** What an API source (a manifest `source`: `/rabbit/api/...`, with the query of an older page view) is. */
 export function parseSource(source: string): ParsedPath | undefined {
   if (source.length > MAX_NAME || !source.startsWith(API_PREFIX)) return undefined;
@@ -171,12 +190,25 @@ export function prototypeOf(sourceOrEntry: string): string | undefined {
 }
 
 /** Fills a template's placeholders, each checked against its shape: a bad id never becomes a path. */
-function fill(template: string, ids: PathIds & { key?: number }, source: string): string {
-  return template.replace(/\{(\w+)\}/g, (_, param: string) => {
-    const value = param === 'key' ? String(ids.key) : ids[param as IdKind];
-    if (value === undefined || !valid(param as Param, value)) throw unsafePath(source);
-    return value;
-  });
+function fill(template: string, ids: PathIds & { key?: number }, source: string, revision?: number): string {
+  const pieces = templatePieces(template);
+  let out = pieces[0] as string;
+  for (let i = 1; i < pieces.length; i += 2) {
+    const param = pieces[i] as Param;
+    const value =
+      param === 'key'
+        ? ids.key === undefined
+          ? undefined
+          : String(ids.key)
+        : param === 'revision'
+          ? revision === undefined
+            ? undefined
+            : String(revision)
+          : ids[param];
+    if (value === undefined || !valid(param, value)) throw unsafePath(source);
+    out += value + (pieces[i + 1] as string);
+  }
+  return out;
 }
 
 /** Where the service serves one resource of `kind`. */
@@ -191,7 +223,7 @@ export function entryPathOf(kind: KindName, ids: PathIds & { key?: number }, rev
   const { scope, entry } = RESOURCE_KINDS[kind];
   if (scope === 'account') return fill(entry, ids, kind);
   if (revision === undefined || !valid('revision', String(revision))) throw unsafePath(kind);
-  return `${fill(REVISION_FOLDER.replace('{revision}', String(revision)), ids, kind)}${fill(entry, ids, kind)}`;
+  return fill(REVISION_FOLDER, ids, kind, revision) + fill(entry, ids, kind);
 }
 
 /**

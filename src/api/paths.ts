@@ -1,5 +1,6 @@
 import { RESOURCE_KINDS } from './resource-kinds.js';
-import { entryPathOf, parseEntryPath, parseSource, unsafePath } from './entry-paths.js';
+import { entryPathOf, parseEntryPath, parseSource, unsafePath, type ParsedPath } from './entry-paths.js';
+import type { KindName } from './resource-kinds.js';
 
 export { API_PREFIX } from './resource-kinds.js';
 
@@ -52,7 +53,18 @@ export function isSafeEntryName(name: string): boolean {
  * An element's own JSON (`.../elements/{id}.json`, of a page or a layer): most of an account's
  * entries, and none of what the offline viewer reads.
  */
-export function isElementBody(path: string): boolean {
-  const kind = parseEntryPath(path)?.kind;
+export function isElementBody(file: EntryName): boolean {
+  const kind = entryKindOf(file);
   return kind === 'page-element' || kind === 'layer-element';
+}
+
+/** An entry's name, and what it is when whoever built the name said so (see StoredFile's `parsed`). */
+export interface EntryName {
+  path: string;
+  parsed?: ParsedPath;
+}
+
+/** The kind of an entry: as its builder gave it, or parsed from its name. */
+export function entryKindOf(file: EntryName): KindName | undefined {
+  return (file.parsed ?? parseEntryPath(file.path))?.kind;
 }

@@ -1,5 +1,6 @@
 import { RabbitError } from '../core/errors.js';
 import type { PathIds } from './entry-paths.js';
+import { templatePieces } from './template-pieces.js';
 import { API_PREFIX, PROTOTYPE_FOLDER, RESOURCE_KINDS, REVISION_FOLDER, type KindName } from './resource-kinds.js';
 
 /**
@@ -24,12 +25,16 @@ export function isSafeSegment(text: string): boolean {
 }
 
 function fillSafe(template: string, ids: ReaderIds): string {
-  return template.replace(/\{(\w+)\}/g, (_, param: keyof ReaderIds) => {
+  const pieces = templatePieces(template);
+  let out = pieces[0] as string;
+  for (let i = 1; i < pieces.length; i += 2) {
+    const param = pieces[i] as keyof ReaderIds;
     const value = ids[param];
     const text = value === undefined ? '' : String(value);
     if (!isSafeSegment(text)) throw unsafeName(param, text);
-    return text;
-  });
+    out += text + (pieces[i + 1] as string);
+  }
+  return out;
 }
 
 /** The archive folder of a prototype's revision, `prototypes/{id}/r{revision}/`. */

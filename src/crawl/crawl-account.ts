@@ -6,7 +6,7 @@ import { currentRevision } from '../api/revision.js';
 import type { FetchContext } from './fetch-resource.js';
 import { storedFileOf } from '../storage/stored-file.js';
 import type { CrawlSink } from './crawl-sink.js';
-import type { Frontier, Task } from './frontier.js';
+import type { Frontier, Task, TaskRecord } from './frontier.js';
 import {
   obtainBody,
   type BodyCache,
@@ -79,7 +79,7 @@ export class AccountCrawler {
     const owners = await readRootLists(this.options);
     for (const [id, key] of owners) this.owner.set(id, key);
     this.options.sink.listed([...this.owner.keys()]);
-    for (const [id, key] of this.owner) this.schedule(id, (handOff) => this.prototype(id, key, handOff), true);
+    for (const id of this.owner.keys()) this.schedule(new Step(this, undefined, 'prototype', { prototype: id }), true);
   }
 
   /** The prototypes the lists named (those `--prototype` picks), read or not. */
@@ -100,7 +100,7 @@ export class AccountCrawler {
     });
     if (!body) return;
     const proto = body.parsed;
-    this.store(proto, { path: entryPathOf('prototype', ids, proto.revision), source, result: body.result });
+    this.store(proto, 'prototype', ids, source, body.result);
     // With the metadata, the lists that tell how big the prototype is come first.
     this.children(proto, 'prototype', ids, true);
   }
@@ -112,9 +112,9 @@ export class AccountCrawler {
   private children(proto: PrototypeContext, kind: KindName, ids: PathIds, cheap = false): void {
     for (const child of RESOURCE_KINDS[kind].children) {
       const { member, format } = RESOURCE_KINDS[child];
-      if (member !== undefined) this.schedule(proto.id, (handOff) => this.list(proto, child, ids, handOff), cheap);
+      if (member !== undefined) this.schedule(new Step(this, proto, child, ids, true), cheap);
       else if (format === undefined || this.options.formats.has(format))
-        this.schedule(proto.id, (handOff) => this.resource(proto, child, ids, handOff));
+        this.schedule(new Step(this, proto, child, ids));
     }
   }
 
@@ -128,7 +128,7 @@ export class AccountCrawler {
       if (named.has(source)) return;
       named.add(source);
     }
-    this.schedule(proto.id, (handOff) => this.resource(proto, kind, ids, handOff));
+    this.schedule(new Step(this, proto, kind, ids));
     this.children(proto, kind, ids);
   }
 
@@ -144,7 +144,7 @@ export class AccountCrawler {
     );
     if (!body) return;
     // The list is archived as served even when some of its ids are rejected.
-    this.store(proto, { path: entryPathOf(kind, ids, proto.revision), source, result: body.result });
+    this.store(proto, kind, ids, source, body.result);
     for (const id of body.parsed.rejected) this.recordError(source, badId(source, id));
     if (kind === 'page-list') this.options.sink.pagesListed(proto.id, body.parsed.ids.length);
     for (const id of body.parsed.ids) this.member(proto, member, { ...ids, [idKind]: id });
@@ -167,7 +167,7 @@ export class AccountCrawler {
       return undefined;
     };
     const body = await this.fetchBody(proto, source, bodyKind, proto.key, handOff, check, notOffered);
-    if (body) this.store(proto, { path: entryPathOf(kind, ids, proto.revision), source, result: body.result });
+    if (body) this.store(proto, kind, ids, source, body.result);
   }
 
   /**
@@ -202,12 +202,14 @@ export class AccountCrawler {
     }
   }
 
-  private store(
-    proto: PrototypeContext | undefined,
-    entry: { path: string; source: string; result: BodyResult },
-  ): void {
-    const file = storedFileOf(entry, entry.result);
-    this.options.sink.stored(file, proto, entry.result.reused);
+  /**
+   * Files a body of a prototype's `kind` under the entry the table builds from its ids. The name's
+   * kind and ids go with it (`parsed`), so no stage after this one parses the name again.
+   */
+  private store(proto: PrototypeContext, kind: KindName, ids: PathIds, source: string, result: BodyResult): void {
+    const path = entryPathOf(kind, ids, proto.revision);
+    const parsed = { ...ids, kind, revision: proto.revision };
+    this.options.sink.stored(storedFileOf({ path, source, parsed }, result), proto, result.reused);
   }
 
   private recordError(source: string, error: RabbitError): void {
@@ -230,37 +232,64 @@ export class AccountCrawler {
   }
 
   /**
-   * Adds a task of the prototype, in the prototype's group: the frontier starts the group with the
+   * Adds a step of its prototype, in the prototype's group: the frontier starts the group with the
    * fewest requests left first. `cheap` marks the metadata and the lists that tell how big the
    * prototype is: they start before any group while its size is not known from an earlier run.
    */
-  private schedule(prototypeId: string, task: (handOff: HandOff) => Promise<void>, cheap = false): void {
+  private schedule(step: Step, cheap = false): void {
+    const prototypeId = step.prototypeId;
     this.openTasks.opened(prototypeId);
-    const key = this.owner.get(prototypeId) as string;
-    const { frontier } = this.options;
     const known = this.options.expected?.has(prototypeId) ?? false;
-    frontier.add(
-      async (handOff) => {
-        // The tasks of a key refused mid-run stay open and make no request, as those a halt drops.
-        if (this.options.fetch.keys?.refusalOf(key)) return;
-        try {
-          await task(handOff);
-        } catch (error) {
-          if (error instanceof KeyStopped) return;
-          throw error;
-        }
-        if (!this.openTasks.closed(prototypeId)) return this.rank(prototypeId);
-        frontier.forget(prototypeId);
-        this.named.delete(prototypeId);
-        this.options.sink.prototypeDone(prototypeId);
-      },
-      cheap && !known ? undefined : prototypeId,
-    );
+    this.options.frontier.add(step, cheap && !known ? undefined : prototypeId);
     this.rank(prototypeId);
+  }
+
+  /** Runs a step the frontier started (Step.run), then closes it: the last closed ends its prototype. */
+  async run(step: Step, handOff: HandOff): Promise<void> {
+    const { prototypeId, proto } = step;
+    const key = this.owner.get(prototypeId) as string;
+    // The tasks of a key refused mid-run stay open and make no request, as those a halt drops.
+    if (this.options.fetch.keys?.refusalOf(key)) return;
+    try {
+      if (proto === undefined) await this.prototype(prototypeId, key, handOff);
+      else if (step.list) await this.list(proto, step.kind, step.ids, handOff);
+      else await this.resource(proto, step.kind, step.ids, handOff);
+    } catch (error) {
+      if (error instanceof KeyStopped) return;
+      throw error;
+    }
+    if (!this.openTasks.closed(prototypeId)) return this.rank(prototypeId);
+    this.options.frontier.forget(prototypeId);
+    this.named.delete(prototypeId);
+    this.options.sink.prototypeDone(prototypeId);
   }
 
   private rank(prototypeId: string): void {
     this.options.frontier.rank(prototypeId, this.openTasks.left(prototypeId, this.options.expected?.get(prototypeId)));
+  }
+}
+
+/**
+ * One scheduled request as data: a prototype's metadata (no context yet), one of its lists or one
+ * resource. Every resource a list names waits on the frontier until its turn, so an account's
+ * pages and elements can be waiting at once: a record of five fields each, where a closure and the
+ * context it kept alive cost several times that, and were most of the heap the crawl held.
+ */
+class Step implements TaskRecord {
+  constructor(
+    private readonly crawler: AccountCrawler,
+    readonly proto: PrototypeContext | undefined,
+    readonly kind: KindName,
+    readonly ids: PathIds,
+    readonly list = false,
+  ) {}
+
+  get prototypeId(): string {
+    return this.ids.prototype as string;
+  }
+
+  run(handOff: HandOff): Promise<void> {
+    return this.crawler.run(this, handOff);
   }
 }
 

@@ -31,11 +31,20 @@ export interface FrontierOptions {
  */
 export type Task = (handOff: () => Promise<void>) => Promise<void>;
 
+/**
+ * A task as a record whose class runs it: what the crawl schedules by the ten thousand (every
+ * resource a list names waits here), at a few fields each rather than a closure and the context
+ * it keeps alive.
+ */
+export interface TaskRecord {
+  run(handOff: () => Promise<void>): Promise<void>;
+}
+
 /** The group of tasks added without one: ranked before every other. */
 const FIRST = '';
 
 export class Frontier {
-  private readonly pending = new RankedStacks<Task>();
+  private readonly pending = new RankedStacks<Task | TaskRecord>();
   /** Tasks holding a slot: started, and neither ended nor handed off. */
   private active = 0;
   /** Slots: `current`, and `ahead` more while it is at its full value. */
@@ -87,7 +96,7 @@ export class Frontier {
   }
 
   /** Adds a task of `group` (see `rank`), or of none: those start before any group's. */
-  add(task: Task, group: string = FIRST): void {
+  add(task: Task | TaskRecord, group: string = FIRST): void {
     if (this.stopped) return;
     this.pending.push(group, task);
     this.pump();
@@ -107,7 +116,7 @@ export class Frontier {
 
   /**
    * Starts nothing new until resumed, while running tasks finish: back-pressure from a consumer
-   * that has fallen behind (the zip writer), so pending work waits here as small closures rather
+   * that has fallen behind (the zip writer), so pending work waits here as small records rather
    * than as stored bodies piling up in front of it.
    */
   pause(): void {
@@ -203,7 +212,7 @@ export class Frontier {
 
   private pump(): void {
     while (!this.stopped && !this.paused && this.held === 0 && this.pending.size > 0 && this.active < this.slots) {
-      this.run(this.pending.pop() as Task);
+      this.run(this.pending.pop() as Task | TaskRecord);
     }
     if (this.isIdle() && this.idle) {
       const { resolve } = this.idle;
@@ -216,7 +225,7 @@ export class Frontier {
    * Starts a task in a slot, in a microtask of its own (a task that adds tasks as it starts does
    * not start them inside this one). The slot is given back once: at `handOff` or at the end.
    */
-  private run(task: Task): void {
+  private run(task: Task | TaskRecord): void {
     this.active++;
     this.unfinished++;
     this.peakRunning = Math.max(this.peakRunning, this.running);
@@ -239,7 +248,7 @@ export class Frontier {
       // Stopped in the meantime: it counts as never started.
       if (this.stopped) ended();
       else
-        task(handOff).then(
+        (typeof task === 'function' ? task(handOff) : task.run(handOff)).then(
           () => ended(),
           (error: unknown) => ended(error ?? new Error('task failed')),
         );

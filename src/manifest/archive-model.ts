@@ -129,7 +129,7 @@ export class ArchiveModel {
     }
     // A prototype's element bodies on a shelf of their own: the offline viewer reads the rest
     // without reading (and decoding) them, which are most of the lines.
-    const shelf = prototypeId === undefined ? TOP : isElementBody(file.path) ? elementShelf(prototypeId) : prototypeId;
+    const shelf = prototypeId === undefined ? TOP : isElementBody(file) ? elementShelf(prototypeId) : prototypeId;
     this.store.append(shelf, entryLine(file));
     this.onAdd(file);
   }
@@ -256,6 +256,16 @@ export class ArchiveModel {
     }
     if (run.length > 0) fileRun();
     yield* mergeRuns(runs.map((key) => this.store.lineStream(key, RUN_READ_BYTES)[Symbol.asyncIterator]()));
+  }
+
+  /**
+   * Every file of a prototype, element bodies included, in the order they were filed rather than
+   * in zip path order: for a reader that looks them up by name (the search index), which needs
+   * neither the sort nor its runs on disk.
+   */
+  async *filedEntries(prototypeId: string): AsyncGenerator<ArchivedEntry> {
+    for (const shelf of [prototypeId, elementShelf(prototypeId)])
+      for await (const line of this.store.lineStream(shelf)) yield JSON.parse(line.toString('utf8')) as ArchivedEntry;
   }
 
   /** The errors of one prototype (or, for undefined, those of the account), by source. */

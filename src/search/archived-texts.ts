@@ -4,7 +4,14 @@ import { milestonesOf } from '../api/revision.js';
 import type { ArchivedPrototype } from '../archive/archive-catalog.js';
 import { isRabbitError, RabbitError } from '../core/errors.js';
 import { archivedIdsOf, isArchivedId } from '../api/archived-ids.js';
-import { elementEntriesIn, parseRevisionEntry, revisionEntryNameOf } from '../api/entry-paths.js';
+import {
+  elementEntriesIn,
+  parseRevisionEntry,
+  revisionEntryNameOf,
+  revisionEntryPrefix,
+  type ParsedPath,
+} from '../api/entry-paths.js';
+import type { KindName } from '../api/resource-kinds.js';
 
 /**
  * The texts of one archived prototype, read from its bodies by the rules convert reads them by
@@ -62,10 +69,7 @@ export class ArchivedTexts {
     const list = await this.json(revisionEntryNameOf('page-list', {}));
     if (Array.isArray(list) || asObject(list) !== undefined) return archivedIdsOf(list);
     const ids: string[] = [];
-    for await (const rest of this.prototype.names()) {
-      const entry = parseRevisionEntry(rest);
-      if (entry?.kind === 'page') ids.push(entry.page as string);
-    }
+    for await (const entry of entriesOfKind(this.prototype, 'page')) ids.push(entry.page as string);
     return ids.sort(compareIds);
   }
 
@@ -109,10 +113,7 @@ export class ArchivedTexts {
   /** Every discussion, in id order: its page, title and entries' texts. */
   async *discussions(): AsyncGenerator<{ id: string; pageId: string | null; title: string; entries: string[] }> {
     const ids: string[] = [];
-    for await (const rest of this.prototype.names()) {
-      const entry = parseRevisionEntry(rest);
-      if (entry?.kind === 'discussion') ids.push(entry.discussion as string);
-    }
+    for await (const entry of entriesOfKind(this.prototype, 'discussion')) ids.push(entry.discussion as string);
     for (const id of ids.sort(compareIds)) {
       const value = asObject(await this.json(revisionEntryNameOf('discussion', { discussion: id })));
       if (value === undefined) continue;
@@ -125,6 +126,16 @@ export class ArchivedTexts {
           .filter((text): text is string => typeof text === 'string'),
       };
     }
+  }
+}
+
+/** The entries of the prototype of one kind, parsed: only names that can be of the kind are parsed. */
+async function* entriesOfKind(source: TextSource, kind: KindName): AsyncGenerator<ParsedPath> {
+  const prefix = revisionEntryPrefix(kind);
+  for await (const rest of source.names()) {
+    if (!rest.startsWith(prefix)) continue;
+    const entry = parseRevisionEntry(rest);
+    if (entry?.kind === kind) yield entry;
   }
 }
 

@@ -127,10 +127,15 @@ export class OfflineViewer {
     // as the pages are: reading every element again while the crawl holds its own memory would
     // add the two (60 MiB more at 100,000 resources), for no earlier archive.
     const indexed: string[] = [];
+    const { spool } = this.options.fetch;
     for (const id of model.prototypeIds()) {
       const state = model.prototype(id);
       if (state === undefined) continue;
-      await storeStream(this.options, searchPart(state, entriesOf(model, id), this.locate, this.read));
+      const entries = model.filedEntries(id);
+      await storeStream(
+        this.options,
+        searchPart(state, entries, (entry) => spool.refOf(entry), this.read),
+      );
       indexed.push(id);
     }
     await store(this.options, searchParts(indexed));
@@ -240,11 +245,6 @@ async function storeStream(options: OfflineViewerOptions, generated: GeneratedSt
   // Copies of a prototype's pages are made back to back: let the pack's writes keep up with them.
   await options.fetch.spool.settle();
   return file;
-}
-
-async function* entriesOf(model: ArchiveModel, id: string): AsyncGenerator<ArchivedEntry> {
-  for await (const batch of model.sortedLines(id))
-    for (const line of batch) yield JSON.parse(line.toString('utf8')) as ArchivedEntry;
 }
 
 function foreignList(catalog: AssetCatalog): { url: string; referencedBy: string[] }[] {

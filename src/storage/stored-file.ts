@@ -1,6 +1,7 @@
 import type { FileEntry } from './file-entry.js';
 import type { CachedBody } from './body-cache.js';
 import type { BodyRef } from './spool.js';
+import type { ParsedPath } from '../api/entry-paths.js';
 
 /** A file entry and where its bytes wait on disk until the zip is written. */
 export interface StoredFile extends FileEntry {
@@ -9,6 +10,12 @@ export interface StoredFile extends FileEntry {
   offset?: number;
   /** The bytes themselves while still in memory (a small body just downloaded): saves a read. */
   data?: Buffer;
+  /**
+   * What the entry name is (its kind and ids), when the crawl built the name from them: the model
+   * and the viewer read it rather than parse the name again, once per stage, for every resource.
+   * Never written anywhere; a file read back from the model or an archive has none.
+   */
+  parsed?: ParsedPath;
 }
 
 /**
@@ -35,7 +42,7 @@ export function cachedBodyOf(
 
 /** A body as the archive lists it: `data` only when given (bytes in memory save a read at zip time). */
 export function storedFileOf(
-  entry: { path: string; source: string; generatedFrom?: string },
+  entry: { path: string; source: string; generatedFrom?: string; parsed?: ParsedPath },
   body: CachedBody & { data?: Buffer },
 ): StoredFile {
   const file: StoredFile = {
@@ -51,5 +58,6 @@ export function storedFileOf(
   if (entry.generatedFrom !== undefined) file.generatedFrom = entry.generatedFrom;
   if (body.keyRedactions) file.keyRedactions = body.keyRedactions;
   if (body.data) file.data = body.data;
+  if (entry.parsed !== undefined) file.parsed = entry.parsed;
   return file;
 }

@@ -9,6 +9,7 @@ import type { RabbitError } from '../../src/core/errors.js';
 import type { FakeService } from '../../src/fake-service/index.js';
 import { Spool } from '../../src/storage/spool.js';
 import { useFakeService } from '../helpers/fake-service.js';
+import { parseEntryPath, type ParsedPath } from '../../src/api/entry-paths.js';
 
 // issue 35, item 4: the crawl wrote into the archive's manifest model and its hooks. It now tells
 // a sink it owns what it found, so it runs with no archive at all: here, a sink that records.
@@ -26,12 +27,17 @@ type Heard =
   | { what: 'pagesListed'; id: string; count: number }
   | { what: 'prototypeDone'; id: string };
 
+/** What each stored file said its entry name is (StoredFile's `parsed`), by its path. */
+const parsedOf = new Map<string, ParsedPath | undefined>();
+
 function recordingSink(heard: Heard[]): CrawlSink {
   return {
     prototype: (context, name, details) =>
       heard.push({ what: 'prototype', id: context.id, name, revision: context.revision, lastUser: details.lastUser }),
-    stored: (file, prototype, reusedFrom) =>
-      heard.push({ what: 'stored', path: file.path, prototype: prototype?.id, reusedFrom }),
+    stored: (file, prototype, reusedFrom) => {
+      heard.push({ what: 'stored', path: file.path, prototype: prototype?.id, reusedFrom });
+      parsedOf.set(file.path, file.parsed);
+    },
     failed: (source, error: RabbitError) => heard.push({ what: 'failed', source, code: error.code }),
     notOffered: (source, status) => heard.push({ what: 'notOffered', source, status }),
     listed: (ids) => heard.push({ what: 'listed', ids }),
@@ -134,5 +140,16 @@ describe('the crawl tells its sink what it found', () => {
     await crawl(heard, new Set(['json', 'xhtml-plain']));
     expect(of(heard, 'notOffered')).toEqual([{ what: 'notOffered', source: view, status: 404 }]);
     expect(of(heard, 'failed')).toEqual([]);
+  });
+
+  // issue 42: the model and the viewer read what each entry is from the crawl, which built its
+  // name from the kind and ids, rather than parse every name again.
+  it('each body of a prototype comes with its kind and ids, as its entry name parses', async () => {
+    parsedOf.clear();
+    const heard: Heard[] = [];
+    await crawl(heard, new Set(['json', 'xhtml-plain']));
+    const bodies = of(heard, 'stored').filter((h) => h.prototype !== undefined);
+    expect(bodies.length).toBeGreaterThan(10);
+    for (const { path } of bodies) expect(parsedOf.get(path), path).toEqual(parseEntryPath(path));
   });
 });

@@ -1,5 +1,5 @@
 import { RabbitError, isRabbitError } from '../../core/errors.js';
-import { API_PREFIX } from '../../api/paths.js';
+import { API_PREFIX, entryKindOf, type EntryName } from '../../api/paths.js';
 import type { FileEntry } from '../../manifest/types.js';
 import { fetchResource, type FetchContext } from '../../crawl/fetch-resource.js';
 import { sourceProblem } from '../../manifest/manifest-values.js';
@@ -12,7 +12,6 @@ import { ASSET_LIMITS, assetPath, isCss, type AssetLimits } from './asset-types.
 import { scanCss } from './css-refs.js';
 import { scanHtml } from './html-refs.js';
 import { resolveReference, serviceUrl, type Resolution, type ServiceLocation } from './resolve-ref.js';
-import { parseEntryPath } from '../../api/entry-paths.js';
 
 /** What the archive holds for each reference on the service host, for the viewer to rewrite with. */
 export interface AssetCatalog {
@@ -46,8 +45,8 @@ export function setArchived(catalog: AssetCatalog, top: readonly FileEntry[], fi
 export const VIEWER_READS = { elementBodies: false } as const;
 
 /** A raw page rendering, as the crawl archives it. */
-export function isPageHtml(file: FileEntry): boolean {
-  return parseEntryPath(file.path)?.kind === 'page-html';
+export function isPageHtml(file: EntryName): boolean {
+  return entryKindOf(file) === 'page-html';
 }
 
 /** The archive entry a reference resolves to, or undefined when the archive does not hold it. */
