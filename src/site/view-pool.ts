@@ -41,7 +41,7 @@ export function viewThreads(cores = availableParallelism()): number {
  * A worker's heap: pages are parsed one or a few at a time, so a small young generation does; the
  * old generation's cap turns a page too large to parse into a failed view, never a crashed export.
  */
-const WORKER_LIMITS = { maxYoungGenerationSizeMb: 2, maxOldGenerationSizeMb: 256 };
+const WORKER_LIMITS = { maxYoungGenerationSizeMb: 8, maxOldGenerationSizeMb: 256 };
 
 /** The name of the worker's bundle among the single executable's assets (scripts/package.mjs). */
 const SEA_WORKER = 'view-worker.cjs';
