@@ -6,14 +6,22 @@
  *
  * Bytes stream through `KeyReplacer` as they arrive: what could still be the start of a key at the
  * end of one chunk is held back until the next (at most a key's length of its longest encoding),
- * so memory is flat however large the body. A place is tried only where its first two bytes can
- * begin a key in one of the encodings, found by one regular expression, so a body without a key
- * costs one native pass over its bytes and little else.
+ * so memory is flat however large the body.
+ *
+ * Every body is scanned (a PNG's compressed bytes too), so the scan must cost little more than
+ * reading the bytes. A key, however it is written, is a run of at least as many bytes as its
+ * characters, every one of them a byte its encodings use (`encodingBytes`): a hex key's digits,
+ * `%`, `\`, `&`, `#`, `;`, `u`, `x`, whitespace... So the scan looks at one byte in every
+ * shortest key's length: where that byte is not one of them, no key can cover it, and the bytes
+ * up to the next look are passed over unread. Only a run of such bytes as long as a key is
+ * searched for places where a key can begin (the pairs of bytes its encodings start with, one
+ * regular expression) and walked there. Random bytes, as a PNG's are, run long in no alphabet.
  */
 import {
   AMPERSAND,
   BACKSLASH,
   encodedEnd,
+  encodingBytes,
   entityNames,
   HASH,
   HEX_DIGITS,
@@ -51,6 +59,10 @@ export class SecretMarker {
   readonly firsts: Uint8Array;
   /** The most bytes a match can span: held back at the end of a chunk while undecided. */
   readonly window: number;
+  /** 1 for each byte some encoding of some key may be written with (see the top of this file). */
+  readonly alphabet: Uint8Array;
+  /** The fewest bytes a match can span: the shortest key, every character as is. */
+  readonly shortest: number;
 
   private constructor(keys: readonly string[]) {
     // Longest first: where one key begins another, the whole of the longer one goes.
@@ -63,6 +75,9 @@ export class SecretMarker {
     const pattern = [...pairs].map(([first, seconds]) => `${byteClass([first])}${byteClass([...seconds])}`);
     this.starts = new RegExp(pattern.join('|'), 'g');
     this.window = (sorted[0]?.length ?? 0) * MAX_UNIT_BYTES;
+    this.alphabet = new Uint8Array(256);
+    for (const key of sorted) for (const char of key) for (const b of encodingBytes(char)) this.alphabet[b] = 1;
+    this.shortest = sorted.at(-1)?.length ?? MIN_KEY_LENGTH;
   }
 
   static of(keys: readonly string[]): SecretMarker | undefined {
@@ -120,37 +135,76 @@ export class KeyReplacer {
   }
 
   private scan(buf: Buffer, final: boolean): Buffer {
-    const { starts, firsts } = this.marker;
-    let parts: Buffer[] | undefined;
-    let from = 0;
-    let held = buf.length;
-    const text = buf.toString('latin1');
-    starts.lastIndex = 0;
-    for (let found = starts.exec(text); found !== null; found = starts.exec(text)) {
-      const p = found.index;
-      const end = this.marker.matchAt(buf, p, final);
-      if (end === MORE) {
-        held = p;
-        break;
-      }
-      if (end === NO) {
-        starts.lastIndex = p + 1;
+    const { alphabet, shortest, firsts } = this.marker;
+    const n = buf.length;
+    const found: Found = { parts: undefined, from: 0, held: n };
+    // One look every `shortest` bytes: a key spans at least that many bytes of the alphabet.
+    let probe = shortest - 1;
+    let searched = 0;
+    while (probe < n && found.held === n) {
+      if (alphabet[buf[probe] as number] === 0) {
+        probe += shortest;
         continue;
       }
-      (parts ??= []).push(buf.subarray(from, p), MARKER_BYTES);
-      this.count++;
-      from = end;
-      starts.lastIndex = end;
+      let start = probe;
+      while (start > searched && alphabet[buf[start - 1] as number] === 1) start--;
+      let end = probe + 1;
+      while (end < n && alphabet[buf[end] as number] === 1) end++;
+      // A run at the very end may go on in the next chunk, however short it is yet.
+      if (end - start >= shortest || (end === n && !final)) this.searchRun(buf, start, end, final, found);
+      // buf[end] is not in the alphabet: the next key starts after it.
+      searched = end;
+      probe = end + shortest;
     }
+    // Nor is the end of a run at the very end left unsearched when no look fell in it.
+    if (!final && found.held === n && searched < n && alphabet[buf[n - 1] as number] === 1) {
+      let start = n - 1;
+      while (start > searched && alphabet[buf[start - 1] as number] === 1) start--;
+      this.searchRun(buf, start, n, final, found);
+    }
+    const { parts, from } = found;
+    let held = found.held;
     // A last byte that may begin a match: its second byte comes with the next chunk.
-    if (!final && held === buf.length && buf.length > from && firsts[buf[buf.length - 1] as number] === 1)
-      held = buf.length - 1;
+    if (!final && held === n && n > from && firsts[buf[n - 1] as number] === 1) held = n - 1;
     // A copy: the chunk it is part of goes on to be kept by whoever reads this body.
-    if (held < buf.length) this.tail = Buffer.from(buf.subarray(held));
-    if (!parts) return from === 0 && held === buf.length ? buf : buf.subarray(from, held);
+    if (held < n) this.tail = Buffer.from(buf.subarray(held));
+    if (!parts) return from === 0 && held === n ? buf : buf.subarray(from, held);
     parts.push(buf.subarray(from, held));
     return Buffer.concat(parts);
   }
+
+  /**
+   * Keys looked for where they may begin in buf[start, end), a run of alphabet bytes: each one
+   * found is added to `found.parts`; where the bytes end too soon to tell, `found.held` says so.
+   */
+  private searchRun(buf: Buffer, start: number, end: number, final: boolean, found: Found): void {
+    const { starts } = this.marker;
+    const text = buf.toString('latin1', start, end);
+    starts.lastIndex = Math.max(0, found.from - start);
+    for (let hit = starts.exec(text); hit !== null; hit = starts.exec(text)) {
+      const p = start + hit.index;
+      const at = this.marker.matchAt(buf, p, final);
+      if (at === MORE) {
+        found.held = p;
+        return;
+      }
+      if (at === NO) {
+        starts.lastIndex = hit.index + 1;
+        continue;
+      }
+      (found.parts ??= []).push(buf.subarray(found.from, p), MARKER_BYTES);
+      this.count++;
+      found.from = at;
+      starts.lastIndex = at - start;
+    }
+  }
+}
+
+/** What one scan has found so far: the pieces to pass on, where the unsent bytes start, what is held back. */
+interface Found {
+  parts: Buffer[] | undefined;
+  from: number;
+  held: number;
 }
 
 function compileKey(key: string): CompiledKey {

@@ -134,3 +134,56 @@ describe('SecretMarker: overlapping and repeated near-matches', () => {
     expect(heldMost).toBeLessThanOrEqual(marker.window);
   });
 });
+
+/** A deterministic generator of 32-bit numbers (mulberry32), so a failing case can be replayed. */
+function seeded(seed: number): () => number {
+  let state = seed;
+  return () => {
+    state = (state + 0x6d2b79f5) | 0;
+    let t = Math.imul(state ^ (state >>> 15), 1 | state);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return (t ^ (t >>> 14)) >>> 0;
+  };
+}
+
+/** One character written each way a body may write it, for keys written in a mix of them. */
+const UNITS: ((c: string) => string)[] = [
+  (c) => c,
+  (c) => `%${hex(c).toUpperCase().padStart(2, '0')}`,
+  (c) => `%u${hex(c).padStart(4, '0')}`,
+  (c) => `\\u${hex(c).padStart(4, '0')}`,
+  (c) => `\\x${hex(c).padStart(2, '0')}`,
+  (c) => `\\u{${hex(c)}}`,
+  (c) => `\\${hex(c)} `,
+  (c) => `\\${hex(c).padStart(6, '0')}`,
+  (c) => `&#${code(c)};`,
+  (c) => `&#000${code(c)};`,
+  (c) => `&#x${hex(c)};`,
+  (c) => `&#X${hex(c).toUpperCase()};`,
+];
+
+describe('SecretMarker: keys among random bytes, which the scan mostly passes over unread', () => {
+  it.each([
+    ['hex key', 1, KEY],
+    ['hex key', 2, KEY],
+    ['punctuation key', 3, PUNCT_KEY],
+    ['short key', 4, 'k3y!'],
+  ])('%s, seed %i: every key found, every other byte as it was, however cut', (_name, seed, key) => {
+    const next = seeded(seed);
+    const marker = SecretMarker.of([key]) as SecretMarker;
+    const pieces: Buffer[] = [];
+    const expected: Buffer[] = [];
+    for (let i = 0; i < 40; i++) {
+      // Random filler (what a PNG's compressed data looks like), then the key, each character
+      // written its own way.
+      const filler = Buffer.from(Array.from({ length: next() % 3000 }, () => next() & 0xff));
+      const encoded = each(key, (c) => (UNITS[next() % UNITS.length] as (c: string) => string)(c));
+      pieces.push(filler, Buffer.from(encoded, 'latin1'));
+      expected.push(filler, Buffer.from(KEY_MARKER));
+    }
+    const body = Buffer.concat(pieces).toString('latin1');
+    const cuts: number[] = [];
+    for (let at = next() % 5000; at < body.length; at += 1 + (next() % 5000)) cuts.push(at);
+    expect(replaceIn(marker, body, cuts)).toEqual({ out: Buffer.concat(expected).toString('latin1'), count: 40 });
+  });
+});

@@ -1,0 +1,66 @@
+// Throughput of the key scan (dist/core/secret-marker.js) on bodies without a key: random bytes
+// (what a PNG's compressed data looks like), XHTML and JSON text, fed in 64 KiB chunks as a
+// response body arrives. `npm run build` first. Given other builds' dist folders as arguments, it
+// measures each of them too, in turns, so that a busy machine slows all of them alike.
+import { randomBytes } from 'node:crypto';
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+
+const MiB = 1024 * 1024;
+const CHUNK = 64 * 1024;
+// The run's keys as the service issues them: the account's and a prototype's, 40 hex digits.
+const KEYS = ['d411e757da3c9f0db8204e3accc48fbfe1800269', '60bb9a7f0ae9c24cdfd3a774779d614ee8900572'];
+const dists = [new URL('../dist', import.meta.url).pathname, ...process.argv.slice(2).map((d) => resolve(d))];
+const markers = [];
+for (const dist of dists) {
+  const { SecretMarker } = await import(pathToFileURL(`${dist}/core/secret-marker.js`).href);
+  markers.push(SecretMarker.of(KEYS));
+}
+
+function repeatTo(text, size) {
+  const one = Buffer.from(text);
+  return Buffer.concat(Array.from({ length: Math.ceil(size / one.length) }, () => one)).subarray(0, size);
+}
+
+const bodies = {
+  'random (PNG-like)': randomBytes(64 * MiB),
+  XHTML: repeatTo(
+    '<div class="el" style="left:10px;top:20px"><p>Order &amp; pay &#8212; total: 100%</p><a href="/p/3?x=1&amp;y=%20">next</a></div>\n',
+    64 * MiB,
+  ),
+  JSON: repeatTo(
+    '{"id":1001,"name":"Checkout \\u00e9tape","url":"https:\\/\\/x.example\\/a?b=1&c=%41","w":320},\n',
+    64 * MiB,
+  ),
+};
+
+function scan(marker, body) {
+  const replacer = marker.replacer();
+  let out = 0;
+  for (let i = 0; i < body.length; i += CHUNK) out += replacer.push(body.subarray(i, i + CHUNK)).length;
+  out += replacer.end().length;
+  if (out !== body.length || replacer.count !== 0) throw new Error('a key where there is none');
+}
+
+for (const [name, body] of Object.entries(bodies)) {
+  for (const marker of markers) scan(marker, body.subarray(0, 4 * MiB));
+  const rates = markers.map(() => []);
+  for (let round = 0; round < 5; round++) {
+    for (const [i, marker] of markers.entries()) {
+      const started = process.hrtime.bigint();
+      scan(marker, body);
+      rates[i].push(body.length / MiB / (Number(process.hrtime.bigint() - started) / 1e9));
+    }
+  }
+  // The floor: one native search for one key over the same bytes, about the speed of memory.
+  const needle = Buffer.from(KEYS[0]);
+  const started = process.hrtime.bigint();
+  for (let i = 0; i < body.length; i += CHUNK) body.subarray(i, i + CHUNK).indexOf(needle);
+  const floor = body.length / MiB / (Number(process.hrtime.bigint() - started) / 1e9);
+  console.log(`${name.padEnd(18)} ${floor.toFixed(0).padStart(6)} MB/s (one Buffer.indexOf of one key)`);
+  for (const [i, dist] of dists.entries()) {
+    const sorted = rates[i].sort((a, b) => a - b);
+    const median = (sorted[2] ?? 0).toFixed(0).padStart(6);
+    console.log(`${name.padEnd(18)} ${median} MB/s (median of 5, ${body.length / MiB} MiB)  ${dist}`);
+  }
+}
