@@ -35,6 +35,7 @@ import {
 export const KEY_MARKER = 'REDACTED-API-KEY';
 
 const MARKER_BYTES = Buffer.from(KEY_MARKER, 'latin1');
+const NOTHING = Buffer.alloc(0);
 /** Shorter keys are not looked for: replacing every three-letter word of a body would wreck it. */
 const MIN_KEY_LENGTH = 4;
 /** A key as the matcher walks it: each character's code and its HTML names. */
@@ -129,9 +130,10 @@ export class KeyReplacer {
   }
 
   end(): Buffer {
-    const buf = this.tail ?? Buffer.alloc(0);
+    const buf = this.tail;
     this.tail = undefined;
-    return this.scan(buf, true);
+    // Most bodies hold nothing back: one empty buffer for all of them, not one each.
+    return buf ? this.scan(buf, true) : NOTHING;
   }
 
   private scan(buf: Buffer, final: boolean): Buffer {
