@@ -17,6 +17,7 @@
  * searched for places where a key can begin (the pairs of bytes its encodings start with, one
  * regular expression) and walked there. Random bytes, as a PNG's are, run long in no alphabet.
  */
+import { WideKeyReplacer } from './wide-keys.js';
 import {
   AMPERSAND,
   BACKSLASH,
@@ -58,7 +59,9 @@ export class SecretMarker {
   readonly starts: RegExp;
   /** The bytes a match can begin with: at the very end of a chunk, its second byte is not known yet. */
   readonly firsts: Uint8Array;
-  /** The most bytes a match can span: held back at the end of a chunk while undecided. */
+  /** The most bytes a match can span, one byte a character. */
+  readonly span: number;
+  /** The most bytes a replacer holds back at the end of a chunk while undecided: a span, and a UTF-16 one. */
   readonly window: number;
   /** 1 for each byte some encoding of some key may be written with (see the top of this file). */
   readonly alphabet: Uint8Array;
@@ -75,7 +78,8 @@ export class SecretMarker {
     for (const first of pairs.keys()) this.firsts[first] = 1;
     const pattern = [...pairs].map(([first, seconds]) => `${byteClass([first])}${byteClass([...seconds])}`);
     this.starts = new RegExp(pattern.join('|'), 'g');
-    this.window = (sorted[0]?.length ?? 0) * MAX_UNIT_BYTES;
+    this.span = (sorted[0]?.length ?? 0) * MAX_UNIT_BYTES;
+    this.window = 3 * this.span;
     this.alphabet = new Uint8Array(256);
     for (const key of sorted) for (const char of key) for (const b of encodingBytes(char)) this.alphabet[b] = 1;
     this.shortest = sorted.at(-1)?.length ?? MIN_KEY_LENGTH;
@@ -104,6 +108,24 @@ export class SecretMarker {
     return this.redact(text).text;
   }
 
+  /** Where the keys are in `buf`, read as a whole text: [start, end) of each, in order. */
+  ranges(buf: Buffer): [number, number][] {
+    const found: [number, number][] = [];
+    const { starts } = this;
+    const text = buf.toString('latin1');
+    starts.lastIndex = 0;
+    for (let hit = starts.exec(text); hit !== null; hit = starts.exec(text)) {
+      const end = this.matchAt(buf, hit.index, true);
+      if (end === NO) {
+        starts.lastIndex = hit.index + 1;
+        continue;
+      }
+      found.push([hit.index, end]);
+      starts.lastIndex = end;
+    }
+    return found;
+  }
+
   /** Where a key written from `at` ends in `buf`, NO when none is there, MORE when `buf` ends too soon to tell. */
   matchAt(buf: Buffer, at: number, final: boolean): number {
     for (const key of this.keys) {
@@ -119,21 +141,32 @@ export class SecretMarker {
  * `end` the rest. `count` is how many keys were replaced.
  */
 export class KeyReplacer {
-  count = 0;
+  private found = 0;
   private tail: Buffer | undefined;
-  constructor(private readonly marker: SecretMarker) {}
+  /** Then the keys written in UTF-16 (core/wide-keys.ts), in what this scan passes on. */
+  private readonly wide: WideKeyReplacer;
+
+  constructor(private readonly marker: SecretMarker) {
+    this.wide = new WideKeyReplacer(marker, KEY_MARKER);
+  }
+
+  get count(): number {
+    return this.found + this.wide.count;
+  }
 
   push(chunk: Buffer): Buffer {
     const buf = this.tail ? Buffer.concat([this.tail, chunk]) : chunk;
     this.tail = undefined;
-    return this.scan(buf, false);
+    return this.wide.push(this.scan(buf, false));
   }
 
   end(): Buffer {
     const buf = this.tail;
     this.tail = undefined;
     // Most bodies hold nothing back: one empty buffer for all of them, not one each.
-    return buf ? this.scan(buf, true) : NOTHING;
+    const rest = buf ? this.wide.push(this.scan(buf, true)) : NOTHING;
+    const wideRest = this.wide.end();
+    return wideRest.length === 0 ? rest : rest.length === 0 ? wideRest : Buffer.concat([rest, wideRest]);
   }
 
   private scan(buf: Buffer, final: boolean): Buffer {
@@ -195,7 +228,7 @@ export class KeyReplacer {
         continue;
       }
       (found.parts ??= []).push(buf.subarray(found.from, p), MARKER_BYTES);
-      this.count++;
+      this.found++;
       found.from = at;
       starts.lastIndex = at - start;
     }

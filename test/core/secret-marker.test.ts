@@ -187,3 +187,60 @@ describe('SecretMarker: keys among random bytes, which the scan mostly passes ov
     expect(replaceIn(marker, body, cuts)).toEqual({ out: Buffer.concat(expected).toString('latin1'), count: 40 });
   });
 });
+
+describe('SecretMarker: the key in a UTF-16 body', () => {
+  const utf16 = (text: string, bigEndian: boolean, bom: boolean): Buffer => {
+    const le = Buffer.from(`${bom ? '\ufeff' : ''}${text}`, 'utf16le');
+    return bigEndian ? le.swap16() : le;
+  };
+  const cases = [false, true].flatMap((bigEndian) =>
+    [false, true].flatMap((bom) =>
+      (['as is', 'percent, upper hex', 'JSON \\u, lower', 'HTML decimal'] as const).map(
+        (encoding) =>
+          [
+            `${bigEndian ? 'big' : 'little'}-endian, ${bom ? 'with' : 'without'} a BOM, ${encoding}`,
+            bigEndian,
+            bom,
+            encoding,
+          ] as const,
+      ),
+    ),
+  );
+
+  it.each(cases)(
+    '%s: replaced by the marker in the same byte order, however cut',
+    (_name, bigEndian, bom, encoding) => {
+      const marker = SecretMarker.of([KEY]) as SecretMarker;
+      const encoded = (encodings(KEY).find(([name]) => name === encoding) as [string, string])[1];
+      const text = (key: string) => `<p title="${key}">Schlüssel ${key} – ok</p>`;
+      const body = utf16(text(encoded), bigEndian, bom);
+      const expected = utf16(text(KEY_MARKER), bigEndian, bom);
+      for (let cut = 0; cut <= body.length; cut += 1) {
+        const replacer = marker.replacer();
+        const out = Buffer.concat([
+          replacer.push(body.subarray(0, cut)),
+          replacer.push(body.subarray(cut)),
+          replacer.end(),
+        ]);
+        expect(out.equals(expected), `cut at ${cut}`).toBe(true);
+        expect(replacer.count).toBe(2);
+      }
+    },
+  );
+
+  it('leaves UTF-16 text without a key byte for byte, and random bytes with zeros in them', () => {
+    const marker = SecretMarker.of([KEY]) as SecretMarker;
+    const next = seeded(16);
+    const random = Buffer.from(Array.from({ length: 200_000 }, () => (next() % 4 === 0 ? 0 : next() & 0xff)));
+    for (const body of [utf16(`${KEY.slice(0, -1)} and ${KEY.slice(1)}`, false, true), random]) {
+      const replacer = marker.replacer();
+      const out = Buffer.concat([
+        replacer.push(body.subarray(0, 777)),
+        replacer.push(body.subarray(777)),
+        replacer.end(),
+      ]);
+      expect(out.equals(body)).toBe(true);
+      expect(replacer.count).toBe(0);
+    }
+  });
+});
