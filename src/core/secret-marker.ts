@@ -17,6 +17,7 @@
  * searched for places where a key can begin (the pairs of bytes its encodings start with, one
  * regular expression) and walked there. Random bytes, as a PNG's are, run long in no alphabet.
  */
+import { PngTextKeys } from './png-text-keys.js';
 import { WideKeyReplacer } from './wide-keys.js';
 import {
   AMPERSAND,
@@ -146,27 +147,36 @@ export class KeyReplacer {
   /** Then the keys written in UTF-16 (core/wide-keys.ts), in what this scan passes on. */
   private readonly wide: WideKeyReplacer;
 
+  /** First, the keys in a PNG's text chunks, which may be deflated (core/png-text-keys.ts). */
+  private readonly png: PngTextKeys;
+
   constructor(private readonly marker: SecretMarker) {
     this.wide = new WideKeyReplacer(marker, KEY_MARKER);
+    this.png = new PngTextKeys((bytes) => {
+      const replacer = marker.replacer();
+      const out = joined(replacer.push(bytes), replacer.end());
+      return { bytes: out, count: replacer.count };
+    });
   }
 
   get count(): number {
-    return this.found + this.wide.count;
+    return this.png.count + this.found + this.wide.count;
   }
 
   push(chunk: Buffer): Buffer {
-    const buf = this.tail ? Buffer.concat([this.tail, chunk]) : chunk;
+    const png = this.png.push(chunk);
+    const buf = this.tail ? Buffer.concat([this.tail, png]) : png;
     this.tail = undefined;
     return this.wide.push(this.scan(buf, false));
   }
 
   end(): Buffer {
-    const buf = this.tail;
+    const png = this.png.end();
+    const buf = this.tail ? Buffer.concat([this.tail, png]) : png;
     this.tail = undefined;
     // Most bodies hold nothing back: one empty buffer for all of them, not one each.
-    const rest = buf ? this.wide.push(this.scan(buf, true)) : NOTHING;
-    const wideRest = this.wide.end();
-    return wideRest.length === 0 ? rest : rest.length === 0 ? wideRest : Buffer.concat([rest, wideRest]);
+    const rest = buf.length > 0 ? this.wide.push(this.scan(buf, true)) : NOTHING;
+    return joined(rest, this.wide.end());
   }
 
   private scan(buf: Buffer, final: boolean): Buffer {
@@ -240,6 +250,11 @@ interface Found {
   parts: Buffer[] | undefined;
   from: number;
   held: number;
+}
+
+/** Two pieces as one buffer, copied only when both hold bytes. */
+function joined(a: Buffer, b: Buffer): Buffer {
+  return b.length === 0 ? a : a.length === 0 ? b : Buffer.concat([a, b]);
 }
 
 function compileKey(key: string): CompiledKey {
