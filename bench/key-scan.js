@@ -22,8 +22,21 @@ function repeatTo(text, size) {
   return Buffer.concat(Array.from({ length: Math.ceil(size / one.length) }, () => one)).subarray(0, size);
 }
 
+/** A PNG of the given size: its signature, then IDAT chunks of 32 KiB of random bytes (CRCs left zero). */
+function pngOf(size) {
+  const parts = [Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])];
+  for (let at = 8; at < size; at += 32 * 1024 + 12) {
+    const head = Buffer.alloc(8);
+    head.writeUInt32BE(32 * 1024, 0);
+    head.write('IDAT', 4, 'latin1');
+    parts.push(head, randomBytes(32 * 1024), Buffer.alloc(4));
+  }
+  return Buffer.concat(parts);
+}
+
 const bodies = {
-  'random (PNG-like)': randomBytes(64 * MiB),
+  'random bytes': randomBytes(64 * MiB),
+  'PNG (random IDAT)': pngOf(64 * MiB),
   XHTML: repeatTo(
     '<div class="el" style="left:10px;top:20px"><p>Order &amp; pay &#8212; total: 100%</p><a href="/p/3?x=1&amp;y=%20">next</a></div>\n',
     64 * MiB,
