@@ -20,6 +20,7 @@ const MAX_TEXT_CHUNK = 4 * 1024 * 1024;
 /** The most bytes the text of one chunk may inflate to before it is left out. */
 const MAX_INFLATED = 32 * 1024 * 1024;
 const TEXT_TYPES = new Set(['tEXt', 'zTXt', 'iTXt']);
+const NOTHING = Buffer.alloc(0);
 
 /** The text scan of a field: its bytes with the keys replaced, and how many there were. */
 export type RedactBytes = (bytes: Buffer) => { bytes: Buffer; count: number };
@@ -37,10 +38,23 @@ export class PngTextKeys {
 
   constructor(private readonly redact: RedactBytes) {}
 
+  /** Pieces of a text chunk still coming, and how many bytes the whole chunk has: joined once, when all are here. */
+  private gathering: Buffer[] = [];
+  private gathered = 0;
+  private wanted = 0;
+
   push(chunk: Buffer): Buffer {
     if (this.mode === 'other' && !this.pending) return chunk;
-    const buf = this.pending ? Buffer.concat([this.pending, chunk]) : chunk;
+    if (this.wanted > 0 && this.gathered + chunk.length < this.wanted) {
+      this.gathering.push(chunk);
+      this.gathered += chunk.length;
+      return NOTHING;
+    }
+    const buf = this.pending ? Buffer.concat([this.pending, ...this.gathering, chunk]) : chunk;
     this.pending = undefined;
+    this.gathering = [];
+    this.gathered = 0;
+    this.wanted = 0;
     const out: Buffer[] = [];
     // While nothing is rewritten or left out, what goes on is one stretch of buf, passed as a view.
     let whole = true;
@@ -95,6 +109,8 @@ export class PngTextKeys {
       }
       if (rest < size) {
         this.pending = Buffer.from(buf.subarray(i));
+        this.gathered = this.pending.length;
+        this.wanted = size;
         break;
       }
       const original = buf.subarray(i, i + size);
@@ -110,8 +126,9 @@ export class PngTextKeys {
 
   /** What is held back: a body that ends inside a chunk (or the signature) ends so. */
   end(): Buffer {
-    const rest = this.pending ?? Buffer.alloc(0);
+    const rest = this.pending ? Buffer.concat([this.pending, ...this.gathering]) : NOTHING;
     this.pending = undefined;
+    this.gathering = [];
     this.mode = 'other';
     return rest;
   }

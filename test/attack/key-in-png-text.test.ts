@@ -164,4 +164,14 @@ describe('a key in the text chunks of a PNG', () => {
     expect(count).toBe(1);
     expect((await readPng(out)).map((c) => c.type)).toEqual(['IEND']);
   });
+
+  it('leaves out a text chunk too large to hold, however it arrives, and keeps the rest', async () => {
+    const huge = Buffer.concat([text('Comment'), nul, Buffer.alloc(5 * 1024 * 1024, 0x41), text(KEY)]);
+    const body = Buffer.concat([SIGNATURE, chunk('tEXt', huge), chunk('IEND', Buffer.alloc(0))]);
+    const cuts = Array.from({ length: Math.floor(body.length / 65536) }, (_, i) => (i + 1) * 65536);
+    const { out, count } = redacted(body, cuts);
+    expect(count).toBe(1);
+    expect(out.equals(Buffer.concat([SIGNATURE, chunk('IEND', Buffer.alloc(0))]))).toBe(true);
+    expect((await readPng(out)).map((c) => c.type)).toEqual(['IEND']);
+  });
 });
