@@ -17,7 +17,7 @@
  * searched for places where a key can begin (the pairs of bytes its encodings start with, one
  * regular expression) and walked there. Random bytes, as a PNG's are, run long in no alphabet.
  */
-import { PngTextKeys } from './png-text-keys.js';
+import { PNG_SIGNATURE, PngTextKeys } from './png-text-keys.js';
 import { WideKeyReplacer } from './wide-keys.js';
 import {
   AMPERSAND,
@@ -147,36 +147,43 @@ export class KeyReplacer {
   /** Then the keys written in UTF-16 (core/wide-keys.ts), in what this scan passes on. */
   private readonly wide: WideKeyReplacer;
 
-  /** First, the keys in a PNG's text chunks, which may be deflated (core/png-text-keys.ts). */
-  private readonly png: PngTextKeys;
+  /**
+   * First, the keys in a PNG's text chunks, which may be deflated (core/png-text-keys.ts): made
+   * for a body that begins as a PNG does, `null` once the body is known not to be one.
+   */
+  private png: PngTextKeys | null | undefined;
 
   constructor(private readonly marker: SecretMarker) {
     this.wide = new WideKeyReplacer(marker, KEY_MARKER);
-    this.png = new PngTextKeys((bytes) => {
-      const replacer = marker.replacer();
-      const out = joined(replacer.push(bytes), replacer.end());
-      return { bytes: out, count: replacer.count };
-    });
   }
 
   get count(): number {
-    return this.png.count + this.found + this.wide.count;
+    return (this.png?.count ?? 0) + this.found + this.wide.count;
   }
 
   push(chunk: Buffer): Buffer {
-    const png = this.png.push(chunk);
+    if (this.png === undefined && chunk.length > 0) this.png = startsAsPng(chunk) ? this.pngStage() : null;
+    const png = this.png ? this.png.push(chunk) : chunk;
     const buf = this.tail ? Buffer.concat([this.tail, png]) : png;
     this.tail = undefined;
     return this.wide.push(this.scan(buf, false));
   }
 
   end(): Buffer {
-    const png = this.png.end();
+    const png = this.png ? this.png.end() : NOTHING;
     const buf = this.tail ? Buffer.concat([this.tail, png]) : png;
     this.tail = undefined;
     // Most bodies hold nothing back: one empty buffer for all of them, not one each.
     const rest = buf.length > 0 ? this.wide.push(this.scan(buf, true)) : NOTHING;
     return joined(rest, this.wide.end());
+  }
+
+  private pngStage(): PngTextKeys {
+    return new PngTextKeys((bytes) => {
+      const replacer = this.marker.replacer();
+      const out = joined(replacer.push(bytes), replacer.end());
+      return { bytes: out, count: replacer.count };
+    });
   }
 
   private scan(buf: Buffer, final: boolean): Buffer {
@@ -250,6 +257,12 @@ interface Found {
   parts: Buffer[] | undefined;
   from: number;
   held: number;
+}
+
+/** Whether the first bytes of a body are those of a PNG's signature (all of them, or as many as came). */
+function startsAsPng(chunk: Buffer): boolean {
+  const seen = Math.min(chunk.length, PNG_SIGNATURE.length);
+  return chunk.compare(PNG_SIGNATURE, 0, seen, 0, seen) === 0;
 }
 
 /** Two pieces as one buffer, copied only when both hold bytes. */

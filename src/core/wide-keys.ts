@@ -13,8 +13,26 @@
 import type { SecretMarker } from './secret-marker.js';
 
 const NOTHING = Buffer.alloc(0);
-/** The marker as UTF-16: little-endian, then big-endian. */
-const markers = new Map<string, [Buffer, Buffer]>();
+
+/** What the wide scan of one set of keys needs, made once for all the bodies of a run. */
+interface WideTables {
+  /** The keys' alphabet and the zero byte. */
+  wide: Uint8Array;
+  /** The marker as UTF-16: little-endian, then big-endian. */
+  marks: [Buffer, Buffer];
+}
+const tables = new WeakMap<SecretMarker, WideTables>();
+
+function tablesOf(marker: SecretMarker, markerText: string): WideTables {
+  let made = tables.get(marker);
+  if (!made) {
+    const wide = new Uint8Array(marker.alphabet);
+    wide[0] = 1;
+    const le = Buffer.from(markerText, 'utf16le');
+    tables.set(marker, (made = { wide, marks: [le, Buffer.from(le).swap16()] }));
+  }
+  return made;
+}
 
 /** One body's bytes with its UTF-16 keys replaced, chunk by chunk, as KeyReplacer does the rest. */
 export class WideKeyReplacer {
@@ -27,14 +45,7 @@ export class WideKeyReplacer {
     private readonly marker: SecretMarker,
     markerText: string,
   ) {
-    this.wide = Uint8Array.from(marker.alphabet);
-    this.wide[0] = 1;
-    let marks = markers.get(markerText);
-    if (!marks) {
-      const le = Buffer.from(markerText, 'utf16le');
-      markers.set(markerText, (marks = [le, Buffer.from(le).swap16()]));
-    }
-    this.marks = marks;
+    ({ wide: this.wide, marks: this.marks } = tablesOf(marker, markerText));
   }
 
   push(chunk: Buffer): Buffer {
