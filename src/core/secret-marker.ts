@@ -5,8 +5,9 @@
  * occurrence is replaced by KEY_MARKER.
  *
  * Bytes stream through `KeyReplacer` as they arrive: what could still be the start of a key at the
- * end of one chunk is held back until the next (at most a key's length of its longest encoding),
- * so memory is flat however large the body.
+ * end of one chunk is held back until the next (at most `window` bytes), so memory is flat however
+ * large the body. A PNG's text chunks are read first (core/png-text-keys.ts), and what this scan
+ * passes on is read again as UTF-16 (core/wide-keys.ts).
  *
  * Every body is scanned (a PNG's compressed bytes too), so the scan must cost little more than
  * reading the bytes. A key, however it is written, is a run of at least as many bytes as its
@@ -97,11 +98,24 @@ export class SecretMarker {
 
   /** Text with every key in it replaced, and how many there were. */
   redact(text: string): { text: string; count: number } {
+    // Most texts (a header, a message) have no stretch of the keys' alphabet as long as a key.
+    if (!this.mayHold(text)) return { text, count: 0 };
     const replacer = this.replacer();
     const head = replacer.push(Buffer.from(text, 'utf8'));
     const rest = replacer.end();
     if (replacer.count === 0) return { text, count: 0 };
     return { text: Buffer.concat([head, rest]).toString('utf8'), count: replacer.count };
+  }
+
+  /** Whether `text` has a run of characters of the alphabet (or NUL, of UTF-16) as long as the shortest key. */
+  private mayHold(text: string): boolean {
+    let run = 0;
+    for (let i = 0; i < text.length; i++) {
+      const c = text.charCodeAt(i);
+      run = c === 0 || (c < 256 && this.alphabet[c] === 1) ? run + 1 : 0;
+      if (run >= this.shortest) return true;
+    }
+    return false;
   }
 
   /** Text with every key in it replaced. */
@@ -261,6 +275,8 @@ interface Found {
 
 /** Whether the first bytes of a body are those of a PNG's signature (all of them, or as many as came). */
 function startsAsPng(chunk: Buffer): boolean {
+  // Nearly every body is told apart by its first byte, without a call into Buffer.compare.
+  if (chunk[0] !== PNG_SIGNATURE[0]) return false;
   const seen = Math.min(chunk.length, PNG_SIGNATURE.length);
   return chunk.compare(PNG_SIGNATURE, 0, seen, 0, seen) === 0;
 }

@@ -67,7 +67,13 @@ export class WideKeyReplacer {
     const window = 2 * this.marker.span;
     // What may be the start of UTF-16 text still coming waits for the next chunk.
     let limit = n;
-    if (!final) while (limit > 0 && n - limit < window && wide[buf[limit - 1] as number] === 1) limit--;
+    if (!final) {
+      while (limit > 0 && n - limit < window && wide[buf[limit - 1] as number] === 1) limit--;
+      // Without a zero in it, the run can begin UTF-16 text only at its last byte, and a key only
+      // at a byte a key's encodings begin with: most bodies hold nothing back.
+      const zero = buf.indexOf(0, limit);
+      if (zero === -1) limit = limit < n && this.marker.firsts[buf[n - 1] as number] === 1 ? n - 1 : n;
+    }
     const found: Found[] = [];
     let probe = shortest - 1;
     let searched = 0;
