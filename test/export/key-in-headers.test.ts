@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -9,6 +9,8 @@ import { KEY_MARKER, SecretMarker } from '../../src/core/secret-marker.js';
 import type { FakeService } from '../../src/fake-service/index.js';
 import { allFileEntries, type Manifest } from '../../src/manifest/types.js';
 import { verifyArchive } from '../../src/verify/verify-archive.js';
+import { exportAccount } from '../../src/export/export-account.js';
+import { plainZip } from '../helpers/plain-zip.js';
 import { runCli } from '../helpers/cli.js';
 import { useFakeService } from '../helpers/fake-service.js';
 import { requireTool } from '../helpers/tools.js';
@@ -135,5 +137,33 @@ describe('the API key a service echoes in its headers is nowhere', () => {
     const after = await filesIn(join(dir, '.cut.zip.rabbit-work'));
     expect(keysFound(new Map([...files, ...after, ...output(second)]), keys)).toEqual([]);
     expect((await verifyArchive(out)).ok).toBe(true);
+  });
+
+  it('in the values of copies reused from an archive made before headers were redacted (--since)', async () => {
+    const key = service.keys.readOnly;
+    const first = await exportAccount({ out: join(dir, 'first.zip'), baseUrl: service.baseUrl, keys: [key] });
+    // The archive such a run wrote: the echoed key in every entry's Content-Type and Last-Modified.
+    const files = await extracted(first.out, join(dir, 'first'));
+    const manifest = JSON.parse((files.get('manifest.json') as Buffer).toString()) as Manifest;
+    for (const entry of allFileEntries(manifest)) {
+      entry.contentType = `${entry.contentType}; echo=${key}`;
+      entry.lastModified = `${entry.lastModified ?? ''} ${keyEncodings(key).percentLower}`;
+    }
+    files.set('manifest.json', Buffer.from(JSON.stringify(manifest, null, 2)));
+    const prev = join(dir, 'prev.zip');
+    await writeFile(prev, plainZip([...files].map(([name, data]) => ({ name, data }))));
+    expect(keysFound(new Map([['prev.zip', await readFile(prev)]]), [key]).length).toBeGreaterThan(0);
+
+    const result = await exportAccount({
+      out: join(dir, 'since.zip'),
+      baseUrl: service.baseUrl,
+      keys: [key],
+      since: prev,
+    });
+    const after = await extracted(result.out, join(dir, 'since'));
+    const reused = JSON.parse((after.get('manifest.json') as Buffer).toString()) as Manifest;
+    expect(Object.values(reused.prototypes).map((record) => record.origin?.mode)).toContain('reused');
+    expect(keysFound(after, [key])).toEqual([]);
+    expect(allFileEntries(reused).filter((entry) => entry.contentType.includes(KEY_MARKER)).length).toBeGreaterThan(10);
   });
 });
