@@ -72,6 +72,20 @@ export function entityNames(char: string): EntityName[] {
 }
 
 /**
+ * Every byte an encoding of `char` may be written with, in any of the forms read here: the
+ * character itself, the escape introducers and what follows them (`u`, `x`, `{`, `}`, `#`, `;`),
+ * hex and decimal digits in either case, the whitespace a CSS escape may end with, and the
+ * letters of the character's HTML names. A key written in any mix of the forms is a run of these
+ * bytes, which is what lets core/secret-marker.ts skip over everything else.
+ */
+export function encodingBytes(char: string): number[] {
+  const bytes = [char.charCodeAt(0), PERCENT, BACKSLASH, AMPERSAND, HASH, SEMICOLON];
+  for (const c of 'uUxX{}0123456789abcdefABCDEF \t\n\f\r') bytes.push(c.charCodeAt(0));
+  for (const name of entityNames(char)) bytes.push(...name.bytes);
+  return bytes;
+}
+
+/**
  * Where the character `code`, written in one of the escapes from `i` (at a `%`, `\\` or `&`), ends;
  * NO when it is not written there, MORE when `buf` ends too soon to tell (never when `final`).
  */

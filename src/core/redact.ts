@@ -3,6 +3,8 @@
  * credentials only in the user:password part of its URL. Everything that leaves the process
  * (messages, logs, manifest, archive) goes through here.
  */
+import { SecretMarker } from './secret-marker.js';
+
 const KEY_PARAM = /([?&]api_key=)[^&#\s"']*/gi;
 const SCHEME = /\b[a-z][a-z0-9+.-]*:\/\//gi;
 /**
@@ -95,13 +97,25 @@ function lastUserinfoEnd(text: string, from: number, limit: number): number {
   return -1;
 }
 
-/** Remove every literal occurrence of the given secrets as well as any api_key parameter. */
+/**
+ * Remove every occurrence of the given secrets, written as is or in any encoding the body scan
+ * knows (a message may quote a Location or a header a service echoed a key in), as well as any
+ * api_key parameter.
+ */
 export function redactSecrets(text: string, secrets: readonly string[]): string {
   let out = redactUrl(text);
   for (const secret of secrets) {
     if (secret.length >= 4) out = out.split(secret).join('REDACTED');
   }
-  return out;
+  return markerOf(secrets)?.redactText(out) ?? out;
+}
+
+/** The scan for a run's keys, made once: the callers pass the same keys for every message. */
+let lastMarker: { keys: string; marker: SecretMarker | undefined } | undefined;
+function markerOf(secrets: readonly string[]): SecretMarker | undefined {
+  const keys = secrets.join('\n');
+  if (lastMarker?.keys !== keys) lastMarker = { keys, marker: SecretMarker.of(secrets) };
+  return lastMarker.marker;
 }
 
 /** Text with the query string cut off every URL or path in it: the manifest records paths, never queries. */

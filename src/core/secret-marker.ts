@@ -5,15 +5,26 @@
  * occurrence is replaced by KEY_MARKER.
  *
  * Bytes stream through `KeyReplacer` as they arrive: what could still be the start of a key at the
- * end of one chunk is held back until the next (at most a key's length of its longest encoding),
- * so memory is flat however large the body. A place is tried only where its first two bytes can
- * begin a key in one of the encodings, found by one regular expression, so a body without a key
- * costs one native pass over its bytes and little else.
+ * end of one chunk is held back until the next (at most `window` bytes), so memory is flat however
+ * large the body. A PNG's text chunks are read first (core/png-text-keys.ts), and what this scan
+ * passes on is read again as UTF-16 (core/wide-keys.ts).
+ *
+ * Every body is scanned (a PNG's compressed bytes too), so the scan must cost little more than
+ * reading the bytes. A key, however it is written, is a run of at least as many bytes as its
+ * characters, every one of them a byte its encodings use (`encodingBytes`): a hex key's digits,
+ * `%`, `\`, `&`, `#`, `;`, `u`, `x`, whitespace... So the scan looks at one byte in every
+ * shortest key's length: where that byte is not one of them, no key can cover it, and the bytes
+ * up to the next look are passed over unread. Only a run of such bytes as long as a key is
+ * searched for places where a key can begin (the pairs of bytes its encodings start with, one
+ * regular expression) and walked there. Random bytes, as a PNG's are, run long in no alphabet.
  */
+import { PNG_SIGNATURE, PngTextKeys } from './png-text-keys.js';
+import { WideKeyReplacer } from './wide-keys.js';
 import {
   AMPERSAND,
   BACKSLASH,
   encodedEnd,
+  encodingBytes,
   entityNames,
   HASH,
   HEX_DIGITS,
@@ -27,6 +38,7 @@ import {
 export const KEY_MARKER = 'REDACTED-API-KEY';
 
 const MARKER_BYTES = Buffer.from(KEY_MARKER, 'latin1');
+const NOTHING = Buffer.alloc(0);
 /** Shorter keys are not looked for: replacing every three-letter word of a body would wreck it. */
 const MIN_KEY_LENGTH = 4;
 /** A key as the matcher walks it: each character's code and its HTML names. */
@@ -49,8 +61,14 @@ export class SecretMarker {
   readonly starts: RegExp;
   /** The bytes a match can begin with: at the very end of a chunk, its second byte is not known yet. */
   readonly firsts: Uint8Array;
-  /** The most bytes a match can span: held back at the end of a chunk while undecided. */
+  /** The most bytes a match can span, one byte a character. */
+  readonly span: number;
+  /** The most bytes a replacer holds back at the end of a chunk while undecided: a span, and a UTF-16 one. */
   readonly window: number;
+  /** 1 for each byte some encoding of some key may be written with (see the top of this file). */
+  readonly alphabet: Uint8Array;
+  /** The fewest bytes a match can span: the shortest key, every character as is. */
+  readonly shortest: number;
 
   private constructor(keys: readonly string[]) {
     // Longest first: where one key begins another, the whole of the longer one goes.
@@ -62,7 +80,11 @@ export class SecretMarker {
     for (const first of pairs.keys()) this.firsts[first] = 1;
     const pattern = [...pairs].map(([first, seconds]) => `${byteClass([first])}${byteClass([...seconds])}`);
     this.starts = new RegExp(pattern.join('|'), 'g');
-    this.window = (sorted[0]?.length ?? 0) * MAX_UNIT_BYTES;
+    this.span = (sorted[0]?.length ?? 0) * MAX_UNIT_BYTES;
+    this.window = 3 * this.span;
+    this.alphabet = new Uint8Array(256);
+    for (const key of sorted) for (const char of key) for (const b of encodingBytes(char)) this.alphabet[b] = 1;
+    this.shortest = sorted.at(-1)?.length ?? MIN_KEY_LENGTH;
   }
 
   static of(keys: readonly string[]): SecretMarker | undefined {
@@ -76,6 +98,8 @@ export class SecretMarker {
 
   /** Text with every key in it replaced, and how many there were. */
   redact(text: string): { text: string; count: number } {
+    // Most texts (a header, a message) have no stretch of the keys' alphabet as long as a key.
+    if (!this.mayHold(text)) return { text, count: 0 };
     const replacer = this.replacer();
     const head = replacer.push(Buffer.from(text, 'utf8'));
     const rest = replacer.end();
@@ -83,9 +107,38 @@ export class SecretMarker {
     return { text: Buffer.concat([head, rest]).toString('utf8'), count: replacer.count };
   }
 
+  /** Whether `text` has a run of characters of the alphabet (or NUL, of UTF-16) as long as the shortest key. */
+  private mayHold(text: string): boolean {
+    let run = 0;
+    for (let i = 0; i < text.length; i++) {
+      const c = text.charCodeAt(i);
+      run = c === 0 || (c < 256 && this.alphabet[c] === 1) ? run + 1 : 0;
+      if (run >= this.shortest) return true;
+    }
+    return false;
+  }
+
   /** Text with every key in it replaced. */
   redactText(text: string): string {
     return this.redact(text).text;
+  }
+
+  /** Where the keys are in `buf`, read as a whole text: [start, end) of each, in order. */
+  ranges(buf: Buffer): [number, number][] {
+    const found: [number, number][] = [];
+    const { starts } = this;
+    const text = buf.toString('latin1');
+    starts.lastIndex = 0;
+    for (let hit = starts.exec(text); hit !== null; hit = starts.exec(text)) {
+      const end = this.matchAt(buf, hit.index, true);
+      if (end === NO) {
+        starts.lastIndex = hit.index + 1;
+        continue;
+      }
+      found.push([hit.index, end]);
+      starts.lastIndex = end;
+    }
+    return found;
   }
 
   /** Where a key written from `at` ends in `buf`, NO when none is there, MORE when `buf` ends too soon to tell. */
@@ -103,54 +156,134 @@ export class SecretMarker {
  * `end` the rest. `count` is how many keys were replaced.
  */
 export class KeyReplacer {
-  count = 0;
+  private found = 0;
   private tail: Buffer | undefined;
-  constructor(private readonly marker: SecretMarker) {}
+  /** Then the keys written in UTF-16 (core/wide-keys.ts), in what this scan passes on. */
+  private readonly wide: WideKeyReplacer;
+
+  /**
+   * First, the keys in a PNG's text chunks, which may be deflated (core/png-text-keys.ts): made
+   * for a body that begins as a PNG does, `null` once the body is known not to be one.
+   */
+  private png: PngTextKeys | null | undefined;
+
+  constructor(private readonly marker: SecretMarker) {
+    this.wide = new WideKeyReplacer(marker, KEY_MARKER);
+  }
+
+  get count(): number {
+    return (this.png?.count ?? 0) + this.found + this.wide.count;
+  }
 
   push(chunk: Buffer): Buffer {
-    const buf = this.tail ? Buffer.concat([this.tail, chunk]) : chunk;
+    if (this.png === undefined && chunk.length > 0) this.png = startsAsPng(chunk) ? this.pngStage() : null;
+    const png = this.png ? this.png.push(chunk) : chunk;
+    const buf = this.tail ? Buffer.concat([this.tail, png]) : png;
     this.tail = undefined;
-    return this.scan(buf, false);
+    return this.wide.push(this.scan(buf, false));
   }
 
   end(): Buffer {
-    const buf = this.tail ?? Buffer.alloc(0);
+    const png = this.png ? this.png.end() : NOTHING;
+    const buf = this.tail ? Buffer.concat([this.tail, png]) : png;
     this.tail = undefined;
-    return this.scan(buf, true);
+    // Most bodies hold nothing back: one empty buffer for all of them, not one each.
+    const rest = buf.length > 0 ? this.wide.push(this.scan(buf, true)) : NOTHING;
+    return joined(rest, this.wide.end());
+  }
+
+  private pngStage(): PngTextKeys {
+    return new PngTextKeys((bytes) => {
+      const replacer = this.marker.replacer();
+      const out = joined(replacer.push(bytes), replacer.end());
+      return { bytes: out, count: replacer.count };
+    });
   }
 
   private scan(buf: Buffer, final: boolean): Buffer {
-    const { starts, firsts } = this.marker;
-    let parts: Buffer[] | undefined;
-    let from = 0;
-    let held = buf.length;
-    const text = buf.toString('latin1');
-    starts.lastIndex = 0;
-    for (let found = starts.exec(text); found !== null; found = starts.exec(text)) {
-      const p = found.index;
-      const end = this.marker.matchAt(buf, p, final);
-      if (end === MORE) {
-        held = p;
-        break;
-      }
-      if (end === NO) {
-        starts.lastIndex = p + 1;
+    const { alphabet, shortest, firsts } = this.marker;
+    const n = buf.length;
+    const found: Found = { parts: undefined, from: 0, held: n };
+    // One look every `shortest` bytes: a key spans at least that many bytes of the alphabet.
+    let probe = shortest - 1;
+    let searched = 0;
+    while (probe < n && found.held === n) {
+      if (alphabet[buf[probe] as number] === 0) {
+        probe += shortest;
         continue;
       }
-      (parts ??= []).push(buf.subarray(from, p), MARKER_BYTES);
-      this.count++;
-      from = end;
-      starts.lastIndex = end;
+      let start = probe;
+      while (start > searched && alphabet[buf[start - 1] as number] === 1) start--;
+      let end = probe + 1;
+      while (end < n && alphabet[buf[end] as number] === 1) end++;
+      // A run at the very end may go on in the next chunk, however short it is yet.
+      if (end - start >= shortest || (end === n && !final)) this.searchRun(buf, start, end, final, found);
+      // buf[end] is not in the alphabet: the next key starts after it.
+      searched = end;
+      probe = end + shortest;
     }
+    // Nor is the end of a run at the very end left unsearched when no look fell in it.
+    if (!final && found.held === n && searched < n && alphabet[buf[n - 1] as number] === 1) {
+      let start = n - 1;
+      while (start > searched && alphabet[buf[start - 1] as number] === 1) start--;
+      this.searchRun(buf, start, n, final, found);
+    }
+    const { parts, from } = found;
+    let held = found.held;
     // A last byte that may begin a match: its second byte comes with the next chunk.
-    if (!final && held === buf.length && buf.length > from && firsts[buf[buf.length - 1] as number] === 1)
-      held = buf.length - 1;
+    if (!final && held === n && n > from && firsts[buf[n - 1] as number] === 1) held = n - 1;
     // A copy: the chunk it is part of goes on to be kept by whoever reads this body.
-    if (held < buf.length) this.tail = Buffer.from(buf.subarray(held));
-    if (!parts) return from === 0 && held === buf.length ? buf : buf.subarray(from, held);
+    if (held < n) this.tail = Buffer.from(buf.subarray(held));
+    if (!parts) return from === 0 && held === n ? buf : buf.subarray(from, held);
     parts.push(buf.subarray(from, held));
     return Buffer.concat(parts);
   }
+
+  /**
+   * Keys looked for where they may begin in buf[start, end), a run of alphabet bytes: each one
+   * found is added to `found.parts`; where the bytes end too soon to tell, `found.held` says so.
+   */
+  private searchRun(buf: Buffer, start: number, end: number, final: boolean, found: Found): void {
+    const { starts } = this.marker;
+    const text = buf.toString('latin1', start, end);
+    starts.lastIndex = Math.max(0, found.from - start);
+    for (let hit = starts.exec(text); hit !== null; hit = starts.exec(text)) {
+      const p = start + hit.index;
+      const at = this.marker.matchAt(buf, p, final);
+      if (at === MORE) {
+        found.held = p;
+        return;
+      }
+      if (at === NO) {
+        starts.lastIndex = hit.index + 1;
+        continue;
+      }
+      (found.parts ??= []).push(buf.subarray(found.from, p), MARKER_BYTES);
+      this.found++;
+      found.from = at;
+      starts.lastIndex = at - start;
+    }
+  }
+}
+
+/** What one scan has found so far: the pieces to pass on, where the unsent bytes start, what is held back. */
+interface Found {
+  parts: Buffer[] | undefined;
+  from: number;
+  held: number;
+}
+
+/** Whether the first bytes of a body are those of a PNG's signature (all of them, or as many as came). */
+function startsAsPng(chunk: Buffer): boolean {
+  // Nearly every body is told apart by its first byte, without a call into Buffer.compare.
+  if (chunk[0] !== PNG_SIGNATURE[0]) return false;
+  const seen = Math.min(chunk.length, PNG_SIGNATURE.length);
+  return chunk.compare(PNG_SIGNATURE, 0, seen, 0, seen) === 0;
+}
+
+/** Two pieces as one buffer, copied only when both hold bytes. */
+function joined(a: Buffer, b: Buffer): Buffer {
+  return b.length === 0 ? a : a.length === 0 ? b : Buffer.concat([a, b]);
 }
 
 function compileKey(key: string): CompiledKey {

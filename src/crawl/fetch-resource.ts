@@ -123,11 +123,16 @@ async function store(
   if (spooled.size === 0 && !request.anonymous) throw emptyBody(request.source);
   const wireBytes = decoded ? decoded.wireBytes : (redacted?.bytesIn ?? spooled.size);
   ctx.onAttempt?.({ type: 'response', source: request.source, status: 200, bytes: spooled.size, wireBytes, attempt });
+  // Kept as sent, but for the keys: a service may echo the request's in any header.
+  const served = (name: string): string | undefined => {
+    const value = response.headers[name];
+    return value === undefined || !ctx.secrets ? value : ctx.secrets.redactText(value);
+  };
   return {
     status: 200,
     body: spooled,
-    contentType: response.headers['content-type'] ?? 'application/octet-stream',
-    lastModified: response.headers['last-modified'] ?? null,
+    contentType: served('content-type') ?? 'application/octet-stream',
+    lastModified: served('last-modified') ?? null,
     attempts: attempt,
     ...(redacted?.redactions ? { keyRedactions: redacted.redactions } : {}),
   };

@@ -72,10 +72,15 @@ export async function redactedCopy(
     return undefined;
   });
   scan.end();
-  if (scan.count === 0) return copy;
+  // The values kept with it too: such a run kept the headers as the service sent them.
+  const contentType = marker.redactText(copy.contentType);
+  const lastModified = copy.lastModified === null ? null : marker.redactText(copy.lastModified);
+  const served = { contentType, lastModified, ...(copy.keyRedactions ? { keyRedactions: copy.keyRedactions } : {}) };
+  if (scan.count === 0)
+    return contentType === copy.contentType && lastModified === copy.lastModified ? copy : cachedBodyOf(copy, served);
   const redacted = new RedactedBody(bytes(), marker, { source });
   const body = await spool.write(redacted, { maxBytes: Number.MAX_SAFE_INTEGER, source });
-  const result = cachedBodyOf(body, copy);
+  const result = cachedBodyOf(body, served);
   result.keyRedactions = (copy.keyRedactions ?? 0) + redacted.redactions;
   return result;
 }

@@ -134,3 +134,113 @@ describe('SecretMarker: overlapping and repeated near-matches', () => {
     expect(heldMost).toBeLessThanOrEqual(marker.window);
   });
 });
+
+/** A deterministic generator of 32-bit numbers (mulberry32), so a failing case can be replayed. */
+function seeded(seed: number): () => number {
+  let state = seed;
+  return () => {
+    state = (state + 0x6d2b79f5) | 0;
+    let t = Math.imul(state ^ (state >>> 15), 1 | state);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return (t ^ (t >>> 14)) >>> 0;
+  };
+}
+
+/** One character written each way a body may write it, for keys written in a mix of them. */
+const UNITS: ((c: string) => string)[] = [
+  (c) => c,
+  (c) => `%${hex(c).toUpperCase().padStart(2, '0')}`,
+  (c) => `%u${hex(c).padStart(4, '0')}`,
+  (c) => `\\u${hex(c).padStart(4, '0')}`,
+  (c) => `\\x${hex(c).padStart(2, '0')}`,
+  (c) => `\\u{${hex(c)}}`,
+  (c) => `\\${hex(c)} `,
+  (c) => `\\${hex(c).padStart(6, '0')}`,
+  (c) => `&#${code(c)};`,
+  (c) => `&#000${code(c)};`,
+  (c) => `&#x${hex(c)};`,
+  (c) => `&#X${hex(c).toUpperCase()};`,
+];
+
+describe('SecretMarker: keys among random bytes, which the scan mostly passes over unread', () => {
+  it.each([
+    ['hex key', 1, KEY],
+    ['hex key', 2, KEY],
+    ['punctuation key', 3, PUNCT_KEY],
+    ['short key', 4, 'k3y!'],
+  ])('%s, seed %i: every key found, every other byte as it was, however cut', (_name, seed, key) => {
+    const next = seeded(seed);
+    const marker = SecretMarker.of([key]) as SecretMarker;
+    const pieces: Buffer[] = [];
+    const expected: Buffer[] = [];
+    for (let i = 0; i < 40; i++) {
+      // Random filler (what a PNG's compressed data looks like), then the key, each character
+      // written its own way.
+      const filler = Buffer.from(Array.from({ length: next() % 3000 }, () => next() & 0xff));
+      const encoded = each(key, (c) => (UNITS[next() % UNITS.length] as (c: string) => string)(c));
+      pieces.push(filler, Buffer.from(encoded, 'latin1'));
+      expected.push(filler, Buffer.from(KEY_MARKER));
+    }
+    const body = Buffer.concat(pieces).toString('latin1');
+    const cuts: number[] = [];
+    for (let at = next() % 5000; at < body.length; at += 1 + (next() % 5000)) cuts.push(at);
+    expect(replaceIn(marker, body, cuts)).toEqual({ out: Buffer.concat(expected).toString('latin1'), count: 40 });
+  });
+});
+
+describe('SecretMarker: the key in a UTF-16 body', () => {
+  const utf16 = (text: string, bigEndian: boolean, bom: boolean): Buffer => {
+    const le = Buffer.from(`${bom ? '\ufeff' : ''}${text}`, 'utf16le');
+    return bigEndian ? le.swap16() : le;
+  };
+  const cases = [false, true].flatMap((bigEndian) =>
+    [false, true].flatMap((bom) =>
+      (['as is', 'percent, upper hex', 'JSON \\u, lower', 'HTML decimal'] as const).map(
+        (encoding) =>
+          [
+            `${bigEndian ? 'big' : 'little'}-endian, ${bom ? 'with' : 'without'} a BOM, ${encoding}`,
+            bigEndian,
+            bom,
+            encoding,
+          ] as const,
+      ),
+    ),
+  );
+
+  it.each(cases)(
+    '%s: replaced by the marker in the same byte order, however cut',
+    (_name, bigEndian, bom, encoding) => {
+      const marker = SecretMarker.of([KEY]) as SecretMarker;
+      const encoded = (encodings(KEY).find(([name]) => name === encoding) as [string, string])[1];
+      const text = (key: string) => `<p title="${key}">Schlüssel ${key} – ok</p>`;
+      const body = utf16(text(encoded), bigEndian, bom);
+      const expected = utf16(text(KEY_MARKER), bigEndian, bom);
+      for (let cut = 0; cut <= body.length; cut += 1) {
+        const replacer = marker.replacer();
+        const out = Buffer.concat([
+          replacer.push(body.subarray(0, cut)),
+          replacer.push(body.subarray(cut)),
+          replacer.end(),
+        ]);
+        expect(out.equals(expected), `cut at ${cut}`).toBe(true);
+        expect(replacer.count).toBe(2);
+      }
+    },
+  );
+
+  it('leaves UTF-16 text without a key byte for byte, and random bytes with zeros in them', () => {
+    const marker = SecretMarker.of([KEY]) as SecretMarker;
+    const next = seeded(16);
+    const random = Buffer.from(Array.from({ length: 200_000 }, () => (next() % 4 === 0 ? 0 : next() & 0xff)));
+    for (const body of [utf16(`${KEY.slice(0, -1)} and ${KEY.slice(1)}`, false, true), random]) {
+      const replacer = marker.replacer();
+      const out = Buffer.concat([
+        replacer.push(body.subarray(0, 777)),
+        replacer.push(body.subarray(777)),
+        replacer.end(),
+      ]);
+      expect(out.equals(body)).toBe(true);
+      expect(replacer.count).toBe(0);
+    }
+  });
+});
