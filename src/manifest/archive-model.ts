@@ -158,7 +158,12 @@ export class ArchiveModel {
     else this.top.errors++;
     this.store.append(
       errorKey(state ? state.id : TOP),
-      JSON.stringify({ ...error, source: this.redact(error.source), message: this.redact(error.message) }),
+      JSON.stringify({
+        ...error,
+        source: this.redact(error.source),
+        ...(error.id === undefined ? {} : { id: this.redact(error.id) }),
+        message: this.redact(error.message),
+      }),
     );
   }
 

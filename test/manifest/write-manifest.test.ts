@@ -148,6 +148,27 @@ describe('manifest.json streamed by prototype', () => {
     assertValidManifest(JSON.parse(written));
   });
 
+  it("keeps no key in an error's source, message or offending id", async () => {
+    const { model: m, spill } = await model();
+    m.addError({
+      source: '/rabbit/api/prototypes/SECRET.json',
+      code: 'BAD_ID',
+      id: 'pageSECRET',
+      message: 'id pageSECRET is not a page id',
+    });
+    const written = await text(m);
+    await spill.close();
+    expect(written).not.toContain('SECRET');
+    expect(JSON.parse(written).errors).toEqual([
+      {
+        source: '/rabbit/api/prototypes/***.json',
+        code: 'BAD_ID',
+        id: 'page***',
+        message: 'id page*** is not a page id',
+      },
+    ]);
+  });
+
   it('writes an empty account as a valid, complete manifest', async () => {
     const { model: m, spill } = await model();
     const written = await text(m);
