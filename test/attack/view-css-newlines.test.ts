@@ -33,6 +33,16 @@ const SHEETS: ReadonlyMap<string, Buffer> = new Map([
   ['/cr-string.css', Buffer.from(`.cr-string{content:"x\r;background:url(${FROM_ASSET}?cr)}"}`, 'latin1')],
   // The same with a form feed.
   ['/ff-string.css', Buffer.from(`.ff-string{content:"x\f;background:url(${FROM_ASSET}?ff)}"}`, 'latin1')],
+  // The same in a sheet with a reference of its own: the copy made of it keeps the hidden one, and its check passes it.
+  [
+    '/cr-copy.css',
+    Buffer.from(
+      `.cr-copy{border-image:url(/static/a.png)}.cr-copy{content:"x\r;background:url(${FROM_ASSET}?copy)}"}`,
+      'latin1',
+    ),
+  ],
+  // An @import so hidden: a stylesheet from outside the archive, which may load anything in turn.
+  ['/cr-import.css', Buffer.from(`"x\r{}@import url(${FROM_ASSET}?import);"{}.cr-import{color:red}`, 'latin1')],
   // A UTF-16 byte order mark: Chromium reads the sheet as UTF-16; view-css.ts reads its bytes as latin1.
   ['/utf16.css', utf16le(`.utf16{background:url(${FROM_ASSET}?utf16)}`)],
   // @charset names ISO-2022-JP, whose escape sequence ESC ( B vanishes in decoding: `u ESC(B rl(` is `url(`.
