@@ -1,0 +1,93 @@
+// Shows: a key the service splits with markup a view drops (a comment, a script, a noscript) or with an ISO-2022-JP escape sequence is whole again in the page views written to the archive.
+import { execFile } from 'node:child_process';
+import { readdir, readFile } from 'node:fs/promises';
+import { join, relative } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SecretMarker } from '../../src/core/secret-marker.js';
+import { finishView, prepareView } from '../../src/site/view-build.js';
+import { startFakeService, type FakeService } from '../../src/fake-service/index.js';
+import { exportAccount } from '../../src/export/export-account.js';
+import { requireTool } from '../helpers/tools.js';
+import { tempDir } from '../helpers/temp.js';
+import { keyEncodings } from '../export/hostile-front.js';
+import { closeAll, startHostileFront, type Listening } from '../viewer/hostile-front.js';
+
+/**
+ * Each page rendering holds the key in no form the scan knows, only in pieces: the raw bytes are
+ * stored with no key in them, as they should. What the viewer derives from them (the view, the
+ * text a view falls back to, the search index) must not join the pieces again.
+ */
+const exec = promisify(execFile);
+
+/** The page bodies, given the key: each joins into the key once its markup is gone or decoded. */
+const VARIANTS: ((key: string) => string)[] = [
+  (k) => `<p id="comment">${k.slice(0, 12)}<!-- -->${k.slice(12)}</p>`,
+  (k) => `<p id="script">${k.slice(0, 12)}<script>var x;</script>${k.slice(12)}</p>`,
+  (k) => `<p id="noscript">${k.slice(0, 12)}<noscript>n</noscript>${k.slice(12)}</p>`,
+];
+
+let service: FakeService;
+let front: Listening | undefined;
+let dir: string;
+const files = new Map<string, Buffer>();
+
+beforeAll(async () => {
+  requireTool('python3');
+  let served = 0;
+  front = await startHostileFront({
+    upstream: () => service.baseUrl,
+    pageFor: () => {
+      const variant = VARIANTS[served++ % VARIANTS.length] as (key: string) => string;
+      return `<html><head><title>split</title></head><body>${variant(service.keys.readOnly)}</body></html>`;
+    },
+  });
+  service = await startFakeService({ seed: 1, advertisedBaseUrl: front.origin });
+  dir = await tempDir();
+  const out = join(dir, 'split.zip');
+  const result = await exportAccount({ out, baseUrl: front.origin, keys: [service.keys.readOnly] });
+  expect(result.complete).toBe(true);
+  const into = join(dir, 'x');
+  await exec('python3', ['-c', 'import sys, zipfile; zipfile.ZipFile(sys.argv[1]).extractall(sys.argv[2])', out, into]);
+  for (const entry of await readdir(into, { recursive: true, withFileTypes: true }))
+    if (entry.isFile())
+      files.set(relative(into, join(entry.parentPath, entry.name)), await readFile(join(entry.parentPath, entry.name)));
+}, 120_000);
+
+afterAll(async () => {
+  await closeAll(front, service);
+});
+
+describe('a key served in pieces that a view joins', () => {
+  it('is in no entry of the archive, in any encoding', () => {
+    const key = service.keys.readOnly;
+    const scan = SecretMarker.of([key]) as SecretMarker;
+    const found: string[] = [];
+    for (const [name, bytes] of files) {
+      for (const [encoding, text] of Object.entries(keyEncodings(key)))
+        if (bytes.includes(Buffer.from(text.trim(), 'latin1'))) found.push(`${name}: ${encoding}`);
+      const replacer = scan.replacer();
+      replacer.push(bytes);
+      replacer.end();
+      if (replacer.count > 0) found.push(`${name}: ${replacer.count} found by the scan`);
+    }
+    expect(files.size).toBeGreaterThan(10);
+    expect(found).toEqual([]);
+  });
+});
+
+describe('a key served in ISO-2022-JP with an escape sequence inside it', () => {
+  it('is not whole in the view, which is decoded and written as UTF-8', () => {
+    const key = 'd411e757da3c9f0db8204e3accc48fbfe1800269';
+    // ESC ( B switches to ASCII, which the page already is: a decoder drops it, the byte scan sees no key.
+    const body = Buffer.from(`<p>${key.slice(0, 12)}\x1b(B${key.slice(12)}</p>`, 'latin1');
+    expect((SecretMarker.of([key]) as SecretMarker).redact(body.toString('latin1')).count).toBe(0);
+    const prepared = prepareView(body, 'text/html; charset=iso-2022-jp');
+    const view = finishView(
+      prepared,
+      prepared.references.map(() => undefined),
+      'prototypes/3/r6/pages/page1.view.html',
+    );
+    expect(view.html).not.toContain(key);
+  });
+});
