@@ -1,4 +1,4 @@
-// Shows: a key the service splits with markup a view drops (a comment, a script, a noscript) or with an ISO-2022-JP escape sequence is whole again in the page views written to the archive.
+// Shows: a key split by markup a view drops (a comment, a script, a noscript), by an ISO-2022-JP escape, or written as character references with 17+ digits passes the scan and is whole in the page views in the archive.
 import { execFile } from 'node:child_process';
 import { readdir, readFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
@@ -25,6 +25,8 @@ const VARIANTS: ((key: string) => string)[] = [
   (k) => `<p id="comment">${k.slice(0, 12)}<!-- -->${k.slice(12)}</p>`,
   (k) => `<p id="script">${k.slice(0, 12)}<script>var x;</script>${k.slice(12)}</p>`,
   (k) => `<p id="noscript">${k.slice(0, 12)}<noscript>n</noscript>${k.slice(12)}</p>`,
+  // Not markup: character references with more leading zeros than the scan reads (HTML reads any number).
+  (k) => `<p id="zeros">${[...k].map((c) => `&#x${c.charCodeAt(0).toString(16).padStart(20, '0')};`).join('')}</p>`,
 ];
 
 let service: FakeService;
