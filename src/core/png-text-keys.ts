@@ -19,7 +19,8 @@ export const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x
 const MAX_TEXT_CHUNK = 4 * 1024 * 1024;
 /** The most bytes the text of one chunk may inflate to before it is left out. */
 const MAX_INFLATED = 32 * 1024 * 1024;
-const TEXT_TYPES = new Set(['tEXt', 'zTXt', 'iTXt']);
+/** Chunks holding text or a compressed payload a key could be hidden in (iCCP: a colour profile, laid out as zTXt). */
+const TEXT_TYPES = new Set(['tEXt', 'zTXt', 'iTXt', 'iCCP']);
 const NOTHING = Buffer.alloc(0);
 
 /** The text scan of a field: its bytes with the keys replaced, and how many there were. */
@@ -138,7 +139,12 @@ export class PngTextKeys {
     const data = chunk.subarray(8, chunk.length - 4);
     let fields: Buffer[] | undefined;
     try {
-      fields = type === 'tEXt' ? plainText(data) : type === 'zTXt' ? compressedText(data) : internationalText(data);
+      fields =
+        type === 'tEXt'
+          ? plainText(data)
+          : type === 'zTXt' || type === 'iCCP'
+            ? compressedText(data)
+            : internationalText(data);
     } catch {
       fields = undefined;
     }
@@ -165,7 +171,7 @@ function plainText(data: Buffer): Buffer[] {
   return [data.subarray(0, nul), data.subarray(nul + 1)];
 }
 
-/** zTXt: keyword, NUL, compression method (0), deflated text. */
+/** zTXt (and iCCP, whose profile is laid out alike): keyword, NUL, compression method (0), deflated text. */
 function compressedText(data: Buffer): Buffer[] {
   const nul = data.indexOf(0);
   if (nul < 0 || data[nul + 1] !== 0) throw new Error('zTXt without a keyword or of an unknown method');
@@ -200,7 +206,7 @@ function rebuild(type: string, data: Buffer, fields: Buffer[]): Buffer {
   const text = fields.at(-1) as Buffer;
   const keyword = fields[0] as Buffer;
   if (type === 'tEXt') return Buffer.concat([keyword, nul, text]);
-  if (type === 'zTXt') return Buffer.concat([keyword, nul, nul, deflateSync(text)]);
+  if (type === 'zTXt' || type === 'iCCP') return Buffer.concat([keyword, nul, nul, deflateSync(text)]);
   const [, language, translated] = fields as [Buffer, Buffer, Buffer, Buffer];
   const at = data.indexOf(0);
   const flag = data[at + 1] as number;

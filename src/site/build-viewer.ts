@@ -1,6 +1,7 @@
 import type { RabbitError } from '../core/errors.js';
 import { bufferChunks } from '../core/read-chunks.js';
 import type { FetchContext } from '../crawl/fetch-resource.js';
+import { RedactedBody } from '../crawl/redacted-body.js';
 import type { BodyReader } from '../storage/spool.js';
 import type { Frontier } from '../crawl/frontier.js';
 import type { ArchiveModel, ArchivedEntry } from '../manifest/archive-model.js';
@@ -232,7 +233,11 @@ function store(options: OfflineViewerOptions, generated: GeneratedFile): Promise
 }
 
 async function storeStream(options: OfflineViewerOptions, generated: GeneratedStream): Promise<StoredFile> {
-  const body = await options.fetch.spool.write(generated.chunks, {
+  const { secrets } = options.fetch;
+  // What the viewer writes is made from decoded text: a key the raw bytes held only in pieces
+  // (split by a comment the cleaning drops, or by an encoding's escapes) can be whole in it.
+  const chunks = secrets ? new RedactedBody(generated.chunks, secrets, { source: generated.path }) : generated.chunks;
+  const body = await options.fetch.spool.write(chunks, {
     maxBytes: Number.MAX_SAFE_INTEGER,
     source: generated.path,
   });

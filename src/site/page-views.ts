@@ -127,7 +127,8 @@ export async function* buildPageViews(
     const known = same.get(key);
     if (known) return known;
     const path = viewPathOf(page.path);
-    const rewrite = viewRewrite(path, serviceUrl(service, page.source), service, {
+    const base = serviceUrl(service, page.source);
+    const rewrite = viewRewrite(path, base, service, {
       pages: viewBySource,
       sheets: cssViews,
       catalog,
@@ -139,7 +140,7 @@ export async function* buildPageViews(
       viewPath: path,
       resolve: (references) =>
         references.map(([kind, value]) => {
-          if (RESOLVES_AGAINST_NAME.test(value)) ownName = true;
+          ownName ||= resolvesAgainstName(value, base);
           return rewrite(value, kind);
         }),
     });
@@ -160,9 +161,26 @@ export async function* buildPageViews(
   }
 }
 
-/** A reference that resolves against the page's own file name: empty, or a query alone. */
-// eslint-disable-next-line no-control-regex
-const RESOLVES_AGAINST_NAME = /^[\u0000-\u0020]*(?:\?|$)/;
+/**
+ * Whether a reference means something else on a page of another name in the same folder (`""`,
+ * `?q`, `http:` on an http page...): resolved, as a browser resolves it, against the page's URL and
+ * against a sibling's whose name no page has. Such a page's view is its own, never one made for an
+ * identical body. A place in the page (`#x`) is written as it is, whatever the page.
+ */
+function resolvesAgainstName(value: string, base: string): boolean {
+  // eslint-disable-next-line no-control-regex
+  const ref = value.replace(/^[\u0000-\u0020]+|[\u0000-\u0020]+$/g, '').replace(/[\t\n\r]/g, '');
+  if (ref.startsWith('#')) return false;
+  try {
+    const here = new URL(ref, base);
+    const there = new URL(ref, new URL('./%00', base));
+    here.hash = '';
+    there.hash = '';
+    return here.href !== there.href;
+  } catch {
+    return false;
+  }
+}
 
 /**
  * One page's view, built in the calling thread (tests, and the checks of what a view becomes):
@@ -207,14 +225,14 @@ export class StylesheetViews {
     for (const [request] of fresh) this.decided.add(request);
     const sheets = [];
     for (const [request, file] of fresh) {
-      const css = (await read(file)).toString('latin1');
+      const { css, reencoded } = stylesheetText(await read(file));
       // Named after the URL, not the bytes: the same sheet served at two URLs resolves differently.
       const path = `assets/${createHash('sha256').update(`view:${request}`).digest('hex')}.view.css`;
-      sheets.push({ request, file, css, path });
+      sheets.push({ request, file, css, reencoded, path });
     }
     // Which sheets need a copy is decided before any is written, so an import (cycles included)
     // points at the copy of the sheet it names, or at a sheet that needs none.
-    const copies = sheets.filter((sheet) => cleanCss(sheet.css, () => undefined).references > 0);
+    const copies = sheets.filter((sheet) => sheet.reencoded || cleanCss(sheet.css, () => undefined).references > 0);
     for (const sheet of sheets) views.set(sheet.request, sheet.file.path);
     for (const sheet of copies) views.set(sheet.request, sheet.path);
     return copies.map((sheet) => {
@@ -231,12 +249,54 @@ export class StylesheetViews {
       }).text;
       return {
         path: sheet.path,
-        data: Buffer.from(checkedCss(sheet.path, text, produced), 'latin1'),
+        // A byte order mark first: it outranks any @charset the sheet still holds, and the copy is UTF-8.
+        data: Buffer.concat([UTF8_BOM, Buffer.from(checkedCss(sheet.path, text, produced), 'latin1')]),
         contentType: 'text/css; charset=utf-8',
         generatedFrom: sheet.file.path,
       };
     });
   }
+}
+
+const UTF8_BOM = Buffer.from([0xef, 0xbb, 0xbf]);
+
+/**
+ * A stylesheet as a browser decodes it (CSS Syntax, "determine the fallback encoding"): a byte order
+ * mark, else an `@charset` rule at its very start, else UTF-8 (a view is UTF-8, and the sheet's
+ * referrer with it). The text comes back as the latin1 view of its UTF-8 bytes that the CSS reader
+ * takes; `reencoded` when the bytes were not UTF-8 already, so the sheet needs a copy in UTF-8
+ * whatever it names (read as latin1, a UTF-16 or ISO-2022-JP sheet hides its `url(` from us).
+ */
+export function stylesheetText(bytes: Buffer): { css: string; reencoded: boolean } {
+  const label = bomEncoding(bytes) ?? charsetRule(bytes) ?? 'utf-8';
+  let decoder: InstanceType<typeof TextDecoder>;
+  try {
+    decoder = new TextDecoder(label);
+  } catch {
+    decoder = new TextDecoder('utf-8');
+  }
+  // A sheet may not declare itself UTF-16 by @charset (the rule would be unreadable in it): UTF-8.
+  if (bomEncoding(bytes) === undefined && decoder.encoding.startsWith('utf-16')) decoder = new TextDecoder('utf-8');
+  if (decoder.encoding === 'utf-8') return { css: stripBom(bytes).toString('latin1'), reencoded: false };
+  const text = decoder.decode(bytes);
+  return { css: Buffer.from(text, 'utf8').toString('latin1'), reencoded: true };
+}
+
+function bomEncoding(bytes: Buffer): string | undefined {
+  if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) return 'utf-8';
+  if (bytes[0] === 0xfe && bytes[1] === 0xff) return 'utf-16be';
+  if (bytes[0] === 0xff && bytes[1] === 0xfe) return 'utf-16le';
+  return undefined;
+}
+
+function stripBom(bytes: Buffer): Buffer {
+  return bomEncoding(bytes) === 'utf-8' ? bytes.subarray(3) : bytes;
+}
+
+/** The label of an `@charset "...";` the sheet starts with, exactly as CSS Syntax reads it. */
+function charsetRule(bytes: Buffer): string | undefined {
+  const head = bytes.subarray(0, 1024).toString('latin1');
+  return /^@charset "([^"]{1,64})";/.exec(head)?.[1];
 }
 
 /**

@@ -172,10 +172,12 @@ export function rewriteSrcset(srcset: string, rewrite: RewriteReference): string
     let descriptor = '';
     if (!endsCandidate) {
       const from = i;
-      let depth = 0;
-      while (i < srcset.length && (srcset[i] !== ',' || depth > 0)) {
-        if (srcset[i] === '(') depth++;
-        else if (srcset[i] === ')') depth = Math.max(0, depth - 1);
+      // The algorithm knows one level of parentheses: a `(` inside one does not nest, and the
+      // first `)` ends it (a comma after it ends the candidate, as it does for a browser).
+      let inParens = false;
+      while (i < srcset.length && (srcset[i] !== ',' || inParens)) {
+        if (srcset[i] === '(') inParens = true;
+        else if (srcset[i] === ')') inParens = false;
         i++;
       }
       descriptor = srcset.slice(from, i).trim();

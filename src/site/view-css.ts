@@ -108,7 +108,8 @@ export function mayHoldReference(css: string): boolean {
  * `css` (a latin1 view of its bytes) with every reference rewritten: `url()` and `src()` however
  * written, and strings where a browser may load them. Anything `rewrite` declines becomes inert.
  */
-export function cleanCss(css: string, rewrite: CssRewrite): CleanedCss {
+export function cleanCss(source: string, rewrite: CssRewrite): CleanedCss {
+  const css = preprocessed(source);
   let out = '';
   let references = 0;
   // Open blocks: a function's name, '(' for a plain parenthesis, '[' and, inside a custom
@@ -176,6 +177,17 @@ export function cleanCss(css: string, rewrite: CssRewrite): CleanedCss {
     }
   }
   return { text: out, references };
+}
+
+/**
+ * CSS as its tokenizer sees it (CSS Syntax, "preprocessing the input stream"): CR, CR LF and form
+ * feed are one newline, which ends a string; NUL is U+FFFD (its UTF-8 bytes, the text being a latin1
+ * view). Read without this, `"a\r;background:url(x)"` would be one string to us and a string, a
+ * declaration and a URL to a browser. What is written back is the preprocessed text: the same sheet.
+ */
+function preprocessed(css: string): string {
+   
+  return /[\r\f\0]/.test(css) ? css.replace(/\r\n?|\f/g, '\n').replace(/\0/g, '\xef\xbf\xbd') : css;
 }
 
 /**
