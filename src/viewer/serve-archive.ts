@@ -98,7 +98,7 @@ export async function serveArchive(zipPath: string, options: ServeArchiveOptions
         .end('this server answers only to its own address\n');
       return;
     }
-    if (!gate.admit(req, res, port)) return;
+    if (!gate.admit(req, res)) return;
     const answer = (req.url ?? '').startsWith(SEARCH_ENDPOINT)
       ? answerSearch(zipPath, req, res)
       : handle(zip, digests, req, res, onEvent, options.checkedInMemory ?? CHECKED_IN_MEMORY, gate.prefix);
