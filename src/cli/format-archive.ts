@@ -125,14 +125,16 @@ export function formatVerifyReport(report: VerifyReport, mismatch?: SidecarMisma
   const unreadable = report.problems.find((p) => p.kind === 'not-a-zip');
   // A file that is no zip at all has one thing wrong with it: say it in one line.
   if (unreadable) return `FAILED: ${clean(unreadable.detail)}`;
-  const kindWidth = Math.max(0, ...report.problems.map((p) => p.kind.length));
+  const kindWidth = report.problems.reduce((width, p) => Math.max(width, p.kind.length), 0);
   const lines = report.problems.map((problem) => formatProblem(problem, kindWidth));
+  const unlisted = report.problemCount - report.problems.length;
+  if (unlisted > 0) lines.push(`  … and ${unlisted} more problem${unlisted === 1 ? '' : 's'}, not listed`);
   const checked = `${report.checked} entr${report.checked === 1 ? 'y' : 'ies'}, ${megabytes(report.bytes)} checked`;
   const against = mismatch
     ? `the file does not match ${clean(mismatch.sidecar)}: its sha256 is ${mismatch.actual}, the sidecar says ${mismatch.expected}`
     : undefined;
   if (!report.ok) {
-    const count = report.problems.length;
+    const count = report.problemCount;
     lines.push(`FAILED: ${name} has ${count} problem${count === 1 ? '' : 's'} (${checked})`);
     if (against) lines.push(`FAILED: ${against}`);
   } else if (against) {

@@ -42,7 +42,34 @@ export interface VerifyReport {
   checked: number;
   /** Uncompressed bytes read while checking. */
   bytes: number;
+  /** The problems found, the first KEPT_PROBLEMS of them: see problemCount for all. */
   problems: VerifyProblem[];
+  /** Every problem found, also those past the ones listed. */
+  problemCount: number;
+}
+
+/**
+ * Problems a report lists at most; past them they are only counted. A crafted zip of a million
+ * entries its manifest does not list would otherwise hold a million problems in memory, and a
+ * thousand lines already say what is wrong with an archive.
+ */
+export const KEPT_PROBLEMS = 1000;
+
+/** Problems as they are found: the first KEPT_PROBLEMS kept, every one counted. */
+class Problems {
+  readonly kept: VerifyProblem[] = [];
+  count = 0;
+  push(...problems: VerifyProblem[]): void {
+    for (const problem of problems) {
+      this.count += 1;
+      if (this.kept.length < KEPT_PROBLEMS) this.kept.push(problem);
+    }
+  }
+  /** Another list's problems after these, counted as they were. */
+  append(other: Problems): void {
+    for (const problem of other.kept) if (this.kept.length < KEPT_PROBLEMS) this.kept.push(problem);
+    this.count += other.count;
+  }
 }
 
 /** What verify keeps of a manifest: everything but the file entries and foreign references. */
@@ -66,7 +93,16 @@ export interface VerifyOptions {
  * streams by once before, joined against the zip's compact index, so memory stays flat.
  */
 export async function verifyArchive(path: string, options: VerifyOptions = {}): Promise<VerifyReport> {
-  const report: VerifyReport = { ok: false, path, manifest: null, checked: 0, bytes: 0, problems: [] };
+  const problems = new Problems();
+  const report: VerifyReport = {
+    ok: false,
+    path,
+    manifest: null,
+    checked: 0,
+    bytes: 0,
+    problems: problems.kept,
+    problemCount: 0,
+  };
   let archive: Archive;
   try {
     archive = await openArchive(path);
@@ -74,7 +110,7 @@ export async function verifyArchive(path: string, options: VerifyOptions = {}): 
     if (!isRabbitError(error)) throw error;
     // openZip refuses an entry by name when its name could escape the extract folder, or when it
     // would extract as a symlink or device.
-    report.problems.push(
+    problems.push(
       error.entry === undefined
         ? { kind: 'not-a-zip', detail: error.message }
         : {
@@ -83,19 +119,25 @@ export async function verifyArchive(path: string, options: VerifyOptions = {}): 
             detail: error.message,
           },
     );
+    report.problemCount = problems.count;
     return report;
   }
   try {
-    await check(archive, report, options);
+    await check(archive, report, problems, options);
   } finally {
     archive.close();
   }
-  report.ok = report.problems.length === 0;
+  report.problemCount = problems.count;
+  report.ok = problems.count === 0;
   return report;
 }
 
-async function check(archive: Archive, report: VerifyReport, options: VerifyOptions): Promise<void> {
-  const { problems } = report;
+async function check(
+  archive: Archive,
+  report: VerifyReport,
+  problems: Problems,
+  options: VerifyOptions,
+): Promise<void> {
   const reader = archive.zip;
   for (const name of reader.duplicates) {
     problems.push({ kind: 'duplicate', path: name, detail: 'the zip holds more than one entry with this name' });
@@ -132,7 +174,7 @@ async function check(archive: Archive, report: VerifyReport, options: VerifyOpti
     }
     if (!checked.has(position)) await digestAt(position, record);
   }
-  if (listed) problems.push(...listed.missing);
+  if (listed) problems.append(listed.missing);
 }
 
 type DigestAt = (position: number, entry: ZipEntryInfo) => Promise<Digest | undefined>;
@@ -142,7 +184,7 @@ interface Listed {
   /** Zip index positions the manifest lists. */
   positions: Bitset;
   /** Entries listed but absent from the zip, reported after the zip's own entries. */
-  missing: VerifyProblem[];
+  missing: Problems;
 }
 
 /**
@@ -151,11 +193,11 @@ interface Listed {
  * it finds is only reported once the whole manifest has proved to be one: a manifest that turns
  * out damaged at its end is reported alone, as it would be had it been read first.
  */
-async function readManifest(archive: Archive, problems: VerifyProblem[], digestAt: DigestAt): Promise<Listed | null> {
+async function readManifest(archive: Archive, problems: Problems, digestAt: DigestAt): Promise<Listed | null> {
   const { index } = archive.zip;
   const positions = new Bitset(index.count);
-  const found: VerifyProblem[] = [];
-  const missing: VerifyProblem[] = [];
+  const found = new Problems();
+  const missing = new Problems();
   const missingPaths = new Set<string>();
   const errors: ManifestError[] = [];
   const file = async (entry: FileEntry): Promise<void> => {
@@ -176,7 +218,8 @@ async function readManifest(archive: Archive, problems: VerifyProblem[], digestA
       if (missingPaths.has(entry.path)) {
         found.push({ kind: 'duplicate', path: entry.path, detail: 'listed more than once in the manifest' });
       } else {
-        missingPaths.add(entry.path);
+        // Up to as many as are listed: past them a path listed twice is counted as missing twice, a problem either way.
+        if (missingPaths.size < KEPT_PROBLEMS) missingPaths.add(entry.path);
         missing.push({ kind: 'missing', path: entry.path, detail: 'listed in the manifest but not in the zip' });
       }
       return;
@@ -192,7 +235,7 @@ async function readManifest(archive: Archive, problems: VerifyProblem[], digestA
     problems.push({ kind, path: MANIFEST_PATH, detail: read.error.reason ?? read.error.message });
     return null;
   }
-  problems.push(...found);
+  problems.append(found);
   return { manifest: { ...read.head, errors }, positions, missing };
 }
 
@@ -218,7 +261,7 @@ interface Digest {
 async function digestEntry(
   reader: Archive['zip'],
   entry: ZipEntryInfo,
-  problems: VerifyProblem[],
+  problems: Problems,
 ): Promise<Digest | undefined> {
   const hash = createHash('sha256');
   let size = 0;
@@ -238,7 +281,7 @@ async function digestEntry(
   return { size, sha256: hash.digest('hex') };
 }
 
-function compare(expected: FileEntry, actual: Digest, problems: VerifyProblem[]): void {
+function compare(expected: FileEntry, actual: Digest, problems: Problems): void {
   if (actual.size !== expected.size) {
     problems.push({
       kind: 'size-mismatch',

@@ -12,7 +12,7 @@ import { EntryDigests } from './entry-digests.js';
 import { createViewGate } from './view-gate.js';
 import { VIEW_HEADERS } from '../site/view-policy.js';
 import { SEARCH_BOX_PATH, searchBoxScript } from '../site/search-box.js';
-import { answerSearch, headersFor, SEARCH_ENDPOINT } from './search-endpoint.js';
+import { headersFor, SEARCH_ENDPOINT, searchEndpoint, type SearchRun } from './search-endpoint.js';
 
 export interface ServeArchiveOptions {
   /** 0 (the default) picks a free port. */
@@ -24,6 +24,8 @@ export interface ServeArchiveOptions {
    * larger ones are checked in a first reading, then streamed with the same check.
    */
   checkedInMemory?: number;
+  /** The search `/_search` runs: the command's own unless a test passes one it can hold. */
+  search?: SearchRun;
 }
 
 /** Why an entry was not served. */
@@ -89,6 +91,7 @@ export async function serveArchive(zipPath: string, options: ServeArchiveOptions
   const onEvent = options.onEvent ?? (() => undefined);
   let port = 0;
   const gate = createViewGate();
+  const search = searchEndpoint(zipPath, options.search);
   const server = createServer((req, res) => {
     if (!isOwnHost(req.headers.host, port)) {
       // DNS rebinding: a page on another site that points its own name at 127.0.0.1 reaches this
@@ -98,9 +101,9 @@ export async function serveArchive(zipPath: string, options: ServeArchiveOptions
         .end('this server answers only to its own address\n');
       return;
     }
-    if (!gate.admit(req, res, port)) return;
+    if (!gate.admit(req, res)) return;
     const answer = (req.url ?? '').startsWith(SEARCH_ENDPOINT)
-      ? answerSearch(zipPath, req, res)
+      ? search(req, res)
       : handle(zip, digests, req, res, onEvent, options.checkedInMemory ?? CHECKED_IN_MEMORY, gate.prefix);
     answer.catch(() => {
       if (!res.headersSent)

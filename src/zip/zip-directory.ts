@@ -120,10 +120,7 @@ export function parseRecord(buffer: Buffer, start: number, fileOffset: number): 
   if (buffer.length - start < recordLength) return recordLength;
   const flags = buffer.readUInt16LE(start + 8);
   const nameStart = start + CENTRAL_HEADER_BYTES;
-  const name =
-    flags & UTF8_FLAG
-      ? buffer.toString('utf8', nameStart, nameStart + nameLength)
-      : decodeCp437(buffer.subarray(nameStart, nameStart + nameLength));
+  const name = decodeName(buffer.subarray(nameStart, nameStart + nameLength), flags);
   const record: DirectoryRecord = {
     name,
     recordOffset: fileOffset,
@@ -196,6 +193,11 @@ function readUint64(buffer: Buffer, at: number): number {
 
 const CP437 =
   '\u0000☺☻♥♦♣♠•◘○◙♂♀♪♫☼►◄↕‼¶§▬↨↑↓→←∟↔▲▼ !"#$%&\'()*+,-./0123456789:;<=>?@ABCDEFGHIJKLMNOPQRSTUVWXYZ[\\]^_`abcdefghijklmnopqrstuvwxyz{|}~⌂ÇüéâäàåçêëèïîìÄÅÉæÆôöòûùÿÖÜ¢£¥₧ƒáíóúñÑªº¿⌐¬½¼¡«»░▒▓│┤╡╢╖╕╣║╗╝╜╛┐└┴┬├─┼╞╟╚╔╩╦╠═╬╧╨╤╥╙╘╒╓╫╪┘┌█▄▌▐▀αßΓπΣσµτΦΘΩδ∞φε∩≡±≥≤⌠⌡÷≈°∙·√ⁿ²■ ';
+
+/** A record's name as its flags say it is written: UTF-8 with bit 11, else CP437 (APPNOTE 4.4.4, appendix D). */
+export function decodeName(bytes: Buffer, flags: number): string {
+  return flags & UTF8_FLAG ? bytes.toString('utf8') : decodeCp437(bytes);
+}
 
 /** Names without the UTF-8 flag are CP437 by the APPNOTE; plain ASCII reads the same either way. */
 function decodeCp437(bytes: Buffer): string {

@@ -8,6 +8,7 @@ import { readAtSync as readAt } from '../core/positional-io.js';
 import {
   DirectoryError,
   readDirectoryEnd,
+  decodeName,
   scanDirectory,
   type DirectoryEnd,
   type DirectoryRecord,
@@ -70,6 +71,8 @@ const DEFAULT_MAX_READ_BYTES = 512 * 1024 * 1024;
  * body that would inflate past what it declares fails at that byte.
  */
 const ONE_SHOT_BYTES = 256 * 1024;
+/** Name bytes read with a local header at once; a longer name takes a second read. */
+const NAME_GUESS = 256;
 
 export type Located = ZipEntryInfo & Pick<DirectoryRecord, 'flags' | 'localHeaderOffset' | 'dataLimit'>;
 
@@ -236,11 +239,30 @@ export async function* entryBytes(fd: number, path: string, entry: Located, dire
   const limit = Math.min(entry.dataLimit ?? directory, directory);
   const overlap = () => fail(`its data overlaps ${OVERLAPS} (bytes ${entry.localHeaderOffset} to ${limit})`, 'overlap');
   if (entry.localHeaderOffset + LOCAL_HEADER_BYTES > limit) throw overlap();
-  const header = readAt(fd, entry.localHeaderOffset, LOCAL_HEADER_BYTES);
+  // The header and, in the same read for any usual name, the name it carries.
+  let header = readAt(
+    fd,
+    entry.localHeaderOffset,
+    Math.min(LOCAL_HEADER_BYTES + NAME_GUESS, limit - entry.localHeaderOffset),
+  );
   if (header.length < LOCAL_HEADER_BYTES || header.readUInt32LE(0) !== LOCAL_SIGNATURE)
     throw fail('invalid local file header signature');
-  const start = entry.localHeaderOffset + LOCAL_HEADER_BYTES + header.readUInt16LE(26) + header.readUInt16LE(28);
+  const nameLength = header.readUInt16LE(26);
+  const start = entry.localHeaderOffset + LOCAL_HEADER_BYTES + nameLength + header.readUInt16LE(28);
   if (start + entry.compressedSize > limit) throw overlap();
+  if (header.length < LOCAL_HEADER_BYTES + nameLength)
+    header = readAt(fd, entry.localHeaderOffset, LOCAL_HEADER_BYTES + nameLength);
+  // Readers that walk the local headers (bsdtar, Java's ZipInputStream, any streaming unzip) take the
+  // name and method from there: a zip whose two copies differ extracts there as other files than the
+  // directory lists. Refused, as Python's zipfile does, so that what verify passes is one archive to all.
+  const local = decodeName(
+    header.subarray(LOCAL_HEADER_BYTES, LOCAL_HEADER_BYTES + nameLength),
+    header.readUInt16LE(6),
+  );
+  if (local !== entry.name)
+    throw fail('its local header names another entry than the zip’s directory does', 'local-header');
+  if (header.readUInt16LE(8) !== entry.compressionMethod)
+    throw fail('its local header gives another compression method than the zip’s directory does', 'local-header');
   let crc = 0;
   let size = 0;
   const tooLarge = () => fail(`it inflates to more than its declared ${entry.uncompressedSize} bytes`, 'too-large');
@@ -286,9 +308,10 @@ export async function* entryBytes(fd: number, path: string, entry: Located, dire
 
 /**
  * The faults a crafted zip is refused for, in the error's `data.fault`: its data shared with another
- * entry or the directory, or more bytes than it declares.
+ * entry or the directory, more bytes than it declares, or a local header that disagrees with the
+ * directory.
  */
-export type ZipFault = 'overlap' | 'too-large';
+export type ZipFault = 'overlap' | 'too-large' | 'local-header';
 
 const OVERLAPS = "another entry's or the table of contents: the zip lists the same bytes twice";
 

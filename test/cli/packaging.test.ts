@@ -52,6 +52,19 @@ describe('the package a user installs', () => {
     );
   });
 
+  it('says in the README which locked package runs an install script on npm install, and how to skip it', async () => {
+    const lock = await readJson<{ packages: Record<string, { hasInstallScript?: boolean }> }>('package-lock.json');
+    const scripted = Object.entries(lock.packages)
+      .filter(([, entry]) => entry.hasInstallScript === true)
+      .map(([path]) => path.replace(/^.*node_modules\//, ''));
+    const readme = await readFile(join(ROOT, 'README.md'), 'utf8');
+    const said = /^`npm install` installs the locked dependencies[^]*?\n\n/m.exec(readme)?.[0] ?? '';
+    // Each one named, and the way around them; "runs no install script" only when it is true.
+    expect(scripted.filter((name) => !said.includes(name))).toEqual([]);
+    expect(said.includes('npm install --ignore-scripts')).toBe(scripted.length > 0);
+    expect(/runs no install script/.test(said)).toBe(scripted.length === 0);
+  });
+
   it("does not make a user download the browser tests' packages", async () => {
     const pkg = await readJson<PackageJson>('package.json');
     const browser = await readJson<PackageJson>('test/browser/package.json');

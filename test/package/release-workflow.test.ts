@@ -63,4 +63,20 @@ describe('.github/workflows/release.yml', () => {
     expect(script).toContain('cat rabbit-export-*.sha256 > SHA256SUMS');
     expect(script).toContain('sha256sum --check --strict SHA256SUMS');
   });
+
+  it('pins every action to a commit, and caches nothing a release is built from', async () => {
+    const { jobs } = await workflow();
+    const steps = Object.values(jobs).flatMap((job) => job.steps);
+    const actions = steps.flatMap((step) => (step.uses === undefined ? [] : [step.uses]));
+    expect(actions.length).toBeGreaterThan(0);
+    // A tag can be moved to other code by whoever holds the action's repository; a commit cannot.
+    for (const action of actions) expect(action).toMatch(/^[\w.-]+\/[\w.-]+@[0-9a-f]{40}$/);
+    // The tag each commit stands for, as a comment on its line, so that a reader and an updater see it.
+    const text = await readFile(WORKFLOW, 'utf8');
+    for (const line of text.split('\n').filter((l) => /^\s*(- )?uses:/.test(l)))
+      expect(line).toMatch(/@[0-9a-f]{40} # v\d+\.\d+\.\d+$/);
+    // A cache is shared with every run of the repository (pull requests' too): none reaches the executables.
+    for (const step of steps) expect(step.with?.['cache'], step.uses).toBeUndefined();
+    expect(text).not.toMatch(/actions\/cache@/);
+  });
 });

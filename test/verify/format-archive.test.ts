@@ -77,12 +77,14 @@ describe('formatVerifyReport', () => {
     checked: 19,
     bytes: 5 * 1024 * 1024,
     problems: [],
+    problemCount: 0,
   };
 
   it('prints one line per problem naming the entry, then a verdict', () => {
     const report: VerifyReport = {
       ...base,
       ok: false,
+      problemCount: 2,
       problems: [
         { kind: 'missing', path: 'prototypes/1/r1/pages.json', detail: 'listed in the manifest but not in the zip' },
         {

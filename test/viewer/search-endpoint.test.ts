@@ -5,6 +5,8 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { searchBoxScript } from '../../src/site/search-box.js';
+import { RabbitError } from '../../src/core/errors.js';
+import type { SearchEvent, SearchHit, SearchOptions } from '../../src/search/search-archive.js';
 import { serveArchive, type ArchiveServer } from '../../src/viewer/serve-archive.js';
 import { verifyArchive } from '../../src/verify/verify-archive.js';
 import { PAGE, searchArchives } from '../search/search-archive-fixture.js';
@@ -119,5 +121,55 @@ describe('view: /_search and the policy of the pages with the search box', () =>
         .map((name) => [`search/${name}`, 'generated'])
         .sort(),
     );
+  });
+
+  it('runs one search at a time: a newer one stops the one running, whose answer says so', async () => {
+    let running = 0;
+    let most = 0;
+    const started: string[] = [];
+    const finish = new Map<string, () => void>();
+    /** Yields one hit, then holds until it is stopped or the test lets it finish. */
+    async function* held(options: SearchOptions): AsyncGenerator<SearchEvent> {
+      running++;
+      most = Math.max(most, running);
+      started.push(options.query);
+      try {
+        yield { type: 'hit', hit: { query: options.query } as unknown as SearchHit };
+        await new Promise<void>((resolve) => {
+          finish.set(options.query, resolve);
+          options.signal?.addEventListener('abort', () => resolve());
+        });
+        if (options.signal?.aborted) throw new RabbitError('INTERRUPTED', 'the search was interrupted');
+        yield { type: 'summary', summary: { hits: 1, prototypes: 1, indexed: 1, scanned: 0 } };
+      } finally {
+        running--;
+      }
+    }
+    const heldServer = await serveArchive(archive, { search: held });
+    const ask = (query: string) => fetch(`${heldServer.url}_search?q=${query}`).then((answer) => answer.text());
+    try {
+      const first = ask('first');
+      await expect.poll(() => started).toEqual(['first']);
+      const second = ask('second');
+      await expect.poll(() => started).toEqual(['first', 'second']);
+      const third = ask('third');
+      await expect.poll(() => started).toEqual(['first', 'second', 'third']);
+      finish.get('third')?.();
+      const stopped = { stopped: { code: 'INTERRUPTED', message: 'a newer search replaced this one' } };
+      const lines = async (body: Promise<string>) =>
+        (await body)
+          .trimEnd()
+          .split('\n')
+          .map((line) => JSON.parse(line) as unknown);
+      expect(await lines(first)).toEqual([{ hit: { query: 'first' } }, stopped]);
+      expect(await lines(second)).toEqual([{ hit: { query: 'second' } }, stopped]);
+      expect(await lines(third)).toEqual([
+        { hit: { query: 'third' } },
+        { summary: { hits: 1, prototypes: 1, indexed: 1, scanned: 0 } },
+      ]);
+      expect(most).toBe(1);
+    } finally {
+      await heldServer.close();
+    }
   });
 });
