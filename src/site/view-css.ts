@@ -186,7 +186,6 @@ export function cleanCss(source: string, rewrite: CssRewrite): CleanedCss {
  * declaration and a URL to a browser. What is written back is the preprocessed text: the same sheet.
  */
 function preprocessed(css: string): string {
-   
   return /[\r\f\0]/.test(css) ? css.replace(/\r\n?|\f/g, '\n').replace(/\0/g, '\xef\xbf\xbd') : css;
 }
 
