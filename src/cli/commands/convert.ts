@@ -46,7 +46,7 @@ export function registerConvert(program: Command, io: CliIO): void {
         '\nExamples:',
         ...FORMATS.map((format) => `  rabbit-export convert team.zip --to ${format.name} --out ${format.exampleOut}`),
         `  rabbit-export convert team.zip --to ${formatNames()[0] ?? ''} --out one --prototype 3 \\\n    --no-rendering`,
-        '  rabbit-export convert team.zip --to bagit --out team-bag --serialize zip --check',
+        '  rabbit-export convert team.zip --to bagit --out team-bag --serialize zip \\\n    --check',
         '\nExit codes: 0 all converted, 1 failed, 2 usage, 3 some prototype not fully\nconverted.',
       ].join('\n'),
     )

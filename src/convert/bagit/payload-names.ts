@@ -16,7 +16,9 @@ export function payloadNameOf(entryPath: string): string {
     .split('/')
     .map((segment) => {
       if (PLAIN.test(segment) && !DEVICE.test(segment) && !segment.endsWith('.')) return segment;
-      const extension = EXTENSION.exec(segment)?.[1];
+      const found = EXTENSION.exec(segment)?.[1];
+      // `.hidden` is a name, not an extension.
+      const extension = found !== undefined && /[^.]/.test(segment.slice(0, -found.length - 1)) ? found : undefined;
       const stem = extension === undefined ? segment : segment.slice(0, -extension.length - 1);
       return extension === undefined ? safeNameOf(stem) : `${safeNameOf(stem)}.${extension.toLowerCase()}`;
     })

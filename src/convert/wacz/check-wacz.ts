@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { WARCParser } from 'warcio';
-import { RabbitError } from '../../core/errors.js';
+import { isRabbitError, RabbitError } from '../../core/errors.js';
 import { openZip, type ZipReader } from '../../zip/zip-reader.js';
 import type { PackageCheck } from '../formats/archive-format.js';
 import { SortedLines } from './sorted-lines.js';
@@ -24,6 +24,17 @@ interface Resource {
  * its URL whose payload has its digest, and each record's block and payload digests.
  */
 export async function checkWacz(path: string): Promise<PackageCheck> {
+  try {
+    return await checkZipped(path);
+  } catch (error) {
+    // The zip's own checks (its CRCs, its structure) fail first on most damage: the package is what is wrong.
+    if (isRabbitError(error) && (error.code === 'ARCHIVE_CORRUPT' || error.code === 'NOT_A_ZIP'))
+      fail(`it cannot be read as it was written (${error.message})`);
+    throw error;
+  }
+}
+
+async function checkZipped(path: string): Promise<PackageCheck> {
   const zip = await openZip(path);
   const work = await mkdtemp(join(dirname(path), '.wacz-check-'));
   try {
