@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+import { gzipSync } from 'node:zlib';
 import { WARCRecord, WARCSerializer, getSurt } from 'warcio';
 import type { FileEntry } from '../../manifest/types.js';
 
@@ -52,8 +54,18 @@ export async function responseRecord(
     },
     [body],
   );
-  const bytes = await WARCSerializer.serialize(record, { gzip: true });
-  return { bytes, payloadDigest: record.warcPayloadDigest ?? '' };
+  // The digests by node:crypto and the gzip member by zlib at once, rather than warcio's per-record
+  // WebAssembly hasher and CompressionStream: with a hundred thousand small records those two
+  // set-ups, not the bytes, were most of the time (10 minutes against 2 for 100,000 records).
+  // warcio takes digests it is given as they are, and still writes every byte of the record.
+  const head = Buffer.from(`${record.httpHeaders?.toString() ?? ''}\r\n`, 'utf8');
+  const payloadDigest = `sha256:${createHash('sha256').update(body).digest('hex')}`;
+  record.warcHeaders.headers.set('WARC-Payload-Digest', payloadDigest);
+  record.warcHeaders.headers.set(
+    'WARC-Block-Digest',
+    `sha256:${createHash('sha256').update(head).update(body).digest('hex')}`,
+  );
+  return { bytes: gzipSync(await WARCSerializer.serialize(record)), payloadDigest };
 }
 
 /** The `warcinfo` record that opens the WARC: the tool, the source and how record dates were set. */
@@ -63,7 +75,7 @@ export async function warcinfoRecord(
   fields: Record<string, string>,
 ): Promise<Uint8Array> {
   const record = WARCRecord.createWARCInfo({ filename, date, warcVersion: WARC_VERSION, type: 'warcinfo' }, fields);
-  return WARCSerializer.serialize(record, { gzip: true });
+  return gzipSync(await WARCSerializer.serialize(record));
 }
 
 /**
