@@ -37,15 +37,16 @@ export async function convertToPackage(
     ...(options.signal !== undefined ? { signal: options.signal } : {}),
   });
   if (options.check === true) written.checked = await format.checkPackage(join(options.out, written.file));
+  const { notes, ...packaged } = written;
   const report: ConvertReport = {
     tool: { name: TOOL_NAME, version: TOOL_VERSION },
     archive: archive.path,
     to: format.name,
     rendering: true,
     complete: true,
-    notes: written.notes,
+    notes,
     prototypes: [],
-    package: written,
+    package: packaged,
   };
   await writeAtomically(join(options.out, REPORT_FILE), [`${JSON.stringify(report, null, 2)}\n`]);
   return report;

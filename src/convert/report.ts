@@ -50,7 +50,7 @@ export interface ConvertReport {
   /** Empty for a format that packages the whole archive (see `package`). */
   prototypes: PrototypeReport[];
   /** The package written, for a format of the whole archive (wacz, bagit). */
-  package?: PackageReport;
+  package?: Omit<PackageReport, 'notes'>;
 }
 
 export function emptyPrototypeReport(id: string, name: string | null, revision: number): PrototypeReport {
