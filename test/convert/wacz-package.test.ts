@@ -143,6 +143,19 @@ describe('convert --to wacz', () => {
   });
 });
 
+describe('the fetch time the WACZ dates its records by', () => {
+  it('is recorded in the manifest for every body the export fetched, within the run', async () => {
+    const { manifest } = await readArchive(archive);
+    const [start, end] = [Date.parse(manifest.startedAt), Date.parse(manifest.finishedAt)];
+    const fetched = allFileEntries(manifest).filter((entry) => entry.source !== 'generated');
+    expect(fetched.length).toBeGreaterThan(50);
+    for (const entry of fetched) {
+      const at = Date.parse(entry.fetchedAt ?? '');
+      expect(at >= start && at <= end, `${entry.path} ${entry.fetchedAt}`).toBe(true);
+    }
+  });
+});
+
 describe('the index sorted through the work folder', () => {
   it('gives the lines in byte order however many runs they were spilled in', async () => {
     const work = await mkdtemp(join(dir, 'runs-'));
