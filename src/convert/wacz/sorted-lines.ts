@@ -9,7 +9,7 @@ import { createInterface } from 'node:readline';
  * work folder, and the runs are merged as the lines are read back. Memory holds one run and one
  * line of each run being merged.
  */
-const RUN_LINES = 50_000;
+const RUN_LINES = 16_384;
 
 export class SortedLines {
   private run: Buffer[] = [];

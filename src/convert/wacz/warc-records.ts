@@ -72,7 +72,7 @@ export async function responseRecord(
     'WARC-Block-Digest',
     `sha256:${createHash('sha256').update(head).update(body).digest('hex')}`,
   );
-  return { bytes: gzipSync(await WARCSerializer.serialize(record), GZIP), payloadDigest };
+  return { bytes: await gzipMember(record), payloadDigest };
 }
 
 /** The `warcinfo` record that opens the WARC: the tool, the source and how record dates were set. */
@@ -82,7 +82,18 @@ export async function warcinfoRecord(
   fields: Record<string, string>,
 ): Promise<Uint8Array> {
   const record = WARCRecord.createWARCInfo({ filename, date, warcVersion: WARC_VERSION, type: 'warcinfo' }, fields);
-  return gzipSync(await WARCSerializer.serialize(record), GZIP);
+  return gzipMember(record);
+}
+
+/**
+ * The record's bytes as warcio serializes them, in one gzip member. The pieces are joined by
+ * Buffer.concat, which takes a record of a few hundred bytes from Node's buffer pool, rather than
+ * by warcio's readFully, which gives each its own ArrayBuffer.
+ */
+async function gzipMember(record: WARCRecord): Promise<Buffer> {
+  const chunks: Uint8Array[] = [];
+  for await (const chunk of new WARCSerializer(record)) chunks.push(chunk);
+  return gzipSync(Buffer.concat(chunks), GZIP);
 }
 
 /**
