@@ -21,12 +21,21 @@ def sha256(data):
 def gzip_members(data):
     """(offset, length, inflated) of each gzip member, one after the other."""
     members = []
+    view = memoryview(data)
     at = 0
     while at < len(data):
         inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
-        inflated = inflater.decompress(data[at:]) + inflater.flush()
-        length = len(data) - at - len(inflater.unused_data)
-        members.append((at, length, inflated))
+        parts = []
+        read = at
+        # Fed a piece at a time, so a long file of small members costs its length, not its square.
+        while not inflater.eof:
+            piece = view[read:read + 65536]
+            if len(piece) == 0:
+                raise ValueError("the gzip member at %d is cut short" % at)
+            parts.append(inflater.decompress(piece))
+            read += len(piece)
+        length = read - at - len(inflater.unused_data)
+        members.append((at, length, b"".join(parts)))
         at += length
     return members
 
