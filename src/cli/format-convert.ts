@@ -1,9 +1,11 @@
+import { join } from 'node:path';
 import { formatNamed } from '../convert/formats/registry.js';
 import type { ConvertReport, PrototypeReport } from '../convert/report.js';
 import { plural, printable } from './format.js';
 
 /** The closing line of a convert run, after each prototype's block has been printed. */
 export function formatConvertTotals(report: ConvertReport, out: string): string {
+  if (report.package !== undefined) return packageTotals(report, out);
   const written = report.prototypes.filter((p) => p.file !== null).length;
   const incomplete = report.prototypes.filter((p) => !p.complete).length;
   const notes = report.notes.map((note) => `note: ${printable(note)}\n`).join('');
@@ -12,6 +14,21 @@ export function formatConvertTotals(report: ConvertReport, out: string): string 
     `${written} of ${report.prototypes.length} prototypes written to ${printable(out)} as ${formatNamed(report.to).written}; report: convert-report.json` +
     (incomplete > 0 ? `; ${incomplete} not fully converted (see skipped above)` : '') +
     replacedTotals(report)
+  );
+}
+
+/** The closing line of a package (wacz, bagit): what it holds, and whether it was read back. */
+function packageTotals(report: ConvertReport, out: string): string {
+  const p = report.package as NonNullable<ConvertReport['package']>;
+  const notes = report.notes.map((note) => `note: ${printable(note)}\n`).join('');
+  const pages = p.pages > 0 ? `, ${plural(p.pages, 'page')} listed for replay` : '';
+  const checked =
+    p.checked === undefined
+      ? ''
+      : `; read back: ${plural(p.checked.files, 'file')} and ${plural(p.checked.entries, 'entry', 'entries')} match`;
+  return (
+    notes +
+    `${printable(join(out, p.file))}: ${formatNamed(report.to).written} of ${plural(p.entries, 'body', 'bodies')} (${(p.bytes / 1024 / 1024).toFixed(1)} MiB)${pages}${checked}; report: convert-report.json`
   );
 }
 

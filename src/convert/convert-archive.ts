@@ -3,6 +3,8 @@ import { RabbitError } from '../core/errors.js';
 import { TOOL_NAME, TOOL_VERSION } from '../core/version.js';
 import { openArchive } from '../archive/open-archive.js';
 import { convertPrototype } from './convert-prototype.js';
+import { checkSerialization, convertToPackage } from './convert-package.js';
+import { isArchiveFormat } from './formats/archive-format.js';
 import { DEFAULT_FORMAT, formatNamed } from './formats/registry.js';
 import { emptyPrototypeReport, REPORT_FILE, type ConvertReport, type PrototypeReport } from './report.js';
 import { makeFolder, writeAtomically } from './write-output.js';
@@ -19,6 +21,12 @@ export interface ConvertOptions {
   prototypes?: readonly string[];
   /** Embed each page's PNG on a locked Rendering layer (default true). */
   rendering?: boolean;
+  /** A package format's serialization (bagit: zip or tar). */
+  serialize?: string;
+  /** Read a package back once it is written. */
+  check?: boolean;
+  /** The clock for package dates (default: the system's). */
+  now?: () => Date;
   onEvent?: (event: ConvertEvent) => void;
   /** Stops between pages; the document being written is removed, finished ones stay. */
   signal?: AbortSignal;
@@ -33,8 +41,18 @@ export type ConvertEvent = { type: 'prototype-converted'; report: PrototypeRepor
 export async function convertArchive(options: ConvertOptions): Promise<ConvertReport> {
   const to = options.to ?? DEFAULT_FORMAT;
   const format = formatNamed(to);
+  if (!isArchiveFormat(format)) checkSerialization(format, options.serialize);
   const archive = await openArchive(options.archive);
   try {
+    if (isArchiveFormat(format)) {
+      return await convertToPackage(format, archive, {
+        out: options.out,
+        ...(options.serialize !== undefined ? { serialize: options.serialize } : {}),
+        ...(options.check !== undefined ? { check: options.check } : {}),
+        ...(options.now !== undefined ? { now: options.now } : {}),
+        ...(options.signal !== undefined ? { signal: options.signal } : {}),
+      });
+    }
     const seen = { pages: false, renderings: false };
     // The manifest streams by once into a catalog on disk: one prototype's entries are found there
     // as they are asked for, so memory follows neither the account nor the biggest prototype.

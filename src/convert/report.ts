@@ -1,3 +1,4 @@
+import type { PackageReport } from './formats/archive-format.js';
 import type { Skipped } from './prototype-data.js';
 
 /** `DIR/convert-report.json`: what each prototype became, and what did not carry over. */
@@ -46,7 +47,10 @@ export interface ConvertReport {
   complete: boolean;
   /** What holds for the archive as a whole (an export without renderings), said once. */
   notes: string[];
+  /** Empty for a format that packages the whole archive (see `package`). */
   prototypes: PrototypeReport[];
+  /** The package written, for a format of the whole archive (wacz, bagit). */
+  package?: Omit<PackageReport, 'notes'>;
 }
 
 export function emptyPrototypeReport(id: string, name: string | null, revision: number): PrototypeReport {

@@ -37,6 +37,8 @@ export type ErrorCode =
   | 'INTERRUPTED'
   | 'NOT_A_ZIP'
   | 'ARCHIVE_CORRUPT'
+  /** A package convert wrote (WACZ, bag) does not read back as written (`convert --check`). */
+  | 'PACKAGE_INVALID'
   | 'LOCKED'
   // What a newcomer meets in the first minutes; src/cli/error-guide.ts gives each its next step.
   | 'CONNECTION_REFUSED'

@@ -38,6 +38,8 @@ export type FetchResult =
       body: SpooledBody;
       contentType: string;
       lastModified: string | null;
+      /** When the body was in the spool (ISO 8601), by the run's clock. */
+      fetchedAt: string;
       attempts: number;
       /** How many keys were replaced in the body (see `secrets`), when any were. */
       keyRedactions?: number;
@@ -133,6 +135,7 @@ async function store(
     body: spooled,
     contentType: served('content-type') ?? 'application/octet-stream',
     lastModified: served('last-modified') ?? null,
+    fetchedAt: new Date(ctx.now()).toISOString(),
     attempts: attempt,
     ...(redacted?.redactions ? { keyRedactions: redacted.redactions } : {}),
   };

@@ -18,6 +18,8 @@ export interface CachedBody extends BodyRef {
   lastModified: string | null;
   /** How many API keys were replaced in the body as served (see FileEntry). */
   keyRedactions?: number;
+  /** When it was fetched, where known (see FileEntry). */
+  fetchedAt?: string;
 }
 
 /**

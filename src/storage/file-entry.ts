@@ -23,6 +23,12 @@ export interface FileEntry {
    */
   keyRedactions?: number;
   /**
+   * When the body was fetched (ISO 8601, UTC), on bodies fetched by a run that records it; older
+   * archives leave it out, and their bodies were fetched between the manifest's startedAt and
+   * finishedAt. A body reused by `export --since` keeps the time it was first fetched.
+   */
+  fetchedAt?: string;
+  /**
    * Only on files rabbit-export generated (the offline viewer): the entry they were made from, e.g.
    * the raw page a `.view.html` copy rewrites; `manifest.json` for index.html, made from the whole.
    */
@@ -45,6 +51,7 @@ export const FILE_ENTRY_MEMBERS = [
   { name: 'contentType', type: 'name', required: true, served: true },
   { name: 'lastModified', type: 'string-or-null', required: true, served: true },
   { name: 'keyRedactions', type: 'count', required: false, served: true },
+  { name: 'fetchedAt', type: 'name', required: false, served: true },
   { name: 'generatedFrom', type: 'name', required: false, served: false },
 ] as const satisfies readonly Member[];
 

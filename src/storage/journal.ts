@@ -48,6 +48,7 @@ interface FileRecord {
   /** The earlier archive the body was copied from (export --since), so a resumed run says so too. */
   from?: string;
   keyRedactions?: number;
+  fetchedAt?: string;
 }
 
 /**
@@ -245,6 +246,7 @@ export class JournalCache implements BodyCache {
           contentType: record.contentType,
           lastModified: record.lastModified,
           ...(record.keyRedactions ? { keyRedactions: record.keyRedactions } : {}),
+          ...(record.fetchedAt !== undefined ? { fetchedAt: record.fetchedAt } : {}),
         };
       },
     };

@@ -26,7 +26,7 @@ export interface StoredFile extends FileEntry {
  */
 export function cachedBodyOf(
   body: BodyRef & { sha256: string },
-  served: { contentType: string; lastModified: string | null; keyRedactions?: number },
+  served: { contentType: string; lastModified: string | null; keyRedactions?: number; fetchedAt?: string },
 ): CachedBody {
   const cached: CachedBody = {
     sha256: body.sha256,
@@ -37,6 +37,7 @@ export function cachedBodyOf(
   };
   if (body.offset !== undefined) cached.offset = body.offset;
   if (served.keyRedactions) cached.keyRedactions = served.keyRedactions;
+  if (served.fetchedAt !== undefined) cached.fetchedAt = served.fetchedAt;
   return cached;
 }
 
@@ -57,6 +58,7 @@ export function storedFileOf(
   if (body.offset !== undefined) file.offset = body.offset;
   if (entry.generatedFrom !== undefined) file.generatedFrom = entry.generatedFrom;
   if (body.keyRedactions) file.keyRedactions = body.keyRedactions;
+  if (body.fetchedAt !== undefined) file.fetchedAt = body.fetchedAt;
   if (body.data) file.data = body.data;
   if (entry.parsed !== undefined) file.parsed = entry.parsed;
   return file;

@@ -60,3 +60,6 @@ export async function excalidrawRestoreScript(): Promise<string> {
   });
   return (result.outputFiles[0] as { text: string }).text;
 }
+
+/** ReplayWeb.page's own UI (ui.js) and service worker (sw.js), as install.mjs takes them out of its package. */
+export const REPLAYWEBPAGE_DIR = fileURLToPath(new URL('./node_modules/replaywebpage/', import.meta.url));

@@ -1,6 +1,6 @@
 import { expect } from 'vitest';
 import type { FakeService } from '../../src/fake-service/index.js';
-import type { Manifest } from '../../src/manifest/types.js';
+import type { FileEntry, Manifest } from '../../src/manifest/types.js';
 import { readArchive } from '../helpers/archive.js';
 import { zipLayout } from '../helpers/zip-layout.js';
 
@@ -14,13 +14,25 @@ export function requestsFor(service: FakeService, id: string): Map<string, numbe
   return own;
 }
 
-/** The manifest without what legitimately differs between two runs of the same state. */
+/**
+ * The manifest without what legitimately differs between two runs of the same state: the run's
+ * times and stats, origins, and when each body was fetched (a reused body keeps its first fetch).
+ */
 export function comparable(manifest: Manifest): unknown {
   const { startedAt: _s, finishedAt: _f, stats: _t, ...rest } = manifest;
+  const untimed = (files: FileEntry[]): FileEntry[] => files.map(({ fetchedAt: _at, ...file }) => file);
   const prototypes = Object.fromEntries(
-    Object.entries(rest.prototypes).map(([id, { origin: _o, ...record }]) => [id, record]),
+    Object.entries(rest.prototypes).map(([id, { origin: _o, ...record }]) => [
+      id,
+      {
+        ...record,
+        revisions: Object.fromEntries(
+          Object.entries(record.revisions).map(([n, revision]) => [n, { ...revision, files: untimed(revision.files) }]),
+        ),
+      },
+    ]),
   );
-  return { ...rest, prototypes };
+  return { ...rest, files: untimed(rest.files), prototypes };
 }
 
 /**

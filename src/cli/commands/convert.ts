@@ -11,6 +11,8 @@ interface ConvertFlags {
   rendering: boolean;
   json?: boolean;
   force?: boolean;
+  serialize?: string;
+  check?: boolean;
 }
 
 export function registerConvert(program: Command, io: CliIO): void {
@@ -35,6 +37,8 @@ export function registerConvert(program: Command, io: CliIO): void {
       id,
     ])
     .option('--no-rendering', 'leave out the locked layer holding each page as the service rendered it')
+    .option('--serialize <zip|tar>', 'bagit: write the bag as one zip or tar file instead of a folder')
+    .option('--check', 'wacz, bagit: read the package back once written and check every digest it records')
     .option('--json', 'print the report as one JSON line instead of the summary')
     .addHelpText(
       'after',
@@ -42,6 +46,7 @@ export function registerConvert(program: Command, io: CliIO): void {
         '\nExamples:',
         ...FORMATS.map((format) => `  rabbit-export convert team.zip --to ${format.name} --out ${format.exampleOut}`),
         `  rabbit-export convert team.zip --to ${formatNames()[0] ?? ''} --out one --prototype 3 \\\n    --no-rendering`,
+        '  rabbit-export convert team.zip --to bagit --out team-bag --serialize zip \\\n    --check',
         '\nExit codes: 0 all converted, 1 failed, 2 usage, 3 some prototype not fully\nconverted.',
       ].join('\n'),
     )
@@ -62,6 +67,8 @@ export function registerConvert(program: Command, io: CliIO): void {
             out: flags.out,
             to: flags.to,
             rendering: flags.rendering,
+            ...(flags.serialize !== undefined ? { serialize: flags.serialize } : {}),
+            ...(flags.check ? { check: true } : {}),
             ...(flags.prototype ? { prototypes: flags.prototype } : {}),
             onEvent,
             signal,

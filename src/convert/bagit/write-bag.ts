@@ -1,0 +1,149 @@
+import { createHash } from 'node:crypto';
+import { lstat, mkdir, mkdtemp, rename, rm } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { isRabbitError, RabbitError } from '../../core/errors.js';
+import { createPrivateFile } from '../../core/private-files.js';
+import { TOOL_NAME, TOOL_VERSION } from '../../core/version.js';
+import { MANIFEST_PATH, type FileEntry } from '../../manifest/types.js';
+import type { PackageJob, PackageReport } from '../formats/archive-format.js';
+import { HashedFile, writeError } from '../hashed-file.js';
+import { numberedName, payloadNameOf } from './payload-names.js';
+import { serializeBag } from './serialize-bag.js';
+
+export const SERIALIZATIONS: readonly string[] = ['zip', 'tar'];
+export const BAGIT_TXT = 'bagit.txt';
+export const BAG_INFO = 'bag-info.txt';
+export const MANIFEST = 'manifest-sha256.txt';
+export const TAG_MANIFEST = 'tagmanifest-sha256.txt';
+/** RFC 8493 2.1.1: the version and encoding, the first two lines of every bag. */
+const DECLARATION = 'BagIt-Version: 1.0\nTag-File-Character-Encoding: UTF-8\n';
+/** The manifest is the archive's own index: larger than any body, and still bounded. */
+const MAX_MANIFEST_BYTES = 4 * 1024 * 1024 * 1024;
+const MAX_BODY_BYTES = 1024 * 1024 * 1024;
+/** How far a taken name is numbered before giving up on it. */
+const MAX_NUMBER = 1000;
+
+/**
+ * An RFC 8493 bag of every entry of the archive, `manifest.json` included, each checked against
+ * the manifest as it is read: `data/` as the archive names things (made safe where a name is not
+ * plain, payload-names.ts), the sha256 manifest written as the files are, bag-info.txt, and the
+ * tag manifest. The bag is built in a work folder and moved into place whole, or serialized into
+ * one zip or tar, so nothing at `--out` looks like a bag before it is one.
+ */
+export async function writeBag(job: PackageJob): Promise<PackageReport> {
+  const work = await mkdtemp(join(job.out, `.${job.stem}.bag-work-`));
+  try {
+    const bag = join(work, job.stem);
+    await mkdir(join(bag, 'data'), { recursive: true, mode: 0o700 });
+    const head = await job.archive.manifest();
+    const manifest = await HashedFile.create(join(bag, MANIFEST));
+    let entries = 0;
+    let bytes = 0;
+    let skipped = 0;
+    const put = async (entryPath: string, body: Buffer): Promise<void> => {
+      const name = await writePayload(bag, payloadNameOf(entryPath), body);
+      await manifest.write(`${createHash('sha256').update(body).digest('hex')}  data/${name}\n`);
+      entries++;
+      bytes += body.length;
+    };
+    try {
+      await job.archive.manifest({
+        async file(entry: FileEntry) {
+          if (job.signal?.aborted) throw new RabbitError('INTERRUPTED', 'the conversion was interrupted');
+          let body: Buffer;
+          try {
+            body = await job.archive.body(entry, MAX_BODY_BYTES);
+          } catch (error) {
+            if (!isRabbitError(error) || error.code !== 'ARCHIVE_CORRUPT') throw error;
+            skipped++;
+            return;
+          }
+          await put(entry.path, body);
+        },
+      });
+      await put(MANIFEST_PATH, await job.archive.zip.readEntry(MANIFEST_PATH, MAX_MANIFEST_BYTES));
+    } catch (error) {
+      await manifest.abandon();
+      throw error;
+    }
+    const manifestSha = await manifest.close();
+    const date = job.now().toISOString().slice(0, 10);
+    const tags: [string, string][] = [
+      [BAGIT_TXT, DECLARATION],
+      [
+        BAG_INFO,
+        [
+          `Source-Organization: ${tagValue(head.source.baseUrl)}`,
+          `External-Identifier: ${tagValue(`${head.source.baseUrl} account, exported to ${job.archive.name}`)}`,
+          `External-Description: ${tagValue(
+            `Every entry of ${job.archive.name}, exported by ${head.tool.name} ${head.tool.version} ` +
+              `between ${head.startedAt} and ${head.finishedAt}; manifest.json lists what each was and where it was served from.`,
+          )}`,
+          `Bagging-Date: ${date}`,
+          `Bag-Software-Agent: ${TOOL_NAME} ${TOOL_VERSION}`,
+          `Payload-Oxum: ${bytes}.${entries}`,
+          '',
+        ].join('\n'),
+      ],
+    ];
+    const tagLines = [`${manifestSha}  ${MANIFEST}\n`];
+    for (const [name, text] of tags) {
+      await writeNew(join(bag, name), Buffer.from(text, 'utf8'));
+      tagLines.push(`${createHash('sha256').update(text).digest('hex')}  ${name}\n`);
+    }
+    await writeNew(join(bag, TAG_MANIFEST), Buffer.from(tagLines.join(''), 'utf8'));
+    const notes =
+      skipped > 0
+        ? [`${skipped} entries the manifest lists are missing or damaged in the archive and were left out`]
+        : [];
+    if (job.serialize !== undefined) {
+      const file = `${job.stem}.${job.serialize}`;
+      await serializeBag(bag, job.stem, join(job.out, file), job.serialize, job.signal);
+      return { file, entries, bytes, pages: 0, notes };
+    }
+    const target = join(job.out, job.stem);
+    // The command was given --force to write into a folder holding this name: the bag of an earlier run.
+    if (await lstat(target).catch(() => undefined)) await rm(target, { recursive: true, force: true });
+    await rename(bag, target);
+    return { file: job.stem, entries, bytes, pages: 0, notes };
+  } finally {
+    await rm(work, { recursive: true, force: true });
+  }
+}
+
+/** A payload file under `data/`, created exclusively; a name already taken gets a number. */
+async function writePayload(bag: string, name: string, body: Buffer): Promise<string> {
+  for (let n = 1; n <= MAX_NUMBER; n++) {
+    const candidate = n === 1 ? name : numberedName(name, n);
+    const path = join(bag, 'data', candidate);
+    await mkdir(dirname(path), { recursive: true, mode: 0o700 });
+    try {
+      await writeNew(path, body);
+      return candidate;
+    } catch (error) {
+      if (
+        (error as RabbitError).cause === undefined ||
+        ((error as RabbitError).cause as NodeJS.ErrnoException).code !== 'EEXIST'
+      )
+        throw error;
+    }
+  }
+  throw new RabbitError('OUTPUT_UNWRITABLE', `no free name in the bag for ${name}`);
+}
+
+async function writeNew(path: string, bytes: Buffer): Promise<void> {
+  let handle;
+  try {
+    handle = await createPrivateFile(path);
+    await handle.write(bytes);
+  } catch (error) {
+    throw writeError(path, error);
+  } finally {
+    await handle?.close();
+  }
+}
+
+/** A tag value on one line (RFC 8493 2.2.2): no line breaks, whatever the manifest held. */
+function tagValue(text: string): string {
+  return text.replace(/[\r\n]+/g, ' ');
+}

@@ -1,0 +1,70 @@
+import { basename, join } from 'node:path';
+import type { Archive } from '../archive/open-archive.js';
+import { RabbitError } from '../core/errors.js';
+import { TOOL_NAME, TOOL_VERSION } from '../core/version.js';
+import type { ArchiveFormat } from './formats/archive-format.js';
+import { safeNameOf } from './file-name.js';
+import { REPORT_FILE, type ConvertReport } from './report.js';
+import { makeFolder, writeAtomically } from './write-output.js';
+
+export interface PackageOptions {
+  out: string;
+  serialize?: string;
+  /** Read the package back once it is written (`--check`). */
+  check?: boolean;
+  now?: () => Date;
+  signal?: AbortSignal;
+}
+
+/**
+ * The whole archive as one package (a WACZ, a bag) in `out`, with convert-report.json beside it;
+ * read back when asked. The package is named after the archive's file.
+ */
+export async function convertToPackage(
+  format: ArchiveFormat,
+  archive: Archive,
+  options: PackageOptions,
+): Promise<ConvertReport> {
+  checkSerialization(format, options.serialize);
+  await makeFolder(options.out);
+  const stem = safeNameOf(basename(archive.name).replace(/\.zip$/i, ''));
+  const written = await format.writePackage({
+    archive,
+    out: options.out,
+    stem,
+    now: options.now ?? (() => new Date()),
+    ...(options.serialize !== undefined ? { serialize: options.serialize } : {}),
+    ...(options.signal !== undefined ? { signal: options.signal } : {}),
+  });
+  if (options.check === true) written.checked = await format.checkPackage(join(options.out, written.file));
+  const { notes, ...packaged } = written;
+  const report: ConvertReport = {
+    tool: { name: TOOL_NAME, version: TOOL_VERSION },
+    archive: archive.path,
+    to: format.name,
+    rendering: true,
+    complete: true,
+    notes,
+    prototypes: [],
+    package: packaged,
+  };
+  await writeAtomically(join(options.out, REPORT_FILE), [`${JSON.stringify(report, null, 2)}\n`]);
+  return report;
+}
+
+/** `--serialize` only where the format has that serialization. */
+export function checkSerialization(
+  format: { name: string; serializations?: readonly string[] },
+  serialize?: string,
+): void {
+  if (serialize === undefined) return;
+  const allowed = format.serializations ?? [];
+  if (!allowed.includes(serialize)) {
+    throw new RabbitError(
+      'USAGE',
+      allowed.length === 0
+        ? `--serialize does not apply to --to ${format.name} (only to bagit)`
+        : `--serialize takes ${allowed.join(' or ')}, not ${JSON.stringify(serialize)}`,
+    );
+  }
+}

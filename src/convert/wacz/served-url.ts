@@ -1,0 +1,37 @@
+import { servicePath } from '../../client/base-url.js';
+import { RabbitError } from '../../core/errors.js';
+import type { ManifestHead } from '../../manifest/manifest-stream.js';
+import type { FileEntry } from '../../manifest/types.js';
+import type { FetchTime } from './warc-records.js';
+
+/**
+ * The URL a body was fetched from: the service's origin and path, and the entry's source (an API
+ * path, an older view's `?mode=`, or a page asset's path). The key travelled in the query and is
+ * in no source; an `api_key` a hostile manifest put there anyway is taken out.
+ */
+export function servedUrl(baseUrl: string, source: string): string {
+  const base = new URL(baseUrl);
+  const url = new URL(`${base.origin}${servicePath(base.pathname)}${source}`);
+  if (url.origin !== base.origin) {
+    throw new RabbitError('ARCHIVE_CORRUPT', `the source ${JSON.stringify(source)} leads off the service's host`);
+  }
+  url.searchParams.delete('api_key');
+  url.hash = '';
+  return url.href;
+}
+
+/**
+ * When a body was fetched. The manifest records it per entry (`fetchedAt`) since it has had the
+ * field; an older archive's bodies were fetched between the run's start and end, and are dated
+ * at its start, saying so.
+ */
+export function fetchTimeOf(entry: FileEntry, head: ManifestHead): FetchTime {
+  const at = entry.fetchedAt;
+  if (at !== undefined && !Number.isNaN(Date.parse(at))) return { at: new Date(at).toISOString(), exact: true };
+  return { at: isoOr(head.startedAt), exact: false, between: [isoOr(head.startedAt), isoOr(head.finishedAt)] };
+}
+
+function isoOr(text: string): string {
+  const time = Date.parse(text);
+  return Number.isNaN(time) ? new Date(0).toISOString() : new Date(time).toISOString();
+}

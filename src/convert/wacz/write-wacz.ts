@@ -1,0 +1,204 @@
+import { createHash } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { isRabbitError, RabbitError } from '../../core/errors.js';
+import { TOOL_NAME, TOOL_VERSION } from '../../core/version.js';
+import { GENERATED_SOURCE, type FileEntry } from '../../manifest/types.js';
+import { ZipWriter } from '../../zip/zip-writer.js';
+import type { PackageJob, PackageReport } from '../formats/archive-format.js';
+import { HashedFile } from '../hashed-file.js';
+import { PAGES_HEADER, pageLines } from './page-index.js';
+import { fetchTimeOf, servedUrl } from './served-url.js';
+import { SortedLines } from './sorted-lines.js';
+import { BOUNDED_DATE_HEADER, cdxjLine, responseRecord, warcinfoRecord } from './warc-records.js';
+
+export const WACZ_VERSION = '1.1.1';
+const WARC_FILE = 'data.warc.gz';
+/** The files of a WACZ, as its datapackage names them. */
+const WARC_PATH = `archive/${WARC_FILE}`;
+const INDEX_PATH = 'indexes/index.cdx';
+const PAGES_PATH = 'pages/pages.jsonl';
+export const DATAPACKAGE = 'datapackage.json';
+export const DATAPACKAGE_DIGEST = 'datapackage-digest.json';
+/** No body the service sends comes near this (the crawl caps them lower). */
+const MAX_BODY_BYTES = 1024 * 1024 * 1024;
+
+interface Written {
+  path: string;
+  file: string;
+  sha256: string;
+  bytes: number;
+}
+
+/**
+ * A WACZ 1.1.1 of what the service served: one WARC of `response` records (each its own gzip
+ * member), its CDXJ index sorted through the work folder, a page list with each page's words, and
+ * a datapackage with the sha256 and size of each file. The bodies stream from the archive one at
+ * a time as the manifest lists them; everything that grows with the account is on disk until the
+ * zip is written. Files the export generated (the offline viewer) are not what was served and stay out.
+ */
+export async function writeWacz(job: PackageJob): Promise<PackageReport> {
+  const file = `${job.stem}.wacz`;
+  const work = await mkdtemp(join(job.out, `.${file}.work-`));
+  try {
+    const head = await job.archive.manifest();
+    const created = job.now().toISOString();
+    const notes: string[] = [];
+    let bounded = 0;
+    let skipped = 0;
+    let entries = 0;
+    let bytes = 0;
+
+    const warc = await HashedFile.create(join(work, WARC_FILE));
+    const index = new SortedLines(work);
+    const catalog = await (async () => {
+      try {
+        await warc.write(
+          await warcinfoRecord(WARC_FILE, created, {
+            software: `${TOOL_NAME} ${TOOL_VERSION}`,
+            format: 'WARC File Format 1.1',
+            source: head.source.baseUrl,
+            archive: job.archive.name,
+            'exported-by': `${head.tool.name} ${head.tool.version}`,
+            'export-started': head.startedAt,
+            'export-finished': head.finishedAt,
+            'fetch-time':
+              `each record's WARC-Date is when its body was fetched, where the archive records it; ` +
+              `elsewhere the export's start, with a ${BOUNDED_DATE_HEADER} header giving the export's start and end, which bound it`,
+            headers:
+              'the status, Content-Type and Last-Modified the service answered; bodies as archived, keys redacted',
+          }),
+        );
+        return await job.archive.catalog({
+          spillDir: work,
+          visitor: {
+            async file(entry: FileEntry) {
+              if (entry.source === GENERATED_SOURCE) return;
+              if (job.signal?.aborted) throw new RabbitError('INTERRUPTED', 'the conversion was interrupted');
+              let body: Buffer;
+              try {
+                body = await job.archive.body(entry, MAX_BODY_BYTES);
+              } catch (error) {
+                if (!isRabbitError(error) || error.code !== 'ARCHIVE_CORRUPT') throw error;
+                skipped++;
+                return;
+              }
+              const url = servedUrl(head.source.baseUrl, entry.source);
+              const time = fetchTimeOf(entry, head);
+              if (!time.exact) bounded++;
+              const record = await responseRecord(entry, url, time, body);
+              const offset = warc.size;
+              await warc.write(record.bytes);
+              await index.add(
+                cdxjLine({
+                  url,
+                  date: time.at,
+                  mime: entry.contentType,
+                  digest: record.payloadDigest,
+                  offset,
+                  length: record.bytes.length,
+                  filename: WARC_FILE,
+                }),
+              );
+              entries++;
+              bytes += body.length;
+            },
+          },
+        });
+      } catch (error) {
+        await warc.abandon();
+        throw error;
+      }
+    })();
+    const written: Written[] = [];
+    try {
+      written.push({ path: WARC_PATH, file: warc.path, sha256: await warc.close(), bytes: warc.size });
+      written.push(await writeLines(join(work, 'index.cdx'), INDEX_PATH, index.sorted()));
+      const missing = { pages: 0 };
+      let pages = 0;
+      let first: { url: string; ts: string } | undefined;
+      const lines = async function* (): AsyncGenerator<string> {
+        yield JSON.stringify(PAGES_HEADER);
+        for await (const line of pageLines(catalog, head, job.signal, missing)) {
+          first ??= line;
+          pages++;
+          yield JSON.stringify(line);
+        }
+      };
+      written.push(await writeLines(join(work, 'pages.jsonl'), PAGES_PATH, lines()));
+      if (bounded > 0) {
+        notes.push(
+          `${bounded} of ${entries} records are dated at the export's start: the archive does not record when their bodies were fetched`,
+        );
+      }
+      if (skipped > 0)
+        notes.push(`${skipped} bodies the manifest lists are missing or damaged in the archive and were left out`);
+      if (missing.pages > 0)
+        notes.push(`${missing.pages} pages have no XHTML rendering in the archive and are not listed for replay`);
+
+      const datapackage = `${JSON.stringify(
+        {
+          profile: 'data-package',
+          wacz_version: WACZ_VERSION,
+          title: `${job.archive.name}: what ${head.source.baseUrl} served`,
+          description: `Exported by ${head.tool.name} ${head.tool.version} from ${head.source.baseUrl} between ${head.startedAt} and ${head.finishedAt}; packaged by ${TOOL_NAME} ${TOOL_VERSION}.`,
+          created,
+          modified: created,
+          software: `${TOOL_NAME} ${TOOL_VERSION}`,
+          ...(first !== undefined ? { mainPageUrl: first.url, mainPageDate: first.ts } : {}),
+          resources: written.map((each) => ({
+            name: each.path.slice(each.path.lastIndexOf('/') + 1),
+            path: each.path,
+            hash: `sha256:${each.sha256}`,
+            bytes: each.bytes,
+          })),
+        },
+        null,
+        2,
+      )}\n`;
+      const digest = `${JSON.stringify(
+        { path: DATAPACKAGE, hash: `sha256:${createHash('sha256').update(datapackage).digest('hex')}` },
+        null,
+        2,
+      )}\n`;
+
+      const zip = await ZipWriter.create(join(job.out, file), job.signal ? { signal: job.signal } : {});
+      try {
+        for (const each of written) {
+          // The WARC is stored as it is, for replay reads a record by its offset without inflating the zip.
+          await zip.addFile({ name: each.path, store: each.path === WARC_PATH }, { file: each.file, size: each.bytes });
+        }
+        await zip.addBuffer({ name: DATAPACKAGE, store: false }, Buffer.from(datapackage));
+        await zip.addBuffer({ name: DATAPACKAGE_DIGEST, store: false }, Buffer.from(digest));
+        await zip.finish();
+      } catch (error) {
+        await zip.abort();
+        throw error;
+      }
+      return { file, entries, bytes, pages, notes };
+    } finally {
+      await catalog.close();
+    }
+  } finally {
+    await rm(work, { recursive: true, force: true });
+  }
+}
+
+async function writeLines(file: string, path: string, lines: AsyncIterable<string>): Promise<Written> {
+  const out = await HashedFile.create(file);
+  try {
+    let batch = '';
+    for await (const line of lines) {
+      batch += `${line}\n`;
+      if (batch.length >= 64 * 1024) {
+        await out.write(batch);
+        batch = '';
+      }
+    }
+    await out.write(batch);
+  } catch (error) {
+    await out.abandon();
+    throw error;
+  }
+  return { path, file, sha256: await out.close(), bytes: out.size };
+}
