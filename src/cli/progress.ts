@@ -4,7 +4,7 @@ import { ProgressTracker, type PhaseTimes, type ProgressSnapshot } from '../prog
 import { printable } from './format.js';
 import { barLine, finalLine, logLine, outageLine, outageRecord, progressRecord } from './progress-line.js';
 import { servicePath } from '../client/base-url.js';
-import { terminalJson } from './terminal-text.js';
+import { recordLine, type RecordCommand } from './json-records.js';
 
 /** A bar on a terminal, plain lines in a log, JSON records with --json, or nothing. */
 export type ProgressMode = 'spinner' | 'lines' | 'json' | 'silent';
@@ -38,6 +38,8 @@ export interface ProgressOptions {
   intervalMs?: number;
   /** Where JSON records go (stdout, beside the summary). */
   stdout?: NodeJS.WritableStream;
+  /** The command the JSON records are of. */
+  command?: RecordCommand;
   now?: () => number;
 }
 
@@ -65,8 +67,10 @@ export async function createProgress(
   const {
     intervalMs = DEFAULT_STATS_INTERVAL_MS,
     stdout,
+    command = null,
     now = Date.now,
   } = typeof options === 'number' ? { intervalMs: options } : options;
+  const progressLine = (): string => recordLine(command, 'progress', progressRecord(tracker.snapshot()));
   const tracker = new ProgressTracker(now);
   const counts: ProgressCounts = {
     requests: 0,
@@ -98,7 +102,7 @@ export async function createProgress(
   } else if (mode === 'lines' && intervalMs > 0) {
     timer = setInterval(() => line(logLine(tracker.snapshot())), intervalMs);
   } else if (mode === 'json' && intervalMs > 0 && stdout) {
-    timer = setInterval(() => stdout.write(`${terminalJson(progressRecord(tracker.snapshot()))}\n`), intervalMs);
+    timer = setInterval(() => stdout.write(progressLine()), intervalMs);
   }
   timer?.unref();
 
@@ -141,7 +145,7 @@ export async function createProgress(
           line(`error: ${event.error.source}: ${printable(event.error.message)}`);
           break;
         case 'outage':
-          if (mode === 'json' && stdout) stdout.write(`${terminalJson(outageRecord(event))}\n`);
+          if (mode === 'json' && stdout) stdout.write(recordLine(command, 'outage', outageRecord(event)));
           else line(outageLine(event, now(), tracker.proxy));
           if (spinner) spinner.text = bar();
           break;
@@ -156,7 +160,7 @@ export async function createProgress(
             if (timer) clearInterval(timer);
             timer = undefined;
             if (mode === 'lines') line(finalLine(tracker.snapshot(), tracker.phaseTimes()));
-            if (mode === 'json' && stdout) stdout.write(`${terminalJson(progressRecord(tracker.snapshot()))}\n`);
+            if (mode === 'json' && stdout) stdout.write(progressLine());
           }
           if (spinner) spinner.text = bar();
           break;
@@ -178,6 +182,7 @@ export async function createProgress(
 export function progressFor(
   io: { stdout: NodeJS.WriteStream; stderr: NodeJS.WriteStream },
   flags: { quiet?: boolean; json?: boolean; statsInterval?: number },
+  command: RecordCommand,
 ): Promise<ProgressReporter> {
   const mode = progressMode(io.stderr, {
     quiet: Boolean(flags.quiet),
@@ -187,6 +192,7 @@ export function progressFor(
   return createProgress(mode, io.stderr, {
     intervalMs: flags.statsInterval ?? DEFAULT_STATS_INTERVAL_MS,
     stdout: io.stdout,
+    command,
   });
 }
 

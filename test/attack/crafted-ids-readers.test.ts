@@ -205,7 +205,7 @@ describe('a failure carrying an archived id, printed as JSON', () => {
     const io: CliIO = { stdout: sink, stderr: sink, env: {} };
     const id = 'p\u009b2J\u202eq';
     const before = process.exitCode;
-    await runAction(io, true, () =>
+    await runAction(io, 'search', () =>
       Promise.reject(new RabbitError('BAD_ID', 'not a safe page in a name', { data: { id } })),
     );
     process.exitCode = before;

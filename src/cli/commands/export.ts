@@ -78,6 +78,7 @@ reader that stops early is exit 1.`,
       const runIo = toStdout ? { ...io, stdout: io.stderr } : io;
       let keyPlaces: string[] = [];
       await runLongCommand(runIo, flags, {
+        name: 'export',
         async load() {
           refuseApiKeyFlag(flags);
           if (toStdout && io.stdout.isTTY)
