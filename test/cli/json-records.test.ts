@@ -162,6 +162,21 @@ describe('--json records', () => {
     expect(validate({ ...summary, schemaVersion: 2 })).toBe(false);
   });
 
+  it('docs/json.md shows a valid example of every type, and of the summary of every command', () => {
+    const doc = readFileSync(fileURLToPath(new URL('../../docs/json.md', import.meta.url)), 'utf8');
+    const examples = [...doc.matchAll(/^```json\n([\s\S]*?)^```/gm)].map(
+      (match) => JSON.parse(match[1] ?? '') as { type: string; command: string | null },
+    );
+    const invalid = examples.filter((example) => !validate(example)).map((example) => JSON.stringify(example));
+    expect(invalid).toEqual([]);
+    expect(new Set(examples.map((e) => e.type))).toEqual(
+      new Set(['summary', 'progress', 'outage', 'hit', 'difference', 'row', 'ready']),
+    );
+    expect(new Set(examples.filter((e) => e.type === 'summary').map((e) => e.command))).toEqual(
+      new Set(['export', 'backup', 'verify', 'ls', 'diff', 'search', 'restore', 'convert', 'serve']),
+    );
+  });
+
   it('ls prints a row per prototype, then the count', () => {
     const lines = printed
       .filter(({ run }) => run === 'ls a.zip --json')
