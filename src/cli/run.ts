@@ -27,7 +27,9 @@ export async function runAction(
   let failure: Record<string, unknown> | undefined;
   try {
     process.exitCode = await action();
-  } catch (error) {
+  } catch (thrown) {
+    // A network failure in export's words and codes, whichever command met it.
+    const error = (await import('../client/network-failure.js')).explainNetworkFailure(thrown);
     const code = exitCodeFor(error);
     const message = redactUrl(printable(error instanceof Error ? error.message : String(error)));
     const errorCode = isRabbitError(error) ? error.code : 'INTERNAL';

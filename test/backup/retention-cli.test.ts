@@ -52,10 +52,15 @@ describe('backup --keep-* and --dry-run', () => {
     );
     expect(json.code).toBe(0);
     expect(JSON.parse(json.stdout)).toEqual({
-      type: 'retention-plan',
+      type: 'summary',
+      schemaVersion: 1,
+      command: 'backup',
       ok: true,
       exitCode: 0,
       dryRun: true,
+      dir,
+      kept: 1,
+      removed: 3,
       archives: [
         { name: '2026-11-22T031500Z.zip', keep: true, reasons: ['newest complete', 'last 1', 'monthly 2026-11'] },
         { name: '2026-11-21T150000Z.zip', keep: false, reasons: ['matches no --keep rule'] },

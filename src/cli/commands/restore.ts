@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { printable } from '../format.js';
 import { totalWrites } from '../../restore/report.js';
 import type { RestoreReport } from '../../restore/report.js';
+import type { RabbitError } from '../../core/errors.js';
 import { redactUrl } from '../../core/redact.js';
 import { EXIT, exitCodeFor } from '../exit-codes.js';
 import { runAction, withInterrupts, type CliIO } from '../run.js';
@@ -93,6 +94,11 @@ again to finish).`,
             },
           }),
         );
+        if (report.fatal) {
+          // The failure that stopped it, in the words every command uses for the network.
+          const { explainNetworkFailure } = await import('../../client/network-failure.js');
+          report.fatal = explainNetworkFailure(report.fatal) as RabbitError;
+        }
         const code = restoreExitCode(report);
         human.write(formatOutcome(report));
         if (report.fatal) {
