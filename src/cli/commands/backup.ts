@@ -58,7 +58,10 @@ export function registerBackup(program: Command, io: CliIO): void {
         .option('--keep-weekly <n>', 'the same for ISO weeks', keepOption('weekly'))
         .option('--keep-monthly <n>', 'the same for months', keepOption('monthly'))
         .option('--keep-yearly <n>', 'the same for years', keepOption('yearly'))
-        .option('--dry-run', 'show which archives the --keep-* rules keep and remove, and why; back up nothing'),
+        .option(
+          '--dry-run',
+          "show which archives a backup now would keep and remove (tonight's included), and why; back up nothing",
+        ),
     ),
   )
     .option('--prototype <id>', SELECTION_HELP.prototype, collectPrototype)
@@ -287,10 +290,10 @@ function dryRun(io: CliIO, flags: BackupFlags): Promise<void> {
       return 0;
     }
     const removed = plan.filter((decision) => !decision.keep).length;
-    let text = `dry run: nothing is backed up or removed; the rules applied to ${resolve(flags.dir)} as it is now:\n`;
+    let text = `dry run: nothing is backed up or removed; what a backup into ${resolve(flags.dir)} would keep and remove now, once its archive is written and complete:\n`;
     for (const decision of plan)
       text += `  ${decision.keep ? 'keep  ' : 'remove'} ${decision.name}  ${decision.reasons.join(', ')}\n`;
-    text += `${plan.length - removed} kept, ${removed} removed (before tonight's archive is added)\n`;
+    text += `${plan.length - removed} kept, ${removed} removed\n`;
     io.stdout.write(text);
     return 0;
   });

@@ -39,6 +39,8 @@ export function registerVerify(program: Command, io: CliIO): void {
           'with --against-live: send at most this many requests',
           intOption('--max-requests', 1, 1_000_000_000),
         ),
+      // liveCheckOptionsOf reads it from the archive's manifest.
+      'the one the archive was exported from',
     ),
   )
     .addHelpText(
