@@ -21,7 +21,7 @@ describe('restore says what to do next', () => {
       env: { RABBIT_API_KEY: service.keys.readWrite, RABBIT_BASE_URL: service.baseUrl },
     });
     expect(run.code).toBe(2);
-    expect(JSON.parse(run.stdout)).toMatchObject({ error: { code: 'USAGE' } });
+    expect(JSON.parse(run.stdout)).toMatchObject({ error: { code: 'NO_SUCH_PROTOTYPE' } });
     const ids = service.store.prototypeIds().map(String);
     expect(ids.length).toBeGreaterThan(1);
     expect(run.stderr).toContain(
