@@ -18,6 +18,11 @@ export interface ProgressChoice {
 
 /** Seconds between the plain progress lines of a log when --stats-interval is not given. */
 export const DEFAULT_STATS_INTERVAL_MS = 30_000;
+/**
+ * Between plain lines on a terminal that does not say how wide it is (a pseudo terminal of 0
+ * columns): someone is watching it, so a line at least this often rather than the log's pace.
+ */
+export const WIDTHLESS_TERMINAL_INTERVAL_MS = 5_000;
 /** How often the terminal line is redrawn. */
 const BAR_REFRESH_MS = 250;
 
@@ -83,6 +88,19 @@ export async function createProgress(
   };
   let spinner: Ora | undefined;
   let timer: NodeJS.Timeout | undefined;
+  // Concurrency changes come by the dozen under faults: told once per progress line, not each.
+  const concurrency = { changes: 0, from: 0, to: 0 };
+  const concurrencyLine = (): void => {
+    if (concurrency.changes === 0) return;
+    const { changes, from, to } = concurrency;
+    concurrency.changes = 0;
+    concurrency.from = to;
+    line(
+      from === to
+        ? `concurrency ${to} (changed ${changes} times since the last line and back)`
+        : `concurrency ${from} -> ${to} (${changes} ${changes === 1 ? 'change' : 'changes'} since the last line)`,
+    );
+  };
   const line = (text: string): void => {
     if (mode === 'silent' || mode === 'json') return;
     if (spinner) spinner.clear();
@@ -100,7 +118,10 @@ export async function createProgress(
       if (spinner) spinner.text = bar();
     }, BAR_REFRESH_MS);
   } else if (mode === 'lines' && intervalMs > 0) {
-    timer = setInterval(() => line(logLine(tracker.snapshot())), intervalMs);
+    timer = setInterval(() => {
+      line(logLine(tracker.snapshot()));
+      concurrencyLine();
+    }, intervalMs);
   } else if (mode === 'json' && intervalMs > 0 && stdout) {
     timer = setInterval(() => stdout.write(progressLine()), intervalMs);
   }
@@ -114,6 +135,7 @@ export async function createProgress(
       tracker.onEvent(event);
       switch (event.type) {
         case 'start':
+          concurrency.from = concurrency.to = event.concurrency;
           line(
             `exporting ${serviceOf(event.baseUrl)} to ${event.out} (${event.concurrency} at a time` +
               `${event.proxy ? `, through the proxy ${event.proxy}` : ''})`,
@@ -150,7 +172,8 @@ export async function createProgress(
           if (spinner) spinner.text = bar();
           break;
         case 'concurrency':
-          if (mode === 'lines') line(`concurrency now ${event.value}`);
+          concurrency.changes++;
+          concurrency.to = event.value;
           break;
         case 'phase':
           // The crawl's last figures before the quieter phases after it.
@@ -159,7 +182,10 @@ export async function createProgress(
             // The last word is the whole run's: no timer line may come after it.
             if (timer) clearInterval(timer);
             timer = undefined;
-            if (mode === 'lines') line(finalLine(tracker.snapshot(), tracker.phaseTimes()));
+            if (mode === 'lines') {
+              line(finalLine(tracker.snapshot(), tracker.phaseTimes()));
+              concurrencyLine();
+            }
             if (mode === 'json' && stdout) stdout.write(progressLine());
           }
           if (spinner) spinner.text = bar();
@@ -190,10 +216,16 @@ export function progressFor(
     ...(flags.statsInterval !== undefined ? { statsIntervalMs: flags.statsInterval } : {}),
   });
   return createProgress(mode, io.stderr, {
-    intervalMs: flags.statsInterval ?? DEFAULT_STATS_INTERVAL_MS,
+    intervalMs: flags.statsInterval ?? lineInterval(io.stderr),
     stdout: io.stdout,
     command,
   });
+}
+
+/** Between plain progress lines: the log's pace, or a watched terminal's when it gives no width. */
+export function lineInterval(stream: NodeJS.WriteStream): number {
+  const widthless = stream.isTTY && !((stream.columns ?? 0) > 0);
+  return widthless ? WIDTHLESS_TERMINAL_INTERVAL_MS : DEFAULT_STATS_INTERVAL_MS;
 }
 
 /** What the final summary gains from the progress figures: time per phase and the average rate. */

@@ -17,14 +17,14 @@ export function registerDemo(program: Command, io: CliIO): void {
         const { exportAccount } = await import('../../export/export-account.js');
         const { verifyArchive } = await import('../../verify/verify-archive.js');
         const { listArchive } = await import('../../verify/list-archive.js');
-        const { createProgress, progressMode } = await import('../progress.js');
+        const { createProgress, lineInterval, progressMode } = await import('../progress.js');
         const { checkOutputFile } = await import('../output-path.js');
         // A second demo replaces the archive of the first; anything else at --out needs --force.
         const replacing = !(flags.force ?? false) && (await isDemoArchive(flags.out));
         const force = (flags.force ?? false) || replacing;
         await checkOutputFile(flags.out, { flag: '--out', force });
         const service = await startFakeService({ seed: 1 });
-        const progress = await createProgress(progressMode(io.stderr, false), io.stderr);
+        const progress = await createProgress(progressMode(io.stderr, false), io.stderr, lineInterval(io.stderr));
         const started = Date.now();
         try {
           io.stdout.write(`sample service on ${service.baseUrl}\n`);
