@@ -32,6 +32,28 @@ describe('two exports of the sample account', () => {
   });
 });
 
+describe('search', () => {
+  it('finds a discussion by its author, through the index the export wrote', async () => {
+    const service = await startFakeService({ seed: 1 });
+    try {
+      const out = join(await tempDir(), 'team.zip');
+      await exportAccount({ out, baseUrl: service.baseUrl, keys: [service.keys.readOnly] });
+      const run = await runCli(['search', out, 'volker', '--json']);
+      expect(run.code).toBe(0);
+      const records = run.stdout
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as Record<string, unknown>);
+      expect(records).toContainEqual(
+        expect.objectContaining({ type: 'hit', kind: 'discussion', field: 'author', match: 'Volker', id: '1' }),
+      );
+      expect(records.at(-1)).toMatchObject({ type: 'summary', indexed: 5, scanned: 0 });
+    } finally {
+      await service.close();
+    }
+  });
+});
+
 describe('progress in a log and on a terminal', () => {
   it('with faults, concurrency changes are summed up beside the progress lines, not told one by one', async () => {
     const service = await startFakeService({ seed: 1, faults: { rate: 0.3, kinds: ['503', '429'], seed: 4 } });
