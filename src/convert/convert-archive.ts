@@ -1,6 +1,5 @@
 import { join } from 'node:path';
-import { RabbitError } from '../core/errors.js';
-import { refuseUnheld } from '../core/held-prototypes.js';
+import { refuseUnheld } from '../api/held-prototypes.js';
 import { TOOL_NAME, TOOL_VERSION } from '../core/version.js';
 import { openArchive } from '../archive/open-archive.js';
 import { convertPrototype } from './convert-prototype.js';

@@ -1,5 +1,5 @@
 import { RabbitError, isRabbitError } from '../core/errors.js';
-import { refuseUnheld } from '../core/held-prototypes.js';
+import { refuseUnheld } from '../api/held-prototypes.js';
 import { entryPathOf, sourceOf } from '../api/entry-paths.js';
 import { readIdList, type IdList } from '../api/parse.js';
 import { networkReason } from '../client/network-failure.js';

@@ -1,5 +1,5 @@
 import { RabbitError } from '../core/errors.js';
-import { refuseUnheld } from '../core/held-prototypes.js';
+import { refuseUnheld } from '../api/held-prototypes.js';
 import type { Readable } from 'node:stream';
 import { openArchive, type Archive } from '../archive/open-archive.js';
 import type { ZipReader } from '../zip/zip-reader.js';

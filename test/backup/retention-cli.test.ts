@@ -39,7 +39,9 @@ describe('backup --keep-* and --dry-run', () => {
     expect((await readdir(dir)).sort()).toEqual(before.sort());
     expect(run.stdout).toMatch(/^dry run: nothing is backed up or removed/);
     // Tonight's archive (a later day than any of these) takes one of the two days.
-    expect(run.stdout).toMatch(/^ {2}keep {3}\d{4}-\d\d-\d\dT\d{6}Z\.zip {2}tonight's archive, newest complete, daily /m);
+    expect(run.stdout).toMatch(
+      /^ {2}keep {3}\d{4}-\d\d-\d\dT\d{6}Z\.zip {2}tonight's archive, newest complete, daily /m,
+    );
     expect(run.stdout).toContain('keep   2026-11-22T031500Z.zip  daily 2026-11-22\n');
     expect(run.stdout).toContain('remove 2026-11-21T150000Z.zip  matches no --keep rule\n');
     expect(run.stdout).toContain('remove 2026-11-21T031500Z.zip  matches no --keep rule\n');

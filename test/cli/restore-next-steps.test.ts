@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { FakeService } from '../../src/fake-service/index.js';
 import { exportAccount } from '../../src/export/export-account.js';
 import { registerRestore } from '../../src/cli/commands/restore.js';
-import { heldPrototypes } from '../../src/core/held-prototypes.js';
+import { heldPrototypes } from '../../src/api/held-prototypes.js';
 import { runCli } from '../helpers/cli.js';
 import { useFakeService } from '../helpers/fake-service.js';
 import { PROTO, damage, exportPrototype } from '../restore/restore-helpers.js';

@@ -1,5 +1,5 @@
-import { compareIds } from '../api/ids.js';
-import { RabbitError } from './errors.js';
+import { compareIds } from './ids.js';
+import { RabbitError } from '../core/errors.js';
 
 /**
  * `--prototype` naming what is not there, refused the same way by every command that takes it
