@@ -100,4 +100,24 @@ describe('progress in a log and on a terminal', () => {
       await service.close();
     }
   }, 90_000);
+
+  it('verify --against-live on a terminal: how many are checked and the time left, every 5 s', async () => {
+    requireTool('/usr/bin/script');
+    const service = await startFakeService({ seed: 1, latencyMs: 60 });
+    try {
+      const out = join(await tempDir(), 'team.zip');
+      await exportAccount({ out, baseUrl: service.baseUrl, keys: [service.keys.readOnly] });
+      const command = `${process.execPath} ${BIN} verify ${out} --against-live --concurrency 1`;
+      const { stdout } = await run('/usr/bin/script', ['-qfec', command, '/dev/null'], {
+        env: { PATH: process.env['PATH'] ?? '', RABBIT_API_KEY: service.keys.readOnly },
+        timeout: 90_000,
+      });
+      const progress = stdout.split(/\r?\n/).filter((line) => line.startsWith('progress: checked '));
+      expect(progress.length).toBeGreaterThanOrEqual(1);
+      expect(progress[0]).toMatch(/^progress: checked \d+ of \d+ \(\d+%\), \S+ left, \S+ elapsed$/);
+      expect(stdout).toContain('MATCHES: everything checked is as the archive holds it');
+    } finally {
+      await service.close();
+    }
+  }, 120_000);
 });

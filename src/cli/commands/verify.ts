@@ -107,7 +107,11 @@ async function verifyAgainstLive(file: string, flags: VerifyFlags, io: CliIO): P
       import('../format-live-check.js'),
     ]);
   const options = await liveCheckOptionsOf(file, flags, io.env);
-  const report = await withInterrupts(io, (signal) => checkAgainstLive({ ...options, signal }));
+  // Progress on stderr; with --json, stdout keeps to its records and stderr to what went wrong.
+  const progress = flags.json ? undefined : (await import('../live-check-progress.js')).liveCheckProgress(io.stderr);
+  const report = await withInterrupts(io, (signal) =>
+    checkAgainstLive({ ...options, signal, ...(progress ? { onStart: progress.onStart } : {}) }),
+  ).finally(() => progress?.stop());
   const verdict = liveVerdict(report);
   const code = verdict === 'match' ? EXIT.ok : verdict === 'drift' ? EXIT.incomplete : EXIT.failed;
   if (flags.json) for (const line of liveCheckRecords(report, verdict, code)) io.stdout.write(line);
