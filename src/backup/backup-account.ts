@@ -7,7 +7,7 @@ import { outputPaths } from '../storage/work-dir.js';
 import { readArchiveManifest } from '../archive/open-archive.js';
 import { sha256OfFile, writeSidecar } from '../archive/checksum-file.js';
 import { nextBackupName } from './archive-names.js';
-import { applyPlan, planFolder, planOwnFolder, rewriteSums } from './backup-folder.js';
+import { applyPlan, planOwnFolder, rewriteSums } from './backup-folder.js';
 import { ownArchives, type IgnoredArchive } from './own-archives.js';
 import { checkOwnDir } from '../core/private-files.js';
 import { takeOverInterrupted } from './leftovers.js';
@@ -167,14 +167,23 @@ export async function backupAccount(options: BackupOptions): Promise<BackupResul
  * manifests only; takes no lock, exports nothing and deletes nothing.
  */
 export async function planBackupRetention(
-  options: Pick<BackupOptions, 'dir' | 'keep' | 'retention'>,
+  options: Pick<BackupOptions, 'dir' | 'keep' | 'retention' | 'now'>,
 ): Promise<RetentionDecision[]> {
   const policy = retentionOf(options.keep, options.retention);
   const dir = resolve(options.dir);
   // A folder the first night will create holds nothing to keep or remove yet.
   if ((await stat(dir).catch(() => undefined)) === undefined && (await isFolder(dirname(dir)))) return [];
   await checkDir(dir);
-  return planFolder(dir, policy);
+  // Planned as the real run plans, after tonight's archive is written (complete, as a night that
+  // goes well is): what it says goes is what that run removes.
+  const at = (options.now ?? Date.now)();
+  const name = nextBackupName(at, new Set(await readdir(dir)));
+  const { plan } = await planOwnFolder(dir, policy, new Map(), at, { name, complete: true });
+  return plan.map((decision) =>
+    decision.name === name
+      ? { name, keep: true, tonight: true, reasons: ["tonight's archive", ...(decision.keep ? decision.reasons : [])] }
+      : decision,
+  );
 }
 
 function retentionOf(keep: number | undefined, retention: RetentionPolicy | undefined): RetentionPolicy {

@@ -28,9 +28,11 @@ export async function planOwnFolder(
   policy: RetentionPolicy,
   known: ReadonlyMap<string, boolean>,
   now: number,
+  /** An archive not written yet, planned as if it were there: tonight's, for --dry-run. */
+  planned?: { name: string; complete: boolean },
 ): Promise<{ plan: RetentionDecision[]; ignored: IgnoredArchive[] }> {
   const own = await ownArchives(dir, await readdir(dir), now);
-  const archives = [];
+  const archives = planned ? [{ name: planned.name, time: now, complete: planned.complete }] : [];
   for (const archive of own.archives) {
     const complete =
       known.get(archive.name) ??

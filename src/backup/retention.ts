@@ -36,6 +36,8 @@ export interface RetentionDecision {
   keep: boolean;
   /** Why it is kept (one per rule that kept it), or why it goes. */
   reasons: string[];
+  /** The archive the run is about to write (in a --dry-run plan), not one in the folder yet. */
+  tonight?: boolean;
 }
 
 type Bucket = 'daily' | 'weekly' | 'monthly' | 'yearly';

@@ -1,5 +1,5 @@
-/** What an option's value or a command's operands complete to. */
-export type Completes = 'files' | 'text' | { words: string[] };
+/** What an option's value or a command's operands complete to: `archives` are *.zip files (and folders to reach them). */
+export type Completes = 'files' | 'archives' | 'text' | { words: string[] };
 
 export interface CompletionOption {
   /** `-o`, `--out`. */
@@ -42,11 +42,13 @@ export function bashCompletion(model: CompletionModel): string {
   const fn = functionName(model);
   const reply = (completes: Completes): string => {
     if (completes === 'files') return `${fn}_files`;
+    if (completes === 'archives') return `${fn}_archives`;
     if (completes === 'text') return 'COMPREPLY=()';
     return `COMPREPLY=($(compgen -W ${quoted(words(completes.words))} -- "$cur"))`;
   };
   const operands = (completes: Completes | undefined): string => {
     if (completes === 'files') return 'files=1';
+    if (completes === 'archives') return 'files=archives';
     return completes === undefined || completes === 'text' ? 'choices=' : `choices=${quoted(words(completes.words))}`;
   };
   const valueCases = (options: CompletionOption[]): string =>
@@ -66,6 +68,10 @@ export function bashCompletion(model: CompletionModel): string {
   return `${header(model, 'bash')}${fn}_files() {
   compopt -o filenames 2>/dev/null
   COMPREPLY=($(compgen -f -- "$cur"))
+}
+${fn}_archives() {
+  compopt -o filenames 2>/dev/null
+  COMPREPLY=($(compgen -f -X '!*.zip' -- "$cur") $(compgen -d -- "$cur"))
 }
 ${fn}() {
   local cur=\${COMP_WORDS[COMP_CWORD]} prev=\${COMP_WORDS[COMP_CWORD-1]} command= options= files= choices= i
@@ -88,6 +94,8 @@ ${commandCase("''", model.options, commandNames)}${model.commands
   esac
   if [[ $cur == -* ]]; then
     COMPREPLY=($(compgen -W "$options" -- "$cur"))
+  elif [[ $files == archives ]]; then
+    ${fn}_archives
   elif [[ -n $files ]]; then
     ${fn}_files
   else
@@ -103,6 +111,7 @@ const zshDescription = (text: string): string => text.replace(/[\\[\]:]/g, (char
 
 function zshAction(completes: Completes, label: string): string {
   if (completes === 'files') return `:${label}:_files`;
+  if (completes === 'archives') return `:${label}:_files -g "*.zip"`;
   if (completes === 'text') return `:${label}: `;
   return `:${label}:(${words(completes.words)})`;
 }
@@ -163,6 +172,14 @@ function fishLine(model: CompletionModel, condition: string, parts: string[], de
 function fishValue(completes: Completes | undefined): string[] {
   if (completes === undefined) return [];
   if (completes === 'files') return ['-r', '-F'];
+  // fish's own __fish_complete_suffix lists the other files too; this keeps *.zip and folders.
+  if (completes === 'archives')
+    return [
+      '-r',
+      '-f',
+      '-a',
+      fishQuoted('(__fish_complete_path (commandline -ct) | string match -r -- "^.*(?:\\.zip|/)\\t")'),
+    ];
   if (completes === 'text') return ['-x'];
   return ['-x', '-a', fishQuoted(words(completes.words))];
 }

@@ -75,6 +75,8 @@ export const ERROR_GUIDE: Readonly<Partial<Record<ErrorCode, NextStep>>> = {
     dataOf(error, 'access') === 'read-only'
       ? 'use a read-write key (RABBIT_API_KEY or --api-key-file): the account settings of the service show which keys may write'
       : 'the key is wrong, revoked or not allowed to do this: copy it again from the account settings of the service',
+  NO_SUCH_PROTOTYPE: () =>
+    'run again with --prototype naming one of the ids it holds, or without --prototype for all of them',
   PORT_IN_USE: () => 'choose another port, or --port 0 for any free one',
   OUTPUT_EXISTS: () => 'pass --force to replace it, or choose another name',
   OUTPUT_PARENT_MISSING: (error) => {

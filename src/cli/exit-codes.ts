@@ -17,6 +17,7 @@ const USAGE_CODES: ReadonlySet<ErrorCode> = new Set([
   'BAD_BASE_URL',
   'API_KEY_FLAG',
   'KEY_FILE',
+  'NO_SUCH_PROTOTYPE',
 ]);
 
 /** The one place where an error becomes an exit code. */

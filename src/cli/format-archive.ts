@@ -90,7 +90,7 @@ export function formatListTable(rows: ListRow[], columns = DEFAULT_COLUMNS): str
   const note =
     hidden.length === 0
       ? []
-      : wrap(`(hidden at ${columns} columns: ${hidden.join(', ')}; widen the terminal or use --json)`, columns);
+      : wrap(`(hidden at ${columns} columns: ${hidden.join(', ')}; see all with --json)`, columns);
   return [...lines, '', summary, ...note].join('\n');
 }
 

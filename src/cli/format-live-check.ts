@@ -1,7 +1,7 @@
 import type { Difference, LiveCheckReport, LiveVerdict } from '../live-check/live-report.js';
 import { formatSampleSize } from '../live-check/sample-plan.js';
 import { printable } from './format.js';
-import { terminalJson } from './terminal-text.js';
+import { recordLine } from './json-records.js';
 
 /** `verify --against-live` for a person: the seed, each prototype, each difference, then the verdict. */
 export function formatLiveCheck(report: LiveCheckReport, verdict: LiveVerdict): string {
@@ -30,13 +30,12 @@ export function formatLiveCheck(report: LiveCheckReport, verdict: LiveVerdict): 
   return lines.join('\n');
 }
 
-/** One JSON record per difference, then the summary: for logs that keep a line per record. */
+/** One JSON record per difference, then the summary, each a line with its newline: for logs that keep a line per record. */
 export function liveCheckRecords(report: LiveCheckReport, verdict: LiveVerdict, exitCode: number): string[] {
   const { differences, failures, ...rest } = report;
   return [
-    ...differences.map((difference) => terminalJson({ type: 'difference', ...difference })),
-    terminalJson({
-      type: 'summary',
+    ...differences.map((difference) => recordLine('verify', 'difference', { ...difference })),
+    recordLine('verify', 'summary', {
       ok: verdict === 'match',
       exitCode,
       verdict,

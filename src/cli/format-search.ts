@@ -1,5 +1,5 @@
 import { printable } from '../search/hit-context.js';
-import { terminalJson } from './terminal-text.js';
+import { recordLine } from './json-records.js';
 import type { SearchHit, SearchSummary } from '../search/search-archive.js';
 
 /** The most a name may take of a hit's line: the archive's names are hostile, and can be of any length. */
@@ -27,9 +27,9 @@ export function formatHit(hit: SearchHit, color: boolean): string {
   );
 }
 
-/** One JSON line; the archive's strings are escaped as for the terminal, since a line of JSON is often read on one. */
+/** One hit record; the archive's strings are escaped as for the terminal, since a line of JSON is often read on one. */
 export function jsonHit(hit: SearchHit): string {
-  return `${terminalJson({ hit: { ...hit, field: hit.field.slice(0, NAME_CHARS) } })}\n`;
+  return recordLine('search', 'hit', { ...hit, field: hit.field.slice(0, NAME_CHARS) });
 }
 
 export function formatSummary(summary: SearchSummary): string {
@@ -43,6 +43,7 @@ export function formatSummary(summary: SearchSummary): string {
   return `${hits} hit${hits === 1 ? '' : 's'} in ${prototypes} prototype${prototypes === 1 ? '' : 's'}, searched ${how}.\n`;
 }
 
+/** The last record: a search that ran is ok with or without hits (exit 0). */
 export function jsonSummary(summary: SearchSummary): string {
-  return `${terminalJson({ summary })}\n`;
+  return recordLine('search', 'summary', { ok: true, exitCode: 0, ...summary });
 }

@@ -7,6 +7,7 @@ import type { ServiceOptions } from './service-options.js';
 import { monitorFlagsOf, type MonitorFlags } from './monitor-flags.js';
 import type { MetricsLabel } from '../monitor/metrics.js';
 import type { RunMonitor } from './run-monitor.js';
+import { jsonRecord } from './json-records.js';
 import { terminalJson } from './terminal-text.js';
 
 /** The flags every long-running command (`export`, `backup`) has besides the service flags. */
@@ -33,6 +34,8 @@ export interface RunParts {
 
 /** What a long-running command says about its own core; the runner does the rest. */
 export interface LongCommand<R, S extends object> {
+  /** The command, as its --json records name it. */
+  name: 'export' | 'backup';
   /** Imports the core (lazily, so `--help` stays light) and returns how to call it; loaded beside the runner's own modules. */
   load(): Promise<(parts: RunParts) => Promise<R>>;
   complete(result: R): boolean;
@@ -75,7 +78,7 @@ export function runLongCommand<R, S extends object>(
       import('./progress-line.js'),
     ]);
     const service = await serviceOptionsOf(flags, io.env, (line) => io.stderr.write(line));
-    const progress = await progressFor(io, flags);
+    const progress = await progressFor(io, flags, command.name);
     const started = Date.now();
     let result: R;
     try {
@@ -93,7 +96,7 @@ export function runLongCommand<R, S extends object>(
       durationMs: Date.now() - started,
       ...summaryTimes(progress.phaseTimes()),
     });
-    summaryLine = { type: 'summary', ok: complete, exitCode: code, ...fields };
+    summaryLine = jsonRecord(command.name, 'summary', { ok: complete, exitCode: code, ...fields });
     if (flags.json) {
       io.stdout.write(`${terminalJson(summaryLine)}\n`);
       return code;
@@ -103,7 +106,7 @@ export function runLongCommand<R, S extends object>(
     if (warnings !== '') io.stderr.write(warnings);
     return code;
   };
-  return runAction(io, flags.json ?? false, action, async (exitCode, failure) => {
+  return runAction(io, flags.json ? command.name : false, action, async (exitCode, failure) => {
     await monitor?.finish(failure ?? summaryLine, exitCode);
   });
 }

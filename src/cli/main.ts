@@ -115,8 +115,11 @@ async function main(): Promise<void> {
       // flag too; commander has said what was wrong on stderr already.
       if (!benign && process.argv.includes('--json')) {
         const { failureRecord } = await import('./run.js');
+        const { terminalJson } = await import('./terminal-text.js');
+        const { recordCommandOf } = await import('./json-records.js');
         const message = error.message.replace(/^error: /, '');
-        process.stdout.write(`${JSON.stringify(failureRecord(EXIT.usage, { code: 'USAGE', message }))}\n`);
+        const record = failureRecord(recordCommandOf(process.argv.slice(2)), EXIT.usage, { code: 'USAGE', message });
+        process.stdout.write(`${terminalJson(record)}\n`);
       }
     } else {
       throw error;

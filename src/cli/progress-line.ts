@@ -100,11 +100,10 @@ export function outageLine(event: OutageEvent, now: number, proxy?: string): str
   }
 }
 
-/** One `--json` record per outage event, times as ISO dates. */
+/** The fields of the `--json` outage record of an event, times as ISO dates. */
 export function outageRecord(event: OutageEvent): Record<string, unknown> {
   const iso = (ms: number): string => new Date(ms).toISOString();
   return {
-    type: 'outage',
     state: event.state,
     reason: event.reason,
     since: iso(event.since),
@@ -206,10 +205,9 @@ export function storedText(stored: number, wire: number): string {
   return wire === stored ? mib(stored) : `${mib(stored)} stored, ${mib(wire)} on the wire`;
 }
 
-/** One `--json` progress record. */
+/** The fields of one `--json` progress record. */
 export function progressRecord(s: ProgressSnapshot): Record<string, unknown> {
   return {
-    type: 'progress',
     phase: s.phase,
     percent: s.percent === null ? null : Math.round(s.percent * 10) / 10,
     done: s.done,

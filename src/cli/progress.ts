@@ -4,7 +4,7 @@ import { ProgressTracker, type PhaseTimes, type ProgressSnapshot } from '../prog
 import { printable } from './format.js';
 import { barLine, finalLine, logLine, outageLine, outageRecord, progressRecord } from './progress-line.js';
 import { servicePath } from '../client/base-url.js';
-import { terminalJson } from './terminal-text.js';
+import { recordLine, type RecordCommand } from './json-records.js';
 
 /** A bar on a terminal, plain lines in a log, JSON records with --json, or nothing. */
 export type ProgressMode = 'spinner' | 'lines' | 'json' | 'silent';
@@ -18,6 +18,11 @@ export interface ProgressChoice {
 
 /** Seconds between the plain progress lines of a log when --stats-interval is not given. */
 export const DEFAULT_STATS_INTERVAL_MS = 30_000;
+/**
+ * Between plain lines on a terminal that does not say how wide it is (a pseudo terminal of 0
+ * columns): someone is watching it, so a line at least this often rather than the log's pace.
+ */
+export const WIDTHLESS_TERMINAL_INTERVAL_MS = 5_000;
 /** How often the terminal line is redrawn. */
 const BAR_REFRESH_MS = 250;
 
@@ -38,6 +43,8 @@ export interface ProgressOptions {
   intervalMs?: number;
   /** Where JSON records go (stdout, beside the summary). */
   stdout?: NodeJS.WritableStream;
+  /** The command the JSON records are of. */
+  command?: RecordCommand;
   now?: () => number;
 }
 
@@ -65,8 +72,10 @@ export async function createProgress(
   const {
     intervalMs = DEFAULT_STATS_INTERVAL_MS,
     stdout,
+    command = null,
     now = Date.now,
   } = typeof options === 'number' ? { intervalMs: options } : options;
+  const progressLine = (): string => recordLine(command, 'progress', progressRecord(tracker.snapshot()));
   const tracker = new ProgressTracker(now);
   const counts: ProgressCounts = {
     requests: 0,
@@ -79,6 +88,19 @@ export async function createProgress(
   };
   let spinner: Ora | undefined;
   let timer: NodeJS.Timeout | undefined;
+  // Concurrency changes come by the dozen under faults: told once per progress line, not each.
+  const concurrency = { changes: 0, from: 0, to: 0 };
+  const concurrencyLine = (): void => {
+    if (concurrency.changes === 0) return;
+    const { changes, from, to } = concurrency;
+    concurrency.changes = 0;
+    concurrency.from = to;
+    line(
+      from === to
+        ? `concurrency ${to} (changed ${changes} times since the last line and back)`
+        : `concurrency ${from} -> ${to} (${changes} ${changes === 1 ? 'change' : 'changes'} since the last line)`,
+    );
+  };
   const line = (text: string): void => {
     if (mode === 'silent' || mode === 'json') return;
     if (spinner) spinner.clear();
@@ -96,9 +118,12 @@ export async function createProgress(
       if (spinner) spinner.text = bar();
     }, BAR_REFRESH_MS);
   } else if (mode === 'lines' && intervalMs > 0) {
-    timer = setInterval(() => line(logLine(tracker.snapshot())), intervalMs);
+    timer = setInterval(() => {
+      line(logLine(tracker.snapshot()));
+      concurrencyLine();
+    }, intervalMs);
   } else if (mode === 'json' && intervalMs > 0 && stdout) {
-    timer = setInterval(() => stdout.write(`${terminalJson(progressRecord(tracker.snapshot()))}\n`), intervalMs);
+    timer = setInterval(() => stdout.write(progressLine()), intervalMs);
   }
   timer?.unref();
 
@@ -110,6 +135,7 @@ export async function createProgress(
       tracker.onEvent(event);
       switch (event.type) {
         case 'start':
+          concurrency.from = concurrency.to = event.concurrency;
           line(
             `exporting ${serviceOf(event.baseUrl)} to ${event.out} (${event.concurrency} at a time` +
               `${event.proxy ? `, through the proxy ${event.proxy}` : ''})`,
@@ -141,12 +167,13 @@ export async function createProgress(
           line(`error: ${event.error.source}: ${printable(event.error.message)}`);
           break;
         case 'outage':
-          if (mode === 'json' && stdout) stdout.write(`${terminalJson(outageRecord(event))}\n`);
+          if (mode === 'json' && stdout) stdout.write(recordLine(command, 'outage', outageRecord(event)));
           else line(outageLine(event, now(), tracker.proxy));
           if (spinner) spinner.text = bar();
           break;
         case 'concurrency':
-          if (mode === 'lines') line(`concurrency now ${event.value}`);
+          concurrency.changes++;
+          concurrency.to = event.value;
           break;
         case 'phase':
           // The crawl's last figures before the quieter phases after it.
@@ -155,8 +182,11 @@ export async function createProgress(
             // The last word is the whole run's: no timer line may come after it.
             if (timer) clearInterval(timer);
             timer = undefined;
-            if (mode === 'lines') line(finalLine(tracker.snapshot(), tracker.phaseTimes()));
-            if (mode === 'json' && stdout) stdout.write(`${terminalJson(progressRecord(tracker.snapshot()))}\n`);
+            if (mode === 'lines') {
+              line(finalLine(tracker.snapshot(), tracker.phaseTimes()));
+              concurrencyLine();
+            }
+            if (mode === 'json' && stdout) stdout.write(progressLine());
           }
           if (spinner) spinner.text = bar();
           break;
@@ -178,6 +208,7 @@ export async function createProgress(
 export function progressFor(
   io: { stdout: NodeJS.WriteStream; stderr: NodeJS.WriteStream },
   flags: { quiet?: boolean; json?: boolean; statsInterval?: number },
+  command: RecordCommand,
 ): Promise<ProgressReporter> {
   const mode = progressMode(io.stderr, {
     quiet: Boolean(flags.quiet),
@@ -185,9 +216,16 @@ export function progressFor(
     ...(flags.statsInterval !== undefined ? { statsIntervalMs: flags.statsInterval } : {}),
   });
   return createProgress(mode, io.stderr, {
-    intervalMs: flags.statsInterval ?? DEFAULT_STATS_INTERVAL_MS,
+    intervalMs: flags.statsInterval ?? lineInterval(io.stderr),
     stdout: io.stdout,
+    command,
   });
+}
+
+/** Between plain progress lines: the log's pace, or a watched terminal's when it gives no width. */
+export function lineInterval(stream: NodeJS.WriteStream): number {
+  const widthless = stream.isTTY && !((stream.columns ?? 0) > 0);
+  return widthless ? WIDTHLESS_TERMINAL_INTERVAL_MS : DEFAULT_STATS_INTERVAL_MS;
 }
 
 /** What the final summary gains from the progress figures: time per phase and the average rate. */

@@ -2,6 +2,7 @@ import { isRabbitError } from '../core/errors.js';
 import { redactUrl } from '../core/redact.js';
 import { EXIT, exitCodeFor } from './exit-codes.js';
 import { printable } from './format.js';
+import { jsonRecord, type RecordCommand } from './json-records.js';
 import { terminalJson } from './terminal-text.js';
 import { nextStepFor } from './error-guide.js';
 
@@ -13,19 +14,22 @@ export interface CliIO {
 
 /**
  * Runs a command's action and turns whatever it throws into one message and an exit code. With
- * --json the failure is one JSON line on stdout too, so cron logs stay machine-readable. `after`
+ * --json (`json` names the command whose records these are) the failure is one summary record on
+ * stdout too, so cron logs stay machine-readable. `after`
  * hears the exit code, and for a failure the summary line (printed or not), e.g. to ping a monitor.
  */
 export async function runAction(
   io: CliIO,
-  json: boolean,
+  json: Exclude<RecordCommand, null> | false,
   action: () => Promise<number>,
   after?: (exitCode: number, failure?: Record<string, unknown>) => Promise<void>,
 ): Promise<void> {
   let failure: Record<string, unknown> | undefined;
   try {
     process.exitCode = await action();
-  } catch (error) {
+  } catch (thrown) {
+    // A network failure in export's words and codes, whichever command met it.
+    const error = (await import('../client/network-failure.js')).explainNetworkFailure(thrown);
     const code = exitCodeFor(error);
     const message = redactUrl(printable(error instanceof Error ? error.message : String(error)));
     const errorCode = isRabbitError(error) ? error.code : 'INTERNAL';
@@ -34,9 +38,14 @@ export async function runAction(
     const data = isRabbitError(error) ? error.data : undefined;
     // One redaction for everything the failure says, on its one way out: stderr, --json and the ping.
     failure = redactAll(
-      failureRecord(code, { ...data, code: errorCode, message, ...(next !== undefined ? { next } : {}) }),
+      failureRecord(json === false ? null : json, code, {
+        ...data,
+        code: errorCode,
+        message,
+        ...(next !== undefined ? { next } : {}),
+      }),
     ) as Record<string, unknown>;
-    if (json) io.stdout.write(`${terminalJson(failure)}\n`);
+    if (json !== false) io.stdout.write(`${terminalJson(failure)}\n`);
     io.stderr.write(`rabbit-export: ${message}\n`);
     if (next !== undefined) io.stderr.write(`next: ${redactUrl(next)}\n`);
     if (!isRabbitError(error) && error instanceof Error && error.stack && io.env['RABBIT_DEBUG']) {
@@ -56,12 +65,13 @@ function redactAll(value: unknown): unknown {
   return value;
 }
 
-/** The --json line of a run that failed, whatever failed: one shape for every log reader. */
+/** The --json summary of a run that failed, whatever failed: one shape for every log reader. */
 export function failureRecord(
+  command: RecordCommand,
   exitCode: number,
   error: Record<string, unknown> & { code: string; message: string },
 ): Record<string, unknown> {
-  return { type: 'summary', ok: false, exitCode, error };
+  return jsonRecord(command, 'summary', { ok: false, exitCode, error });
 }
 
 /**

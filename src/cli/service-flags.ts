@@ -33,10 +33,14 @@ export function refuseApiKeyFlag(flags: Pick<ServiceFlags, 'apiKey'>): void {
   if (flags.apiKey !== undefined) throw new RabbitError('API_KEY_FLAG', 'there is no --api-key flag');
 }
 
-export function addServiceOptions(command: Command): Command {
+/**
+ * The service flags; `baseUrlDefault` says where the base URL comes from when neither --base-url
+ * nor RABBIT_BASE_URL gives it, for a command where that is not the public service.
+ */
+export function addServiceOptions(command: Command, baseUrlDefault = DEFAULT_BASE_URL): Command {
   return (
     command
-      .option('--base-url <url>', `service base URL (env RABBIT_BASE_URL, default ${DEFAULT_BASE_URL})`)
+      .option('--base-url <url>', `service base URL (env RABBIT_BASE_URL, default ${baseUrlDefault})`)
       .option(
         '--api-key-file <path>',
         'file with the API key(s), one per line (default: env RABBIT_API_KEY, comma-separated)',

@@ -166,3 +166,41 @@ export function networkReason(error: RabbitError): { code: ErrorCode; words: str
   const words = said.replace(/\b[A-Z][A-Z0-9_]{3,}\b:?\s*/g, '').trim();
   return { code: 'HOST_UNREACHABLE', words: `the connection to the service${via} failed${words ? ` (${words})` : ''}` };
 }
+
+/**
+ * A request that failed on the network, said as export says its first contact: what the system's
+ * code means, then the request and the address it went to, with a code the CLI's guide gives a
+ * next step for (CONNECTION_REFUSED, HOST_NOT_FOUND...). Every command that talks to the service
+ * ends through this (src/cli/run.ts), so verify --against-live and restore explain the same
+ * failure in the same words. Anything else is returned as it is.
+ */
+export function explainNetworkFailure(error: unknown): unknown {
+  if (!(error instanceof RabbitError) || (error.code !== 'NETWORK' && error.code !== 'TIMEOUT')) return error;
+  const reason = networkReason(error);
+  const request = [error.method ?? 'GET', sourceIn(error)].filter((part) => part !== undefined).join(' ');
+  const where = addressIn(error);
+  return new RabbitError(reason.code, `${reason.words} (${request}${where ? ` at ${where}` : ''})`, {
+    ...(error.source !== undefined ? { source: error.source } : {}),
+    cause: error,
+    ...(error.data !== undefined ? { data: error.data } : {}),
+  });
+}
+
+/** The API path of the request that failed, from the error or the first of its causes that names one. */
+function sourceIn(error: RabbitError): string | undefined {
+  for (const cause of causes(error)) {
+    const source = (cause as { source?: unknown }).source;
+    if (typeof source === 'string') return source;
+  }
+  return undefined;
+}
+
+/** host:port (or the host name that did not resolve) from the system error down the cause chain. */
+function addressIn(error: RabbitError): string | undefined {
+  for (const cause of causes(error)) {
+    const { hostname, address, port } = cause as { hostname?: unknown; address?: unknown; port?: unknown };
+    if (typeof hostname === 'string') return hostname;
+    if (typeof address === 'string') return typeof port === 'number' ? `${address}:${port}` : address;
+  }
+  return undefined;
+}

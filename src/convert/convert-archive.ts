@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { RabbitError } from '../core/errors.js';
+import { refuseUnheld } from '../api/held-prototypes.js';
 import { TOOL_NAME, TOOL_VERSION } from '../core/version.js';
 import { openArchive } from '../archive/open-archive.js';
 import { convertPrototype } from './convert-prototype.js';
@@ -115,12 +115,6 @@ const NO_RENDERINGS =
 
 function selectPrototypes(all: string[], wanted: readonly string[] | undefined): string[] {
   if (wanted === undefined || wanted.length === 0) return all;
-  const missing = wanted.filter((id) => !all.includes(id));
-  if (missing.length > 0) {
-    throw new RabbitError(
-      'USAGE',
-      `the archive holds no prototype ${missing.join(', ')} (it holds ${all.join(', ') || 'none'})`,
-    );
-  }
+  refuseUnheld(wanted, all, 'the archive');
   return all.filter((id) => wanted.includes(id));
 }

@@ -56,7 +56,9 @@ export type ErrorCode =
   | 'PORT_IN_USE'
   | 'OUTPUT_PARENT_MISSING'
   | 'OUTPUT_KIND'
-  | 'UNSAFE_PATH';
+  | 'UNSAFE_PATH'
+  /** --prototype names an id the account or the archive does not hold. */
+  | 'NO_SUCH_PROTOTYPE';
 
 export type ErrorClass = 'retryable' | 'resource' | 'fatal';
 

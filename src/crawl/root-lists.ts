@@ -1,4 +1,5 @@
 import { RabbitError, isRabbitError } from '../core/errors.js';
+import { refuseUnheld } from '../api/held-prototypes.js';
 import { entryPathOf, sourceOf } from '../api/entry-paths.js';
 import { readIdList, type IdList } from '../api/parse.js';
 import { networkReason } from '../client/network-failure.js';
@@ -29,6 +30,7 @@ const ROOT_LIST = sourceOf('prototype-list', {});
  */
 export async function readRootLists(options: RootListOptions): Promise<Map<string, string>> {
   const owner = new Map<string, string>();
+  const listed = new Set<string>();
   const refused: RabbitError[] = [];
   for (const [index, key] of options.keys.entries()) {
     let list: IdList;
@@ -41,10 +43,15 @@ export async function readRootLists(options: RootListOptions): Promise<Map<strin
       continue;
     }
     for (const id of list.ids) {
+      listed.add(id);
       if (!owner.has(id) && (!options.only || options.only.has(id))) owner.set(id, key);
     }
   }
   if (refused.length === options.keys.length) throw refused[0];
+  // Every list read: an id none names is a mistake in the command, refused before any prototype is
+  // fetched (an incomplete archive and a rerun of the same id would not help). With a key refused,
+  // that key's list might have named it: recorded below, and the run is incomplete.
+  if (refused.length === 0) refuseUnheld(options.only ?? [], [...listed], 'the account');
   for (const id of options.only ?? []) {
     if (owner.has(id)) continue;
     const source = askedSource(id);

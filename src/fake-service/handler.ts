@@ -29,6 +29,8 @@ export interface ServiceState {
   stats: FakeStats;
   staticAssets: Map<string, Representation>;
   baseUrl: string;
+  /** What pages put before an absolute path on the service: the base URL, or '' (root-relative). */
+  pageOrigin: string;
   latencyMs: number;
   faults: FaultPlan;
   sleep: (ms: number) => Promise<void>;
@@ -152,7 +154,7 @@ async function answer(state: ServiceState, req: IncomingMessage, url: URL): Prom
   if (WRITE_METHODS.has(method) && (route.kind === 'elements' || route.kind === 'element')) {
     return answerWrite(req, state.store, state.baseUrl, route, access);
   }
-  const found = representationOf(state.store, state.baseUrl, route, access);
+  const found = representationOf(state.store, state.pageOrigin, route, access);
   return found === undefined ? errorReply(404, 'not_found', 'no such resource') : conditional(req, found);
 }
 

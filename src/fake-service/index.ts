@@ -42,6 +42,13 @@ export interface FakeServiceOptions {
   compression?: CompressionOptions;
   /** The base URL the service names itself by in bodies when it is reached through a TLS front or proxy. */
   advertisedBaseUrl?: string;
+  /**
+   * Pages name the logo by an absolute URL on the service's own host, as the live rendering did
+   * (default with advertisedBaseUrl, else off). Off, they name it root-relative, and two runs of
+   * the same seed serve the same bytes whatever their port: a diff of two exports of the sample
+   * finds nothing changed.
+   */
+  pagesNameHost?: boolean;
   /** The whole service goes away for a while at a chosen request (outage.ts). */
   outage?: OutageOptions;
   /** A key revoked in the middle of a run (auth.ts). */
@@ -75,6 +82,7 @@ export async function startFakeService(options: FakeServiceOptions = {}): Promis
     stats: createStats(options.countPaths ?? true),
     staticAssets: buildStaticAssets(),
     baseUrl: '',
+    pageOrigin: '',
     latencyMs: options.latencyMs ?? 0,
     faults: new FaultPlan(options.faults),
     sleep: options.sleep ?? ((ms) => sleep(ms)),
@@ -99,6 +107,7 @@ export async function startFakeService(options: FakeServiceOptions = {}): Promis
   const address = server.address() as AddressInfo;
   const listening = baseUrlOf(address);
   state.baseUrl = options.advertisedBaseUrl ?? listening;
+  state.pageOrigin = (options.pagesNameHost ?? options.advertisedBaseUrl !== undefined) ? state.baseUrl : '';
   let closing: Promise<void> | undefined;
   // An outage: off the network (refused connections, reset sockets), then back on the same port.
   let down: { back: Promise<void>; cancel: () => void } | undefined;

@@ -9,7 +9,7 @@ import { readCheckPlan, type ArchivedList, type CheckPlan, type SampledResource 
 import { SecretMarker } from '../core/secret-marker.js';
 import { compareDigests, compareJson, redactLiveBody, type Comparison } from './compare-bodies.js';
 import { LiveClient, type LiveAnswer, type LiveClientOptions } from './live-client.js';
-import { LiveTally } from './live-tally.js';
+import { LiveTally, type LiveProgress } from './live-tally.js';
 import { inObjectForm, memberSource } from './resource-kinds.js';
 import { EVERYTHING, newSeed, type SampleSize } from './sample-plan.js';
 import type { LiveCheckReport, Subject } from './live-report.js';
@@ -21,6 +21,8 @@ export interface LiveCheckOptions extends LiveClientOptions {
   sample?: SampleSize;
   /** The sample's seed; a new one (reported) when absent. */
   seed?: number;
+  /** Handed, once the plan is read, a reader of how far the check is: the CLI polls it for its progress lines. */
+  onStart?: (progress: () => LiveProgress) => void;
 }
 
 /**
@@ -39,6 +41,7 @@ export async function checkAgainstLive(options: LiveCheckOptions): Promise<LiveC
     const live = await LiveClient.open(options);
     try {
       const tally = new LiveTally(plan, options.keys);
+      options.onStart?.(() => tally.progress());
       await new LiveCheck(archive, plan, live, tally, options.keys).run();
       return tally.report({ archive: options.archive, baseUrl: options.baseUrl, seed, sample, live });
     } finally {

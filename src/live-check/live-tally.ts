@@ -23,6 +23,11 @@ import type { SampleSize } from './sample-plan.js';
  * resource under a gone page is not asked for, nor reported twice). A discussion named by two
  * lists, or a page found gone by its own list and by its elements' list, is one difference.
  */
+export interface LiveProgress {
+  checked: number;
+  total: number;
+}
+
 export class LiveTally {
   sampledChecked = 0;
   private listsChecked = 0;
@@ -50,6 +55,11 @@ export class LiveTally {
 
   listChecked(): void {
     this.listsChecked++;
+  }
+
+  /** How far the check is: lists, metadata and sampled resources checked, of all it will check. */
+  progress(): LiveProgress {
+    return { checked: this.sampledChecked + this.listsChecked, total: this.plan.sample.length + this.listsTotal };
   }
 
   liveRevision(prototype: string, revision: number | null): void {

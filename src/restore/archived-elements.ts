@@ -2,7 +2,7 @@ import { RabbitError, isRabbitError } from '../core/errors.js';
 import { readIdList } from '../api/parse.js';
 import { elementEntriesOf, revisionEntryNameOf } from '../api/entry-paths.js';
 import { RESOURCE_KINDS } from '../api/resource-kinds.js';
-import { compareIds } from '../api/ids.js';
+import { noSuchPrototype } from '../api/held-prototypes.js';
 import type { ArchivedPrototype } from '../archive/archive-catalog.js';
 import { openArchive } from '../archive/open-archive.js';
 import { checkElementBody } from './element-shape.js';
@@ -56,10 +56,7 @@ export async function readArchivedPrototype(
     const catalog = await archive.catalog({ accept: (_entry, owner) => owner.prototype === prototypeId });
     try {
       const prototype = catalog.prototype(prototypeId);
-      if (prototype === undefined) {
-        const held = heldPrototypes(catalog.prototypeIds());
-        throw new RabbitError('USAGE', `${archive.name} holds no prototype ${prototypeId}; ${held}`);
-      }
+      if (prototype === undefined) throw noSuchPrototype([prototypeId], catalog.prototypeIds(), archive.name);
       if (!prototype.hasRevision) {
         throw new RabbitError(
           'ARCHIVE_CORRUPT',
@@ -189,13 +186,4 @@ async function readChecked(
     if (isRabbitError(error, 'ARCHIVE_CORRUPT')) return error.message;
     throw error;
   }
-}
-
-/** `it holds 3, 17 and 42`, or the first few and `and 12 more`: what --prototype can name instead. */
-export function heldPrototypes(ids: readonly string[], shown = 5): string {
-  const sorted = [...ids].sort(compareIds);
-  if (sorted.length === 0) return 'it holds no prototype';
-  if (sorted.length === 1) return `it holds prototype ${sorted[0]}`;
-  if (sorted.length <= shown) return `it holds prototypes ${sorted.slice(0, -1).join(', ')} and ${sorted.at(-1)}`;
-  return `it holds prototypes ${sorted.slice(0, shown).join(', ')} and ${sorted.length - shown} more (rabbit-export ls lists them)`;
 }

@@ -110,20 +110,32 @@ export class ArchivedTexts {
     return out;
   }
 
-  /** Every discussion, in id order: its page, title and entries' texts. */
-  async *discussions(): AsyncGenerator<{ id: string; pageId: string | null; title: string; entries: string[] }> {
+  /** Every discussion, in id order: its page, title, entries' texts and their authors (each once). */
+  async *discussions(): AsyncGenerator<{
+    id: string;
+    pageId: string | null;
+    title: string;
+    entries: string[];
+    authors: string[];
+  }> {
     const ids: string[] = [];
     for await (const entry of entriesOfKind(this.prototype, 'discussion')) ids.push(entry.discussion as string);
     for (const id of ids.sort(compareIds)) {
       const value = asObject(await this.json(revisionEntryNameOf('discussion', { discussion: id })));
       if (value === undefined) continue;
+      const entries = (Array.isArray(value.entries) ? value.entries : []).map(asObject);
       yield {
         id,
         pageId: typeof value.pageId === 'string' && isArchivedId(value.pageId) ? value.pageId : null,
         title: typeof value.title === 'string' ? value.title : '',
-        entries: (Array.isArray(value.entries) ? value.entries : [])
-          .map((entry) => (asObject(entry)?.text as unknown) ?? '')
+        entries: entries
+          .map((entry) => (entry?.text as unknown) ?? '')
           .filter((text): text is string => typeof text === 'string'),
+        authors: [
+          ...new Set(
+            entries.map((entry) => entry?.author as unknown).filter((name): name is string => typeof name === 'string'),
+          ),
+        ],
       };
     }
   }

@@ -102,6 +102,8 @@ export async function* prototypeRecords(
     };
     if (discussion.title !== '') yield record({ ...base, field: 'title', text: discussion.title });
     for (const text of discussion.entries) if (text !== '') yield record({ ...base, field: 'entry', text });
+    // Who wrote in it: "what did Anna say" is a search people make.
+    for (const text of discussion.authors) if (text !== '') yield record({ ...base, field: 'author', text });
   }
 }
 

@@ -1,4 +1,5 @@
 import { RabbitError } from '../core/errors.js';
+import { refuseUnheld } from '../api/held-prototypes.js';
 import type { Readable } from 'node:stream';
 import { openArchive, type Archive } from '../archive/open-archive.js';
 import type { ZipReader } from '../zip/zip-reader.js';
@@ -94,6 +95,8 @@ export async function* searchArchive(options: SearchOptions): AsyncGenerator<Sea
       options.useIndex === false ? undefined : (tail ?? zipEntries((archive as Archive).zip));
     const indexed = index && (await indexedPrototypes(index));
     const ids = indexed ?? (catalog = await (await opened()).catalog()).prototypeIds();
+    // An id the archive lacks is a mistake in the command, not a search with no hits.
+    if (only) refuseUnheld(only, [...ids], 'the archive');
     for (const id of ids) {
       if (only && !only.has(id)) continue;
       if (options.signal?.aborted) throw new RabbitError('INTERRUPTED', 'the search was interrupted');

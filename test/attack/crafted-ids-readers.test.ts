@@ -8,6 +8,7 @@ import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerConvert } from '../../src/cli/commands/convert.js';
 import { registerDiff } from '../../src/cli/commands/diff.js';
+import { recordsOfType } from '../helpers/json-records.js';
 import { registerExport } from '../../src/cli/commands/export.js';
 import { registerLinks } from '../../src/cli/commands/links.js';
 import { registerLs } from '../../src/cli/commands/ls.js';
@@ -172,7 +173,7 @@ describe('names from a crafted archive, printed as JSON', () => {
     const listed = await ls(named, '--json');
     expect(listed.code).toBe(0);
     expect(listed.stdout).not.toMatch(ACTIVE);
-    expect((JSON.parse(listed.stdout) as Array<{ name: string }>)[0]?.name).toBe(hostile);
+    expect(recordsOfType<{ name: string }>(listed.stdout, 'row')[0]?.name).toBe(hostile);
 
     const changed = await diff(good, named, '--json');
     expect(changed.code).toBe(0);
@@ -205,7 +206,7 @@ describe('a failure carrying an archived id, printed as JSON', () => {
     const io: CliIO = { stdout: sink, stderr: sink, env: {} };
     const id = 'p\u009b2J\u202eq';
     const before = process.exitCode;
-    await runAction(io, true, () =>
+    await runAction(io, 'search', () =>
       Promise.reject(new RabbitError('BAD_ID', 'not a safe page in a name', { data: { id } })),
     );
     process.exitCode = before;
@@ -275,7 +276,7 @@ describe('entries no export writes', () => {
     expect(problems).toContainEqual(expect.objectContaining({ kind: 'missing', path: `${REV}pages/ghost.json` }));
     const listed = await ls(odd, '--json');
     expect(listed.code).toBe(0);
-    expect((JSON.parse(listed.stdout) as Array<{ id: string; pages: number }>).map(({ id }) => id)).toEqual([PROTO]);
+    expect(recordsOfType<{ id: string; pages: number }>(listed.stdout, 'row').map(({ id }) => id)).toEqual([PROTO]);
   });
 });
 

@@ -38,8 +38,12 @@ describe('backup --keep-* and --dry-run', () => {
     expect(service.stats.requests).toBe(0);
     expect((await readdir(dir)).sort()).toEqual(before.sort());
     expect(run.stdout).toMatch(/^dry run: nothing is backed up or removed/);
-    expect(run.stdout).toContain('keep   2026-11-22T031500Z.zip  newest complete, daily 2026-11-22\n');
-    expect(run.stdout).toContain('keep   2026-11-21T150000Z.zip  daily 2026-11-21\n');
+    // Tonight's archive (a later day than any of these) takes one of the two days.
+    expect(run.stdout).toMatch(
+      /^ {2}keep {3}\d{4}-\d\d-\d\dT\d{6}Z\.zip {2}tonight's archive, newest complete, daily /m,
+    );
+    expect(run.stdout).toContain('keep   2026-11-22T031500Z.zip  daily 2026-11-22\n');
+    expect(run.stdout).toContain('remove 2026-11-21T150000Z.zip  matches no --keep rule\n');
     expect(run.stdout).toContain('remove 2026-11-21T031500Z.zip  matches no --keep rule\n');
     expect(run.stdout).toContain('remove 2026-11-20T031500Z.zip  matches no --keep rule\n');
 
@@ -51,18 +55,15 @@ describe('backup --keep-* and --dry-run', () => {
       },
     );
     expect(json.code).toBe(0);
-    expect(JSON.parse(json.stdout)).toEqual({
-      type: 'retention-plan',
-      ok: true,
-      exitCode: 0,
-      dryRun: true,
-      archives: [
-        { name: '2026-11-22T031500Z.zip', keep: true, reasons: ['newest complete', 'last 1', 'monthly 2026-11'] },
-        { name: '2026-11-21T150000Z.zip', keep: false, reasons: ['matches no --keep rule'] },
-        { name: '2026-11-21T031500Z.zip', keep: false, reasons: ['matches no --keep rule'] },
-        { name: '2026-11-20T031500Z.zip', keep: false, reasons: ['matches no --keep rule'] },
-      ],
-    });
+    const plan = JSON.parse(json.stdout) as { archives: Array<{ name: string; keep: boolean; tonight?: true }> };
+    expect(plan).toMatchObject({ type: 'summary', command: 'backup', ok: true, dryRun: true, kept: 1, removed: 4 });
+    expect(plan.archives.slice(1)).toEqual([
+      { name: '2026-11-22T031500Z.zip', keep: false, reasons: ['matches no --keep rule'] },
+      { name: '2026-11-21T150000Z.zip', keep: false, reasons: ['matches no --keep rule'] },
+      { name: '2026-11-21T031500Z.zip', keep: false, reasons: ['matches no --keep rule'] },
+      { name: '2026-11-20T031500Z.zip', keep: false, reasons: ['matches no --keep rule'] },
+    ]);
+    expect(plan.archives[0]).toMatchObject({ keep: true, tonight: true });
     expect(service.stats.requests).toBe(0);
   });
 
@@ -79,6 +80,27 @@ describe('backup --keep-* and --dry-run', () => {
     expect(await zips()).toEqual(['2026-11-21T150000Z.zip', tonight].sort());
     expect(summary.pruned.sort()).toEqual(['2026-11-20T031500Z.zip', '2026-11-21T031500Z.zip']);
     expect(summary.kept).toBe(2);
+  });
+
+  it('--dry-run predicts what the real run then does: the same archives removed, the same kept', async () => {
+    await nights('2026-11-20T03:15:00Z', '2026-11-21T03:15:00Z', '2026-11-21T15:00:00Z', '2026-11-22T03:15:00Z');
+    const rules = ['--keep-last', '1', '--keep-daily', '2'];
+    const dry = await runCli(['backup', '--dir', dir, ...rules, '--dry-run', '--json'], {
+      register: registerBackup,
+      env: env(),
+    });
+    const plan = JSON.parse(dry.stdout) as { kept: number; archives: Array<{ name: string; keep: boolean }> };
+    const real = await runCli(['backup', '--dir', dir, ...rules, '--json'], { register: registerBackup, env: env() });
+    expect(real.code).toBe(0);
+    const night = JSON.parse(real.stdout) as { pruned: string[]; kept: number };
+    expect(night.pruned.sort()).toEqual(
+      plan.archives
+        .filter((a) => !a.keep)
+        .map((a) => a.name)
+        .sort(),
+    );
+    expect(night.pruned.length).toBe(3);
+    expect(night.kept).toBe(plan.kept);
   });
 
   it.each([

@@ -8,6 +8,7 @@ import { zipLayout } from '../helpers/zip-layout.js';
 import { allFileEntries } from '../../src/manifest/types.js';
 import { tempDir } from '../helpers/temp.js';
 import { useFakeService } from '../helpers/fake-service.js';
+import { recordsOfType } from '../helpers/json-records.js';
 
 let service: FakeService;
 useFakeService({}, (fixture) => (service = fixture.service));
@@ -46,6 +47,8 @@ describe('rabbit-export CLI', () => {
     expect(run.code).toBe(2);
     expect(JSON.parse(run.stdout)).toEqual({
       type: 'summary',
+      schemaVersion: 1,
+      command: 'backup',
       ok: false,
       exitCode: 2,
       error: { code: 'USAGE', message: "unknown option '--keep-dayly'\n(Did you mean --keep-daily?)" },
@@ -158,7 +161,7 @@ describe('rabbit-export CLI', () => {
     expect(run.code).toBe(0);
     for (const id of ['3', '17', '42', '1001', '1002']) expect(run.stdout).toMatch(new RegExp(`^${id}\\s`, 'm'));
     const json = await runCli(['ls', out, '--json']);
-    const rows = JSON.parse(json.stdout) as Array<{ id: string; pages: number }>;
+    const rows = recordsOfType<{ id: string; pages: number }>(json.stdout, 'row');
     expect(rows.find((r) => r.id === '42')?.pages).toBe(2);
   });
 

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Option, type Command } from 'commander';
 import { describe, expect, it } from 'vitest';
@@ -54,7 +54,10 @@ describe('completion bash|zsh|fish', () => {
     expect(bashOffers(dir, ['rabbit-export', 'ex'])).toEqual(['export']);
     expect(bashOffers(dir, ['rabbit-export', 'export', '--si'])).toEqual(['--since']);
     expect(bashOffers(dir, ['rabbit-export', 'export', '--out', 'te'])).toEqual(['team.zip']);
-    expect(bashOffers(dir, ['rabbit-export', 'verify', '']).sort()).toEqual(['completion.bash', 'team.zip']);
+    // An archive is expected: *.zip, and folders to reach one, not every file.
+    await mkdir(join(dir, 'nightly'));
+    expect(bashOffers(dir, ['rabbit-export', 'verify', '']).sort()).toEqual(['nightly', 'team.zip']);
+    expect(bashOffers(dir, ['rabbit-export', 'diff', 'team.zip', '']).sort()).toEqual(['nightly', 'team.zip']);
     expect(bashOffers(dir, ['rabbit-export', 'links', 'team.zip', '--format', ''])).toEqual([
       'csv',
       'json',
@@ -110,6 +113,9 @@ describe('completion bash|zsh|fish', () => {
     expect(fishOffers(dir, 'rabbit-export ')).toEqual(expect.arrayContaining([...COMMANDS, 'completion']));
     expect(fishOffers(dir, 'rabbit-export export --sin')).toEqual(['--since']);
     expect(fishOffers(dir, 'rabbit-export convert team.zip --to ')).toEqual([...formatNames()].sort());
+    await writeFile(join(dir, 'team.zip'), '');
+    await writeFile(join(dir, 'notes.txt'), '');
+    expect(fishOffers(dir, 'rabbit-export verify ')).toEqual(['team.zip']);
   });
 
   it('refuses a shell it has no script for (usage, exit 2)', async () => {

@@ -155,6 +155,7 @@ const CASES: Record<string, () => Promise<Failure>> = {
   API_KEY_FLAG: () => exportFails(['--api-key', 'abc', '--base-url', service.baseUrl]),
   KEY_FILE: async () => exportFails(['--api-key-file', join(await tempDir(), 'no-such-key.txt')]),
   NO_API_KEY: () => exportFails(['--base-url', service.baseUrl], {}),
+  NO_SUCH_PROTOTYPE: () => exportFails(['--base-url', service.baseUrl, '--prototype', '999']),
   KEY_REFUSED: () => exportFails(['--base-url', service.baseUrl], { RABBIT_API_KEY: service.keys.invalid }),
   PORT_IN_USE: async () => {
     const busy = Number(new URL(service.baseUrl).port);

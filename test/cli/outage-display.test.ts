@@ -117,7 +117,7 @@ describe('the progress display while paused', () => {
   it('--json with --stats-interval: one outage record per event on stdout, nothing on stderr', async () => {
     const err = sink();
     const out = sink();
-    const progress = await createProgress('json', err.stream, { intervalMs: 0, stdout: out.stream });
+    const progress = await createProgress('json', err.stream, { intervalMs: 0, stdout: out.stream, command: 'export' });
     for (const event of events) progress.onEvent(event);
     progress.stop();
     expect(err.text()).toBe('');
@@ -126,13 +126,14 @@ describe('the progress display while paused', () => {
       .trim()
       .split('\n')
       .map((line) => JSON.parse(line) as Record<string, unknown>);
+    const envelope = { type: 'outage', schemaVersion: 1, command: 'export' };
     expect(records).toEqual([
-      outageRecord(events[0] as never),
-      outageRecord(events[1] as never),
-      outageRecord(events[2] as never),
+      { ...envelope, ...outageRecord(events[0] as never) },
+      { ...envelope, ...outageRecord(events[1] as never) },
+      { ...envelope, ...outageRecord(events[2] as never) },
     ]);
     expect(records[1]).toEqual({
-      type: 'outage',
+      ...envelope,
       state: 'probe',
       reason: 'unreachable',
       since: new Date(SINCE).toISOString(),

@@ -28,6 +28,9 @@ describe('the package a user installs', () => {
     expect(files).toContain('LICENSE');
     expect(files).toContain('bin/rabbit-export.js');
     expect(files).toContain('dist/cli/main.js');
+    // The JSON Schemas a script validates the --json records and the manifest with (docs/json.md).
+    expect(files).toContain('schema/records.schema.json');
+    expect(files).toContain('schema/manifest.schema.json');
     expect(files.filter((file) => /\.d\.ts$|\.map$/.test(file))).toEqual([]);
     expect(files.filter((file) => file.startsWith('src/') || file.startsWith('test/'))).toEqual([]);
   });

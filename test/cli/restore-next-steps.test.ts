@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { FakeService } from '../../src/fake-service/index.js';
 import { exportAccount } from '../../src/export/export-account.js';
 import { registerRestore } from '../../src/cli/commands/restore.js';
-import { heldPrototypes } from '../../src/restore/archived-elements.js';
+import { heldPrototypes } from '../../src/api/held-prototypes.js';
 import { runCli } from '../helpers/cli.js';
 import { useFakeService } from '../helpers/fake-service.js';
 import { PROTO, damage, exportPrototype } from '../restore/restore-helpers.js';
@@ -21,7 +21,7 @@ describe('restore says what to do next', () => {
       env: { RABBIT_API_KEY: service.keys.readWrite, RABBIT_BASE_URL: service.baseUrl },
     });
     expect(run.code).toBe(2);
-    expect(JSON.parse(run.stdout)).toMatchObject({ error: { code: 'USAGE' } });
+    expect(JSON.parse(run.stdout)).toMatchObject({ error: { code: 'NO_SUCH_PROTOTYPE' } });
     const ids = service.store.prototypeIds().map(String);
     expect(ids.length).toBeGreaterThan(1);
     expect(run.stderr).toContain(

@@ -253,7 +253,7 @@ describe('convert --to drawio', () => {
   it('refuses a prototype the archive does not hold, as a usage error', async () => {
     const out = await tempDir();
     const error: unknown = await convertArchive({ archive, out, prototypes: ['3', '999'] }).catch((e: unknown) => e);
-    expect(isRabbitError(error, 'USAGE')).toBe(true);
+    expect(isRabbitError(error, 'NO_SUCH_PROTOTYPE')).toBe(true);
   });
 
   it('converts what it can of a damaged archive, says what was skipped and never changes the archive', async () => {

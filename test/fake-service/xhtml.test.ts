@@ -5,7 +5,7 @@ import { apiUrl, get } from './helpers.js';
 
 let service: FakeService;
 beforeAll(async () => {
-  service = await startFakeService();
+  service = await startFakeService({ pagesNameHost: true });
 });
 afterAll(() => service.close());
 

@@ -90,7 +90,6 @@ describe('logLine and progressRecord', () => {
         '1250 requests made, 40 requests not started, 50.0 MiB, 2 retries, 1 resource failed, 14s elapsed',
     );
     expect(progressRecord(snap)).toEqual({
-      type: 'progress',
       phase: 'crawl',
       percent: 45.2,
       done: 1234,

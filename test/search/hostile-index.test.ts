@@ -48,8 +48,8 @@ describe('search with an index that was tampered with', () => {
       .split('\n')
       .map((line) => JSON.parse(line) as Record<string, unknown>);
     expect(lines).toEqual([
-      { hit: expect.objectContaining({ id: 'e4', before: 'a real ', match: 'zebra', after: ' \u001b[2J' }) },
-      { summary: expect.objectContaining({ hits: 1 }) },
+      expect.objectContaining({ type: 'hit', id: 'e4', before: 'a real ', match: 'zebra', after: ' \u001b[2J' }),
+      expect.objectContaining({ type: 'summary', hits: 1 }),
     ]);
     // eslint-disable-next-line no-control-regex
     expect(result.stdout).not.toMatch(/\u001b/);

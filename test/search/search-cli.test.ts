@@ -7,7 +7,7 @@ import type { SearchHit, SearchSummary } from '../../src/search/search-archive.j
 import { runCli } from '../helpers/cli.js';
 import { LAYER, PAGE, searchArchives } from './search-archive-fixture.js';
 
-// What `search --json` prints is the command's own hit and summary, one JSON line each.
+// What `search --json` prints is the command's own hit and summary, one record each (docs/json.md).
 type Hit = SearchHit;
 type Summary = SearchSummary;
 
@@ -31,12 +31,18 @@ async function json(file: string, ...args: string[]): Promise<{ hits: Hit[]; sum
   const result = await search([file, ...args, '--json']);
   expect(result.code).toBe(0);
   const lines = result.stdout.trimEnd().split('\n');
-  const values = lines.map((line) => JSON.parse(line) as { hit?: Hit; summary?: Summary });
-  // One line per hit, the summary last and only there.
-  expect(values.slice(0, -1).every((v) => v.hit !== undefined && v.summary === undefined)).toBe(true);
-  const summary = values.at(-1)?.summary as Summary;
-  expect(summary.hits).toBe(values.length - 1);
-  return { hits: values.slice(0, -1).map((v) => v.hit as Hit), summary, lines };
+  const values = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+  // One record per hit, the summary last and only there; each with the envelope of every record.
+  expect(values.slice(0, -1).every((v) => v['type'] === 'hit')).toBe(true);
+  expect(values.at(-1)).toMatchObject({ type: 'summary', schemaVersion: 1, command: 'search', ok: true, exitCode: 0 });
+  const fields = ({ type: _t, schemaVersion: _v, command: _c, ...rest }: Record<string, unknown>) => rest;
+  const { ok: _ok, exitCode: _code, ...summary } = fields(values.at(-1) ?? {});
+  expect(summary['hits']).toBe(values.length - 1);
+  return {
+    hits: values.slice(0, -1).map((v) => fields(v) as unknown as Hit),
+    summary: summary as unknown as Summary,
+    lines,
+  };
 }
 
 describe('rabbit-export search', () => {

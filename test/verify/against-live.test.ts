@@ -197,9 +197,8 @@ describe('verify --against-live', () => {
     const original = await serve();
     const archive = await exported(original);
     const clock = fakeClock();
-    // The same account from another instance that names itself as the first did, stormy from its 30th request.
+    // The same account from another instance (its pages do not name its port), stormy from its 30th request.
     const service = await serve({
-      advertisedBaseUrl: original.baseUrl,
       now: clock.now,
       outage: { atRequest: 30, forMs: 90_000, kind: '429' },
       faults: { rate: 0.25, kinds: ['429', '503'], seed: 3 },

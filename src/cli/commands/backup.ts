@@ -15,7 +15,7 @@ import { parseStatsInterval, STATS_INTERVAL_HELP } from '../progress-flags.js';
 import type { CliIO } from '../run.js';
 import { addServiceOptions, type ServiceFlags } from '../service-flags.js';
 import { addRunLimitOptions, runLimitsOf, type RunLimitFlags } from '../run-limit-flags.js';
-import { terminalJson } from '../terminal-text.js';
+import { recordLine } from '../json-records.js';
 
 interface BackupFlags extends Omit<SelectionFlags, 'since'>, ServiceFlags, RunLimitFlags, MonitorFlags {
   dir: string;
@@ -58,12 +58,15 @@ export function registerBackup(program: Command, io: CliIO): void {
         .option('--keep-weekly <n>', 'the same for ISO weeks', keepOption('weekly'))
         .option('--keep-monthly <n>', 'the same for months', keepOption('monthly'))
         .option('--keep-yearly <n>', 'the same for years', keepOption('yearly'))
-        .option('--dry-run', 'show which archives the --keep-* rules keep and remove, and why; back up nothing'),
+        .option(
+          '--dry-run',
+          "show which archives a backup now would keep and remove (tonight's included), and why; back up nothing",
+        ),
     ),
   )
     .option('--prototype <id>', SELECTION_HELP.prototype, collectPrototype)
     .option('--formats <list>', SELECTION_HELP.formats, parseFormats)
-    .option('--json', 'print one JSON summary line on stdout (for logs)')
+    .option('--json', 'print one JSON summary record on stdout (for logs; docs/json.md)')
     .option('-q, --quiet', 'print nothing but errors')
     .option('--stats-interval <duration>', STATS_INTERVAL_HELP, parseStatsInterval)
     .option(
@@ -98,6 +101,7 @@ A crontab entry, wrapped here to fit: cron needs it all on one line.
       if (flags.dryRun) return dryRun(io, flags);
       const { runLongCommand } = await import('../long-run.js');
       await runLongCommand(io, flags, {
+        name: 'backup',
         async load() {
           const [{ backupAccount }, { checkOutputFolder, outputFolder }] = await Promise.all([
             import('../../backup/backup-account.js'),
@@ -256,7 +260,7 @@ function whenOf(archive: string): string {
 
 /** --dry-run: the retention plan, one line per archive (or one JSON line), and nothing done. */
 function dryRun(io: CliIO, flags: BackupFlags): Promise<void> {
-  return runAction(io, flags.json ?? false, async () => {
+  return runAction(io, flags.json ? 'backup' : false, async () => {
     const [{ planBackupRetention }, { checkOutputFolder }] = await Promise.all([
       import('../../backup/backup-account.js'),
       import('../output-path.js'),
@@ -265,8 +269,17 @@ function dryRun(io: CliIO, flags: BackupFlags): Promise<void> {
     const exists = await checkOutputFolder(flags.dir, { flag: '--dir', force: false, mayHoldFiles: true });
     const plan: RetentionDecision[] = await planBackupRetention({ dir: flags.dir, ...retentionFlags(flags) });
     if (flags.json) {
+      const removed = plan.filter((decision) => !decision.keep).length;
       io.stdout.write(
-        `${terminalJson({ type: 'retention-plan', ok: true, exitCode: 0, dryRun: true, archives: plan })}\n`,
+        recordLine('backup', 'summary', {
+          ok: true,
+          exitCode: 0,
+          dryRun: true,
+          dir: resolve(flags.dir),
+          kept: plan.length - removed,
+          removed,
+          archives: plan,
+        }),
       );
       return 0;
     }
@@ -277,10 +290,10 @@ function dryRun(io: CliIO, flags: BackupFlags): Promise<void> {
       return 0;
     }
     const removed = plan.filter((decision) => !decision.keep).length;
-    let text = `dry run: nothing is backed up or removed; the rules applied to ${resolve(flags.dir)} as it is now:\n`;
+    let text = `dry run: nothing is backed up or removed; what a backup into ${resolve(flags.dir)} would keep and remove now, once its archive is written and complete:\n`;
     for (const decision of plan)
       text += `  ${decision.keep ? 'keep  ' : 'remove'} ${decision.name}  ${decision.reasons.join(', ')}\n`;
-    text += `${plan.length - removed} kept, ${removed} removed (before tonight's archive is added)\n`;
+    text += `${plan.length - removed} kept, ${removed} removed\n`;
     io.stdout.write(text);
     return 0;
   });

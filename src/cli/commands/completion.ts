@@ -66,9 +66,13 @@ function operandsOf(program: Command, command: Command): Completes | undefined {
   return first === undefined ? undefined : valueOf(first.argChoices, first.name());
 }
 
-/** Choices when there are some; files when the placeholder names one (`<file.zip>`, `<dir>`); else free text. */
+/**
+ * Choices when there are some; archives (*.zip) where the placeholder is one (`<file.zip>`,
+ * `<a.zip>`); files when it names another (`<dir>`, `<path>`); else free text.
+ */
 function valueOf(choices: readonly string[] | undefined, placeholder: string): Completes {
   if (choices !== undefined) return { words: [...choices] };
+  if (/\.zip$/i.test(placeholder)) return 'archives';
   return /file|dir|zip|path|folder|\.prom/i.test(placeholder) ? 'files' : 'text';
 }
 

@@ -39,7 +39,7 @@ export function registerConvert(program: Command, io: CliIO): void {
     .option('--no-rendering', 'leave out the locked layer holding each page as the service rendered it')
     .option('--serialize <zip|tar>', 'bagit: write the bag as one zip or tar file instead of a folder')
     .option('--check', 'wacz, bagit: read the package back once written and check every digest it records')
-    .option('--json', 'print the report as one JSON line instead of the summary')
+    .option('--json', 'print the report as one JSON summary record instead of the totals (docs/json.md)')
     .addHelpText(
       'after',
       [
@@ -51,11 +51,11 @@ export function registerConvert(program: Command, io: CliIO): void {
       ].join('\n'),
     )
     .action((file: string, flags: ConvertFlags) =>
-      runAction(io, flags.json ?? false, async () => {
+      runAction(io, flags.json ? 'convert' : false, async () => {
         const { formatConvertTotals, formatPrototypeConverted } = await import('../format-convert.js');
         const { convertArchive } = await import('../../convert/convert-archive.js');
         const { outputFolder } = await import('../output-path.js');
-        const { terminalJson } = await import('../terminal-text.js');
+        const { recordLine } = await import('../json-records.js');
         // At the command, so every format convert writes follows the one output rule.
         const folder = await outputFolder(flags.out, { flag: '--out', force: flags.force ?? false });
         const onEvent = (event: ConvertEvent): void => {
@@ -77,8 +77,13 @@ export function registerConvert(program: Command, io: CliIO): void {
           await folder.undo();
           throw error;
         });
-        io.stdout.write(flags.json ? `${terminalJson(report)}\n` : `${formatConvertTotals(report, flags.out)}\n`);
-        return report.complete ? EXIT.ok : EXIT.incomplete;
+        const code = report.complete ? EXIT.ok : EXIT.incomplete;
+        io.stdout.write(
+          flags.json
+            ? recordLine('convert', 'summary', { ok: code === EXIT.ok, exitCode: code, ...report })
+            : `${formatConvertTotals(report, flags.out)}\n`,
+        );
+        return code;
       }),
     );
 }

@@ -17,20 +17,24 @@ export function registerDemo(program: Command, io: CliIO): void {
         const { exportAccount } = await import('../../export/export-account.js');
         const { verifyArchive } = await import('../../verify/verify-archive.js');
         const { listArchive } = await import('../../verify/list-archive.js');
-        const { createProgress, progressMode } = await import('../progress.js');
+        const { createProgress, lineInterval, progressMode } = await import('../progress.js');
         const { checkOutputFile } = await import('../output-path.js');
-        await checkOutputFile(flags.out, { flag: '--out', force: flags.force ?? false });
+        // A second demo replaces the archive of the first; anything else at --out needs --force.
+        const replacing = !(flags.force ?? false) && (await isDemoArchive(flags.out));
+        const force = (flags.force ?? false) || replacing;
+        await checkOutputFile(flags.out, { flag: '--out', force });
         const service = await startFakeService({ seed: 1 });
-        const progress = await createProgress(progressMode(io.stderr, false), io.stderr);
+        const progress = await createProgress(progressMode(io.stderr, false), io.stderr, lineInterval(io.stderr));
         const started = Date.now();
         try {
           io.stdout.write(`sample service on ${service.baseUrl}\n`);
+          if (replacing) io.stdout.write(`replacing ${flags.out}, the archive of an earlier demo\n`);
           const result = await withInterrupts(io, (signal) =>
             exportAccount({
               out: flags.out,
               baseUrl: service.baseUrl,
               keys: [service.keys.readOnly],
-              force: flags.force ?? false,
+              force,
               signal,
               onEvent: progress.onEvent,
             }),
@@ -54,4 +58,21 @@ export function registerDemo(program: Command, io: CliIO): void {
         }
       }),
     );
+}
+
+/**
+ * An archive an earlier demo wrote: exported from a service on this machine (the sample service
+ * listens on loopback), which an account's real archive never is.
+ */
+async function isDemoArchive(path: string): Promise<boolean> {
+  const [{ readArchiveManifest }, { isLoopbackHost }] = await Promise.all([
+    import('../../archive/open-archive.js'),
+    import('../../client/base-url.js'),
+  ]);
+  try {
+    const { source } = await readArchiveManifest(path);
+    return isLoopbackHost(new URL(source.baseUrl).hostname);
+  } catch {
+    return false;
+  }
 }

@@ -10,7 +10,7 @@ export function registerDiff(program: Command, io: CliIO): void {
     )
     .argument('<a.zip>', 'the older archive')
     .argument('<b.zip>', 'the newer archive')
-    .option('--json', 'print the differences as one JSON line')
+    .option('--json', 'print the differences as one JSON summary record (docs/json.md)')
     .addHelpText(
       'after',
       '\nCompares manifests only (sha256 of every body), so it is quick on archives of\n' +
@@ -20,12 +20,16 @@ export function registerDiff(program: Command, io: CliIO): void {
         '  rabbit-export diff monday.zip tuesday.zip --json | jq .changed',
     )
     .action((a: string, b: string, flags: { json?: boolean }) =>
-      runAction(io, flags.json ?? false, async () => {
+      runAction(io, flags.json ? 'diff' : false, async () => {
         const { diffArchives } = await import('../../diff/diff-archives.js');
         const { formatDiff } = await import('../format-diff.js');
-        const { terminalJson } = await import('../terminal-text.js');
+        const { recordLine } = await import('../json-records.js');
         const diff = await diffArchives(a, b);
-        io.stdout.write(flags.json ? `${terminalJson(diff)}\n` : `${formatDiff(diff)}\n`);
+        io.stdout.write(
+          flags.json
+            ? recordLine('diff', 'summary', { ok: true, exitCode: EXIT.ok, ...diff })
+            : `${formatDiff(diff)}\n`,
+        );
         return EXIT.ok;
       }),
     );

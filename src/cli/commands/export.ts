@@ -1,4 +1,4 @@
-import { resolve } from 'node:path';
+import { extname, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { bodiesText, mib, plural, printable, seconds, shellQuote } from '../format.js';
 import { clockTime, outageDescription, outageSummary } from '../progress-line.js';
@@ -78,6 +78,7 @@ reader that stops early is exit 1.`,
       const runIo = toStdout ? { ...io, stdout: io.stderr } : io;
       let keyPlaces: string[] = [];
       await runLongCommand(runIo, flags, {
+        name: 'export',
         async load() {
           refuseApiKeyFlag(flags);
           if (toStdout && io.stdout.isTTY)
@@ -173,7 +174,7 @@ reader that stops early is exit 1.`,
             )
             .join('') +
           `time: ${timeLine}\n`,
-        warnings: (result) => failureReport(flags, result, keyPlaces),
+        warnings: (result) => zipNameNote(result.out) + failureReport(flags, result, keyPlaces),
       });
     });
 }
@@ -274,4 +275,11 @@ function exportCommand(flags: ExportFlags, fillFrom?: string): string {
   args.push(...selectionArgs(fillFrom === undefined ? flags : { ...flags, since: fillFrom }), ...runLimitArgs(flags));
   if (fillFrom !== undefined || flags.force) args.push('--force');
   return args.map(shellQuote).join(' ');
+}
+
+/** `--out team` writes a zip named `team`: said, so that no one wonders what the file is. */
+function zipNameNote(out: string): string {
+  return out === '-' || extname(out).toLowerCase() === '.zip'
+    ? ''
+    : `note: wrote a zip archive named ${out}, as --out said; its name has no .zip, which a file manager needs to open it\n`;
 }

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { printable } from '../format.js';
 import { totalWrites } from '../../restore/report.js';
 import type { RestoreReport } from '../../restore/report.js';
+import type { RabbitError } from '../../core/errors.js';
 import { redactUrl } from '../../core/redact.js';
 import { EXIT, exitCodeFor } from '../exit-codes.js';
 import { runAction, withInterrupts, type CliIO } from '../run.js';
@@ -35,7 +36,7 @@ export function registerRestore(program: Command, io: CliIO): void {
     .option('--layer <id>', 'only this layer (repeatable)', collect)
     .option('--prune', 'also delete live elements the archive does not have')
     .option('--dry-run', 'print the plan and write nothing')
-    .option('--json', 'print one JSON line at the end (the plan goes to stderr)')
+    .option('--json', 'print one JSON summary record at the end (docs/json.md; the plan goes to stderr)')
     .option('--journal <file>', 'the write journal (default .ARCHIVE.restore-ID.jsonl beside the archive)')
     .option(
       '--outage-patience <duration>',
@@ -55,12 +56,12 @@ Exit codes: 0 restored, 1 failed (nothing, or the reported part, written),
 again to finish).`,
     )
     .action((archive: string, flags: RestoreFlags) =>
-      runAction(io, flags.json ?? false, async () => {
+      runAction(io, flags.json ? 'restore' : false, async () => {
         const { formatOutcome, formatPlan, formatWrite } = await import('../format-restore.js');
         const { restorePrototype } = await import('../../restore/restore-prototype.js');
         const { outageLine } = await import('../progress-line.js');
         const { serviceOptionsOf } = await import('../service-options.js');
-        const { terminalJson } = await import('../terminal-text.js');
+        const { recordLine } = await import('../json-records.js');
         const service = await serviceOptionsOf(flags, io.env, (line) => io.stderr.write(line));
         const human = flags.json ? io.stderr : io.stdout;
         const report = await withInterrupts(io, (signal) =>
@@ -93,6 +94,11 @@ again to finish).`,
             },
           }),
         );
+        if (report.fatal) {
+          // The failure that stopped it, in the words every command uses for the network.
+          const { explainNetworkFailure } = await import('../../client/network-failure.js');
+          report.fatal = explainNetworkFailure(report.fatal) as RabbitError;
+        }
         const code = restoreExitCode(report);
         human.write(formatOutcome(report));
         if (report.fatal) {
@@ -101,7 +107,7 @@ again to finish).`,
           const next = nextStepFor(report.fatal);
           if (next !== undefined) io.stderr.write(`next: ${next}\n`);
         }
-        if (flags.json) io.stdout.write(`${terminalJson(summaryOf(report, code))}\n`);
+        if (flags.json) io.stdout.write(recordLine('restore', 'summary', summaryOf(report, code)));
         return code;
       }),
     );

@@ -27,7 +27,7 @@ export function registerSearch(program: Command, io: CliIO): void {
         }),
     )
     .option('--prototype <id>', 'only this prototype (repeatable)', collect)
-    .option('--json', 'one JSON line per hit, then a summary line')
+    .option('--json', 'one JSON record per hit, then a summary record (docs/json.md)')
     .addHelpText(
       'after',
       '\nExamples:\n  rabbit-export search team.zip "coupon"\n' +
@@ -36,7 +36,7 @@ export function registerSearch(program: Command, io: CliIO): void {
         'Exit codes: 0 searched (with or without hits), 1 failed, 2 usage.',
     )
     .action((file: string, query: string, flags: SearchFlags) =>
-      runAction(io, flags.json ?? false, async () => {
+      runAction(io, flags.json ? 'search' : false, async () => {
         const { searchArchive } = await import('../../search/search-archive.js');
         const { placesOf } = await import('../../site/search-places.js');
         const { formatHit, formatSummary, jsonHit, jsonSummary } = await import('../format-search.js');

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { DatasetOptions, FakeService } from '../../fake-service/index.js';
 import type * as FakeServiceModule from '../../fake-service/index.js';
+import type * as JsonRecordsModule from '../json-records.js';
 import { RabbitError } from '../../core/errors.js';
 import { intOption } from '../options.js';
 import { runAction, type CliIO } from '../run.js';
@@ -71,7 +72,10 @@ export function registerServe(program: Command, io: CliIO): void {
       '--compress <when[:codings]>',
       'compress answers: "asked" (as Accept-Encoding allows) or "always" (asked or not), optionally in codings applied in order, e.g. always:gzip,br (gzip x-gzip deflate deflate-raw br identity)',
     )
-    .option('--json', 'print the base URL and keys as one JSON line')
+    .option(
+      '--json',
+      'print the base URL and keys as one JSON record, and the counts as another when stopped (docs/json.md)',
+    )
     .addHelpText(
       'after',
       `
@@ -90,7 +94,7 @@ Examples:
   rabbit-export serve --resources 250000 --prototypes 1   # one giant prototype`,
     )
     .action((flags: ServeFlags) =>
-      runAction(io, flags.json ?? false, async () => {
+      runAction(io, flags.json ? 'serve' : false, async () => {
         const fake = await import('../../fake-service/index.js');
         const { parseCompressSpec, parseFaultSpec, startFakeService } = fake;
         let faults;
@@ -106,6 +110,7 @@ Examples:
           throw new RabbitError('USAGE', `--compress: ${(error as Error).message}`);
         }
         const { listenOn } = await import('../listen-port.js');
+        const json = flags.json ? await import('../json-records.js') : undefined;
         const service = await listenOn(flags.port, () =>
           startFakeService({
             port: flags.port,
@@ -136,12 +141,16 @@ Examples:
             process.off('SIGINT', stop);
             process.off('SIGTERM', stop);
             // With --json the service's own counts close the output, for benchmarks and scripts.
-            if (flags.json) {
+            if (json) {
               const { requests, peakInFlight, busyMs, inFlightMs, faultsInjected } = service.stats;
               const peakRssBytes = process.resourceUsage().maxRSS * 1024;
               const meanInFlight = busyMs > 0 ? inFlightMs / busyMs : 0;
               io.stdout.write(
-                `${JSON.stringify({ stats: { requests, peakInFlight, meanInFlight, busyMs, faultsInjected, peakRssBytes } })}\n`,
+                json.recordLine('serve', 'summary', {
+                  ok: true,
+                  exitCode: 0,
+                  stats: { requests, peakInFlight, meanInFlight, busyMs, faultsInjected, peakRssBytes },
+                }),
               );
             }
             void service.close().then(resolve);
@@ -149,7 +158,7 @@ Examples:
           process.on('SIGINT', stop);
           process.on('SIGTERM', stop);
         });
-        printService(io, service, flags.json ?? false, fake);
+        printService(io, service, json, fake);
         await stopped;
         return 0;
       }),
@@ -158,6 +167,8 @@ Examples:
 
 /** The fake service's module, loaded when `serve` runs rather than by every command. */
 type FakeModule = typeof FakeServiceModule;
+/** The records module, loaded with --json only. */
+type JsonRecords = typeof JsonRecordsModule;
 
 function datasetOf(flags: ServeFlags, fake: FakeModule): Partial<DatasetOptions> {
   if (flags.resources !== undefined && flags.prototypes !== undefined && flags.pages !== undefined) {
@@ -173,12 +184,18 @@ function datasetOf(flags: ServeFlags, fake: FakeModule): Partial<DatasetOptions>
   return flags.resources === undefined ? shape : fake.datasetForResources(flags.resources, shape);
 }
 
-function printService(io: CliIO, service: FakeService, json: boolean, fake: FakeModule): void {
+function printService(io: CliIO, service: FakeService, json: JsonRecords | undefined, fake: FakeModule): void {
   // Counted by walking the account as an export does: benchmarks compare it with the requests made.
   const resources = fake.countExportRequests(service.store);
   if (json) {
     io.stdout.write(
-      `${JSON.stringify({ baseUrl: service.baseUrl, keys: service.keys, resources, dataset: service.store.dataset, seed: service.store.seed })}\n`,
+      json.recordLine('serve', 'ready', {
+        baseUrl: service.baseUrl,
+        keys: service.keys,
+        resources,
+        dataset: service.store.dataset,
+        seed: service.store.seed,
+      }),
     );
     return;
   }

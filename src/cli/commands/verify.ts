@@ -39,6 +39,8 @@ export function registerVerify(program: Command, io: CliIO): void {
           'with --against-live: send at most this many requests',
           intOption('--max-requests', 1, 1_000_000_000),
         ),
+      // liveCheckOptionsOf reads it from the archive's manifest.
+      'the one the archive was exported from',
     ),
   )
     .addHelpText(
@@ -49,21 +51,28 @@ export function registerVerify(program: Command, io: CliIO): void {
         '    --max-requests 2000',
     )
     .action((file: string, flags: VerifyFlags) =>
-      runAction(io, flags.json ?? false, async () => {
+      runAction(io, flags.json ? 'verify' : false, async () => {
         if (flags.againstLive) return verifyAgainstLive(file, flags, io);
         refuseLiveFlags(flags);
         const { formatVerifyReport } = await import('../format-archive.js');
         const { verifyArchive } = await import('../../verify/verify-archive.js');
         const { checkSidecar, sidecarPath } = await import('../../archive/checksum-file.js');
-        const { terminalJson } = await import('../terminal-text.js');
+        const { recordLine } = await import('../json-records.js');
         const report = await verifyArchive(file);
         // FILE.sha256 beside the archive (export and backup write one): the file as a whole, as written.
         const sidecar = await checkSidecar(file);
         const sidecarOk = sidecar.status !== 'mismatch';
+        const code = report.ok && sidecarOk ? EXIT.ok : EXIT.failed;
         if (flags.json) {
-          const { manifest, ...rest } = report;
+          const { manifest, ok: _entriesOk, ...rest } = report;
           io.stdout.write(
-            `${terminalJson({ ...rest, ok: report.ok && sidecarOk, complete: manifest?.complete ?? null, sidecar })}\n`,
+            recordLine('verify', 'summary', {
+              ok: code === EXIT.ok,
+              exitCode: code,
+              ...rest,
+              complete: manifest?.complete ?? null,
+              sidecar,
+            }),
           );
         } else {
           const mismatch =
@@ -75,7 +84,7 @@ export function registerVerify(program: Command, io: CliIO): void {
           if (sidecar.status === 'malformed')
             io.stdout.write(`note: ${sidecarPath(file)} is not a sha256sum line and was not used\n`);
         }
-        return report.ok && sidecarOk ? EXIT.ok : EXIT.failed;
+        return code;
       }),
     );
 }
@@ -98,10 +107,14 @@ async function verifyAgainstLive(file: string, flags: VerifyFlags, io: CliIO): P
       import('../format-live-check.js'),
     ]);
   const options = await liveCheckOptionsOf(file, flags, io.env);
-  const report = await withInterrupts(io, (signal) => checkAgainstLive({ ...options, signal }));
+  // Progress on stderr; with --json, stdout keeps to its records and stderr to what went wrong.
+  const progress = flags.json ? undefined : (await import('../live-check-progress.js')).liveCheckProgress(io.stderr);
+  const report = await withInterrupts(io, (signal) =>
+    checkAgainstLive({ ...options, signal, ...(progress ? { onStart: progress.onStart } : {}) }),
+  ).finally(() => progress?.stop());
   const verdict = liveVerdict(report);
   const code = verdict === 'match' ? EXIT.ok : verdict === 'drift' ? EXIT.incomplete : EXIT.failed;
-  if (flags.json) for (const line of liveCheckRecords(report, verdict, code)) io.stdout.write(`${line}\n`);
+  if (flags.json) for (const line of liveCheckRecords(report, verdict, code)) io.stdout.write(line);
   else io.stdout.write(`${formatLiveCheck(report, verdict)}\n`);
   return code;
 }

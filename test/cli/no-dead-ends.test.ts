@@ -1,0 +1,153 @@
+import { existsSync } from 'node:fs';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFakeService, type FakeService } from '../../src/fake-service/index.js';
+import { exportAccount } from '../../src/export/export-account.js';
+import { runCli } from '../helpers/cli.js';
+import { tempDir } from '../helpers/temp.js';
+
+// issue 45: what a user meets in the second hour leads somewhere. A --prototype the account or
+// the archive does not hold is refused before any work, naming the ones it holds, and the next
+// step printed works; network failures say what happened and what to do in every command.
+
+let service: FakeService;
+let archive: string;
+let keep: string;
+
+const env = (key = service.keys.readOnly): NodeJS.ProcessEnv => ({
+  RABBIT_API_KEY: key,
+  RABBIT_BASE_URL: service.baseUrl,
+});
+
+const HELD = 'it holds prototypes 3, 17, 42, 1001 and 1002';
+const NEXT = 'next: run again with --prototype naming one of the ids it holds, or without --prototype for all of them';
+
+/** A port nothing listens on: one the system gave out and took back. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+beforeAll(async () => {
+  service = await startFakeService({ seed: 1 });
+  // Not tempDir(): that one is emptied after each test, and every test reads this archive.
+  keep = await mkdtemp(join(tmpdir(), 'rabbit-dead-ends-'));
+  archive = join(keep, 'team.zip');
+  await exportAccount({ out: archive, baseUrl: service.baseUrl, keys: [service.keys.readOnly] });
+}, 60_000);
+
+afterAll(async () => {
+  await service.close();
+  await rm(keep, { recursive: true, force: true });
+});
+
+describe('--prototype naming what is not there', () => {
+  it('export: exit 2 before any prototype is fetched, nothing written, and the next step works', async () => {
+    const dir = await tempDir();
+    service.stats.reset();
+    const run = await runCli(['export', '--out', 'one.zip', '--prototype', '999'], { env: env(), cwd: dir });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(`rabbit-export: the account holds no prototype 999; ${HELD}\n${NEXT}\n`);
+    expect(await readdir(dir)).toEqual([]);
+    expect(service.stats.requests).toBe(1);
+    // The next step as printed: one of the ids it holds.
+    const again = await runCli(['export', '--out', 'one.zip', '--prototype', '42'], { env: env(), cwd: dir });
+    expect(again.code).toBe(0);
+    expect(existsSync(join(dir, 'one.zip'))).toBe(true);
+  });
+
+  it('backup: exit 2, no archive in --dir', async () => {
+    const dir = join(await tempDir(), 'nightly');
+    const run = await runCli(['backup', '--dir', dir, '--prototype', '3', '--prototype', '999', '--json'], {
+      env: env(),
+    });
+    expect(run.code).toBe(2);
+    expect(JSON.parse(run.stdout)).toMatchObject({
+      type: 'summary',
+      ok: false,
+      exitCode: 2,
+      error: { code: 'NO_SUCH_PROTOTYPE', missing: ['999'] },
+    });
+    expect(existsSync(dir) ? (await readdir(dir)).filter((name) => name.endsWith('.zip')) : []).toEqual([]);
+  });
+
+  it('search: exit 2, not "0 hits"', async () => {
+    const run = await runCli(['search', archive, 'page', '--prototype', '999']);
+    expect(run.code).toBe(2);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toContain(`rabbit-export: the archive holds no prototype 999; ${HELD}\n${NEXT}\n`);
+  });
+
+  it('convert and restore: the same words', async () => {
+    const out = join(await tempDir(), 'svg');
+    const converted = await runCli(['convert', archive, '--to', 'svg', '--out', out, '--prototype', '999']);
+    expect(converted.code).toBe(2);
+    expect(converted.stderr).toContain(`the archive holds no prototype 999; ${HELD}\n${NEXT}\n`);
+    const restored = await runCli(['restore', archive, '--prototype', '999'], { env: env(service.keys.readWrite) });
+    expect(restored.code).toBe(2);
+    expect(restored.stderr).toContain(`team.zip holds no prototype 999; ${HELD}\n${NEXT}\n`);
+  });
+});
+
+describe('the service out of reach', () => {
+  it('verify --against-live and restore say what export says: the connection was refused, and where to look', async () => {
+    const base = `http://127.0.0.1:${await closedPort()}`;
+    const keyed = { RABBIT_API_KEY: service.keys.readWrite };
+    for (const args of [
+      ['verify', archive, '--against-live', '--base-url', base],
+      ['restore', archive, '--prototype', '3', '--base-url', base],
+      ['export', '--out', join(await tempDir(), 'x.zip'), '--base-url', base],
+    ]) {
+      const run = await runCli(args, { env: keyed });
+      expect(run.code, args[0]).toBe(1);
+      expect(run.stderr, args[0]).toMatch(/rabbit-export: the connection was refused \(GET [^)]*\)\n/);
+      expect(run.stderr, args[0]).toContain(
+        'next: nothing listens at that host and port: check the port in --base-url (or RABBIT_BASE_URL), and that the service is up\n',
+      );
+      expect(run.stderr, args[0]).not.toMatch(/ECONNREFUSED/);
+    }
+  });
+});
+
+describe('help, demo and --out say what is so', () => {
+  it('verify --help: with --against-live the base URL is the archive’s own unless given', async () => {
+    const run = await runCli(['verify', '--help'], { env: { COLUMNS: '200' } });
+    expect(run.stdout).toContain('default the one the archive was exported from)');
+    expect(run.stdout).not.toContain('pidoco.com');
+    // The claim holds: the archive's service is checked without --base-url.
+    const checked = await runCli(['verify', archive, '--against-live'], {
+      env: { RABBIT_API_KEY: service.keys.readOnly },
+    });
+    expect(checked.code).toBe(0);
+  });
+
+  it('a second demo replaces the archive of the first', async () => {
+    const dir = await tempDir();
+    expect((await runCli(['demo'], { cwd: dir })).code).toBe(0);
+    const second = await runCli(['demo'], { cwd: dir });
+    expect(second.stderr).not.toContain('rabbit-export:');
+    expect(second.code).toBe(0);
+    expect(second.stdout).toContain('replacing rabbit-demo.zip, the archive of an earlier demo\n');
+    // Anything else is still not replaced without --force.
+    await writeFile(join(dir, 'notes.zip'), 'my notes');
+    const mine = await runCli(['demo', '--out', 'notes.zip'], { cwd: dir });
+    expect(mine.code).toBe(2);
+    expect(await readFile(join(dir, 'notes.zip'), 'utf8')).toBe('my notes');
+  }, 120_000);
+
+  it('--out without .zip: says it wrote a zip under that name', async () => {
+    const dir = await tempDir();
+    const run = await runCli(['export', '--out', 'team', '--prototype', '42'], { env: env(), cwd: dir });
+    expect(run.code).toBe(0);
+    expect(run.stderr).toContain(
+      `note: wrote a zip archive named ${join(dir, 'team')}, as --out said; its name has no .zip, which a file manager needs to open it\n`,
+    );
+    expect((await readFile(join(dir, 'team'))).subarray(0, 2).toString()).toBe('PK');
+  });
+});
