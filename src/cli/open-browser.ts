@@ -1,4 +1,9 @@
 import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { escapeAttribute } from '../core/xml-escape.js';
 import { KEY_ENV } from './keys.js';
 import { HEALTHCHECK_URL_ENV } from './monitor-flags.js';
 
@@ -52,7 +57,13 @@ export function openInBrowser(
     env = process.env,
   }: { platform?: NodeJS.Platform; run?: Spawner; env?: NodeJS.ProcessEnv } = {},
 ): Promise<boolean> {
-  const [command, args] = browserCommand(url, platform);
+  let target: string;
+  try {
+    target = launchFile(url);
+  } catch {
+    return Promise.resolve(false);
+  }
+  const [command, args] = browserCommand(target, platform);
   return new Promise((resolve) => {
     let child: ReturnType<Spawner>;
     try {
@@ -66,4 +77,24 @@ export function openInBrowser(
     child.once('spawn', () => resolve(true));
     child.unref();
   });
+}
+
+/**
+ * A page that sends the browser on to `url`, in a folder only this user may read, removed when this
+ * process ends. The opener and the browser are handed its path, not the URL: a command line is
+ * readable by every user of the machine (/proc/<pid>/cmdline), and the URL carries the token that
+ * admits to the whole archive.
+ */
+function launchFile(url: string): string {
+  const folder = mkdtempSync(join(tmpdir(), 'rabbit-view-'));
+  process.once('exit', () => rmSync(folder, { recursive: true, force: true }));
+  const file = join(folder, 'open.html');
+  const href = escapeAttribute(url);
+  writeFileSync(
+    file,
+    `<!DOCTYPE html><meta charset="utf-8"><meta http-equiv="refresh" content="0;url=${href}">` +
+      `<title>rabbit-export view</title><p><a href="${href}">Open the archive</a></p>\n`,
+    { mode: 0o600 },
+  );
+  return pathToFileURL(file).href;
 }

@@ -50,6 +50,9 @@ const DROPPED_ATTRIBUTES = new Set([
   'http-equiv',
   // Chromium's attribution reporting fetches these URLs in the background, unclicked.
   'attributionsrc',
+  // The encoding a browser reads a linked stylesheet in: the copy-or-not decision reads every sheet
+  // as the view's own encoding would have it (page-views.ts `stylesheetText`), so nothing may name another.
+  'charset',
 ]);
 
 /** Attributes whose value is a URL (or, for srcset, a list of them): DOMPurify's URI attributes and the HTML spec's. */

@@ -1,5 +1,6 @@
+import { fileURLToPath } from 'node:url';
 import { EventEmitter } from 'node:events';
-import { chmod, readFile, writeFile, mkdir } from 'node:fs/promises';
+import { chmod, mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { browserCommand, openInBrowser } from '../../src/cli/open-browser.js';
@@ -51,9 +52,15 @@ describe('view --open', () => {
       await new Promise((resolve) => setTimeout(resolve, 50));
       url = await readFile(opened, 'utf8').catch(() => '');
     }
+    // The opener gets a page of this user's only, which sends the browser on to the served address.
+    expect(url).toMatch(/^file:\/\/\/.*\/open\.html$/);
+    const launch = fileURLToPath(url);
+    const page = await readFile(launch, 'utf8');
+    expect((await stat(launch)).mode & 0o777).toBe(0o600);
     child.kill('SIGTERM');
     const run = await done;
-    expect(run.stdout).toContain(`at ${url}`);
-    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\//);
+    const served = /at (http:\/\/127\.0\.0\.1:\d+\/\S+)/.exec(run.stdout)?.[1] ?? '';
+    expect(served).not.toBe('');
+    expect(page).toContain(`url=${served}"`);
   });
 });
