@@ -38,39 +38,32 @@ const binary = join(outDir, `rabbit-export-${os}-${process.arch}${process.platfo
 const work = mkdtempSync(join(tmpdir(), 'rabbit-package-'));
 
 try {
+  // One CommonJS file each, for Node 20. Whitespace and syntax only are minified: names stay, so a
+  // stack trace (RABBIT_DEBUG=1) still reads.
+  const bundleOf = (entry, outfile, extra = {}) =>
+    build({
+      entryPoints: [join(ROOT, entry)],
+      outfile,
+      bundle: true,
+      platform: 'node',
+      target: 'node20',
+      format: 'cjs',
+      minifyWhitespace: true,
+      minifySyntax: true,
+      legalComments: 'eof',
+      logLevel: 'warning',
+      ...extra,
+    });
   const bundle = join(work, 'rabbit-export.cjs');
-  await build({
-    entryPoints: [join(ROOT, 'src/cli/main.ts')],
-    outfile: bundle,
-    bundle: true,
-    platform: 'node',
-    target: 'node20',
-    format: 'cjs',
-    // Whitespace and syntax only: names stay, so a stack trace (RABBIT_DEBUG=1) still reads.
-    minifyWhitespace: true,
-    minifySyntax: true,
-    legalComments: 'eof',
-    logLevel: 'warning',
+  await bundleOf('src/cli/main.ts', bundle, {
     // pdfkit's ES module build finds its own files from import.meta.url, which a CommonJS bundle lacks.
     define: { 'import.meta.url': '__bundleUrl' },
     banner: { js: "var __bundleUrl = require('node:url').pathToFileURL(__filename).href;" },
   });
-
   // The page views' worker thread (src/site/view-worker.ts) as a bundle of its own, carried as an
   // asset of the executable and started from its text: a single file has no script beside it.
   const viewWorker = join(work, 'view-worker.cjs');
-  await build({
-    entryPoints: [join(ROOT, 'src/site/view-worker.ts')],
-    outfile: viewWorker,
-    bundle: true,
-    platform: 'node',
-    target: 'node20',
-    format: 'cjs',
-    minifyWhitespace: true,
-    minifySyntax: true,
-    legalComments: 'eof',
-    logLevel: 'warning',
-  });
+  await bundleOf('src/site/view-worker.ts', viewWorker);
 
   const blob = join(work, 'sea-prep.blob');
   const config = join(work, 'sea-config.json');
