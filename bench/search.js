@@ -23,7 +23,7 @@ async function withoutIndex(archive, copy) {
 }
 
 function searchRow(label, result) {
-  const hits = result.stdout.split('\n').filter((line) => line.startsWith('{"hit":')).length;
+  const hits = result.stdout.split('\n').filter((line) => line.startsWith('{"type":"hit",')).length;
   return {
     label,
     first: result.firstOutputMs,
