@@ -3,15 +3,16 @@ import { createHash } from 'node:crypto';
 import type { StoredFile } from '../storage/stored-file.js';
 import { ASSET_LIMITS, isCss } from './requisites/asset-types.js';
 import { isPageHtml, localPathOf, type AssetCatalog } from './requisites/collect-assets.js';
-import { resolveReference, serviceUrl, type ServiceLocation } from './requisites/resolve-ref.js';
+import { resolveReference, serviceUrl, urlAsRead, type ServiceLocation } from './requisites/resolve-ref.js';
 import { relativeEntryUrl } from './requisites/rewrite.js';
 import { inOrder } from '../core/in-order.js';
 import { schemeOf } from './sanitize-html.js';
 import { cleanCss, INERT_URL } from './view-css.js';
 import { staysInside } from './view-check.js';
-import type { RewriteReference } from './tree-references.js';
-import { finishView, prepareView } from './view-build.js';
+import type { FoundReference, RewriteReference } from './tree-references.js';
+import { buildViewHere } from './view-build.js';
 import type { BuiltView, ViewBuilder } from './view-pool.js';
+import { DRAWN_DATA } from './view-policy.js';
 import { viewPathOf } from './view-path.js';
 
 /**
@@ -48,9 +49,6 @@ function pathKey(path: string): string {
     })
     .join('/');
 }
-
-/** `data:` URLs a view may draw with: images and fonts, nothing a browser would read as a document or a stylesheet. */
-const DRAWN_DATA = /^data:(?:image\/|font\/|application\/(?:x-)?font)/i;
 
 /** Schemes a link in a view keeps: the reader clicks them deliberately, and they open no file. */
 const CLICKED_SCHEMES = new Set(['mailto', 'tel']);
@@ -109,7 +107,7 @@ const SAME_BODY_VIEWS = 64;
  *
  * Pages with the same body (and type) in one prototype get the same view, built once: their
  * references resolve alike from the one folder they share, unless one resolves against the page's
- * own name (an empty one, or a query alone), in which case each page gets its own.
+ * own name (`resolvesAgainstName`), in which case each page gets its own.
  */
 export async function* buildPageViews(
   files: readonly StoredFile[],
@@ -128,6 +126,7 @@ export async function* buildPageViews(
     if (known) return known;
     const path = viewPathOf(page.path);
     const base = serviceUrl(service, page.source);
+    const sibling = new URL('./%00', base).href;
     const rewrite = viewRewrite(path, base, service, {
       pages: viewBySource,
       sheets: cssViews,
@@ -140,7 +139,7 @@ export async function* buildPageViews(
       viewPath: path,
       resolve: (references) =>
         references.map(([kind, value]) => {
-          ownName ||= resolvesAgainstName(value, base);
+          ownName ||= resolvesAgainstName(value, base, sibling);
           return rewrite(value, kind);
         }),
     });
@@ -167,13 +166,12 @@ export async function* buildPageViews(
  * against a sibling's whose name no page has. Such a page's view is its own, never one made for an
  * identical body. A place in the page (`#x`) is written as it is, whatever the page.
  */
-function resolvesAgainstName(value: string, base: string): boolean {
-  // eslint-disable-next-line no-control-regex
-  const ref = value.replace(/^[\u0000-\u0020]+|[\u0000-\u0020]+$/g, '').replace(/[\t\n\r]/g, '');
+function resolvesAgainstName(value: string, base: string, sibling: string): boolean {
+  const ref = urlAsRead(value);
   if (ref.startsWith('#')) return false;
   try {
     const here = new URL(ref, base);
-    const there = new URL(ref, new URL('./%00', base));
+    const there = new URL(ref, sibling);
     here.hash = '';
     there.hash = '';
     return here.href !== there.href;
@@ -189,9 +187,9 @@ function resolvesAgainstName(value: string, base: string): boolean {
  * check comes back as the plain text view that replaces it.
  */
 export function pageView(html: string, rewrite: RewriteReference, viewPath: string): string {
-  const prepared = prepareView(Buffer.from(html, 'utf8'), 'text/html; charset=utf-8');
-  const resolved = prepared.references.map(([kind, value]) => rewrite(value, kind));
-  return finishView(prepared, resolved, viewPath).html;
+  const resolve = (references: readonly FoundReference[]): (string | undefined)[] =>
+    references.map(([kind, value]) => rewrite(value, kind));
+  return buildViewHere(Buffer.from(html, 'utf8'), 'text/html; charset=utf-8', viewPath, resolve).html;
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { DefaultTreeAdapterTypes } from 'parse5';
 import type { HtmlRefKind } from './requisites/html-refs.js';
+import { urlAsRead } from './requisites/resolve-ref.js';
 import { templateContent, URL_ATTRIBUTES } from './sanitize-html.js';
 import { cleanInlineCss } from './view-css.js';
 
@@ -139,8 +140,7 @@ function rewriteElement(element: Element, rewrite: RewriteReference, apply: bool
 
 /** A reference to a place in the page itself (`#id`), as the browser reads it; undefined for anything else. */
 function fragmentOnly(value: string): string | undefined {
-  // eslint-disable-next-line no-control-regex
-  const bare = value.replace(/^[\u0000-\u0020]+|[\u0000-\u0020]+$/g, '').replace(/[\t\n\r]/g, '');
+  const bare = urlAsRead(value);
   return bare.startsWith('#') ? bare : undefined;
 }
 

@@ -60,6 +60,17 @@ export function finishView(
   return fault === undefined ? { html: `\ufeff${html}` } : { html: textView(textOf(document)), fault };
 }
 
+/** Both steps in the calling thread, `resolve` in between: what a worker thread and its caller do together. */
+export function buildViewHere(
+  body: Uint8Array,
+  contentType: string | null,
+  viewPath: string,
+  resolve: (references: readonly FoundReference[]) => (string | undefined)[],
+): FinishedView {
+  const prepared = prepareView(body, contentType);
+  return finishView(prepared, resolve(prepared.references), viewPath);
+}
+
 /** At most this much of a page's text goes into the view that replaces a view failing its check. */
 const TEXT_VIEW_CHARS = 1 << 20;
 

@@ -2,6 +2,7 @@ import { parse, type DefaultTreeAdapterTypes } from 'parse5';
 import { dropsElement, headOf, keepsAttribute, templateContent, VIEW_HEAD_LENGTH } from './sanitize-html.js';
 import { attributeRole, collectTreeReferences, type FoundReference } from './tree-references.js';
 import { INERT_URL } from './view-css.js';
+import { DRAWN_DATA } from './view-policy.js';
 
 type Node = DefaultTreeAdapterTypes.Node;
 type ParentNode = DefaultTreeAdapterTypes.ParentNode;
@@ -152,9 +153,6 @@ function unexpectedReference(
   }
   return undefined;
 }
-
-/** `data:` URLs a view may draw with (images and fonts): the same rule the rewriting applies. */
-const DRAWN_DATA = /^data:(?:image\/|font\/|application\/(?:x-)?font)/i;
 
 const ROOT = 'file:///archive/';
 

@@ -26,3 +26,6 @@ export const VIEW_HEADERS: Readonly<Record<string, string>> = {
   'permissions-policy': 'camera=(), microphone=(), geolocation=(), payment=(), usb=()',
   'cache-control': 'no-cache',
 };
+
+/** `data:` URLs a view may draw with: images and fonts, nothing a browser would read as a document or a stylesheet. */
+export const DRAWN_DATA = /^data:(?:image\/|font\/|application\/(?:x-)?font)/i;

@@ -3,7 +3,7 @@ import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { getAsset, isSea } from 'node:sea';
 import { Worker } from 'node:worker_threads';
-import { finishView, prepareView, textView } from './view-build.js';
+import { buildViewHere, textView } from './view-build.js';
 import type { ViewFault } from './view-check.js';
 import type { ViewReply, ViewRequest } from './view-messages.js';
 import type { FoundReference } from './tree-references.js';
@@ -73,8 +73,7 @@ export function openViewBuilder(options: { workerUrl?: WorkerScript; threads?: n
 function inlineBuilder(): ViewBuilder {
   return {
     build(job) {
-      const prepared = prepareView(job.body, job.contentType);
-      const { html, fault } = finishView(prepared, job.resolve(prepared.references), job.viewPath);
+      const { html, fault } = buildViewHere(job.body, job.contentType, job.viewPath, job.resolve);
       return Promise.resolve({ bytes: Buffer.from(html, 'utf8'), ...(fault ? { fault } : {}) });
     },
     close: () => Promise.resolve(),

@@ -27,10 +27,14 @@ export type Resolution =
 /** A reference longer than this is not a stylesheet or image URL (data: URIs are ignored before). */
 const MAX_REFERENCE_LENGTH = 4096;
 
-export function resolveReference(value: string, base: string, service: ServiceLocation): Resolution {
-  // Browsers strip leading and trailing C0 controls and spaces, and drop tabs and newlines inside.
+/** A URL as a browser reads it: leading and trailing C0 controls and spaces stripped, tabs and newlines inside dropped. */
+export function urlAsRead(value: string): string {
   // eslint-disable-next-line no-control-regex
-  const ref = value.replace(/^[\u0000-\u0020]+|[\u0000-\u0020]+$/g, '').replace(/[\t\n\r]/g, '');
+  return value.replace(/^[\u0000-\u0020]+|[\u0000-\u0020]+$/g, '').replace(/[\t\n\r]/g, '');
+}
+
+export function resolveReference(value: string, base: string, service: ServiceLocation): Resolution {
+  const ref = urlAsRead(value);
   if (ref === '') return { kind: 'ignored', reason: 'empty' };
   if (ref.startsWith('#')) return { kind: 'ignored', reason: 'fragment' };
   if (/^data:/i.test(ref)) return { kind: 'ignored', reason: 'data' };
