@@ -3,24 +3,15 @@ import { execFile } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { crc32, deflateSync } from 'node:zlib';
+import { deflateSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { SecretMarker } from '../../src/core/secret-marker.js';
+import { chunk, SIGNATURE } from '../helpers/png-chunks.js';
 import { tempDir } from '../helpers/temp.js';
 import { requireTool } from '../helpers/tools.js';
 
 const exec = promisify(execFile);
 const KEY = 'd411e757da3c9f0db8204e3accc48fbfe1800269';
-const SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
-
-function chunk(type: string, data: Buffer): Buffer {
-  const head = Buffer.alloc(8);
-  head.writeUInt32BE(data.length, 0);
-  head.write(type, 4, 'latin1');
-  const crc = Buffer.alloc(4);
-  crc.writeUInt32BE(crc32(Buffer.concat([head.subarray(4), data])));
-  return Buffer.concat([head, data, crc]);
-}
 
 /** A 1x1 RGB image whose ICC profile (its description tag, as tools write one) names the key. */
 function png(): Buffer {
