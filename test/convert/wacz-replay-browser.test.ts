@@ -100,7 +100,17 @@ describe('convert --to wacz, replayed by ReplayWeb.page in Chromium', () => {
       );
       const page = await browser.newPage();
       try {
+        // The first visit installs ReplayWeb.page's service worker; a replay frame that loads before
+        // the worker is active is answered by the plain server and never replays (ReplayWeb.page
+        // reloads it only when no worker controls it yet). A visitor's second visit is the one
+        // tested: the page is loaded again once the worker is active.
         await page.goto(`${origin}/`);
+        await page.waitForFunction(
+          async () => (await navigator.serviceWorker.getRegistration('/replay/'))?.active?.state === 'activated',
+          undefined,
+          { timeout: 60_000, polling: 200 },
+        );
+        await page.reload();
         const label = (wanted.text.split('\n')[1] ?? '').trim();
         await expect.poll(() => replayedText(page, wanted.url), { timeout: 60_000, interval: 500 }).toContain(label);
       } finally {
