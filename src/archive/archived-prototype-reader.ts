@@ -227,9 +227,13 @@ export class ArchivedPrototypeReader {
     return ids.sort(compareIds);
   }
 
-  /** Every discussion, `readAhead` at a time, in id order; one that cannot be read is told and left out. */
-  async *discussions(): AsyncGenerator<DiscussionRecord> {
-    for await (const [, loaded] of this.ahead(await this.discussionIds(), (id) => this.loadDiscussion(id))) {
+  /**
+   * Every discussion (or those of `ids`, for a caller that has them already), `readAhead` at a
+   * time, in id order; one that cannot be read is told and left out.
+   */
+  async *discussions(ids?: readonly string[]): AsyncGenerator<DiscussionRecord> {
+    const listed = ids ?? (await this.discussionIds());
+    for await (const [, loaded] of this.ahead(listed, (id) => this.loadDiscussion(id))) {
       const discussion = this.told(loaded);
       if (discussion !== undefined) yield discussion;
     }
@@ -376,9 +380,8 @@ export class ArchivedPrototypeReader {
   /** The id `raw` is, by the rule of `options.ids`; undefined for a value that is no id of `kind`. */
   private idOf(kind: IdKind, raw: unknown): string | undefined {
     if (this.options.ids === 'service') return normalizeId(kind, raw);
-    if (typeof raw !== 'string' && typeof raw !== 'number') return undefined;
-    const id = String(raw);
-    return isArchivedId(id) ? id : undefined;
+    const id = typeof raw === 'string' ? raw : typeof raw === 'number' ? String(raw) : undefined;
+    return id !== undefined && isArchivedId(id) ? id : undefined;
   }
 
   /** The entries of one kind, parsed: only names that can be of the kind are parsed. */

@@ -52,6 +52,8 @@ interface HeldRevision {
   id: string;
   revision: number;
   files: Map<string, StoredFile>;
+  /** Its discussions' ids, in id order: found on the one pass over its files. */
+  discussionIds: string[];
 }
 
 /**
@@ -72,7 +74,7 @@ export async function summarizePrototype(
   const reader = new ArchivedPrototypeReader(spooledEntries(held, bodies, read));
   const meta = await reader.meta();
   const layers = await layerSummaries(reader);
-  const discussions = await discussionsByPage(reader);
+  const discussions = await discussionsByPage(reader, held.discussionIds);
   const layerNames = new Map(layers.map((l) => [l.id, l.name ?? l.id]));
   const pages = await pageSummaries(reader, held, read, layerNames, discussions);
   return {
@@ -93,14 +95,18 @@ export async function summarizePrototype(
 function heldRevision(id: string, files: readonly StoredFile[]): HeldRevision | undefined {
   let revision: number | undefined;
   const held = new Map<string, StoredFile>();
+  const discussionIds: string[] = [];
   for (const file of files) {
     const entry = parseEntryPath(file.path);
     if (entry?.prototype !== id || entry.revision === undefined) continue;
     revision ??= entry.revision;
     if (entry.revision !== revision) continue;
     held.set(file.path.slice(revisionFolderOf(id, revision).length), file);
+    if (entry.kind === 'discussion') discussionIds.push(entry.discussion as string);
   }
-  return revision === undefined ? undefined : { id, revision, files: held };
+  return revision === undefined
+    ? undefined
+    : { id, revision, files: held, discussionIds: discussionIds.sort(compareIds) };
 }
 
 async function layerSummaries(reader: ArchivedPrototypeReader): Promise<PrototypeSummary['layers']> {
@@ -112,9 +118,12 @@ async function layerSummaries(reader: ArchivedPrototypeReader): Promise<Prototyp
 }
 
 /** The discussions by the page they are on (`null` for none), each list in id order. */
-async function discussionsByPage(reader: ArchivedPrototypeReader): Promise<Map<string | null, DiscussionSummary[]>> {
+async function discussionsByPage(
+  reader: ArchivedPrototypeReader,
+  ids: readonly string[],
+): Promise<Map<string | null, DiscussionSummary[]>> {
   const byPage = new Map<string | null, DiscussionSummary[]>();
-  for await (const discussion of reader.discussions()) {
+  for await (const discussion of reader.discussions(ids)) {
     const list = byPage.get(discussion.pageId) ?? [];
     list.push(discussionSummary(discussion));
     byPage.set(discussion.pageId, list);
