@@ -1,4 +1,4 @@
-import { inOrder } from '../core/in-order.js';
+import { inOrder, readAhead } from '../core/in-order.js';
 import { compareIds } from '../api/ids.js';
 import { milestonesOf } from '../api/revision.js';
 import {
@@ -7,7 +7,6 @@ import {
   revisionEntryNameOf,
   revisionEntryPrefix,
   type ParsedPath,
-  type PathIds,
 } from '../api/entry-paths.js';
 import type { ElementParent } from '../api/reader-names.js';
 import type { KindName } from '../api/resource-kinds.js';
@@ -26,7 +25,9 @@ import {
 } from './archived-records.js';
 import {
   EntryReads,
+  NO_PROBLEMS,
   READ_LIMITS,
+  type About,
   type EntryProblem,
   type IdRule,
   type Loaded,
@@ -84,7 +85,8 @@ export class ArchivedPrototypeReader {
   /** prototype.json: the prototype's name, last change and milestones, in revision order. */
   async meta(): Promise<PrototypeMeta> {
     const about = { what: 'the prototype metadata', ids: {} };
-    const value = this.told(await this.reads.object(revisionEntryNameOf('prototype', {}), about))?.value;
+    const rest = revisionEntryNameOf('prototype', {});
+    const value = this.told(this.reads.object(await this.reads.json(rest, about), rest, about))?.value;
     const data = asObject(value?.prototypeData);
     const milestones = milestonesOf(value).map((m) => ({
       revision: m.revision,
@@ -104,7 +106,8 @@ export class ArchivedPrototypeReader {
   async listed(kind: 'page' | 'layer'): Promise<string[] | undefined> {
     const list = LISTS[kind];
     const about = { what: `the list of ${kind}s`, ids: {} };
-    return this.told(await this.reads.list(revisionEntryNameOf(list, {}), list, kind, about));
+    const rest = revisionEntryNameOf(list, {});
+    return this.told(this.reads.list(await this.reads.json(rest, about), rest, list, kind, about));
   }
 
   /**
@@ -125,35 +128,44 @@ export class ArchivedPrototypeReader {
   }
 
   /** The pages, `readAhead` at a time, in the order of `ids`. */
-  async *pages(ids: readonly string[]): AsyncGenerator<PageRecord> {
-    for await (const [, loaded] of this.ahead(ids, (id) => this.loadPage(id))) yield this.told(loaded);
+  pages(ids: readonly string[]): AsyncGenerator<PageRecord> {
+    return this.records(
+      () => ids,
+      (id) => this.loadPage(id),
+    );
   }
 
   async layer(id: string): Promise<LayerRecord> {
     const about = { what: `layer ${id}`, ids: { layer: id } };
-    const value = this.told(await this.reads.object(revisionEntryNameOf('layer', { layer: id }), about))?.value;
+    const rest = revisionEntryNameOf('layer', { layer: id });
+    const value = this.told(this.reads.object(await this.reads.json(rest, about), rest, about))?.value;
     return { id, name: text(value?.name) };
   }
 
   /** The ids a page's or layer's element list names, each once; undefined (told) when it cannot be read. */
   async elementIds(parent: ElementParent, id: string): Promise<string[] | undefined> {
-    const about = { what: `the elements of ${parent} ${id}`, ids: { [parent]: id }, of: `${parent} ${id}` };
-    const list = parent === 'page' ? 'page-element-list' : 'layer-element-list';
-    return this.told(await this.reads.list(elementEntriesOf(parent, id).list, list, 'element', about));
+    const { rest, list, about } = elementList(parent, id);
+    return this.told(this.reads.list(await this.reads.json(rest, about), rest, list, 'element', about));
+  }
+
+  /**
+   * How many elements a page's or layer's list names, as the overview shows it; undefined (told)
+   * when it cannot be read as a list. Counted, not checked: no id of it becomes a name, and the
+   * export's overview counts every list of the account on its way out.
+   */
+  async elementCount(parent: ElementParent, id: string): Promise<number | undefined> {
+    const { rest, list, about } = elementList(parent, id);
+    return this.told(this.reads.count(await this.reads.json(rest, about), rest, list, 'element', about));
   }
 
   /**
    * A page's or layer's elements (those its list names, or `ids`), `readAhead` at a time, in list
    * order: one that cannot be read, or is not a JSON object, is told and left out.
    */
-  async *elements(parent: ElementParent, id: string, ids?: readonly string[]): AsyncGenerator<ElementRecord> {
+  elements(parent: ElementParent, id: string, ids?: readonly string[]): AsyncGenerator<ElementRecord> {
     const names = elementEntriesOf(parent, id);
-    const listed = ids ?? (await this.elementIds(parent, id)) ?? [];
-    const read = (element: string) => this.loadElement(names.element(element), element, { [parent]: id }, parent);
-    for await (const [, loaded] of this.ahead(listed, read)) {
-      const element = this.told(loaded);
-      if (element !== undefined) yield element;
-    }
+    const listed = async () => ids ?? (await this.elementIds(parent, id)) ?? [];
+    return this.records(listed, (element) => this.loadElement(names.element(element), element, parent, id));
   }
 
   /** The ids of the discussions the prototype holds, in id order: read from the entries' names. */
@@ -167,11 +179,27 @@ export class ArchivedPrototypeReader {
    * Every discussion (or those of `ids`, for a caller that has them already), `readAhead` at a
    * time, in id order; one that cannot be read is told and left out.
    */
-  async *discussions(ids?: readonly string[]): AsyncGenerator<DiscussionRecord> {
-    const listed = ids ?? (await this.discussionIds());
-    for await (const [, loaded] of this.ahead(listed, (id) => this.loadDiscussion(id))) {
-      const discussion = this.told(loaded);
-      if (discussion !== undefined) yield discussion;
+  discussions(ids?: readonly string[]): AsyncGenerator<DiscussionRecord> {
+    return this.records(
+      async () => ids ?? (await this.discussionIds()),
+      (id) => this.loadDiscussion(id),
+    );
+  }
+
+  /**
+   * The records of `items` (asked for at the first record), read `readAhead` at a time
+   * (core/in-order.ts), what each read met told at its record's turn; those read as nothing are
+   * left out. One generator between the reads and the caller: each one a record passes through
+   * costs it turns of the event loop.
+   */
+  private async *records<T, R>(
+    items: () => readonly T[] | Promise<readonly T[]>,
+    load: (item: T) => Promise<Loaded<R | undefined>>,
+  ): AsyncGenerator<R> {
+    const results = readAhead(await items(), READ_LIMITS.readAhead, load);
+    for (let result = results.next(); result !== undefined; result = results.next()) {
+      const record = this.told(await result);
+      if (record !== undefined) yield record;
     }
   }
 
@@ -184,28 +212,33 @@ export class ArchivedPrototypeReader {
   private async loadPage(id: string): Promise<Loaded<PageRecord>> {
     const about = { what: `page ${id}`, ids: { page: id } };
     const rest = revisionEntryNameOf('page', { page: id });
-    const { value, problems } = await this.reads.object(rest, about);
+    const { value, problems } = this.reads.object(await this.reads.json(rest, about), rest, about);
     const layers = value?.value.layers;
-    const layerIds = Array.isArray(layers) ? this.reads.idsIn(layers, 'layer', rest, about, problems) : [];
-    return { value: { id, name: text(value?.value.name), layerIds }, problems };
+    const checked = Array.isArray(layers) ? this.reads.idsIn(layers, 'layer', rest, about) : undefined;
+    const page = { id, name: text(value?.value.name), layerIds: checked?.value ?? [] };
+    return { value: page, problems: checked === undefined ? problems : [...problems, ...checked.problems] };
   }
 
   private async loadElement(
     rest: string,
     id: string,
-    parent: PathIds,
     parentKind: ElementParent,
+    parent: string,
   ): Promise<Loaded<ElementRecord | undefined>> {
-    const about = { what: `element ${id} of ${parentKind} ${parent[parentKind]}`, ids: { ...parent, element: id } };
-    const read = await this.reads.object(rest, about, READ_LIMITS.elementBytes);
+    const about = () => ({
+      what: `element ${id} of ${parentKind} ${parent}`,
+      ids: { [parentKind]: parent, element: id },
+    });
+    const read = this.reads.object(await this.reads.json(rest, about, READ_LIMITS.elementBytes), rest, about);
     if (read.value === undefined) return { value: undefined, problems: read.problems };
     const { value, raw } = read.value;
-    return { value: { id, entry: rest, raw, value, text: elementTextOf(value) }, problems: [] };
+    return { value: { id, entry: rest, raw, value, text: elementTextOf(value) }, problems: NO_PROBLEMS };
   }
 
   private async loadDiscussion(id: string): Promise<Loaded<DiscussionRecord | undefined>> {
     const about = { what: `discussion ${id}`, ids: { discussion: id } };
-    const read = await this.reads.object(revisionEntryNameOf('discussion', { discussion: id }), about);
+    const rest = revisionEntryNameOf('discussion', { discussion: id });
+    const read = this.reads.object(await this.reads.json(rest, about), rest, about);
     if (read.value === undefined) return { value: undefined, problems: read.problems };
     const pageId = read.value.value.pageId;
     const page = typeof pageId === 'string' ? (this.reads.idOf('page', pageId) ?? null) : null;
@@ -221,4 +254,13 @@ export class ArchivedPrototypeReader {
       if (entry?.kind === kind) yield entry;
     }
   }
+}
+
+/** A page's or layer's element list: its entry, its kind, and what its problems are told as. */
+function elementList(parent: ElementParent, id: string): { rest: string; list: KindName; about: About } {
+  return {
+    rest: elementEntriesOf(parent, id).list,
+    list: parent === 'page' ? 'page-element-list' : 'layer-element-list',
+    about: { what: `the elements of ${parent} ${id}`, ids: { [parent]: id }, of: `${parent} ${id}` },
+  };
 }

@@ -70,17 +70,30 @@ export interface About {
   of?: string;
 }
 
+/** An About, or how to make one should a problem need it: an element's is made for none of the thousands read whole. */
+export type AboutOf = About | (() => About);
+
 /** What a read found, and the problems it met on the way. */
 export interface Loaded<T> {
   value: T;
-  problems: EntryProblem[];
+  problems: readonly EntryProblem[];
 }
+
+/** The problems of a read that met none, shared: reads come by the hundred thousand. */
+export const NO_PROBLEMS: readonly EntryProblem[] = [];
 
 export interface JsonEntry {
   value: unknown;
   /** The entry's text exactly as archived (a leading byte-order mark aside). */
   raw: string;
 }
+
+export interface ObjectEntry extends JsonEntry {
+  value: Json;
+}
+
+/** Lists up to this long are searched for an id named again rather than kept in a Set. */
+const SHORT_LIST = 32;
 
 export class EntryReads {
   constructor(
@@ -93,73 +106,97 @@ export class EntryReads {
     return revisionFolderOf(this.source.id, this.source.revision) + rest;
   }
 
-  async bytes(rest: string, about: About, maxBytes: number): Promise<Loaded<Buffer | undefined>> {
+  async bytes(rest: string, about: AboutOf, maxBytes: number): Promise<Loaded<Buffer | undefined>> {
     try {
       const data = await this.source.read(rest, maxBytes);
-      if (data !== undefined) return { value: data, problems: [] };
-      return { value: undefined, problems: [this.problem(about, 'ENTRY_MISSING', rest, 'is not in the archive')] };
+      return data === undefined ? this.missing(rest, about) : { value: data, problems: NO_PROBLEMS };
     } catch (error) {
-      if (!isRabbitError(error)) throw error;
-      return { value: undefined, problems: [{ what: about.what, ids: about.ids, error }] };
+      return this.failed(error, about);
     }
   }
 
-  async json(rest: string, about: About, maxBytes: number): Promise<Loaded<JsonEntry | undefined>> {
-    const bytes = await this.bytes(rest, about, maxBytes);
-    if (bytes.value === undefined) return { value: undefined, problems: bytes.problems };
-    const raw = jsonText(bytes.value);
+  /**
+   * The entry's JSON, parsed. Read and parsed in one step, and judged by `object` or `list` in
+   * none: the overview reads a few entries a page on the export's way out, and every step of
+   * awaiting costs each of them.
+   */
+  async json(
+    rest: string,
+    about: AboutOf,
+    maxBytes: number = READ_LIMITS.jsonBytes,
+  ): Promise<Loaded<JsonEntry | undefined>> {
+    let data: Buffer | undefined;
     try {
-      return { value: { value: JSON.parse(raw) as unknown, raw }, problems: [] };
+      data = await this.source.read(rest, maxBytes);
+    } catch (error) {
+      return this.failed(error, about);
+    }
+    if (data === undefined) return this.missing(rest, about);
+    const raw = jsonText(data);
+    try {
+      return { value: { value: JSON.parse(raw) as unknown, raw }, problems: NO_PROBLEMS };
     } catch (error) {
       return { value: undefined, problems: [this.problem(about, 'BAD_JSON', rest, 'is not valid JSON', error)] };
     }
   }
 
-  async object(
-    rest: string,
-    about: About,
-    maxBytes: number = READ_LIMITS.jsonBytes,
-  ): Promise<Loaded<{ value: Json; raw: string } | undefined>> {
-    const read = await this.json(rest, about, maxBytes);
-    if (read.value === undefined) return { value: undefined, problems: read.problems };
-    const value = asObject(read.value.value);
-    if (value !== undefined) return { value: { value, raw: read.value.raw }, problems: [] };
+  /** The JSON `json` read, if it is an object. */
+  object(read: Loaded<JsonEntry | undefined>, rest: string, about: AboutOf): Loaded<ObjectEntry | undefined> {
+    if (read.value === undefined || asObject(read.value.value) !== undefined)
+      return read as Loaded<ObjectEntry | undefined>;
     return { value: undefined, problems: [this.problem(about, 'BAD_SHAPE', rest, 'is not a JSON object')] };
   }
 
   /**
-   * The ids a list entry names, in either form the service used where it used it: an array, or
-   * pages.json's old `{"page1": "name"}` (any list, by the `archived` rule).
+   * The ids of the list `json` read, in either form the service used where it used it: an array,
+   * or pages.json's old `{"page1": "name"}` (any list, by the `archived` rule).
    */
-  async list(rest: string, list: KindName, kind: IdKind, about: About): Promise<Loaded<string[] | undefined>> {
-    const read = await this.json(rest, about, READ_LIMITS.jsonBytes);
-    if (read.value === undefined) return { value: undefined, problems: read.problems };
-    const value = read.value.value;
-    const objectForm = this.rule === 'archived' || RESOURCE_KINDS[list].objectForm === true;
-    const object = objectForm ? asObject(value) : undefined;
-    const items = Array.isArray(value) ? value : object && Object.keys(object);
-    if (items === undefined)
-      return { value: undefined, problems: [this.problem(about, 'BAD_SHAPE', rest, `is not a list of ${kind} ids`)] };
-    const problems: EntryProblem[] = [];
-    return { value: this.idsIn(items, kind, rest, about, problems), problems };
+  list(
+    read: Loaded<JsonEntry | undefined>,
+    rest: string,
+    list: KindName,
+    kind: IdKind,
+    about: About,
+  ): Loaded<string[] | undefined> {
+    const items = this.items(read, rest, list, kind, about);
+    return items.value === undefined
+      ? { value: undefined, problems: items.problems }
+      : this.idsIn(items.value, kind, rest, about);
+  }
+
+  /** How many values the list `json` read names, ids or not: for a count, which puts none of them in a name. */
+  count(
+    read: Loaded<JsonEntry | undefined>,
+    rest: string,
+    list: KindName,
+    kind: IdKind,
+    about: About,
+  ): Loaded<number | undefined> {
+    const items = this.items(read, rest, list, kind, about);
+    return { value: items.value?.length, problems: items.problems };
   }
 
   /**
    * The ids `items` names that are ids of `kind`, each once. Values that are not are told one by
    * one up to `toldIds`, the rest in one count; ids named again are told once for the list.
    */
-  idsIn(items: readonly unknown[], kind: IdKind, rest: string, about: About, problems: EntryProblem[]): string[] {
+  idsIn(items: readonly unknown[], kind: IdKind, rest: string, about: About): Loaded<string[]> {
     const ids: string[] = [];
-    const seen = new Set<string>();
-    const again: string[] = [];
+    const problems: EntryProblem[] = [];
+    // Most lists hold a few ids (a page's layers, its elements): looked through, they cost less than a Set.
+    const seen = items.length > SHORT_LIST ? new Set<string>() : undefined;
+    const again = { named: [] as string[], more: false };
     let rejected = 0;
     for (const item of items) {
       const id = this.idOf(kind, item);
       if (id === undefined) {
         if (rejected++ < READ_LIMITS.toldIds) problems.push(this.notAnId(item, kind, rest, about));
-      } else if (seen.has(id)) again.push(id);
-      else {
-        seen.add(id);
+      } else if (seen === undefined ? ids.includes(id) : seen.has(id)) {
+        if (again.named.includes(id)) continue;
+        if (again.named.length < 3) again.named.push(id);
+        else again.more = true;
+      } else {
+        seen?.add(id);
         ids.push(id);
       }
     }
@@ -167,12 +204,11 @@ export class EntryReads {
       const more = `lists ${rejected - READ_LIMITS.toldIds} more values that are no ${kind} ids`;
       problems.push(this.problem(about, 'BAD_ID', rest, more));
     }
-    if (again.length > 0) {
-      const named = [...new Set(again)].slice(0, 3).join(', ');
-      const message = `lists ${named}${again.length > 3 ? ' and others' : ''} more than once; each is read once`;
-      problems.push(this.problem(about, 'DUPLICATE_ENTRY', rest, message));
+    if (again.named.length > 0) {
+      const named = `${again.named.join(', ')}${again.more ? ' and others' : ''}`;
+      problems.push(this.problem(about, 'DUPLICATE_ENTRY', rest, `lists ${named} more than once; each is read once`));
     }
-    return ids;
+    return { value: ids, problems: problems.length > 0 ? problems : NO_PROBLEMS };
   }
 
   /** The id `raw` is, by the rule; undefined for a value that is no id of `kind`. */
@@ -182,14 +218,42 @@ export class EntryReads {
     return id !== undefined && isArchivedId(id) ? id : undefined;
   }
 
+  private items(
+    read: Loaded<JsonEntry | undefined>,
+    rest: string,
+    list: KindName,
+    kind: IdKind,
+    about: About,
+  ): Loaded<readonly unknown[] | undefined> {
+    if (read.value === undefined) return { value: undefined, problems: read.problems };
+    const value = read.value.value;
+    const objectForm = this.rule === 'archived' || RESOURCE_KINDS[list].objectForm === true;
+    const object = objectForm ? asObject(value) : undefined;
+    const items = Array.isArray(value) ? value : object && Object.keys(object);
+    if (items !== undefined) return { value: items, problems: NO_PROBLEMS };
+    return { value: undefined, problems: [this.problem(about, 'BAD_SHAPE', rest, `is not a list of ${kind} ids`)] };
+  }
+
+  private missing(rest: string, about: AboutOf): Loaded<undefined> {
+    return { value: undefined, problems: [this.problem(about, 'ENTRY_MISSING', rest, 'is not in the archive')] };
+  }
+
+  /** A read the source refused: the entry is damaged or too large (its RabbitError); anything else is no archive's. */
+  private failed(error: unknown, about: AboutOf): Loaded<undefined> {
+    if (!isRabbitError(error)) throw error;
+    const { what, ids } = typeof about === 'function' ? about() : about;
+    return { value: undefined, problems: [{ what, ids, error }] };
+  }
+
   private notAnId(item: unknown, kind: IdKind, rest: string, about: About): EntryProblem {
     const shown = typeof item === 'string' && item.length <= 80 ? item : describe(item);
     const what = `${kind} ${shown}${about.of === undefined ? '' : ` of ${about.of}`}`;
     return this.problem({ ...about, what }, 'BAD_ID', rest, `lists ${describe(item)}, which is not a ${kind} id`);
   }
 
-  private problem(about: About, code: ErrorCode, rest: string, message: string, cause?: unknown): EntryProblem {
+  private problem(about: AboutOf, code: ErrorCode, rest: string, message: string, cause?: unknown): EntryProblem {
+    const { what, ids } = typeof about === 'function' ? about() : about;
     const entry = this.entryName(rest);
-    return { what: about.what, ids: about.ids, error: new RabbitError(code, `${entry} ${message}`, { entry, cause }) };
+    return { what, ids, error: new RabbitError(code, `${entry} ${message}`, { entry, cause }) };
   }
 }

@@ -1,5 +1,5 @@
 import { ArchivedPrototypeReader, type PrototypeEntries } from '../archive/archived-prototype-reader.js';
-import type { ElementRecord, PageRecord } from '../archive/archived-records.js';
+import type { DiscussionRecord, ElementRecord, MilestoneRecord } from '../archive/archived-records.js';
 import { MAX_TEXT, type SearchRecord } from './search-record.js';
 
 /** Where a prototype's texts are shown: its overview page, and each page's view when the archive has one. */
@@ -32,7 +32,9 @@ function record(fields: Fields): SearchRecord {
  * name, milestones, each page's name then its elements, each layer at the first page that shows
  * it, then its discussions. A page's record comes before its elements', so a reader of the records
  * knows the page's name by the time it meets them. Records stream: a window of pages and of one
- * parent's elements is in memory at a time.
+ * parent's elements is in memory at a time. The records of one element or discussion are made at
+ * once and handed on from here: each generator they passed through would cost every record a turn
+ * of the event loop, and a prototype has hundreds of thousands.
  */
 export async function* prototypeRecords(
   prototype: { id: string; name: string | null },
@@ -40,70 +42,82 @@ export async function* prototypeRecords(
   places: Places,
 ): AsyncGenerator<SearchRecord> {
   const reader = new ArchivedPrototypeReader(entries);
-  if (prototype.name !== null && prototype.name !== '')
-    yield record({ kind: 'prototype', field: 'name', text: prototype.name, target: places.overview });
-  for (const milestone of (await reader.meta()).milestones) {
-    if (milestone.name === '') continue;
-    const target = `${places.overview}#prototype-${prototype.id}`;
-    yield record({ kind: 'milestone', field: 'name', id: String(milestone.revision), text: milestone.name, target });
-  }
+  for (const head of headRecords(prototype, (await reader.meta()).milestones, places)) yield head;
   const seenLayers = new Set<string>();
-  for await (const page of reader.pages((await reader.pageOrder()).ids))
-    yield* pageRecords(reader, page, places, seenLayers);
-  yield* discussionRecords(reader, places);
+  for await (const page of reader.pages((await reader.pageOrder()).ids)) {
+    const where = placeOf(page.id, places);
+    if (page.name !== null && page.name !== '')
+      yield record({ kind: 'page', field: 'name', page: page.id, text: page.name, target: where.onPage });
+    for await (const element of reader.elements('page', page.id))
+      for (const found of elementRecords(element, where, '')) yield found;
+    for (const layerId of page.layerIds) {
+      if (seenLayers.has(layerId)) continue;
+      seenLayers.add(layerId);
+      const { name } = await reader.layer(layerId);
+      if (name !== null && name !== '')
+        yield record({ kind: 'layer', field: 'name', page: page.id, layer: layerId, text: name, target: where.onPage });
+      for await (const element of reader.elements('layer', layerId))
+        for (const found of elementRecords(element, where, layerId)) yield found;
+    }
+  }
+  for await (const discussion of reader.discussions())
+    for (const found of discussionRecords(discussion, places)) yield found;
 }
 
-/** A page's name and elements, then those of each layer it is the first to show. */
-async function* pageRecords(
-  reader: ArchivedPrototypeReader,
-  page: PageRecord,
+/** The prototype's name and its milestones' names. */
+function headRecords(
+  prototype: { id: string; name: string | null },
+  milestones: readonly MilestoneRecord[],
   places: Places,
-  seenLayers: Set<string>,
-): AsyncGenerator<SearchRecord> {
-  const view = places.pageView(page.id);
-  const onPage = view ?? `${places.overview}#page-${page.id}`;
-  const where = { page: page.id, view, onPage };
-  if (page.name !== null && page.name !== '')
-    yield record({ kind: 'page', field: 'name', page: page.id, text: page.name, target: onPage });
-  yield* elementRecords(reader.elements('page', page.id), where, '');
-  for (const layerId of page.layerIds) {
-    if (seenLayers.has(layerId)) continue;
-    seenLayers.add(layerId);
-    const { name } = await reader.layer(layerId);
-    if (name !== null && name !== '')
-      yield record({ kind: 'layer', field: 'name', page: page.id, layer: layerId, text: name, target: onPage });
-    yield* elementRecords(reader.elements('layer', layerId), where, layerId);
-  }
+): SearchRecord[] {
+  const out: SearchRecord[] = [];
+  if (prototype.name !== null && prototype.name !== '')
+    out.push(record({ kind: 'prototype', field: 'name', text: prototype.name, target: places.overview }));
+  const target = `${places.overview}#prototype-${prototype.id}`;
+  for (const milestone of milestones)
+    if (milestone.name !== '')
+      out.push(
+        record({ kind: 'milestone', field: 'name', id: String(milestone.revision), text: milestone.name, target }),
+      );
+  return out;
 }
 
-async function* elementRecords(
-  elements: AsyncIterable<ElementRecord>,
-  where: { page: string; view: string | undefined; onPage: string },
-  layer: string,
-): AsyncGenerator<SearchRecord> {
-  for await (const element of elements) {
-    const target = where.view === undefined ? where.onPage : `${where.view}#${element.id}`;
-    for (const [field, text] of elementTexts(element))
-      yield record({ kind: 'element', field, page: where.page, layer, id: element.id, text, target });
-  }
+/** Where a page's texts lead: its view (at the element) when it has one, else its place in the overview. */
+interface PagePlace {
+  page: string;
+  view: string | undefined;
+  onPage: string;
 }
 
-async function* discussionRecords(reader: ArchivedPrototypeReader, places: Places): AsyncGenerator<SearchRecord> {
-  for await (const discussion of reader.discussions()) {
-    const base = {
-      kind: 'discussion' as const,
-      page: discussion.pageId ?? '',
-      id: discussion.id,
-      target: `${places.overview}#discussion-${discussion.id}`,
-    };
-    if (discussion.title !== null && discussion.title !== '')
-      yield record({ ...base, field: 'title', text: discussion.title });
-    for (const { text } of discussion.entries)
-      if (text !== null && text !== '') yield record({ ...base, field: 'entry', text });
-    // Who wrote in it, each once: "what did Anna say" is a search people make.
-    const authors = new Set(discussion.entries.map((entry) => entry.author));
-    for (const text of authors) if (text !== null && text !== '') yield record({ ...base, field: 'author', text });
-  }
+function placeOf(pageId: string, places: Places): PagePlace {
+  const view = places.pageView(pageId);
+  return { page: pageId, view, onPage: view ?? `${places.overview}#page-${pageId}` };
+}
+
+function elementRecords(element: ElementRecord, where: PagePlace, layer: string): SearchRecord[] {
+  const target = where.view === undefined ? where.onPage : `${where.view}#${element.id}`;
+  return elementTexts(element).map(([field, text]) =>
+    record({ kind: 'element', field, page: where.page, layer, id: element.id, text, target }),
+  );
+}
+
+/** A discussion's title, its entries' texts, then who wrote in it, each once: "what did Anna say" is a search people make. */
+function discussionRecords(discussion: DiscussionRecord, places: Places): SearchRecord[] {
+  const base = {
+    kind: 'discussion' as const,
+    page: discussion.pageId ?? '',
+    id: discussion.id,
+    target: `${places.overview}#discussion-${discussion.id}`,
+  };
+  const texts: [string, string | null][] = [
+    ['title', discussion.title],
+    ...discussion.entries.map((entry): [string, string | null] => ['entry', entry.text]),
+    ...[...new Set(discussion.entries.map((entry) => entry.author))].map((author): [string, string | null] => [
+      'author',
+      author,
+    ]),
+  ];
+  return texts.flatMap(([field, text]) => (text === null || text === '' ? [] : [record({ ...base, field, text })]));
 }
 
 /** The element's texts by field: its `text` as convert reads it, then every other string its JSON holds. */

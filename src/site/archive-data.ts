@@ -111,9 +111,9 @@ function heldRevision(id: string, files: readonly StoredFile[]): HeldRevision | 
 
 async function layerSummaries(reader: ArchivedPrototypeReader): Promise<PrototypeSummary['layers']> {
   const layers: PrototypeSummary['layers'] = [];
-  const layerData = (layerId: string) => Promise.all([reader.layer(layerId), reader.elementIds('layer', layerId)]);
+  const layerData = (layerId: string) => Promise.all([reader.layer(layerId), reader.elementCount('layer', layerId)]);
   for await (const [layerId, [layer, elements]] of reader.ahead((await reader.listed('layer')) ?? [], layerData))
-    layers.push({ id: layerId, name: layer.name, elementCount: elements?.length ?? null });
+    layers.push({ id: layerId, name: layer.name, elementCount: elements ?? null });
   return layers;
 }
 
@@ -142,7 +142,12 @@ async function pageSummaries(
   const pages: PageSummary[] = [];
   const pageData = (pageId: string) => {
     const png = held.files.get(revisionEntryNameOf('page-png', { page: pageId }));
-    return Promise.all([reader.page(pageId), png, png && renderingSize(png, read), reader.elementIds('page', pageId)]);
+    return Promise.all([
+      reader.page(pageId),
+      png,
+      png && renderingSize(png, read),
+      reader.elementCount('page', pageId),
+    ]);
   };
   for await (const [pageId, [page, png, size, elements]] of reader.ahead((await reader.pageOrder()).ids, pageData)) {
     const open = held.files.get(revisionEntryNameOf('page-view', { page: pageId }));
@@ -150,7 +155,7 @@ async function pageSummaries(
       id: pageId,
       name: page.name,
       layerNames: page.layerIds.map((l) => layerNames.get(l) ?? l),
-      elementCount: elements?.length ?? null,
+      elementCount: elements ?? null,
       ...(png && size ? { png: { path: png.path, ...size } } : {}),
       ...(open ? { open: open.path } : {}),
       discussions: discussions.get(pageId) ?? [],

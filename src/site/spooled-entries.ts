@@ -19,18 +19,14 @@ export function spooledEntries(
     async *names() {
       yield* bodies.names();
     },
-    async read(rest, maxBytes) {
+    // Not async: one step less to await for each of the few entries a page has read.
+    read(rest, maxBytes) {
       const ref = bodies.get(rest);
-      if (ref === undefined) return undefined;
+      if (ref === undefined) return Promise.resolve(undefined);
       if (ref.size > maxBytes) {
         const entry = revisionFolderOf(prototype.id, prototype.revision) + rest;
-        throw new RabbitError(
-          'BODY_TOO_LARGE',
-          `${entry} holds ${ref.size} bytes, more than the ${maxBytes} read here`,
-          {
-            entry,
-          },
-        );
+        const message = `${entry} holds ${ref.size} bytes, more than the ${maxBytes} read here`;
+        return Promise.reject(new RabbitError('BODY_TOO_LARGE', message, { entry }));
       }
       return read(ref);
     },

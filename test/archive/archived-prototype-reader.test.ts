@@ -156,6 +156,22 @@ describe('the reader of an archived prototype', () => {
     ]);
   });
 
+  it('counts what an element list names without taking its ids, for a count that names no entry', async () => {
+    const { reader, told } = readerOf({
+      'pages/page1/elements.json': json(['element1', 'element1', '../x', 7]),
+      'layers/layer1/elements.json': json({ element1: {}, element2: {} }),
+      'pages/page2/elements.json': json('none'),
+    });
+    expect(await reader.elementCount('page', 'page1')).toBe(4);
+    expect(await reader.elementCount('layer', 'layer1')).toBe(2);
+    expect(await reader.elementCount('page', 'page2')).toBeUndefined();
+    expect(await reader.elementCount('page', 'page3')).toBeUndefined();
+    expect(told()).toEqual([
+      ['BAD_SHAPE', 'the elements of page page2'],
+      ['ENTRY_MISSING', 'the elements of page page3'],
+    ]);
+  });
+
   it('tells a missing entry by its full name and goes on: a page without its JSON keeps its place', async () => {
     const { reader, problems } = readerOf({
       'pages.json': json(['page1', 'page2']),

