@@ -52,9 +52,11 @@ const status = byId<HTMLOutputElement>('search-status');
 const list = byId<HTMLOListElement>('search-hits');
 const served = location.protocol === 'http:' || location.protocol === 'https:';
 
-/** Index parts loaded so far, by prototype id; the ids the index lists, once loaded. */
+/** Index parts loaded so far, by prototype id. */
 const parts = new Map<string, unknown[]>();
+/** Loads waiting for their file's callback, by prototype id ('' for the list of parts). */
 const waiting = new Map<string, () => void>();
+/** The prototype ids the index lists, once its list is loaded. */
 let ids: string[] | null = null;
 /** The current search: an older one stops at its next step. */
 let run = 0;
