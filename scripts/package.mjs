@@ -15,6 +15,7 @@ import { basename, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import postject from 'postject';
+import { bundleBrowser } from './bundle-browser.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 // The sentinel Node's own build looks for to find an injected blob (Node's SEA documentation).
@@ -54,6 +55,9 @@ try {
       logLevel: 'warning',
       ...extra,
     });
+  // The search box's script is a string in the sources, bundled from its own TypeScript: made
+  // afresh here, as `npm run build` does, so the executable never carries a stale one.
+  await bundleBrowser();
   const bundle = join(work, 'rabbit-export.cjs');
   await bundleOf('src/cli/main.ts', bundle, {
     // pdfkit's ES module build finds its own files from import.meta.url, which a CommonJS bundle lacks.
