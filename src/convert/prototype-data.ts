@@ -10,6 +10,7 @@ import {
   revisionEntryNameOf,
   revisionFolderOf,
 } from '../api/entry-paths.js';
+import { RESOURCE_KINDS } from '../api/resource-kinds.js';
 
 /**
  * One prototype's data, read from its archived bodies entry by entry. Bodies are the service's
@@ -138,7 +139,7 @@ export class PrototypeReader {
     if (ids.length > 0) {
       this.notes.push({
         what: 'the page order',
-        why: `follows the page ids, since pages.json could not be read: the pages are the ${ids.length} page files ${this.entryName('pages/{id}.json')} the archive holds`,
+        why: `follows the page ids, since pages.json could not be read: the pages are the ${ids.length} page files ${this.entryName(RESOURCE_KINDS.page.entry)} the archive holds`,
       });
     }
     return ids;

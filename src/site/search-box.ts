@@ -1,9 +1,13 @@
 import { foldText, foldWithOffsets } from '../search/fold.js';
-import { PART_CALLBACK, PARTS_CALLBACK, SEARCH_DIR, SEARCH_PARTS_PATH } from '../search/search-record.js';
+import { PART_CALLBACK, PARTS_CALLBACK, SEARCH_PARTS_PATH } from '../search/search-record.js';
 import { escapeAttribute } from '../core/xml-escape.js';
+import { generatedAffixes, generatedEntryOf } from '../api/generated-entries.js';
 
 /** The box's script: one file of the archive, the only script the overview pages may run. */
-export const SEARCH_BOX_PATH = `${SEARCH_DIR}search-box.js`;
+export const SEARCH_BOX_PATH = generatedEntryOf('search-box');
+
+/** A prototype's part of the index is named in the script as the table names it. */
+const PART = generatedAffixes('search-part');
 
 /** Hits shown at most; past them the box says to narrow the search. */
 export const BOX_LIMIT = 100;
@@ -131,7 +135,7 @@ async function searchFiles(query, mine, emit) {
   var todo = only ? ids.filter(function (id) { return id === only; }) : ids;
   for (var i = 0; i < todo.length; i++) {
     var id = todo[i];
-    if (!parts.has(id)) await load(root + '${SEARCH_DIR}prototype-' + id + '.js', id);
+    if (!parts.has(id)) await load(root + ${JSON.stringify(PART.prefix)} + id + ${JSON.stringify(PART.suffix)}, id);
     if (mine !== run) return false;
     if (!hitsOf(id, parts.get(id) || [], query, emit)) return false;
   }
