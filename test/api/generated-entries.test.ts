@@ -12,7 +12,7 @@ import { isPngEntry } from '../../src/api/paths.js';
 
 const SHA = 'ab'.repeat(32);
 
-/** Every generated entry with the name docs/archive-format.md gives it. */
+/** Every generated entry with the name docs/archive-format.md (and docs/search.md for the index) gives it. */
 const LAYOUT: [GeneratedName, GeneratedIds, string][] = [
   ['manifest', {}, 'manifest.json'],
   ['index', {}, 'index.html'],
