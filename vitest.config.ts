@@ -3,9 +3,10 @@ import { configDefaults, defineConfig } from 'vitest/config';
 // Files that replace a module with vi.mock: in a module graph shared with other files the mock would
 // either come too late (the real module already loaded) or leak into the files after it.
 const ISOLATED = [
+  'test/api/new-kind.test.ts',
+  'test/client/session-users.test.ts',
   'test/export/smallest-first-summary.test.ts',
   'test/zip/hostile-zip.test.ts',
-  'test/client/session-users.test.ts',
 ];
 
 const shared = {

@@ -1,4 +1,5 @@
 import { RabbitError, isRabbitError } from '../core/errors.js';
+import type { BodyKind, Format } from '../api/resource-kinds.js';
 import type { BodyCache, CacheCandidate, CachedBody, PrototypeContext } from '../storage/body-cache.js';
 import { cachedBodyOf } from '../storage/stored-file.js';
 import { fetchResource, type FetchContext, type FetchRequest, type FetchResult } from './fetch-resource.js';
@@ -9,13 +10,12 @@ import type { SizeCaps } from '../client/size-caps.js';
 // to --since) when it may stand in for a request, else the service, asked conditionally when an
 // older copy can be revalidated.
 
-export type BodyKind = 'json' | 'html' | 'png';
 export type { BodyCache, CacheCandidate, CachedBody, PrototypeContext };
+/** How a body is checked, and what `--formats` can ask for: the table of kinds says. */
+export type { BodyKind, Format };
 
 /** Origin label of copies from the output's own journal (a resumed run): they count as downloaded. */
 export const JOURNAL_ORIGIN = 'journal';
-/** What `--formats` can ask for: the bodies, and the older page views by their mode. */
-export type Format = BodyKind | 'xhtml-sketched' | 'xhtml-plain';
 
 // The caps are the client's (every command that reads the service takes --max-size).
 export { DEFAULT_SIZE_CAPS, type SizeCaps } from '../client/size-caps.js';

@@ -1,6 +1,7 @@
 import type { LimitFunction } from 'p-limit';
 import { RabbitError } from '../core/errors.js';
 import { elementSourcesOf, sourceNameOf } from '../api/entry-paths.js';
+import { ownerKindOf } from '../api/ids.js';
 import { RESOURCE_KINDS } from '../api/resource-kinds.js';
 import { isPlainObject, parseIdList } from '../api/parse.js';
 import { bodyProblem } from './element-shape.js';
@@ -47,7 +48,7 @@ export class LiveElements {
     if (answer.status === 404)
       return {
         parent,
-        reason: `the ${kindName(parent)} no longer exists; pages and layers cannot be recreated through the API`,
+        reason: `the ${ownerKindOf(parent)} no longer exists; pages and layers cannot be recreated through the API`,
       };
     if (answer.status !== 200 || !('value' in answer))
       return { parent, reason: `its live elements could not be listed (HTTP ${answer.status})` };
@@ -85,12 +86,8 @@ export class LiveElements {
   }
 
   private sources(parent: string): ReturnType<typeof elementSourcesOf> {
-    return elementSourcesOf(this.prototype, kindName(parent), parent);
+    return elementSourcesOf(this.prototype, ownerKindOf(parent), parent);
   }
-}
-
-function kindName(parent: string): ParentRef['kind'] {
-  return parent.startsWith('page') ? 'page' : 'layer';
 }
 
 function unreadable(source: string, status: number): RabbitError {

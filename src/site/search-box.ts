@@ -1,9 +1,9 @@
-import { SEARCH_DIR } from '../search/search-record.js';
 import { escapeAttribute } from '../core/xml-escape.js';
 import { SEARCH_BOX_SCRIPT } from './search-box.generated.js';
+import { generatedEntryOf } from '../api/generated-entries.js';
 
 /** The box's script: one file of the archive, the only script the overview pages may run. */
-export const SEARCH_BOX_PATH = `${SEARCH_DIR}search-box.js`;
+export const SEARCH_BOX_PATH = generatedEntryOf('search-box');
 
 /**
  * The search box of index.html and the overview pages. `root` leads from the page to the
