@@ -1,5 +1,6 @@
 import { generatedEntryOf, SEARCH_FOLDER } from '../api/generated-entries.js';
 import { ID_KINDS, type IdKind } from '../api/ids.js';
+import { PART_CALLBACK, PARTS_CALLBACK } from './search-callbacks.js';
 
 /**
  * What search finds: one text of an archived prototype (a name, an element's text, a discussion
@@ -43,8 +44,7 @@ export function searchPartPath(prototypeId: string): string {
 }
 
 /** The callbacks the files call when a page loads them with `<script src>` (fetch() of file:// is blocked). */
-export const PARTS_CALLBACK = 'rabbitSearchParts';
-export const PART_CALLBACK = 'rabbitSearchPart';
+export { PART_CALLBACK, PARTS_CALLBACK };
 
 /**
  * A part is a script of one record a line, so that it loads in the browser and streams line by

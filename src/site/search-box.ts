@@ -1,6 +1,7 @@
 import { escapeAttribute } from '../core/xml-escape.js';
 import { SEARCH_BOX_SCRIPT } from './search-box.generated.js';
-import { generatedEntryOf } from '../api/generated-entries.js';
+import { generatedAffixes, generatedEntryOf } from '../api/generated-entries.js';
+import { SEARCH_PARTS_PATH } from '../search/search-record.js';
 
 /** The box's script: one file of the archive, the only script the overview pages may run. */
 export const SEARCH_BOX_PATH = generatedEntryOf('search-box');
@@ -15,7 +16,13 @@ export function searchBoxHtml(root: string, prototypeId?: string): string {
   const label = prototypeId === undefined ? 'Search the archive' : 'Search this prototype';
   return `<form class="search" role="search" id="search"><label>${label} <input type="search" name="q" id="search-q" autocomplete="off" spellcheck="false" placeholder="names, labels, discussions"></label> <output id="search-status"></output></form>
 <ol class="hits" id="search-hits"></ol>
-<script src="${escapeAttribute(root + SEARCH_BOX_PATH)}" data-root="${escapeAttribute(root)}"${scope}></script>`;
+<script src="${escapeAttribute(root + SEARCH_BOX_PATH)}" data-root="${escapeAttribute(root)}"${scope}${indexPlaces()}></script>`;
+}
+
+/** Where the script finds the index's list and parts: the table's names, handed to the browser. */
+function indexPlaces(): string {
+  const part = generatedAffixes('search-part');
+  return ` data-parts="${escapeAttribute(SEARCH_PARTS_PATH)}" data-part-prefix="${escapeAttribute(part.prefix)}" data-part-suffix="${escapeAttribute(part.suffix)}"`;
 }
 
 /**

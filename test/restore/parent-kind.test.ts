@@ -1,3 +1,4 @@
+import pLimit from 'p-limit';
 import { describe, expect, it } from 'vitest';
 import { elementSourcesOf } from '../../src/api/entry-paths.js';
 import { ownerKindOf } from '../../src/api/ids.js';
@@ -11,7 +12,7 @@ import type { LiveService } from '../../src/restore/live-service.js';
  */
 describe('restore and the kind of an element parent', () => {
   // Only the names are asked for: nothing is sent.
-  const live = new LiveElements({} as LiveService, '7', 1);
+  const live = new LiveElements({} as LiveService, '7', pLimit(1));
 
   it.each(['page1', 'layer1', 'x1', 'Page1', 'pagelayer', 'layerpage'])('names %s as every reader does', (parent) => {
     const sources = elementSourcesOf('7', ownerKindOf(parent), parent);

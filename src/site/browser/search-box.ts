@@ -8,7 +8,7 @@
  * is a link only when it is a plain path into the archive.
  */
 import { foldText, foldWithOffsets } from '../../search/fold.js';
-import { PART_CALLBACK, PARTS_CALLBACK, SEARCH_PARTS_PATH, searchPartPath } from '../../search/search-record.js';
+import { PART_CALLBACK, PARTS_CALLBACK } from '../../search/search-callbacks.js';
 
 /** Hits shown at most; past them the box says to narrow the search. */
 const LIMIT = 100;
@@ -46,6 +46,11 @@ const me = document.currentScript;
 if (me === null) throw new Error('the search box runs as a classic script');
 const root = me.getAttribute('data-root') ?? '';
 const only = me.getAttribute('data-prototype');
+// Where the index lies in the archive, as the page that loads the box says (the archive's table of
+// names is the export's, not the browser's): the list of parts, and each part's name around its id.
+const partsPath = me.getAttribute('data-parts') ?? '';
+const partPrefix = me.getAttribute('data-part-prefix') ?? '';
+const partSuffix = me.getAttribute('data-part-suffix') ?? '';
 const form = byId<HTMLFormElement>('search');
 const input = byId<HTMLInputElement>('search-q');
 const status = byId<HTMLOutputElement>('search-status');
@@ -176,14 +181,14 @@ function hitsOf(id: string, records: unknown[], query: string, emit: Emit): bool
 
 /** From the unzipped files: the parts one prototype at a time, until the limit. */
 async function searchFiles(query: string, mine: number, emit: Emit): Promise<boolean> {
-  if (ids === null) await load(root + SEARCH_PARTS_PATH, '');
+  if (ids === null) await load(root + partsPath, '');
   if (ids === null) {
     say('This archive has no search index.');
     return false;
   }
   const todo = only ? ids.filter((id) => id === only) : ids;
   for (const id of todo) {
-    if (!parts.has(id)) await load(root + searchPartPath(id), id);
+    if (!parts.has(id)) await load(root + partPrefix + id + partSuffix, id);
     if (mine !== run) return false;
     if (!hitsOf(id, parts.get(id) ?? [], query, emit)) return false;
   }
