@@ -74,9 +74,13 @@ function replacedTotals(report: ConvertReport): string {
   return lines.map((line) => `\n${line}`).join('');
 }
 
-/** `U+1F6D2 🛒, U+00E9 é`: at most LISTED, then how many more (convert-report.json has them all). */
-function characterList(list: readonly MissingCharacter[]): string {
-  const shown = list.slice(0, LISTED).map((m) => `${m.codePoint} ${printable(m.character)}`);
+/**
+ * `U+1F6D2 🛒, U+00E9 é`: at most LISTED, then how many more (convert-report.json has them all);
+ * with `counted`, how often each was replaced when more than once (`U+1F6D2 🛒 x2`).
+ */
+function characterList(list: readonly MissingCharacter[], counted = false): string {
+  const count = (m: MissingCharacter): string => (counted && m.count > 1 ? ` x${m.count}` : '');
+  const shown = list.slice(0, LISTED).map((m) => `${m.codePoint} ${printable(m.character)}${count(m)}`);
   return shown.join(', ') + (list.length > LISTED ? ` and ${list.length - LISTED} more` : '');
 }
 
@@ -99,7 +103,7 @@ function prototypeLines(p: PrototypeReport): string[] {
   }
   if (p.droppedCharacters > 0) lines.push(`    ${p.droppedCharacters} characters XML cannot hold were dropped`);
   if (p.replacedCharacters > 0) {
-    const which = p.missingCharacters === undefined ? '' : `: ${characterList(p.missingCharacters)}`;
+    const which = p.missingCharacters === undefined ? '' : `: ${characterList(p.missingCharacters, true)}`;
     lines.push(`    ${plural(p.replacedCharacters, 'character')} no font here has drawn as ?${which}`);
   }
   if (p.binder !== undefined) {

@@ -237,7 +237,7 @@ describe('PDF binders draw every script with embedded subset fonts', () => {
     const block = run.stdout.split(/\n(?=\S)/).find((b) => b.startsWith(`ok  ${PROTOTYPE} `)) ?? '';
     const first = listed
       .slice(0, 3)
-      .map((m) => `${m.codePoint} ${m.character}`)
+      .map((m) => `${m.codePoint} ${m.character}${m.count > 1 ? ` x${m.count}` : ''}`)
       .join(', ');
     expect(block).toContain(`\n    ${short.replacedCharacters} characters no font here has drawn as ?: ${first}, `);
     const short_ = without.prototypes.filter((p) => p.replacedCharacters > 0);
