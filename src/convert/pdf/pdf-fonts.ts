@@ -64,23 +64,29 @@ export class PdfFonts {
   }
 
   /**
-   * A run shaped into glyphs (hex codes, with the adjustments and offsets fontkit's layout gives,
-   * and the characters each stands for), its font in the page's resources. The binder writes the
-   * text operators itself: pdfkit's text() wraps every run in q/Q, and a reader measures an
-   * /ActualText span with the state at its end, where that font and size would be gone.
+   * A run shaped into glyphs (hex codes, with the adjustments and offsets fontkit's layout gives),
+   * its font in the page's resources; with `characters`, what each glyph stands for (a second
+   * layout, asked only where it is used). The binder writes the text operators itself: pdfkit's
+   * text() wraps every run in q/Q, and a reader measures an /ActualText span with the state at its
+   * end, where that font and size would be gone.
    */
   shape(
     run: { font: string; text: string },
     size: number,
-  ): { id: string; glyphs: string[]; positions: GlyphPosition[]; characters: string[] } {
+    characters: boolean,
+  ): { id: string; glyphs: string[]; positions: GlyphPosition[]; characters?: string[] } {
     this.use(run.font, size);
     const font = this.doc._font;
     this.doc.page.fonts[font.id] ??= font.ref();
     const [glyphs, positions] = font.encode(run.text, WHOLE_RUN);
-    const characters = font
-      .layout(run.text, WHOLE_RUN)
-      .glyphs.map((glyph) => String.fromCodePoint(...glyph.codePoints));
-    return { id: font.id, glyphs, positions, characters };
+    if (!characters) return { id: font.id, glyphs, positions };
+    const laid = font.layout(run.text, WHOLE_RUN).glyphs;
+    return {
+      id: font.id,
+      glyphs,
+      positions,
+      characters: laid.map((glyph) => String.fromCodePoint(...glyph.codePoints)),
+    };
   }
 
   width(run: { font: string; text: string }, size: number): number {

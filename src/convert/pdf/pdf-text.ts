@@ -107,8 +107,8 @@ function drawRun(
 ): number {
   let at = x;
   const scale = size / 1000;
-  const { id, glyphs, positions, characters } = fonts.shape(run, size);
   const reversed = fromGlyphs && run.level % 2 === 1;
+  const { id, glyphs, positions, characters = [] } = fonts.shape(run, size, reversed);
   ops.push(`/${id} ${num(size)} Tf`);
   // The page's coordinates run down from its top: the text matrix turns glyphs upright again.
   const move = (dx: number, dy: number): string => `1 0 0 -1 ${num(at + dx * scale)} ${num(baseline - dy * scale)} Tm`;
