@@ -12,7 +12,7 @@ import type { FontFace, FontFaces } from './system-fonts.js';
  * or without fontconfig; the machine's fonts come after it for what it lacks (CJK, emoji). Its
  * licence (Bitstream Vera's, the DejaVu changes in the public domain) is in each file's name table.
  */
-export const BUNDLED_FONT_FILES = { regular: 'DejaVuSans.ttf', bold: 'DejaVuSans-Bold.ttf' } as const;
+const BUNDLED_FONT_FILES = { regular: 'DejaVuSans.ttf', bold: 'DejaVuSans-Bold.ttf' } as const;
 
 let cached: FontFaces | undefined;
 
@@ -40,7 +40,7 @@ function fontBytes(name: string): Uint8Array {
 }
 
 /** Sorted code points as inclusive ranges, the form fontconfig's character sets take. */
-export function rangesOf(codePoints: readonly number[]): [number, number][] {
+function rangesOf(codePoints: readonly number[]): [number, number][] {
   const ranges: [number, number][] = [];
   for (const code of [...codePoints].sort((a, b) => a - b)) {
     const last = ranges.at(-1);

@@ -87,19 +87,27 @@ export function fontFor(
 
 let cached: Promise<Set<string>> | undefined;
 
+/** dpkg-query from PATH, else where Debian puts it (a PATH may leave /usr/bin out). */
+const DPKG_QUERY = ['dpkg-query', '/usr/bin/dpkg-query'];
+
 /**
- * Which of the packages dpkg has installed, asked once per process. Without dpkg (not Debian, or
- * no dpkg-query on PATH) the answer is none, and the font is named by its family as well.
+ * Which of the packages dpkg has installed, asked once per process. Without dpkg (not Debian)
+ * none is: the advice names the font, which any system can install, with its Debian package.
  */
 export function installedPackages(): Promise<Set<string>> {
   const names = FONT_PACKAGES.map((p) => p.debian);
-  cached ??= new Promise((resolve) => {
-    // dpkg-query exits 1 when it knows one of the names not at all, and still lists the others.
-    execFile('dpkg-query', ['-W', '-f', DPKG_FORMAT, ...names], (error, stdout) => {
-      if (error !== null && typeof error.code !== 'number') return resolve(new Set());
-      resolve(parseDpkgStatus(stdout));
-    });
-  });
+  cached ??= (async () => {
+    for (const command of DPKG_QUERY) {
+      const output = await new Promise<string | undefined>((resolve) => {
+        // dpkg-query exits 1 when it knows one of the names not at all, and still lists the others.
+        execFile(command, ['-W', '-f', DPKG_FORMAT, ...names], (error, stdout) => {
+          resolve(error !== null && typeof error.code !== 'number' ? undefined : stdout);
+        });
+      });
+      if (output !== undefined) return parseDpkgStatus(output);
+    }
+    return new Set<string>();
+  })();
   return cached;
 }
 
