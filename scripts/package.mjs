@@ -10,6 +10,7 @@
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { copyFileSync, chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -78,7 +79,17 @@ try {
       output: blob,
       disableExperimentalSEAWarning: true,
       useCodeCache: true,
-      assets: { 'view-worker.cjs': viewWorker },
+      assets: {
+        'view-worker.cjs': viewWorker,
+        // The font every PDF binder draws with first (src/convert/pdf/bundled-fonts.ts, which reads
+        // them by these names): a machine without fonts, or without fontconfig, still gets binders.
+        ...Object.fromEntries(
+          ['DejaVuSans.ttf', 'DejaVuSans-Bold.ttf'].map((name) => [
+            name,
+            createRequire(import.meta.url).resolve(`dejavu-fonts-ttf/ttf/${name}`),
+          ]),
+        ),
+      },
     }),
   );
   run(process.execPath, ['--experimental-sea-config', config]);
