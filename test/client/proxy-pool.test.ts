@@ -10,6 +10,7 @@ import { outageLine } from '../../src/cli/progress-line.js';
 import { isRabbitError } from '../../src/core/errors.js';
 import { readArchive } from '../helpers/archive.js';
 import { tempDir } from '../helpers/temp.js';
+import { until } from '../helpers/until.js';
 import { startConnectProxy, type TestProxy } from './connect-proxy.js';
 
 /**
@@ -54,8 +55,8 @@ async function relay(targetPort: number) {
 }
 
 /** Resolves once the service has answered `count` requests. */
-async function afterRequests(count: number): Promise<void> {
-  while (service.stats.requests < count) await new Promise((resolve) => setTimeout(resolve, 2));
+function afterRequests(count: number): Promise<boolean> {
+  return until(() => service.stats.requests >= count, { what: `${count} requests`, intervalMs: 2 });
 }
 
 const SECRET = 'pr0xy-s3cret';

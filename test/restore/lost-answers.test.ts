@@ -14,6 +14,7 @@ import {
   restoreOptions,
 } from './restore-helpers.js';
 import { useFakeService } from '../helpers/fake-service.js';
+import { until, whenever } from '../helpers/until.js';
 
 let service: FakeService;
 let dir: string;
@@ -57,7 +58,7 @@ describe('writes whose answers go missing', () => {
 
   it('a POST applied whose answer timed out is found by listing, not sent again', async () => {
     damage(service);
-    let watch: NodeJS.Timeout | undefined;
+    let stop = (): void => undefined;
     const report = await restorePrototype(
       options({
         timeoutMs: 300,
@@ -65,16 +66,15 @@ describe('writes whose answers go missing', () => {
           if (event.type !== 'plan') return;
           // The first POST is applied at once but answered after the client gave up on it.
           service.setLatency(1000);
-          watch = setInterval(() => {
-            if ((service.stats.byMethod.get('POST') ?? 0) >= 1) {
-              service.setLatency(0);
-              clearInterval(watch);
-            }
-          }, 1);
+          stop = whenever(
+            () => (service.stats.byMethod.get('POST') ?? 0) >= 1,
+            () => service.setLatency(0),
+            { intervalMs: 1 },
+          );
         },
       }),
     );
-    clearInterval(watch);
+    stop();
     expect(report.fatal).toBeUndefined();
     expect(report.done).toEqual({ create: 4, update: 2, delete: 1 });
     expect(service.stats.byMethod.get('POST')).toBe(4);
@@ -135,17 +135,15 @@ describe('kill -9 in the middle of a restore', () => {
     child.stderr?.on('data', (chunk: Buffer) => {
       if (chunk.toString().includes('restore plan')) service.setLatency(1000);
     });
-    await new Promise<void>((resolve) => {
-      const poll = setInterval(() => {
+    await until(
+      () => {
         const posts = service.stats.byMethod.get('POST') ?? 0;
         if (posts === 1) service.setLatency(1000);
-        if (posts >= 2) {
-          child.kill('SIGKILL');
-          clearInterval(poll);
-          resolve();
-        }
-      }, 1);
-    });
+        return posts >= 2;
+      },
+      { what: 'the second POST', intervalMs: 1 },
+    );
+    child.kill('SIGKILL');
     const killed = await done;
     expect(killed.signal).toBe('SIGKILL');
     expect(killed.stdout).toBe('');
