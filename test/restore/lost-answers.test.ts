@@ -14,6 +14,7 @@ import {
   restoreOptions,
 } from './restore-helpers.js';
 import { useFakeService } from '../helpers/fake-service.js';
+import { skippingClock } from '../helpers/skipping-clock.js';
 import { until, whenever } from '../helpers/until.js';
 
 let service: FakeService;
@@ -88,6 +89,8 @@ describe('writes whose answers go missing', () => {
     const base = `/rabbit/api/prototypes/${PROTO}/pages/page0001/elements`;
     const report = await restorePrototype(
       options({
+        // The second each fault asks to wait (Retry-After) passes on a clock that skips it.
+        sleep: skippingClock().sleep,
         onEvent: (event) => {
           if (event.type !== 'plan') return;
           service.setFaults({
