@@ -48,8 +48,8 @@ const lastJson = (stdout: string): Record<string, unknown> =>
   JSON.parse(stdout.trim().split('\n').at(-1) as string) as Record<string, unknown>;
 
 describe('a key revoked in the middle of a run', () => {
-  // Big enough that the requests left after the revocation (some 1,400) dwarf the bound of 32: the
-  // old behaviour, a refusal per resource, fails it whatever the size beyond that.
+  // Big enough that the old behaviour, a refusal per resource, overshoots the bound of 32 many times
+  // over (several hundred refused requests at this size).
   it('stops a 2,000-resource run within 2 x concurrency requests, names the key, and the same command with a working key resumes byte for byte', async () => {
     const service = await serve({ seed: 34, dataset: datasetForResources(2_000) });
     service.setRevocation({ key: service.keys.readOnly, afterRequests: 600 });
