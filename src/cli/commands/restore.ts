@@ -18,6 +18,7 @@ interface RestoreFlags extends ServiceFlags {
   prune?: boolean;
   dryRun?: boolean;
   json?: boolean;
+  quiet?: boolean;
   journal?: string;
   outagePatience?: number;
 }
@@ -37,6 +38,7 @@ export function registerRestore(program: Command, io: CliIO): void {
     .option('--prune', 'also delete live elements the archive does not have')
     .option('--dry-run', 'print the plan and write nothing')
     .option('--json', 'print one JSON summary record at the end (docs/json.md; the plan goes to stderr)')
+    .option('-q, --quiet', 'no progress on stderr (the plan and each write are printed all the same)')
     .option('--journal <file>', 'the write journal (default .ARCHIVE.restore-ID.jsonl beside the archive)')
     .option(
       '--outage-patience <duration>',
@@ -64,6 +66,11 @@ again to finish).`,
         const { recordLine } = await import('../json-records.js');
         const service = await serviceOptionsOf(flags, io.env, (line) => io.stderr.write(line));
         const human = flags.json ? io.stderr : io.stdout;
+        // Progress: the writes counted off restore's own events, on stderr (restore-progress.ts).
+        const { workProgress } = await import('../work-progress.js');
+        const { restoreProgress, RESTORE_WORDS } = await import('../restore-progress.js');
+        const progress = await workProgress(io.stderr, flags, RESTORE_WORDS);
+        const countWrite = restoreProgress(progress);
         const report = await withInterrupts(io, (signal) =>
           restorePrototype({
             archive,
@@ -84,6 +91,7 @@ again to finish).`,
             ...(flags.outagePatience !== undefined ? { outagePatienceMs: flags.outagePatience } : {}),
             signal,
             onEvent: (event) => {
+              countWrite(event);
               if (event.type === 'plan') human.write(formatPlan(event.plan, event.report));
               else if (event.type === 'write') human.write(formatWrite(event.write, event.outcome, event.newId));
               // A pause is news on stderr; giving up is told once, as the fatal error with its next step.
@@ -93,7 +101,7 @@ again to finish).`,
                 io.stderr.write(`a journal of another restore was moved to ${event.path}\n`);
             },
           }),
-        );
+        ).finally(() => progress.stop());
         if (report.fatal) {
           // The failure that stopped it, in the words every command uses for the network.
           const { explainNetworkFailure } = await import('../../client/network-failure.js');

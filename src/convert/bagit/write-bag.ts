@@ -40,6 +40,9 @@ export async function writeBag(job: PackageJob): Promise<PackageReport> {
     let entries = 0;
     let bytes = 0;
     let skipped = 0;
+    // Every entry of the zip, the manifest last.
+    const total = job.archive.zip.index.size;
+    let visited = 0;
     const put = async (entryPath: string, body: Buffer): Promise<void> => {
       const name = await writePayload(bag, payloadNameOf(entryPath), body);
       await manifest.write(`${createHash('sha256').update(body).digest('hex')}  data/${name}\n`);
@@ -49,6 +52,7 @@ export async function writeBag(job: PackageJob): Promise<PackageReport> {
     try {
       await job.archive.manifest({
         async file(entry: FileEntry) {
+          job.onProgress?.({ step: 'bodies', done: ++visited, total });
           if (job.signal?.aborted) throw new RabbitError('INTERRUPTED', 'the conversion was interrupted');
           let body: Buffer;
           try {
@@ -66,6 +70,7 @@ export async function writeBag(job: PackageJob): Promise<PackageReport> {
       await manifest.abandon();
       throw error;
     }
+    job.onProgress?.({ step: 'finish', done: 0, total: null });
     const manifestSha = await manifest.close();
     const date = job.now().toISOString().slice(0, 10);
     const tags: [string, string][] = [
@@ -98,7 +103,11 @@ export async function writeBag(job: PackageJob): Promise<PackageReport> {
         : [];
     if (job.serialize !== undefined) {
       const file = `${job.stem}.${job.serialize}`;
-      await serializeBag(bag, job.stem, join(job.out, file), job.serialize, job.signal);
+      // The payload and the four tag files: bagit.txt, bag-info.txt and the two manifests.
+      const files = entries + 4;
+      await serializeBag(bag, job.stem, join(job.out, file), job.serialize, job.signal, (done) =>
+        job.onProgress?.({ step: 'serialize', done, total: files }),
+      );
       return { file, entries, bytes, pages: 0, notes };
     }
     const target = join(job.out, job.stem);

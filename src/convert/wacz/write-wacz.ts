@@ -48,6 +48,9 @@ export async function writeWacz(job: PackageJob): Promise<PackageReport> {
     let skipped = 0;
     let entries = 0;
     let bytes = 0;
+    // Every entry of the zip but the manifest is listed once in an intact archive.
+    const total = Math.max(0, job.archive.zip.index.size - 1);
+    let visited = 0;
 
     const warc = await HashedFile.create(join(work, WARC_FILE));
     const index = new SortedLines(work);
@@ -73,6 +76,7 @@ export async function writeWacz(job: PackageJob): Promise<PackageReport> {
           spillDir: work,
           visitor: {
             async file(entry: FileEntry) {
+              job.onProgress?.({ step: 'bodies', done: ++visited, total });
               if (entry.source === GENERATED_SOURCE) return;
               if (job.signal?.aborted) throw new RabbitError('INTERRUPTED', 'the conversion was interrupted');
               let body: Buffer;
@@ -111,6 +115,7 @@ export async function writeWacz(job: PackageJob): Promise<PackageReport> {
       }
     })();
     const written: Written[] = [];
+    job.onProgress?.({ step: 'finish', done: 0, total: null });
     try {
       written.push({ path: WARC_PATH, file: warc.path, sha256: await warc.close(), bytes: warc.size });
       written.push(await writeLines(join(work, 'index.cdx'), INDEX_PATH, index.sorted()));
@@ -119,13 +124,15 @@ export async function writeWacz(job: PackageJob): Promise<PackageReport> {
       let first: { url: string; ts: string } | undefined;
       const lines = async function* (): AsyncGenerator<string> {
         yield JSON.stringify(PAGES_HEADER);
-        for await (const line of pageLines(catalog, head, job.signal, missing)) {
+        const walked = (done: number, total: number): void => job.onProgress?.({ step: 'pages', done, total });
+        for await (const line of pageLines(catalog, head, job.signal, missing, walked)) {
           first ??= line;
           pages++;
           yield JSON.stringify(line);
         }
       };
       written.push(await writeLines(join(work, 'pages.jsonl'), PAGES_PATH, lines()));
+      job.onProgress?.({ step: 'finish', done: 0, total: null });
       if (bounded > 0) {
         notes.push(
           `${bounded} of ${entries} records are dated at the export's start: the archive does not record when their bodies were fetched`,
