@@ -40,7 +40,8 @@ function replacedTotals(report: ConvertReport): string {
   return (
     `\n${plural(count, 'character')} drawn as ? for want of a font, in prototype${short.length === 1 ? '' : 's'} ` +
     `${short.map((p) => p.id).join(', ')} (the text stays searchable); install fonts that have them ` +
-    '(Debian: fonts-noto-core fonts-noto-cjk) and convert again'
+    // --force: the documents of this run are in --out now, and a plain rerun would be refused for them.
+    '(Debian: fonts-noto-core fonts-noto-cjk) and run the same convert again with --force, which replaces these documents'
   );
 }
 

@@ -91,7 +91,7 @@ export async function convertArchive(options: ConvertOptions): Promise<ConvertRe
       const asked = options.rendering ?? true;
       const notExported = asked && seen.pages && !seen.renderings;
       const rendering = asked && !notExported;
-      const ids = selectPrototypes(catalog.prototypeIds(), options.prototypes);
+      const ids = selectPrototypes(catalog.prototypeIds(), options.prototypes, options.archive);
       await makeFolder(options.out);
       const report: ConvertReport = {
         tool: { name: TOOL_NAME, version: TOOL_VERSION },
@@ -157,8 +157,8 @@ function documentsProgress(
 const NO_RENDERINGS =
   'the archive holds no page renderings: it was exported without them (export --formats without png), so the pages are converted without them, as with --no-rendering';
 
-function selectPrototypes(all: string[], wanted: readonly string[] | undefined): string[] {
+function selectPrototypes(all: string[], wanted: readonly string[] | undefined, archive: string): string[] {
   if (wanted === undefined || wanted.length === 0) return all;
-  refuseUnheld(wanted, all, 'the archive');
+  refuseUnheld(wanted, all, { name: 'the archive', archive });
   return all.filter((id) => wanted.includes(id));
 }

@@ -108,7 +108,7 @@ export async function* searchArchive(options: SearchOptions): AsyncGenerator<Sea
     const indexed = index && (await indexedPrototypes(index));
     const ids = indexed ?? (await catalogOf()).prototypeIds();
     // An id the archive lacks is a mistake in the command, not a search with no hits.
-    if (only) refuseUnheld(only, [...ids], 'the archive');
+    if (only) refuseUnheld(only, [...ids], { name: 'the archive', archive: options.archive });
     const total = only ? ids.filter((id) => only.has(id)).length : ids.length;
     for (const id of ids) {
       if (only && !only.has(id)) continue;

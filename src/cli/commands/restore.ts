@@ -113,7 +113,7 @@ again to finish).`,
           io.stderr.write(`rabbit-export: ${redactUrl(printable(report.fatal.message))}\n`);
           const { nextStepFor } = await import('../error-guide.js');
           const next = nextStepFor(report.fatal);
-          if (next !== undefined) io.stderr.write(`next: ${next}\n`);
+          if (next !== undefined) io.stderr.write(`next: ${redactUrl(printable(next))}\n`);
         }
         if (flags.json) io.stdout.write(recordLine('restore', 'summary', summaryOf(report, code)));
         return code;
