@@ -5,11 +5,17 @@ import { printable } from './format.js';
 import { jsonRecord, type RecordCommand } from './json-records.js';
 import { terminalJson } from './terminal-text.js';
 import { nextStepFor } from './error-guide.js';
+import type { ExportOptions } from '../export/export-options.js';
+
+/** What a long run waits on: backoffs and outage probes (`sleep`), --max-duration (`deadlineTimer`). */
+export type RunClock = Pick<ExportOptions, 'now' | 'sleep' | 'deadlineTimer'>;
 
 export interface CliIO {
   stdout: NodeJS.WriteStream;
   stderr: NodeJS.WriteStream;
   env: NodeJS.ProcessEnv;
+  /** The system's clock unless a program running a command in-process passes its own. */
+  clock?: RunClock;
 }
 
 /**

@@ -38,33 +38,40 @@ const SILENT: WorkDisplay = { set() {}, follow() {}, stop() {} };
  * Nothing is ever written to stdout here.
  */
 export async function workProgress(
-  stderr: NodeJS.WriteStream,
+  io: { stderr: NodeJS.WriteStream; clock?: { now?: () => number } },
   choice: Pick<ProgressChoice, 'quiet' | 'json'>,
   words: WorkWords,
   options: { now?: () => number } & Partial<Record<keyof typeof WORK_PROGRESS_DEFAULTS, number>> = {},
 ): Promise<WorkDisplay> {
+  const { stderr } = io;
   const mode = progressMode(stderr, { quiet: choice.quiet ?? false, json: choice.json ?? false });
   if (mode !== 'spinner' && mode !== 'lines') return SILENT;
-  const { now = Date.now, ...timing } = options;
+  const { now = io.clock?.now ?? Date.now, ...timing } = options;
   const { showAfterMs, barRefreshMs, sampleMs, lineIntervalMs } = { ...WORK_PROGRESS_DEFAULTS, ...timing };
   // ora and its dependencies only for a terminal: a log or --json run starts without them.
   const ora = mode === 'spinner' ? (await import('ora')).default : undefined;
   const tracker = new WorkTracker(now);
   const started = now();
   const every = mode === 'spinner' ? barRefreshMs : sampleMs;
+  const ticksPerLine = Math.max(1, Math.round(lineIntervalMs / sampleMs));
   let latest: WorkProgress | undefined;
   let read = (): WorkProgress | undefined => latest;
   let spinner: Ora | undefined;
   let lastLine = started;
+  let ticks = 0;
   let due = started + every;
   let stopped = false;
 
+  // A line once the timer has ticked for an interval, or once the clock says one is due (the
+  // timer held back by work that keeps the thread busy).
+  const lineDue = (at: number): boolean => ticks >= ticksPerLine || at - lastLine >= lineIntervalMs;
   const tick = (): void => {
     const at = now();
     const snapshot = tracker.sample(read());
     if (mode === 'lines') {
-      if (at - lastLine >= lineIntervalMs) {
+      if (lineDue(at)) {
         lastLine = at;
+        ticks = 0;
         stderr.write(`${workLine(snapshot, words)}\n`);
       }
       // The next sample, and no later than the next line.
@@ -72,7 +79,8 @@ export async function workProgress(
       return;
     }
     due = at + every;
-    if (at - started < showAfterMs || !ora) return;
+    if (at - started < showAfterMs && ticks * every < showAfterMs) return;
+    if (!ora) return;
     // The frame and a space before the text, and the last column left free so nothing wraps.
     const text = workBar(snapshot, words, Math.max(10, (stderr.columns ?? 80) - 3));
     if (!spinner) spinner = ora({ text, stream: stderr, discardStdin: false, isEnabled: true }).start();
@@ -83,7 +91,10 @@ export async function workProgress(
   };
   // The timer for work that waits (on the network, on a slow disk); `set` for work that keeps the
   // thread busy between its reports, which would hold the timer back past its time.
-  const timer = setInterval(tick, every);
+  const timer = setInterval(() => {
+    ticks++;
+    tick();
+  }, every);
   timer.unref();
 
   return {

@@ -1,12 +1,11 @@
 import { RabbitError } from '../core/errors.js';
-import { milestonesOf } from '../api/revision.js';
-import { elementFolderOf, revisionEntryNameOf } from '../api/entry-paths.js';
+import { revisionEntryNameOf } from '../api/entry-paths.js';
 import type { ArchivedPrototype } from '../archive/archive-catalog.js';
+import { pngSize } from '../archive/archived-records.js';
 import { emptyPrototypeReport, type PrototypeReport } from './report.js';
 import { XmlText } from './xml-text.js';
 import {
   PrototypeReader,
-  pngSize,
   type DiscussionData,
   type ElementData,
   type LayerData,
@@ -58,23 +57,14 @@ export interface PagePlan {
 
 export async function prototypeHead(reader: PrototypeReader): Promise<PrototypeHead> {
   const { id, name, revision } = reader.prototype;
-  const value = (await reader.json(revisionEntryNameOf('prototype', {}), 'the prototype metadata'))?.value;
-  const data = (value as { prototypeData?: Record<string, unknown> } | undefined)?.prototypeData;
-  const milestones = milestonesOf(value)
-    .map((m) => ({
-      revision: m.revision,
-      created: typeof m.created === 'string' && /^\d+$/.test(m.created) ? Number(m.created) : null,
-      name: typeof m.name === 'string' ? m.name : '',
-      user: typeof m.user?.name === 'string' ? m.user.name : '',
-    }))
-    .sort((a, b) => a.revision - b.revision);
+  const meta = await reader.entries.meta();
   return {
     id,
     name,
     revision,
-    lastModification: typeof data?.lastModification === 'number' ? data.lastModification : null,
-    lastUser: typeof data?.lastUser === 'string' ? data.lastUser : null,
-    milestones,
+    lastModification: meta.lastModification,
+    lastUser: meta.lastUser,
+    milestones: meta.milestones.map((m) => ({ ...m, user: m.user ?? '' })),
   };
 }
 
@@ -101,7 +91,7 @@ export async function* pageContents(
       if (layer === undefined) layers.set(layerId, (layer = await reader.layer(layerId)));
       shown.push(layer);
     }
-    const elements = await reader.elements(elementFolderOf('page', page.id), `page ${page.id}`);
+    const elements = await reader.elements('page', page.id);
     const png = await pagePng(reader, page.id, rendering);
     const grown = grownPage(png.size ?? MIN_PAGE, [...shown.flatMap((layer) => layer.elements), ...elements]);
     for (const element of grown.outside) {

@@ -37,6 +37,8 @@ export type ErrorCode =
   | 'INTERRUPTED'
   | 'NOT_A_ZIP'
   | 'ARCHIVE_CORRUPT'
+  /** An entry a list or a manifest names that the archive does not hold (an incomplete export's, or a crafted one). */
+  | 'ENTRY_MISSING'
   /** A package convert wrote (WACZ, bag) does not read back as written (`convert --check`). */
   | 'PACKAGE_INVALID'
   | 'LOCKED'

@@ -62,17 +62,21 @@ export class WorkTracker {
         etaMs: null,
         elapsedMs: at - this.started,
       };
+    // The first step began with the command (what it did before the first sample counts); a later
+    // one is taken from where the sample that first saw it found it.
     if (progress.step !== this.step) {
+      if (this.step !== null) {
+        this.stepStarted = at;
+        this.rate = startRate(at, progress.done);
+        this.eta = startEta(at);
+      }
       this.step = progress.step;
-      this.stepStarted = at;
-      this.rate = startRate(at, progress.done);
-      this.eta = startEta(at);
     }
     const smoothing = { halfLifeMs: halfLifeFor(at - this.stepStarted) };
     this.rate = updateRate(this.rate, at, progress.done, smoothing);
     const { done, total } = progress;
     const finished = total !== null && done >= total;
-    const raw = total === null || finished ? null : timeLeftMs(total - done, this.rate.perSecond);
+    const raw = total === null || finished ? null : timeLeftMs(total - done, this.perSecond(at, done));
     this.eta = updateEta(this.eta, at, raw, smoothing);
     return {
       step: progress.step,
@@ -83,5 +87,15 @@ export class WorkTracker {
       etaMs: finished ? 0 : total === null ? null : this.eta.ms,
       elapsedMs: at - this.started,
     };
+  }
+
+  /**
+   * The smoothed rate; before it has a first window (a step's first second), the step's average so
+   * far, so that a line written then still says how long is left.
+   */
+  private perSecond(at: number, done: number): number | null {
+    if (this.rate.perSecond !== null) return this.rate.perSecond;
+    const elapsed = at - this.stepStarted;
+    return elapsed > 0 && done > this.rate.count ? ((done - this.rate.count) * 1000) / elapsed : null;
   }
 }

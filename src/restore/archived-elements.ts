@@ -1,18 +1,16 @@
-import { RabbitError, isRabbitError } from '../core/errors.js';
-import { readIdList } from '../api/parse.js';
-import { elementEntriesOf, revisionEntryNameOf } from '../api/entry-paths.js';
-import { RESOURCE_KINDS } from '../api/resource-kinds.js';
+import { RabbitError } from '../core/errors.js';
 import { noSuchPrototype } from '../api/held-prototypes.js';
 import type { ArchivedPrototype } from '../archive/archive-catalog.js';
+import { ArchivedPrototypeReader, READ_LIMITS, type EntryProblem } from '../archive/archived-prototype-reader.js';
 import { openArchive } from '../archive/open-archive.js';
 import { checkElementBody } from './element-shape.js';
 import type { ElementState, ParentKind } from './plan.js';
-import { jsonText } from '../api/json-body.js';
 
 /**
- * The pages and layers of the archived prototype with their elements, every id and attribute
- * checked before the restore may put it in a URL or a request body. What fails a check is
- * reported and left out, never sent.
+ * The pages and layers of the archived prototype with their elements, read by the archive's reader
+ * of a prototype (archive/archived-prototype-reader.ts) taking only ids of the service's shapes,
+ * and every attribute checked before the restore may put it in a URL or a request body. What fails
+ * a check is reported and left out, never sent.
  */
 export interface ParentRef {
   kind: ParentKind;
@@ -36,10 +34,11 @@ export interface Selection {
   layers?: readonly string[];
 }
 
-/** The archived list of a prototype's pages, of its layers. */
-const LISTS = { page: 'page-list', layer: 'layer-list' } as const;
-
-export const READ_CAPS = { list: 32 * 1024 * 1024, element: 1024 * 1024 } as const;
+/**
+ * What restore reads of the live service: an element body is held to what the archive's reader
+ * takes of an archived one, a list of ids to less than any JSON entry.
+ */
+export const READ_CAPS = { list: 32 * 1024 * 1024, element: READ_LIMITS.elementBytes } as const;
 
 /**
  * Opens the archive and reads the selected parents of one prototype's recorded revision: USAGE
@@ -83,113 +82,57 @@ export async function readArchivedParents(
   selection: Selection,
 ): Promise<{ parents: ArchivedParent[]; skipped: Skip[] }> {
   const skipped: Skip[] = [];
+  const reader = new ArchivedPrototypeReader(source, {
+    ids: 'service',
+    // An id listed twice is restored once: nothing is lost, so nothing is skipped.
+    onProblem: (problem) => problem.error.code !== 'DUPLICATE_ENTRY' && skipped.push(skipOf(problem)),
+  });
+  const parents: ArchivedParent[] = [];
+  for (const ref of await selectedParents(reader, source, selection)) {
+    const ids = await reader.elementIds(ref.kind, ref.id);
+    if (ids === undefined) continue;
+    const elements: ElementState[] = [];
+    for await (const element of reader.elements(ref.kind, ref.id, ids)) {
+      const checked = checkElementBody(element.value, element.id);
+      if ('problem' in checked) skipped.push({ parent: ref.id, element: element.id, reason: checked.problem });
+      else elements.push({ id: element.id, attributes: checked.attributes });
+    }
+    const usable = new Set(elements.map((element) => element.id));
+    parents.push({ ...ref, elements, unusable: ids.filter((id) => !usable.has(id)) });
+  }
+  return { parents, skipped };
+}
+
+/** The pages and layers to restore: all those archived, or those selected, each of which must be archived. */
+async function selectedParents(
+  reader: ArchivedPrototypeReader,
+  source: ArchivedPrototype,
+  selection: Selection,
+): Promise<ParentRef[]> {
   const selecting = selection.pages !== undefined || selection.layers !== undefined;
   const refs: ParentRef[] = [];
+  const chosen = new Set<string>();
   for (const kind of ['page', 'layer'] as const) {
-    const archived = await archivedIds(source, revisionEntryNameOf(LISTS[kind], {}), kind, skipped);
+    const archived = (await reader.listed(kind)) ?? [];
+    const held = new Set(archived);
     const wanted = selecting ? ((kind === 'page' ? selection.pages : selection.layers) ?? []) : archived;
     for (const id of wanted) {
-      if (!archived.includes(id)) {
+      if (!held.has(id)) {
         throw new RabbitError(
           'USAGE',
           `the archive has no ${kind} ${id} in prototype ${source.id} (revision ${source.revision})`,
         );
       }
-      if (!refs.some((ref) => ref.id === id)) refs.push({ kind, id });
+      if (!chosen.has(id)) refs.push({ kind, id });
+      chosen.add(id);
     }
   }
-  const parents: ArchivedParent[] = [];
-  for (const ref of refs) {
-    const names = elementEntriesOf(ref.kind, ref.id);
-    const ids = await archivedIds(source, names.list, 'element', skipped, ref.id);
-    if (ids === undefined) continue;
-    const elements: ElementState[] = [];
-    const unusable: string[] = [];
-    for (const id of ids) {
-      const element = await archivedElement(source, names.element(id), id);
-      if ('reason' in element) {
-        skipped.push({ parent: ref.id, element: id, reason: element.reason });
-        unusable.push(id);
-      } else {
-        elements.push(element);
-      }
-    }
-    parents.push({ ...ref, elements, unusable });
-  }
-  return { parents, skipped };
+  return refs;
 }
 
-/** An archived id list; for an element list, undefined (and a skip) when the archive lacks it. */
-async function archivedIds(
-  source: ArchivedPrototype,
-  name: string,
-  kind: 'page' | 'layer',
-  skipped: Skip[],
-): Promise<string[]>;
-async function archivedIds(
-  source: ArchivedPrototype,
-  name: string,
-  kind: 'element',
-  skipped: Skip[],
-  parent: string,
-): Promise<string[] | undefined>;
-async function archivedIds(
-  source: ArchivedPrototype,
-  name: string,
-  kind: 'page' | 'layer' | 'element',
-  skipped: Skip[],
-  parent?: string,
-): Promise<string[] | undefined> {
-  const data = await readChecked(source, name, READ_CAPS.list);
-  if (typeof data === 'string') {
-    skipped.push({ ...(parent ? { parent } : {}), reason: data });
-    return kind === 'element' ? undefined : [];
-  }
-  if (data === undefined) {
-    skipped.push({ ...(parent ? { parent } : {}), reason: `the archive does not hold ${name}` });
-    return kind === 'element' ? undefined : [];
-  }
-  try {
-    const list = readIdList(data, kind, name, kind !== 'element' && RESOURCE_KINDS[LISTS[kind]].objectForm === true);
-    for (const raw of list.rejected) {
-      skipped.push({ ...(parent ? { parent } : {}), reason: `${name} lists ${raw}, which is not a ${kind} id` });
-    }
-    return list.ids;
-  } catch (error) {
-    if (!isRabbitError(error)) throw error;
-    skipped.push({ ...(parent ? { parent } : {}), reason: `${name} in the archive is not an id list` });
-    return kind === 'element' ? undefined : [];
-  }
-}
-
-async function archivedElement(
-  source: ArchivedPrototype,
-  name: string,
-  id: string,
-): Promise<ElementState | { reason: string }> {
-  const data = await readChecked(source, name, READ_CAPS.element);
-  if (typeof data === 'string') return { reason: data };
-  if (data === undefined) return { reason: `the archive does not hold ${name}` };
-  let body: unknown;
-  try {
-    body = JSON.parse(jsonText(data));
-  } catch {
-    return { reason: `${name} in the archive is not JSON` };
-  }
-  const checked = checkElementBody(body, id);
-  return 'problem' in checked ? { reason: checked.problem } : { id, attributes: checked.attributes };
-}
-
-/** A damaged or oversized entry costs the restore that entry, not the run: its message instead. */
-async function readChecked(
-  source: ArchivedPrototype,
-  name: string,
-  maxBytes: number,
-): Promise<Buffer | undefined | string> {
-  try {
-    return await source.read(name, maxBytes);
-  } catch (error) {
-    if (isRabbitError(error, 'ARCHIVE_CORRUPT')) return error.message;
-    throw error;
-  }
+/** A problem of the reader as the restore reports it: under the page or layer, and the element, it is about. */
+function skipOf({ ids, error }: EntryProblem): Skip {
+  const parent = ids.page ?? ids.layer;
+  const reason = error.code === 'ENTRY_MISSING' ? `the archive does not hold ${error.entry}` : error.message;
+  return { ...(parent ? { parent } : {}), ...(ids.element ? { element: ids.element } : {}), reason };
 }

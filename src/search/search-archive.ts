@@ -5,7 +5,6 @@ import type { WorkProgress } from '../progress/work-tracker.js';
 import { openArchive, type Archive } from '../archive/open-archive.js';
 import type { ZipReader } from '../zip/zip-reader.js';
 import type { ArchiveCatalog, ArchivedPrototype } from '../archive/archive-catalog.js';
-import { ArchivedTexts } from './archived-texts.js';
 import { foldText } from './fold.js';
 import { hitContext, type HitContext } from './hit-context.js';
 import { IndexTail } from './index-tail.js';
@@ -229,7 +228,7 @@ async function* indexRecords(index: IndexEntries, id: string, query: string): As
 }
 
 async function* scannedRecords(prototype: ArchivedPrototype, places: Places, query: string): AsyncGenerator<Candidate> {
-  for await (const record of prototypeRecords(prototype, new ArchivedTexts(prototype), places)) {
+  for await (const record of prototypeRecords(prototype, prototype, places)) {
     const folded = foldText(record.text);
     yield { record, folded: folded.includes(query) ? folded : undefined };
   }

@@ -1,15 +1,15 @@
 import type { BodyReader, BodyRef } from '../storage/spool.js';
 import type { StoredFile } from '../storage/stored-file.js';
 import { compareIds } from '../api/ids.js';
-import { inOrder } from '../core/in-order.js';
-import { jsonText } from '../api/json-body.js';
-import { archivedIdsOf } from '../api/archived-ids.js';
 import { parseEntryPath, revisionEntryNameOf, revisionFolderOf } from '../api/entry-paths.js';
+import { ArchivedPrototypeReader } from '../archive/archived-prototype-reader.js';
+import { PNG_SIZE_BYTES, pngSize, type DiscussionRecord } from '../archive/archived-records.js';
+import { spooledEntries } from './spooled-entries.js';
 
 /**
  * What index.html shows, read back from the archived bodies themselves (not from the crawl's
- * memory), so the overview shows exactly what the archive holds. Bodies are the service's text:
- * every field is checked for its type and anything odd shows as missing rather than failing.
+ * memory) by the archive's reader of a prototype (archive/archived-prototype-reader.ts), so the
+ * overview shows exactly what the archive holds: anything missing or odd shows as missing.
  */
 export interface PrototypeSummary {
   id: string;
@@ -47,18 +47,20 @@ export interface DiscussionSummary {
   entries: { author: string | null; timestamp: number | null; text: string | null }[];
 }
 
-type Json = Record<string, unknown>;
-
-/**
- * Bodies read ahead while summarizing. The export reads packed bodies with blocking reads
- * (Spool.readBlocking), so only those that wait on the file system's thread pool overlap: a body
- * in a file of its own, such as a large PNG whose header gives a page's size.
- */
-const READ_AHEAD = 16;
+/** A prototype's files in the one revision folder it is summarized from, by their names below it. */
+interface HeldRevision {
+  id: string;
+  revision: number;
+  files: Map<string, StoredFile>;
+  /** Its discussions' ids, in id order: found on the one pass over its files. */
+  discussionIds: string[];
+}
 
 /**
  * One prototype's overview, from its archived files (at most one revision: the export archives the
- * current one). Undefined when the archive holds nothing of it under a revision.
+ * current one). Undefined when the archive holds nothing of it under a revision. Each page costs
+ * the reads of its JSON, its element list and its rendering's first bytes, a window of pages at a
+ * time.
  */
 export async function summarizePrototype(
   id: string,
@@ -66,156 +68,104 @@ export async function summarizePrototype(
   complete: boolean,
   read: BodyReader,
 ): Promise<PrototypeSummary | undefined> {
+  const held = heldRevision(id, files);
+  if (held === undefined) return undefined;
+  const bodies = { get: (rest: string) => held.files.get(rest), names: () => held.files.keys() };
+  const reader = new ArchivedPrototypeReader(spooledEntries(held, bodies, read));
+  const meta = await reader.meta();
+  const layers = await layerSummaries(reader);
+  const discussions = await discussionsByPage(reader, held.discussionIds);
+  const layerNames = new Map(layers.map((l) => [l.id, l.name ?? l.id]));
+  const pages = await pageSummaries(reader, held, read, layerNames, discussions);
+  return {
+    id,
+    revision: String(held.revision),
+    name: meta.name,
+    lastModification: meta.lastModification,
+    lastUser: meta.lastUser,
+    milestones: meta.milestones,
+    pages,
+    layers,
+    // What is left once the pages took theirs: discussions of no page, or of one not archived.
+    otherDiscussions: [...discussions.values()].flat().sort((a, b) => compareIds(a.id, b.id)),
+    complete,
+  };
+}
+
+function heldRevision(id: string, files: readonly StoredFile[]): HeldRevision | undefined {
   let revision: number | undefined;
-  const inDir = new Map<string, StoredFile>();
+  const held = new Map<string, StoredFile>();
   const discussionIds: string[] = [];
   for (const file of files) {
     const entry = parseEntryPath(file.path);
     if (entry?.prototype !== id || entry.revision === undefined) continue;
     revision ??= entry.revision;
     if (entry.revision !== revision) continue;
-    inDir.set(file.path.slice(revisionFolderOf(id, revision).length), file);
+    held.set(file.path.slice(revisionFolderOf(id, revision).length), file);
     if (entry.kind === 'discussion') discussionIds.push(entry.discussion as string);
   }
   return revision === undefined
     ? undefined
-    : summarize(id, String(revision), inDir, discussionIds.sort(compareIds), complete, read);
+    : { id, revision, files: held, discussionIds: discussionIds.sort(compareIds) };
 }
 
-async function summarize(
-  id: string,
-  revision: string,
-  inDir: Map<string, StoredFile>,
-  discussionIds: readonly string[],
-  complete: boolean,
+async function layerSummaries(reader: ArchivedPrototypeReader): Promise<PrototypeSummary['layers']> {
+  const layers: PrototypeSummary['layers'] = [];
+  const layerData = (layerId: string) => Promise.all([reader.layer(layerId), reader.elementIds('layer', layerId)]);
+  for await (const [layerId, [layer, elements]] of reader.ahead((await reader.listed('layer')) ?? [], layerData))
+    layers.push({ id: layerId, name: layer.name, elementCount: elements?.length ?? null });
+  return layers;
+}
+
+/** The discussions by the page they are on (`null` for none), each list in id order. */
+async function discussionsByPage(
+  reader: ArchivedPrototypeReader,
+  ids: readonly string[],
+): Promise<Map<string | null, DiscussionSummary[]>> {
+  const byPage = new Map<string | null, DiscussionSummary[]>();
+  for await (const discussion of reader.discussions(ids)) {
+    const list = byPage.get(discussion.pageId) ?? [];
+    list.push(discussionSummary(discussion));
+    byPage.set(discussion.pageId, list);
+  }
+  return byPage;
+}
+
+/** The pages in their order; each takes its discussions out of `discussions`. */
+async function pageSummaries(
+  reader: ArchivedPrototypeReader,
+  held: HeldRevision,
   read: BodyReader,
-): Promise<PrototypeSummary> {
-  const json = async (rest: string): Promise<unknown> => {
-    const file = inDir.get(rest);
-    if (!file) return undefined;
-    try {
-      return JSON.parse(jsonText(await read(file))) as unknown;
-    } catch {
-      return undefined;
-    }
-  };
-  const meta = asObject(await json(revisionEntryNameOf('prototype', {})));
-  const data = asObject(meta?.prototypeData);
-  const versions = asObject(meta?.versions);
-  const milestones = (Array.isArray(versions?.milestones) ? versions.milestones : [])
-    .map(asObject)
-    .filter((m): m is Json => m !== undefined && typeof m.revision === 'number')
-    .map((m) => ({
-      revision: m.revision as number,
-      name: str(m.name) ?? '',
-      created: num(Number(str(m.created) ?? m.created)),
-      user: str(asObject(m.user)?.name),
-    }))
-    .sort((a, b) => a.revision - b.revision);
-
-  const layers = [];
-  const layerData = (layerId: string) =>
-    Promise.all([
-      json(revisionEntryNameOf('layer', { layer: layerId })),
-      json(revisionEntryNameOf('layer-element-list', { layer: layerId })),
-    ]);
-  for await (const [layerId, [layer, elements]] of inOrder(
-    archivedIdsOf(await json(revisionEntryNameOf('layer-list', {}))),
-    READ_AHEAD,
-    layerData,
-  )) {
-    layers.push({ id: layerId, name: str(asObject(layer)?.name), elementCount: countOf(elements) });
-  }
-  const layerName = new Map(layers.map((l) => [l.id, l.name ?? l.id]));
-
-  const discussions: (DiscussionSummary & { pageId: string | null })[] = [];
-  for await (const [discussionId, value] of inOrder(discussionIds, READ_AHEAD, (d) =>
-    json(revisionEntryNameOf('discussion', { discussion: d })),
-  )) {
-    discussions.push(discussionOf(discussionId, asObject(value)));
-  }
-
+  layerNames: ReadonlyMap<string, string>,
+  discussions: Map<string | null, DiscussionSummary[]>,
+): Promise<PageSummary[]> {
   const pages: PageSummary[] = [];
   const pageData = (pageId: string) => {
-    const png = inDir.get(revisionEntryNameOf('page-png', { page: pageId }));
-    return Promise.all([
-      json(revisionEntryNameOf('page', { page: pageId })),
-      png,
-      png ? pngSize(png, read) : undefined,
-      json(revisionEntryNameOf('page-element-list', { page: pageId })),
-    ]);
+    const png = held.files.get(revisionEntryNameOf('page-png', { page: pageId }));
+    return Promise.all([reader.page(pageId), png, png && renderingSize(png, read), reader.elementIds('page', pageId)]);
   };
-  for await (const [pageId, [pageJson, png, size, elements]] of inOrder(
-    archivedIdsOf(await json(revisionEntryNameOf('page-list', {}))),
-    READ_AHEAD,
-    pageData,
-  )) {
-    const meta_ = asObject(pageJson);
-    const open = inDir.get(revisionEntryNameOf('page-view', { page: pageId }));
+  for await (const [pageId, [page, png, size, elements]] of reader.ahead((await reader.pageOrder()).ids, pageData)) {
+    const open = held.files.get(revisionEntryNameOf('page-view', { page: pageId }));
     pages.push({
       id: pageId,
-      name: str(meta_?.name),
-      layerNames: (Array.isArray(meta_?.layers) ? meta_.layers : [])
-        .filter((l): l is string => typeof l === 'string')
-        .map((l) => layerName.get(l) ?? l),
-      elementCount: countOf(elements),
+      name: page.name,
+      layerNames: page.layerIds.map((l) => layerNames.get(l) ?? l),
+      elementCount: elements?.length ?? null,
       ...(png && size ? { png: { path: png.path, ...size } } : {}),
       ...(open ? { open: open.path } : {}),
-      discussions: discussions.filter((d) => d.pageId === pageId),
+      discussions: discussions.get(pageId) ?? [],
     });
+    discussions.delete(pageId);
   }
-  const pageIds = new Set(pages.map((p) => p.id));
-  return {
-    id,
-    revision,
-    name: str(data?.name),
-    lastModification: num(data?.lastModification),
-    lastUser: str(data?.lastUser),
-    milestones,
-    pages,
-    layers,
-    otherDiscussions: discussions.filter((d) => d.pageId === null || !pageIds.has(d.pageId)),
-    complete,
-  };
+  return pages;
 }
 
-function discussionOf(id: string, value: Json | undefined): DiscussionSummary & { pageId: string | null } {
-  return {
-    id,
-    pageId: str(value?.pageId),
-    title: str(value?.title),
-    x: num(value?.positionX),
-    y: num(value?.positionY),
-    entries: (Array.isArray(value?.entries) ? value.entries : []).map(asObject).map((e) => ({
-      author: str(e?.author),
-      timestamp: num(e?.timestamp),
-      text: str(e?.text),
-    })),
-  };
+function discussionSummary({ id, title, x, y, entries }: DiscussionRecord): DiscussionSummary {
+  return { id, title, x, y, entries };
 }
 
-function countOf(value: unknown): number | null {
-  return Array.isArray(value) ? value.length : null;
-}
-
-function asObject(value: unknown): Json | undefined {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Json) : undefined;
-}
-
-function str(value: unknown): string | null {
-  return typeof value === 'string' ? value : null;
-}
-
-function num(value: unknown): number | null {
-  return typeof value === 'number' && Number.isFinite(value) ? value : null;
-}
-
-/** Width and height from the IHDR chunk, which a valid PNG has first. */
-async function pngSize(png: BodyRef, read: BodyReader): Promise<{ width: number; height: number } | undefined> {
-  if (png.size < 24) return undefined;
-  const head = await read({ ...png, size: 24 });
-  if (head.length < 24 || head.toString('latin1', 12, 16) !== 'IHDR') return undefined;
-  const width = head.readUInt32BE(16);
-  const height = head.readUInt32BE(20);
-  return width > 0 && height > 0 ? { width, height } : undefined;
+/** A page's rendering's size, from its first bytes alone: the overview needs no more of it. */
+async function renderingSize(png: BodyRef, read: BodyReader): Promise<{ width: number; height: number } | undefined> {
+  if (png.size < PNG_SIZE_BYTES) return undefined;
+  return pngSize(await read({ ...png, size: PNG_SIZE_BYTES }));
 }

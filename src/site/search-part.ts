@@ -2,7 +2,6 @@ import type { ChunkSource } from '../core/read-chunks.js';
 import type { ArchivedEntry, PrototypeState } from '../manifest/archive-model.js';
 import { MANIFEST_PATH } from '../manifest/types.js';
 import type { BodyReader, BodyRef } from '../storage/spool.js';
-import { ArchivedTexts, type TextSource } from '../search/archived-texts.js';
 import { foldText } from '../search/fold.js';
 import { prototypeRecords } from '../search/prototype-records.js';
 import {
@@ -15,6 +14,7 @@ import {
 } from '../search/search-record.js';
 import type { GeneratedFile } from './page-views.js';
 import { BodyPlaces } from './body-places.js';
+import { spooledEntries } from './spooled-entries.js';
 import { placesOf } from './search-places.js';
 import { revisionFolderOf } from '../api/entry-paths.js';
 
@@ -46,12 +46,11 @@ export function searchPart(
 ): GeneratedStream {
   const chunks: ChunkSource = {
     async read(onChunk) {
-      const refs = await BodyRefs.of(revisionFolderOf(state.id, state.revision), entries, locate);
-      const places = placesOf({ id: state.id, revision: state.revision, has: (rest) => refs.has(rest) });
-      const texts = new ArchivedTexts(refs.source(read));
+      const bodies = await bodiesOf(revisionFolderOf(state.id, state.revision), entries, locate);
+      const places = placesOf({ id: state.id, revision: state.revision, has: (rest) => bodies.has(rest) });
       let pending = [partHead(state.id)];
       let pendingBytes = 0;
-      for await (const record of prototypeRecords(state, texts, places)) {
+      for await (const record of prototypeRecords(state, spooledEntries(state, bodies, read), places)) {
         const line = recordLine(record, foldText(record.text));
         pending.push(line);
         // UTF-16 length: a bound on the chunk near enough, without encoding each line twice.
@@ -69,38 +68,16 @@ export function searchPart(
   return { path: searchPartPath(state.id), chunks, contentType: JS, generatedFrom: MANIFEST_PATH };
 }
 
-/** A prototype's bodies by their names below its revision's folder, as a source of its texts. */
-class BodyRefs {
-  private constructor(private readonly places: BodyPlaces) {}
-
-  static async of(
-    prefix: string,
-    entries: AsyncIterable<ArchivedEntry>,
-    locate: (entry: ArchivedEntry) => BodyRef,
-  ): Promise<BodyRefs> {
-    const places = new BodyPlaces();
-    for await (const entry of entries)
-      if (entry.path.startsWith(prefix)) places.set(entry.path.slice(prefix.length), locate(entry));
-    return new BodyRefs(places);
-  }
-
-  has(rest: string): boolean {
-    return this.places.has(rest);
-  }
-
-  source(read: BodyReader): TextSource {
-    return {
-      names: () => this.names(),
-      read: async (rest, maxBytes) => {
-        const ref = this.places.get(rest);
-        return ref === undefined || ref.size > maxBytes ? undefined : read(ref);
-      },
-    };
-  }
-
-  private async *names(): AsyncGenerator<string> {
-    yield* this.places.names();
-  }
+/** Where each of a prototype's bodies lies in the spool, by its name below its revision's folder. */
+async function bodiesOf(
+  prefix: string,
+  entries: AsyncIterable<ArchivedEntry>,
+  locate: (entry: ArchivedEntry) => BodyRef,
+): Promise<BodyPlaces> {
+  const places = new BodyPlaces();
+  for await (const entry of entries)
+    if (entry.path.startsWith(prefix)) places.set(entry.path.slice(prefix.length), locate(entry));
+  return places;
 }
 
 /** The list of parts, made last: the command and the viewer's script take it to mean the archive has an index. */

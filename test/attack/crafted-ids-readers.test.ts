@@ -334,6 +334,32 @@ describe('ids in the archive that are unsafe in a path, or of another kind', () 
     }
   });
 
+  it('convert and search read a page and a layer listed twice once, and convert notes it', async () => {
+    const json = (value: unknown) => JSON.stringify(value);
+    const twice = craft('twice.zip', {
+      entries: {
+        [`${REV}pages.json`]: json(['page0001', 'page0002', 'page0003', 'page0004', 'page0001']),
+        [`${REV}pages/page0001.json`]: json({ id: 'page0001', name: 'Start', layers: ['layer1', 'layer1'] }),
+      },
+      remove: [`search/prototype-${PROTO}.js`],
+    });
+    const run = await convert(twice, '--to', 'svg', '--out', join(dir, 'twice-out'), '--json');
+    expect(run.code).toBe(0);
+    const report = JSON.parse(run.stdout) as {
+      prototypes: Array<{ pages: number; notes: Array<{ what: string; why: string }> }>;
+    };
+    expect(report.prototypes[0]?.pages).toBe(4);
+    expect(report.prototypes[0]?.notes).toEqual(
+      expect.arrayContaining([
+        { what: 'the list of pages', why: `${REV}pages.json lists page0001 more than once; each is read once` },
+        { what: 'page page0001', why: `${REV}pages/page0001.json lists layer1 more than once; each is read once` },
+      ]),
+    );
+    const found = await search(twice, 'Start');
+    expect(found.code).toBe(0);
+    expect(found.stdout).toMatch(/^1 hit/m);
+  });
+
   it('search, reading a prototype with no index, skips an overlong id rather than stop', async () => {
     const archive = craft('scan-long.zip', {
       ...listsNaming(['x'.repeat(300)]),

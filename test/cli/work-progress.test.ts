@@ -16,7 +16,7 @@ describe('the progress of counted work, into a log', () => {
 
   it('a plain line every 5 s while the work waits, none before, none after stop', async () => {
     const { stream, lines } = logStream();
-    const progress = await workProgress(stream, {}, WORDS);
+    const progress = await workProgress({ stderr: stream }, {}, WORDS);
     progress.set({ step: 'entries', done: 0, total: 100 });
     await vi.advanceTimersByTimeAsync(4_900);
     expect(lines()).toEqual([]);
@@ -38,7 +38,7 @@ describe('the progress of counted work, into a log', () => {
   it('a line when it is due even while the work keeps the thread from the timers', async () => {
     const { stream, lines } = logStream();
     let clock = 0;
-    const progress = await workProgress(stream, {}, WORDS, { now: () => clock });
+    const progress = await workProgress({ stderr: stream }, {}, WORDS, { now: () => clock });
     for (let done = 1; done <= 120; done++) {
       clock = done * 100;
       progress.set({ step: 'entries', done, total: 120 });
@@ -56,7 +56,7 @@ describe('the progress of counted work, into a log', () => {
     ['--json --quiet', { json: true, quiet: true }],
   ])('%s: nothing at all', async (_label, choice) => {
     const { stream, lines } = logStream();
-    const progress = await workProgress(stream, choice, WORDS);
+    const progress = await workProgress({ stderr: stream }, choice, WORDS);
     progress.set({ step: 'entries', done: 1, total: 100 });
     await vi.advanceTimersByTimeAsync(60_000);
     progress.set({ step: 'entries', done: 2, total: 100 });
@@ -66,7 +66,7 @@ describe('the progress of counted work, into a log', () => {
 
   it('follows a count the core keeps itself', async () => {
     const { stream, lines } = logStream();
-    const progress = await workProgress(stream, {}, { live: { verb: 'checked', unit: 'lists and resources' } });
+    const progress = await workProgress({ stderr: stream }, {}, { live: { verb: 'checked', unit: 'lists and resources' } });
     let checked = 0;
     progress.follow(() => ({ step: 'live', done: checked, total: 40 }));
     for (let second = 1; second <= 5; second++) {

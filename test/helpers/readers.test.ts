@@ -19,7 +19,6 @@ const READER_MODULE = /(^|\/)(zip-reader|zip\/reader|open-archive)(\.js)?$/;
 
 /** Tests whose subject takes our opened archive as its input: they read nothing back to judge it. */
 const SUBJECT_INPUT = new Map([
-  ['test/search/same-texts.test.ts', "search's and convert's readers of texts, each given the archive's catalog"],
   ['test/verify/against-live.test.ts', "verify --against-live's sample plan, drawn from an opened archive"],
   ['test/progress/export-events.test.ts', 'the cost tally export --since keeps while the manifest streams by'],
   [

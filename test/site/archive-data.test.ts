@@ -29,3 +29,34 @@ describe('summarizePrototype', () => {
     ]);
   });
 });
+
+describe('summarizePrototype, of hostile bodies', () => {
+  it('shows a page listed twice once, and counts the elements a list names once each, ids only', async () => {
+    const files = [
+      file('prototypes/4/r1/pages.json', '["page1","page2","page1"]'),
+      file('prototypes/4/r1/pages/page1.json', '{"name":"One"}'),
+      file('prototypes/4/r1/pages/page1/elements.json', '["element1","element1","../x","element2"]'),
+      file('prototypes/4/r1/pages/page2.json', '["not","an","object"]'),
+      file('prototypes/4/r1/discussions/5.json', '{"pageId":"page1","title":"Why"}'),
+    ];
+    const summary = await summarizePrototype('4', files, true, read);
+    expect(summary?.pages.map((p) => [p.id, p.name, p.elementCount, p.discussions.length])).toEqual([
+      ['page1', 'One', 2, 1],
+      ['page2', null, null, 0],
+    ]);
+    expect(summary?.otherDiscussions).toEqual([]);
+  });
+
+  it('does not read a body larger than the reader takes', async () => {
+    const huge = { ...file('prototypes/5/r1/pages/page1.json', '{"name":"huge"}'), size: 2 ** 40 };
+    const files = [file('prototypes/5/r1/pages.json', '["page1"]'), huge];
+    const asked: string[] = [];
+    const counting = async (ref: BodyRef): Promise<Buffer> => {
+      asked.push(ref.file);
+      return read(ref);
+    };
+    const summary = await summarizePrototype('5', files, true, counting);
+    expect(summary?.pages.map((p) => [p.id, p.name])).toEqual([['page1', null]]);
+    expect(asked).not.toContain(huge.file);
+  });
+});

@@ -65,7 +65,7 @@ export function registerConvert(program: Command, io: CliIO): void {
         const onEvent = (event: ConvertEvent): void => {
           if (!flags.json) io.stdout.write(`${formatPrototypeConverted(event.report)}\n`);
         };
-        const progress = await workProgress(io.stderr, flags, CONVERT_WORDS);
+        const progress = await workProgress(io, flags, CONVERT_WORDS);
         const report = await withInterrupts(io, (signal) =>
           convertArchive({
             archive: file,

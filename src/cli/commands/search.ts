@@ -48,7 +48,7 @@ export function registerSearch(program: Command, io: CliIO): void {
         const color = io.stdout.isTTY === true && io.env['NO_COLOR'] === undefined;
         const write = (text: string) =>
           io.stdout.write(text) ? undefined : new Promise<void>((resolve) => io.stdout.once('drain', resolve));
-        const progress = await workProgress(io.stderr, flags, SEARCH_WORDS);
+        const progress = await workProgress(io, flags, SEARCH_WORDS);
         try {
           for await (const event of searchArchive({
             archive: file,

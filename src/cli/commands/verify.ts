@@ -58,49 +58,63 @@ export function registerVerify(program: Command, io: CliIO): void {
       runAction(io, flags.json ? 'verify' : false, async () => {
         if (flags.againstLive) return verifyAgainstLive(file, flags, io);
         refuseLiveFlags(flags);
-        const { formatVerifyReport } = await import('../format-archive.js');
-        const { verifyArchive } = await import('../../verify/verify-archive.js');
-        const { checkSidecar, sidecarPath } = await import('../../archive/checksum-file.js');
-        const { recordLine } = await import('../json-records.js');
-        const { workProgress } = await import('../work-progress.js');
-        const progress = await workProgress(io.stderr, flags, VERIFY_WORDS);
-        let report: VerifyReport;
-        let sidecar: SidecarCheck;
-        try {
-          report = await verifyArchive(file, {
-            onProgress: ({ checked, total }) => progress.set({ step: 'entries', done: checked, total }),
-          });
-          // FILE.sha256 beside the archive (export and backup write one): the file as a whole, as written.
-          sidecar = await checkSidecar(file, (done, total) => progress.set({ step: 'file', done, total }));
-        } finally {
-          progress.stop();
-        }
-        const sidecarOk = sidecar.status !== 'mismatch';
-        const code = report.ok && sidecarOk ? EXIT.ok : EXIT.failed;
-        if (flags.json) {
-          const { manifest, ok: _entriesOk, ...rest } = report;
-          io.stdout.write(
-            recordLine('verify', 'summary', {
-              ok: code === EXIT.ok,
-              exitCode: code,
-              ...rest,
-              complete: manifest?.complete ?? null,
-              sidecar,
-            }),
-          );
-        } else {
-          const mismatch =
-            sidecar.status === 'mismatch'
-              ? { sidecar: sidecarPath(file), actual: sidecar.actual, expected: sidecar.expected }
-              : undefined;
-          io.stdout.write(`${formatVerifyReport(report, mismatch)}\n`);
-          if (sidecar.status === 'ok') io.stdout.write(`matches ${sidecarPath(file)}\n`);
-          if (sidecar.status === 'malformed')
-            io.stdout.write(`note: ${sidecarPath(file)} is not a sha256sum line and was not used\n`);
-        }
-        return code;
+        return verifyFile(file, flags, io);
       }),
     );
+}
+
+/** Exit 0: every entry checks and the file matches its .sha256 (when it has one); 1 otherwise. */
+async function verifyFile(file: string, flags: VerifyFlags, io: CliIO): Promise<number> {
+  const { formatVerifyReport } = await import('../format-archive.js');
+  const { sidecarPath } = await import('../../archive/checksum-file.js');
+  const { recordLine } = await import('../json-records.js');
+  const { report, sidecar } = await checkFile(file, flags, io);
+  const sidecarOk = sidecar.status !== 'mismatch';
+  const code = report.ok && sidecarOk ? EXIT.ok : EXIT.failed;
+  if (flags.json) {
+    const { manifest, ok: _entriesOk, ...rest } = report;
+    io.stdout.write(
+      recordLine('verify', 'summary', {
+        ok: code === EXIT.ok,
+        exitCode: code,
+        ...rest,
+        complete: manifest?.complete ?? null,
+        sidecar,
+      }),
+    );
+  } else {
+    const mismatch =
+      sidecar.status === 'mismatch'
+        ? { sidecar: sidecarPath(file), actual: sidecar.actual, expected: sidecar.expected }
+        : undefined;
+    io.stdout.write(`${formatVerifyReport(report, mismatch)}\n`);
+    if (sidecar.status === 'ok') io.stdout.write(`matches ${sidecarPath(file)}\n`);
+    if (sidecar.status === 'malformed')
+      io.stdout.write(`note: ${sidecarPath(file)} is not a sha256sum line and was not used\n`);
+  }
+  return code;
+}
+
+/** The entries checked, then the file against its sidecar, with their progress on stderr. */
+async function checkFile(
+  file: string,
+  flags: VerifyFlags,
+  io: CliIO,
+): Promise<{ report: VerifyReport; sidecar: SidecarCheck }> {
+  const { verifyArchive } = await import('../../verify/verify-archive.js');
+  const { checkSidecar } = await import('../../archive/checksum-file.js');
+  const { workProgress } = await import('../work-progress.js');
+  const progress = await workProgress(io, flags, VERIFY_WORDS);
+  try {
+    const report = await verifyArchive(file, {
+      onProgress: ({ checked, total }) => progress.set({ step: 'entries', done: checked, total }),
+    });
+    // FILE.sha256 beside the archive (export and backup write one): the file as a whole, as written.
+    const sidecar = await checkSidecar(file, (done, total) => progress.set({ step: 'file', done, total }));
+    return { report, sidecar };
+  } finally {
+    progress.stop();
+  }
 }
 
 /** What verify's progress calls its steps: the entries read and hashed, then the whole file for its .sha256. */
@@ -129,7 +143,7 @@ async function verifyAgainstLive(file: string, flags: VerifyFlags, io: CliIO): P
     ]);
   const options = await liveCheckOptionsOf(file, flags, io.env);
   // Progress on stderr; with --json, stdout keeps to its records and stderr to what went wrong.
-  const progress = await (await import('../work-progress.js')).workProgress(io.stderr, flags, VERIFY_WORDS);
+  const progress = await (await import('../work-progress.js')).workProgress(io, flags, VERIFY_WORDS);
   const report = await withInterrupts(io, (signal) =>
     checkAgainstLive({
       ...options,
