@@ -66,7 +66,11 @@ describe('the progress of counted work, into a log', () => {
 
   it('follows a count the core keeps itself', async () => {
     const { stream, lines } = logStream();
-    const progress = await workProgress({ stderr: stream }, {}, { live: { verb: 'checked', unit: 'lists and resources' } });
+    const progress = await workProgress(
+      { stderr: stream },
+      {},
+      { live: { verb: 'checked', unit: 'lists and resources' } },
+    );
     let checked = 0;
     progress.follow(() => ({ step: 'live', done: checked, total: 40 }));
     for (let second = 1; second <= 5; second++) {
