@@ -60,7 +60,8 @@ function replacedTotals(report: ConvertReport): string {
     lines.push(
       font.installed
         ? `${named} has ${characterList(list)} and is installed, but fontconfig does not offer it here (fc-match -s sans-serif lists what it offers)`
-        : `install ${named} for ${characterList(list)} and convert again`,
+        : // --force: this run's documents are in --out now, and the same command alone is refused for them.
+          `install ${named} for ${characterList(list)} and run the same convert again with --force, which replaces these documents`,
     );
   }
   const unknown = byFont.get('')?.list;

@@ -53,7 +53,8 @@ export async function runAction(
     ) as Record<string, unknown>;
     if (json !== false) io.stdout.write(`${terminalJson(failure)}\n`);
     io.stderr.write(`rabbit-export: ${message}\n`);
-    if (next !== undefined) io.stderr.write(`next: ${redactUrl(next)}\n`);
+    // Printable as the message is: a path in a next step may hold what a terminal would obey.
+    if (next !== undefined) io.stderr.write(`next: ${redactUrl(printable(next))}\n`);
     if (!isRabbitError(error) && error instanceof Error && error.stack && io.env['RABBIT_DEBUG']) {
       io.stderr.write(`${redactUrl(error.stack)}\n`);
     }

@@ -141,7 +141,7 @@ describe('progress in a log and on a terminal', () => {
       expect(done.code).toBe(0);
       const progress = done.stderr.split('\n').filter((line) => line.startsWith('progress: checked '));
       expect(progress.length).toBeGreaterThanOrEqual(1);
-      expect(progress[0]).toMatch(/^progress: checked \d+ of \d+ \(\d+%\), \S+ left, \S+ elapsed$/);
+      expect(progress[0]).toMatch(/^progress: checked \d+ of \d+ lists and resources \(\d+%\), \S+ left, \S+ elapsed$/);
       expect(done.stdout).toContain('MATCHES: everything checked is as the archive holds it');
     } finally {
       vi.useRealTimers();

@@ -88,7 +88,7 @@ describe("convert's closing lines for characters drawn as ?", () => {
     );
     expect(text.split('\n').slice(1)).toEqual([
       '3 characters drawn as ? for want of a font, in prototype 7 (the text stays searchable): U+1F6D2 🛒, U+65E5 日, U+1F970 🥰',
-      'install Symbola (Debian: fonts-symbola) for U+1F6D2 🛒 and convert again',
+      'install Symbola (Debian: fonts-symbola) for U+1F6D2 🛒 and run the same convert again with --force, which replaces these documents',
       'Noto Sans CJK (Debian: fonts-noto-cjk) has U+65E5 日 and is installed, but fontconfig does not offer it here (fc-match -s sans-serif lists what it offers)',
       'no font known here has U+1F970 🥰: they stay ? (colour emoji fonts cannot be embedded in a PDF)',
     ]);

@@ -20,6 +20,7 @@ interface RestoreFlags extends ServiceFlags {
   prune?: boolean;
   dryRun?: boolean;
   json?: boolean;
+  quiet?: boolean;
   journal?: string;
   outagePatience?: number;
 }
@@ -48,6 +49,7 @@ export function registerRestore(program: Command, io: CliIO): void {
     .option('--prune', 'also delete live elements the archive does not have')
     .option('--dry-run', 'print the plan and write nothing')
     .option('--json', 'print one JSON summary record at the end (docs/json.md; the plan goes to stderr)')
+    .option('-q, --quiet', 'no progress on stderr (the plan and each write are printed all the same)')
     .option('--journal <file>', 'the write journal (default .ARCHIVE.restore-ID.jsonl beside the archive)')
     .option(
       '--outage-patience <duration>',
@@ -78,7 +80,16 @@ async function runRestore(archive: string, flags: RestoreFlags, io: CliIO): Prom
   const { recordLine } = await import('../json-records.js');
   const service = await serviceOptionsOf(flags, io.env, (line) => io.stderr.write(line));
   const human = flags.json ? io.stderr : io.stdout;
-  const onEvent = await restoreEvents(io, human);
+  const told = await restoreEvents(io, human);
+  // Progress: the writes counted off restore's own events, on stderr (restore-progress.ts).
+  const { workProgress } = await import('../work-progress.js');
+  const { restoreProgress, RESTORE_WORDS } = await import('../restore-progress.js');
+  const progress = await workProgress(io, flags, RESTORE_WORDS);
+  const counted = restoreProgress(progress);
+  const onEvent = (event: RestoreEvent): void => {
+    counted(event);
+    told(event);
+  };
   const report = await withInterrupts(io, (signal) =>
     restorePrototype({
       ...service,
@@ -93,7 +104,7 @@ async function runRestore(archive: string, flags: RestoreFlags, io: CliIO): Prom
       signal,
       onEvent,
     }),
-  );
+  ).finally(() => progress.stop());
   if (report.fatal) {
     // The failure that stopped it, in the words every command uses for the network.
     const { explainNetworkFailure } = await import('../../client/network-failure.js');
@@ -127,7 +138,7 @@ async function tellFatal(fatal: RabbitError, io: CliIO): Promise<void> {
   io.stderr.write(`rabbit-export: ${redactUrl(printable(fatal.message))}\n`);
   const { nextStepFor } = await import('../error-guide.js');
   const next = nextStepFor(fatal);
-  if (next !== undefined) io.stderr.write(`next: ${next}\n`);
+  if (next !== undefined) io.stderr.write(`next: ${redactUrl(printable(next))}\n`);
 }
 
 /** 0 all restored, 1 stopped (or nothing could be written), 3 partly restored. */

@@ -223,7 +223,8 @@ function printService(io: CliIO, service: FakeService, json: JsonRecords | undef
     `fake service listening at ${service.baseUrl} with ${resources} resources (requests of a full export)\n` +
       `  read-write key: ${service.keys.readWrite}\n` +
       `  read-only key:  ${service.keys.readOnly}\n` +
-      `try: RABBIT_API_KEY=${service.keys.readOnly} rabbit-export export --base-url ${service.baseUrl} --out sample.zip\n` +
+      // Named by the port: the try of an earlier serve left its sample.zip, which this one must not meet.
+      `try: RABBIT_API_KEY=${service.keys.readOnly} rabbit-export export --base-url ${service.baseUrl} --out sample-${new URL(service.baseUrl).port}.zip\n` +
       `stop with Ctrl-C\n`,
   );
 }

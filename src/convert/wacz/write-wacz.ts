@@ -46,13 +46,17 @@ export async function writeWacz(job: PackageJob): Promise<PackageReport> {
     const head = await job.archive.manifest();
     const created = job.now().toISOString();
     const { warc, index, catalog, counts } = await writeWarc(job, work, head, created);
+    const finishing = (): void => job.onProgress?.({ step: 'finish', done: 0, total: null });
     try {
+      finishing();
       const written: Written[] = [
         { path: WARC_PATH, file: warc.path, sha256: await warc.close(), bytes: warc.size },
         await writeLines(join(work, 'index.cdx'), INDEX_PATH, index.sorted()),
       ];
-      const pages = await writePages(work, catalog, head, job.signal);
+      const walked = (done: number, total: number): void => job.onProgress?.({ step: 'pages', done, total });
+      const pages = await writePages(work, catalog, head, job.signal, walked);
       written.push(pages.written);
+      finishing();
       const datapackage = datapackageOf(job, head, created, written, pages.first);
       await zipWacz(job, file, written, datapackage);
       const { entries, bytes } = counts;
@@ -99,9 +103,17 @@ async function writeWarc(
   try {
     await warc.write(await warcinfoRecord(WARC_FILE, created, warcInfo(job, head)));
     const writing: WarcWriting = { job, head, warc, index, counts };
+    // Every entry of the zip but the manifest is listed once in an intact archive.
+    const total = Math.max(0, job.archive.zip.index.size - 1);
+    let visited = 0;
     const catalog = await job.archive.catalog({
       spillDir: work,
-      visitor: { file: (entry: FileEntry) => recordEntry(writing, entry) },
+      visitor: {
+        file: (entry: FileEntry) => {
+          job.onProgress?.({ step: 'bodies', done: ++visited, total });
+          return recordEntry(writing, entry);
+        },
+      },
     });
     return { warc, index, catalog, counts };
   } catch (error) {
@@ -167,13 +179,14 @@ async function writePages(
   catalog: ArchiveCatalog,
   head: ManifestHead,
   signal: AbortSignal | undefined,
+  onPrototype: (done: number, total: number) => void,
 ): Promise<{ written: Written; count: number; first: PageLine | undefined; missing: number }> {
   const missing = { pages: 0 };
   let count = 0;
   let first: PageLine | undefined;
   const lines = async function* (): AsyncGenerator<string> {
     yield JSON.stringify(PAGES_HEADER);
-    for await (const line of pageLines(catalog, head, signal, missing)) {
+    for await (const line of pageLines(catalog, head, signal, missing, onPrototype)) {
       first ??= line;
       count++;
       yield JSON.stringify(line);
