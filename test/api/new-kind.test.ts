@@ -16,10 +16,10 @@ import { LINK_KINDS } from '../../src/links/link-rules.js';
 import { listLinks } from '../../src/links/links-archive.js';
 import { checkAgainstLive } from '../../src/live-check/check-live.js';
 import { liveResourceOf } from '../../src/live-check/resource-kinds.js';
-import { openArchive } from '../../src/archive/open-archive.js';
 import { listArchive } from '../../src/verify/list-archive.js';
 import { verifyArchive } from '../../src/verify/verify-archive.js';
 import type { FakeService } from '../../src/fake-service/index.js';
+import { readArchive } from '../helpers/archive.js';
 import { useFakeService } from '../helpers/fake-service.js';
 import { SAMPLE_IDS } from './sample-ids.js';
 
@@ -164,18 +164,10 @@ async function exported(out: string, url: string): Promise<void> {
   expect(result.complete).toBe(true);
 }
 
-/** Every entry of the archive with the kind its name parses to. */
-async function entriesOf(path: string): Promise<{ path: string; kind: string | undefined }[]> {
-  const archive = await openArchive(path);
-  const entries: { path: string; kind: string | undefined }[] = [];
-  try {
-    await archive.manifest({
-      file: (entry) => void entries.push({ path: entry.path, kind: parseEntryPath(entry.path)?.kind }),
-    });
-  } finally {
-    archive.close();
-  }
-  return entries;
+/** Every entry of the zip (read by yauzl) with the kind its name parses to, and its body. */
+async function entriesOf(path: string): Promise<{ path: string; kind: string | undefined; data: Buffer }[]> {
+  const { entries } = await readArchive(path);
+  return [...entries].map(([name, { data }]) => ({ path: name, kind: parseEntryPath(name)?.kind, data }));
 }
 
 describe('an export through a service that serves the new kinds', () => {
@@ -193,6 +185,7 @@ describe('an export through a service that serves the new kinds', () => {
         pages.map((entry) => entry.path.replace(/\.json$/, '/comments.json')).sort(),
       );
       expect(entries.filter((entry) => entry.kind === SVG)).toHaveLength(pages.length);
+      for (const entry of comments) expect(JSON.parse(entry.data.toString('utf8'))).toEqual({ comments: ['first!'] });
 
       expect((await verifyArchive(monday)).ok).toBe(true);
 

@@ -19,7 +19,6 @@ const READER_MODULE = /(^|\/)(zip-reader|zip\/reader|open-archive)(\.js)?$/;
 
 /** Tests whose subject takes our opened archive as its input: they read nothing back to judge it. */
 const SUBJECT_INPUT = new Map([
-  ['test/api/new-kind.test.ts', 'the kinds the table parses from the names an export of a new kind filed'],
   ['test/verify/against-live.test.ts', "verify --against-live's sample plan, drawn from an opened archive"],
   ['test/progress/export-events.test.ts', 'the cost tally export --since keeps while the manifest streams by'],
   [
