@@ -1,5 +1,6 @@
 import type { Ora } from 'ora';
-import { WorkTracker, type WorkProgress } from '../progress/work-tracker.js';
+import type { WorkProgress } from '../core/counted-work.js';
+import { WorkTracker } from '../progress/work-tracker.js';
 import { progressMode, WIDTHLESS_TERMINAL_INTERVAL_MS, type ProgressChoice } from './progress.js';
 import { workBar, workLine, type WorkWords } from './work-line.js';
 

@@ -6,7 +6,7 @@ import type { ArchiveCatalog } from '../archive/archive-catalog.js';
 import { convertPrototype } from './convert-prototype.js';
 import { checkSerialization, convertToPackage } from './convert-package.js';
 import { isArchiveFormat, type PackageStep } from './formats/archive-format.js';
-import type { WorkProgress } from '../progress/work-tracker.js';
+import type { WorkProgress } from '../core/counted-work.js';
 import { DEFAULT_FORMAT, formatNamed } from './formats/registry.js';
 import { emptyPrototypeReport, REPORT_FILE, type ConvertReport, type PrototypeReport } from './report.js';
 import { makeFolder, writeAtomically } from './write-output.js';

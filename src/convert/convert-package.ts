@@ -3,7 +3,7 @@ import type { Archive } from '../archive/open-archive.js';
 import { RabbitError } from '../core/errors.js';
 import { TOOL_NAME, TOOL_VERSION } from '../core/version.js';
 import type { ArchiveFormat, PackageStep } from './formats/archive-format.js';
-import type { WorkProgress } from '../progress/work-tracker.js';
+import type { WorkProgress } from '../core/counted-work.js';
 import { safeNameOf } from './file-name.js';
 import { REPORT_FILE, type ConvertReport } from './report.js';
 import { makeFolder, writeAtomically } from './write-output.js';

@@ -1,17 +1,6 @@
 import { startEta, updateEta, type EtaState } from './eta.js';
 import { halfLifeFor, startRate, timeLeftMs, updateRate, type RateState } from './rate.js';
-
-/**
- * How far one step of a command's work has come: `done` of `total` units (entries checked, bodies
- * packaged, writes made), `total` null while nothing says how many there are. A core reports it
- * through an `onProgress` callback as often as it likes (per entry is fine); what it means to a
- * person is the CLI's to say.
- */
-export interface WorkProgress<Step extends string = string> {
-  step: Step;
-  done: number;
-  total: number | null;
-}
+import type { WorkProgress } from '../core/counted-work.js';
 
 /** What a display shows of counted work at one moment. */
 export interface WorkSnapshot {

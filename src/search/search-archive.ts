@@ -1,7 +1,7 @@
 import { RabbitError } from '../core/errors.js';
 import { refuseUnheld } from '../api/held-prototypes.js';
 import type { Readable } from 'node:stream';
-import type { WorkProgress } from '../progress/work-tracker.js';
+import type { WorkProgress } from '../core/counted-work.js';
 import { openArchive, type Archive } from '../archive/open-archive.js';
 import type { ZipReader } from '../zip/zip-reader.js';
 import type { ArchiveCatalog, ArchivedPrototype } from '../archive/archive-catalog.js';

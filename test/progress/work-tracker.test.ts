@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { WorkTracker, type WorkProgress } from '../../src/progress/work-tracker.js';
+import type { WorkProgress } from '../../src/core/counted-work.js';
+import { WorkTracker } from '../../src/progress/work-tracker.js';
 
 /** A tracker on a clock the test moves; `at` sets the time of the next sample. */
 function tracked(): {

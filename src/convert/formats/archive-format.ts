@@ -1,5 +1,5 @@
 import type { Archive } from '../../archive/open-archive.js';
-import type { WorkProgress } from '../../progress/work-tracker.js';
+import type { WorkProgress } from '../../core/counted-work.js';
 
 /**
  * An output of `convert --to` made of the whole archive at once rather than of each prototype: a
