@@ -64,6 +64,8 @@ export async function convertBench(shapes = CONVERT_SHAPES) {
         const report = JSON.parse(result.stdout.trim());
         let bytes = 0;
         for (const p of report.prototypes) if (p.file !== null) bytes += await folderBytes(join(out, p.file));
+        // A package format (wacz, bagit) writes one file or folder for the whole archive.
+        if (report.package) bytes += await folderBytes(join(out, report.package.file));
         const row = { shape: shape.label, format, peakRss: result.maxRss / MiB, seconds: result.wallMs / 1000, bytes };
         rows.push(row);
         console.log(

@@ -10,11 +10,13 @@
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { copyFileSync, chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import postject from 'postject';
+import { bundleBrowser } from './bundle-browser.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 // The sentinel Node's own build looks for to find an injected blob (Node's SEA documentation).
@@ -54,6 +56,9 @@ try {
       logLevel: 'warning',
       ...extra,
     });
+  // The search box's script is a string in the sources, bundled from its own TypeScript: made
+  // afresh here, as `npm run build` does, so the executable never carries a stale one.
+  await bundleBrowser();
   const bundle = join(work, 'rabbit-export.cjs');
   await bundleOf('src/cli/main.ts', bundle, {
     // pdfkit's ES module build finds its own files from import.meta.url, which a CommonJS bundle lacks.
@@ -74,7 +79,17 @@ try {
       output: blob,
       disableExperimentalSEAWarning: true,
       useCodeCache: true,
-      assets: { 'view-worker.cjs': viewWorker },
+      assets: {
+        'view-worker.cjs': viewWorker,
+        // The font every PDF binder draws with first (src/convert/pdf/bundled-fonts.ts, which reads
+        // them by these names): a machine without fonts, or without fontconfig, still gets binders.
+        ...Object.fromEntries(
+          ['DejaVuSans.ttf', 'DejaVuSans-Bold.ttf'].map((name) => [
+            name,
+            createRequire(import.meta.url).resolve(`dejavu-fonts-ttf/ttf/${name}`),
+          ]),
+        ),
+      },
     }),
   );
   run(process.execPath, ['--experimental-sea-config', config]);

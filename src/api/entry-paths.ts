@@ -255,6 +255,31 @@ export function sourceAgreesWithEntry(
   return entryPathOf(served.kind, served, entry.revision) === path;
 }
 
+/**
+ * How a kind made by rabbit-export (`generatedFrom`) is named from the entry it is made of: its
+ * template and its source's differ only after their last placeholder, so the name is the
+ * source's with its ending swapped (`pages/page1.html` -> `pages/page1.view.html`), and nothing
+ * is parsed on the way.
+ */
+const GENERATED_ENDINGS = new Map(
+  KIND_NAMES.flatMap((kind) => {
+    const from = RESOURCE_KINDS[kind].generatedFrom;
+    if (from === undefined) return [];
+    const made = templatePieces(RESOURCE_KINDS[kind].entry);
+    const source = templatePieces(RESOURCE_KINDS[from].entry);
+    if (made.length !== source.length || made.slice(0, -1).some((piece, i) => piece !== source[i]))
+      throw new Error(`internal: ${kind} is not named as ${from} with another ending`);
+    return [[kind, { from: source.at(-1) as string, to: made.at(-1) as string }] as const];
+  }),
+);
+
+/** The entry of generated `kind` made of the entry `source` (of the kind it is generated from). */
+export function generatedPathOf(kind: KindName, source: string): string {
+  const endings = GENERATED_ENDINGS.get(kind);
+  if (endings === undefined || !source.endsWith(endings.from)) throw unsafePath(source);
+  return source.slice(0, source.length - endings.from.length) + endings.to;
+}
+
 /** Where the archive keeps one resource of `kind` below its revision's folder. */
 export function revisionEntryOf(kind: KindName, ids: PathIds): string {
   return fill(RESOURCE_KINDS[kind].entry, ids, kind);

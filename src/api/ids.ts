@@ -15,10 +15,14 @@ const SHAPES: Record<IdKind, RegExp> = {
   discussion: /^\d{1,30}$/,
 };
 
+/** The kinds of id, in the order the service's documentation gives them. */
+export const ID_KINDS = Object.keys(SHAPES) as IdKind[];
+
 /**
  * Whether the page or layer an element belongs to, named by its id alone, is a layer: the two
  * shapes differ by their prefix. An id of neither shape (an archive someone hands us) counts as a
- * page, as the service's lists of a page's elements came first.
+ * page, as the service's lists of a page's elements came first. The one rule for every reader of
+ * an archive and for restore: a parent is never a page to one and a layer to another.
  */
 export function ownerKindOf(id: string): 'page' | 'layer' {
   return id.startsWith('layer') ? 'layer' : 'page';

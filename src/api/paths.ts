@@ -1,5 +1,6 @@
-import { RESOURCE_KINDS } from './resource-kinds.js';
+import { KIND_NAMES, RESOURCE_KINDS } from './resource-kinds.js';
 import { entryPathOf, parseEntryPath, parseSource, unsafePath, type ParsedPath } from './entry-paths.js';
+import { templatePieces } from './template-pieces.js';
 import type { KindName } from './resource-kinds.js';
 
 export { API_PREFIX } from './resource-kinds.js';
@@ -67,4 +68,23 @@ export interface EntryName {
 /** The kind of an entry: as its builder gave it, or parsed from its name. */
 export function entryKindOf(file: EntryName): KindName | undefined {
   return (file.parsed ?? parseEntryPath(file.path))?.kind;
+}
+
+/** The endings of the entries whose body is a PNG (`.png`), from the table. */
+const PNG_ENDINGS = [
+  ...new Set(
+    KIND_NAMES.filter((kind) => RESOURCE_KINDS[kind].body === 'png').map(
+      (kind) => templatePieces(RESOURCE_KINDS[kind].entry).at(-1) as string,
+    ),
+  ),
+];
+
+/**
+ * Whether an entry is of a kind whose body is a PNG: by its kind when its builder said, else by the
+ * ending the table gives such entries. Asked of every entry as the zip is written, so it parses
+ * nothing.
+ */
+export function isPngEntry(file: EntryName): boolean {
+  if (file.parsed !== undefined) return RESOURCE_KINDS[file.parsed.kind].body === 'png';
+  return PNG_ENDINGS.some((ending) => file.path.endsWith(ending));
 }

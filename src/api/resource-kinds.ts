@@ -3,8 +3,10 @@ import type { IdKind } from './ids.js';
 /**
  * Every kind of resource the service serves and the archive holds, in one table: where the service
  * serves it, where the archive keeps it, which ids name it, what it belongs to and what the crawl
- * fetches with it. Paths are built and taken apart from this table alone (entry-paths.ts), so a
- * new kind is one row here.
+ * fetches with it. Paths are built and taken apart from this table alone (entry-paths.ts), and the
+ * lists readers keep of kinds (formats, link and live-check kinds, ls columns) are derived from it
+ * (kind-lists.ts), so a new kind is its name and one row here. What rabbit-export names itself
+ * (the manifest, the viewer's files, page assets) is in the table beside it, generated-entries.ts.
  *
  * Templates name their ids in braces: `{prototype}`, `{page}`, `{layer}`, `{element}`,
  * `{discussion}` (each checked against its shape in ids.ts) and `{key}` (the number of an extra
@@ -34,11 +36,30 @@ export type KindName =
   | 'discussion-list'
   | 'discussion';
 
-/** The rendering a user asks for with `--formats`, besides the JSON that is always fetched. */
+/**
+ * The rendering a user asks for with `--formats`, besides the JSON that is always fetched: the
+ * formats of the rows below (kind-lists.ts lists them in the table's order).
+ */
 export type Format = 'json' | 'html' | 'png' | 'xhtml-sketched' | 'xhtml-plain';
 
-/** How `diff` counts a changed file of a prototype. */
-export type Category = 'pages' | 'layers' | 'elements' | 'discussions' | 'renderings' | 'lists' | 'metadata' | 'other';
+/** How a body is checked as it arrives, and which size cap it has. */
+export type BodyKind = 'json' | 'html' | 'png';
+
+/**
+ * How `diff` counts a changed file of a prototype, in the order it reports them: a prototype's
+ * items, its renderings, its lists, its own metadata, and anything else.
+ */
+export const CATEGORIES = [
+  'pages',
+  'layers',
+  'elements',
+  'discussions',
+  'renderings',
+  'lists',
+  'metadata',
+  'other',
+] as const;
+export type Category = (typeof CATEGORIES)[number];
 
 export interface ResourceKind {
   /**
@@ -62,7 +83,7 @@ export interface ResourceKind {
   /** What the crawl fetches for each one of this kind, in this order, besides its own body. */
   children: readonly KindName[];
   /** How its body is checked. */
-  body: 'json' | 'html' | 'png';
+  body: BodyKind;
   /** The `--formats` name it is fetched for; absent: always fetched. */
   format?: Exclude<Format, 'json'>;
   /** A 404 means the service does not offer it, which is no error. */
@@ -185,11 +206,6 @@ export const RESOURCE_KINDS: Readonly<Record<KindName, ResourceKind>> = {
 };
 
 export const KIND_NAMES = Object.keys(RESOURCE_KINDS) as KindName[];
-
-/** The lists that name a kind: a discussion is named by its prototype's list and by its page's. */
-export function listsNaming(kind: KindName): KindName[] {
-  return KIND_NAMES.filter((name) => RESOURCE_KINDS[name].member === kind);
-}
 
 function list(
   api: string,

@@ -92,80 +92,110 @@ export async function openCatalog(archive: Archive, options: CatalogOptions = {}
     await names?.close();
   };
   try {
-    const entries = (listed = await ListedEntries.create(join(dir, 'entries'), zip.index.count));
-    const spill = (names = await KeyedSpill.create(join(dir, 'names')));
-    /** Listed paths the zip does not hold: an anomaly, so few. */
-    const absent = new Set<string>();
-    const prototypes = new Map<string, PrototypeInfo>();
-    const visitor = options.visitor ?? {};
-    const head = await archive.manifest({
-      ...visitor,
-      async file(entry: FileEntry, owner: FileOwner) {
-        await visitor.file?.(entry, owner);
-        if (owner === null || String(Number(owner.revision)) !== owner.revision) return;
-        const prefix = folderOf(owner.prototype, owner.revision);
-        if (prefix === undefined || !entry.path.startsWith(prefix) || entry.path.length === prefix.length) return;
-        const hit = zip.index.lookup(entry.path);
-        if (hit === undefined) {
-          absent.add(entry.path);
-          return;
-        }
-        if (options.accept && !options.accept(entry, owner, hit.record.uncompressedSize)) return;
-        if (entries.has(hit.position)) return;
-        await entries.add(hit.position, entry);
-        // A copy of the name of its own: the parser's strings are slices of the chunk they were parsed
-        // from, and a batch of names waiting to be written would keep all those chunks alive.
-        spill.append(keyOf(owner.prototype, owner.revision), ` ${entry.path.slice(prefix.length)}`.slice(1));
-      },
-      async prototype(id, record) {
-        await visitor.prototype?.(id, record);
-        const revision = record.revisions[String(record.revision)];
-        prototypes.set(id, {
-          id,
-          name: record.name,
-          revision: record.revision,
-          lastModification: record.lastModification,
-          lastUser: record.lastUser ?? null,
-          complete: record.complete,
-          ...(record.origin ? { origin: record.origin } : {}),
-          milestone: revision?.milestone ?? null,
-          hasRevision: revision !== undefined,
-        });
-      },
-    });
-    await entries.flush();
-    const ids = [...prototypes.keys()].sort(compareIds);
+    const filed: Filed = {
+      zip,
+      entries: (listed = await ListedEntries.create(join(dir, 'entries'), zip.index.count)),
+      spill: (names = await KeyedSpill.create(join(dir, 'names'))),
+      absent: new Set<string>(),
+      prototypes: new Map<string, PrototypeInfo>(),
+    };
+    const head = await archive.manifest(filingVisitor(filed, options));
+    await filed.entries.flush();
+    const ids = [...filed.prototypes.keys()].sort(compareIds);
     const entry = async (path: string): Promise<FileEntry | undefined> => {
       if (closed) throw new Error(`internal: the catalog of ${archive.name} was read after it was closed`);
       const hit = zip.index.lookup(path);
-      return hit !== undefined && entries.has(hit.position) ? entries.get(hit.position, path) : undefined;
+      return hit !== undefined && filed.entries.has(hit.position) ? filed.entries.get(hit.position, path) : undefined;
     };
     const prototype = (id: string): ArchivedPrototype | undefined => {
-      const info = prototypes.get(id);
-      if (info === undefined) return undefined;
-      const prefix = folderOf(id, String(info.revision));
-      const find = async (rest: string) => (prefix === undefined ? undefined : entry(prefix + rest));
-      return {
-        ...info,
-        entries: spill.count(keyOf(id, String(info.revision))),
-        has(rest) {
-          if (prefix === undefined) return false;
-          const hit = zip.index.lookup(prefix + rest);
-          return (hit !== undefined && entries.has(hit.position)) || absent.has(prefix + rest);
-        },
-        entry: find,
-        names: () => spill.eachLine(keyOf(id, String(info.revision))),
-        async read(rest, maxBytes) {
-          const found = await find(rest);
-          return found === undefined ? undefined : archive.body(found, maxBytes);
-        },
-      };
+      const info = filed.prototypes.get(id);
+      return info === undefined ? undefined : archivedPrototype(archive, filed, info, entry);
     };
     return { head, prototypeIds: () => ids, prototype, entry, close };
   } catch (error) {
     await close();
     throw error;
   }
+}
+
+/** What the catalog files as the manifest streams by, and where. */
+interface Filed {
+  zip: Archive['zip'];
+  /** Each filed entry by its zip position, on disk. */
+  entries: ListedEntries;
+  /** The names of each prototype revision's entries, on disk. */
+  spill: KeyedSpill;
+  /** Listed paths the zip does not hold: an anomaly, so few. */
+  absent: Set<string>;
+  prototypes: Map<string, PrototypeInfo>;
+}
+
+/** The caller's visitor, with each listed entry and prototype record filed after it has heard them. */
+function filingVisitor(filed: Filed, options: CatalogOptions): ManifestVisitor {
+  const { zip, entries, spill, absent, prototypes } = filed;
+  const visitor = options.visitor ?? {};
+  return {
+    ...visitor,
+    async file(entry: FileEntry, owner: FileOwner) {
+      await visitor.file?.(entry, owner);
+      if (owner === null || String(Number(owner.revision)) !== owner.revision) return;
+      const prefix = folderOf(owner.prototype, owner.revision);
+      if (prefix === undefined || !entry.path.startsWith(prefix) || entry.path.length === prefix.length) return;
+      const hit = zip.index.lookup(entry.path);
+      if (hit === undefined) {
+        absent.add(entry.path);
+        return;
+      }
+      if (options.accept && !options.accept(entry, owner, hit.record.uncompressedSize)) return;
+      if (entries.has(hit.position)) return;
+      await entries.add(hit.position, entry);
+      // A copy of the name of its own: the parser's strings are slices of the chunk they were parsed
+      // from, and a batch of names waiting to be written would keep all those chunks alive.
+      spill.append(keyOf(owner.prototype, owner.revision), ` ${entry.path.slice(prefix.length)}`.slice(1));
+    },
+    async prototype(id, record) {
+      await visitor.prototype?.(id, record);
+      const revision = record.revisions[String(record.revision)];
+      prototypes.set(id, {
+        id,
+        name: record.name,
+        revision: record.revision,
+        lastModification: record.lastModification,
+        lastUser: record.lastUser ?? null,
+        complete: record.complete,
+        ...(record.origin ? { origin: record.origin } : {}),
+        milestone: revision?.milestone ?? null,
+        hasRevision: revision !== undefined,
+      });
+    },
+  };
+}
+
+/** One prototype's recorded revision, its entries found through the zip's index and the catalog's files. */
+function archivedPrototype(
+  archive: Archive,
+  filed: Filed,
+  info: PrototypeInfo,
+  entry: (path: string) => Promise<FileEntry | undefined>,
+): ArchivedPrototype {
+  const { zip, entries, spill, absent } = filed;
+  const prefix = folderOf(info.id, String(info.revision));
+  const find = async (rest: string) => (prefix === undefined ? undefined : entry(prefix + rest));
+  return {
+    ...info,
+    entries: spill.count(keyOf(info.id, String(info.revision))),
+    has(rest) {
+      if (prefix === undefined) return false;
+      const hit = zip.index.lookup(prefix + rest);
+      return (hit !== undefined && entries.has(hit.position)) || absent.has(prefix + rest);
+    },
+    entry: find,
+    names: () => spill.eachLine(keyOf(info.id, String(info.revision))),
+    async read(rest, maxBytes) {
+      const found = await find(rest);
+      return found === undefined ? undefined : archive.body(found, maxBytes);
+    },
+  };
 }
 
 /**

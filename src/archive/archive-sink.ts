@@ -1,6 +1,6 @@
 import { FAST_DEFLATE_LEVEL } from '../zip/entry-data.js';
 import { ZipWriter, type ZipEntryMeta } from '../zip/zip-writer.js';
-import { assertSafeRelative } from '../api/paths.js';
+import { assertSafeRelative, isPngEntry } from '../api/paths.js';
 import type { StoredFile } from '../storage/stored-file.js';
 import { MANIFEST_PATH } from '../manifest/types.js';
 import type { Spool } from '../storage/spool.js';
@@ -138,7 +138,7 @@ export const DEFLATE_FROM_BYTES = 256;
 
 /** PNG is already compressed: store it as served rather than deflate it again; tiny bodies too. */
 function isStoredAsIs(file: StoredFile): boolean {
-  return file.size < DEFLATE_FROM_BYTES || file.contentType.startsWith('image/png') || file.path.endsWith('.png');
+  return file.size < DEFLATE_FROM_BYTES || file.contentType.startsWith('image/png') || isPngEntry(file);
 }
 
 function entryDate(lastModified: string | null): { date?: Date } {

@@ -23,15 +23,19 @@ export function sidecarPath(archive: string): string {
  * next runs, which so little JavaScript work does not prompt: hashing the archive at the end of
  * an export that way made the run's peak memory (docs/design.md).
  */
-export async function sha256OfFile(path: string): Promise<string> {
+export async function sha256OfFile(path: string, onRead?: (bytes: number, size: number) => void): Promise<string> {
   const hash = createHash('sha256');
   const handle = await openRegularFile(path);
   try {
     const buffer = Buffer.allocUnsafe(HASH_READ_BYTES);
+    const size = onRead ? (await handle.stat()).size : 0;
+    let read = 0;
     for (;;) {
       const { bytesRead } = await handle.read(buffer, 0, buffer.length, null);
       if (bytesRead === 0) break;
       hash.update(buffer.subarray(0, bytesRead));
+      read += bytesRead;
+      onRead?.(read, size);
     }
   } finally {
     await handle.close();
@@ -109,14 +113,17 @@ export type SidecarCheck =
   | { status: 'mismatch'; expected: string; actual: string }
   | { status: 'malformed' };
 
-/** Compares an archive's bytes with its sidecar, when it has one. */
-export async function checkSidecar(archive: string): Promise<SidecarCheck> {
+/** Compares an archive's bytes with its sidecar, when it has one; `onRead` hears how far the hashing is. */
+export async function checkSidecar(
+  archive: string,
+  onRead?: (bytes: number, size: number) => void,
+): Promise<SidecarCheck> {
   const expected = await readSidecar(archive);
   if (expected === undefined) return { status: 'missing' };
   if (expected === null) return { status: 'malformed' };
   let actual: string;
   try {
-    actual = await sha256OfFile(archive);
+    actual = await sha256OfFile(archive, onRead);
   } catch (error) {
     // No archive to compare (verify has already said so): the sidecar has nothing to add.
     const code = (error as NodeJS.ErrnoException).code;

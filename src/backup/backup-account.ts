@@ -2,7 +2,7 @@ import { access, constants, readdir, stat } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { RabbitError, isRabbitError } from '../core/errors.js';
 import { exportAccount, type ExportOptions, type ExportResult } from '../export/export-account.js';
-import { acquireLock } from '../storage/lock.js';
+import { acquireLock, type Lock } from '../storage/lock.js';
 import { outputPaths } from '../storage/work-dir.js';
 import { readArchiveManifest } from '../archive/open-archive.js';
 import { sha256OfFile, writeSidecar } from '../archive/checksum-file.js';
@@ -81,16 +81,7 @@ export async function backupAccount(options: BackupOptions): Promise<BackupResul
   const policy = retentionOf(keep, retention);
   const dir = resolve(given);
   await checkDir(dir);
-  let lock;
-  try {
-    lock = await acquireLock(join(dir, BACKUP_LOCK), `the backup folder ${dir}`);
-  } catch (error) {
-    if (!isRabbitError(error, 'LOCKED')) throw error;
-    throw new RabbitError('LOCKED', `another backup is running, so this one did nothing: ${error.message}`, {
-      cause: error,
-      ...(error.data ? { data: error.data } : {}),
-    });
-  }
+  const lock = await lockFolder(dir);
   try {
     const names = await readdir(dir);
     const name = nextBackupName(now(), new Set(names));
@@ -103,63 +94,103 @@ export async function backupAccount(options: BackupOptions): Promise<BackupResul
       exportOptions.baseUrl,
     );
     const out = join(dir, name);
-    let resumedFiles = 0;
-    let result: ExportResult;
-    try {
-      result = await exportAccount({
-        ...exportOptions,
-        out,
-        ...(since !== null ? { since: join(dir, since) } : {}),
-        onEvent: (event) => {
-          if (event.type === 'start') resumedFiles = event.resumed;
-          exportOptions.onEvent?.(event);
-        },
-      });
-    } catch (error) {
-      if (!isRabbitError(error, 'INTERRUPTED')) throw error;
-      throw new RabbitError(
-        'INTERRUPTED',
-        `the backup was interrupted; what it fetched is kept in ${outputPaths(out).work} and the next backup into ${dir} resumes from it`,
-        { cause: error, data: { workDir: outputPaths(out).work } },
-      );
-    }
+    const { result, resumedFiles } = await exportNight(dir, out, since, exportOptions);
     const sha256 = await sha256OfFile(out);
     await writeSidecar(out, sha256);
     const check = checkSample ? await checkNight(out, checkSample, nightCheckOptions(exportOptions)) : undefined;
-
     // An archive that does not hold what the night fetched never fills a rule.
-    const { plan, ignored } = await planOwnFolder(
-      dir,
-      policy,
-      new Map([[name, result.complete && check?.failed !== true]]),
-      now(),
-    );
-    // A clock set back could sort tonight's archive below older ones; it is never the one to go.
-    const pruned = await applyPlan(
-      dir,
-      plan.filter((decision) => decision.name !== name),
-    );
-    await rewriteSums(dir);
+    const rotation = await rotate(dir, policy, name, result.complete && check?.failed !== true, now());
     return {
       out,
       since,
       sinceSkipped,
       unreadable,
-      ignored,
+      ignored: rotation.ignored,
       resumed,
       resumedFiles,
       sha256,
       export: result,
-      kept: plan.filter((decision) => !pruned.includes(decision.name)).map((decision) => decision.name),
-      pruned,
-      retention: plan.map((decision) =>
-        decision.name === name && !decision.keep ? { name, keep: true, reasons: ["tonight's archive"] } : decision,
-      ),
+      kept: rotation.kept,
+      pruned: rotation.pruned,
+      retention: rotation.retention,
       ...(check ? { check } : {}),
     };
   } finally {
     await lock.release();
   }
+}
+
+/** The folder's lock, or LOCKED saying that another backup is running. */
+async function lockFolder(dir: string): Promise<Lock> {
+  try {
+    return await acquireLock(join(dir, BACKUP_LOCK), `the backup folder ${dir}`);
+  } catch (error) {
+    if (!isRabbitError(error, 'LOCKED')) throw error;
+    throw new RabbitError('LOCKED', `another backup is running, so this one did nothing: ${error.message}`, {
+      cause: error,
+      ...(error.data ? { data: error.data } : {}),
+    });
+  }
+}
+
+/**
+ * Tonight's export into `out`, with `since` (a name in `dir`) as --since; and how many bodies an
+ * interrupted night had saved. Interrupted, it says where its work is kept for the next night.
+ */
+async function exportNight(
+  dir: string,
+  out: string,
+  since: string | null,
+  exportOptions: Omit<BackupOptions, 'dir' | 'keep' | 'retention' | 'now' | 'onBackupEvent' | 'checkSample'>,
+): Promise<{ result: ExportResult; resumedFiles: number }> {
+  let resumedFiles = 0;
+  try {
+    const result = await exportAccount({
+      ...exportOptions,
+      out,
+      ...(since !== null ? { since: join(dir, since) } : {}),
+      onEvent: (event) => {
+        if (event.type === 'start') resumedFiles = event.resumed;
+        exportOptions.onEvent?.(event);
+      },
+    });
+    return { result, resumedFiles };
+  } catch (error) {
+    if (!isRabbitError(error, 'INTERRUPTED')) throw error;
+    throw new RabbitError(
+      'INTERRUPTED',
+      `the backup was interrupted; what it fetched is kept in ${outputPaths(out).work} and the next backup into ${dir} resumes from it`,
+      { cause: error, data: { workDir: outputPaths(out).work } },
+    );
+  }
+}
+
+/**
+ * The retention policy applied once tonight's archive (`name`) is written, and SHA256SUMS
+ * rewritten: what was kept and removed, and every archive's fate.
+ */
+async function rotate(
+  dir: string,
+  policy: RetentionPolicy,
+  name: string,
+  complete: boolean,
+  at: number,
+): Promise<Pick<BackupResult, 'ignored' | 'kept' | 'pruned' | 'retention'>> {
+  const { plan, ignored } = await planOwnFolder(dir, policy, new Map([[name, complete]]), at);
+  // A clock set back could sort tonight's archive below older ones; it is never the one to go.
+  const pruned = await applyPlan(
+    dir,
+    plan.filter((decision) => decision.name !== name),
+  );
+  await rewriteSums(dir);
+  return {
+    ignored,
+    kept: plan.filter((decision) => !pruned.includes(decision.name)).map((decision) => decision.name),
+    pruned,
+    retention: plan.map((decision) =>
+      decision.name === name && !decision.keep ? { name, keep: true, reasons: ["tonight's archive"] } : decision,
+    ),
+  };
 }
 
 /**

@@ -1,11 +1,12 @@
 import type { ErrorCode, RabbitError } from '../core/errors.js';
+import { shellQuote, shellWords } from './format.js';
 
 /**
  * What to do next, for each failure a newcomer can meet. The error's own message says what
  * happened and what was tried (the URL, never the key); this table adds the next step, in one
  * place, so every command gives the same advice for the same failure.
  */
-export type NextStep = (error: RabbitError) => string;
+export type NextStep = (error: RabbitError) => string | undefined;
 
 const BASE_URL_HINT =
   '--base-url (or RABBIT_BASE_URL) is the address in front of /rabbit/api/, e.g. https://pidoco.com';
@@ -75,25 +76,46 @@ export const ERROR_GUIDE: Readonly<Partial<Record<ErrorCode, NextStep>>> = {
     dataOf(error, 'access') === 'read-only'
       ? 'use a read-write key (RABBIT_API_KEY or --api-key-file): the account settings of the service show which keys may write'
       : 'the key is wrong, revoked or not allowed to do this: copy it again from the account settings of the service',
-  NO_SUCH_PROTOTYPE: () =>
-    'run again with --prototype naming one of the ids it holds, or without --prototype for all of them',
+  NO_SUCH_PROTOTYPE: (error) => {
+    // Past the few the message names, `ls` lists an archive's; an account's list has no such command.
+    const archive = dataOf(error, 'archive');
+    const listed =
+      archive !== undefined && Number(error.data?.['unnamed']) > 0
+        ? ` (rabbit-export ls ${shellQuote(archive)} lists them all)`
+        : '';
+    const all = error.data?.['required'] === true ? '' : ', or without --prototype for all of them';
+    return `run again with --prototype naming one of the ids it holds${listed}${all}`;
+  },
+  // Held by a run that is alive: the same command meets the same lock until that run ends, so the
+  // step is to wait for it. A lock no one can be shown to hold says in its message what to remove.
+  LOCKED: (error) => {
+    const holder = error.data?.['holder'] as { pid?: unknown; host?: unknown } | undefined;
+    if (typeof holder?.pid !== 'number') return undefined;
+    const where = typeof holder.host === 'string' && holder.host !== '' ? ` on ${holder.host}` : '';
+    return `wait until process ${holder.pid}${where} has ended (it holds the lock), then run the command again`;
+  },
   PORT_IN_USE: () => 'choose another port, or --port 0 for any free one',
   OUTPUT_EXISTS: () => 'pass --force to replace it, or choose another name',
   OUTPUT_PARENT_MISSING: (error) => {
     const parent = dataOf(error, 'parent');
     return parent !== undefined
-      ? `create the folder first (mkdir -p ${parent}), or choose a path in a folder that exists`
+      ? `create the folder first (${shellWords('mkdir', '-p', parent)}), or choose a path in a folder that exists`
       : 'create the folder first, or choose a path in a folder that exists';
   },
-  OUTPUT_KIND: (error) =>
-    dataOf(error, 'expected') === 'folder'
-      ? 'give the path of a folder (it is created if its parent exists)'
-      : 'give the path of a file, not of a folder',
+  OUTPUT_KIND: (error) => {
+    if (dataOf(error, 'expected') === 'folder') return 'give the path of a folder (it is created if its parent exists)';
+    // A symlink or a FIFO at the path: "a file" is what the user thinks it is, and --force will not do either.
+    const found = dataOf(error, 'found');
+    return found !== undefined
+      ? `choose another path: --force replaces a regular file only, never ${found}`
+      : 'give the path of a file, not of a folder';
+  },
   UNSAFE_PATH: (error) => {
     const path = dataOf(error, 'path') ?? 'it';
     if (dataOf(error, 'mend') === 'chmod')
-      return `it is yours but others can write to it: chmod 700 ${path}, then run again`;
-    return `if you did not make it, move it aside (mv ${path} ${path}.suspect) and tell whoever shares this machine; if it is yours, remove it (rm -r ${path}) and run again`;
+      return `it is yours but others can write to it: ${shellWords('chmod', '700', path)}, then run again`;
+    // Quoted: `rm -r` of a path with a space in it would remove two other paths.
+    return `if you did not make it, move it aside (${shellWords('mv', path, `${path}.suspect`)}) and tell whoever shares this machine; if it is yours, remove it (${shellWords('rm', '-r', path)}) and run again`;
   },
 };
 

@@ -1,5 +1,6 @@
 import { InvalidArgumentError } from 'commander';
 import { isValidId } from '../api/ids.js';
+import { FORMATS } from '../api/kind-lists.js';
 import type { Format } from '../crawl/crawl-account.js';
 import type { ExportOptions } from '../export/export-account.js';
 
@@ -9,8 +10,6 @@ export interface SelectionFlags {
   prototype?: string[];
   formats?: ReadonlySet<Format>;
 }
-
-const FORMATS: readonly Format[] = ['json', 'html', 'png', 'xhtml-sketched', 'xhtml-plain'];
 
 /**
  * `--formats json,html,png`. json cannot be left out: the JSON lists are what the crawl walks to
@@ -24,7 +23,7 @@ export function parseFormats(value: string): ReadonlySet<Format> {
   const unknown = parts.filter((part) => !FORMATS.includes(part as Format));
   if (unknown.length > 0)
     throw new InvalidArgumentError(
-      `--formats takes json, html, png, xhtml-sketched and xhtml-plain; not ${unknown.join(', ')}`,
+      `--formats takes ${FORMATS.slice(0, -1).join(', ')} and ${FORMATS.at(-1)}; not ${unknown.join(', ')}`,
     );
   if (!parts.includes('json')) {
     throw new InvalidArgumentError(

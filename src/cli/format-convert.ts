@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { formatNamed } from '../convert/formats/registry.js';
-import type { ConvertReport, PrototypeReport } from '../convert/report.js';
+import type { ConvertReport, MissingCharacter, PrototypeReport } from '../convert/report.js';
 import { plural, printable } from './format.js';
 
 /** The closing line of a convert run, after each prototype's block has been printed. */
@@ -32,17 +32,60 @@ function packageTotals(report: ConvertReport, out: string): string {
   );
 }
 
-/** Which prototypes lost glyphs for want of a font, and how to get them back. */
+/**
+ * Which prototypes lost glyphs and which characters; then, for the characters a known font has,
+ * that font to install, or, when it is installed already, that fontconfig does not offer it (so
+ * an installed package is never the advice); the others are said plainly to stay `?`.
+ */
 function replacedTotals(report: ConvertReport): string {
   const short = report.prototypes.filter((p) => p.replacedCharacters > 0);
   if (short.length === 0) return '';
   const count = short.reduce((sum, p) => sum + p.replacedCharacters, 0);
-  return (
-    `\n${plural(count, 'character')} drawn as ? for want of a font, in prototype${short.length === 1 ? '' : 's'} ` +
-    `${short.map((p) => p.id).join(', ')} (the text stays searchable); install fonts that have them ` +
-    '(Debian: fonts-noto-core fonts-noto-cjk) and convert again'
-  );
+  const characters = new Map<string, MissingCharacter>();
+  for (const p of short) for (const m of p.missingCharacters ?? []) characters.set(m.codePoint, m);
+  const byFont = new Map<string, { font: MissingCharacter['font']; list: MissingCharacter[] }>();
+  for (const m of characters.values()) {
+    const key = m.font === undefined ? '' : m.font.debian;
+    const group = byFont.get(key) ?? { font: m.font, list: [] };
+    group.list.push(m);
+    byFont.set(key, group);
+  }
+  const lines = [
+    `${plural(count, 'character')} drawn as ? for want of a font, in prototype${short.length === 1 ? '' : 's'} ` +
+      `${short.map((p) => p.id).join(', ')} (the text stays searchable): ${characterList([...characters.values()])}`,
+  ];
+  for (const { font, list } of byFont.values()) {
+    if (font === undefined) continue;
+    const named = `${font.name} (Debian: ${font.debian})`;
+    lines.push(
+      font.installed
+        ? `${named} has ${characterList(list)} and is installed, but fontconfig does not offer it here (fc-match -s sans-serif lists what it offers)`
+        : // --force: this run's documents are in --out now, and the same command alone is refused for them.
+          `install ${named} for ${characterList(list)} and run the same convert again with --force, which replaces these documents`,
+    );
+  }
+  const unknown = byFont.get('')?.list;
+  if (unknown !== undefined) {
+    const emoji = unknown.some((m) => /\p{Extended_Pictographic}/u.test(m.character));
+    lines.push(
+      `no font known here has ${characterList(unknown)}: they stay ?` +
+        (emoji ? ' (colour emoji fonts cannot be embedded in a PDF)' : ''),
+    );
+  }
+  return lines.map((line) => `\n${line}`).join('');
 }
+
+/**
+ * `U+1F6D2 🛒, U+00E9 é`: at most LISTED, then how many more (convert-report.json has them all);
+ * with `counted`, how often each was replaced when more than once (`U+1F6D2 🛒 x2`).
+ */
+function characterList(list: readonly MissingCharacter[], counted = false): string {
+  const count = (m: MissingCharacter): string => (counted && m.count > 1 ? ` x${m.count}` : '');
+  const shown = list.slice(0, LISTED).map((m) => `${m.codePoint} ${printable(m.character)}${count(m)}`);
+  return shown.join(', ') + (list.length > LISTED ? ` and ${list.length - LISTED} more` : '');
+}
+
+const LISTED = 12;
 
 /** One prototype's block: printed as soon as it is converted, so a long run shows its progress. */
 export function formatPrototypeConverted(p: PrototypeReport): string {
@@ -60,8 +103,10 @@ function prototypeLines(p: PrototypeReport): string[] {
     );
   }
   if (p.droppedCharacters > 0) lines.push(`    ${p.droppedCharacters} characters XML cannot hold were dropped`);
-  if (p.replacedCharacters > 0)
-    lines.push(`    ${plural(p.replacedCharacters, 'character')} no font here has drawn as ?`);
+  if (p.replacedCharacters > 0) {
+    const which = p.missingCharacters === undefined ? '' : `: ${characterList(p.missingCharacters, true)}`;
+    lines.push(`    ${plural(p.replacedCharacters, 'character')} no font here has drawn as ?${which}`);
+  }
   if (p.binder !== undefined) {
     lines.push(`    binder ${kib(p.binder.bytes)} for ${kib(p.binder.renderingBytes)} of page renderings`);
   }

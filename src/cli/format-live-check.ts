@@ -70,12 +70,27 @@ function coverageLine(report: LiveCheckReport): string {
   );
 }
 
+/**
+ * Why the check stopped, and what to run next. Lists come first and in full whatever the seed: a
+ * check stopped among them, or with nothing of the sample checked, stops the same way with any
+ * other seed, so the next step is a larger budget, not another sample. The budget named is the
+ * whole check's, one request a list and a sampled resource.
+ */
 function stopLine(report: LiveCheckReport): string {
+  const { checked, total } = report.lists;
+  const starved = checked < total || (report.sampled > 0 && report.sampledChecked === 0);
+  const reached =
+    `with ${checked} of ${total} lists and prototypes and ${report.sampledChecked} sampled resources checked; ` +
+    'the lists come first, whatever the --seed';
   switch (report.stoppedBy) {
     case 'max-requests':
-      return 'stopped at --max-requests; run again with another --seed to check other resources';
+      return starved
+        ? `stopped at --max-requests ${reached}: run again with --max-requests ${total + report.sampled} to check them and the whole sample`
+        : 'stopped at --max-requests; run again with another --seed to check other resources';
     case 'max-duration':
-      return 'stopped at --max-duration; run again with another --seed to check other resources';
+      return starved
+        ? `stopped at --max-duration ${reached}: run again with a longer --max-duration`
+        : 'stopped at --max-duration; run again with another --seed to check other resources';
     case 'KEY_REFUSED':
       return `stopped: the service refused API key number ${report.keysRefused.join(', ')} during the check; run again with a working key`;
     default:

@@ -1,4 +1,4 @@
-import type { RestorePlan, RestoreReport } from '../restore/report.js';
+import type { RestorePlan, RestoreReport, WriteFailure } from '../restore/report.js';
 import type { PlannedWrite } from '../restore/plan.js';
 import { plural, printable } from './format.js';
 
@@ -47,15 +47,28 @@ export function formatOutcome(report: RestoreReport): string {
   for (const failure of report.failed) {
     lines.push(`  not restored: ${failure.op} ${failure.element} on ${failure.parent}: ${printable(failure.message)}`);
   }
-  if (report.journal) {
-    // A refused key is refused again: a plain rerun cannot help, only a rerun with a key that may write.
-    const again =
-      report.fatal?.code === 'KEY_REFUSED'
-        ? 'with a read-write key, running the command again resumes without duplicates'
-        : 'running the same command again resumes without duplicates';
-    lines.push(`journal: ${report.journal} (${again})`);
-  }
+  if (report.journal) lines.push(`journal: ${report.journal} (${journalNote(report)})`);
   return `${lines.join('\n')}\n`;
+}
+
+/**
+ * What the kept journal is good for. A rerun is offered only where it can get further: a refused
+ * key is refused again (a key that may write is the step), and writes the service refused for
+ * what they are (400, 413...) are refused again whatever is rerun; a stop, a lost answer, a
+ * server error, a throttle or an element gone meanwhile are not.
+ */
+function journalNote(report: RestoreReport): string {
+  if (report.fatal?.code === 'KEY_REFUSED')
+    return 'with a read-write key, running the command again resumes without duplicates';
+  if (report.fatal !== undefined || report.failed.some(mayPassNextTime))
+    return 'running the same command again resumes without duplicates';
+  return 'kept as the record of what was written; the service refused the writes above for what they are, and a rerun would send them again to the same answer';
+}
+
+/** Whether a failed write may succeed when sent again: no answer, or one that does not judge the write. */
+function mayPassNextTime(failure: WriteFailure): boolean {
+  const status = failure.status;
+  return status === undefined || status >= 500 || [404, 408, 409, 425, 429].includes(status);
 }
 
 function describeWrite(write: PlannedWrite): string {

@@ -7,10 +7,8 @@ export function seconds(ms: number): string {
   return `${(ms / 1000).toFixed(1)} s`;
 }
 
-/** Shell-quote an argument for a command line the user can copy. */
-export function shellQuote(arg: string): string {
-  return /^[A-Za-z0-9_./:=@%+-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`;
-}
+/** Shell-quote an argument for a command line the user can copy (core/shell-quote.ts). */
+export { shellQuote, shellWords } from '../core/shell-quote.js';
 
 /** Printable text from untrusted names: terminal-text.ts is the one place that makes it so. */
 export { printable } from './terminal-text.js';

@@ -1,5 +1,6 @@
 import { open } from 'node:fs/promises';
 import { RabbitError } from '../core/errors.js';
+import { shellWords } from '../core/shell-quote.js';
 
 export const KEY_ENV = 'RABBIT_API_KEY';
 
@@ -31,7 +32,7 @@ export async function readKeys(
 export function keyFileWarning(keyFile: string, mode: number): string | undefined {
   if ((mode & 0o077) === 0) return undefined;
   const octal = (mode & 0o777).toString(8).padStart(4, '0');
-  return `rabbit-export: warning: the key file ${keyFile} can be read by other users of this machine (mode ${octal}); make it yours alone: chmod 600 ${keyFile}\n`;
+  return `rabbit-export: warning: the key file ${keyFile} can be read by other users of this machine (mode ${octal}); make it yours alone: ${shellWords('chmod', '600', keyFile)}\n`;
 }
 
 /** The distinct keys in the order the run uses them, each with the first place it was written. */

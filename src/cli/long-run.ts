@@ -1,6 +1,6 @@
 import { RabbitError, isRabbitError } from '../core/errors.js';
 import { EXIT } from './exit-codes.js';
-import { runAction, withInterrupts, type CliIO } from './run.js';
+import { runAction, withInterrupts, type CliIO, type RunClock } from './run.js';
 import type { ProgressReporter } from './progress.js';
 import type { ServiceFlags } from './service-flags.js';
 import type { ServiceOptions } from './service-options.js';
@@ -27,7 +27,8 @@ export interface RunTimes {
 
 /** What the runner hands a command's core: the service options, the cancel signal, the progress sink. */
 export interface RunParts {
-  service: ServiceOptions;
+  /** With the run's clock, which the core takes among the same options. */
+  service: ServiceOptions & RunClock;
   signal: AbortSignal;
   onEvent: ProgressReporter['onEvent'];
 }
@@ -77,7 +78,7 @@ export function runLongCommand<R, S extends object>(
       import('./progress.js'),
       import('./progress-line.js'),
     ]);
-    const service = await serviceOptionsOf(flags, io.env, (line) => io.stderr.write(line));
+    const service = { ...(await serviceOptionsOf(flags, io.env, (line) => io.stderr.write(line))), ...io.clock };
     const progress = await progressFor(io, flags, command.name);
     const started = Date.now();
     let result: R;

@@ -1,7 +1,8 @@
 import { statSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
 import { RabbitError } from '../core/errors.js';
+import { shellQuote, shellWords } from '../core/shell-quote.js';
 
 /** --healthcheck-url and --metrics-file, for `export` and `backup`. */
 export interface MonitorFlags {
@@ -59,9 +60,13 @@ function parseMetricsFile(value: string): string {
   const path = resolve(value);
   const folder = dirname(path);
   if (!statSync(folder, { throwIfNoEntry: false })?.isDirectory())
-    throw new InvalidArgumentError(`the folder ${folder} does not exist; create it first (mkdir -p ${folder})`);
+    throw new InvalidArgumentError(
+      `the folder ${folder} does not exist; create it first (${shellWords('mkdir', '-p', folder)})`,
+    );
   if (statSync(path, { throwIfNoEntry: false })?.isDirectory())
-    throw new InvalidArgumentError(`${path} is a folder; give the path of a file in it, e.g. ${path}/rabbit.prom`);
+    throw new InvalidArgumentError(
+      `${path} is a folder; give the path of a file in it, e.g. ${shellQuote(join(path, 'rabbit.prom'))}`,
+    );
   return value;
 }
 

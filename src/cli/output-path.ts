@@ -32,7 +32,7 @@ export async function checkOutputFile(path: string, rule: OutputRule): Promise<s
     throw new RabbitError(
       'OUTPUT_KIND',
       `${rule.flag} ${target} is ${kindOf(existing)}, not a regular file, and is not replaced even with --force`,
-      { data: { path: target, expected: 'file' } },
+      { data: { path: target, expected: 'file', found: kindOf(existing) } },
     );
   }
   if (existing !== undefined && !rule.force) {

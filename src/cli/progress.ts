@@ -75,7 +75,6 @@ export async function createProgress(
     command = null,
     now = Date.now,
   } = typeof options === 'number' ? { intervalMs: options } : options;
-  const progressLine = (): string => recordLine(command, 'progress', progressRecord(tracker.snapshot()));
   const tracker = new ProgressTracker(now);
   const counts: ProgressCounts = {
     requests: 0,
@@ -86,122 +85,179 @@ export async function createProgress(
     bytes: 0,
     errors: 0,
   };
-  let spinner: Ora | undefined;
-  let timer: NodeJS.Timeout | undefined;
-  // Concurrency changes come by the dozen under faults: told once per progress line, not each.
-  const concurrency = { changes: 0, from: 0, to: 0 };
-  const concurrencyLine = (): void => {
-    if (concurrency.changes === 0) return;
-    const { changes, from, to } = concurrency;
-    concurrency.changes = 0;
-    concurrency.from = to;
-    line(
-      from === to
-        ? `concurrency ${to} (changed ${changes} times since the last line and back)`
-        : `concurrency ${from} -> ${to} (${changes} ${changes === 1 ? 'change' : 'changes'} since the last line)`,
-    );
-  };
-  const line = (text: string): void => {
-    if (mode === 'silent' || mode === 'json') return;
-    if (spinner) spinner.clear();
-    stream.write(`${text}\n`);
-    if (spinner) spinner.render();
-  };
-  // The frame and a space before the text, and the last column left free so nothing wraps.
-  const bar = (): string => barLine(tracker.snapshot(), Math.max(10, (stream.columns ?? 80) - 3));
-
-  if (mode === 'spinner') {
-    // ora and its dozen dependencies only for a terminal: a log or --json run starts without them.
-    const { default: ora } = await import('ora');
-    spinner = ora({ text: bar(), stream, discardStdin: false, isEnabled: true }).start();
-    timer = setInterval(() => {
-      if (spinner) spinner.text = bar();
-    }, BAR_REFRESH_MS);
-  } else if (mode === 'lines' && intervalMs > 0) {
-    timer = setInterval(() => {
-      line(logLine(tracker.snapshot()));
-      concurrencyLine();
-    }, intervalMs);
-  } else if (mode === 'json' && intervalMs > 0 && stdout) {
-    timer = setInterval(() => stdout.write(progressLine()), intervalMs);
-  }
-  timer?.unref();
-
+  const screen = new ProgressScreen(mode, stream, tracker, { stdout, command, now });
+  await screen.start(intervalMs);
   return {
     counts,
     snapshot: () => tracker.snapshot(),
     phaseTimes: () => tracker.phaseTimes(),
     onEvent(event) {
       tracker.onEvent(event);
-      switch (event.type) {
-        case 'start':
-          concurrency.from = concurrency.to = event.concurrency;
-          line(
-            `exporting ${serviceOf(event.baseUrl)} to ${event.out} (${event.concurrency} at a time` +
-              `${event.proxy ? `, through the proxy ${event.proxy}` : ''})`,
-          );
-          if (event.resumed > 0)
-            line(
-              `resuming: ${event.resumed} bodies saved by an earlier run that did not finish will be checked and reused`,
-            );
-          break;
-        case 'journal-set-aside':
-          line(`the saved progress of an earlier run was set aside (${event.reason}); starting afresh`);
-          break;
-        case 'response':
-          counts.requests++;
-          counts.bytes += event.bytes;
-          counts.queued = event.queued;
-          counts.inFlight = event.inFlight;
-          break;
-        case 'retry':
-          counts.retries++;
-          break;
-        case 'prototype':
-          counts.prototypes++;
-          if (mode === 'lines')
-            line(`prototype ${event.id} r${event.revision}: ${printable(event.name ?? '(no name)')}`);
-          break;
-        case 'error':
-          counts.errors++;
-          line(`error: ${event.error.source}: ${printable(event.error.message)}`);
-          break;
-        case 'outage':
-          if (mode === 'json' && stdout) stdout.write(recordLine(command, 'outage', outageRecord(event)));
-          else line(outageLine(event, now(), tracker.proxy));
-          if (spinner) spinner.text = bar();
-          break;
-        case 'concurrency':
-          concurrency.changes++;
-          concurrency.to = event.value;
-          break;
-        case 'phase':
-          // The crawl's last figures before the quieter phases after it.
-          if (mode === 'lines' && event.phase === 'archive') line(logLine(tracker.snapshot()));
-          if (event.phase === 'done') {
-            // The last word is the whole run's: no timer line may come after it.
-            if (timer) clearInterval(timer);
-            timer = undefined;
-            if (mode === 'lines') {
-              line(finalLine(tracker.snapshot(), tracker.phaseTimes()));
-              concurrencyLine();
-            }
-            if (mode === 'json' && stdout) stdout.write(progressLine());
-          }
-          if (spinner) spinner.text = bar();
-          break;
-        default:
-          break;
-      }
+      countEvent(counts, event);
+      screen.show(event);
     },
-    stop() {
-      if (timer) clearInterval(timer);
-      timer = undefined;
-      // Clears the line: what stays on the terminal is the summary, not a stale bar.
-      spinner?.stop();
-      spinner = undefined;
-    },
+    stop: () => screen.stop(),
   };
+}
+
+/** The live counts the summary shares, moved on by one event. */
+function countEvent(counts: ProgressCounts, event: ExportEvent): void {
+  switch (event.type) {
+    case 'response':
+      counts.requests++;
+      counts.bytes += event.bytes;
+      counts.queued = event.queued;
+      counts.inFlight = event.inFlight;
+      break;
+    case 'retry':
+      counts.retries++;
+      break;
+    case 'prototype':
+      counts.prototypes++;
+      break;
+    case 'error':
+      counts.errors++;
+      break;
+    default:
+      break;
+  }
+}
+
+/** Where the JSON records go and what they are of, and the clock the outage lines read. */
+interface ScreenOutput {
+  stdout: NodeJS.WritableStream | undefined;
+  command: RecordCommand;
+  now: () => number;
+}
+
+/** What the run shows: the bar or the lines on `stream`, or the JSON records on stdout. */
+class ProgressScreen {
+  private spinner: Ora | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  // Concurrency changes come by the dozen under faults: told once per progress line, not each.
+  private readonly concurrency = { changes: 0, from: 0, to: 0 };
+
+  constructor(
+    private readonly mode: ProgressMode,
+    private readonly stream: NodeJS.WriteStream,
+    private readonly tracker: ProgressTracker,
+    private readonly output: ScreenOutput,
+  ) {}
+
+  /** The bar redrawn, or a line or record every `intervalMs`. */
+  async start(intervalMs: number): Promise<void> {
+    const { mode, output } = this;
+    if (mode === 'spinner') {
+      // ora and its dozen dependencies only for a terminal: a log or --json run starts without them.
+      const { default: ora } = await import('ora');
+      this.spinner = ora({ text: this.bar(), stream: this.stream, discardStdin: false, isEnabled: true }).start();
+      this.timer = setInterval(() => {
+        if (this.spinner) this.spinner.text = this.bar();
+      }, BAR_REFRESH_MS);
+    } else if (mode === 'lines' && intervalMs > 0) {
+      this.timer = setInterval(() => {
+        this.line(logLine(this.tracker.snapshot()));
+        this.concurrencyLine();
+      }, intervalMs);
+    } else if (mode === 'json' && intervalMs > 0 && output.stdout) {
+      const stdout = output.stdout;
+      this.timer = setInterval(() => stdout.write(this.progressLine()), intervalMs);
+    }
+    this.timer?.unref();
+  }
+
+  show(event: ExportEvent): void {
+    const { mode, output } = this;
+    switch (event.type) {
+      case 'start':
+        this.concurrency.from = this.concurrency.to = event.concurrency;
+        this.line(
+          `exporting ${serviceOf(event.baseUrl)} to ${event.out} (${event.concurrency} at a time` +
+            `${event.proxy ? `, through the proxy ${event.proxy}` : ''})`,
+        );
+        if (event.resumed > 0)
+          this.line(
+            `resuming: ${event.resumed} bodies saved by an earlier run that did not finish will be checked and reused`,
+          );
+        break;
+      case 'journal-set-aside':
+        this.line(`the saved progress of an earlier run was set aside (${event.reason}); starting afresh`);
+        break;
+      case 'prototype':
+        if (mode === 'lines')
+          this.line(`prototype ${event.id} r${event.revision}: ${printable(event.name ?? '(no name)')}`);
+        break;
+      case 'error':
+        this.line(`error: ${event.error.source}: ${printable(event.error.message)}`);
+        break;
+      case 'outage':
+        if (mode === 'json' && output.stdout)
+          output.stdout.write(recordLine(output.command, 'outage', outageRecord(event)));
+        else this.line(outageLine(event, output.now(), this.tracker.proxy));
+        if (this.spinner) this.spinner.text = this.bar();
+        break;
+      case 'concurrency':
+        this.concurrency.changes++;
+        this.concurrency.to = event.value;
+        break;
+      case 'phase':
+        // The crawl's last figures before the quieter phases after it.
+        if (mode === 'lines' && event.phase === 'archive') this.line(logLine(this.tracker.snapshot()));
+        if (event.phase === 'done') this.finish();
+        if (this.spinner) this.spinner.text = this.bar();
+        break;
+      default:
+        break;
+    }
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+    // Clears the line: what stays on the terminal is the summary, not a stale bar.
+    this.spinner?.stop();
+    this.spinner = undefined;
+  }
+
+  /** The last word is the whole run's: no timer line may come after it. */
+  private finish(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+    if (this.mode === 'lines') {
+      this.line(finalLine(this.tracker.snapshot(), this.tracker.phaseTimes()));
+      this.concurrencyLine();
+    }
+    if (this.mode === 'json' && this.output.stdout) this.output.stdout.write(this.progressLine());
+  }
+
+  private line(text: string): void {
+    if (this.mode === 'silent' || this.mode === 'json') return;
+    if (this.spinner) this.spinner.clear();
+    this.stream.write(`${text}\n`);
+    if (this.spinner) this.spinner.render();
+  }
+
+  private concurrencyLine(): void {
+    const { concurrency } = this;
+    if (concurrency.changes === 0) return;
+    const { changes, from, to } = concurrency;
+    concurrency.changes = 0;
+    concurrency.from = to;
+    this.line(
+      from === to
+        ? `concurrency ${to} (changed ${changes} times since the last line and back)`
+        : `concurrency ${from} -> ${to} (${changes} ${changes === 1 ? 'change' : 'changes'} since the last line)`,
+    );
+  }
+
+  /** The frame and a space before the text, and the last column left free so nothing wraps. */
+  private bar(): string {
+    return barLine(this.tracker.snapshot(), Math.max(10, (this.stream.columns ?? 80) - 3));
+  }
+
+  private progressLine(): string {
+    return recordLine(this.output.command, 'progress', progressRecord(this.tracker.snapshot()));
+  }
 }
 
 /** The reporter for `export` and `backup`, from their flags. */

@@ -26,10 +26,13 @@ export async function startMonitor(
   const startedMs = Date.now();
   const url = flags.healthcheckUrl;
   let dispatcher: Dispatcher | undefined;
+  // The run's clock, when it has one of its own, paces the retries too.
+  const clockSleep = io.clock?.sleep;
+  const pingClock = clockSleep ? { sleep: (ms: number) => clockSleep(ms, new AbortController().signal) } : {};
   const send = async (kind: PingKind, body: string): Promise<void> => {
     if (url === undefined) return;
     dispatcher ??= options.dispatcher ?? dispatcherFor(url, io.env);
-    const outcome = await ping(url, kind, body, { ...options, dispatcher });
+    const outcome = await ping(url, kind, body, { ...pingClock, ...options, dispatcher });
     if (!outcome.ok) {
       const what = kind === 'start' ? 'start' : kind === 'success' ? 'success' : `exit code ${kind.exitCode}`;
       io.stderr.write(

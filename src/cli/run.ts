@@ -5,11 +5,17 @@ import { printable } from './format.js';
 import { jsonRecord, type RecordCommand } from './json-records.js';
 import { terminalJson } from './terminal-text.js';
 import { nextStepFor } from './error-guide.js';
+import type { ExportOptions } from '../export/export-options.js';
+
+/** What a long run waits on: backoffs and outage probes (`sleep`), --max-duration (`deadlineTimer`). */
+export type RunClock = Pick<ExportOptions, 'now' | 'sleep' | 'deadlineTimer'>;
 
 export interface CliIO {
   stdout: NodeJS.WriteStream;
   stderr: NodeJS.WriteStream;
   env: NodeJS.ProcessEnv;
+  /** The system's clock unless a program running a command in-process passes its own. */
+  clock?: RunClock;
 }
 
 /**
@@ -47,7 +53,8 @@ export async function runAction(
     ) as Record<string, unknown>;
     if (json !== false) io.stdout.write(`${terminalJson(failure)}\n`);
     io.stderr.write(`rabbit-export: ${message}\n`);
-    if (next !== undefined) io.stderr.write(`next: ${redactUrl(next)}\n`);
+    // Printable as the message is: a path in a next step may hold what a terminal would obey.
+    if (next !== undefined) io.stderr.write(`next: ${redactUrl(printable(next))}\n`);
     if (!isRabbitError(error) && error instanceof Error && error.stack && io.env['RABBIT_DEBUG']) {
       io.stderr.write(`${redactUrl(error.stack)}\n`);
     }

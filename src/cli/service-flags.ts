@@ -33,11 +33,30 @@ export function refuseApiKeyFlag(flags: Pick<ServiceFlags, 'apiKey'>): void {
   if (flags.apiKey !== undefined) throw new RabbitError('API_KEY_FLAG', 'there is no --api-key flag');
 }
 
+/** What a command's help shows the service flags default to: the command's own, which are what apply. */
+export interface ServiceFlagDefaults {
+  concurrency: number;
+  timeoutMs: number;
+  /** What --max-size caps for the command, and its default. */
+  maxSizeHelp: string;
+}
+
+/** Export's, which backup and verify --against-live apply too. */
+const EXPORT_FLAG_DEFAULTS: ServiceFlagDefaults = {
+  concurrency: EXPORT_DEFAULTS.concurrency,
+  timeoutMs: EXPORT_DEFAULTS.timeoutMs,
+  maxSizeHelp: 'body size caps in MiB, of bodies as decoded, e.g. "png=512,json=64" (default json=32,html=32,png=256)',
+};
+
 /**
  * The service flags; `baseUrlDefault` says where the base URL comes from when neither --base-url
  * nor RABBIT_BASE_URL gives it, for a command where that is not the public service.
  */
-export function addServiceOptions(command: Command, baseUrlDefault = DEFAULT_BASE_URL): Command {
+export function addServiceOptions(
+  command: Command,
+  baseUrlDefault = DEFAULT_BASE_URL,
+  defaults: ServiceFlagDefaults = EXPORT_FLAG_DEFAULTS,
+): Command {
   return (
     command
       .option('--base-url <url>', `service base URL (env RABBIT_BASE_URL, default ${baseUrlDefault})`)
@@ -49,13 +68,13 @@ export function addServiceOptions(command: Command, baseUrlDefault = DEFAULT_BAS
         '-c, --concurrency <n>',
         'requests in flight at most',
         intOption('--concurrency', 1, 256),
-        EXPORT_DEFAULTS.concurrency,
+        defaults.concurrency,
       )
       .option(
         '--timeout <seconds>',
         'connect and idle timeout per request',
         intOption('--timeout', 1, 3600),
-        EXPORT_DEFAULTS.timeoutMs / 1000,
+        defaults.timeoutMs / 1000,
       )
       .option(
         '--retries <n>',
@@ -64,11 +83,7 @@ export function addServiceOptions(command: Command, baseUrlDefault = DEFAULT_BAS
         RETRY_DEFAULTS.attempts,
       )
       .option('--max-rps <n>', 'requests per second at most', intOption('--max-rps', 1, 100_000))
-      .option(
-        '--max-size <caps>',
-        'body size caps in MiB, of bodies as decoded, e.g. "png=512,json=64" (default json=32,html=32,png=256)',
-        parseSizeCaps,
-      )
+      .option('--max-size <caps>', defaults.maxSizeHelp, parseSizeCaps)
       .option(
         '--allow-insecure-http',
         'allow an http:// --base-url to a host that is not loopback: the key crosses the network in clear text',

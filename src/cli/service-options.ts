@@ -1,17 +1,18 @@
 import { proxySettingsFromEnv } from '../client/proxy-env.js';
-import type { ExportOptions } from '../export/export-options.js';
+import type { ServiceOptions as SharedOptions } from '../client/service-options.js';
 import { readKeys } from './keys.js';
 import { DEFAULT_BASE_URL, refuseApiKeyFlag, type ServiceFlags } from './service-flags.js';
 
+/** The part of the shared service options (client/service-options.ts) the flags give. */
 export type ServiceOptions = Pick<
-  ExportOptions,
+  SharedOptions,
   'baseUrl' | 'keys' | 'concurrency' | 'timeoutMs' | 'retry' | 'maxRps' | 'caps' | 'proxy' | 'allowInsecureHttp'
 >;
 
 /**
- * The export options these flags stand for; reads the key(s) from the file or the environment,
- * and the proxy from HTTPS_PROXY, HTTP_PROXY and NO_PROXY as curl does. `warn` hears a key file
- * others can read.
+ * The options these flags stand for, for export, live check and restore alike; reads the key(s)
+ * from the file or the environment, and the proxy from HTTPS_PROXY, HTTP_PROXY and NO_PROXY as
+ * curl does. `warn` hears a key file others can read.
  */
 export async function serviceOptionsOf(
   flags: ServiceFlags,

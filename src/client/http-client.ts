@@ -66,6 +66,11 @@ export class HttpClient {
    */
   readonly queueAhead: number;
 
+  /** `queueAhead` of a client with this dispatcher (none: the built-in pool), for a limiter made before it. */
+  static queueAheadFor(dispatcher: Dispatcher | undefined): number {
+    return dispatcher === undefined ? 1 : 0;
+  }
+
   /** `host:port` of the proxy requests go through, if any: never its credentials. */
   get proxyHost(): string | undefined {
     return this.proxy && proxyAddress(this.proxy);
@@ -79,7 +84,7 @@ export class HttpClient {
     this.origin = base.origin;
     this.basePath = base.basePath;
     this.ownsDispatcher = options.dispatcher === undefined;
-    this.queueAhead = this.ownsDispatcher ? 1 : 0;
+    this.queueAhead = HttpClient.queueAheadFor(options.dispatcher);
     this.proxy = this.ownsDispatcher ? proxyFor(new URL(this.origin), options.proxy) : undefined;
     this.dispatcher =
       options.dispatcher ??

@@ -2,9 +2,11 @@ import { join } from 'node:path';
 import { refuseUnheld } from '../api/held-prototypes.js';
 import { TOOL_NAME, TOOL_VERSION } from '../core/version.js';
 import { openArchive } from '../archive/open-archive.js';
+import type { ArchiveCatalog } from '../archive/archive-catalog.js';
 import { convertPrototype } from './convert-prototype.js';
 import { checkSerialization, convertToPackage } from './convert-package.js';
-import { isArchiveFormat } from './formats/archive-format.js';
+import { isArchiveFormat, type PackageStep } from './formats/archive-format.js';
+import type { WorkProgress } from '../core/counted-work.js';
 import { DEFAULT_FORMAT, formatNamed } from './formats/registry.js';
 import { emptyPrototypeReport, REPORT_FILE, type ConvertReport, type PrototypeReport } from './report.js';
 import { makeFolder, writeAtomically } from './write-output.js';
@@ -28,11 +30,20 @@ export interface ConvertOptions {
   /** The clock for package dates (default: the system's). */
   now?: () => Date;
   onEvent?: (event: ConvertEvent) => void;
+  /** How far the conversion is: see ConvertStep. */
+  onProgress?: (progress: WorkProgress<ConvertStep>) => void;
   /** Stops between pages; the document being written is removed, finished ones stay. */
   signal?: AbortSignal;
 }
 
 export type ConvertEvent = { type: 'prototype-converted'; report: PrototypeReport };
+
+/**
+ * The steps of a conversion: the manifest read into the catalog (entries, no total), then the
+ * documents (counted in the archive's entries of the prototypes converted, so that a prototype of
+ * a thousand pages weighs what it costs); or a package's steps (archive-format.ts).
+ */
+export type ConvertStep = 'manifest' | 'documents' | PackageStep;
 
 /**
  * Writes one document (or folder of pages) per prototype in the format asked for, one prototype at
@@ -51,14 +62,18 @@ export async function convertArchive(options: ConvertOptions): Promise<ConvertRe
         ...(options.check !== undefined ? { check: options.check } : {}),
         ...(options.now !== undefined ? { now: options.now } : {}),
         ...(options.signal !== undefined ? { signal: options.signal } : {}),
+        ...(options.onProgress !== undefined ? { onProgress: options.onProgress } : {}),
       });
     }
+    const progress = options.onProgress;
+    let read = 0;
     const seen = { pages: false, renderings: false };
     // The manifest streams by once into a catalog on disk: one prototype's entries are found there
     // as they are asked for, so memory follows neither the account nor the biggest prototype.
     const catalog = await archive.catalog({
       visitor: {
         file(entry, owner) {
+          progress?.({ step: 'manifest', done: ++read, total: null });
           if (owner === null) return;
           const kind = parseEntryPath(entry.path)?.kind;
           if (kind === 'page') seen.pages = true;
@@ -76,7 +91,7 @@ export async function convertArchive(options: ConvertOptions): Promise<ConvertRe
       const asked = options.rendering ?? true;
       const notExported = asked && seen.pages && !seen.renderings;
       const rendering = asked && !notExported;
-      const ids = selectPrototypes(catalog.prototypeIds(), options.prototypes);
+      const ids = selectPrototypes(catalog.prototypeIds(), options.prototypes, options.archive);
       await makeFolder(options.out);
       const report: ConvertReport = {
         tool: { name: TOOL_NAME, version: TOOL_VERSION },
@@ -87,10 +102,11 @@ export async function convertArchive(options: ConvertOptions): Promise<ConvertRe
         notes: notExported ? [NO_RENDERINGS] : [],
         prototypes: [],
       };
-      for (const id of ids) {
+      const counted = documentsProgress(catalog, ids, progress);
+      for (const [n, id] of ids.entries()) {
         const archived = catalog.prototype(id);
         const result = archived?.hasRevision
-          ? await convertPrototype(format, archived, options.out, rendering, options.signal)
+          ? await convertPrototype(format, archived, options.out, rendering, options.signal, counted.page(n))
           : {
               ...emptyPrototypeReport(id, null, 0),
               skipped: [{ what: 'prototype', why: 'the manifest lists no files for its revision' }],
@@ -98,6 +114,7 @@ export async function convertArchive(options: ConvertOptions): Promise<ConvertRe
         report.prototypes.push(result);
         report.complete &&= result.complete;
         options.onEvent?.({ type: 'prototype-converted', report: result });
+        counted.finished(n);
       }
       await writeAtomically(join(options.out, REPORT_FILE), [`${JSON.stringify(report, null, 2)}\n`]);
       return report;
@@ -109,12 +126,39 @@ export async function convertArchive(options: ConvertOptions): Promise<ConvertRe
   }
 }
 
+/**
+ * The documents' progress, in the archive's entries of the prototypes converted: a prototype weighs
+ * what it holds (one of a thousand pages is not one of three), shared out over its pages as they go by.
+ */
+function documentsProgress(
+  catalog: ArchiveCatalog,
+  ids: readonly string[],
+  report: ((progress: WorkProgress<ConvertStep>) => void) | undefined,
+): { page(n: number): (pages: number, planned: number) => void; finished(n: number): void } {
+  const weights = ids.map((id) => catalog.prototype(id)?.entries ?? 0);
+  const total = weights.reduce((sum, weight) => sum + weight, 0);
+  let done = 0;
+  report?.({ step: 'documents', done, total });
+  return {
+    page: (n) => (pages, planned) =>
+      report?.({
+        step: 'documents',
+        done: done + Math.floor(((weights[n] ?? 0) * pages) / Math.max(pages, planned)),
+        total,
+      }),
+    finished(n) {
+      done += weights[n] ?? 0;
+      report?.({ step: 'documents', done, total });
+    },
+  };
+}
+
 /** Said once, for the archive: it holds no renderings because none were asked for. */
 const NO_RENDERINGS =
   'the archive holds no page renderings: it was exported without them (export --formats without png), so the pages are converted without them, as with --no-rendering';
 
-function selectPrototypes(all: string[], wanted: readonly string[] | undefined): string[] {
+function selectPrototypes(all: string[], wanted: readonly string[] | undefined, archive: string): string[] {
   if (wanted === undefined || wanted.length === 0) return all;
-  refuseUnheld(wanted, all, 'the archive');
+  refuseUnheld(wanted, all, { name: 'the archive', archive });
   return all.filter((id) => wanted.includes(id));
 }

@@ -2,7 +2,8 @@ import { basename, join } from 'node:path';
 import type { Archive } from '../archive/open-archive.js';
 import { RabbitError } from '../core/errors.js';
 import { TOOL_NAME, TOOL_VERSION } from '../core/version.js';
-import type { ArchiveFormat } from './formats/archive-format.js';
+import type { ArchiveFormat, PackageStep } from './formats/archive-format.js';
+import type { WorkProgress } from '../core/counted-work.js';
 import { safeNameOf } from './file-name.js';
 import { REPORT_FILE, type ConvertReport } from './report.js';
 import { makeFolder, writeAtomically } from './write-output.js';
@@ -14,6 +15,7 @@ export interface PackageOptions {
   check?: boolean;
   now?: () => Date;
   signal?: AbortSignal;
+  onProgress?: (progress: WorkProgress<PackageStep>) => void;
 }
 
 /**
@@ -35,8 +37,16 @@ export async function convertToPackage(
     now: options.now ?? (() => new Date()),
     ...(options.serialize !== undefined ? { serialize: options.serialize } : {}),
     ...(options.signal !== undefined ? { signal: options.signal } : {}),
+    ...(options.onProgress !== undefined ? { onProgress: options.onProgress } : {}),
   });
-  if (options.check === true) written.checked = await format.checkPackage(join(options.out, written.file));
+  if (options.check === true) {
+    const report = options.onProgress;
+    report?.({ step: 'check', done: 0, total: written.entries });
+    written.checked = await format.checkPackage(
+      join(options.out, written.file),
+      report && ((done) => report({ step: 'check', done, total: written.entries })),
+    );
+  }
   const { notes, ...packaged } = written;
   const report: ConvertReport = {
     tool: { name: TOOL_NAME, version: TOOL_VERSION },

@@ -6,7 +6,8 @@ import type { PrototypeReport } from './report.js';
 
 /**
  * One prototype into `out` in the given format. Missing or damaged parts are recorded as skipped,
- * the same way for every format; the format writes only its own document.
+ * the same way for every format; the format writes only its own document. `onPage` hears each
+ * page as it is handed to the format, with how many the prototype lists.
  */
 export async function convertPrototype(
   format: DocumentFormat,
@@ -14,6 +15,7 @@ export async function convertPrototype(
   out: string,
   rendering: boolean,
   signal: AbortSignal | undefined,
+  onPage?: (pages: number, planned: number) => void,
 ): Promise<PrototypeReport> {
   const { report, reader, text } = startPrototype(archived);
   const plan = await planPages(reader);
@@ -23,6 +25,7 @@ export async function convertPrototype(
         report.pages++;
         report.layers += content.layers.length + 1;
         yield content;
+        onPage?.(report.pages, plan.pages.length);
       }
     })();
 

@@ -16,11 +16,11 @@ import type { XmlText } from './xml-text.js';
  * element, off the rendering or not, and a caption strip with the page's number and name.
  *
  * pdfkit writes each page out as the next begins, so memory follows the biggest page, not the
- * prototype; fonts come from the system (see pdf/system-fonts.ts) and are embedded as subsets.
- * Every run of text is wrapped in a marked-content span whose /ActualText is the exact Unicode
- * text, which readers search, copy and extract even where a character had no font. Characters that
- * are no text at all (C0 controls, U+FFFE/U+FFFF, lone surrogates) are left out by XML's rule and
- * counted in `text`, once per text they come from (xml-text.ts).
+ * prototype; text draws with the bundled DejaVu Sans, then the system's fonts (pdf/pdf-fonts.ts),
+ * embedded as subsets. Readers search, copy and extract the exact Unicode text, even where a
+ * character had no font (pdf/pdf-text.ts says how). Characters that are no text at all (C0
+ * controls, U+FFFE/U+FFFF, lone surrogates) are left out by XML's rule and counted in `text`, once
+ * per text they come from (xml-text.ts).
  */
 
 export interface BinderStats {
@@ -29,8 +29,10 @@ export interface BinderStats {
   links: number;
   discussions: number;
   danglingTargets: { pageId: string; elementId: string; target: string }[];
-  /** Characters no available font has, drawn as `?` (their text is whole in /ActualText). */
+  /** Characters no available font has, drawn as `?` (their text stays whole for readers). */
   replacedCharacters: number;
+  /** Those characters one by one, in the order first met, with how often each was replaced. */
+  missingCharacters: { character: string; count: number }[];
   /** Bytes of the PNGs embedded, to weigh the binder against. */
   renderingBytes: number;
   /** The font faces embedded (as subsets). */
@@ -38,7 +40,7 @@ export interface BinderStats {
 }
 
 export interface BinderOptions {
-  /** The fonts to draw with; by default those fontconfig offers on this machine. */
+  /** The machine's fonts, tried after the bundled one; by default those fontconfig offers. */
   fonts?: FontFaces;
 }
 
@@ -60,6 +62,7 @@ export function pdfBinderChunks(
     discussions: 0,
     danglingTargets: [],
     replacedCharacters: 0,
+    missingCharacters: [],
     renderingBytes: 0,
     fonts: [],
   };
@@ -91,7 +94,7 @@ async function* binderChunks(
   options: BinderOptions,
   stats: BinderStats,
 ): AsyncGenerator<Uint8Array> {
-  // No default font: a binder draws with the faces PdfFonts picks, Helvetica only where there are none.
+  // No default font: a binder draws with the faces PdfFonts picks, never a standard PDF font.
   const doc = new PDFDocument({
     autoFirstPage: false,
     compress: true,
@@ -122,7 +125,10 @@ async function* binderChunks(
     annotation.end();
     stats.links++;
   }
-  stats.replacedCharacters = fonts.replaced;
+  for (const [character, count] of fonts.missing) {
+    stats.missingCharacters.push({ character, count });
+    stats.replacedCharacters += count;
+  }
   stats.fonts = fonts.used;
   doc.end();
   await output.finished;

@@ -2,6 +2,7 @@ import type { ArchivedPrototype } from '../archive/archive-catalog.js';
 import { ArchivedPrototypeReader } from '../archive/archived-prototype-reader.js';
 import { asObject, finite, type ElementRecord } from '../archive/archived-records.js';
 import type { ElementParent } from '../api/reader-names.js';
+import { RESOURCE_KINDS } from '../api/resource-kinds.js';
 
 /**
  * One prototype's data as convert draws it, read from its archived bodies entry by entry (see
@@ -96,7 +97,7 @@ export class PrototypeReader {
     if (!listed && ids.length > 0) {
       this.notes.push({
         what: 'the page order',
-        why: `follows the page ids, since pages.json could not be read: the pages are the ${ids.length} page files ${this.entryName('pages/{id}.json')} the archive holds`,
+        why: `follows the page ids, since pages.json could not be read: the pages are the ${ids.length} page files ${this.entryName(RESOURCE_KINDS.page.entry)} the archive holds`,
       });
     }
     return ids;

@@ -27,6 +27,8 @@ export interface PrototypeReport {
    * searchable); 0 for the other formats, which leave drawing to their reader.
    */
   replacedCharacters: number;
+  /** PDF only: the characters replaced, one by one (their counts add up to `replacedCharacters`). */
+  missingCharacters?: MissingCharacter[];
   /** PDF only: the binder's size, against the PNGs it embeds, and the font faces it embeds subsets of. */
   binder?: { bytes: number; renderingBytes: number; fonts: string[] };
   /** Parts that could not be converted, with why: any makes the prototype incomplete. */
@@ -35,6 +37,20 @@ export interface PrototypeReport {
   notes: Skipped[];
   /** True when everything the archive holds for it was converted (and the archive held all of it). */
   complete: boolean;
+}
+
+/** A character a PDF binder drew as `?` for want of a font. */
+export interface MissingCharacter {
+  /** `U+1F6D2`, as Unicode's charts name it. */
+  codePoint: string;
+  character: string;
+  /** How many texts (names, labels) it was replaced in. */
+  count: number;
+  /**
+   * A font that has it, with the Debian package that installs it, when one is known: one not
+   * installed here if there is one, else an installed one fontconfig did not offer.
+   */
+  font?: { name: string; debian: string; installed: boolean };
 }
 
 export interface ConvertReport {

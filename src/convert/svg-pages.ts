@@ -1,6 +1,6 @@
 import { discussionLines, textSource, type PageContent } from './page-walk.js';
 import { pageFileOf, uniqueIds, type UniqueId } from './page-names.js';
-import type { ElementData } from './prototype-data.js';
+import type { DiscussionData, ElementData } from './prototype-data.js';
 import { raw, XmlBuilder, type XmlNode } from './xml-element.js';
 import type { XmlText } from './xml-text.js';
 
@@ -31,92 +31,23 @@ export function svgPage(
 ): { xml: string; stats: SvgPageStats } {
   const x = new XmlBuilder(text);
   const stats: SvgPageStats = { shapes: 0, links: 0, danglingTargets: [] };
-  const { width, height } = content.size;
   const pageName: [string, string] = [content.page.name, textSource.page(content.page)];
   const uniqueId = uniqueIds(Object.values(SVG_LAYER_IDS));
-  const line = (node: XmlNode, indent = '  '): XmlNode[] => [raw(indent), node, raw('\n')];
   const body: XmlNode[] = [raw('\n'), ...line(x.element('title', [], [x.content(...pageName)]))];
-  if (content.png !== undefined) {
-    const href = `data:image/png;base64,${content.png.toString('base64')}`;
-    const box = content.canvas ?? { x: 0, y: 0, width, height };
-    const image = x.element('image', [
-      ['x', box.x],
-      ['y', box.y],
-      ['width', box.width],
-      ['height', box.height],
-      ['preserveAspectRatio', 'none'],
-      ['href', href],
-      ['xlink:href', href],
-    ]);
-    body.push(
-      ...line(
-        x.element(
-          'g',
-          [
-            ['id', SVG_LAYER_IDS.rendering],
-            ['inkscape:groupmode', 'layer'],
-            ['inkscape:label', 'rendering'],
-            ['sodipodi:insensitive', 'true'],
-          ],
-          [raw('\n'), ...line(image, '    '), raw('  ')],
-        ),
-      ),
-    );
-  }
-  const layer = (id: string, label: [string, string?], children: XmlNode[]): void => {
-    const attrs = [
-      ['id', id],
-      ['inkscape:groupmode', 'layer'],
-      ['inkscape:label', ...label],
-    ] as const;
-    body.push(
-      ...line(x.element('g', attrs, [raw('\n'), ...children.flatMap((child) => line(child, '    ')), raw('  ')])),
-    );
-  };
+  if (content.png !== undefined) body.push(...line(renderingLayer(x, content, content.png)));
   const elements = (list: readonly ElementData[]): XmlNode[] =>
     list.map((element) => elementSvg(x, element, uniqueId, fileOfPage, stats, text));
+  // In this order, for ids made unique in it: each shown layer's own, then its elements'.
   for (const shown of content.layers) {
-    layer(uniqueId(`layer-${shown.id}`), [shown.name, textSource.layer(shown)], elements(shown.elements));
+    const id = uniqueId(`layer-${shown.id}`);
+    body.push(...line(layer(x, id, [shown.name, textSource.layer(shown)], elements(shown.elements))));
   }
-  layer(SVG_LAYER_IDS.own, pageName, elements(content.elements));
+  body.push(...line(layer(x, SVG_LAYER_IDS.own, pageName, elements(content.elements))));
   if (content.discussions.length > 0) {
-    layer(
-      SVG_LAYER_IDS.discussions,
-      ['Discussions'],
-      content.discussions.map((discussion) =>
-        x.element(
-          'g',
-          [
-            ['id', uniqueId(`discussion-${discussion.id}`)],
-            ['class', 'discussion'],
-          ],
-          [
-            x.element('title', [], [x.content(discussionLines(discussion).join('\n'))]),
-            x.element('circle', [
-              ['cx', discussion.x],
-              ['cy', discussion.y],
-              ['r', 9],
-              ['fill', '#ffd966'],
-              ['stroke', '#b8860b'],
-              ['stroke-width', 1.5],
-            ]),
-            x.element(
-              'text',
-              [
-                ['x', discussion.x],
-                ['y', discussion.y + 4],
-                ['text-anchor', 'middle'],
-                ['font-family', 'sans-serif'],
-                ['font-size', 11],
-                ['fill', '#5a4000'],
-              ],
-              [x.content('!')],
-            ),
-          ],
-        ),
-      ),
-    );
+    const marks = content.discussions.map((discussion) => discussionMark(x, discussion, uniqueId));
+    body.push(...line(layer(x, SVG_LAYER_IDS.discussions, ['Discussions'], marks)));
   }
+  const { width, height } = content.size;
   const svg = x.element(
     'svg',
     [
@@ -131,6 +62,80 @@ export function svgPage(
     body,
   );
   return { xml: `<?xml version="1.0" encoding="UTF-8"?>\n${svg.xml}\n`, stats };
+}
+
+/** A node on a line of its own, indented, for files a person may read. */
+function line(node: XmlNode, indent = '  '): XmlNode[] {
+  return [raw(indent), node, raw('\n')];
+}
+
+/** An Inkscape layer of these children. */
+function layer(x: XmlBuilder, id: string, label: [string, string?], children: XmlNode[]): XmlNode {
+  const attrs = [
+    ['id', id],
+    ['inkscape:groupmode', 'layer'],
+    ['inkscape:label', ...label],
+  ] as const;
+  return x.element('g', attrs, [raw('\n'), ...children.flatMap((child) => line(child, '    ')), raw('  ')]);
+}
+
+/** The page's rendering as a data: URI on the canvas, in a locked layer at the bottom. */
+function renderingLayer(x: XmlBuilder, content: PageContent, png: Buffer): XmlNode {
+  const href = `data:image/png;base64,${png.toString('base64')}`;
+  const box = content.canvas ?? { x: 0, y: 0, width: content.size.width, height: content.size.height };
+  const image = x.element('image', [
+    ['x', box.x],
+    ['y', box.y],
+    ['width', box.width],
+    ['height', box.height],
+    ['preserveAspectRatio', 'none'],
+    ['href', href],
+    ['xlink:href', href],
+  ]);
+  return x.element(
+    'g',
+    [
+      ['id', SVG_LAYER_IDS.rendering],
+      ['inkscape:groupmode', 'layer'],
+      ['inkscape:label', 'rendering'],
+      ['sodipodi:insensitive', 'true'],
+    ],
+    [raw('\n'), ...line(image, '    '), raw('  ')],
+  );
+}
+
+/** A discussion as a yellow mark at its place, its thread in the tooltip. */
+function discussionMark(x: XmlBuilder, discussion: DiscussionData, uniqueId: UniqueId): XmlNode {
+  return x.element(
+    'g',
+    [
+      ['id', uniqueId(`discussion-${discussion.id}`)],
+      ['class', 'discussion'],
+    ],
+    [
+      x.element('title', [], [x.content(discussionLines(discussion).join('\n'))]),
+      x.element('circle', [
+        ['cx', discussion.x],
+        ['cy', discussion.y],
+        ['r', 9],
+        ['fill', '#ffd966'],
+        ['stroke', '#b8860b'],
+        ['stroke-width', 1.5],
+      ]),
+      x.element(
+        'text',
+        [
+          ['x', discussion.x],
+          ['y', discussion.y + 4],
+          ['text-anchor', 'middle'],
+          ['font-family', 'sans-serif'],
+          ['font-size', 11],
+          ['fill', '#5a4000'],
+        ],
+        [x.content('!')],
+      ),
+    ],
+  );
 }
 
 const LINE_HEIGHT = 1.2;
@@ -162,34 +167,7 @@ function elementSvg(
     element.text !== null
       ? text.clean(element.text, textSource.element(element, 'text'))
       : text.clean(element.type, textSource.element(element, 'type'));
-  const lines = label.split(/\r\n|\r|\n/);
-  if (element.text !== null && element.text !== '') {
-    // Sized to the box like the service's labels: a sans-serif glyph is about 0.55 em wide.
-    const longest = Math.max(...lines.map((line) => [...line].length), 1);
-    const size = Math.max(4, Math.min(14, box.height / lines.length / LINE_HEIGHT, (box.width - 6) / (longest * 0.55)));
-    const tspans = lines.map((line, index) =>
-      x.element(
-        'tspan',
-        [
-          ['x', box.x + 3],
-          ['y', box.y + size * (index * LINE_HEIGHT + 1)],
-        ],
-        [x.content(line)],
-      ),
-    );
-    parts.push(
-      x.element(
-        'text',
-        [
-          ['xml:space', 'preserve'],
-          ['font-family', 'sans-serif'],
-          ['font-size', size.toFixed(2)],
-          ['fill', '#1a1a1a'],
-        ],
-        tspans,
-      ),
-    );
-  }
+  if (element.text !== null && element.text !== '') parts.push(labelText(x, box, label.split(/\r\n|\r|\n/)));
   stats.shapes++;
   const group = x.element(
     'g',
@@ -215,5 +193,32 @@ function elementSvg(
       ['xlink:href', file],
     ],
     [group],
+  );
+}
+
+/** An element's label, a `<tspan>` a line, sized to its box like the service's labels. */
+function labelText(x: XmlBuilder, box: ElementData['box'], lines: string[]): XmlNode {
+  // A sans-serif glyph is about 0.55 em wide.
+  const longest = Math.max(...lines.map((line) => [...line].length), 1);
+  const size = Math.max(4, Math.min(14, box.height / lines.length / LINE_HEIGHT, (box.width - 6) / (longest * 0.55)));
+  const tspans = lines.map((line, index) =>
+    x.element(
+      'tspan',
+      [
+        ['x', box.x + 3],
+        ['y', box.y + size * (index * LINE_HEIGHT + 1)],
+      ],
+      [x.content(line)],
+    ),
+  );
+  return x.element(
+    'text',
+    [
+      ['xml:space', 'preserve'],
+      ['font-family', 'sans-serif'],
+      ['font-size', size.toFixed(2)],
+      ['fill', '#1a1a1a'],
+    ],
+    tspans,
   );
 }

@@ -1,7 +1,8 @@
 import { isRabbitError, type RabbitError } from '../core/errors.js';
 import { entryPathOf, sourceOf, type PathIds } from '../api/entry-paths.js';
 import type { IdKind } from '../api/ids.js';
-import { KIND_NAMES, listsNaming, RESOURCE_KINDS, type KindName } from '../api/resource-kinds.js';
+import { listsNaming } from '../api/kind-lists.js';
+import { KIND_NAMES, RESOURCE_KINDS, type KindName } from '../api/resource-kinds.js';
 import { currentRevision } from '../api/revision.js';
 import type { FetchContext } from './fetch-resource.js';
 import { storedFileOf } from '../storage/stored-file.js';

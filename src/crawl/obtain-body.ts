@@ -1,32 +1,24 @@
 import { RabbitError, isRabbitError } from '../core/errors.js';
+import type { BodyKind, Format } from '../api/resource-kinds.js';
 import type { BodyCache, CacheCandidate, CachedBody, PrototypeContext } from '../storage/body-cache.js';
 import { cachedBodyOf } from '../storage/stored-file.js';
 import { fetchResource, type FetchContext, type FetchRequest, type FetchResult } from './fetch-resource.js';
 import { redactedCopy } from './redacted-body.js';
+import type { SizeCaps } from '../client/size-caps.js';
 
 // Where a body comes from: a copy an earlier run left (this output's journal, or the archive given
 // to --since) when it may stand in for a request, else the service, asked conditionally when an
 // older copy can be revalidated.
 
-export type BodyKind = 'json' | 'html' | 'png';
 export type { BodyCache, CacheCandidate, CachedBody, PrototypeContext };
+/** How a body is checked, and what `--formats` can ask for: the table of kinds says. */
+export type { BodyKind, Format };
 
 /** Origin label of copies from the output's own journal (a resumed run): they count as downloaded. */
 export const JOURNAL_ORIGIN = 'journal';
-/** What `--formats` can ask for: the bodies, and the older page views by their mode. */
-export type Format = BodyKind | 'xhtml-sketched' | 'xhtml-plain';
 
-export interface SizeCaps {
-  json: number;
-  html: number;
-  png: number;
-}
-
-export const DEFAULT_SIZE_CAPS: SizeCaps = {
-  json: 32 * 1024 * 1024,
-  html: 32 * 1024 * 1024,
-  png: 256 * 1024 * 1024,
-};
+// The caps are the client's (every command that reads the service takes --max-size).
+export { DEFAULT_SIZE_CAPS, type SizeCaps } from '../client/size-caps.js';
 
 export interface BodySources {
   fetch: FetchContext;

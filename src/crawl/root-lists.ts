@@ -51,7 +51,7 @@ export async function readRootLists(options: RootListOptions): Promise<Map<strin
   // Every list read: an id none names is a mistake in the command, refused before any prototype is
   // fetched (an incomplete archive and a rerun of the same id would not help). With a key refused,
   // that key's list might have named it: recorded below, and the run is incomplete.
-  if (refused.length === 0) refuseUnheld(options.only ?? [], [...listed], 'the account');
+  if (refused.length === 0) refuseUnheld(options.only ?? [], [...listed], { name: 'the account' });
   for (const id of options.only ?? []) {
     if (owner.has(id)) continue;
     const source = askedSource(id);

@@ -6,25 +6,16 @@ import {
   type ParsedPath,
 } from '../api/entry-paths.js';
 import { isSafeSegment } from '../api/reader-names.js';
-import { API_PREFIX, RESOURCE_KINDS, type Category } from '../api/resource-kinds.js';
+import { API_PREFIX, CATEGORIES, RESOURCE_KINDS, type Category } from '../api/resource-kinds.js';
 
 /** What kind of file a changed file of a prototype is, and how changes of each kind are counted. */
 
 /**
  * What a changed file of a prototype is: one of its items, one of its lists (`pages.json`,
- * `pages/page1/elements.json`), its own metadata (`prototype`), or any other file it owns.
+ * `pages/page1/elements.json`), its own metadata (`prototype`), or any other file it owns. Each
+ * kind of the table says which (its `category`).
  */
-export type { Category };
-export const CATEGORIES: readonly Category[] = [
-  'pages',
-  'layers',
-  'elements',
-  'discussions',
-  'renderings',
-  'lists',
-  'metadata',
-  'other',
-];
+export { CATEGORIES, type Category };
 
 export interface ItemChanges {
   added: string[];

@@ -46,7 +46,7 @@ export function archiveSinkForCrawl(parts: ArchiveSinkParts): CrawlSink {
       model.addFile(proto?.id, file);
       if (!proto) return;
       viewer.stored(file, proto.id);
-      model.noteOrigin(proto.id, file.path, reusedFrom === JOURNAL_ORIGIN ? undefined : reusedFrom);
+      model.noteOrigin(proto.id, file, reusedFrom === JOURNAL_ORIGIN ? undefined : reusedFrom);
       // A copy from the journal is already in it.
       if (reusedFrom !== JOURNAL_ORIGIN) journal.record(file, proto, reusedFrom);
       if (reusedFrom !== undefined) emit({ type: 'reused', source: file.source, bytes: file.size });

@@ -1,10 +1,6 @@
-import type { Dispatcher } from 'undici';
-import type { ProxySettings } from '../client/proxy-env.js';
 import type { ServiceOptions } from '../client/service-options.js';
-import type { StallPolicy } from '../client/transfer-watchdog.js';
-import type { OutagePolicy } from '../client/outage-policy.js';
 import type { KeyRefusal } from '../client/key-refusal.js';
-import type { Format, SizeCaps } from '../crawl/crawl-account.js';
+import type { Format } from '../crawl/crawl-account.js';
 import type { ManifestError, NotOffered } from '../manifest/types.js';
 import type { EventSink } from './events.js';
 import type { DeadlineTimer } from './deadline.js';
@@ -16,33 +12,16 @@ import { EXPORT_DEFAULTS } from './export-defaults.js';
  */
 export interface ExportOptions extends ServiceOptions {
   out: string;
-  caps?: Partial<SizeCaps>;
   formats?: ReadonlySet<Format>;
   prototypes?: ReadonlySet<string>;
   /** An earlier archive (export --since): unchanged prototypes are copied from it, not fetched. */
   since?: string;
   force?: boolean;
-  signal?: AbortSignal;
   onEvent?: EventSink;
-  /** Proxy settings, e.g. proxySettingsFromEnv(process.env); none connects directly. */
-  proxy?: ProxySettings;
-  /** Allow an http:// base URL to a host that is not loopback (the key in clear text). */
-  allowInsecureHttp?: boolean;
-  dispatcher?: Dispatcher;
-  now?: () => number;
-  random?: () => number;
-  /** Minimum transfer rate before a body counts as stalled; STALL_DEFAULTS otherwise. */
-  stall?: Partial<StallPolicy>;
   /** Stop fetching after this long and write what was stored, marked incomplete. */
   maxDurationMs?: number;
   /** The timer `maxDurationMs` runs on (tests expire it when they choose). */
   deadlineTimer?: DeadlineTimer;
-  /** How long one outage of the whole service is waited out (OUTAGE_DEFAULTS.patienceMs); 0 never pauses. */
-  outagePatienceMs?: number;
-  /** The rest of the outage policy (probe waits, what counts as an outage); tests shorten the waits. */
-  outage?: Partial<OutagePolicy>;
-  /** How backoffs and an outage's probes wait; rejects when the signal aborts (tests pass a fake). */
-  sleep?: (ms: number, signal: AbortSignal) => Promise<unknown>;
   /** How long the first request may take before the run ends as NO_ANSWER (EXPORT_DEFAULTS.firstContactMs). */
   firstContactMs?: number;
 }
@@ -93,8 +72,4 @@ export interface ExportResult {
 /** Errors a result carries; the manifest has the rest. */
 export const RESULT_ERROR_LIMIT = 20;
 
-/** How requests reach the service: directly or through a proxy, and whether http:// may leave the machine. */
-export interface Transport {
-  proxy?: ProxySettings;
-  allowInsecureHttp: boolean;
-}
+export type { Transport } from '../client/service-options.js';

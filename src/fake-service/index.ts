@@ -1,4 +1,4 @@
-import { createServer } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { AddressInfo, Socket } from 'node:net';
 import type { Revocation, ServiceKeys } from './auth.js';
@@ -73,23 +73,8 @@ export interface FakeService {
 }
 
 export async function startFakeService(options: FakeServiceOptions = {}): Promise<FakeService> {
-  const dataset: DatasetOptions = { ...DEFAULT_DATASET, ...options.dataset };
-  const now = options.now ?? Date.now;
-  const store = new FakeStore(options.seed ?? 1, dataset, now);
-  store.keyRing.revoke(options.revoke);
-  const state: ServiceState = {
-    store,
-    stats: createStats(options.countPaths ?? true),
-    staticAssets: buildStaticAssets(),
-    baseUrl: '',
-    pageOrigin: '',
-    latencyMs: options.latencyMs ?? 0,
-    faults: new FaultPlan(options.faults),
-    sleep: options.sleep ?? ((ms) => sleep(ms)),
-    now,
-    ...(options.outage ? { outage: new OutagePlan(options.outage) } : {}),
-    ...(options.compression ? { compression: options.compression } : {}),
-  };
+  const state = serviceState(options);
+  const { store } = state;
   const server = createServer(createHandler(state));
   // Endless bodies never finish by themselves; keep hold of every socket so close() can end them.
   const sockets = new Set<Socket>();
@@ -97,36 +82,16 @@ export async function startFakeService(options: FakeServiceOptions = {}): Promis
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
+  await listen(server, options.port ?? 0, options.host ?? '127.0.0.1');
   const address = server.address() as AddressInfo;
   const listening = baseUrlOf(address);
   state.baseUrl = options.advertisedBaseUrl ?? listening;
   state.pageOrigin = (options.pagesNameHost ?? options.advertisedBaseUrl !== undefined) ? state.baseUrl : '';
   let closing: Promise<void> | undefined;
-  // An outage: off the network (refused connections, reset sockets), then back on the same port.
-  let down: { back: Promise<void>; cancel: () => void } | undefined;
+  let down: Outage | undefined;
   const timer = options.timer ?? realTimer;
   state.goDown = (ms) => {
-    server.close();
-    for (const socket of sockets) socket.destroy();
-    let cancel = (): void => undefined;
-    const back = new Promise<void>((resolve) => {
-      const cancelTimer = timer(ms, () => {
-        server.once('error', () => resolve());
-        server.listen(address.port, address.address, () => resolve());
-      });
-      cancel = () => {
-        cancelTimer();
-        resolve();
-      };
-    });
-    down = { back, cancel };
+    down = goOffline(server, sockets, address, timer, ms);
   };
   return {
     baseUrl: listening,
@@ -164,6 +129,67 @@ export async function startFakeService(options: FakeServiceOptions = {}): Promis
       return closing;
     },
   };
+}
+
+/** What the handler reads: the store made from the seed, the plans of faults and outages, the clock. */
+function serviceState(options: FakeServiceOptions): ServiceState {
+  const dataset: DatasetOptions = { ...DEFAULT_DATASET, ...options.dataset };
+  const now = options.now ?? Date.now;
+  const store = new FakeStore(options.seed ?? 1, dataset, now);
+  store.keyRing.revoke(options.revoke);
+  return {
+    store,
+    stats: createStats(options.countPaths ?? true),
+    staticAssets: buildStaticAssets(),
+    baseUrl: '',
+    pageOrigin: '',
+    latencyMs: options.latencyMs ?? 0,
+    faults: new FaultPlan(options.faults),
+    sleep: options.sleep ?? ((ms) => sleep(ms)),
+    now,
+    ...(options.outage ? { outage: new OutagePlan(options.outage) } : {}),
+    ...(options.compression ? { compression: options.compression } : {}),
+  };
+}
+
+function listen(server: Server, port: number, host: string): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+}
+
+/** An outage under way: `back` settles once the service listens again, or the outage is cancelled. */
+interface Outage {
+  back: Promise<void>;
+  cancel: () => void;
+}
+
+/** An outage: off the network (refused connections, reset sockets), then back on the same port after `ms`. */
+function goOffline(
+  server: Server,
+  sockets: ReadonlySet<Socket>,
+  address: AddressInfo,
+  timer: (ms: number, fire: () => void) => () => void,
+  ms: number,
+): Outage {
+  server.close();
+  for (const socket of sockets) socket.destroy();
+  let cancel = (): void => undefined;
+  const back = new Promise<void>((resolve) => {
+    const cancelTimer = timer(ms, () => {
+      server.once('error', () => resolve());
+      server.listen(address.port, address.address, () => resolve());
+    });
+    cancel = () => {
+      cancelTimer();
+      resolve();
+    };
+  });
+  return { back, cancel };
 }
 
 function realTimer(ms: number, fire: () => void): () => void {

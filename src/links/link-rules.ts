@@ -1,4 +1,5 @@
-import { parseEntryPath, parseSource } from '../api/entry-paths.js';
+import { parseEntryPath, parseSource, type ParsedPath } from '../api/entry-paths.js';
+import { RENDERING_FORMATS, type RenderingFormat } from '../api/kind-lists.js';
 import { API_PREFIX, RESOURCE_KINDS, type KindName } from '../api/resource-kinds.js';
 import type { FileEntry } from '../manifest/types.js';
 
@@ -8,33 +9,42 @@ import type { FileEntry } from '../manifest/types.js';
  * their entry name; the editor's links (`/rabbit/edit/{id}#page/{pageId}`) lead to the offline
  * viewer's page when the archive has one, else to the page's rendering or its JSON.
  */
-export type LinkKind = 'api' | 'png' | 'html' | 'xhtml-sketched' | 'xhtml-plain' | 'asset' | 'editor' | 'editor-page';
+export type LinkKind = 'api' | RenderingFormat | 'asset' | 'editor' | 'editor-page';
+
+/** Every kind of row, a rendering's by its format (the table of kinds lists them). */
+export const LINK_KINDS: readonly LinkKind[] = ['api', ...RENDERING_FORMATS, 'asset', 'editor', 'editor-page'];
 
 export interface LinkRow {
   kind: LinkKind;
   /** The URL's path on the service, without query or fragment. */
   path: string;
   /** The view mode the URL carries in its query (`mode=sketched|plain`), for the older page views. */
-  mode?: 'sketched' | 'plain';
+  mode?: string;
   /** `#page/{pageId}` for the editor's page links: it never reaches a server. */
   fragment?: string;
   /** The archive entry it now is. */
   target: string;
 }
 
-/** The row an entry the service served becomes; undefined for files rabbit-export made or duplicates. */
-export function servedRow(entry: FileEntry): LinkRow | undefined {
-  if (!entry.source.startsWith('/') || parseEntryPath(entry.path)?.kind === 'key-list') return undefined;
+/**
+ * The row an entry the service served becomes, by the kind of its source in the table: a
+ * rendering by its format, any other kind as `api`; undefined for files rabbit-export made and
+ * for another key's list (the same URL as the first's). What is not where the table puts what it
+ * was served as, a source outside the API included, is a page's asset. `parsed` is the entry's
+ * name parsed, when the caller has it.
+ */
+export function servedRow(entry: FileEntry, parsed = parseEntryPath(entry.path)): LinkRow | undefined {
+  if (!entry.source.startsWith('/') || parsed?.kind === 'key-list') return undefined;
+  const served = entry.source.startsWith(API_PREFIX) ? parseSource(entry.source) : undefined;
+  if (served === undefined || parsed?.kind !== served.kind)
+    return { kind: 'asset', path: entry.source, target: entry.path };
+  const { format, query } = RESOURCE_KINDS[served.kind];
+  const kind = format ?? 'api';
+  if (query === undefined) return { kind, path: entry.source, target: entry.path };
   // An older page view's source keeps its mode, which its entry name tells apart (api/paths.ts).
-  const view = parseSource(entry.source)?.kind;
-  const { format } = view === undefined ? {} : RESOURCE_KINDS[view];
-  if ((format === 'xhtml-sketched' || format === 'xhtml-plain') && parseEntryPath(entry.path)?.kind === view) {
-    const mode = format === 'xhtml-sketched' ? 'sketched' : 'plain';
-    return { kind: format, path: entry.source.slice(0, entry.source.indexOf('?')), mode, target: entry.path };
-  }
-  if (!entry.source.startsWith(API_PREFIX)) return { kind: 'asset', path: entry.source, target: entry.path };
-  const kind = entry.source.endsWith('.png') ? 'png' : entry.source.endsWith('.html') ? 'html' : 'api';
-  return { kind, path: entry.source, target: entry.path };
+  const mode = new URLSearchParams(query).get('mode') ?? undefined;
+  const path = entry.source.slice(0, entry.source.indexOf('?'));
+  return { kind, path, ...(mode === undefined ? {} : { mode }), target: entry.path };
 }
 
 /** A page's files the editor's link may lead to, best first: the offline view, the rendering, the JSON. */
@@ -50,9 +60,12 @@ const PAGE_FILES: Partial<Record<KindName, keyof PageTargets>> = {
   page: 'json',
 };
 
-/** Notes the entry when it is one of a page's files; returns the page id it belongs to. */
-export function notePageFile(entry: FileEntry, pages: Map<string, PageTargets>): void {
-  const parsed = parseEntryPath(entry.path);
+/** Notes the entry when it is one of a page's files (`parsed`: its name parsed, when the caller has it). */
+export function notePageFile(
+  entry: FileEntry,
+  pages: Map<string, PageTargets>,
+  parsed: ParsedPath | undefined = parseEntryPath(entry.path),
+): void {
   const which = parsed === undefined ? undefined : PAGE_FILES[parsed.kind];
   if (parsed === undefined || which === undefined) return;
   const pageId = parsed.page as string;

@@ -1,4 +1,6 @@
 import { RabbitError } from '../core/errors.js';
+import { parseEntryPath } from '../api/entry-paths.js';
+import { generatedEntryOf, parseGeneratedEntry } from '../api/generated-entries.js';
 import { readArchiveManifest } from '../archive/open-archive.js';
 import { linkWriter, type LinkFormat } from './link-formats.js';
 import { editorRows, notePageFile, servedRow, type LinkRow, type PageTargets } from './link-rules.js';
@@ -17,8 +19,6 @@ export interface LinksSummary {
   byKind: Record<string, number>;
 }
 
-const OVERVIEW = /^overview\/prototype-(\d+)\.html$/;
-
 /**
  * Maps every URL of the service that an archived file answers to that file, streaming the
  * manifest twice: once for what must be known first (the service's base URL, each prototype's
@@ -34,8 +34,8 @@ export async function listLinks(options: LinksOptions): Promise<LinksSummary> {
       revisions.set(id, String(record.revision));
     },
     file(entry, owner) {
-      const overview = owner === null ? OVERVIEW.exec(entry.path) : null;
-      if (overview) overviews.add(overview[1] as string);
+      const generated = owner === null ? parseGeneratedEntry(entry.path) : undefined;
+      if (generated?.name === 'overview') overviews.add(generated.prototype as string);
     },
   });
 
@@ -54,15 +54,16 @@ export async function listLinks(options: LinksOptions): Promise<LinksSummary> {
   await readArchiveManifest(options.archive, {
     async file(entry, owner) {
       if (owner !== null && owner.revision !== revisions.get(owner.prototype)) return;
+      const parsed = parseEntryPath(entry.path);
       if (owner !== null) {
-        notePageFile(entry, pages);
-        if (entry.path.endsWith('/prototype.json')) prototypeEntry = entry.path;
+        notePageFile(entry, pages, parsed);
+        if (parsed?.kind === 'prototype') prototypeEntry = entry.path;
       }
-      const row = servedRow(entry);
+      const row = servedRow(entry, parsed);
       if (row !== undefined) await emit(row);
     },
     async prototype(id) {
-      const overview = overviews.has(id) ? `overview/prototype-${id}.html` : undefined;
+      const overview = overviews.has(id) ? generatedEntryOf('overview', { prototype: id }) : undefined;
       for (const row of editorRows(id, prototypeEntry, overview, pages)) await emit(row);
       const closing = writer.endPrototype();
       if (closing !== '') await options.write(closing);

@@ -233,7 +233,7 @@ class LiveCheck {
   private async sampled({ entry, resource }: SampledResource): Promise<void> {
     const key = this.owner.get(resource.prototype);
     if (key === undefined) return;
-    const kind: BodyKind = resource.format === 'png' ? 'png' : resource.kind === 'rendering' ? 'html' : 'json';
+    const kind: BodyKind = resource.body;
     const answer = await this.live.get(entry.source, key, kind);
     const what: Subject = {
       kind: resource.kind,

@@ -2,40 +2,26 @@ import { setMaxListeners } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Dispatcher } from 'undici';
 import { RabbitError, isRabbitError } from '../core/errors.js';
 import { HttpClient } from '../client/http-client.js';
 import { RateLimiter } from '../client/rate-limiter.js';
 import type { ServiceOptions } from '../client/service-options.js';
-import type { ProxySettings } from '../client/proxy-env.js';
-import type { OutagePolicy } from '../client/outage-policy.js';
-import type { StallPolicy } from '../client/transfer-watchdog.js';
+import { openServiceSession, sessionSettingsOf, type ServiceSession } from '../client/service-session.js';
 import { fetchResource, type FetchContext } from '../crawl/fetch-resource.js';
 import { Frontier } from '../crawl/frontier.js';
-import { DEFAULT_SIZE_CAPS, type BodyKind, type SizeCaps } from '../crawl/obtain-body.js';
+import { DEFAULT_SIZE_CAPS, type BodyKind } from '../crawl/obtain-body.js';
 import { Deadline, type DeadlineTimer } from '../export/deadline.js';
 import { EXPORT_DEFAULTS } from '../export/export-defaults.js';
-import { fetchContext, type AttemptCounts } from '../export/fetch-setup.js';
+import { fetchContext, frontierLimiter, type AttemptCounts } from '../export/fetch-setup.js';
 import { formatDuration } from '../core/duration.js';
 import { Spool } from '../storage/spool.js';
 import type { RunStats } from '../manifest/types.js';
 
-/** How the check reaches the service: export's options, read the same way, and its budget. */
+/** How the check reaches the service (export's options, read the same way, with export's defaults) and its budget. */
 export interface LiveClientOptions extends ServiceOptions {
-  caps?: Partial<SizeCaps>;
-  proxy?: ProxySettings;
-  allowInsecureHttp?: boolean;
-  dispatcher?: Dispatcher;
   /** Requests sent at most (retries count, an outage's probes and a key's check do not). */
   maxRequests?: number;
   maxDurationMs?: number;
-  outagePatienceMs?: number;
-  outage?: Partial<OutagePolicy>;
-  stall?: Partial<StallPolicy>;
-  signal?: AbortSignal;
-  now?: () => number;
-  random?: () => number;
-  sleep?: (ms: number, signal: AbortSignal) => Promise<unknown>;
   /** The timer --max-duration runs on (tests pass their own). */
   deadlineTimer?: DeadlineTimer;
 }
@@ -52,16 +38,16 @@ export type LiveAnswer =
 export type StopReason = 'max-requests' | 'max-duration' | 'KEY_REFUSED' | 'SERVICE_DOWN';
 
 /**
- * The export's client, for reading the service alone: one frontier at the same concurrency, the
- * same retries with Retry-After, adaptive concurrency, outage pause and key watch (fetch-setup.ts),
- * with a request budget as the rate limiter's first step. Bodies pass through a spool in a temp
- * folder, removed at `close`.
+ * Export's way of reading the service, for reading it alone: the same service session
+ * (client/service-session.ts: retries with Retry-After, adaptive concurrency, outage pause, key
+ * watch) at export's defaults, one frontier, and a request budget as the rate limiter's first
+ * step. Bodies pass through a spool in a temp folder, removed at `close`.
  */
 export class LiveClient implements AttemptCounts {
   readonly frontier: Frontier;
   /** Requests, retries and bytes read, for the report. */
   readonly stats: RunStats = { requests: 0, retries: 0, bytes: 0, files: 0 };
-  private readonly client: HttpClient;
+  private readonly session: ServiceSession;
   private readonly deadline: Deadline;
   private readonly controller = new AbortController();
   private stop: StopReason | undefined;
@@ -79,45 +65,47 @@ export class LiveClient implements AttemptCounts {
   }
 
   private constructor(private readonly options: LiveClientOptions) {
-    const concurrency = options.concurrency ?? EXPORT_DEFAULTS.concurrency;
-    this.client = new HttpClient({
-      baseUrl: options.baseUrl,
-      connections: concurrency,
-      timeoutMs: options.timeoutMs ?? EXPORT_DEFAULTS.timeoutMs,
-      ...(options.proxy ? { proxy: options.proxy } : {}),
-      ...(options.allowInsecureHttp ? { allowInsecureHttp: true } : {}),
-      ...(options.dispatcher ? { dispatcher: options.dispatcher } : {}),
+    setMaxListeners(0, this.controller.signal);
+    const settings = sessionSettingsOf(options, EXPORT_DEFAULTS);
+    const frontier = new Frontier({
+      concurrency: settings.concurrency,
+      ahead: HttpClient.queueAheadFor(settings.dispatcher),
     });
-    this.frontier = new Frontier({ concurrency, ahead: this.client.queueAhead });
+    this.frontier = frontier;
     this.deadline = new Deadline({
       maxDurationMs: options.maxDurationMs,
-      onExpire: () => this.frontier.halt(),
+      onExpire: () => frontier.halt(),
       timer: options.deadlineTimer,
       stoppable: true,
     });
-    setMaxListeners(0, this.controller.signal);
+    this.session = openServiceSession(settings, {
+      signal: this.deadline.requestSignal(this.controller.signal),
+      now: options.now ?? Date.now,
+      limiter: frontierLimiter(frontier, () => undefined),
+      giveUp: (error) => this.halt(error.code === 'KEY_REFUSED' ? 'KEY_REFUSED' : 'SERVICE_DOWN', error),
+    });
   }
 
   static async open(options: LiveClientOptions): Promise<LiveClient> {
     if (options.keys.length === 0) throw new RabbitError('NO_API_KEY', 'no API key given');
     const live = new LiveClient(options);
-    live.folder = await mkdtemp(join(tmpdir(), 'rabbit-verify-live-'));
-    live.spool = new Spool(live.folder);
-    await live.spool.init();
-    const now = options.now ?? Date.now;
+    try {
+      live.folder = await mkdtemp(join(tmpdir(), 'rabbit-verify-live-'));
+      live.spool = new Spool(live.folder);
+      await live.spool.init();
+    } catch (error) {
+      await live.session.close();
+      throw error;
+    }
     const abort = (): void => live.controller.abort(options.signal?.reason);
     options.signal?.addEventListener('abort', abort, { once: true });
     if (options.signal?.aborted) abort();
     const context = fetchContext({
-      options,
-      client: live.client,
+      session: live.session,
       spool: live.spool,
       frontier: live.frontier,
-      signal: live.deadline.requestSignal(live.controller.signal),
       counts: live,
       emit: () => undefined,
-      now,
-      giveUp: (error) => live.halt(error.code === 'KEY_REFUSED' ? 'KEY_REFUSED' : 'SERVICE_DOWN', error),
     });
     const budget = new RequestBudget(options.maxRequests, context.rateLimiter, () =>
       live.halt(
@@ -172,7 +160,7 @@ export class LiveClient implements AttemptCounts {
 
   async close(): Promise<void> {
     this.deadline.cancel();
-    await this.client.close();
+    await this.session.close();
     await this.spool.close().catch(() => undefined);
     await rm(this.folder, { recursive: true, force: true });
   }

@@ -107,14 +107,16 @@ export class LiveTally {
     return this.goneProtos.has(prototype) || this.gone.has(memberKey(prototype, kind, parent));
   }
 
-  /** Whether a sampled resource is already known gone: itself, its page or layer, or its prototype. */
+  /**
+   * Whether a sampled resource is already known gone: the item it is or belongs to (a rendering's
+   * page), that item's page or layer, or its prototype.
+   */
   knownGone(resource: BodyResource): boolean {
-    const { prototype, kind, id, parent } = resource;
+    const { prototype, item, id, parent } = resource;
     if (this.goneProtos.has(prototype)) return true;
-    if (kind === 'rendering') return this.gone.has(memberKey(prototype, 'page', id));
-    if (kind === 'element')
+    if (item === 'element')
       return this.parentGone(prototype, parent as string) || this.gone.has(memberKey(prototype, 'element', id, parent));
-    return kind !== 'prototype' && this.gone.has(memberKey(prototype, kind, id));
+    return item !== 'prototype' && this.gone.has(memberKey(prototype, item, id));
   }
 
   failed(error: RabbitError): void {

@@ -1,18 +1,22 @@
 import { parseSource, sourceOf, type PathIds } from '../api/entry-paths.js';
-import { RESOURCE_KINDS } from '../api/resource-kinds.js';
+import { isListedItem, type RenderingFormat } from '../api/kind-lists.js';
+import { RESOURCE_KINDS, type BodyKind, type KindName } from '../api/resource-kinds.js';
 import type { IdKind } from '../api/ids.js';
 import { ownerKindOf } from '../api/ids.js';
 
 /**
  * What an archived entry is, read from the API path it was served from (its manifest `source`):
- * the lists that name resources, the resources' own JSON, and the renderings of a page. Sources
- * outside the API (page assets) and files rabbit-export generated are not service resources and
- * are not checked against the service.
+ * the lists that name resources, the resources' own JSON, and what the service serves of one of
+ * them (a page's renderings). Sources outside the API (page assets) and files rabbit-export
+ * generated are not service resources and are not checked against the service.
+ *
+ * A resource is counted by the table of kinds: one a list names by its id (`page`, `element`...),
+ * a rendering by its format, any other kind by its own name, so a kind added to the table is a
+ * kind of the check's own and never counted as the item it belongs to.
  */
-export type ResourceKind = 'prototype' | 'page' | 'layer' | 'element' | 'discussion' | 'rendering';
+export type ResourceKind = IdKind | 'rendering' | KindName;
 
-/** A rendering of a page: as the archive names its format. */
-export type RenderingFormat = 'html' | 'png' | 'xhtml-sketched' | 'xhtml-plain';
+export type { RenderingFormat };
 
 export type LiveResource =
   | {
@@ -28,18 +32,29 @@ export type LiveResource =
       type: 'resource';
       kind: ResourceKind;
       prototype: string;
+      /** What `id` names: the resource itself, or the item it belongs to (a rendering's page). */
+      item: IdKind;
       /** The resource's id; a rendering's is its page's. */
       id: string;
       /** The page or layer an element is on. */
       parent?: string;
       format?: RenderingFormat;
+      /** How its body is compared. */
+      body: BodyKind;
     };
+
+/** How the check counts a kind of the table that is not a list. */
+function liveKindOf(kind: KindName): ResourceKind {
+  const { item, format } = RESOURCE_KINDS[kind];
+  if (format !== undefined) return 'rendering';
+  return item !== undefined && (isListedItem(kind) || kind === item) ? item : kind;
+}
 
 /** The resource an archived entry holds, or undefined when it is not one the service serves under the API. */
 export function liveResourceOf(source: string): LiveResource | undefined {
   const parsed = parseSource(source);
   if (parsed === undefined) return undefined;
-  const { member, item, format } = RESOURCE_KINDS[parsed.kind];
+  const { member, item, format, body } = RESOURCE_KINDS[parsed.kind];
   const prototype = parsed.prototype as string;
   const parent = parsed.page ?? parsed.layer;
   if (member !== undefined) {
@@ -47,10 +62,17 @@ export function liveResourceOf(source: string): LiveResource | undefined {
     if (parsed.kind === 'prototype-list') return { type: 'list', member: listed };
     return { type: 'list', member: listed, prototype, ...(parent === undefined ? {} : { parent }) };
   }
-  const id = parsed[item as IdKind] as string;
-  if (format !== undefined) return { type: 'resource', kind: 'rendering', prototype, id, format };
-  const resource: LiveResource = { type: 'resource', kind: item as IdKind, prototype, id };
-  return item === 'element' ? { ...resource, parent: parent as string } : resource;
+  const of = item as IdKind;
+  const resource: LiveResource = {
+    type: 'resource',
+    kind: liveKindOf(parsed.kind),
+    prototype,
+    item: of,
+    id: parsed[of] as string,
+    body,
+    ...(format === undefined ? {} : { format }),
+  };
+  return of === 'element' ? { ...resource, parent: parent as string } : resource;
 }
 
 /** Whether the service also served the list at `source` as `{"id": "name"}` objects. */

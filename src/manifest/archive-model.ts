@@ -8,7 +8,7 @@ import {
   type PrototypeOrigin,
 } from './types.js';
 import { compareByIdKey, compareIds, idSortKey } from '../api/ids.js';
-import { isElementBody } from '../api/paths.js';
+import { entryKindOf, isElementBody, type EntryName } from '../api/paths.js';
 import { jsonNumber } from '../core/json-text.js';
 import { entryMembersText } from '../storage/file-entry.js';
 import type { StoredFile } from '../storage/stored-file.js';
@@ -103,10 +103,14 @@ export class ArchiveModel {
     this.prototypes.set(state.id, { ...state, files: 0, bytes: 0, errors: 0, downloaded: 0, reusedFrom: new Set() });
   }
 
-  /** Notes where a prototype's file came from: an earlier archive's name, or undefined if downloaded. */
-  noteOrigin(prototypeId: string, path: string, archive: string | undefined): void {
+  /**
+   * Notes where a prototype's file came from: an earlier archive's name, or undefined if
+   * downloaded; its own metadata aside (`downloaded` counts without it). Told by the kind the
+   * crawl gave the file, not by its name.
+   */
+  noteOrigin(prototypeId: string, file: EntryName, archive: string | undefined): void {
     const state = this.prototypes.get(prototypeId);
-    if (!state || path.endsWith('/prototype.json')) return;
+    if (!state || entryKindOf(file) === 'prototype') return;
     if (archive === undefined) state.downloaded++;
     else state.reusedFrom.add(archive);
   }

@@ -1,3 +1,4 @@
+import { generatedEntryOf } from '../api/generated-entries.js';
 import type { Milestone } from '../api/revision.js';
 import type { FileEntry } from '../storage/file-entry.js';
 
@@ -10,7 +11,7 @@ export type { FileEntry, Milestone };
  * and bump FORMAT_VERSION on any change that an older reader would misread.
  */
 export const FORMAT_VERSION = 1;
-export const MANIFEST_PATH = 'manifest.json';
+export const MANIFEST_PATH = generatedEntryOf('manifest');
 
 /** A reference in an archived page or stylesheet to another host: never fetched, left as written. */
 export interface ForeignReference {

@@ -1,4 +1,4 @@
-import { setTimeout as sleep } from 'node:timers/promises';
+import { setTimeout as wait } from 'node:timers/promises';
 import { request, type Dispatcher } from 'undici';
 
 /**
@@ -26,6 +26,8 @@ export interface PingOptions {
   timeoutMs?: number;
   retries?: number;
   retryDelayMs?: number;
+  /** How the waits between attempts are waited (tests pass a clock of their own). */
+  sleep?: (ms: number) => Promise<unknown>;
 }
 
 export type PingOutcome = { ok: true; status: number } | { ok: false; reason: string; attempts: number };
@@ -48,6 +50,7 @@ export async function ping(
     timeoutMs = PING_DEFAULTS.timeoutMs,
     retries = PING_DEFAULTS.retries,
     retryDelayMs = PING_DEFAULTS.retryDelayMs,
+    sleep = wait,
   } = options;
   const url = pingUrl(base, kind);
   let reason = '';

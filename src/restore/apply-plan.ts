@@ -1,6 +1,7 @@
 import type { RetryPolicy } from '../client/retry-policy.js';
 import { retrying, type Outcome } from '../client/retrying.js';
 import { RabbitError, isRabbitError } from '../core/errors.js';
+import { ownerKindOf } from '../api/ids.js';
 import type { LiveService, WriteResult } from './live-service.js';
 import type { ElementState, PlannedWrite } from './plan.js';
 import { contains } from './plan.js';
@@ -125,7 +126,7 @@ function refusedKey(status: number, written: number): RabbitError {
 function failureMessage(write: PlannedWrite, result: Exclude<WriteResult, { kind: 'ok' }>): string {
   if (result.kind === 'unknown') return result.error.message;
   if (result.status === 404 && write.op === 'update') return 'the element was deleted while the restore ran';
-  if (result.status === 404) return `the ${write.parent.startsWith('page') ? 'page' : 'layer'} no longer exists`;
+  if (result.status === 404) return `the ${ownerKindOf(write.parent)} no longer exists`;
   return `the service answered ${result.status}`;
 }
 

@@ -55,7 +55,13 @@ export async function readArchivedPrototype(
     const catalog = await archive.catalog({ accept: (_entry, owner) => owner.prototype === prototypeId });
     try {
       const prototype = catalog.prototype(prototypeId);
-      if (prototype === undefined) throw noSuchPrototype([prototypeId], catalog.prototypeIds(), archive.name);
+      // Restore takes one prototype and needs it named: the next step cannot be "without --prototype".
+      if (prototype === undefined)
+        throw noSuchPrototype([prototypeId], catalog.prototypeIds(), {
+          name: archive.name,
+          archive: path,
+          required: true,
+        });
       if (!prototype.hasRevision) {
         throw new RabbitError(
           'ARCHIVE_CORRUPT',

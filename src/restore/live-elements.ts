@@ -1,11 +1,11 @@
-import pLimit from 'p-limit';
+import type { LimitFunction } from 'p-limit';
 import { RabbitError } from '../core/errors.js';
 import { elementSourcesOf, sourceNameOf } from '../api/entry-paths.js';
+import { ownerKindOf } from '../api/ids.js';
 import { RESOURCE_KINDS } from '../api/resource-kinds.js';
 import { isPlainObject, parseIdList } from '../api/parse.js';
 import { bodyProblem } from './element-shape.js';
 import type { ParentRef, Skip } from './archived-elements.js';
-import { READ_CAPS } from './archived-elements.js';
 import type { LiveService } from './live-service.js';
 import type { ElementState } from './plan.js';
 
@@ -18,7 +18,8 @@ export class LiveElements {
   constructor(
     private readonly live: LiveService,
     private readonly prototype: string,
-    private readonly concurrency: number,
+    /** The restore's one limit of reads in flight, whose width the session adapts. */
+    private readonly limit: LimitFunction,
   ) {}
 
   /** The sources of a parent's element list and of one element, and the element's bare form for DELETE. */
@@ -32,7 +33,7 @@ export class LiveElements {
   async parentIds(kind: ParentRef['kind']): Promise<Set<string>> {
     const listKind = kind === 'page' ? 'page-list' : 'layer-list';
     const source = sourceNameOf(listKind, { prototype: this.prototype });
-    const answer = await this.live.getJson(source, READ_CAPS.list);
+    const answer = await this.live.getJson(source, 'list');
     if (answer.status !== 200 || !('value' in answer)) throw unreadable(source, answer.status);
     return new Set(parseIdList(answer.value, kind, source, RESOURCE_KINDS[listKind].objectForm === true).ids);
   }
@@ -43,11 +44,11 @@ export class LiveElements {
    */
   async elements(parent: string, skip: ReadonlySet<string> = new Set()): Promise<ElementState[] | Skip> {
     const source = this.paths.list(parent);
-    const answer = await this.live.getJson(source, READ_CAPS.list);
+    const answer = await this.live.getJson(source, 'list');
     if (answer.status === 404)
       return {
         parent,
-        reason: `the ${kindName(parent)} no longer exists; pages and layers cannot be recreated through the API`,
+        reason: `the ${ownerKindOf(parent)} no longer exists; pages and layers cannot be recreated through the API`,
       };
     if (answer.status !== 200 || !('value' in answer))
       return { parent, reason: `its live elements could not be listed (HTTP ${answer.status})` };
@@ -57,9 +58,8 @@ export class LiveElements {
         parent,
         reason: `the service lists element ids of an unknown shape: ${list.rejected.slice(0, 3).join(', ')}`,
       };
-    const limit = pLimit(this.concurrency);
     const read = await Promise.all(
-      list.ids.filter((id) => !skip.has(id)).map((id) => limit(() => this.element(parent, id))),
+      list.ids.filter((id) => !skip.has(id)).map((id) => this.limit(() => this.element(parent, id))),
     );
     const elements: ElementState[] = [];
     for (const element of read) {
@@ -73,7 +73,7 @@ export class LiveElements {
   /** Undefined for an element deleted since the list was read. */
   private async element(parent: string, id: string): Promise<ElementState | Skip | undefined> {
     const source = this.paths.element(parent, id);
-    const answer = await this.live.getJson(source, READ_CAPS.element);
+    const answer = await this.live.getJson(source, 'element');
     if (answer.status === 404) return undefined;
     if (answer.status !== 200 || !('value' in answer))
       return { parent, element: id, reason: `the live element could not be read (HTTP ${answer.status})` };
@@ -86,12 +86,8 @@ export class LiveElements {
   }
 
   private sources(parent: string): ReturnType<typeof elementSourcesOf> {
-    return elementSourcesOf(this.prototype, kindName(parent), parent);
+    return elementSourcesOf(this.prototype, ownerKindOf(parent), parent);
   }
-}
-
-function kindName(parent: string): ParentRef['kind'] {
-  return parent.startsWith('page') ? 'page' : 'layer';
 }
 
 function unreadable(source: string, status: number): RabbitError {

@@ -1,5 +1,6 @@
 import type { HttpResponse } from '../client/http-client.js';
 import { discardBody, statusError, toNetworkError } from '../client/http-client.js';
+import { keyRefusedError, REFUSAL_STATUS } from '../client/key-refusal.js';
 import { answersAsService } from '../client/outage-policy.js';
 import { parseRetryAfter } from '../client/retry-policy.js';
 import type { RetryContext, RetryEvent } from '../client/retrying.js';
@@ -13,9 +14,10 @@ import { DecodedBody, parseContentEncoding } from '../client/content-coding.js';
 import type { ChunkSource } from '../core/read-chunks.js';
 
 /**
- * The restore's requests, through the one client (client/service-request.ts): the export's retry
- * policy with Retry-After, the outage pause and the stall watchdog. What may be sent again is
- * restore's rule, the same as before the client was shared:
+ * The restore's requests, through the one client (client/service-request.ts) with the session's
+ * parts (client/service-session.ts): the export's retry policy with Retry-After, the outage
+ * pause, the key watch, the adaptive concurrency and the stall watchdog. What may be sent again
+ * is restore's rule, the same as before the client was shared:
  * - GET, PUT and DELETE are safe to repeat (a PUT sets the same attributes again, a DELETE of what
  *   is gone is what was wanted), and are retried on the retry policy's statuses (408, 425, 429,
  *   500, 502-504), a lost connection or a stalled body, and after an outage; any other status is
@@ -26,7 +28,14 @@ import type { ChunkSource } from '../core/read-chunks.js';
  */
 export interface LiveServiceOptions extends RequestContext {
   key: string;
+  /** How large an answer may be, as decoded: a list (or the prototype), one element. */
+  caps: ReadCaps;
   onRetry?: (event: { method: string; source: string; attempt: number; delayMs: number; reason: string }) => void;
+}
+
+export interface ReadCaps {
+  list: number;
+  element: number;
 }
 
 export type ReadResult = { status: 200; value: unknown } | { status: number };
@@ -45,11 +54,16 @@ export class LiveService {
     return this.options;
   }
 
-  /** GET and parse JSON; a status other than 200 that retries do not cure is returned, not thrown. */
-  async getJson(source: string, maxBytes: number): Promise<ReadResult> {
+  /**
+   * GET and parse JSON, as large as `read`'s cap allows; a status other than 200 that retries do
+   * not cure is returned, not thrown.
+   */
+  async getJson(source: string, read: keyof ReadCaps): Promise<ReadResult> {
+    const maxBytes = this.options.caps[read];
     return serviceRequest<ReadResult>(this.options, {
       method: 'GET',
       source,
+      key: this.options.key,
       send: () => this.options.client.get(source, { key: this.options.key, signal: this.options.signal }),
       accept: async (response, watch) => {
         if (response.status !== 200) return undefined;
@@ -69,16 +83,19 @@ export class LiveService {
     return this.repeatableWrite('DELETE', source);
   }
 
-  /** One POST. `unknown` when it may or may not have been applied. */
+  /**
+   * One POST. `unknown` when it may or may not have been applied. Nothing is sent with a key the
+   * service refused, and a refusal of it is judged by the key watch, as every other request's is.
+   */
   async post(source: string, body: string): Promise<WriteResult> {
+    const { key, keys } = this.options;
     await this.options.rateLimiter?.take(this.options.signal);
+    const refused = keys?.refusalOf(key);
+    if (refused) throw keyRefusedError(refused, source, `POST ${source} was not sent`);
+    const sent = keys?.sending() ?? 0;
     let response: HttpResponse;
     try {
-      response = await this.options.client.send('POST', source, {
-        key: this.options.key,
-        body,
-        signal: this.options.signal,
-      });
+      response = await this.options.client.send('POST', source, { key, body, signal: this.options.signal });
     } catch (error) {
       return this.lost(error, source, 'POST');
     }
@@ -110,6 +127,11 @@ export class LiveService {
       const retryAfterMs = parseRetryAfter(response.headers['retry-after'], this.options.now());
       return { kind: 'unknown', error: statusError('POST', source, response.status, retryAfterMs) };
     }
+    // A key revoked mid-restore, told from a key that may read but not write (the caller's to say).
+    const refusal = REFUSAL_STATUS.has(response.status)
+      ? await keys?.judge(key, sent, response.status, source)
+      : undefined;
+    if (refusal) throw keyRefusedError(refusal, source, `POST ${source}`);
     return { kind: 'refused', status: response.status };
   }
 
@@ -118,6 +140,7 @@ export class LiveService {
       return await serviceRequest<WriteResult>(this.options, {
         method,
         source,
+        key: this.options.key,
         send: () =>
           this.options.client.send(method, source, {
             key: this.options.key,

@@ -1,27 +1,24 @@
 import { rm } from 'node:fs/promises';
-import type { ProxySettings } from '../client/proxy-env.js';
 import { basename, dirname, join } from 'node:path';
-import type { Dispatcher } from 'undici';
-import { HttpClient } from '../client/http-client.js';
-import { RateLimiter } from '../client/rate-limiter.js';
-import type { ServiceOptions } from '../client/service-options.js';
+import pLimit, { type LimitFunction } from 'p-limit';
 import type { OutageEvent } from '../client/outage-monitor.js';
-import type { OutagePolicy } from '../client/outage-policy.js';
-import { requestDefaults, watchOutage } from '../client/service-watch.js';
-import type { StallPolicy } from '../client/transfer-watchdog.js';
+import type { ServiceOptions } from '../client/service-options.js';
+import { openServiceSession, sessionSettingsOf, type ServiceSession } from '../client/service-session.js';
+import type { SizeCaps } from '../client/size-caps.js';
 import { sourceNameOf } from '../api/entry-paths.js';
 import { RabbitError, isRabbitError } from '../core/errors.js';
 import { requireId } from '../api/ids.js';
-import { acquireLock } from '../storage/lock.js';
+import { acquireLock, type Lock } from '../storage/lock.js';
 import { applyPlan } from './apply-plan.js';
-import type { ArchivedParent, Skip } from './archived-elements.js';
+import type { ArchivedParent, Selection, Skip } from './archived-elements.js';
 import { readArchivedPrototype, READ_CAPS } from './archived-elements.js';
 import { LiveElements } from './live-elements.js';
-import { LiveService } from './live-service.js';
+import { LiveService, type ReadCaps } from './live-service.js';
 import type { ParentPlan, PlannedWrite } from './plan.js';
 import { planParent } from './plan.js';
 import type { RestorePlan, RestoreReport } from './report.js';
 import { reportOfPlan } from './report.js';
+import { RESTORE_DEFAULTS } from './restore-defaults.js';
 import type { JournalIdentity, JournalState } from './write-journal.js';
 import { createdKey, readJournal, WriteJournal } from './write-journal.js';
 
@@ -39,20 +36,7 @@ export interface RestoreOptions extends ServiceOptions {
   dryRun?: boolean;
   /** Where the write journal lives; default beside the archive. */
   journal?: string;
-  signal?: AbortSignal;
   onEvent?: (event: RestoreEvent) => void;
-  /** Proxy settings, e.g. proxySettingsFromEnv(process.env); none connects directly. */
-  proxy?: ProxySettings;
-  /** Allow an http:// base URL to a host that is not loopback (the key in clear text). */
-  allowInsecureHttp?: boolean;
-  dispatcher?: Dispatcher;
-  now?: () => number;
-  random?: () => number;
-  /** How retries and the outage pause wait (tests pass a fake clock's); rejects when its signal aborts. */
-  sleep?: (ms: number, signal: AbortSignal) => Promise<unknown>;
-  outage?: Partial<OutagePolicy>;
-  outagePatienceMs?: number;
-  stall?: Partial<StallPolicy>;
 }
 
 export type RestoreEvent =
@@ -60,9 +44,11 @@ export type RestoreEvent =
   | { type: 'write'; write: PlannedWrite; outcome: 'done' | 'failed'; newId?: string }
   | { type: 'retry'; method: string; source: string; attempt: number; delayMs: number; reason: string }
   | { type: 'journal-set-aside'; path: string }
+  /** Reads in flight at most, lowered while the service throttles and raised again as it keeps up. */
+  | { type: 'concurrency'; value: number }
   | ({ type: 'outage' } & OutageEvent);
 
-export const RESTORE_DEFAULTS = { concurrency: 4, timeoutMs: 60_000 } as const;
+export { RESTORE_DEFAULTS };
 
 /** `.team.zip.restore-3.jsonl` beside the archive: one journal per archive and prototype. */
 export function defaultJournalPath(archive: string, prototype: string): string {
@@ -75,143 +61,164 @@ export function defaultJournalPath(archive: string, prototype: string): string {
  * report's `fatal`, so what was written is still reported.
  */
 export async function restorePrototype(options: RestoreOptions): Promise<RestoreReport> {
+  const { prototype, selection, caps } = restoreTarget(options);
+  const archived = await readArchivedPrototype(options.archive, prototype, selection);
+  const journalPath = options.journal ?? defaultJournalPath(options.archive, prototype);
+  const service = openRestoreService(options, caps);
+  let lock: Lock | undefined;
+  try {
+    if (!options.dryRun) lock = await acquireLock(`${journalPath}.lock`, `the restore journal ${journalPath}`);
+    const live = await readableAs(options.keys, prototype, service.as);
+    const { client } = service.session;
+    const identity: JournalIdentity = { baseUrl: client.origin + client.basePath, prototype };
+    const state = await readJournal(journalPath, identity);
+    const elements = new LiveElements(live, prototype, service.limit);
+    const { plan, liveIds } = await makePlan(elements, archived, state, options.prune ?? false, prototype);
+    const report = reportOfPlan(plan, options.dryRun ?? false);
+    options.onEvent?.({ type: 'plan', plan, report });
+    if (options.dryRun) return report;
+    return await applyWrites({ options, live, elements, liveIds, identity, state, journalPath }, plan, report);
+  } finally {
+    await lock?.release();
+    await service.session.close();
+  }
+}
+
+/** The prototype and the parents asked for, their ids checked, and the caps of what is read. */
+function restoreTarget(options: RestoreOptions): { prototype: string; selection: Selection; caps: ReadCaps } {
   const prototype = usageId('prototype', options.prototype);
   const pages = options.pages?.map((id) => usageId('page', id));
   const layers = options.layers?.map((id) => usageId('layer', id));
-  // An outage past its patience stops the restore as Ctrl-C does, with SERVICE_DOWN as the reason.
+  return {
+    prototype,
+    selection: { ...(pages ? { pages } : {}), ...(layers ? { layers } : {}) },
+    caps: restoreReadCaps(options.caps),
+  };
+}
+
+/**
+ * What restore reads of the service is JSON: --max-size json caps the prototype and its lists,
+ * and an element too, up to READ_CAPS.element (as the archive's are read). A cap of another
+ * kind would change nothing, so it is refused rather than ignored.
+ */
+export function restoreReadCaps(caps: Partial<SizeCaps> = {}): ReadCaps {
+  const other = (['html', 'png'] as const).find((kind) => caps[kind] !== undefined);
+  if (other !== undefined) {
+    throw new RabbitError(
+      'USAGE',
+      `restore reads only JSON from the service: --max-size takes json=MiB, and ${other} has nothing to cap`,
+    );
+  }
+  const json = caps.json ?? READ_CAPS.list;
+  return { list: json, element: Math.min(json, READ_CAPS.element) };
+}
+
+interface RestoreService {
+  session: ServiceSession;
+  /** The one limit of reads in flight; the session narrows it while the service throttles. */
+  limit: LimitFunction;
+  /** The service as one key reaches it. */
+  as: (key: string) => LiveService;
+}
+
+/**
+ * The restore's service session, at restore's defaults. An outage past its patience, or the key
+ * refused mid-restore, stops it as Ctrl-C does, with that error as the reason.
+ */
+function openRestoreService(options: RestoreOptions, caps: ReadCaps): RestoreService {
+  const settings = sessionSettingsOf(options, RESTORE_DEFAULTS);
+  const limit = pLimit(settings.concurrency);
   const stop = new AbortController();
-  const signal = options.signal ? AbortSignal.any([options.signal, stop.signal]) : stop.signal;
-  const defaults = requestDefaults(options);
-  const { retry, random } = defaults;
-  const now = options.now ?? Date.now;
-
-  const { parents, skipped, revision } = await readArchivedPrototype(options.archive, prototype, {
-    ...(pages ? { pages } : {}),
-    ...(layers ? { layers } : {}),
-  });
-
-  const client = new HttpClient({
-    baseUrl: options.baseUrl,
-    connections: options.concurrency ?? RESTORE_DEFAULTS.concurrency,
-    timeoutMs: options.timeoutMs ?? RESTORE_DEFAULTS.timeoutMs,
-    ...(options.proxy ? { proxy: options.proxy } : {}),
-    ...(options.allowInsecureHttp ? { allowInsecureHttp: true } : {}),
-    ...(options.dispatcher ? { dispatcher: options.dispatcher } : {}),
-  });
-  const journalPath = options.journal ?? defaultJournalPath(options.archive, prototype);
-  const lock = options.dryRun
-    ? undefined
-    : await acquireLock(`${journalPath}.lock`, `the restore journal ${journalPath}`);
-  try {
-    const rateLimiter = options.maxRps ? new RateLimiter(options.maxRps, now) : undefined;
-    // Nothing to hold: requests sent during the pause fail and wait for the service with the rest.
-    const outage = watchOutage({
-      client,
-      keys: options.keys,
-      policy: defaults.outage,
-      now,
-      sleep: defaults.sleep,
-      signal,
+  const session = openServiceSession(settings, {
+    signal: options.signal ? AbortSignal.any([options.signal, stop.signal]) : stop.signal,
+    now: options.now ?? Date.now,
+    limiter: {
+      // Nothing to hold: requests sent during a pause fail and wait for the service with the rest.
       hold: () => undefined,
       release: () => undefined,
-      onEvent: (event) => options.onEvent?.({ type: 'outage', ...event }),
-      giveUp: (error) => stop.abort(error),
-    });
-    const live = await readableAs(
-      options.keys,
-      prototype,
-      (key) =>
-        new LiveService({
-          client,
-          key,
-          retry,
-          signal,
-          random,
-          now,
-          sleep: defaults.sleep,
-          stall: defaults.stall,
-          outage,
-          ...(rateLimiter ? { rateLimiter } : {}),
-          onRetry: (event) => options.onEvent?.({ type: 'retry', ...event }),
-        }),
-    );
-    const identity: JournalIdentity = { baseUrl: client.origin + client.basePath, prototype };
-    const state = await readJournal(journalPath, identity);
-    const elements = new LiveElements(live, prototype, options.concurrency ?? RESTORE_DEFAULTS.concurrency);
-    const { plan, liveIds } = await makePlan(
-      elements,
-      parents,
-      skipped,
-      state,
-      options.prune ?? false,
-      prototype,
-      revision,
-    );
-    const report = reportOfPlan(plan, options.dryRun ?? false);
-    options.onEvent?.({ type: 'plan', plan, report });
-    const writes = plan.parents.filter((parent) => parent.writes.length > 0);
-    if (options.dryRun) return report;
-    if (writes.length === 0) {
-      // Nothing left to write: an interrupted restore this journal was kept for is finished (the
-      // live state already holds what its unanswered writes did). Another service's is not ours.
-      if (options.journal === undefined && state.setAside === undefined) await rm(journalPath, { force: true });
-      return report;
-    }
+      resize: (value) => {
+        limit.concurrency = value;
+        options.onEvent?.({ type: 'concurrency', value });
+      },
+    },
+    onOutage: (event) => options.onEvent?.({ type: 'outage', ...event }),
+    giveUp: (error) => stop.abort(error),
+  });
+  const onRetry = (event: Omit<Extract<RestoreEvent, { type: 'retry' }>, 'type'>): void =>
+    options.onEvent?.({ type: 'retry', ...event });
+  return { session, limit, as: (key) => new LiveService({ ...session.context, key, caps, onRetry }) };
+}
 
-    const journal = await WriteJournal.open(journalPath, identity, state);
-    if (state.setAside !== undefined) options.onEvent?.({ type: 'journal-set-aside', path: state.setAside });
-    report.journal = journalPath;
-    try {
-      await applyPlan(
-        {
-          live,
-          journal,
-          retry,
-          random,
-          signal,
-          paths: elements.paths,
-          liveIds,
-          relist: async (parent, skip) => {
-            const fresh = await elements.elements(parent, skip);
-            return Array.isArray(fresh) ? fresh : [];
-          },
-          onWrite: (write, outcome, newId) =>
-            options.onEvent?.({ type: 'write', write, outcome, ...(newId ? { newId } : {}) }),
-        },
-        writes,
-        report,
-      );
-    } catch (error) {
-      // Stopped between writes (Ctrl-C): what was done is in the journal and the report.
-      if (!isRabbitError(error)) throw error;
-      report.fatal = error;
-    } finally {
-      await journal.close();
-    }
-    // The journal exists to finish an interrupted restore; once everything is written it has
-    // nothing left to say, and a dot-file left beside the archive only puzzles its owner. One the
-    // user named (--journal) is theirs to keep.
-    if (options.journal === undefined && report.fatal === undefined && report.failed.length === 0) {
-      await rm(journalPath, { force: true });
-      delete report.journal;
-    }
+interface WriteParts {
+  options: RestoreOptions;
+  live: LiveService;
+  elements: LiveElements;
+  liveIds: Map<string, Set<string>>;
+  identity: JournalIdentity;
+  state: JournalState;
+  journalPath: string;
+}
+
+/** The plan's writes, journaled; the journal is removed once it has nothing left to say. */
+async function applyWrites(parts: WriteParts, plan: RestorePlan, report: RestoreReport): Promise<RestoreReport> {
+  const { options, live, elements, state, journalPath } = parts;
+  const writes = plan.parents.filter((parent) => parent.writes.length > 0);
+  if (writes.length === 0) {
+    // Nothing left to write: an interrupted restore this journal was kept for is finished (the
+    // live state already holds what its unanswered writes did). Another service's is not ours.
+    if (options.journal === undefined && state.setAside === undefined) await rm(journalPath, { force: true });
     return report;
-  } finally {
-    await lock?.release();
-    await client.close();
   }
+  const journal = await WriteJournal.open(journalPath, parts.identity, state);
+  if (state.setAside !== undefined) options.onEvent?.({ type: 'journal-set-aside', path: state.setAside });
+  report.journal = journalPath;
+  try {
+    const { retry, random, signal } = live.context;
+    await applyPlan(
+      {
+        live,
+        journal,
+        retry,
+        random,
+        signal,
+        paths: elements.paths,
+        liveIds: parts.liveIds,
+        relist: async (parent, skip) => {
+          const fresh = await elements.elements(parent, skip);
+          return Array.isArray(fresh) ? fresh : [];
+        },
+        onWrite: (write, outcome, newId) =>
+          options.onEvent?.({ type: 'write', write, outcome, ...(newId ? { newId } : {}) }),
+      },
+      writes,
+      report,
+    );
+  } catch (error) {
+    // Stopped between writes (Ctrl-C, the key refused): what was done is in the journal and the report.
+    if (!isRabbitError(error)) throw error;
+    report.fatal = error;
+  } finally {
+    await journal.close();
+  }
+  // The journal exists to finish an interrupted restore; once everything is written it has
+  // nothing left to say, and a dot-file left beside the archive only puzzles its owner. One the
+  // user named (--journal) is theirs to keep.
+  if (options.journal === undefined && report.fatal === undefined && report.failed.length === 0) {
+    await rm(journalPath, { force: true });
+    delete report.journal;
+  }
+  return report;
 }
 
 async function makePlan(
   elements: LiveElements,
-  parents: readonly ArchivedParent[],
-  skippedInArchive: Skip[],
+  archived: { parents: readonly ArchivedParent[]; skipped: Skip[]; revision: number },
   state: JournalState,
   prune: boolean,
   prototype: string,
-  revision: number,
 ): Promise<{ plan: RestorePlan; liveIds: Map<string, Set<string>> }> {
-  const skipped = [...skippedInArchive];
+  const { parents, revision } = archived;
+  const skipped = [...archived.skipped];
   const liveParents = { page: await elements.parentIds('page'), layer: await elements.parentIds('layer') };
   const plans: ParentPlan[] = [];
   const liveIds = new Map<string, Set<string>>();
@@ -251,7 +258,7 @@ async function readableAs(
   let refused = 0;
   for (const key of keys) {
     const live = make(key);
-    const answer = await live.getJson(source, READ_CAPS.list);
+    const answer = await live.getJson(source, 'list');
     if (answer.status === 200) return live;
     if (answer.status === 401 || answer.status === 403) {
       refused = answer.status;

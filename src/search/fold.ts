@@ -4,9 +4,9 @@
  * `ς` is `σ`). Matching is by substring of the folded text, so a word in a script written without
  * spaces (日本語) is found inside a longer run.
  *
- * `foldText` and `foldWithOffsets` are self-contained (no imports, no outer names) because the
- * offline viewer's search script carries their source text: the browser folds a query exactly as
- * the command does.
+ * The offline viewer's search script (site/browser/search-box.ts) is bundled with `foldText` and
+ * `foldWithOffsets`, so the browser folds a query exactly as the command does: they use nothing a
+ * browser lacks.
  */
 export function foldText(text: string): string {
   return text

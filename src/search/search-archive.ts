@@ -1,6 +1,7 @@
 import { RabbitError } from '../core/errors.js';
 import { refuseUnheld } from '../api/held-prototypes.js';
 import type { Readable } from 'node:stream';
+import type { WorkProgress } from '../core/counted-work.js';
 import { openArchive, type Archive } from '../archive/open-archive.js';
 import type { ZipReader } from '../zip/zip-reader.js';
 import type { ArchiveCatalog, ArchivedPrototype } from '../archive/archive-catalog.js';
@@ -32,7 +33,14 @@ export interface SearchOptions {
   /** False reads the bodies even when the archive has a search index (what an older archive gets). */
   useIndex?: boolean;
   signal?: AbortSignal;
+  /**
+   * How far the search is: the manifest read (entries, when the archive has no index to go by),
+   * then the prototypes searched of those to search.
+   */
+  onProgress?: (progress: WorkProgress<SearchStep>) => void;
 }
+
+export type SearchStep = 'manifest' | 'prototypes';
 
 export interface SearchHit extends HitContext {
   kind: SearchKind;
@@ -88,24 +96,30 @@ export async function* searchArchive(options: SearchOptions): AsyncGenerator<Sea
   let archive: Archive | undefined = tail ? undefined : await openArchive(options.archive);
   const opened = async (): Promise<Archive> => (archive ??= await openArchive(options.archive));
   let catalog: ArchiveCatalog | undefined;
+  let read = 0;
+  const progress = options.onProgress;
+  const visitor = { file: () => progress?.({ step: 'manifest', done: ++read, total: null }) };
+  const catalogOf = async (): Promise<ArchiveCatalog> => (catalog ??= await (await opened()).catalog({ visitor }));
   const summary: SearchSummary = { hits: 0, prototypes: 0, indexed: 0, scanned: 0 };
   try {
     const index: IndexEntries | undefined =
       options.useIndex === false ? undefined : (tail ?? zipEntries((archive as Archive).zip));
     const indexed = index && (await indexedPrototypes(index));
-    const ids = indexed ?? (catalog = await (await opened()).catalog()).prototypeIds();
+    const ids = indexed ?? (await catalogOf()).prototypeIds();
     // An id the archive lacks is a mistake in the command, not a search with no hits.
-    if (only) refuseUnheld(only, [...ids], 'the archive');
+    if (only) refuseUnheld(only, [...ids], { name: 'the archive', archive: options.archive });
+    const total = only ? ids.filter((id) => only.has(id)).length : ids.length;
     for (const id of ids) {
       if (only && !only.has(id)) continue;
       if (options.signal?.aborted) throw new RabbitError('INTERRUPTED', 'the search was interrupted');
+      progress?.({ step: 'prototypes', done: summary.prototypes, total });
       summary.prototypes++;
       let records: AsyncIterable<Candidate> | undefined;
       if (index && indexed && index.has(searchPartPath(id))) {
         summary.indexed++;
         records = indexRecords(index, id, query);
       } else {
-        const prototype = (catalog ??= await (await opened()).catalog()).prototype(id);
+        const prototype = (await catalogOf()).prototype(id);
         if (prototype === undefined) continue;
         summary.scanned++;
         records = scannedRecords(prototype, options.places(prototype), query);
@@ -115,6 +129,7 @@ export async function* searchArchive(options: SearchOptions): AsyncGenerator<Sea
         yield { type: 'hit', hit };
       }
     }
+    progress?.({ step: 'prototypes', done: total, total });
     yield { type: 'summary', summary };
   } finally {
     await catalog?.close();

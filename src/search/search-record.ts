@@ -1,11 +1,16 @@
+import { generatedEntryOf, SEARCH_FOLDER } from '../api/generated-entries.js';
+import { ID_KINDS, type IdKind } from '../api/ids.js';
+import { PART_CALLBACK, PARTS_CALLBACK } from './search-callbacks.js';
+
 /**
  * What search finds: one text of an archived prototype (a name, an element's text, a discussion
  * entry) with where it belongs and the archive entry that shows it. The export writes these into
  * the archive as its search index (one file per prototype, `search/prototype-{id}.js`); an archive
  * without one is read record by record from its bodies (prototype-records.ts), with the same result.
  */
-export const SEARCH_KINDS = ['prototype', 'page', 'layer', 'element', 'discussion', 'milestone'] as const;
-export type SearchKind = (typeof SEARCH_KINDS)[number];
+export type SearchKind = IdKind | 'milestone';
+/** Each kind of item the service names by an id (ids.ts), and the milestones of a prototype's metadata. */
+export const SEARCH_KINDS: readonly SearchKind[] = [...ID_KINDS, 'milestone'];
 
 export interface SearchRecord {
   kind: SearchKind;
@@ -30,17 +35,16 @@ export interface SearchRecord {
 export const MAX_TEXT = 4000;
 
 /** The index's folder in the archive. */
-export const SEARCH_DIR = 'search/';
+export const SEARCH_DIR = SEARCH_FOLDER;
 /** The list of indexed prototypes: present when the export wrote an index. */
-export const SEARCH_PARTS_PATH = `${SEARCH_DIR}index.js`;
+export const SEARCH_PARTS_PATH = generatedEntryOf('search-index');
 
 export function searchPartPath(prototypeId: string): string {
-  return `${SEARCH_DIR}prototype-${prototypeId}.js`;
+  return generatedEntryOf('search-part', { prototype: prototypeId });
 }
 
 /** The callbacks the files call when a page loads them with `<script src>` (fetch() of file:// is blocked). */
-export const PARTS_CALLBACK = 'rabbitSearchParts';
-export const PART_CALLBACK = 'rabbitSearchPart';
+export { PART_CALLBACK, PARTS_CALLBACK };
 
 /**
  * A part is a script of one record a line, so that it loads in the browser and streams line by

@@ -3,6 +3,7 @@ import type { DiscussionSummary, PageSummary, PrototypeSummary } from './archive
 import { relativeEntryUrl } from './requisites/rewrite.js';
 import { searchBoxHtml } from './search-box.js';
 import { escapeAttribute, escapeText } from '../core/xml-escape.js';
+import { generatedEntryOf } from '../api/generated-entries.js';
 
 /**
  * The overview: index.html at the archive root lists the prototypes, and each prototype has a page
@@ -33,14 +34,14 @@ export interface IndexEntry {
   thumbnail?: { path: string; width: number; height: number };
 }
 
-export const INDEX_PATH = 'index.html';
+export const INDEX_PATH = generatedEntryOf('index');
 
 /**
  * The page of one prototype's overview: beside index.html rather than among the prototype's files,
  * which hold only what the service served and the viewable copies made from it.
  */
 export function prototypeIndexPath(id: string): string {
-  return `overview/prototype-${id}.html`;
+  return generatedEntryOf('overview', { prototype: id });
 }
 
 /** Errors listed on the top page; the manifest lists them all. */
@@ -80,9 +81,9 @@ ${renderErrors(input.errors, input.errorCount)}`;
 export function renderPrototypePage(p: PrototypeSummary, baseUrl: string, search = false): string {
   const path = prototypeIndexPath(p.id);
   const href = (to: string): string => relativeEntryUrl(path, to);
-  const box = search
-    ? `<section class="finder">${searchBoxHtml(href(INDEX_PATH).replace(/index\.html$/, ''), p.id)}</section>\n`
-    : '';
+  // Up from the page's folder to the archive's root, where the box finds its files.
+  const root = '../'.repeat(path.split('/').length - 1);
+  const box = search ? `<section class="finder">${searchBoxHtml(root, p.id)}</section>\n` : '';
   const body = `<header><p><a href="${escapeAttribute(href(INDEX_PATH))}">All prototypes</a> · <code>${escapeText(baseUrl)}</code></p></header>
 ${box}<main>
 ${renderPrototype(p, href)}

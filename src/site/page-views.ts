@@ -14,6 +14,7 @@ import { buildViewHere } from './view-build.js';
 import type { BuiltView, ViewBuilder } from './view-pool.js';
 import { DRAWN_DATA } from './view-policy.js';
 import { viewPathOf } from './view-path.js';
+import { generatedEntryOf } from '../api/generated-entries.js';
 
 /**
  * Pages read ahead and handed to the view builder: as many bodies and parsed pages as are held at
@@ -225,7 +226,9 @@ export class StylesheetViews {
     for (const [request, file] of fresh) {
       const { css, reencoded } = stylesheetText(await read(file));
       // Named after the URL, not the bytes: the same sheet served at two URLs resolves differently.
-      const path = `assets/${createHash('sha256').update(`view:${request}`).digest('hex')}.view.css`;
+      const path = generatedEntryOf('view-css', {
+        sha256: createHash('sha256').update(`view:${request}`).digest('hex'),
+      });
       sheets.push({ request, file, css, reencoded, path });
     }
     // Which sheets need a copy is decided before any is written, so an import (cycles included)

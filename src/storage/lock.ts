@@ -4,6 +4,7 @@ import { hostname } from 'node:os';
 import { RabbitError } from '../core/errors.js';
 import { isProcessAlive } from '../core/process-alive.js';
 import { formatDuration } from '../core/duration.js';
+import { shellWords } from '../core/shell-quote.js';
 import { tempPathFor } from '../core/output-file.js';
 import { createPrivateFile, unsafePath, whyNotOwn } from '../core/private-files.js';
 
@@ -72,7 +73,7 @@ async function takeOver(path: string, mine: string, staleIno: number, what: stri
     // tell that no one else is about to use it.
     throw new RabbitError(
       'LOCKED',
-      `${what} is locked: a run that was taking over its stale lock stopped half-way, leaving ${guard}; if no other run is using it, remove both (rm ${guard} ${path}) and run again`,
+      `${what} is locked: a run that was taking over its stale lock stopped half-way, leaving ${guard}; if no other run is using it, remove both (${shellWords('rm', guard, path)}) and run again`,
       { data: { lockFile: path } },
     );
   }
@@ -149,7 +150,7 @@ const MAX_LOCK_BYTES = 4096;
 function unreadable(what: string, path: string): RabbitError {
   return new RabbitError(
     'LOCKED',
-    `${what} is locked, but the lock file ${path} does not say by whom (it is empty or damaged), so it is treated as held; if no other run is using it, remove it (rm ${path}) and run again`,
+    `${what} is locked, but the lock file ${path} does not say by whom (it is empty or damaged), so it is treated as held; if no other run is using it, remove it (${shellWords('rm', path)}) and run again`,
     { data: { lockFile: path } },
   );
 }

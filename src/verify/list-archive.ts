@@ -1,5 +1,6 @@
 import { parseRevisionEntry, prototypeOf, revisionFolderOf } from '../api/entry-paths.js';
 import { isSafeSegment } from '../api/reader-names.js';
+import { ITEM_CATEGORIES } from '../api/kind-lists.js';
 import { RESOURCE_KINDS } from '../api/resource-kinds.js';
 import { openArchive } from '../archive/open-archive.js';
 import type { ZipIndex } from '../zip/zip-index.js';
@@ -23,9 +24,22 @@ export interface ListRow {
   complete: boolean;
 }
 
-/** The kinds of a prototype's files that have a column of their own, by their category. */
+/**
+ * The kinds of a prototype's files that have a column of their own, by their category: what its
+ * lists name (the table of kinds says which those are).
+ */
 type Column = 'pages' | 'layers' | 'elements' | 'discussions';
-const COLUMNS: ReadonlySet<string> = new Set<Column>(['pages', 'layers', 'elements', 'discussions']);
+type Counts = Record<Column, number> & { resources: number; bytes: number };
+const COLUMNS: ReadonlySet<string> = new Set(ITEM_CATEGORIES);
+
+/** Nothing counted yet: a zero for each column, and for a kind of item the table gains too (`--json` shows it). */
+function noCounts(): Counts {
+  return {
+    ...(Object.fromEntries(ITEM_CATEGORIES.map((column) => [column, 0])) as Record<Column, number>),
+    resources: 0,
+    bytes: 0,
+  };
+}
 
 /**
  * One row per prototype, from manifest.json, streamed: nothing per entry is kept but four bytes by
@@ -57,7 +71,7 @@ export async function listArchive(path: string): Promise<ListRow[]> {
           id,
           name: record.name,
           revision: record.revision,
-          ...(counter?.counts ?? { pages: 0, layers: 0, elements: 0, discussions: 0, resources: 0, bytes: 0 }),
+          ...(counter?.counts ?? noCounts()),
           errors: 0,
           complete: record.complete,
         });
@@ -82,12 +96,7 @@ export async function listArchive(path: string): Promise<ListRow[]> {
       id,
       name: null,
       revision: null,
-      pages: 0,
-      layers: 0,
-      elements: 0,
-      discussions: 0,
-      resources: 0,
-      bytes: 0,
+      ...noCounts(),
       errors,
       complete: false,
     });
@@ -103,7 +112,7 @@ function folderOf(owner: { prototype: string; revision: string }): string | unde
 
 /** Counts a revision's own files by kind, each path once. */
 class Counter {
-  readonly counts = { pages: 0, layers: 0, elements: 0, discussions: 0, resources: 0, bytes: 0 };
+  readonly counts = noCounts();
   constructor(
     private readonly prefix: string | undefined,
     private readonly seen: Seen,

@@ -2,7 +2,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isRabbitError, RabbitError } from '../core/errors.js';
 import { searchArchive, type SearchEvent, type SearchOptions } from '../search/search-archive.js';
 import { SEARCH_KINDS, type SearchKind } from '../search/search-record.js';
-import { INDEX_PATH, SEARCH_PAGE_CSP } from '../site/index-html.js';
+import { parseGeneratedEntry } from '../api/generated-entries.js';
+import { SEARCH_PAGE_CSP } from '../site/index-html.js';
 import { SEARCH_BOX_PATH } from '../site/search-box.js';
 import { placesOf } from '../site/search-places.js';
 import { VIEW_HEADERS } from '../site/view-policy.js';
@@ -96,11 +97,17 @@ async function answerSearch(
  * script at all.
  */
 export function headersFor(name: string, root: string): Readonly<Record<string, string>> {
-  if (name !== INDEX_PATH && !/^overview\/prototype-\d+\.html$/.test(name)) return VIEW_HEADERS;
+  if (!carriesSearchBox(name)) return VIEW_HEADERS;
   // `root` is the archive's address as the browser sees it, the view's token included.
   const policy = SEARCH_PAGE_CSP.replace("script-src 'self'", `script-src ${root}${SEARCH_BOX_PATH}`);
   return {
     ...VIEW_HEADERS,
     'content-security-policy': `${policy}; frame-ancestors 'none'; sandbox allow-scripts allow-same-origin`,
   };
+}
+
+/** The viewer's own pages, index.html and a prototype's overview, by the table of generated entries. */
+function carriesSearchBox(name: string): boolean {
+  const generated = parseGeneratedEntry(name)?.name;
+  return generated === 'index' || generated === 'overview';
 }

@@ -8,7 +8,7 @@ import type { ZipEntryInfo, ZipReader } from '../zip/zip-reader.js';
 import { MANIFEST_PATH } from '../manifest/types.js';
 import { escapeText } from '../core/xml-escape.js';
 import { INDEX_PATH } from '../site/index-html.js';
-import { EntryDigests } from './entry-digests.js';
+import { EntryDigests, type EntryCheck } from './entry-digests.js';
 import { createViewGate } from './view-gate.js';
 import { VIEW_HEADERS } from '../site/view-policy.js';
 import { SEARCH_BOX_PATH, searchBoxScript } from '../site/search-box.js';
@@ -154,10 +154,7 @@ async function handle(
   }
   const name = entryNameOf(req.url ?? '/');
   if (name === SEARCH_BOX_PATH) {
-    // The tool's own script, whatever the archive holds under that name: the one script its pages may run here.
-    const body = Buffer.from(searchBoxScript(), 'utf8');
-    const type = { 'content-type': 'text/javascript; charset=utf-8', 'content-length': String(body.length) };
-    res.writeHead(200, { ...VIEW_HEADERS, ...type }).end(req.method === 'HEAD' ? undefined : body);
+    serveSearchBox(req, res);
     return;
   }
   const hit = name === undefined ? undefined : zip.index.lookup(name);
@@ -171,27 +168,68 @@ async function handle(
     return;
   }
   const info = zip.entries.get(name) as ZipEntryInfo;
-  const check = name === MANIFEST_PATH ? undefined : digests.checker(hit.position);
-  const head = {
-    ...headersFor(name, `http://${req.headers.host as string}${prefix}`),
-    'content-type': contentTypeFor(name),
-    'content-length': String(info.uncompressedSize),
+  const answer: EntryAnswer = {
+    req,
+    res,
+    name,
+    info,
+    check: () => (name === MANIFEST_PATH ? undefined : digests.checker(hit.position)),
+    head: {
+      ...headersFor(name, `http://${req.headers.host as string}${prefix}`),
+      'content-type': contentTypeFor(name),
+      'content-length': String(info.uncompressedSize),
+    },
+    onEvent,
   };
-  if (info.uncompressedSize <= inMemory) {
-    let body: Buffer;
-    try {
-      body = await readWhole(zip, info);
-    } catch {
-      refuse(res, name, 'unreadable', onEvent);
-      return;
-    }
-    check?.update(body);
-    if (check && !check.matches()) refuse(res, name, 'checksum', onEvent);
-    else res.writeHead(200, head).end(req.method === 'HEAD' ? undefined : body);
+  await (info.uncompressedSize <= inMemory ? serveWhole(zip, answer) : serveLarge(zip, answer));
+}
+
+/** An entry being answered: its bytes, the check they must pass, and the headers they go with. */
+interface EntryAnswer {
+  req: IncomingMessage;
+  res: ServerResponse;
+  name: string;
+  info: ZipEntryInfo;
+  /** A new check against what the manifest records; none for the manifest itself. */
+  check: () => EntryCheck | undefined;
+  head: Record<string, string>;
+  onEvent: (event: ViewEvent) => void;
+}
+
+/** The tool's own script, whatever the archive holds under that name: the one script its pages may run here. */
+function serveSearchBox(req: IncomingMessage, res: ServerResponse): void {
+  const body = Buffer.from(searchBoxScript(), 'utf8');
+  const type = { 'content-type': 'text/javascript; charset=utf-8', 'content-length': String(body.length) };
+  res.writeHead(200, { ...VIEW_HEADERS, ...type }).end(req.method === 'HEAD' ? undefined : body);
+}
+
+/** Read whole and checked before a byte is sent. */
+async function serveWhole(
+  zip: ZipReader,
+  { req, res, name, info, check: checker, head, onEvent }: EntryAnswer,
+): Promise<void> {
+  const check = checker();
+  let body: Buffer;
+  try {
+    body = await readWhole(zip, info);
+  } catch {
+    refuse(res, name, 'unreadable', onEvent);
     return;
   }
-  // Too large to hold: checked in a first pass, then streamed with the same check, and the
-  // connection cut (never ended cleanly) if the second reading differs from the first.
+  check?.update(body);
+  if (check && !check.matches()) refuse(res, name, 'checksum', onEvent);
+  else res.writeHead(200, head).end(req.method === 'HEAD' ? undefined : body);
+}
+
+/**
+ * Too large to hold: checked in a first pass, then streamed with the same check, and the
+ * connection cut (never ended cleanly) if the second reading differs from the first.
+ */
+async function serveLarge(
+  zip: ZipReader,
+  { req, res, name, info, check: checker, head, onEvent }: EntryAnswer,
+): Promise<void> {
+  const check = checker();
   try {
     for await (const chunk of await zip.openEntry(info)) check?.update(chunk as Buffer);
   } catch {
@@ -207,7 +245,7 @@ async function handle(
     res.end();
     return;
   }
-  const again = name === MANIFEST_PATH ? undefined : digests.checker(hit.position);
+  const again = checker();
   await pipeline(
     await zip.openEntry(info),
     new Transform({

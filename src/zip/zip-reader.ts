@@ -84,32 +84,10 @@ export type Located = ZipEntryInfo & Pick<DirectoryRecord, 'flags' | 'localHeade
  */
 export async function openZip(path: string, options: OpenZipOptions = {}): Promise<ZipReader> {
   const name = basename(path);
-  let handle: FileHandle;
-  let built: ZipIndex | undefined;
-  let end: DirectoryEnd;
   const noted = new Map<string, DirectoryRecord | null>((options.only ?? []).map((wanted) => [wanted, null]));
-  try {
-    // O_NONBLOCK: a FIFO under an archive's name is refused below (not a file), never waited on.
-    handle = await openFile(path, constants.O_RDONLY | constants.O_NONBLOCK);
-  } catch (error) {
-    throw openError(error, name, Buffer.alloc(0));
-  }
-  try {
-    const stats = await handle.stat();
-    if (!stats.isFile())
-      throw Object.assign(new Error('not a file'), { code: stats.isDirectory() ? 'EISDIR' : NOT_REGULAR });
-    end = readDirectoryEnd(handle.fd, stats.size);
-    if (options.only === undefined) built = new ZipIndex(handle.fd, end, options.hashName);
-    else {
-      // The same scan the index makes (so the same faults are found at open), keeping only the first record of each name asked for.
-      for (const record of scanDirectory(handle.fd, end))
-        if (noted.get(record.name) === null) noted.set(record.name, record);
-    }
-  } catch (error) {
-    const head = await headOf(handle);
-    await handle.close();
-    throw openError(error, name, head);
-  }
+  const opened = await openDirectory(path, name, options, noted);
+  const { handle, end } = opened;
+  let built = opened.index;
   const fd = handle.fd;
   let closed = false;
   const indexOf = (): ZipIndex => {
@@ -175,6 +153,40 @@ export async function openZip(path: string, options: OpenZipOptions = {}): Promi
   };
 }
 
+/**
+ * The file opened and its central directory found and scanned: into the index, or (with `only`)
+ * for the records of the names in `noted`, the first of each. The file is closed again on a failure.
+ */
+async function openDirectory(
+  path: string,
+  name: string,
+  options: OpenZipOptions,
+  noted: Map<string, DirectoryRecord | null>,
+): Promise<{ handle: FileHandle; end: DirectoryEnd; index: ZipIndex | undefined }> {
+  let handle: FileHandle;
+  try {
+    // O_NONBLOCK: a FIFO under an archive's name is refused below (not a file), never waited on.
+    handle = await openFile(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  } catch (error) {
+    throw openError(error, name, Buffer.alloc(0));
+  }
+  try {
+    const stats = await handle.stat();
+    if (!stats.isFile())
+      throw Object.assign(new Error('not a file'), { code: stats.isDirectory() ? 'EISDIR' : NOT_REGULAR });
+    const end = readDirectoryEnd(handle.fd, stats.size);
+    if (options.only === undefined) return { handle, end, index: new ZipIndex(handle.fd, end, options.hashName) };
+    // The same scan the index makes (so the same faults are found at open), keeping only the first record of each name asked for.
+    for (const record of scanDirectory(handle.fd, end))
+      if (noted.get(record.name) === null) noted.set(record.name, record);
+    return { handle, end, index: undefined };
+  } catch (error) {
+    const head = await headOf(handle);
+    await handle.close();
+    throw openError(error, name, head);
+  }
+}
+
 function located(record: DirectoryRecord): Located {
   return {
     name: record.name,
@@ -222,50 +234,12 @@ function entriesView(indexOf: () => ZipIndex, find: (name: string) => DirectoryR
  * what an entry costs to read is bounded by what the directory says, whatever its bytes hold.
  */
 export async function* entryBytes(fd: number, path: string, entry: Located, directory: number): AsyncGenerator<Buffer> {
-  const fail = (reason: string, fault?: ZipFault) =>
-    new RabbitError('ARCHIVE_CORRUPT', `${entry.name} in ${basename(path)} is damaged: ${reason}`, {
-      entry: entry.name,
-      reason: `damaged: ${reason}`,
-      ...(fault !== undefined ? { data: { fault } } : {}),
-    });
-  if (entry.flags & 0x1) throw fail('it is encrypted');
-  if (entry.compressionMethod !== 0 && entry.compressionMethod !== 8)
-    throw fail(`unsupported compression method ${entry.compressionMethod}`);
-  if (entry.compressionMethod === 0 && entry.compressedSize !== entry.uncompressedSize) {
-    throw fail(
-      `compressed/uncompressed size mismatch for stored file: ${entry.compressedSize} != ${entry.uncompressedSize}`,
-    );
-  }
-  const limit = Math.min(entry.dataLimit ?? directory, directory);
-  const overlap = () => fail(`its data overlaps ${OVERLAPS} (bytes ${entry.localHeaderOffset} to ${limit})`, 'overlap');
-  if (entry.localHeaderOffset + LOCAL_HEADER_BYTES > limit) throw overlap();
-  // The header and, in the same read for any usual name, the name it carries.
-  let header = readAt(
-    fd,
-    entry.localHeaderOffset,
-    Math.min(LOCAL_HEADER_BYTES + NAME_GUESS, limit - entry.localHeaderOffset),
-  );
-  if (header.length < LOCAL_HEADER_BYTES || header.readUInt32LE(0) !== LOCAL_SIGNATURE)
-    throw fail('invalid local file header signature');
-  const nameLength = header.readUInt16LE(26);
-  const start = entry.localHeaderOffset + LOCAL_HEADER_BYTES + nameLength + header.readUInt16LE(28);
-  if (start + entry.compressedSize > limit) throw overlap();
-  if (header.length < LOCAL_HEADER_BYTES + nameLength)
-    header = readAt(fd, entry.localHeaderOffset, LOCAL_HEADER_BYTES + nameLength);
-  // Readers that walk the local headers (bsdtar, Java's ZipInputStream, any streaming unzip) take the
-  // name and method from there: a zip whose two copies differ extracts there as other files than the
-  // directory lists. Refused, as Python's zipfile does, so that what verify passes is one archive to all.
-  const local = decodeName(
-    header.subarray(LOCAL_HEADER_BYTES, LOCAL_HEADER_BYTES + nameLength),
-    header.readUInt16LE(6),
-  );
-  if (local !== entry.name)
-    throw fail('its local header names another entry than the zip’s directory does', 'local-header');
-  if (header.readUInt16LE(8) !== entry.compressionMethod)
-    throw fail('its local header gives another compression method than the zip’s directory does', 'local-header');
+  checkMethod(path, entry);
+  const start = dataStart(fd, path, entry, directory);
   let crc = 0;
   let size = 0;
-  const tooLarge = () => fail(`it inflates to more than its declared ${entry.uncompressedSize} bytes`, 'too-large');
+  const tooLarge = () =>
+    damaged(path, entry, `it inflates to more than its declared ${entry.uncompressedSize} bytes`, 'too-large');
   const counted = (chunk: Buffer): Buffer => {
     crc = crc32(chunk, crc);
     size += chunk.length;
@@ -276,7 +250,7 @@ export async function* entryBytes(fd: number, path: string, entry: Located, dire
   try {
     if (entry.compressedSize <= ONE_SHOT_BYTES && entry.uncompressedSize <= ONE_SHOT_BYTES) {
       const raw = readAt(fd, start, entry.compressedSize);
-      if (raw.length < entry.compressedSize) throw fail('the entry runs past the end of the file');
+      if (raw.length < entry.compressedSize) throw damaged(path, entry, 'the entry runs past the end of the file');
       yield counted(entry.compressionMethod === 8 ? inflateCapped(raw, cap, tooLarge) : raw);
     } else {
       const source = createReadStream('', {
@@ -300,10 +274,74 @@ export async function* entryBytes(fd: number, path: string, entry: Located, dire
     }
   } catch (error) {
     if (isRabbitError(error)) throw error;
-    throw fail(error instanceof Error ? error.message : String(error));
+    throw damaged(path, entry, error instanceof Error ? error.message : String(error));
   }
-  if (size !== entry.uncompressedSize) throw fail(`${size} bytes instead of ${entry.uncompressedSize}`);
-  if (crc >>> 0 !== entry.crc32 >>> 0) throw fail(`CRC-32 ${hex(crc)} instead of ${hex(entry.crc32)}`);
+  if (size !== entry.uncompressedSize) throw damaged(path, entry, `${size} bytes instead of ${entry.uncompressedSize}`);
+  if (crc >>> 0 !== entry.crc32 >>> 0) throw damaged(path, entry, `CRC-32 ${hex(crc)} instead of ${hex(entry.crc32)}`);
+}
+
+/** ARCHIVE_CORRUPT for an entry whose bytes cannot be trusted, with the fault a crafted zip is refused for. */
+function damaged(path: string, entry: Located, reason: string, fault?: ZipFault): RabbitError {
+  return new RabbitError('ARCHIVE_CORRUPT', `${entry.name} in ${basename(path)} is damaged: ${reason}`, {
+    entry: entry.name,
+    reason: `damaged: ${reason}`,
+    ...(fault !== undefined ? { data: { fault } } : {}),
+  });
+}
+
+/** Only stored or deflated, never encrypted; a stored entry's two sizes are one. */
+function checkMethod(path: string, entry: Located): void {
+  if (entry.flags & 0x1) throw damaged(path, entry, 'it is encrypted');
+  if (entry.compressionMethod !== 0 && entry.compressionMethod !== 8)
+    throw damaged(path, entry, `unsupported compression method ${entry.compressionMethod}`);
+  if (entry.compressionMethod === 0 && entry.compressedSize !== entry.uncompressedSize) {
+    throw damaged(
+      path,
+      entry,
+      `compressed/uncompressed size mismatch for stored file: ${entry.compressedSize} != ${entry.uncompressedSize}`,
+    );
+  }
+}
+
+/**
+ * Where the entry's data begins, after its local header: the header must lie, with the data, in
+ * the entry's own part of the file, and name the entry and its method as the directory does.
+ */
+function dataStart(fd: number, path: string, entry: Located, directory: number): number {
+  const limit = Math.min(entry.dataLimit ?? directory, directory);
+  const overlap = () =>
+    damaged(path, entry, `its data overlaps ${OVERLAPS} (bytes ${entry.localHeaderOffset} to ${limit})`, 'overlap');
+  if (entry.localHeaderOffset + LOCAL_HEADER_BYTES > limit) throw overlap();
+  // The header and, in the same read for any usual name, the name it carries.
+  let header = readAt(
+    fd,
+    entry.localHeaderOffset,
+    Math.min(LOCAL_HEADER_BYTES + NAME_GUESS, limit - entry.localHeaderOffset),
+  );
+  if (header.length < LOCAL_HEADER_BYTES || header.readUInt32LE(0) !== LOCAL_SIGNATURE)
+    throw damaged(path, entry, 'invalid local file header signature');
+  const nameLength = header.readUInt16LE(26);
+  const start = entry.localHeaderOffset + LOCAL_HEADER_BYTES + nameLength + header.readUInt16LE(28);
+  if (start + entry.compressedSize > limit) throw overlap();
+  if (header.length < LOCAL_HEADER_BYTES + nameLength)
+    header = readAt(fd, entry.localHeaderOffset, LOCAL_HEADER_BYTES + nameLength);
+  // Readers that walk the local headers (bsdtar, Java's ZipInputStream, any streaming unzip) take the
+  // name and method from there: a zip whose two copies differ extracts there as other files than the
+  // directory lists. Refused, as Python's zipfile does, so that what verify passes is one archive to all.
+  const local = decodeName(
+    header.subarray(LOCAL_HEADER_BYTES, LOCAL_HEADER_BYTES + nameLength),
+    header.readUInt16LE(6),
+  );
+  if (local !== entry.name)
+    throw damaged(path, entry, 'its local header names another entry than the zip’s directory does', 'local-header');
+  if (header.readUInt16LE(8) !== entry.compressionMethod)
+    throw damaged(
+      path,
+      entry,
+      'its local header gives another compression method than the zip’s directory does',
+      'local-header',
+    );
+  return start;
 }
 
 /**

@@ -5,10 +5,11 @@ import { tmpdir } from 'node:os';
 import { join, resolve, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { BrowserContext, Page } from '../browser/index.js';
+import type { BrowserContext } from '../browser/index.js';
 import { startFakeService, type FakeService } from '../../src/fake-service/index.js';
 import { exportAccount } from '../../src/export/export-account.js';
 import { readArchive } from '../helpers/archive.js';
+import { visitEach } from '../helpers/visit-each.js';
 import { closeAll, openUnzipped, PAGE_RENDERING } from '../viewer/hostile-front.js';
 
 /**
@@ -37,7 +38,6 @@ export function describeSheetAttack(title: string, attack: SheetAttack): void {
   let dir: string;
   let root: string;
   let browser: BrowserContext | undefined;
-  let page: Page;
   const requests: string[] = [];
   const variantOfView = new Map<string, string>();
 
@@ -93,7 +93,7 @@ export function describeSheetAttack(title: string, attack: SheetAttack): void {
       if (variant !== undefined && file.path.endsWith('.html'))
         variantOfView.set(file.path.replace(/\.html$/, '.view.html'), variant.name);
     }
-    ({ root, browser, page } = await openUnzipped(out, dir, requests));
+    ({ root, browser } = await openUnzipped(out, dir, requests));
     await writeFile(join(dir, 'outside.png'), Buffer.from('89504e470d0a1a0a', 'hex'));
   }, 120_000);
 
@@ -118,13 +118,15 @@ export function describeSheetAttack(title: string, attack: SheetAttack): void {
     });
 
     it('opening a view loads nothing outside the extraction', async () => {
-      const seen = [];
-      for (const [view, variant] of [...variantOfView].sort()) {
-        requests.length = 0;
-        await page.goto(pathToFileURL(join(root, view)).href, { waitUntil: 'load' });
-        await page.waitForTimeout(SETTLE_MS);
-        seen.push({ variant, outside: requests.filter((url) => !insideArchive(url)) });
-      }
+      const seen = await visitEach(
+        browser as BrowserContext,
+        [...variantOfView].sort(),
+        async ([view, variant], tab) => {
+          await tab.page.goto(pathToFileURL(join(root, view)).href, { waitUntil: 'load' });
+          await tab.page.waitForTimeout(SETTLE_MS);
+          return { variant, outside: tab.requests.filter((url) => !insideArchive(url)) };
+        },
+      );
       expect(seen).toEqual([...variantOfView].sort().map(([, variant]) => ({ variant, outside: [] })));
     });
   });

@@ -6,6 +6,7 @@ import { registerExport } from '../../src/cli/commands/export.js';
 import type { FakeService } from '../../src/fake-service/index.js';
 import { runCli, startCli } from '../helpers/cli.js';
 import { useFakeService } from '../helpers/fake-service.js';
+import { until } from '../helpers/until.js';
 
 /**
  * The token in the URL `view` prints is the one secret between the server and its user (view-gate.ts):
@@ -33,11 +34,7 @@ describe('view --open on a machine shared with other users', () => {
     const { child, done } = startCli(['view', zip, '--port', '0', '--open'], {
       env: { PATH: `${bin}:${process.env['PATH'] ?? ''}` },
     });
-    let text = '';
-    for (let tries = 0; tries < 200 && text === ''; tries++) {
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      text = await readFile(seen, 'utf8').catch(() => '');
-    }
+    const text = await until(() => readFile(seen, 'utf8'), { what: 'the opener', timeoutMs: 10_000, intervalMs: 50 });
     child.kill('SIGTERM');
     const { stdout } = await done;
     const token = /http:\/\/127\.0\.0\.1:\d+\/([^/\s]+)\//.exec(stdout)?.[1];

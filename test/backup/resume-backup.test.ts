@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { FakeService } from '../../src/fake-service/index.js';
 import { runCli, startCli } from '../helpers/cli.js';
 import { useFakeService } from '../helpers/fake-service.js';
+import { until } from '../helpers/until.js';
 
 // issue 29: a backup interrupted mid-night is resumed by the next run, as export resumes, and says so.
 
@@ -55,11 +56,3 @@ describe('backup after an interrupted night', () => {
     expect((await readdir(dir)).filter((name) => name.endsWith('.rabbit-work'))).toEqual([]);
   });
 });
-
-async function until(condition: () => boolean, timeoutMs = 30_000): Promise<void> {
-  const started = Date.now();
-  while (!condition()) {
-    if (Date.now() - started > timeoutMs) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}

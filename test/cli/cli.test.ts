@@ -7,6 +7,7 @@ import { readArchive } from '../helpers/archive.js';
 import { zipLayout } from '../helpers/zip-layout.js';
 import { allFileEntries } from '../../src/manifest/types.js';
 import { tempDir } from '../helpers/temp.js';
+import { until } from '../helpers/until.js';
 import { useFakeService } from '../helpers/fake-service.js';
 import { recordsOfType } from '../helpers/json-records.js';
 
@@ -207,11 +208,3 @@ describe('rabbit-export CLI', () => {
     expect((await runCli(['verify', out])).code).toBe(0);
   });
 });
-
-async function until(condition: () => boolean, timeoutMs = 30_000): Promise<void> {
-  const started = Date.now();
-  while (!condition()) {
-    if (Date.now() - started > timeoutMs) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}

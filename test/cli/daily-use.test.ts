@@ -1,16 +1,20 @@
-import { execFile } from 'node:child_process';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { startFakeService } from '../../src/fake-service/index.js';
 import { exportAccount } from '../../src/export/export-account.js';
-import { BIN, runCli } from '../helpers/cli.js';
+import { registerExport } from '../../src/cli/commands/export.js';
+import { registerVerify } from '../../src/cli/commands/verify.js';
+import { registerDiff } from '../../src/cli/commands/diff.js';
+import { registerSearch } from '../../src/cli/commands/search.js';
+import { runCli } from '../helpers/cli.js';
+import { skippingClock } from '../helpers/skipping-clock.js';
+import { requestHold } from '../helpers/sleep-gate.js';
 import { tempDir } from '../helpers/temp.js';
-import { requireTool } from '../helpers/tools.js';
-
-const run = promisify(execFile);
 
 // issue 45: what a user meets using the tool every day.
+
+/** Longer than any test: every request goes through the hold's `sleep`, which answers at once. */
+const HELD_LATENCY_MS = 600_000;
 
 describe('two exports of the sample account', () => {
   it('diff finds nothing changed, whatever port each sample service listened on', async () => {
@@ -26,7 +30,7 @@ describe('two exports of the sample account', () => {
         await service.close();
       }
     }
-    const run = await runCli(['diff', ...archives]);
+    const run = await runCli(['diff', ...archives], { register: registerDiff });
     expect(run.code).toBe(0);
     expect(run.stdout).toContain('0 added, 0 removed, 0 changed, 5 unchanged');
   });
@@ -38,7 +42,7 @@ describe('search', () => {
     try {
       const out = join(await tempDir(), 'team.zip');
       await exportAccount({ out, baseUrl: service.baseUrl, keys: [service.keys.readOnly] });
-      const run = await runCli(['search', out, 'volker', '--json']);
+      const run = await runCli(['search', out, 'volker', '--json'], { register: registerSearch });
       expect(run.code).toBe(0);
       const records = run.stdout
         .trim()
@@ -56,10 +60,20 @@ describe('search', () => {
 
 describe('progress in a log and on a terminal', () => {
   it('with faults, concurrency changes are summed up beside the progress lines, not told one by one', async () => {
-    const service = await startFakeService({ seed: 1, faults: { rate: 0.3, kinds: ['503', '429'], seed: 4 } });
+    // Each fault asks for a second's wait (Retry-After): the run and the service share a clock
+    // that skips them, so those waits cost nothing and the run is as it would be, only sooner.
+    const clock = skippingClock();
+    const service = await startFakeService({
+      seed: 1,
+      faults: { rate: 0.3, kinds: ['503', '429'], seed: 4 },
+      now: clock.now,
+      timer: clock.timer,
+    });
     try {
       const dir = await tempDir();
-      const done = await runCli(['export', '--out', join(dir, 'a.zip'), '--stats-interval', '1s'], {
+      const done = await runCli(['export', '--out', join(dir, 'a.zip'), '--stats-interval', '100ms'], {
+        register: registerExport,
+        clock,
         env: { RABBIT_API_KEY: service.keys.readOnly, RABBIT_BASE_URL: service.baseUrl },
       });
       // Complete, or with what the faults left unfetched recorded: either way the run ended.
@@ -76,48 +90,62 @@ describe('progress in a log and on a terminal', () => {
     }
   }, 60_000);
 
-  // `script` gives the CLI a pseudo terminal that reports 0 columns: no bar can be drawn there,
-  // and a person watching it gets a plain line at least every 5 s instead of nothing until the end.
+  // `script`'s pseudo terminal reports 0 columns: no bar can be drawn there, and a person watching
+  // it gets a plain line at least every 5 s instead of nothing until the end. The run's stderr is
+  // such a terminal; the run is held in the middle of its crawl while the lines' timer (faked) is
+  // moved on 5 s. (progress.test.ts runs the CLI on `script`'s own terminal.)
   it('a terminal of unknown width gets a plain progress line at least every 5 s', async () => {
-    requireTool('/usr/bin/script');
-    const service = await startFakeService({ seed: 1, latencyMs: 60 });
+    const hold = requestHold();
+    const service = await startFakeService({ seed: 1, latencyMs: HELD_LATENCY_MS, sleep: hold.sleep });
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
     try {
       const dir = await tempDir();
-      const command = `${process.execPath} ${BIN} export --out ${join(dir, 'a.zip')} --concurrency 1`;
-      const { stdout } = await run('/usr/bin/script', ['-qfec', command, '/dev/null'], {
-        env: {
-          PATH: process.env['PATH'] ?? '',
-          RABBIT_API_KEY: service.keys.readOnly,
-          RABBIT_BASE_URL: service.baseUrl,
-        },
-        timeout: 60_000,
+      const held = hold.at(20);
+      const running = runCli(['export', '--out', join(dir, 'a.zip')], {
+        register: registerExport,
+        terminal: { columns: 0 },
+        env: { RABBIT_API_KEY: service.keys.readOnly, RABBIT_BASE_URL: service.baseUrl },
       });
-      const progress = stdout.split(/\r?\n/).filter((line) => line.startsWith('progress: '));
-      // Lines while it crawled, not only those at the end of the crawl and of the run.
+      await held;
+      vi.advanceTimersByTime(5_000);
+      hold.release();
+      const done = await running;
+      expect(done.code).toBe(0);
+      const progress = done.stderr.split('\n').filter((line) => line.startsWith('progress: '));
+      // A line while it crawled, not only those at the end of the crawl and of the run.
       expect(progress.filter((line) => line.startsWith('progress: crawl')).length).toBeGreaterThanOrEqual(1);
-      expect(stdout).toContain('complete: 5 prototypes');
+      expect(done.stdout).toContain('complete: 5 prototypes');
     } finally {
+      vi.useRealTimers();
       await service.close();
     }
-  }, 90_000);
+  });
 
   it('verify --against-live on a terminal: how many are checked and the time left, every 5 s', async () => {
-    requireTool('/usr/bin/script');
-    const service = await startFakeService({ seed: 1, latencyMs: 60 });
+    const hold = requestHold();
+    const service = await startFakeService({ seed: 1, latencyMs: HELD_LATENCY_MS, sleep: hold.sleep });
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
     try {
       const out = join(await tempDir(), 'team.zip');
       await exportAccount({ out, baseUrl: service.baseUrl, keys: [service.keys.readOnly] });
-      const command = `${process.execPath} ${BIN} verify ${out} --against-live --concurrency 1`;
-      const { stdout } = await run('/usr/bin/script', ['-qfec', command, '/dev/null'], {
-        env: { PATH: process.env['PATH'] ?? '', RABBIT_API_KEY: service.keys.readOnly },
-        timeout: 90_000,
+      const held = hold.at(20);
+      const running = runCli(['verify', out, '--against-live', '--concurrency', '1'], {
+        register: registerVerify,
+        terminal: { columns: 0 },
+        env: { RABBIT_API_KEY: service.keys.readOnly },
       });
-      const progress = stdout.split(/\r?\n/).filter((line) => line.startsWith('progress: checked '));
+      await held;
+      vi.advanceTimersByTime(5_000);
+      hold.release();
+      const done = await running;
+      expect(done.code).toBe(0);
+      const progress = done.stderr.split('\n').filter((line) => line.startsWith('progress: checked '));
       expect(progress.length).toBeGreaterThanOrEqual(1);
-      expect(progress[0]).toMatch(/^progress: checked \d+ of \d+ \(\d+%\), \S+ left, \S+ elapsed$/);
-      expect(stdout).toContain('MATCHES: everything checked is as the archive holds it');
+      expect(progress[0]).toMatch(/^progress: checked \d+ of \d+ lists and resources \(\d+%\), \S+ left, \S+ elapsed$/);
+      expect(done.stdout).toContain('MATCHES: everything checked is as the archive holds it');
     } finally {
+      vi.useRealTimers();
       await service.close();
     }
-  }, 120_000);
+  });
 });

@@ -1,4 +1,5 @@
-import { chmod, mkdir, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, symlink, writeFile } from 'node:fs/promises';
+import { hostname } from 'node:os';
 import { createServer as createHttpServer } from 'node:http';
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
@@ -157,6 +158,15 @@ const CASES: Record<string, () => Promise<Failure>> = {
   NO_API_KEY: () => exportFails(['--base-url', service.baseUrl], {}),
   NO_SUCH_PROTOTYPE: () => exportFails(['--base-url', service.baseUrl, '--prototype', '999']),
   KEY_REFUSED: () => exportFails(['--base-url', service.baseUrl], { RABBIT_API_KEY: service.keys.invalid }),
+  LOCKED: async () => {
+    // The output's lock held by a process that is alive (this one): another export to it must wait.
+    const dir = await tempDir();
+    const work = join(dir, '.team.zip.rabbit-work');
+    await mkdir(work, { mode: 0o700 });
+    const holder = { pid: process.pid, host: hostname(), since: new Date().toISOString() };
+    await writeFile(join(work, 'lock'), JSON.stringify(holder), { mode: 0o600 });
+    return exportFails(['--base-url', service.baseUrl, '--out', join(dir, 'team.zip')]);
+  },
   PORT_IN_USE: async () => {
     const busy = Number(new URL(service.baseUrl).port);
     return failureOf(await runCli(['serve', '--port', String(busy), '--json'], { register: registerServe, env: {} }));
@@ -201,6 +211,22 @@ describe('error guide: every failure a newcomer meets says what happened, what w
     // Never the key, in any case.
     for (const key of [service.keys.readOnly, service.keys.invalid, 'abc', PROXY_SECRET])
       expect(`${failure.message} ${failure.next} ${failure.stderr}`).not.toContain(key);
+  });
+
+  it('a lock held by a live run: the step is to wait for it, naming it, not to run the same command now', async () => {
+    const failure = await (CASES['LOCKED'] as () => Promise<Failure>)();
+    expect(failure.next).toBe(
+      `wait until process ${process.pid} on ${hostname()} has ended (it holds the lock), then run the command again`,
+    );
+  });
+
+  it('a symbolic link at --out: the step is another path, not "a file" (--force never replaces a link)', async () => {
+    const dir = await tempDir();
+    await writeFile(join(dir, 'real.zip'), 'mine');
+    await symlink(join(dir, 'real.zip'), join(dir, 'team.zip'));
+    const failure = await exportFails(['--base-url', service.baseUrl, '--out', join(dir, 'team.zip'), '--force']);
+    expect(failure.code).toBe('OUTPUT_KIND');
+    expect(failure.next).toBe('choose another path: --force replaces a regular file only, never a symbolic link');
   });
 
   it('names the URL that was tried, key removed, for failures of the first contact', async () => {

@@ -6,6 +6,12 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeService, type FakeService } from '../../src/fake-service/index.js';
 import { exportAccount } from '../../src/export/export-account.js';
+import { registerBackup } from '../../src/cli/commands/backup.js';
+import { registerConvert } from '../../src/cli/commands/convert.js';
+import { registerExport } from '../../src/cli/commands/export.js';
+import { registerRestore } from '../../src/cli/commands/restore.js';
+import { registerSearch } from '../../src/cli/commands/search.js';
+import { registerVerify } from '../../src/cli/commands/verify.js';
 import { runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/temp.js';
 
@@ -21,6 +27,9 @@ const env = (key = service.keys.readOnly): NodeJS.ProcessEnv => ({
   RABBIT_API_KEY: key,
   RABBIT_BASE_URL: service.baseUrl,
 });
+
+/** The commands run in-process here; the others are spawned, in a folder of their own (cwd). */
+const REGISTER = { export: registerExport, restore: registerRestore, verify: registerVerify };
 
 const HELD = 'it holds prototypes 3, 17, 42, 1001 and 1002';
 const NEXT = 'next: run again with --prototype naming one of the ids it holds, or without --prototype for all of them';
@@ -65,6 +74,7 @@ describe('--prototype naming what is not there', () => {
   it('backup: exit 2, no archive in --dir', async () => {
     const dir = join(await tempDir(), 'nightly');
     const run = await runCli(['backup', '--dir', dir, '--prototype', '3', '--prototype', '999', '--json'], {
+      register: registerBackup,
       env: env(),
     });
     expect(run.code).toBe(2);
@@ -78,7 +88,7 @@ describe('--prototype naming what is not there', () => {
   });
 
   it('search: exit 2, not "0 hits"', async () => {
-    const run = await runCli(['search', archive, 'page', '--prototype', '999']);
+    const run = await runCli(['search', archive, 'page', '--prototype', '999'], { register: registerSearch });
     expect(run.code).toBe(2);
     expect(run.stdout).toBe('');
     expect(run.stderr).toContain(`rabbit-export: the archive holds no prototype 999; ${HELD}\n${NEXT}\n`);
@@ -86,12 +96,20 @@ describe('--prototype naming what is not there', () => {
 
   it('convert and restore: the same words', async () => {
     const out = join(await tempDir(), 'svg');
-    const converted = await runCli(['convert', archive, '--to', 'svg', '--out', out, '--prototype', '999']);
+    const converted = await runCli(['convert', archive, '--to', 'svg', '--out', out, '--prototype', '999'], {
+      register: registerConvert,
+    });
     expect(converted.code).toBe(2);
     expect(converted.stderr).toContain(`the archive holds no prototype 999; ${HELD}\n${NEXT}\n`);
-    const restored = await runCli(['restore', archive, '--prototype', '999'], { env: env(service.keys.readWrite) });
+    const restored = await runCli(['restore', archive, '--prototype', '999'], {
+      register: registerRestore,
+      env: env(service.keys.readWrite),
+    });
     expect(restored.code).toBe(2);
-    expect(restored.stderr).toContain(`team.zip holds no prototype 999; ${HELD}\n${NEXT}\n`);
+    // Restore needs --prototype: the step cannot be to leave it out.
+    expect(restored.stderr).toContain(
+      `team.zip holds no prototype 999; ${HELD}\nnext: run again with --prototype naming one of the ids it holds\n`,
+    );
   });
 });
 
@@ -99,12 +117,13 @@ describe('the service out of reach', () => {
   it('verify --against-live and restore say what export says: the connection was refused, and where to look', async () => {
     const base = `http://127.0.0.1:${await closedPort()}`;
     const keyed = { RABBIT_API_KEY: service.keys.readWrite };
+    // One attempt each: the words after the last attempt are the point, not the backoffs before it.
     for (const args of [
-      ['verify', archive, '--against-live', '--base-url', base],
-      ['restore', archive, '--prototype', '3', '--base-url', base],
-      ['export', '--out', join(await tempDir(), 'x.zip'), '--base-url', base],
+      ['verify', archive, '--against-live', '--base-url', base, '--retries', '1'],
+      ['restore', archive, '--prototype', '3', '--base-url', base, '--retries', '1'],
+      ['export', '--out', join(await tempDir(), 'x.zip'), '--base-url', base, '--retries', '1'],
     ]) {
-      const run = await runCli(args, { env: keyed });
+      const run = await runCli(args, { register: REGISTER[args[0] as keyof typeof REGISTER], env: keyed });
       expect(run.code, args[0]).toBe(1);
       expect(run.stderr, args[0]).toMatch(/rabbit-export: the connection was refused \(GET [^)]*\)\n/);
       expect(run.stderr, args[0]).toContain(
@@ -122,6 +141,7 @@ describe('help, demo and --out say what is so', () => {
     expect(run.stdout).not.toContain('pidoco.com');
     // The claim holds: the archive's service is checked without --base-url.
     const checked = await runCli(['verify', archive, '--against-live'], {
+      register: registerVerify,
       env: { RABBIT_API_KEY: service.keys.readOnly },
     });
     expect(checked.code).toBe(0);

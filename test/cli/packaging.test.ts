@@ -81,7 +81,7 @@ describe('the package a user installs', () => {
   it('packs, from a clone that never built, a tarball that npm install -g installs offline and runs', async () => {
     // A copy of what a clone holds, without dist/: `prepack` must build it into the tarball.
     const clone = await tempDir();
-    const entries = ['package.json', 'package-lock.json', 'LICENSE', 'README.md', 'bin', 'schema', 'src'];
+    const entries = ['package.json', 'package-lock.json', 'LICENSE', 'README.md', 'bin', 'schema', 'scripts', 'src'];
     for (const entry of [...entries, 'tsconfig.json', 'tsconfig.build.json'])
       await cp(join(ROOT, entry), join(clone, entry), { recursive: true });
     await symlink(join(ROOT, 'node_modules'), join(clone, 'node_modules'));

@@ -1,10 +1,13 @@
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
-import { describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { createProgress, progressMode } from '../../src/cli/progress.js';
 import type { FakeService } from '../../src/fake-service/index.js';
-import { BIN, runCli } from '../helpers/cli.js';
+import { registerExport } from '../../src/cli/commands/export.js';
+import { BIN, runCli, type CliRun } from '../helpers/cli.js';
+import { requestHold, type RequestHold } from '../helpers/sleep-gate.js';
 import { tempDir } from '../helpers/temp.js';
 import { useFakeService } from '../helpers/fake-service.js';
 import { requireTool } from '../helpers/tools.js';
@@ -57,13 +60,26 @@ describe('progress display', () => {
       },
     );
     expect(stdout).toContain('is intact and complete');
+    // Plain lines, as in a log: no bar's synchronized frames.
+    expect(stdout).toMatch(/^progress: done, /m);
+    expect(stdout).not.toContain('\u001b[?2026h');
   });
 });
 
 describe('progress of a real export (issue 15)', () => {
   let service: FakeService;
-  // 197 requests, 2 at a time, 40 ms each: a run of several seconds, long enough for a few updates.
-  useFakeService({ latencyMs: 40 }, (fixture) => (service = fixture.service));
+  let hold: RequestHold;
+  /** A real wait per request instead of the hold. */
+  let latencyMs: number | undefined;
+  // Every request goes through the hold: answered at once, but for one the test chooses.
+  useFakeService(
+    { latencyMs: 600_000, sleep: (ms) => (latencyMs === undefined ? hold.sleep(ms) : sleep(latencyMs)) },
+    (fixture) => (service = fixture.service),
+  );
+  beforeEach(() => {
+    hold = requestHold();
+    latencyMs = undefined;
+  });
   const env = (): Record<string, string> => ({
     RABBIT_API_KEY: service.keys.readOnly,
     RABBIT_BASE_URL: service.baseUrl,
@@ -71,8 +87,29 @@ describe('progress of a real export (issue 15)', () => {
   const ESC = '\u001b';
   const plain = (text: string): string => text.replace(new RegExp(`${ESC}\\[[0-9;?]*[A-Za-z]`, 'g'), '');
 
+  /**
+   * The CLI in-process with its progress timer faked: held at the 20th request, in the middle of
+   * the crawl, while the timer is moved on by `intervalMs` twice, then let go to its end.
+   */
+  async function midCrawl(args: string[], intervalMs: number): Promise<CliRun> {
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+    try {
+      const held = hold.at(20);
+      const running = runCli(args, { register: registerExport, env: env() });
+      await held;
+      vi.advanceTimersByTime(intervalMs);
+      vi.advanceTimersByTime(intervalMs);
+      hold.release();
+      return await running;
+    } finally {
+      vi.useRealTimers();
+    }
+  }
+
   it('on a terminal: one line with percent, bar and time left, redrawn in place and cleared at the end', async () => {
     requireTool('/usr/bin/script');
+    // 197 requests, 2 at a time, 15 ms each: a crawl of over a second, some frames of the bar.
+    latencyMs = 15;
     const dir = await tempDir();
     const command = `stty cols 100 rows 30; ${process.execPath} ${BIN} export --out ${join(dir, 'a.zip')} --concurrency 2`;
     const { stdout } = await run('/usr/bin/script', ['-qfec', command, '/dev/null'], {
@@ -101,9 +138,9 @@ describe('progress of a real export (issue 15)', () => {
 
   it('into a log: a plain line every --stats-interval', async () => {
     const dir = await tempDir();
-    const result = await runCli(
+    const result = await midCrawl(
       ['export', '--out', join(dir, 'b.zip'), '--concurrency', '2', '--stats-interval', '1s'],
-      { env: env() },
+      1_000,
     );
     expect(result.code).toBe(0);
     const lines = result.stderr.split('\n').filter((line) => line.startsWith('progress: '));
@@ -125,9 +162,9 @@ describe('progress of a real export (issue 15)', () => {
 
   it('with --json and --stats-interval: progress records, then exactly one summary', async () => {
     const dir = await tempDir();
-    const result = await runCli(
+    const result = await midCrawl(
       ['export', '--out', join(dir, 'c.zip'), '--concurrency', '2', '--json', '--stats-interval', '1s'],
-      { env: env() },
+      1_000,
     );
     expect(result.code).toBe(0);
     const records = result.stdout
@@ -159,7 +196,9 @@ describe('progress of a real export (issue 15)', () => {
 
   it('with --json alone: exactly one line, the summary', async () => {
     const dir = await tempDir();
+    hold.release();
     const result = await runCli(['export', '--out', join(dir, 'd.zip'), '--concurrency', '4', '--json'], {
+      register: registerExport,
       env: env(),
     });
     expect(result.code).toBe(0);

@@ -15,6 +15,7 @@ import { outputPaths } from '../../src/storage/work-dir.js';
 import { startPingListener, type Ping, type PingListener } from '../helpers/ping-listener.js';
 import { BIN, runCli, startCli } from '../helpers/cli.js';
 import { useFakeService } from '../helpers/fake-service.js';
+import { until } from '../helpers/until.js';
 
 const NOBODY = 65534;
 let service: FakeService;
@@ -206,11 +207,7 @@ describe('view --open', () => {
     const { child, done } = startCli(['view', zip, '--port', '0', '--open'], {
       env: { PATH: `${bin}:${process.env['PATH'] ?? ''}`, ...secrets },
     });
-    let text = '';
-    for (let tries = 0; tries < 200 && text === ''; tries++) {
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      text = await readFile(seen, 'utf8').catch(() => '');
-    }
+    const text = await until(() => readFile(seen, 'utf8'), { what: 'the opener', timeoutMs: 10_000, intervalMs: 50 });
     child.kill('SIGTERM');
     await done;
     expect(text).toContain('PATH=');

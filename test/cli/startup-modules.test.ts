@@ -15,6 +15,9 @@ const MODULE_LOG = fileURLToPath(new URL('../helpers/module-log.mjs', import.met
  */
 const FLAG_DEFAULTS = [
   'dist/api/ids.js',
+  // --formats takes the formats of the table of kinds: two modules of data, which load nothing.
+  'dist/api/kind-lists.js',
+  'dist/api/resource-kinds.js',
   'dist/export/export-defaults.js',
   'dist/client/retry-policy.js',
   'dist/client/transfer-watchdog.js',

@@ -8,6 +8,7 @@ import { registerExport } from '../../src/cli/commands/export.js';
 import type { FakeService } from '../../src/fake-service/index.js';
 import { runCli, startCli } from '../helpers/cli.js';
 import { useFakeService } from '../helpers/fake-service.js';
+import { until } from '../helpers/until.js';
 
 let service: FakeService;
 let dir: string;
@@ -47,11 +48,7 @@ describe('view --open', () => {
     const { child, done } = startCli(['view', zip, '--port', '0', '--open'], {
       env: { PATH: `${bin}:${process.env['PATH'] ?? ''}` },
     });
-    let url = '';
-    for (let tries = 0; tries < 200 && url === ''; tries++) {
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      url = await readFile(opened, 'utf8').catch(() => '');
-    }
+    const url = await until(() => readFile(opened, 'utf8'), { what: 'the opener', timeoutMs: 10_000, intervalMs: 50 });
     // The opener gets a page of this user's only, which sends the browser on to the served address.
     expect(url).toMatch(/^file:\/\/\/.*\/open\.html$/);
     const launch = fileURLToPath(url);

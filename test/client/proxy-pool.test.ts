@@ -10,6 +10,8 @@ import { outageLine } from '../../src/cli/progress-line.js';
 import { isRabbitError } from '../../src/core/errors.js';
 import { readArchive } from '../helpers/archive.js';
 import { tempDir } from '../helpers/temp.js';
+import { skippingClock } from '../helpers/skipping-clock.js';
+import { until } from '../helpers/until.js';
 import { startConnectProxy, type TestProxy } from './connect-proxy.js';
 
 /**
@@ -54,8 +56,8 @@ async function relay(targetPort: number) {
 }
 
 /** Resolves once the service has answered `count` requests. */
-async function afterRequests(count: number): Promise<void> {
-  while (service.stats.requests < count) await new Promise((resolve) => setTimeout(resolve, 2));
+function afterRequests(count: number): Promise<boolean> {
+  return until(() => service.stats.requests >= count, { what: `${count} requests`, intervalMs: 2 });
 }
 
 const SECRET = 'pr0xy-s3cret';
@@ -138,6 +140,10 @@ describe('the pool behind a proxy', () => {
   it('a proxy that goes away in the middle of a run is waited out like the service, and the archive is whole', async () => {
     const front = await relay(Number(new URL(proxy.url).port));
     const events: ExportEvent[] = [];
+    // The proxy comes back once a probe has found it still away; the waits between probes pass on
+    // a clock that skips them.
+    const clock = skippingClock();
+    let back = false;
     try {
       const run = exportAccount({
         out: join(await tempDir(), 'outage.zip'),
@@ -146,11 +152,17 @@ describe('the pool behind a proxy', () => {
         concurrency: 3,
         proxy: { httpProxy: `http://alice:${SECRET}@127.0.0.1:${front.port}` },
         outage: { maxProbeDelayMs: 500 },
-        onEvent: (event) => events.push(event),
+        now: clock.now,
+        sleep: clock.sleep,
+        onEvent: (event) => {
+          events.push(event);
+          if (event.type !== 'outage' || event.state !== 'probe' || back) return;
+          back = true;
+          void front.up();
+        },
       });
       await afterRequests(30);
       await front.down();
-      setTimeout(() => void front.up(), 2_000);
       const result = await run;
       expect(result.complete).toBe(true);
       expect(result.errorCount).toBe(0);

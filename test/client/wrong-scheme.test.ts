@@ -7,6 +7,7 @@ import { registerExport } from '../../src/cli/commands/export.js';
 import { startFakeService, type FakeService } from '../../src/fake-service/index.js';
 import { runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/temp.js';
+import { until } from '../helpers/until.js';
 import { requireTool } from '../convert/tools.js';
 import { startConnectProxy, type TestProxy } from './connect-proxy.js';
 import { makeTestCa, startTlsFront, type TestCa, type TlsFront } from './tls-front.js';
@@ -109,16 +110,17 @@ async function startNginx(): Promise<number> {
     ].join('\n'),
   );
   nginx = spawn(bin, ['-c', conf, '-p', dir], { stdio: 'ignore' });
-  for (let tries = 0; tries < 100; tries++) {
-    const up = await new Promise<boolean>((resolve) => {
-      const socket = createServer().listen(port, '127.0.0.1');
-      socket.once('listening', () => socket.close(() => resolve(false)));
-      socket.once('error', () => resolve(true));
-    });
-    if (up) return port;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error('nginx did not start');
+  // Up once the port can no longer be taken.
+  await until(
+    () =>
+      new Promise<boolean>((resolve) => {
+        const socket = createServer().listen(port, '127.0.0.1');
+        socket.once('listening', () => socket.close(() => resolve(false)));
+        socket.once('error', () => resolve(true));
+      }),
+    { what: 'nginx listening', timeoutMs: 10_000, intervalMs: 50 },
+  );
+  return port;
 }
 
 function expectNamed(failure: Failure, words: string, next: string): void {

@@ -10,6 +10,9 @@ import type { ElementData, PageMeta } from '../../src/convert/prototype-data.js'
 import { XmlText } from '../../src/convert/xml-text.js';
 import { requireTool, tool } from './tools.js';
 
+/** The embedding marks pdftotext puts around right-to-left text and the numbers in it. */
+const withoutBidiMarks = (text: string): string => text.replace(/[\u202a-\u202e]/g, '');
+
 const PDFFONTS = requireTool('/usr/bin/pdffonts', 'poppler-utils');
 const PDFTOTEXT = requireTool('/usr/bin/pdftotext', 'poppler-utils');
 const QPDF = requireTool('/usr/bin/qpdf', 'qpdf');
@@ -20,7 +23,7 @@ const pick = (code: number): number =>
 
 describe('a line cut into runs of one font each, in the order they are drawn', () => {
   it.each([
-    ['Latin alone', 'abc', [[0, 'abc']], 0],
+    ['Latin alone', 'abc', [[0, 'abc']]],
     [
       'a font change',
       'Shop 日本',
@@ -63,12 +66,42 @@ describe('a line cut into runs of one font each, in the order they are drawn', (
         [0, 'עברית - '],
       ],
     ],
-    ['a character no font has is replaced and counted', 'a🛒b', [[0, 'a?b']], 1],
-    ['a joiner no font has draws nothing, and is not counted', 'a\u200Db', [[0, 'ab']], 0],
-  ])('%s', (_, line, runs, replaced = 0) => {
+    [
+      'a character no font has is a replacement of its own, which keeps it',
+      'a🛒b',
+      [
+        [0, 'a'],
+        [0, '?', '🛒'],
+        [0, 'b'],
+      ],
+      ['🛒'],
+    ],
+    [
+      'a replacement inside right-to-left text takes its place there',
+      'שלום 🛒 עולם',
+      [
+        [0, ' עולם'],
+        [0, '?', '🛒'],
+        [0, 'שלום '],
+      ],
+      ['🛒'],
+    ],
+    ['a joiner no font has draws nothing, and is not counted', 'a\u200Db', [[0, 'ab']], []],
+  ])('%s', (_, line, runs, missing: string[] = []) => {
     const result = lineRuns(line, pick);
-    expect(result.runs.map((r) => [r.face, r.text])).toEqual(runs);
-    expect(result.replaced).toBe(replaced);
+    expect(result.runs.map((r) => (r.actual === undefined ? [r.face, r.text] : [r.face, r.text, r.actual]))).toEqual(
+      runs,
+    );
+    expect(result.missing).toEqual(missing);
+  });
+
+  it.each([
+    ['abc def', false],
+    ['Shop 日本 123', false],
+    ['abc שלום def', true],
+    ['مرحبا', true],
+  ])('says whether %s holds right-to-left text', (line, rightToLeft) => {
+    expect(lineRuns(line, pick).rightToLeft).toBe(rightToLeft);
   });
 });
 
@@ -95,18 +128,18 @@ describe("fontconfig's answer", () => {
 });
 
 describe('a machine without any font fontconfig can offer', () => {
-  it('draws with the standard Helvetica, counts every character it lacks, keeps the text whole', async () => {
-    const label = 'Привет 日本 café';
-    const element: ElementData = {
-      id: 'element1',
-      entry: 'pages/page1/elements/element1.json',
+  it('draws with the bundled DejaVu Sans, lists each character it lacks, keeps the text whole', async () => {
+    const labels = ['Привет 日本 café 🛒', 'مرحبا 🛒 بالعالم'];
+    const elements = labels.map((text, index): ElementData => ({
+      id: `element${index}`,
+      entry: `pages/page1/elements/element${index}.json`,
       raw: '{}',
       type: 'button',
-      box: { x: 10, y: 10, width: 200, height: 30 },
-      text: label,
+      box: { x: 10, y: 10 + 40 * index, width: 200, height: 30 },
+      text,
       target: null,
       style: undefined,
-    };
+    }));
     const page: PageMeta = { id: 'page1', name: 'Ελλάδα', layerIds: [] };
     const content: PageContent = {
       page,
@@ -114,7 +147,7 @@ describe('a machine without any font fontconfig can offer', () => {
       size: { width: 300, height: 100 },
       png: undefined,
       layers: [],
-      elements: [element],
+      elements,
       discussions: [],
     };
     const head: PrototypeHead = {
@@ -135,16 +168,29 @@ describe('a machine without any font fontconfig can offer', () => {
       new XmlText(),
       { fonts: NO_FONTS },
     );
-    // Cyrillic 6 and CJK 2 in the label, Greek 6 in the page name, CJK 2 in the prototype's name; é is WinAnsi.
-    expect(stats.replacedCharacters).toBe(6 + 2 + 6 + 2);
-    expect(stats.fonts).toEqual([]);
+    // Only CJK and emoji are beyond DejaVu Sans: the name's on the title page first, then the labels'.
+    expect(stats.missingCharacters).toEqual([
+      ...['東', '京', '日', '本'].map((character) => ({ character, count: 1 })),
+      { character: '🛒', count: 2 },
+    ]);
+    expect(stats.replacedCharacters).toBe(6);
+    expect(stats.fonts).toEqual([
+      'DejaVuSans-Bold (bundled DejaVuSans-Bold.ttf)',
+      'DejaVuSans (bundled DejaVuSans.ttf)',
+    ]);
     const dir = await mkdtemp(join(tmpdir(), 'rabbit-pdf-nofont-'));
     try {
       const file = join(dir, 'binder.pdf');
       await writeFile(file, bytes);
       expect(await tool(QPDF, ['--check', file])).toContain('No syntax or stream encoding errors');
-      expect(await tool(PDFFONTS, [file])).toMatch(/^Helvetica +Type 1 +WinAnsi +no +no +no/m);
-      expect(await tool(PDFTOTEXT, ['-enc', 'UTF-8', file, '-'])).toContain(label);
+      const fonts = (await tool(PDFFONTS, [file])).split('\n').slice(2).filter(Boolean);
+      expect(fonts.map((line) => line.split(/\s+/)[0]?.replace(/^[A-Z]{6}\+/, ''))).toEqual([
+        'DejaVuSans-Bold',
+        'DejaVuSans',
+      ]);
+      for (const line of fonts) expect(line).toMatch(/ Identity-H +yes +yes +yes /);
+      const text = await tool(PDFTOTEXT, ['-enc', 'UTF-8', file, '-']);
+      for (const label of labels) expect(withoutBidiMarks(text)).toContain(label);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

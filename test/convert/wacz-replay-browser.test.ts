@@ -106,7 +106,10 @@ describe('convert --to wacz, replayed by ReplayWeb.page in Chromium', () => {
         // tested: the page is loaded again once the worker is active.
         await page.goto(`${origin}/`);
         await page.waitForFunction(
-          async () => (await navigator.serviceWorker.getRegistration('/replay/'))?.active?.state === 'activated',
+          // Run in the page; Node's types (this file's lib) have no navigator.
+          async () =>
+            (await (globalThis as unknown as ServiceWorkerPage).navigator.serviceWorker.getRegistration('/replay/'))
+              ?.active?.state === 'activated',
           undefined,
           { timeout: 60_000, polling: 200 },
         );
@@ -119,3 +122,10 @@ describe('convert --to wacz, replayed by ReplayWeb.page in Chromium', () => {
     }
   }, 180_000);
 });
+
+/** What the page's readiness check reads of the browser's globals. */
+interface ServiceWorkerPage {
+  navigator: {
+    serviceWorker: { getRegistration(scope: string): Promise<{ active: { state: string } | null } | undefined> };
+  };
+}

@@ -15,7 +15,8 @@ import { skippingClock, type SkippingClock } from '../helpers/skipping-clock.js'
 
 // issue 27: the whole service gone for a while in the middle of a run (a deploy, a restart) is
 // waited out, not recorded as failures. The runs given a skipping clock wait out their outages on
-// it (the service goes back on the same clock); the CLI runs keep their outages short.
+// it (the service goes back on the same clock), the CLI's too; the one CLI run on the real clock, whose
+// progress records must tick while it is paused, keeps its outage short.
 
 const services: FakeService[] = [];
 afterEach(async () => {
@@ -100,7 +101,7 @@ describe('an outage in the middle of a run', () => {
     const service = await serve({ atRequest: 40, forMs: 60_000, kind: 'down' }, clock);
     const out = join(await tempDir(), 'patience.zip');
     const args = ['export', '--out', out, '--outage-patience', '1s', '--json'];
-    const first = await runCli(args, { register: registerExport, env: env(service) });
+    const first = await runCli(args, { register: registerExport, env: env(service), clock });
     expect(first.code).toBe(3);
     const summary = JSON.parse(first.stdout.trim().split('\n').at(-1) as string) as Record<string, unknown>;
     expect(summary).toMatchObject({ type: 'summary', ok: false, exitCode: 3, complete: false });
@@ -115,7 +116,7 @@ describe('an outage in the middle of a run', () => {
     // The rest of the minute passes at once: the service is back for the same command.
     clock.skip(60_000);
     await service.back();
-    const second = await runCli(args, { register: registerExport, env: env(service) });
+    const second = await runCli(args, { register: registerExport, env: env(service), clock });
     expect(second.stderr).toBe('');
     expect(second.code).toBe(0);
     expect(existsSync(work)).toBe(false);
@@ -174,11 +175,13 @@ describe('--max-duration still wins', () => {
 
 describe('attempts spent because of an outage do not count', () => {
   it('with two attempts per resource, 3 s of refused connections cost no resource', async () => {
-    const service = await serve({ atRequest: 40, forMs: 3_000, kind: 'down' });
+    const clock = skippingClock();
+    const service = await serve({ atRequest: 40, forMs: 3_000, kind: 'down' }, clock);
     const out = join(await tempDir(), 'two-attempts.zip');
     const run = await runCli(['export', '--out', out, '--retries', '2', '--quiet'], {
       register: registerExport,
       env: env(service),
+      clock,
     });
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
@@ -186,11 +189,13 @@ describe('attempts spent because of an outage do not count', () => {
   }, 30_000);
 
   it('--outage-patience 0 is the behaviour before pauses: each resource spends its own attempts and is recorded', async () => {
-    const service = await serve({ atRequest: 40, forMs: 3_000, kind: 'down' });
+    const clock = skippingClock();
+    const service = await serve({ atRequest: 40, forMs: 3_000, kind: 'down' }, clock);
     const out = join(await tempDir(), 'no-patience.zip');
     const run = await runCli(['export', '--out', out, '--retries', '2', '--outage-patience', '0', '--quiet'], {
       register: registerExport,
       env: env(service),
+      clock,
     });
     expect(run.code).toBe(3);
     const { manifest } = await readArchive(out);

@@ -7,6 +7,7 @@ import { isSafeEntryName } from '../../src/api/paths.js';
 import { allFileEntries } from '../../src/manifest/types.js';
 import { servedEntries, walkService } from '../helpers/oracle.js';
 import { manifestOf, readArchive } from '../helpers/archive.js';
+import { skippingClock } from '../helpers/skipping-clock.js';
 import { tempDir } from '../helpers/temp.js';
 import { expectExact } from '../helpers/exact.js';
 
@@ -18,8 +19,13 @@ afterEach(async () => {
 
 describe('exports through faults', () => {
   it('ends complete and byte-exact through 15 % transient faults of every kind', async () => {
+    // The waits the faults ask for (Retry-After) and the backoffs pass on a clock the run and the
+    // service share, which skips them; slow bodies stay slow.
+    const clock = skippingClock();
     service = await startFakeService({
       faults: { rate: 0.15, seed: 11, kinds: [...TRANSIENT_FAULTS, 'slow-body'], slowBodyMs: 200 },
+      now: clock.now,
+      timer: clock.timer,
     });
     const dir = await tempDir();
     const out = join(dir, 'faulty.zip');
@@ -27,6 +33,8 @@ describe('exports through faults', () => {
       out,
       baseUrl: service.baseUrl,
       keys: [service.keys.readOnly],
+      now: clock.now,
+      sleep: clock.sleep,
       // The order requests meet the seeded faults varies with timing; 8 attempts keep the chance
       // that one resource draws a fault every time below 1 in 10,000 runs.
       retry: { attempts: 8 },

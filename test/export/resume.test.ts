@@ -9,6 +9,7 @@ import type { ExportEvent } from '../../src/export/events.js';
 import { FULL_EXPORT_REQUESTS } from '../helpers/oracle.js';
 import { manifestOf } from '../helpers/archive.js';
 import { tempDir } from '../helpers/temp.js';
+import { whenever } from '../helpers/until.js';
 import { expectExact } from '../helpers/exact.js';
 
 let service: FakeService;
@@ -26,9 +27,11 @@ async function journalRecords(dir: string, out: string): Promise<number> {
 /** Interrupts an export once the service has answered `after` requests. */
 async function interruptedExport(dir: string, out: string, after: number): Promise<unknown> {
   const controller = new AbortController();
-  const timer = setInterval(() => {
-    if (service.stats.requests >= after) controller.abort();
-  }, 2);
+  const stop = whenever(
+    () => service.stats.requests >= after,
+    () => controller.abort(),
+    { intervalMs: 2 },
+  );
   try {
     return await exportAccount({
       out: join(dir, out),
@@ -38,7 +41,7 @@ async function interruptedExport(dir: string, out: string, after: number): Promi
       signal: controller.signal,
     }).catch((error: unknown) => error);
   } finally {
-    clearInterval(timer);
+    stop();
   }
 }
 

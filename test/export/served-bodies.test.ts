@@ -8,6 +8,7 @@ import { registerExport } from '../../src/cli/commands/export.js';
 import { registerRestore } from '../../src/cli/commands/restore.js';
 import { parseFaultSpec, startFakeService, type FakeService } from '../../src/fake-service/index.js';
 import { runCli } from '../helpers/cli.js';
+import { skippingClock } from '../helpers/skipping-clock.js';
 import { tempDir } from '../helpers/temp.js';
 import { requireTool } from '../helpers/tools.js';
 
@@ -61,9 +62,11 @@ async function readArchive(zip: string): Promise<Archived> {
 async function exportWith(faults: string, extra: string[] = []) {
   service = await startFakeService({ faults: parseFaultSpec(faults) });
   const out = join(await tempDir(), 'served.zip');
+  // Backoffs before a retry pass on a clock that skips them.
   const run = await runCli(['export', '--out', out, '--base-url', service.baseUrl, ...extra], {
     register: registerExport,
     env: { RABBIT_API_KEY: service.keys.readOnly },
+    clock: skippingClock(),
   });
   return { run, out, svc: service };
 }

@@ -10,6 +10,8 @@ import { manifestOf, readArchive } from '../helpers/archive.js';
 import { runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/temp.js';
 import { expectExact } from '../helpers/exact.js';
+import { skippingClock } from '../helpers/skipping-clock.js';
+import { whenever } from '../helpers/until.js';
 
 // issue 14: an unattended run always ends. Bodies that trickle a byte at a time are never idle,
 // so only a minimum rate or a deadline ends them.
@@ -30,11 +32,13 @@ describe('stalled transfers end', () => {
   it('a body that trickles for ever is aborted, retried, recorded as STALLED (exit 3), and everything else is exact', async () => {
     service = await startFakeService({ faults: { paths: [{ path: TRICKLING, kind: 'trickle' }], trickleMs: 500 } });
     const out = join(await tempDir(), 'trickle.zip');
-    // Default flags but a 2 s window instead of 30 s, so the test is quick; the default is proven
-    // with a fake clock in test/client/transfer-watchdog.test.ts.
-    const run = await runCli(['export', '--out', out, '--speed-time', '2', '--retries', '2', '--quiet'], {
+    // Default flags but the shortest window, 1 s instead of 30 s, so the test is quick; the default
+    // is proven with a fake clock in test/client/transfer-watchdog.test.ts. The backoff between the
+    // two attempts is skipped.
+    const run = await runCli(['export', '--out', out, '--speed-time', '1', '--retries', '2', '--quiet'], {
       register: registerExport,
       env: env(service),
+      clock: skippingClock(),
     });
     expect(run.code).toBe(3);
     const { manifest } = await readArchive(out);
@@ -49,7 +53,7 @@ describe('stalled transfers end', () => {
     const css = '/rabbit/static/css/page.css';
     service = await startFakeService({ faults: { paths: [{ path: css, kind: 'trickle' }], trickleMs: 500 } });
     const out = join(await tempDir(), 'assets.zip');
-    const run = await runCli(['export', '--out', out, '--speed-time', '2', '--retries', '1', '--quiet'], {
+    const run = await runCli(['export', '--out', out, '--speed-time', '1', '--retries', '1', '--quiet'], {
       register: registerExport,
       env: env(service),
     });
@@ -87,17 +91,29 @@ describe('stalled transfers end', () => {
 });
 
 describe('--max-duration', () => {
-  it('stops fetching, writes a whole archive of what it has (complete prototypes stay complete), exits 3; --since then completes it', async () => {
+  it('stops fetching, writes a whole archive of what it has (complete prototypes stay complete), marked incomplete; --since then completes it', async () => {
     const slow = ['/rabbit/api/prototypes/3/pages/page0001.png', '/rabbit/api/prototypes/3/layers.json'];
     service = await startFakeService({ faults: { paths: slow.map((path) => ({ path, kind: 'trickle' as const })) } });
     const dir = await tempDir();
     const first = join(dir, 'night1.zip');
-    const run = await runCli(['export', '--out', first, '--max-duration', '4s', '--json'], {
-      register: registerExport,
-      env: env(service),
+    // The deadline expires once every prototype but 3 is done, as a few seconds' deadline would on
+    // a quiet machine, without waiting those seconds (or too few of them on a busy one).
+    const undone = new Set(['17', '42', '1001', '1002']);
+    let expire = (): void => undefined;
+    const result = await exportAccount({
+      out: first,
+      baseUrl: service.baseUrl,
+      keys: [service.keys.readOnly],
+      maxDurationMs: 4_000,
+      deadlineTimer: (_ms, fire) => {
+        expire = fire;
+        return () => undefined;
+      },
+      onEvent: (event) => {
+        if (event.type === 'prototype-done' && undone.delete(event.id) && undone.size === 0) setImmediate(expire);
+      },
     });
-    expect(run.code).toBe(3);
-    expect(JSON.parse(run.stdout)).toMatchObject({ exitCode: 3, complete: false, deadlineReached: true });
+    expect(result).toMatchObject({ complete: false, deadlineReached: true });
 
     const report = await verifyArchive(first);
     expect(report.problems).toEqual([]);
@@ -141,11 +157,15 @@ describe('--max-duration', () => {
     });
     const dir = await tempDir();
     const out = join(dir, 'queued.zip');
-    const run = await runCli(['export', '--out', out, '--max-duration', '3s', '--concurrency', '1', '--quiet'], {
+    // With one request at a time, nothing moves once the trickle has started: the deadline then
+    // expires, as its 3 s would.
+    const run = await runCli(['export', '--out', out, '--max-duration', '3s', '--concurrency', '1', '--json'], {
       register: registerExport,
       env: env(service),
+      clock: { deadlineTimer: (_ms, expire) => whenever(() => service!.stats.faultsInjected > 0, expire) },
     });
     expect(run.code).toBe(3);
+    expect(JSON.parse(run.stdout)).toMatchObject({ exitCode: 3, complete: false, deadlineReached: true });
     const report = await verifyArchive(out);
     expect(report.ok).toBe(true);
     const errors = report.manifest?.errors ?? [];
@@ -175,9 +195,11 @@ describe('--max-duration', () => {
     const out = join(dir, 'cut.zip');
     // With the minimum rate off, only the deadline can end these bodies, which never end by
     // themselves: a deadline that waited for requests in flight would never end the run.
+    // The list itself trickles: once it has started, nothing else can, and the deadline expires.
     const run = await runCli(['export', '--out', out, '--max-duration', '2s', '--speed-limit', '0', '--quiet'], {
       register: registerExport,
       env: env(service),
+      clock: { deadlineTimer: (_ms, expire) => whenever(() => service!.stats.faultsInjected > 0, expire) },
     });
     expect(run.code).toBe(3);
     expect(run.stderr).toContain('--max-duration');

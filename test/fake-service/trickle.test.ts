@@ -26,21 +26,19 @@ describe('the trickle fault', () => {
         const req = request(url, (res) => {
           const chunks: number[] = [];
           let ended = false;
-          res.on('data', (chunk: Buffer) => chunks.push(chunk.length));
           res.on('end', () => (ended = true));
           res.on('error', () => undefined);
-          // Wait until a good number of single bytes has arrived, then hang up.
-          const check = setInterval(() => {
-            if (chunks.length < 10) return;
-            clearInterval(check);
+          // A good number of single bytes, then hang up.
+          res.on('data', (chunk: Buffer) => {
+            if (chunks.push(chunk.length) !== 10) return;
             resolve({
               status: res.statusCode ?? 0,
-              chunks,
+              chunks: [...chunks],
               ended,
               chunked: res.headers['transfer-encoding'] === 'chunked',
             });
             req.destroy();
-          }, 10);
+          });
         });
         req.on('error', reject);
         req.end();

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Command, CommanderError } from 'commander';
-import type { CliIO } from '../../src/cli/run.js';
+import type { CliIO, RunClock } from '../../src/cli/run.js';
 
 export const BIN = fileURLToPath(new URL('../../bin/rabbit-export.js', import.meta.url));
 const BUILT = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
@@ -24,6 +24,13 @@ export interface CliOptions {
    * built CLI: faster, and it needs no build.
    */
   register?: (program: Command, io: CliIO) => void;
+  /** The clock an in-process run waits on (a skippingClock()), instead of the system's. */
+  clock?: RunClock;
+  /**
+   * An in-process run's stderr is a terminal of this many columns (0: one that does not say, as
+   * `script`'s pseudo terminal), not a log.
+   */
+  terminal?: { columns: number };
 }
 
 /** Starts the built CLI (npm test builds first) with a clean environment plus `env`. */
@@ -50,23 +57,33 @@ export function startCli(
 
 /** The one way tests run the CLI to its end: spawned, or in-process with `register`. */
 export function runCli(args: string[], options: CliOptions = {}): Promise<CliRun> {
-  const { register, ...spawnOptions } = options;
-  if (register === undefined) return startCli(args, spawnOptions).done;
+  const { register, clock, terminal, ...spawnOptions } = options;
+  if (register === undefined) {
+    if (clock !== undefined || terminal !== undefined)
+      throw new Error('runCli: a clock or a terminal needs an in-process CLI (register)');
+    return startCli(args, spawnOptions).done;
+  }
   if (options.cwd !== undefined) throw new Error('runCli: cwd needs a spawned CLI (a test worker cannot chdir)');
-  return runInProcess(register, args, options.env ?? {});
+  return runInProcess(register, args, options.env ?? {}, clock, terminal);
 }
 
 async function runInProcess(
   register: NonNullable<CliOptions['register']>,
   args: string[],
   env: NodeJS.ProcessEnv,
+  clock: RunClock | undefined,
+  terminal: CliOptions['terminal'],
 ): Promise<CliRun> {
   const out: string[] = [];
   const err: string[] = [];
-  const stream = (sink: string[]): NodeJS.WriteStream =>
-    ({ isTTY: false, write: (chunk: unknown) => sink.push(String(chunk)) > 0 }) as unknown as NodeJS.WriteStream;
+  const stream = (sink: string[], tty?: { columns: number }): NodeJS.WriteStream =>
+    ({
+      isTTY: tty !== undefined,
+      ...tty,
+      write: (chunk: unknown) => sink.push(String(chunk)) > 0,
+    }) as unknown as NodeJS.WriteStream;
   const program = new Command('rabbit-export').exitOverride();
-  register(program, { stdout: stream(out), stderr: stream(err), env });
+  register(program, { stdout: stream(out), stderr: stream(err, terminal), env, ...(clock ? { clock } : {}) });
   for (const command of program.commands)
     command.exitOverride().configureOutput({ writeErr: (s) => err.push(s), writeOut: (s) => out.push(s) });
   const saved = process.exitCode;

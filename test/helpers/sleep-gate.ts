@@ -46,3 +46,35 @@ export function sleepGate(): SleepGate {
     },
   };
 }
+
+/**
+ * A fake service's latency (its `sleep`, given a `latencyMs` longer than any test) that answers
+ * every request at once but one, held until the test releases it: a run is caught in its middle,
+ * and stays there while the test looks at it or moves a faked timer on.
+ */
+export interface RequestHold {
+  sleep: (ms: number) => Promise<void>;
+  /** Holds the `nth` request from now on; resolves once that request is being held. */
+  at(nth: number): Promise<void>;
+  /** Lets the held request, and every later one, go. */
+  release(): void;
+}
+
+export function requestHold(): RequestHold {
+  let left = 0;
+  let reached = (): void => undefined;
+  let release = (): void => undefined;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  return {
+    sleep() {
+      if (left === 0 || --left > 0) return Promise.resolve();
+      reached();
+      return held;
+    },
+    at(nth) {
+      left = nth;
+      return new Promise<void>((resolve) => (reached = resolve));
+    },
+    release: () => release(),
+  };
+}

@@ -5,6 +5,7 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { requireTool, runTool } from '../convert/tools.js';
+import { until } from '../helpers/until.js';
 
 /**
  * nginx itself judging the rules `links` writes: a configuration in `dir` that includes them in
@@ -68,14 +69,12 @@ function freePort(): Promise<number> {
 }
 
 async function waitForPort(port: number): Promise<void> {
-  for (let attempt = 0; attempt < 200; attempt++) {
-    try {
+  await until(
+    async () => {
       const answer = await request(`http://127.0.0.1:${port}/`);
       await answer.body.dump();
-      return;
-    } catch {
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
-  }
-  throw new Error(`nginx did not listen on ${port}`);
+      return true;
+    },
+    { what: `nginx listening on ${port}`, timeoutMs: 10_000, intervalMs: 25 },
+  );
 }

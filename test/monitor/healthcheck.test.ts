@@ -12,6 +12,7 @@ import { startMonitor } from '../../src/cli/run-monitor.js';
 import type { CliIO } from '../../src/cli/run.js';
 import { runCli } from '../helpers/cli.js';
 import { useFakeService } from '../helpers/fake-service.js';
+import { skippingClock } from '../helpers/skipping-clock.js';
 import { join } from 'node:path';
 
 let service: FakeService;
@@ -120,9 +121,11 @@ describe('--healthcheck-url', () => {
         server.close(() => resolve(`http://127.0.0.1:${port}/ping/dead`));
       });
     });
+    // The waits between the ping's attempts pass on the run's clock, which skips them.
     const run = await runCli(['backup', '--dir', dir, '--json', '--healthcheck-url', closed], {
       register: registerBackup,
       env: env(),
+      clock: skippingClock(),
     });
     expect(run.code).toBe(0);
     expect(JSON.parse(run.stdout)).toMatchObject({ ok: true, complete: true });

@@ -1,14 +1,20 @@
 import { execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { copyFile, mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ConvertReport } from '../../src/convert/report.js';
 import { startFakeService, type FakeService } from '../../src/fake-service/index.js';
+import { expectedFrom } from '../convert/expected.js';
+import { withoutNonXml } from '../convert/helpers.js';
+import { requireTool, runTool, tool } from '../convert/tools.js';
 
 const execFileAsync = promisify(execFile);
+const PDFFONTS = requireTool('/usr/bin/pdffonts', 'poppler-utils');
+const PDFTOTEXT = requireTool('/usr/bin/pdftotext', 'poppler-utils');
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 interface Run {
@@ -121,6 +127,47 @@ describe('the single-file executable (npm run package)', () => {
     } finally {
       view.kill('SIGTERM');
       if (view.exitCode === null && view.signalCode === null) await once(view, 'exit');
+    }
+  });
+
+  it('writes PDF binders with no font on the machine, in the DejaVu Sans it carries', async () => {
+    // fontconfig reads FONTCONFIG_FILE: this one names no font folder, so it offers no font at all.
+    const conf = join(home, 'no-fonts.conf');
+    await writeFile(
+      conf,
+      `<?xml version="1.0"?>\n<!DOCTYPE fontconfig SYSTEM "fonts.dtd">\n` +
+        `<fontconfig><cachedir>${join(home, 'fc-cache')}</cachedir></fontconfig>\n`,
+    );
+    const offered = await runTool('/usr/bin/env', [`FONTCONFIG_FILE=${conf}`, 'fc-match', '-s', 'sans-serif']);
+    expect(offered.stdout).toBe('');
+    const keyed = { RABBIT_BASE_URL: service.baseUrl, RABBIT_API_KEY: service.keys.readOnly };
+    expect((await run(['export', '--out', 'fonts.zip', '--quiet'], keyed)).code).toBe(0);
+
+    const converted = await run(['convert', 'fonts.zip', '--to', 'pdf', '--out', 'no-fonts'], {
+      FONTCONFIG_FILE: conf,
+    });
+    expect(converted.stderr).toBe('');
+    expect(converted.code).toBe(0);
+    const report = JSON.parse(await readFile(join(work, 'no-fonts', 'convert-report.json'), 'utf8')) as ConvertReport;
+    const expected = await expectedFrom(join(work, 'fonts.zip'));
+    expect(report.prototypes.map((p) => p.id).sort()).toEqual(expected.map((p) => p.id).sort());
+    for (const proto of expected) {
+      const file = join(work, 'no-fonts', report.prototypes.find((p) => p.id === proto.id)?.file as string);
+      const fonts = (await tool(PDFFONTS, [file])).split('\n').slice(2).filter(Boolean);
+      expect(new Set(fonts.map((line) => line.split(/\s+/)[0]?.replace(/^[A-Z]{6}\+/, '')))).toEqual(
+        new Set(['DejaVuSans-Bold', 'DejaVuSans']),
+      );
+      // Every label reads back, whatever was drawn: pdftotext, not our code, is the judge.
+      const text = await tool(PDFTOTEXT, ['-enc', 'UTF-8', file, '-']);
+      const labels = proto.pages
+        .flatMap((page) => [...page.layers.flatMap((l) => l.elements), ...page.elements])
+        .map((e) => e.json.text)
+        .filter((label): label is string => typeof label === 'string')
+        .flatMap((label) => withoutNonXml(label).split(/\r\n|\r|\n/))
+        .map((line) => line.trim())
+        .filter((line) => line !== '');
+      expect(labels.length).toBeGreaterThan(0);
+      for (const line of labels) expect(text, `${proto.id}: ${line}`).toContain(line);
     }
   });
 });

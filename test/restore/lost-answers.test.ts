@@ -14,6 +14,8 @@ import {
   restoreOptions,
 } from './restore-helpers.js';
 import { useFakeService } from '../helpers/fake-service.js';
+import { skippingClock } from '../helpers/skipping-clock.js';
+import { until, whenever } from '../helpers/until.js';
 
 let service: FakeService;
 let dir: string;
@@ -57,7 +59,7 @@ describe('writes whose answers go missing', () => {
 
   it('a POST applied whose answer timed out is found by listing, not sent again', async () => {
     damage(service);
-    let watch: NodeJS.Timeout | undefined;
+    let stop = (): void => undefined;
     const report = await restorePrototype(
       options({
         timeoutMs: 300,
@@ -65,16 +67,15 @@ describe('writes whose answers go missing', () => {
           if (event.type !== 'plan') return;
           // The first POST is applied at once but answered after the client gave up on it.
           service.setLatency(1000);
-          watch = setInterval(() => {
-            if ((service.stats.byMethod.get('POST') ?? 0) >= 1) {
-              service.setLatency(0);
-              clearInterval(watch);
-            }
-          }, 1);
+          stop = whenever(
+            () => (service.stats.byMethod.get('POST') ?? 0) >= 1,
+            () => service.setLatency(0),
+            { intervalMs: 1 },
+          );
         },
       }),
     );
-    clearInterval(watch);
+    stop();
     expect(report.fatal).toBeUndefined();
     expect(report.done).toEqual({ create: 4, update: 2, delete: 1 });
     expect(service.stats.byMethod.get('POST')).toBe(4);
@@ -88,6 +89,8 @@ describe('writes whose answers go missing', () => {
     const base = `/rabbit/api/prototypes/${PROTO}/pages/page0001/elements`;
     const report = await restorePrototype(
       options({
+        // The second each fault asks to wait (Retry-After) passes on a clock that skips it.
+        sleep: skippingClock().sleep,
         onEvent: (event) => {
           if (event.type !== 'plan') return;
           service.setFaults({
@@ -135,17 +138,15 @@ describe('kill -9 in the middle of a restore', () => {
     child.stderr?.on('data', (chunk: Buffer) => {
       if (chunk.toString().includes('restore plan')) service.setLatency(1000);
     });
-    await new Promise<void>((resolve) => {
-      const poll = setInterval(() => {
+    await until(
+      () => {
         const posts = service.stats.byMethod.get('POST') ?? 0;
         if (posts === 1) service.setLatency(1000);
-        if (posts >= 2) {
-          child.kill('SIGKILL');
-          clearInterval(poll);
-          resolve();
-        }
-      }, 1);
-    });
+        return posts >= 2;
+      },
+      { what: 'the second POST', intervalMs: 1 },
+    );
+    child.kill('SIGKILL');
     const killed = await done;
     expect(killed.signal).toBe('SIGKILL');
     expect(killed.stdout).toBe('');

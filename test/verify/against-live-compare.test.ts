@@ -46,7 +46,10 @@ describe('compareJson', () => {
 describe('liveResourceOf', () => {
   it.each([
     ['/rabbit/api/prototypes.json', { type: 'list', member: 'prototype' }],
-    ['/rabbit/api/prototypes/3.json', { type: 'resource', kind: 'prototype', prototype: '3', id: '3' }],
+    [
+      '/rabbit/api/prototypes/3.json',
+      { type: 'resource', kind: 'prototype', prototype: '3', item: 'prototype', id: '3', body: 'json' },
+    ],
     ['/rabbit/api/prototypes/3/pages.json', { type: 'list', member: 'page', prototype: '3' }],
     ['/rabbit/api/prototypes/3/discussions.json', { type: 'list', member: 'discussion', prototype: '3' }],
     [
@@ -59,17 +62,36 @@ describe('liveResourceOf', () => {
     ],
     [
       '/rabbit/api/prototypes/3/pages/page1/elements/element4.json',
-      { type: 'resource', kind: 'element', prototype: '3', id: 'element4', parent: 'page1' },
+      {
+        type: 'resource',
+        kind: 'element',
+        prototype: '3',
+        item: 'element',
+        id: 'element4',
+        parent: 'page1',
+        body: 'json',
+      },
     ],
     [
       '/rabbit/api/prototypes/3/pages/page1.png',
-      { type: 'resource', kind: 'rendering', prototype: '3', id: 'page1', format: 'png' },
+      { type: 'resource', kind: 'rendering', prototype: '3', item: 'page', id: 'page1', format: 'png', body: 'png' },
     ],
     [
       '/rabbit/api/prototypes/3/pages/page1.xhtml?mode=plain',
-      { type: 'resource', kind: 'rendering', prototype: '3', id: 'page1', format: 'xhtml-plain' },
+      {
+        type: 'resource',
+        kind: 'rendering',
+        prototype: '3',
+        item: 'page',
+        id: 'page1',
+        format: 'xhtml-plain',
+        body: 'html',
+      },
     ],
-    ['/rabbit/api/prototypes/3/discussions/9.json', { type: 'resource', kind: 'discussion', prototype: '3', id: '9' }],
+    [
+      '/rabbit/api/prototypes/3/discussions/9.json',
+      { type: 'resource', kind: 'discussion', prototype: '3', item: 'discussion', id: '9', body: 'json' },
+    ],
     ['/static/rabbit.css', undefined],
     ['generated', undefined],
     ['/rabbit/api/prototypes/3/../4.json', undefined],

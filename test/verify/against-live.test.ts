@@ -9,6 +9,7 @@ import { readCheckPlan } from '../../src/live-check/archive-plan.js';
 import { registerVerify } from '../../src/cli/commands/verify.js';
 import { runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/temp.js';
+import { whenever } from '../helpers/until.js';
 
 // issue 38: verify --against-live tells whether an archive still holds what the service serves.
 
@@ -254,15 +255,8 @@ describe('verify --against-live', () => {
     const archive = await exported(service);
     const before = service.stats.requests;
     // The duration's timer, run by the test: it expires once the service has answered 30 requests.
-    const deadlineTimer = (_ms: number, expire: () => void): (() => void) => {
-      const poll = setInterval(() => {
-        if (service.stats.requests - before >= 30) {
-          clearInterval(poll);
-          expire();
-        }
-      }, 1);
-      return () => clearInterval(poll);
-    };
+    const deadlineTimer = (_ms: number, expire: () => void): (() => void) =>
+      whenever(() => service.stats.requests - before >= 30, expire, { intervalMs: 1 });
     const report = await check(service, archive, { maxDurationMs: 60_000, deadlineTimer, concurrency: 2 });
     expect(report.stoppedBy).toBe('max-duration');
     expect(report.complete).toBe(false);

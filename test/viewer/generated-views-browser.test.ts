@@ -4,6 +4,7 @@ import { dirname, join, resolve, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium, type BrowserContext, type Page } from '../browser/index.js';
+import { visitEach } from '../helpers/visit-each.js';
 import { hostileStylePage, pageHtml } from '../helpers/hostile-html.js';
 import { requireTool } from '../helpers/tools.js';
 import { VIEW_ASSETS, VIEW_PAGES, VIEW_PATH, VIEW_SHEETS, viewOf } from '../helpers/view-of.js';
@@ -35,8 +36,8 @@ let page: Page;
 const requests: string[] = [];
 
 /** The files an extraction holds beside the view: what a reference may reach, and what it must not run. */
-function extractionFiles(listenerOrigin: string): Map<string, string> {
-  const acting = `<script>document.title='pwned';location.href='${listenerOrigin}/ran'</script>`;
+function extractionFiles(ran: string): Map<string, string> {
+  const acting = `<script>document.title='pwned';location.href='${ran}'</script>`;
   const files = new Map<string, string>();
   files.set(VIEW_PATH.replace(/\.view\.html$/, '.html'), `<title>raw</title>${acting}`);
   for (const view of VIEW_PAGES.values()) if (view !== VIEW_PATH) files.set(view, `<title>${TITLE}</title>sibling`);
@@ -69,9 +70,10 @@ afterAll(async () => {
 /** Writes the view of `seed`'s page into an extraction of its own; its root and the view's URL. */
 async function extractionOf(seed: number): Promise<{ root: string; url: string }> {
   const root = join(dir, `seed-${seed}`, 'extraction');
-  // The page's script calls home to the listener, so a script that runs is heard.
-  const html = pageHtml(hostileStylePage(seed)).replaceAll('http://attacker.example/ran', `${listener.origin}/ran`);
-  const files = extractionFiles(listener.origin);
+  // The page's script calls home to the listener, so a script that runs is heard, under its seed.
+  const ran = `${listener.origin}/ran/${seed}`;
+  const html = pageHtml(hostileStylePage(seed)).replaceAll('http://attacker.example/ran', ran);
+  const files = extractionFiles(ran);
   let view: string;
   try {
     view = viewOf(html);
@@ -98,23 +100,24 @@ function inside(root: string, url: string): boolean {
 
 describe(`views of generated pages (seeds ${SEEDS.join(' ')}) opened from file://`, () => {
   it('load nothing outside their extraction, and run no script, opened or clicked', async () => {
-    const seen = [];
     const size = page.viewportSize() ?? { width: 800, height: 600 };
-    for (const seed of SEEDS) {
+    const seen = await visitEach(browser as BrowserContext, SEEDS, async (seed, tab) => {
       const { root, url } = await extractionOf(seed);
-      requests.length = 0;
-      heard.length = 0;
-      await page.goto(url, { waitUntil: 'load' });
-      await page.waitForTimeout(SETTLE_MS);
-      const opened = requests.filter((r) => !inside(root, r));
-      requests.length = 0;
-      await page.mouse.click(size.width / 2, size.height / 2);
-      await page.waitForTimeout(SETTLE_MS);
+      tab.requests.length = 0;
+      await tab.page.goto(url, { waitUntil: 'load' });
+      await tab.page.waitForTimeout(SETTLE_MS);
+      const opened = tab.requests.filter((r) => !inside(root, r));
+      tab.requests.length = 0;
+      await tab.page.mouse.click(size.width / 2, size.height / 2);
+      await tab.page.waitForTimeout(SETTLE_MS);
       // A click may follow a link to another web site (a reader's choice); it must not reach a file outside, nor run script.
-      const clicked = requests.filter((r) => !inside(root, r) && !/^https?:\/\/attacker\.example\//.test(r));
-      const title = await page.title().catch(() => '');
-      seen.push({ seed, opened, clicked, heard: [...heard], pwned: title === 'pwned' });
-    }
+      const clicked = tab.requests.filter((r) => !inside(root, r) && !/^https?:\/\/attacker\.example\//.test(r));
+      const title = await tab.page.title().catch(() => '');
+      const heardOf = heard.filter((path) => new RegExp(`^/ran/${seed}(?![0-9])`).test(path));
+      return { seed, opened, clicked, heard: heardOf, pwned: title === 'pwned' };
+    });
     expect(seen.filter((s) => s.opened.length + s.clicked.length + s.heard.length > 0 || s.pwned)).toEqual([]);
+    // Nor from any page after its own visit was over.
+    expect(heard).toEqual([]);
   });
 });

@@ -8,6 +8,7 @@ import { startFakeService, type FakeService } from '../../src/fake-service/index
 import { exportAccount } from '../../src/export/export-account.js';
 import { serveArchive, type ArchiveServer } from '../../src/viewer/serve-archive.js';
 import { readArchive } from '../helpers/archive.js';
+import { visitEach } from '../helpers/visit-each.js';
 import { closeAll, openUnzipped, startHostileFront, startListener, type Listening } from './hostile-front.js';
 
 /**
@@ -97,7 +98,6 @@ let dir: string;
 let root: string;
 let out: string;
 let browser: BrowserContext | undefined;
-let page: Page;
 const requests: string[] = [];
 /** Raw rendering entry -> the hostile body the service sent for it. */
 const served = new Map<string, string>();
@@ -135,7 +135,7 @@ beforeAll(async () => {
   }
   // The raw renderings are the record: kept byte for byte, hostile as they came.
   for (const [path, html] of served) expect(entries.get(path)?.data.toString('utf8'), path).toBe(html);
-  ({ root, browser, page } = await openUnzipped(out, dir, requests));
+  ({ root, browser } = await openUnzipped(out, dir, requests));
 });
 
 afterAll(async () => {
@@ -144,7 +144,7 @@ afterAll(async () => {
 });
 
 /** Opens one view, lets it act, does what a reader would, and says which variant it was and its title after. */
-async function visit(url: string): Promise<{ variant: string | null; title: string }> {
+async function visit(url: string, page: Page): Promise<{ variant: string | null; title: string }> {
   await page.goto(url, { waitUntil: 'load' });
   const variant = await page
     .locator('body')
@@ -154,7 +154,8 @@ async function visit(url: string): Promise<{ variant: string | null; title: stri
   await page.waitForTimeout(SETTLE_MS);
   if (click !== undefined) {
     // A mouse click at the element, as a reader's: it waits for no navigation the page may or may not start.
-    const box = await page.locator(click).boundingBox({ timeout: 1000 });
+    // The element is there once the page has loaded; the time allowed is for a busy machine only.
+    const box = await page.locator(click).boundingBox({ timeout: 10_000 });
     if (box === null) throw new Error(`${click} of ${variant} is not on the page`);
     await page.mouse.click(box.x + box.width / 2, box.y + box.height / 2);
     await page.waitForTimeout(SETTLE_MS);
@@ -166,16 +167,20 @@ function viewsOf(): string[] {
   return [...served.keys()].map((path) => path.replace(/\.html$/, '.view.html')).sort();
 }
 
-/** Opens every view at its URL: each must keep its title and stay where it is. Says which variants it saw. */
+/**
+ * Opens every view at its URL (a few tabs at once): each must keep its title and stay where it is.
+ * Says which variants it saw; what the tabs asked for goes into `requests`.
+ */
 async function visitEvery(urlOf: (view: string) => string): Promise<string[]> {
-  const seen = new Set<string>();
-  for (const view of viewsOf()) {
+  const visits = await visitEach(browser as BrowserContext, viewsOf(), async (view, tab) => {
     const url = urlOf(view);
-    const { variant, title } = await visit(url);
-    if (variant !== null) seen.add(variant);
-    expect({ view, variant, title, at: page.url().split(/[?#]/)[0] }).toEqual({ view, variant, title: TITLE, at: url });
-  }
-  return [...seen].sort();
+    const { variant, title } = await visit(url, tab.page);
+    requests.push(...tab.requests);
+    return { url, seen: { view, variant, title, at: tab.page.url().split(/[?#]/)[0] } };
+  });
+  for (const { url, seen } of visits)
+    expect(seen).toEqual({ view: seen.view, variant: seen.variant, title: TITLE, at: url });
+  return [...new Set(visits.flatMap(({ seen }) => (seen.variant === null ? [] : [seen.variant])))].sort();
 }
 
 describe('hostile page renderings', () => {

@@ -6,7 +6,8 @@ import { join, resolve, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { BrowserContext, Page } from '../browser/index.js';
+import type { BrowserContext } from '../browser/index.js';
+import { visitEach } from '../helpers/visit-each.js';
 import { startFakeService, type FakeService } from '../../src/fake-service/index.js';
 import { exportAccount } from '../../src/export/export-account.js';
 import {
@@ -116,7 +117,6 @@ let service: FakeService;
 let dir: string;
 let root: string;
 let browser: BrowserContext | undefined;
-let page: Page;
 const requests: string[] = [];
 /** View entry -> the variant its page was served as. */
 const variantOfView = new Map<string, string>();
@@ -182,7 +182,7 @@ beforeAll(async () => {
   const out = join(dir, 'hostile.zip');
   const result = await exportAccount({ out, baseUrl: frontUrl, keys: [service.keys.readOnly] });
   expect(result.complete).toBe(true);
-  ({ root, browser, page } = await openUnzipped(out, dir, requests));
+  ({ root, browser } = await openUnzipped(out, dir, requests));
 });
 
 afterAll(async () => {
@@ -205,36 +205,33 @@ describe('views opened from file://', () => {
   });
 
   it('a click leads to a view or nowhere: no raw rendering, no archived SVG, no script', async () => {
-    const seen = [];
     const clicked = [...variantOfView].filter(([, v]) => VARIANTS.find((x) => x.name === v)?.click !== undefined);
-    for (const [view, variant] of clicked) {
+    const seen = await visitEach(browser as BrowserContext, clicked, async ([view, variant], { page }) => {
       const url = pathToFileURL(join(root, view)).href;
       await page.goto(url, { waitUntil: 'load' });
       await page.waitForTimeout(SETTLE_MS);
       const click = VARIANTS.find((v) => v.name === variant)?.click as string;
-      const target = await page.locator(click).boundingBox({ timeout: 1000 });
+      const target = await page.locator(click).boundingBox({ timeout: 10_000 });
       if (target === null) throw new Error(`${click} of ${variant} is not on the page`);
       await page.mouse.click(target.x + target.width / 2, target.y + target.height / 2);
       await page.waitForTimeout(SETTLE_MS);
       const at = page.url().split(/[?#]/)[0] as string;
-      seen.push({
+      return {
         variant,
         title: await page.title(),
         at: at.endsWith('.view.html') && insideArchive(at) ? 'a view' : at,
-      });
-    }
+      };
+    });
     expect(seen).toEqual(clicked.map(([, variant]) => ({ variant, title: TITLE, at: 'a view' })));
     expect(heard).toEqual([]);
   });
 
   it('opening one loads nothing but files inside the extracted archive', async () => {
-    const seen = [];
-    for (const [view, variant] of variantOfView) {
-      requests.length = 0;
-      await page.goto(pathToFileURL(join(root, view)).href, { waitUntil: 'load' });
-      await page.waitForTimeout(SETTLE_MS);
-      seen.push({ variant, outside: requests.filter((url) => !insideArchive(url)) });
-    }
+    const seen = await visitEach(browser as BrowserContext, [...variantOfView], async ([view, variant], tab) => {
+      await tab.page.goto(pathToFileURL(join(root, view)).href, { waitUntil: 'load' });
+      await tab.page.waitForTimeout(SETTLE_MS);
+      return { variant, outside: tab.requests.filter((url) => !insideArchive(url)) };
+    });
     expect(seen).toEqual([...variantOfView.values()].map((variant) => ({ variant, outside: [] })));
     expect(heard).toEqual([]);
   });

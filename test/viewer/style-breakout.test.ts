@@ -7,6 +7,7 @@ import type { BrowserContext, Page } from '../browser/index.js';
 import { startFakeService, type FakeService } from '../../src/fake-service/index.js';
 import { exportAccount } from '../../src/export/export-account.js';
 import { readArchive } from '../helpers/archive.js';
+import { visitEach } from '../helpers/visit-each.js';
 import { closeAll, openUnzipped, startHostileFront, startListener, type Listening } from './hostile-front.js';
 
 /**
@@ -147,34 +148,31 @@ describe('a <style> that hides its end tag in a CSS escape, viewed from file://'
   });
 
   it('opening a view loads nothing outside the extraction: no file beside it, no file://host', async () => {
-    const seen = [];
-    for (const [view, variant] of [...variantOfView].sort()) {
-      requests.length = 0;
-      await page.goto(pathToFileURL(join(root, view)).href, { waitUntil: 'load' });
-      await page.waitForTimeout(SETTLE_MS);
-      seen.push({ variant, outside: requests.filter((url) => !insideArchive(url)) });
-    }
+    const seen = await visitEach(browser as BrowserContext, [...variantOfView].sort(), async ([view, variant], tab) => {
+      await tab.page.goto(pathToFileURL(join(root, view)).href, { waitUntil: 'load' });
+      await tab.page.waitForTimeout(SETTLE_MS);
+      return { variant, outside: tab.requests.filter((url) => !insideArchive(url)) };
+    });
     expect(seen).toEqual([...variantOfView].sort().map(([, variant]) => ({ variant, outside: [] })));
     expect(heard).toEqual([]);
   });
 
   it('a click anywhere runs no script and leaves the reader on the view', async () => {
-    const seen = [];
     const size = page.viewportSize() ?? { width: 800, height: 600 };
-    for (const [view, variant] of [...variantOfView].sort()) {
+    const seen = await visitEach(browser as BrowserContext, [...variantOfView].sort(), async ([view, variant], tab) => {
       const url = pathToFileURL(join(root, view)).href;
-      await page.goto(url, { waitUntil: 'load' });
-      await page.waitForTimeout(SETTLE_MS);
-      const before = await page.title();
-      await page.mouse.click(size.width / 2, size.height / 2);
-      await page.waitForTimeout(SETTLE_MS);
-      const at = page.url().split(/[?#]/)[0] as string;
-      seen.push({
+      await tab.page.goto(url, { waitUntil: 'load' });
+      await tab.page.waitForTimeout(SETTLE_MS);
+      const before = await tab.page.title();
+      await tab.page.mouse.click(size.width / 2, size.height / 2);
+      await tab.page.waitForTimeout(SETTLE_MS);
+      const at = tab.page.url().split(/[?#]/)[0] as string;
+      return {
         variant,
-        title: (await page.title()) === before && before !== 'pwned',
+        title: (await tab.page.title()) === before && before !== 'pwned',
         at: at === url ? 'the view' : at,
-      });
-    }
+      };
+    });
     expect(seen).toEqual([...variantOfView].sort().map(([, variant]) => ({ variant, title: true, at: 'the view' })));
     expect(heard).toEqual([]);
   });

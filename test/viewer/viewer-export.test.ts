@@ -186,7 +186,7 @@ describe('export with the offline viewer', () => {
     expect(scripts).toHaveLength(1 + ids.length);
     for (const script of scripts)
       expect(script).toMatch(
-        /^<script src="(\.\.\/)?search\/search-box\.js" data-root="(\.\.\/)?"( data-prototype="\d+")?><\/script>$/,
+        /^<script src="(\.\.\/)?search\/search-box\.js" data-root="(\.\.\/)?"( data-prototype="\d+")? data-parts="search\/index\.js" data-part-prefix="search\/prototype-" data-part-suffix="\.js"><\/script>$/,
       );
     expect(all.match(/<script/gi)).toHaveLength(scripts.length);
   });

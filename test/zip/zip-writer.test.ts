@@ -11,6 +11,7 @@ import { openZip } from '../../src/zip/zip-reader.js';
 import { DEFAULT_ENTRY_DATE } from '../../src/zip/zip-writer.js';
 import { writeZip, type ZipSource } from '../helpers/write-zip.js';
 import { requireTool } from '../helpers/tools.js';
+import { whenever } from '../helpers/until.js';
 
 let dir: string;
 beforeEach(async () => {
@@ -201,20 +202,21 @@ describe('writeZip', () => {
       await writeFile(dest, 'the previous archive');
       const controller = new AbortController();
       // Abort once a temp file has started to grow, i.e. in the middle of the big entry.
-      const watcher = setInterval(() => {
-        void readdir(dir).then(async (names) => {
-          for (const temp of names.filter((n) => n.endsWith('.tmp'))) {
-            if ((await stat(join(dir, temp)).catch(() => undefined))?.size) controller.abort();
-          }
-        });
-      }, 5);
+      const stop = whenever(
+        async () => {
+          for (const temp of (await readdir(dir)).filter((n) => n.endsWith('.tmp')))
+            if ((await stat(join(dir, temp)).catch(() => undefined))?.size) return true;
+          return false;
+        },
+        () => controller.abort(),
+      );
       try {
         await expectCode(
           writeZip([{ name: 'big.bin', file: big, store: false }], dest, { signal: controller.signal }),
           'INTERRUPTED',
         );
       } finally {
-        clearInterval(watcher);
+        stop();
       }
       expect(await readFile(dest, 'utf8')).toBe('the previous archive');
       expect(await leftovers()).toEqual([]);

@@ -16,6 +16,7 @@ import type { CliIO } from '../run.js';
 import { addServiceOptions, type ServiceFlags } from '../service-flags.js';
 import { addRunLimitOptions, runLimitsOf, type RunLimitFlags } from '../run-limit-flags.js';
 import { recordLine } from '../json-records.js';
+import type { LongCommand, RunParts, RunTimes } from '../long-run.js';
 
 interface BackupFlags extends Omit<SelectionFlags, 'since'>, ServiceFlags, RunLimitFlags, MonitorFlags {
   dir: string;
@@ -33,6 +34,15 @@ interface BackupFlags extends Omit<SelectionFlags, 'since'>, ServiceFlags, RunLi
 }
 
 export function registerBackup(program: Command, io: CliIO): void {
+  defineBackup(program).action(async (flags: BackupFlags) => {
+    if (flags.dryRun) return dryRun(io, flags);
+    const { runLongCommand } = await import('../long-run.js');
+    await runLongCommand(io, flags, backupRun(io, flags));
+  });
+}
+
+/** The command, its flags and its help. */
+function defineBackup(program: Command): Command {
   const command = addRunLimitOptions(
     addServiceOptions(
       program
@@ -73,10 +83,9 @@ export function registerBackup(program: Command, io: CliIO): void {
       '--check-sample <share>',
       'then compare this share (5%) or number (200) of the archive with the service, as verify --against-live does',
     );
-  addMonitorOptions(command)
-    .addHelpText(
-      'after',
-      `
+  return addMonitorOptions(command).addHelpText(
+    'after',
+    `
 Runs never overlap: a second run while one is going says so (its pid, host
 and how long it has been running, also in the --json line) and exits 1. Exit
 codes as for export. With --max-duration a night that runs long stops
@@ -96,102 +105,122 @@ A crontab entry, wrapped here to fit: cron needs it all on one line.
   15 3 * * * rabbit-export backup --dir ~/rabbit-backups --keep 14
     --max-duration 3h --json --api-key-file ~/.rabbit-keys
     >> ~/rabbit-backup.log 2>&1`,
-    )
-    .action(async (flags: BackupFlags) => {
-      if (flags.dryRun) return dryRun(io, flags);
-      const { runLongCommand } = await import('../long-run.js');
-      await runLongCommand(io, flags, {
-        name: 'backup',
-        async load() {
-          const [{ backupAccount }, { checkOutputFolder, outputFolder }] = await Promise.all([
-            import('../../backup/backup-account.js'),
-            import('../output-path.js'),
-          ]);
-          // Created like any output folder; it holds the nights before, so it may hold files. It is
-          // checked now and made only once the run starts (the key has been read by then), and a
-          // first night that fails takes back the folder it made, if it is still empty.
-          const rule = { flag: '--dir', force: false, mayHoldFiles: true };
-          const checkSample = await checkSampleOf(flags);
-          await checkOutputFolder(flags.dir, rule);
-          return async ({ service, signal, onEvent }) => {
-            const folder = await outputFolder(flags.dir, rule);
-            return backupAccount({
-              dir: flags.dir,
-              ...retentionFlags(flags),
-              ...service,
-              signal,
-              onEvent,
-              onBackupEvent: (event) => {
-                if (!flags.quiet) io.stderr.write(`resuming the interrupted backup of ${whenOf(event.archive)}\n`);
-              },
-              ...selectionOf(flags),
-              ...runLimitsOf(flags),
-              ...(checkSample ? { checkSample } : {}),
-            }).catch(async (error: unknown) => {
-              await folder.undo();
-              throw error;
-            });
-          };
-        },
-        complete: (result: BackupResult) => result.export.complete && result.check?.failed !== true,
-        metricsLabel: () => ({ name: 'dir', value: resolve(flags.dir) }),
-        summary: (result: BackupResult, times) => ({
-          out: result.out,
-          sha256: result.sha256,
-          resumed: result.resumed,
-          resumedFiles: result.resumedFiles,
-          since: result.since,
-          sinceSkipped: result.sinceSkipped,
-          ignored: result.ignored,
-          deadlineReached: result.export.deadlineReached,
-          complete: result.export.complete,
-          prototypes: result.export.prototypes.total,
-          reused: result.export.prototypes.reused,
-          fetched: result.export.prototypes.fetched,
-          files: result.export.stats.files,
-          bytes: result.export.archiveBytes,
-          requests: result.export.stats.requests,
-          storedBytes: result.export.stats.bytes,
-          wireBytes: result.export.wireBytes,
-          errors: result.export.errorCount,
-          outages: outageSummary(result.export.outages),
-          pruned: result.pruned,
-          kept: result.kept.length,
-          ...(result.check ? { check: result.check } : {}),
-          ...times,
-        }),
-        describe: (result, summary, timeLine) =>
-          `${summary.complete ? 'complete' : 'INCOMPLETE'}: ${result.out}\n` +
-          (result.resumed !== null
-            ? `  resumed the interrupted backup of ${whenOf(result.resumed)}: ${result.resumedFiles} files it had saved were reused unless changed\n`
-            : '') +
-          (result.since !== null
-            ? `  ${summary.prototypes} prototypes: ${summary.reused} unchanged, copied from ${result.since}; ${summary.fetched} fetched\n`
-            : `  ${plural(summary.prototypes, 'prototype')}, all fetched: a full export\n`) +
-          (result.sinceSkipped !== null ? `  full export: ${printable(result.sinceSkipped)}\n` : '') +
-          (result.export.deadlineReached
-            ? '  stopped fetching at --max-duration; the next backup fetches the rest\n'
-            : '') +
-          `  ${summary.requests} requests, ${mib(summary.bytes)} in ${seconds(summary.durationMs)}\n` +
-          (result.export.outages.count > 0 ? `  ${outageDescription(result.export.outages)}` : '') +
-          `  bodies: ${bodiesText(summary.storedBytes, summary.wireBytes)}\n` +
-          `  time: ${timeLine}\n` +
-          `  sha256 ${result.sha256}\n` +
-          (result.check ? checkLine(result.check) : '') +
-          `  ${plural(summary.kept, 'archive')} kept${summary.pruned.length > 0 ? `, removed ${summary.pruned.join(', ')}` : ''}\n`,
-        warnings: (result, summary) =>
-          result.ignored
-            .map(
-              (archive) =>
-                `warning: ${printable(archive.name)} ${printable(archive.why)}: it was not read, counted or removed\n`,
-            )
-            .join('') +
-          result.unreadable
-            .map((name) => `warning: ${printable(name)} could not be read and was not used as the previous backup\n`)
-            .join('') +
-          (summary.complete ? '' : incompleteText(result)),
-      });
+  );
+}
+
+/** What a night is to the runner of long commands: how to start it, and how its result reads. */
+function backupRun(io: CliIO, flags: BackupFlags): LongCommand<BackupResult, BackupSummary> {
+  return {
+    name: 'backup',
+    load: () => loadBackup(io, flags),
+    complete: (result) => result.export.complete && result.check?.failed !== true,
+    metricsLabel: () => ({ name: 'dir', value: resolve(flags.dir) }),
+    summary: backupSummary,
+    describe: describeBackup,
+    warnings: backupWarnings,
+  };
+}
+
+/** The core, loaded; --dir and --check-sample checked before the run starts. */
+async function loadBackup(io: CliIO, flags: BackupFlags): Promise<(parts: RunParts) => Promise<BackupResult>> {
+  const [{ backupAccount }, { checkOutputFolder, outputFolder }] = await Promise.all([
+    import('../../backup/backup-account.js'),
+    import('../output-path.js'),
+  ]);
+  // Created like any output folder; it holds the nights before, so it may hold files. It is
+  // checked now and made only once the run starts (the key has been read by then), and a
+  // first night that fails takes back the folder it made, if it is still empty.
+  const rule = { flag: '--dir', force: false, mayHoldFiles: true };
+  const checkSample = await checkSampleOf(flags);
+  await checkOutputFolder(flags.dir, rule);
+  return async ({ service, signal, onEvent }) => {
+    const folder = await outputFolder(flags.dir, rule);
+    return backupAccount({
+      dir: flags.dir,
+      ...retentionFlags(flags),
+      ...service,
+      signal,
+      onEvent,
+      onBackupEvent: (event) => {
+        if (!flags.quiet) io.stderr.write(`resuming the interrupted backup of ${whenOf(event.archive)}\n`);
+      },
+      ...selectionOf(flags),
+      ...runLimitsOf(flags),
+      ...(checkSample ? { checkSample } : {}),
+    }).catch(async (error: unknown) => {
+      await folder.undo();
+      throw error;
     });
+  };
+}
+
+type BackupSummary = ReturnType<typeof backupSummary>;
+
+/** The --json summary's fields, in the order they are printed. */
+function backupSummary(result: BackupResult, times: RunTimes) {
+  return {
+    out: result.out,
+    sha256: result.sha256,
+    resumed: result.resumed,
+    resumedFiles: result.resumedFiles,
+    since: result.since,
+    sinceSkipped: result.sinceSkipped,
+    ignored: result.ignored,
+    deadlineReached: result.export.deadlineReached,
+    complete: result.export.complete,
+    prototypes: result.export.prototypes.total,
+    reused: result.export.prototypes.reused,
+    fetched: result.export.prototypes.fetched,
+    files: result.export.stats.files,
+    bytes: result.export.archiveBytes,
+    requests: result.export.stats.requests,
+    storedBytes: result.export.stats.bytes,
+    wireBytes: result.export.wireBytes,
+    errors: result.export.errorCount,
+    outages: outageSummary(result.export.outages),
+    pruned: result.pruned,
+    kept: result.kept.length,
+    ...(result.check ? { check: result.check } : {}),
+    ...times,
+  };
+}
+
+/** The report on stdout. */
+function describeBackup(result: BackupResult, summary: BackupSummary, timeLine: string): string {
+  return (
+    `${summary.complete ? 'complete' : 'INCOMPLETE'}: ${result.out}\n` +
+    (result.resumed !== null
+      ? `  resumed the interrupted backup of ${whenOf(result.resumed)}: ${result.resumedFiles} files it had saved were reused unless changed\n`
+      : '') +
+    (result.since !== null
+      ? `  ${summary.prototypes} prototypes: ${summary.reused} unchanged, copied from ${result.since}; ${summary.fetched} fetched\n`
+      : `  ${plural(summary.prototypes, 'prototype')}, all fetched: a full export\n`) +
+    (result.sinceSkipped !== null ? `  full export: ${printable(result.sinceSkipped)}\n` : '') +
+    (result.export.deadlineReached ? '  stopped fetching at --max-duration; the next backup fetches the rest\n' : '') +
+    `  ${summary.requests} requests, ${mib(summary.bytes)} in ${seconds(summary.durationMs)}\n` +
+    (result.export.outages.count > 0 ? `  ${outageDescription(result.export.outages)}` : '') +
+    `  bodies: ${bodiesText(summary.storedBytes, summary.wireBytes)}\n` +
+    `  time: ${timeLine}\n` +
+    `  sha256 ${result.sha256}\n` +
+    (result.check ? checkLine(result.check) : '') +
+    `  ${plural(summary.kept, 'archive')} kept${summary.pruned.length > 0 ? `, removed ${summary.pruned.join(', ')}` : ''}\n`
+  );
+}
+
+/** The lines on stderr: archives passed over, and why tonight's is incomplete. */
+function backupWarnings(result: BackupResult, summary: BackupSummary): string {
+  return (
+    result.ignored
+      .map(
+        (archive) =>
+          `warning: ${printable(archive.name)} ${printable(archive.why)}: it was not read, counted or removed\n`,
+      )
+      .join('') +
+    result.unreadable
+      .map((name) => `warning: ${printable(name)} could not be read and was not used as the previous backup\n`)
+      .join('') +
+    (summary.complete ? '' : incompleteText(result))
+  );
 }
 
 /**

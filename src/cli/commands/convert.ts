@@ -1,5 +1,6 @@
 import { Option, type Command } from 'commander';
-import type { ConvertEvent } from '../../convert/convert-archive.js';
+import type { ConvertEvent, ConvertStep } from '../../convert/convert-archive.js';
+import type { StepWords } from '../work-line.js';
 import { FORMATS, formatNames } from '../../convert/formats/registry.js';
 import { EXIT } from '../exit-codes.js';
 import { runAction, withInterrupts, type CliIO } from '../run.js';
@@ -10,6 +11,7 @@ interface ConvertFlags {
   prototype?: string[];
   rendering: boolean;
   json?: boolean;
+  quiet?: boolean;
   force?: boolean;
   serialize?: string;
   check?: boolean;
@@ -40,6 +42,7 @@ export function registerConvert(program: Command, io: CliIO): void {
     .option('--serialize <zip|tar>', 'bagit: write the bag as one zip or tar file instead of a folder')
     .option('--check', 'wacz, bagit: read the package back once written and check every digest it records')
     .option('--json', 'print the report as one JSON summary record instead of the totals (docs/json.md)')
+    .option('-q, --quiet', 'no progress on stderr (the report is printed all the same)')
     .addHelpText(
       'after',
       [
@@ -56,11 +59,13 @@ export function registerConvert(program: Command, io: CliIO): void {
         const { convertArchive } = await import('../../convert/convert-archive.js');
         const { outputFolder } = await import('../output-path.js');
         const { recordLine } = await import('../json-records.js');
+        const { workProgress } = await import('../work-progress.js');
         // At the command, so every format convert writes follows the one output rule.
         const folder = await outputFolder(flags.out, { flag: '--out', force: flags.force ?? false });
         const onEvent = (event: ConvertEvent): void => {
           if (!flags.json) io.stdout.write(`${formatPrototypeConverted(event.report)}\n`);
         };
+        const progress = await workProgress(io, flags, CONVERT_WORDS);
         const report = await withInterrupts(io, (signal) =>
           convertArchive({
             archive: file,
@@ -71,12 +76,15 @@ export function registerConvert(program: Command, io: CliIO): void {
             ...(flags.check ? { check: true } : {}),
             ...(flags.prototype ? { prototypes: flags.prototype } : {}),
             onEvent,
+            onProgress: (step) => progress.set(step),
             signal,
           }),
-        ).catch(async (error: unknown) => {
-          await folder.undo();
-          throw error;
-        });
+        )
+          .finally(() => progress.stop())
+          .catch(async (error: unknown) => {
+            await folder.undo();
+            throw error;
+          });
         const code = report.complete ? EXIT.ok : EXIT.incomplete;
         io.stdout.write(
           flags.json
@@ -87,3 +95,15 @@ export function registerConvert(program: Command, io: CliIO): void {
       }),
     );
 }
+
+/** What convert's progress calls its steps (convert-archive.ts: ConvertStep). */
+const CONVERT_WORDS: Readonly<Record<ConvertStep, StepWords>> = {
+  manifest: { verb: 'read', unit: 'manifest entries' },
+  // The archive's entries of the prototypes converted: a prototype weighs what it holds.
+  documents: { verb: 'converted', unit: 'archive entries' },
+  bodies: { verb: 'packaged', unit: 'archive entries' },
+  pages: { verb: 'listed the pages of', unit: 'prototypes' },
+  finish: { verb: 'writing the package', unit: null },
+  serialize: { verb: 'serialized', unit: 'files' },
+  check: { verb: 'checked', unit: 'entries of the package' },
+};

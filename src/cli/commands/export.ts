@@ -4,7 +4,7 @@ import { bodiesText, mib, plural, printable, seconds, shellQuote } from '../form
 import { clockTime, outageDescription, outageSummary } from '../progress-line.js';
 import type { ExportResult } from '../../export/export-account.js';
 import type { ChecksummedResult } from '../../export/checksummed-export.js';
-import type { RunParts } from '../long-run.js';
+import type { LongCommand, RunParts, RunTimes } from '../long-run.js';
 import { addServiceOptions, refuseApiKeyFlag, serviceArgs, type ServiceFlags } from '../service-flags.js';
 import { parseStatsInterval, STATS_INTERVAL_HELP } from '../progress-flags.js';
 import type { CliIO } from '../run.js';
@@ -30,6 +30,16 @@ interface ExportFlags extends SelectionFlags, ServiceFlags, RunLimitFlags, Monit
 }
 
 export function registerExport(program: Command, io: CliIO): void {
+  defineExport(program).action(async (flags: ExportFlags) => {
+    const { runLongCommand } = await import('../long-run.js');
+    // With --out -, stdout carries the zip alone: every line the run prints goes to stderr.
+    const runIo = flags.out === '-' ? { ...io, stdout: io.stderr } : io;
+    await runLongCommand(runIo, flags, exportRun(io, flags));
+  });
+}
+
+/** The command, its flags and its help. */
+function defineExport(program: Command): Command {
   const command = addRunLimitOptions(
     addServiceOptions(
       program
@@ -49,10 +59,9 @@ export function registerExport(program: Command, io: CliIO): void {
     .option('--since <prev.zip>', SELECTION_HELP.since)
     .option('--prototype <id>', SELECTION_HELP.prototype, collectPrototype)
     .option('--formats <list>', SELECTION_HELP.formats, parseFormats);
-  addMonitorOptions(command)
-    .addHelpText(
-      'after',
-      `
+  return addMonitorOptions(command).addHelpText(
+    'after',
+    `
 Examples:
   rabbit-export export --out team.zip       # the key from RABBIT_API_KEY
   rabbit-export export --out team.zip --api-key-file ~/.rabbit-key \\
@@ -70,113 +79,134 @@ Examples:
 With --out - the zip goes to stdout once it is finished and has passed verify;
 everything else (progress, messages, the --json summary) goes to stderr. A
 reader that stops early is exit 1.`,
-    )
-    .action(async (flags: ExportFlags) => {
-      const { runLongCommand } = await import('../long-run.js');
-      const toStdout = flags.out === '-';
-      // With --out -, stdout carries the zip alone: every line the run prints goes to stderr.
-      const runIo = toStdout ? { ...io, stdout: io.stderr } : io;
-      let keyPlaces: string[] = [];
-      await runLongCommand(runIo, flags, {
-        name: 'export',
-        async load() {
-          refuseApiKeyFlag(flags);
-          if (toStdout && io.stdout.isTTY)
-            throw new RabbitError(
-              'USAGE',
-              '--out - writes the zip to stdout, which is a terminal here; pipe it on (| age ... | rclone rcat ...) or redirect it (> team.zip)',
-            );
-          if (!toStdout && flags.workDir !== undefined)
-            throw new RabbitError('USAGE', '--work-dir is for --out - only');
-          const [{ readKeySources }, { checkOutputFile }, { isResumableArchive }] = await Promise.all([
-            import('../keys.js'),
-            import('../output-path.js'),
-            import('../../storage/work-dir.js'),
-          ]);
-          // The archive a run left when it gave up on an outage is the one file the same command
-          // may replace without --force: that is how it resumes.
-          if (!toStdout) {
-            const force = (flags.force ?? false) || (await isResumableArchive(flags.out));
-            await checkOutputFile(flags.out, { flag: '--out', force });
-          }
-          // Where each key was written, to name a refused one by its line rather than show it.
-          keyPlaces = (await readKeySources(flags.apiKeyFile, io.env)).map((source) => source.where);
-          const options = ({ service, signal, onEvent }: RunParts) => ({
-            ...service,
-            signal,
-            onEvent,
-            ...selectionOf(flags),
-            ...runLimitsOf(flags),
-          });
-          if (!toStdout) {
-            const { exportWithSidecar } = await import('../../export/checksummed-export.js');
-            return (parts): Promise<ExportRun> =>
-              exportWithSidecar({ out: flags.out, force: flags.force ?? false, ...options(parts) });
-          }
-          // Only --out - verifies before sending: the zip reader and manifest parser load for it alone.
-          const [{ exportStaged, discardStaged }, { defaultWorkDir, sendArchive }] = await Promise.all([
-            import('../../export/staged-export.js'),
-            import('../stdout-archive.js'),
-          ]);
-          return async (parts): Promise<ExportRun> => {
-            const staged = await exportStaged({ ...options(parts), workDir: flags.workDir ?? defaultWorkDir(io.env) });
-            try {
-              const sent = await sendArchive(staged.handle, io.stdout);
-              return { ...staged.result, out: '-', sha256: sent.sha256 };
-            } finally {
-              await staged.handle.close();
-              await discardStaged(staged.path);
-            }
-          };
-        },
-        interrupted: () =>
-          `interrupted; nothing was written to ${toStdout ? 'stdout' : resolve(flags.out)}. ${resumeHint(flags)}`,
-        complete: (result) => result.complete,
-        metricsLabel: () => ({ name: 'out', value: toStdout ? '-' : resolve(flags.out) }),
-        summary: (result, times) => ({
-          out: result.out,
-          sha256: result.sha256,
-          complete: result.complete,
-          prototypes: result.prototypes.total,
-          ...result.left,
-          files: result.stats.files,
-          bytes: result.archiveBytes,
-          storedBytes: result.stats.bytes,
-          wireBytes: result.wireBytes,
-          requests: result.stats.requests,
-          retries: result.stats.retries,
-          errors: result.errorCount,
-          deadlineReached: result.deadlineReached,
-          outages: outageSummary(result.outages),
-          ...(result.keysRefused
-            ? {
-                keysRefused: result.keysRefused.map((refusal) => ({
-                  key: keyPlace(keyPlaces, refusal.keyNumber),
-                  since: new Date(refusal.since).toISOString(),
-                  request: refusal.request,
-                  status: refusal.status,
-                })),
-              }
-            : {}),
-          ...times,
-          peakRssBytes: process.resourceUsage().maxRSS * 1024,
-        }),
-        describe: (result, summary, timeLine) =>
-          `${result.complete ? 'complete' : 'INCOMPLETE'}: ${summary.prototypes} prototypes, ${summary.files} files, ` +
-          `${mib(summary.bytes)} in ${seconds(summary.durationMs)} (${summary.requests} requests, ${summary.retries} retries)\n` +
-          `bodies: ${bodiesText(summary.storedBytes, summary.wireBytes)}\n` +
-          `archive: ${result.out === '-' ? 'stdout' : result.out}\n` +
-          `sha256: ${result.sha256}\n` +
-          outageDescription(result.outages) +
-          (result.notOffered ?? [])
-            .map(
-              (n) => `not offered by the service (HTTP ${n.status}, not an error): ${n.count} ${n.kind} page views\n`,
-            )
-            .join('') +
-          `time: ${timeLine}\n`,
-        warnings: (result) => zipNameNote(result.out) + failureReport(flags, result, keyPlaces),
-      });
-    });
+  );
+}
+
+/** Where each key was written, to name a refused one by its line rather than show it; read when the run loads. */
+interface KeyPlaces {
+  places: string[];
+}
+
+/** What an export is to the runner of long commands: how to start it, and how its result reads. */
+function exportRun(io: CliIO, flags: ExportFlags): LongCommand<ExportRun, ExportSummary> {
+  const toStdout = flags.out === '-';
+  const keys: KeyPlaces = { places: [] };
+  return {
+    name: 'export',
+    load: () => loadExport(io, flags, keys),
+    interrupted: () =>
+      `interrupted; nothing was written to ${toStdout ? 'stdout' : resolve(flags.out)}. ${resumeHint(flags)}`,
+    complete: (result) => result.complete,
+    metricsLabel: () => ({ name: 'out', value: toStdout ? '-' : resolve(flags.out) }),
+    summary: (result, times) => exportSummary(result, times, keys.places),
+    describe: describeExport,
+    warnings: (result) => zipNameNote(result.out) + failureReport(flags, result, keys.places),
+  };
+}
+
+/** The core, loaded, once the flags and --out are checked and the keys' places read. */
+async function loadExport(
+  io: CliIO,
+  flags: ExportFlags,
+  keys: KeyPlaces,
+): Promise<(parts: RunParts) => Promise<ExportRun>> {
+  const toStdout = flags.out === '-';
+  refuseApiKeyFlag(flags);
+  if (toStdout && io.stdout.isTTY)
+    throw new RabbitError(
+      'USAGE',
+      '--out - writes the zip to stdout, which is a terminal here; pipe it on (| age ... | rclone rcat ...) or redirect it (> team.zip)',
+    );
+  if (!toStdout && flags.workDir !== undefined) throw new RabbitError('USAGE', '--work-dir is for --out - only');
+  const [{ readKeySources }, { checkOutputFile }, { isResumableArchive }] = await Promise.all([
+    import('../keys.js'),
+    import('../output-path.js'),
+    import('../../storage/work-dir.js'),
+  ]);
+  // The archive a run left when it gave up on an outage is the one file the same command
+  // may replace without --force: that is how it resumes.
+  if (!toStdout) {
+    const force = (flags.force ?? false) || (await isResumableArchive(flags.out));
+    await checkOutputFile(flags.out, { flag: '--out', force });
+  }
+  keys.places = (await readKeySources(flags.apiKeyFile, io.env)).map((source) => source.where);
+  const options = ({ service, signal, onEvent }: RunParts) => ({
+    ...service,
+    signal,
+    onEvent,
+    ...selectionOf(flags),
+    ...runLimitsOf(flags),
+  });
+  if (!toStdout) {
+    const { exportWithSidecar } = await import('../../export/checksummed-export.js');
+    return (parts): Promise<ExportRun> =>
+      exportWithSidecar({ out: flags.out, force: flags.force ?? false, ...options(parts) });
+  }
+  // Only --out - verifies before sending: the zip reader and manifest parser load for it alone.
+  const [{ exportStaged, discardStaged }, { defaultWorkDir, sendArchive }] = await Promise.all([
+    import('../../export/staged-export.js'),
+    import('../stdout-archive.js'),
+  ]);
+  return async (parts): Promise<ExportRun> => {
+    const staged = await exportStaged({ ...options(parts), workDir: flags.workDir ?? defaultWorkDir(io.env) });
+    try {
+      const sent = await sendArchive(staged.handle, io.stdout);
+      return { ...staged.result, out: '-', sha256: sent.sha256 };
+    } finally {
+      await staged.handle.close();
+      await discardStaged(staged.path);
+    }
+  };
+}
+
+type ExportSummary = ReturnType<typeof exportSummary>;
+
+/** The --json summary's fields, in the order they are printed. */
+function exportSummary(result: ExportRun, times: RunTimes, keyPlaces: readonly string[]) {
+  return {
+    out: result.out,
+    sha256: result.sha256,
+    complete: result.complete,
+    prototypes: result.prototypes.total,
+    ...result.left,
+    files: result.stats.files,
+    bytes: result.archiveBytes,
+    storedBytes: result.stats.bytes,
+    wireBytes: result.wireBytes,
+    requests: result.stats.requests,
+    retries: result.stats.retries,
+    errors: result.errorCount,
+    deadlineReached: result.deadlineReached,
+    outages: outageSummary(result.outages),
+    ...(result.keysRefused
+      ? {
+          keysRefused: result.keysRefused.map((refusal) => ({
+            key: keyPlace(keyPlaces, refusal.keyNumber),
+            since: new Date(refusal.since).toISOString(),
+            request: refusal.request,
+            status: refusal.status,
+          })),
+        }
+      : {}),
+    ...times,
+    peakRssBytes: process.resourceUsage().maxRSS * 1024,
+  };
+}
+
+/** The report on stdout. */
+function describeExport(result: ExportRun, summary: ExportSummary, timeLine: string): string {
+  return (
+    `${result.complete ? 'complete' : 'INCOMPLETE'}: ${summary.prototypes} prototypes, ${summary.files} files, ` +
+    `${mib(summary.bytes)} in ${seconds(summary.durationMs)} (${summary.requests} requests, ${summary.retries} retries)\n` +
+    `bodies: ${bodiesText(summary.storedBytes, summary.wireBytes)}\n` +
+    `archive: ${result.out === '-' ? 'stdout' : result.out}\n` +
+    `sha256: ${result.sha256}\n` +
+    outageDescription(result.outages) +
+    (result.notOffered ?? [])
+      .map((n) => `not offered by the service (HTTP ${n.status}, not an error): ${n.count} ${n.kind} page views\n`)
+      .join('') +
+    `time: ${timeLine}\n`
+  );
 }
 
 /** An export's result with the sha256 of the archive file (its sidecar's, or what went to stdout). */

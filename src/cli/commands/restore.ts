@@ -2,11 +2,13 @@ import type { Command } from 'commander';
 import { printable } from '../format.js';
 import { totalWrites } from '../../restore/report.js';
 import type { RestoreReport } from '../../restore/report.js';
+import type { RestoreEvent } from '../../restore/restore-prototype.js';
+import { RESTORE_DEFAULTS } from '../../restore/restore-defaults.js';
 import type { RabbitError } from '../../core/errors.js';
 import { redactUrl } from '../../core/redact.js';
 import { EXIT, exitCodeFor } from '../exit-codes.js';
 import { runAction, withInterrupts, type CliIO } from '../run.js';
-import { addServiceOptions, type ServiceFlags } from '../service-flags.js';
+import { addServiceOptions, DEFAULT_BASE_URL, type ServiceFlagDefaults, type ServiceFlags } from '../service-flags.js';
 import { patienceOption } from '../run-limit-flags.js';
 import { formatDuration } from '../../core/duration.js';
 import { OUTAGE_DEFAULTS } from '../../client/outage-policy.js';
@@ -18,9 +20,17 @@ interface RestoreFlags extends ServiceFlags {
   prune?: boolean;
   dryRun?: boolean;
   json?: boolean;
+  quiet?: boolean;
   journal?: string;
   outagePatience?: number;
 }
+
+/** Restore's own, as its help shows them: it reads JSON only, and an element at most 1 MiB whatever the cap. */
+const RESTORE_FLAG_DEFAULTS: ServiceFlagDefaults = {
+  ...RESTORE_DEFAULTS,
+  maxSizeHelp:
+    'size cap in MiB of each JSON answer of the service, as decoded, "json=N" (default 32; an element at most 1)',
+};
 
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
 
@@ -31,12 +41,15 @@ export function registerRestore(program: Command, io: CliIO): void {
       .description("put a prototype's elements back as an archive holds them (needs a read-write key)")
       .argument('<archive.zip>', 'the archive to restore from')
       .requiredOption('--prototype <id>', 'the prototype to restore'),
+    DEFAULT_BASE_URL,
+    RESTORE_FLAG_DEFAULTS,
   )
     .option('--page <id>', 'only this page (repeatable; default every page and layer)', collect)
     .option('--layer <id>', 'only this layer (repeatable)', collect)
     .option('--prune', 'also delete live elements the archive does not have')
     .option('--dry-run', 'print the plan and write nothing')
     .option('--json', 'print one JSON summary record at the end (docs/json.md; the plan goes to stderr)')
+    .option('-q, --quiet', 'no progress on stderr (the plan and each write are printed all the same)')
     .option('--journal <file>', 'the write journal (default .ARCHIVE.restore-ID.jsonl beside the archive)')
     .option(
       '--outage-patience <duration>',
@@ -56,61 +69,76 @@ Exit codes: 0 restored, 1 failed (nothing, or the reported part, written),
 again to finish).`,
     )
     .action((archive: string, flags: RestoreFlags) =>
-      runAction(io, flags.json ? 'restore' : false, async () => {
-        const { formatOutcome, formatPlan, formatWrite } = await import('../format-restore.js');
-        const { restorePrototype } = await import('../../restore/restore-prototype.js');
-        const { outageLine } = await import('../progress-line.js');
-        const { serviceOptionsOf } = await import('../service-options.js');
-        const { recordLine } = await import('../json-records.js');
-        const service = await serviceOptionsOf(flags, io.env, (line) => io.stderr.write(line));
-        const human = flags.json ? io.stderr : io.stdout;
-        const report = await withInterrupts(io, (signal) =>
-          restorePrototype({
-            archive,
-            prototype: flags.prototype,
-            ...(flags.page ? { pages: flags.page } : {}),
-            ...(flags.layer ? { layers: flags.layer } : {}),
-            prune: flags.prune ?? false,
-            dryRun: flags.dryRun ?? false,
-            baseUrl: service.baseUrl,
-            keys: service.keys,
-            ...(service.concurrency ? { concurrency: service.concurrency } : {}),
-            ...(service.timeoutMs ? { timeoutMs: service.timeoutMs } : {}),
-            ...(service.retry ? { retry: service.retry } : {}),
-            ...(service.maxRps ? { maxRps: service.maxRps } : {}),
-            ...(service.proxy ? { proxy: service.proxy } : {}),
-            ...(service.allowInsecureHttp ? { allowInsecureHttp: true } : {}),
-            ...(flags.journal ? { journal: flags.journal } : {}),
-            ...(flags.outagePatience !== undefined ? { outagePatienceMs: flags.outagePatience } : {}),
-            signal,
-            onEvent: (event) => {
-              if (event.type === 'plan') human.write(formatPlan(event.plan, event.report));
-              else if (event.type === 'write') human.write(formatWrite(event.write, event.outcome, event.newId));
-              // A pause is news on stderr; giving up is told once, as the fatal error with its next step.
-              else if (event.type === 'outage' && event.state !== 'gave-up')
-                io.stderr.write(`${outageLine(event, Date.now())}\n`);
-              else if (event.type === 'journal-set-aside')
-                io.stderr.write(`a journal of another restore was moved to ${event.path}\n`);
-            },
-          }),
-        );
-        if (report.fatal) {
-          // The failure that stopped it, in the words every command uses for the network.
-          const { explainNetworkFailure } = await import('../../client/network-failure.js');
-          report.fatal = explainNetworkFailure(report.fatal) as RabbitError;
-        }
-        const code = restoreExitCode(report);
-        human.write(formatOutcome(report));
-        if (report.fatal) {
-          io.stderr.write(`rabbit-export: ${redactUrl(printable(report.fatal.message))}\n`);
-          const { nextStepFor } = await import('../error-guide.js');
-          const next = nextStepFor(report.fatal);
-          if (next !== undefined) io.stderr.write(`next: ${next}\n`);
-        }
-        if (flags.json) io.stdout.write(recordLine('restore', 'summary', summaryOf(report, code)));
-        return code;
-      }),
+      runAction(io, flags.json ? 'restore' : false, () => runRestore(archive, flags, io)),
     );
+}
+
+/** The restore the flags ask for: its plan and writes told as they come, then the outcome; the exit code. */
+async function runRestore(archive: string, flags: RestoreFlags, io: CliIO): Promise<number> {
+  const { restorePrototype } = await import('../../restore/restore-prototype.js');
+  const { serviceOptionsOf } = await import('../service-options.js');
+  const { recordLine } = await import('../json-records.js');
+  const service = await serviceOptionsOf(flags, io.env, (line) => io.stderr.write(line));
+  const human = flags.json ? io.stderr : io.stdout;
+  const told = await restoreEvents(io, human);
+  // Progress: the writes counted off restore's own events, on stderr (restore-progress.ts).
+  const { workProgress } = await import('../work-progress.js');
+  const { restoreProgress, RESTORE_WORDS } = await import('../restore-progress.js');
+  const progress = await workProgress(io, flags, RESTORE_WORDS);
+  const counted = restoreProgress(progress);
+  const onEvent = (event: RestoreEvent): void => {
+    counted(event);
+    told(event);
+  };
+  const report = await withInterrupts(io, (signal) =>
+    restorePrototype({
+      ...service,
+      archive,
+      prototype: flags.prototype,
+      ...(flags.page ? { pages: flags.page } : {}),
+      ...(flags.layer ? { layers: flags.layer } : {}),
+      prune: flags.prune ?? false,
+      dryRun: flags.dryRun ?? false,
+      ...(flags.journal ? { journal: flags.journal } : {}),
+      ...(flags.outagePatience !== undefined ? { outagePatienceMs: flags.outagePatience } : {}),
+      signal,
+      onEvent,
+    }),
+  ).finally(() => progress.stop());
+  if (report.fatal) {
+    // The failure that stopped it, in the words every command uses for the network.
+    const { explainNetworkFailure } = await import('../../client/network-failure.js');
+    report.fatal = explainNetworkFailure(report.fatal) as RabbitError;
+  }
+  const code = restoreExitCode(report);
+  const { formatOutcome } = await import('../format-restore.js');
+  human.write(formatOutcome(report));
+  if (report.fatal) await tellFatal(report.fatal, io);
+  if (flags.json) io.stdout.write(recordLine('restore', 'summary', summaryOf(report, code)));
+  return code;
+}
+
+/** The plan and each write on `human`; a pause for the service and a journal set aside on stderr. */
+async function restoreEvents(io: CliIO, human: NodeJS.WritableStream): Promise<(event: RestoreEvent) => void> {
+  const { formatPlan, formatWrite } = await import('../format-restore.js');
+  const { outageLine } = await import('../progress-line.js');
+  return (event) => {
+    if (event.type === 'plan') human.write(formatPlan(event.plan, event.report));
+    else if (event.type === 'write') human.write(formatWrite(event.write, event.outcome, event.newId));
+    // A pause is news on stderr; giving up is told once, as the fatal error with its next step.
+    else if (event.type === 'outage' && event.state !== 'gave-up')
+      io.stderr.write(`${outageLine(event, Date.now())}\n`);
+    else if (event.type === 'journal-set-aside')
+      io.stderr.write(`a journal of another restore was moved to ${event.path}\n`);
+  };
+}
+
+/** What stopped the restore, keys and URLs' queries left out, and the next step for it. */
+async function tellFatal(fatal: RabbitError, io: CliIO): Promise<void> {
+  io.stderr.write(`rabbit-export: ${redactUrl(printable(fatal.message))}\n`);
+  const { nextStepFor } = await import('../error-guide.js');
+  const next = nextStepFor(fatal);
+  if (next !== undefined) io.stderr.write(`next: ${redactUrl(printable(next))}\n`);
 }
 
 /** 0 all restored, 1 stopped (or nothing could be written), 3 partly restored. */

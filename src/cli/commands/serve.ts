@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { DatasetOptions, FakeService } from '../../fake-service/index.js';
+import type { CompressionOptions, DatasetOptions, FakeService, FaultOptions } from '../../fake-service/index.js';
 import type * as FakeServiceModule from '../../fake-service/index.js';
 import type * as JsonRecordsModule from '../json-records.js';
 import { RabbitError } from '../../core/errors.js';
@@ -26,7 +26,14 @@ interface ServeFlags {
 }
 
 export function registerServe(program: Command, io: CliIO): void {
-  program
+  defineServe(program).action((flags: ServeFlags) =>
+    runAction(io, flags.json ? 'serve' : false, () => serve(io, flags)),
+  );
+}
+
+/** The command, its flags and its help. */
+function defineServe(program: Command): Command {
+  return program
     .command('serve')
     .description('run the bundled fake service on loopback (for trying the tool and for tests)')
     .option('-p, --port <port>', 'port to listen on (0: any free port)', intOption('--port', 0, 65535), 0)
@@ -92,77 +99,90 @@ Examples:
   rabbit-export serve --compress always:gzip,br
   rabbit-export serve --resources 1000000 --json   # for benchmarks
   rabbit-export serve --resources 250000 --prototypes 1   # one giant prototype`,
-    )
-    .action((flags: ServeFlags) =>
-      runAction(io, flags.json ? 'serve' : false, async () => {
-        const fake = await import('../../fake-service/index.js');
-        const { parseCompressSpec, parseFaultSpec, startFakeService } = fake;
-        let faults;
-        try {
-          faults = flags.faults ? parseFaultSpec(flags.faults) : undefined;
-        } catch (error) {
-          throw new RabbitError('USAGE', `--faults: ${(error as Error).message}`);
-        }
-        let compression;
-        try {
-          compression = flags.compress ? parseCompressSpec(flags.compress) : undefined;
-        } catch (error) {
-          throw new RabbitError('USAGE', `--compress: ${(error as Error).message}`);
-        }
-        const { listenOn } = await import('../listen-port.js');
-        const json = flags.json ? await import('../json-records.js') : undefined;
-        const service = await listenOn(flags.port, () =>
-          startFakeService({
-            port: flags.port,
-            seed: flags.seed,
-            latencyMs: flags.latency,
-            dataset: datasetOf(flags, fake),
-            countPaths: false,
-            ...(faults ? { faults } : {}),
-            ...(flags.outageAt !== undefined
-              ? {
-                  outage: {
-                    atRequest: flags.outageAt,
-                    forMs: (flags.outageFor ?? 20) * 1000,
-                    kind: fake.outageKind(flags.outageKind ?? 'down'),
-                  },
-                }
-              : {}),
-            ...(compression ? { compression } : {}),
+    );
+}
+
+/** Runs the fake service until SIGINT or SIGTERM. */
+async function serve(io: CliIO, flags: ServeFlags): Promise<number> {
+  const fake = await import('../../fake-service/index.js');
+  const { faults, compression } = specsOf(flags, fake);
+  const { listenOn } = await import('../listen-port.js');
+  const json = flags.json ? await import('../json-records.js') : undefined;
+  const service = await listenOn(flags.port, () =>
+    fake.startFakeService({
+      port: flags.port,
+      seed: flags.seed,
+      latencyMs: flags.latency,
+      dataset: datasetOf(flags, fake),
+      countPaths: false,
+      ...(faults ? { faults } : {}),
+      ...(flags.outageAt !== undefined
+        ? {
+            outage: {
+              atRequest: flags.outageAt,
+              forMs: (flags.outageFor ?? 20) * 1000,
+              kind: fake.outageKind(flags.outageKind ?? 'down'),
+            },
+          }
+        : {}),
+      ...(compression ? { compression } : {}),
+    }),
+  );
+  // Set once the keys exist: they derive from the seed.
+  if (flags.revokeKeyAfter !== undefined)
+    service.setRevocation({ key: service.keys.readOnly, afterRequests: flags.revokeKeyAfter });
+  // Listen for the stop signal before saying where the service is: a script that reads the
+  // first line and stops the service at once must not hit the default action of SIGTERM.
+  const stopped = stopSignal(io, service, json);
+  printService(io, service, json, fake);
+  await stopped;
+  return 0;
+}
+
+/** --faults and --compress, parsed; a bad one is a usage error. */
+function specsOf(
+  flags: ServeFlags,
+  fake: FakeModule,
+): { faults: FaultOptions | undefined; compression: CompressionOptions | undefined } {
+  let faults;
+  try {
+    faults = flags.faults ? fake.parseFaultSpec(flags.faults) : undefined;
+  } catch (error) {
+    throw new RabbitError('USAGE', `--faults: ${(error as Error).message}`);
+  }
+  let compression;
+  try {
+    compression = flags.compress ? fake.parseCompressSpec(flags.compress) : undefined;
+  } catch (error) {
+    throw new RabbitError('USAGE', `--compress: ${(error as Error).message}`);
+  }
+  return { faults, compression };
+}
+
+/** Settles once SIGINT or SIGTERM has closed the service; with --json, its counts are printed first. */
+function stopSignal(io: CliIO, service: FakeService, json: JsonRecords | undefined): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const stop = (): void => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      // With --json the service's own counts close the output, for benchmarks and scripts.
+      if (json) {
+        const { requests, peakInFlight, busyMs, inFlightMs, faultsInjected } = service.stats;
+        const peakRssBytes = process.resourceUsage().maxRSS * 1024;
+        const meanInFlight = busyMs > 0 ? inFlightMs / busyMs : 0;
+        io.stdout.write(
+          json.recordLine('serve', 'summary', {
+            ok: true,
+            exitCode: 0,
+            stats: { requests, peakInFlight, meanInFlight, busyMs, faultsInjected, peakRssBytes },
           }),
         );
-        // Set once the keys exist: they derive from the seed.
-        if (flags.revokeKeyAfter !== undefined)
-          service.setRevocation({ key: service.keys.readOnly, afterRequests: flags.revokeKeyAfter });
-        // Listen for the stop signal before saying where the service is: a script that reads the
-        // first line and stops the service at once must not hit the default action of SIGTERM.
-        const stopped = new Promise<void>((resolve) => {
-          const stop = (): void => {
-            process.off('SIGINT', stop);
-            process.off('SIGTERM', stop);
-            // With --json the service's own counts close the output, for benchmarks and scripts.
-            if (json) {
-              const { requests, peakInFlight, busyMs, inFlightMs, faultsInjected } = service.stats;
-              const peakRssBytes = process.resourceUsage().maxRSS * 1024;
-              const meanInFlight = busyMs > 0 ? inFlightMs / busyMs : 0;
-              io.stdout.write(
-                json.recordLine('serve', 'summary', {
-                  ok: true,
-                  exitCode: 0,
-                  stats: { requests, peakInFlight, meanInFlight, busyMs, faultsInjected, peakRssBytes },
-                }),
-              );
-            }
-            void service.close().then(resolve);
-          };
-          process.on('SIGINT', stop);
-          process.on('SIGTERM', stop);
-        });
-        printService(io, service, json, fake);
-        await stopped;
-        return 0;
-      }),
-    );
+      }
+      void service.close().then(resolve);
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
 }
 
 /** The fake service's module, loaded when `serve` runs rather than by every command. */
@@ -203,7 +223,8 @@ function printService(io: CliIO, service: FakeService, json: JsonRecords | undef
     `fake service listening at ${service.baseUrl} with ${resources} resources (requests of a full export)\n` +
       `  read-write key: ${service.keys.readWrite}\n` +
       `  read-only key:  ${service.keys.readOnly}\n` +
-      `try: RABBIT_API_KEY=${service.keys.readOnly} rabbit-export export --base-url ${service.baseUrl} --out sample.zip\n` +
+      // Named by the port: the try of an earlier serve left its sample.zip, which this one must not meet.
+      `try: RABBIT_API_KEY=${service.keys.readOnly} rabbit-export export --base-url ${service.baseUrl} --out sample-${new URL(service.baseUrl).port}.zip\n` +
       `stop with Ctrl-C\n`,
   );
 }

@@ -5,9 +5,12 @@ import { runAction, withInterrupts, type CliIO } from '../run.js';
 import { addServiceOptions, type ServiceFlags } from '../service-flags.js';
 import { addRunLimitOptions, type RunLimitFlags } from '../run-limit-flags.js';
 import { intOption } from '../options.js';
+import type { VerifyReport } from '../../verify/verify-archive.js';
+import type { SidecarCheck } from '../../archive/checksum-file.js';
 
 interface VerifyFlags extends ServiceFlags, RunLimitFlags {
   json?: boolean;
+  quiet?: boolean;
   againstLive?: boolean;
   sample?: string;
   seed?: string;
@@ -25,6 +28,7 @@ export function registerVerify(program: Command, io: CliIO): void {
           '--json',
           'print the report as one JSON line (with --against-live: a line per difference, then a summary)',
         )
+        .option('-q, --quiet', 'no progress on stderr (the report is printed all the same)')
         .option(
           '--against-live',
           'compare the archive with the service: what changed, what is new, what is gone (exit 3 on drift)',
@@ -54,40 +58,71 @@ export function registerVerify(program: Command, io: CliIO): void {
       runAction(io, flags.json ? 'verify' : false, async () => {
         if (flags.againstLive) return verifyAgainstLive(file, flags, io);
         refuseLiveFlags(flags);
-        const { formatVerifyReport } = await import('../format-archive.js');
-        const { verifyArchive } = await import('../../verify/verify-archive.js');
-        const { checkSidecar, sidecarPath } = await import('../../archive/checksum-file.js');
-        const { recordLine } = await import('../json-records.js');
-        const report = await verifyArchive(file);
-        // FILE.sha256 beside the archive (export and backup write one): the file as a whole, as written.
-        const sidecar = await checkSidecar(file);
-        const sidecarOk = sidecar.status !== 'mismatch';
-        const code = report.ok && sidecarOk ? EXIT.ok : EXIT.failed;
-        if (flags.json) {
-          const { manifest, ok: _entriesOk, ...rest } = report;
-          io.stdout.write(
-            recordLine('verify', 'summary', {
-              ok: code === EXIT.ok,
-              exitCode: code,
-              ...rest,
-              complete: manifest?.complete ?? null,
-              sidecar,
-            }),
-          );
-        } else {
-          const mismatch =
-            sidecar.status === 'mismatch'
-              ? { sidecar: sidecarPath(file), actual: sidecar.actual, expected: sidecar.expected }
-              : undefined;
-          io.stdout.write(`${formatVerifyReport(report, mismatch)}\n`);
-          if (sidecar.status === 'ok') io.stdout.write(`matches ${sidecarPath(file)}\n`);
-          if (sidecar.status === 'malformed')
-            io.stdout.write(`note: ${sidecarPath(file)} is not a sha256sum line and was not used\n`);
-        }
-        return code;
+        return verifyFile(file, flags, io);
       }),
     );
 }
+
+/** Exit 0: every entry checks and the file matches its .sha256 (when it has one); 1 otherwise. */
+async function verifyFile(file: string, flags: VerifyFlags, io: CliIO): Promise<number> {
+  const { formatVerifyReport } = await import('../format-archive.js');
+  const { sidecarPath } = await import('../../archive/checksum-file.js');
+  const { recordLine } = await import('../json-records.js');
+  const { report, sidecar } = await checkFile(file, flags, io);
+  const sidecarOk = sidecar.status !== 'mismatch';
+  const code = report.ok && sidecarOk ? EXIT.ok : EXIT.failed;
+  if (flags.json) {
+    const { manifest, ok: _entriesOk, ...rest } = report;
+    io.stdout.write(
+      recordLine('verify', 'summary', {
+        ok: code === EXIT.ok,
+        exitCode: code,
+        ...rest,
+        complete: manifest?.complete ?? null,
+        sidecar,
+      }),
+    );
+  } else {
+    const mismatch =
+      sidecar.status === 'mismatch'
+        ? { sidecar: sidecarPath(file), actual: sidecar.actual, expected: sidecar.expected }
+        : undefined;
+    io.stdout.write(`${formatVerifyReport(report, mismatch)}\n`);
+    if (sidecar.status === 'ok') io.stdout.write(`matches ${sidecarPath(file)}\n`);
+    if (sidecar.status === 'malformed')
+      io.stdout.write(`note: ${sidecarPath(file)} is not a sha256sum line and was not used\n`);
+  }
+  return code;
+}
+
+/** The entries checked, then the file against its sidecar, with their progress on stderr. */
+async function checkFile(
+  file: string,
+  flags: VerifyFlags,
+  io: CliIO,
+): Promise<{ report: VerifyReport; sidecar: SidecarCheck }> {
+  const { verifyArchive } = await import('../../verify/verify-archive.js');
+  const { checkSidecar } = await import('../../archive/checksum-file.js');
+  const { workProgress } = await import('../work-progress.js');
+  const progress = await workProgress(io, flags, VERIFY_WORDS);
+  try {
+    const report = await verifyArchive(file, {
+      onProgress: ({ checked, total }) => progress.set({ step: 'entries', done: checked, total }),
+    });
+    // FILE.sha256 beside the archive (export and backup write one): the file as a whole, as written.
+    const sidecar = await checkSidecar(file, (done, total) => progress.set({ step: 'file', done, total }));
+    return { report, sidecar };
+  } finally {
+    progress.stop();
+  }
+}
+
+/** What verify's progress calls its steps: the entries read and hashed, then the whole file for its .sha256. */
+const VERIFY_WORDS = {
+  entries: { verb: 'checked', unit: 'entries' },
+  file: { verb: 'hashed the whole file:', unit: 'bytes' },
+  live: { verb: 'checked', unit: 'lists and resources' },
+} as const;
 
 /** The sample's flags without --against-live would be ignored silently: say so instead. */
 function refuseLiveFlags(flags: VerifyFlags): void {
@@ -108,10 +143,18 @@ async function verifyAgainstLive(file: string, flags: VerifyFlags, io: CliIO): P
     ]);
   const options = await liveCheckOptionsOf(file, flags, io.env);
   // Progress on stderr; with --json, stdout keeps to its records and stderr to what went wrong.
-  const progress = flags.json ? undefined : (await import('../live-check-progress.js')).liveCheckProgress(io.stderr);
+  const progress = await (await import('../work-progress.js')).workProgress(io, flags, VERIFY_WORDS);
   const report = await withInterrupts(io, (signal) =>
-    checkAgainstLive({ ...options, signal, ...(progress ? { onStart: progress.onStart } : {}) }),
-  ).finally(() => progress?.stop());
+    checkAgainstLive({
+      ...options,
+      signal,
+      onStart: (read) =>
+        progress.follow(() => {
+          const { checked, total } = read();
+          return { step: 'live', done: checked, total };
+        }),
+    }),
+  ).finally(() => progress.stop());
   const verdict = liveVerdict(report);
   const code = verdict === 'match' ? EXIT.ok : verdict === 'drift' ? EXIT.incomplete : EXIT.failed;
   if (flags.json) for (const line of liveCheckRecords(report, verdict, code)) io.stdout.write(line);

@@ -3,6 +3,7 @@ import { EXIT } from '../exit-codes.js';
 import { intOption } from '../options.js';
 import { runAction, type CliIO } from '../run.js';
 import { terminalJson } from '../terminal-text.js';
+import { shellWords } from '../../core/shell-quote.js';
 
 interface ViewFlags {
   port: number;
@@ -29,7 +30,7 @@ export function registerView(program: Command, io: CliIO): void {
             port: flags.port,
             onEvent: (event) =>
               io.stderr.write(
-                `refused ${terminalJson(event.entry)} (${event.reason}, HTTP ${event.status}): run rabbit-export verify ${file} to list what is damaged\n`,
+                `refused ${terminalJson(event.entry)} (${event.reason}, HTTP ${event.status}): run ${shellWords('rabbit-export', 'verify', file)} to list what is damaged\n`,
               ),
           }),
         );

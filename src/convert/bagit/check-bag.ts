@@ -12,13 +12,13 @@ import { BAG_INFO, BAGIT_TXT, MANIFEST, TAG_MANIFEST } from './write-bag.js';
  * manifest present with its checksum, and Payload-Oxum agreeing with the payload. A serialized bag
  * is checked by unpacking it elsewhere first (`sha256sum -c`, or a BagIt tool).
  */
-export async function checkBag(path: string): Promise<PackageCheck> {
-  if (!(await stat(path)).isDirectory()) return checkSerialized(path);
+export async function checkBag(path: string, onChecked?: (entries: number) => void): Promise<PackageCheck> {
+  if (!(await stat(path)).isDirectory()) return checkSerialized(path, onChecked);
   const declaration = await readFile(join(path, BAGIT_TXT), 'utf8').catch(() => fail(`it has no ${BAGIT_TXT}`));
   if (!/^BagIt-Version: 1\.0\r?\nTag-File-Character-Encoding: UTF-8\r?\n$/.test(declaration))
     fail(`${BAGIT_TXT} is not the BagIt 1.0 declaration`);
   const tags = await checkManifest(path, TAG_MANIFEST);
-  const payload = await checkManifest(path, MANIFEST);
+  const payload = await checkManifest(path, MANIFEST, onChecked);
   const info = await readFile(join(path, BAG_INFO), 'utf8');
   const oxum = /^Payload-Oxum: (\d+)\.(\d+)$/m.exec(info);
   if (oxum === null || Number(oxum[1]) !== payload.bytes || Number(oxum[2]) !== payload.files)
@@ -26,7 +26,11 @@ export async function checkBag(path: string): Promise<PackageCheck> {
   return { files: tags.files + 1, entries: payload.files };
 }
 
-async function checkManifest(bag: string, name: string): Promise<{ files: number; bytes: number }> {
+async function checkManifest(
+  bag: string,
+  name: string,
+  onChecked?: (files: number) => void,
+): Promise<{ files: number; bytes: number }> {
   let files = 0;
   let bytes = 0;
   for await (const line of createInterface({ input: createReadStream(join(bag, name)), crlfDelay: Infinity })) {
@@ -48,16 +52,20 @@ async function checkManifest(bag: string, name: string): Promise<{ files: number
     if (hash.digest('hex') !== sum) fail(`${file} does not match its checksum in ${name}`);
     files++;
     bytes += size;
+    onChecked?.(files);
   }
   return { files, bytes };
 }
 
 /** A zip or tar bag, unpacked into a folder beside it and checked there. */
-async function checkSerialized(path: string): Promise<PackageCheck> {
+async function checkSerialized(
+  path: string,
+  onChecked: ((entries: number) => void) | undefined,
+): Promise<PackageCheck> {
   const { unpackBag } = await import('./unpack-bag.js');
   const work = await mkdtemp(join(dirname(path), '.bag-check-'));
   try {
-    return await checkBag(await unpackBag(path, work));
+    return await checkBag(await unpackBag(path, work), onChecked);
   } finally {
     await rm(work, { recursive: true, force: true });
   }

@@ -19,9 +19,11 @@ export async function serializeBag(
   target: string,
   as: string,
   signal: AbortSignal | undefined,
+  onFile?: (files: number) => void,
 ): Promise<void> {
-  if (as === 'zip') return zipBag(bag, top, target, signal);
-  if (as === 'tar') return tarBag(bag, top, target);
+  const files = counted(bagFiles(bag), onFile);
+  if (as === 'zip') return zipBag(files, bag, top, target, signal);
+  if (as === 'tar') return tarBag(files, bag, top, target);
   throw new RabbitError('USAGE', `--serialize takes zip or tar, not ${JSON.stringify(as)}`);
 }
 
@@ -35,10 +37,25 @@ async function* bagFiles(bag: string): AsyncGenerator<string> {
   }
 }
 
-async function zipBag(bag: string, top: string, target: string, signal: AbortSignal | undefined): Promise<void> {
+/** The names as they go by, each counted once the one before it is written. */
+async function* counted(names: AsyncIterable<string>, onFile?: (files: number) => void): AsyncGenerator<string> {
+  let files = 0;
+  for await (const name of names) {
+    yield name;
+    onFile?.(++files);
+  }
+}
+
+async function zipBag(
+  files: AsyncIterable<string>,
+  bag: string,
+  top: string,
+  target: string,
+  signal: AbortSignal | undefined,
+): Promise<void> {
   const zip = await ZipWriter.create(target, signal ? { signal } : {});
   try {
-    for await (const name of bagFiles(bag)) {
+    for await (const name of files) {
       const file = join(bag, name);
       await zip.addFile(
         { name: `${top}/${name}`, store: /\.(png|gz|zip)$/i.test(name) },
@@ -52,12 +69,12 @@ async function zipBag(bag: string, top: string, target: string, signal: AbortSig
   }
 }
 
-async function tarBag(bag: string, top: string, target: string): Promise<void> {
+async function tarBag(files: AsyncIterable<string>, bag: string, top: string, target: string): Promise<void> {
   const partial = tempPathFor(target);
   const tar = pack();
   const written = pipeline(tar, createWriteStream(partial, { flags: 'wx', mode: 0o600 }));
   try {
-    for await (const name of bagFiles(bag)) {
+    for await (const name of files) {
       const file = join(bag, name);
       const { size, mtime } = await stat(file);
       const sink = tar.entry({ name: `${top}/${name}`, size, mode: 0o644, mtime });

@@ -5,6 +5,7 @@ import { isRabbitError, RabbitError } from '../../core/errors.js';
 import { createPrivateFile } from '../../core/private-files.js';
 import { TOOL_NAME, TOOL_VERSION } from '../../core/version.js';
 import { MANIFEST_PATH, type FileEntry } from '../../manifest/types.js';
+import type { ManifestHead } from '../../manifest/manifest-stream.js';
 import type { PackageJob, PackageReport } from '../formats/archive-format.js';
 import { HashedFile, writeError } from '../hashed-file.js';
 import { numberedName, payloadNameOf } from './payload-names.js';
@@ -36,69 +37,21 @@ export async function writeBag(job: PackageJob): Promise<PackageReport> {
     const bag = join(work, job.stem);
     await mkdir(join(bag, 'data'), { recursive: true, mode: 0o700 });
     const head = await job.archive.manifest();
-    const manifest = await HashedFile.create(join(bag, MANIFEST));
-    let entries = 0;
-    let bytes = 0;
-    let skipped = 0;
-    const put = async (entryPath: string, body: Buffer): Promise<void> => {
-      const name = await writePayload(bag, payloadNameOf(entryPath), body);
-      await manifest.write(`${createHash('sha256').update(body).digest('hex')}  data/${name}\n`);
-      entries++;
-      bytes += body.length;
-    };
-    try {
-      await job.archive.manifest({
-        async file(entry: FileEntry) {
-          if (job.signal?.aborted) throw new RabbitError('INTERRUPTED', 'the conversion was interrupted');
-          let body: Buffer;
-          try {
-            body = await job.archive.body(entry, MAX_BODY_BYTES);
-          } catch (error) {
-            if (!isRabbitError(error) || error.code !== 'ARCHIVE_CORRUPT') throw error;
-            skipped++;
-            return;
-          }
-          await put(entry.path, body);
-        },
-      });
-      await put(MANIFEST_PATH, await job.archive.zip.readEntry(MANIFEST_PATH, MAX_MANIFEST_BYTES));
-    } catch (error) {
-      await manifest.abandon();
-      throw error;
-    }
-    const manifestSha = await manifest.close();
-    const date = job.now().toISOString().slice(0, 10);
-    const tags: [string, string][] = [
-      [BAGIT_TXT, DECLARATION],
-      [
-        BAG_INFO,
-        [
-          `Source-Organization: ${tagValue(head.source.baseUrl)}`,
-          `External-Identifier: ${tagValue(`${head.source.baseUrl} account, exported to ${job.archive.name}`)}`,
-          `External-Description: ${tagValue(
-            `Every entry of ${job.archive.name}, exported by ${head.tool.name} ${head.tool.version} ` +
-              `between ${head.startedAt} and ${head.finishedAt}; manifest.json lists what each was and where it was served from.`,
-          )}`,
-          `Bagging-Date: ${date}`,
-          `Bag-Software-Agent: ${TOOL_NAME} ${TOOL_VERSION}`,
-          `Payload-Oxum: ${bytes}.${entries}`,
-          '',
-        ].join('\n'),
-      ],
-    ];
-    const tagLines = [`${manifestSha}  ${MANIFEST}\n`];
-    for (const [name, text] of tags) {
-      await writeNew(join(bag, name), Buffer.from(text, 'utf8'));
-      tagLines.push(`${createHash('sha256').update(text).digest('hex')}  ${name}\n`);
-    }
-    await writeNew(join(bag, TAG_MANIFEST), Buffer.from(tagLines.join(''), 'utf8'));
+    const payload = await writeBagPayload(job, bag);
+    job.onProgress?.({ step: 'finish', done: 0, total: null });
+    await writeTagFiles(job, bag, head, payload);
+    const { entries, bytes, skipped } = payload;
     const notes =
       skipped > 0
         ? [`${skipped} entries the manifest lists are missing or damaged in the archive and were left out`]
         : [];
     if (job.serialize !== undefined) {
       const file = `${job.stem}.${job.serialize}`;
-      await serializeBag(bag, job.stem, join(job.out, file), job.serialize, job.signal);
+      // The payload and the four tag files: bagit.txt, bag-info.txt and the two manifests.
+      const files = entries + 4;
+      await serializeBag(bag, job.stem, join(job.out, file), job.serialize, job.signal, (done) =>
+        job.onProgress?.({ step: 'serialize', done, total: files }),
+      );
       return { file, entries, bytes, pages: 0, notes };
     }
     const target = join(job.out, job.stem);
@@ -109,6 +62,83 @@ export async function writeBag(job: PackageJob): Promise<PackageReport> {
   } finally {
     await rm(work, { recursive: true, force: true });
   }
+}
+
+/** The payload as written: the sha256 of its manifest, its files and bytes, and the entries left out. */
+interface Payload {
+  manifestSha: string;
+  entries: number;
+  bytes: number;
+  skipped: number;
+}
+
+/**
+ * Every entry the manifest lists under `data/`, read and checked one at a time as the manifest
+ * streams by, then the manifest itself; the sha256 manifest written as the files are.
+ */
+async function writeBagPayload(job: PackageJob, bag: string): Promise<Payload> {
+  const manifest = await HashedFile.create(join(bag, MANIFEST));
+  const payload = { entries: 0, bytes: 0, skipped: 0 };
+  // Every entry of the zip, the manifest last.
+  const total = job.archive.zip.index.size;
+  let visited = 0;
+  const put = async (entryPath: string, body: Buffer): Promise<void> => {
+    const name = await writePayload(bag, payloadNameOf(entryPath), body);
+    await manifest.write(`${createHash('sha256').update(body).digest('hex')}  data/${name}\n`);
+    payload.entries++;
+    payload.bytes += body.length;
+  };
+  try {
+    await job.archive.manifest({
+      async file(entry: FileEntry) {
+        job.onProgress?.({ step: 'bodies', done: ++visited, total });
+        if (job.signal?.aborted) throw new RabbitError('INTERRUPTED', 'the conversion was interrupted');
+        let body: Buffer;
+        try {
+          body = await job.archive.body(entry, MAX_BODY_BYTES);
+        } catch (error) {
+          if (!isRabbitError(error) || error.code !== 'ARCHIVE_CORRUPT') throw error;
+          payload.skipped++;
+          return;
+        }
+        await put(entry.path, body);
+      },
+    });
+    await put(MANIFEST_PATH, await job.archive.zip.readEntry(MANIFEST_PATH, MAX_MANIFEST_BYTES));
+  } catch (error) {
+    await manifest.abandon();
+    throw error;
+  }
+  return { ...payload, manifestSha: await manifest.close() };
+}
+
+/** bagit.txt, bag-info.txt (with the Payload-Oxum of what was written) and the tag manifest. */
+async function writeTagFiles(job: PackageJob, bag: string, head: ManifestHead, payload: Payload): Promise<void> {
+  const date = job.now().toISOString().slice(0, 10);
+  const tags: [string, string][] = [
+    [BAGIT_TXT, DECLARATION],
+    [
+      BAG_INFO,
+      [
+        `Source-Organization: ${tagValue(head.source.baseUrl)}`,
+        `External-Identifier: ${tagValue(`${head.source.baseUrl} account, exported to ${job.archive.name}`)}`,
+        `External-Description: ${tagValue(
+          `Every entry of ${job.archive.name}, exported by ${head.tool.name} ${head.tool.version} ` +
+            `between ${head.startedAt} and ${head.finishedAt}; manifest.json lists what each was and where it was served from.`,
+        )}`,
+        `Bagging-Date: ${date}`,
+        `Bag-Software-Agent: ${TOOL_NAME} ${TOOL_VERSION}`,
+        `Payload-Oxum: ${payload.bytes}.${payload.entries}`,
+        '',
+      ].join('\n'),
+    ],
+  ];
+  const tagLines = [`${payload.manifestSha}  ${MANIFEST}\n`];
+  for (const [name, text] of tags) {
+    await writeNew(join(bag, name), Buffer.from(text, 'utf8'));
+    tagLines.push(`${createHash('sha256').update(text).digest('hex')}  ${name}\n`);
+  }
+  await writeNew(join(bag, TAG_MANIFEST), Buffer.from(tagLines.join(''), 'utf8'));
 }
 
 /** A payload file under `data/`, created exclusively; a name already taken gets a number. */

@@ -1,4 +1,5 @@
 import type { Archive } from '../../archive/open-archive.js';
+import type { WorkProgress } from '../../core/counted-work.js';
 
 /**
  * An output of `convert --to` made of the whole archive at once rather than of each prototype: a
@@ -17,9 +18,20 @@ export interface ArchiveFormat {
   readonly serializations: readonly string[];
   /** Writes the package into `job.out`: the file or folder written, relative to it, and what it holds. */
   writePackage(job: PackageJob): Promise<PackageReport>;
-  /** Reads a written package back and throws PACKAGE_INVALID at the first thing that does not hold. */
-  checkPackage(path: string): Promise<PackageCheck>;
+  /**
+   * Reads a written package back and throws PACKAGE_INVALID at the first thing that does not hold;
+   * `onChecked` hears how many of its entries (records, payload files) are checked so far.
+   */
+  checkPackage(path: string, onChecked?: (entries: number) => void): Promise<PackageCheck>;
 }
+
+/**
+ * How far a package is: its bodies read from the archive and written (of the entries the zip
+ * holds), the pages walked for the page list (WACZ, by prototype), the rest of it written (index,
+ * tag files, the zip around it: nothing counted), its files put into one zip or tar (a serialized
+ * bag), then its entries read back (--check).
+ */
+export type PackageStep = 'bodies' | 'pages' | 'finish' | 'serialize' | 'check';
 
 export interface PackageJob {
   archive: Archive;
@@ -32,6 +44,7 @@ export interface PackageJob {
   /** The clock of the run (package dates). */
   now: () => Date;
   signal?: AbortSignal;
+  onProgress?: (progress: WorkProgress<PackageStep>) => void;
 }
 
 export interface PackageReport {

@@ -2,6 +2,7 @@ import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { prototypeHead } from '../page-walk.js';
 import { writeAtomically } from '../write-output.js';
+import type { MissingCharacter } from '../report.js';
 import type { DocumentFormat } from './document-format.js';
 
 /** One PDF binder per prototype (pdf-binder.ts): a title page, then the pages with searchable labels. */
@@ -23,9 +24,23 @@ export const pdf: DocumentFormat = {
     report.links += stats.links;
     report.discussions += stats.discussions;
     report.replacedCharacters = stats.replacedCharacters;
+    report.missingCharacters = await missingCharacters(stats.missingCharacters);
     const { size } = await stat(join(out, file));
     report.binder = { bytes: size, renderingBytes: stats.renderingBytes, fonts: stats.fonts };
     for (const { pageId, ...target } of stats.danglingTargets) dangling(pageId, target);
     return file;
   },
 };
+
+/** Each character replaced, with a font that has it where one is known (font-packages.ts). */
+async function missingCharacters(missing: { character: string; count: number }[]): Promise<MissingCharacter[]> {
+  if (missing.length === 0) return [];
+  const { installedPackages, fontFor } = await import('../pdf/font-packages.js');
+  const installed = await installedPackages();
+  return missing.map(({ character, count }) => {
+    const found = fontFor(character, installed);
+    const codePoint = `U+${(character.codePointAt(0) as number).toString(16).toUpperCase().padStart(4, '0')}`;
+    const font = found && { name: found.name, debian: found.debian, installed: found.installed };
+    return { codePoint, character, count, ...(font ? { font } : {}) };
+  });
+}

@@ -3,7 +3,7 @@ import { dateOf, textSource, type PagePlan, type PrototypeHead } from '../page-w
 import type { XmlText } from '../xml-text.js';
 import type { PdfFonts } from './pdf-fonts.js';
 
-type Runs = ReturnType<PdfFonts['runs']>['runs'];
+type Cut = ReturnType<PdfFonts['runs']>;
 
 interface LineStyle {
   visible: boolean;
@@ -26,13 +26,13 @@ export function fitLines(
   style: LineStyle,
 ): void {
   if (lines.length === 0) return;
-  let replaced = 0;
+  const missing: string[] = [];
   let ascent = 0;
   let descent = 0;
   let widest = 0;
   const laid = lines.map((line) => {
     const cut = fonts.runs(line, style.bold ?? false);
-    replaced += cut.replaced;
+    missing.push(...cut.missing);
     let width = 0;
     for (const run of cut.runs) {
       const metrics = fonts.use(run.font, 1);
@@ -41,59 +41,101 @@ export function fitLines(
       width += fonts.width(run, 1);
     }
     widest = Math.max(widest, width);
-    return { line, runs: cut.runs };
+    return { line, cut };
   });
-  fonts.count(replaced, style.source);
+  fonts.count(missing, style.source);
   const step = Math.max(ascent - descent, 0.5);
   const size = Math.max(1, Math.min(box.height / lines.length / step, box.width / Math.max(widest, 0.01), maxSize));
-  for (const [index, { line, runs }] of laid.entries()) {
-    drawLine(doc, fonts, line, runs, box.x, box.y + size * (index * step + ascent), size, style.visible);
+  for (const [index, { line, cut }] of laid.entries()) {
+    drawLine(doc, fonts, line, cut, box.x, box.y + size * (index * step + ascent), size, style.visible);
   }
 }
 
 /**
- * One line at a baseline: its runs one after the other, all in one marked-content span whose
- * /ActualText is the line's exact text (what readers copy and search, `?` or not). Invisible text
- * is render mode 3: there to be found, drawn over a rendering that already shows it.
+ * One line at a baseline, its runs one after the other. Invisible text is render mode 3: there to
+ * be found, drawn over a rendering that already shows it. What readers extract, search and copy:
+ *
+ * - a line without right-to-left text is one marked-content span whose /ActualText is the line's
+ *   exact text (`?` or not, joiners and all);
+ * - a line with right-to-left text is read from its glyphs, which lie in visual order as browsers
+ *   write them, each mapped to its characters by its font's ToUnicode map; readers (poppler,
+ *   pdf.js) put them back in logical order. Only a replacement `?` has a span, with the character
+ *   it stands for. A span over the whole line would not do: poppler spreads an /ActualText's
+ *   characters left to right across the span's glyphs, so logical order would read back reversed.
  */
 export function drawLine(
   doc: PDFDocument,
   fonts: PdfFonts,
   line: string,
-  runs: Runs,
+  cut: Cut,
   x: number,
   baseline: number,
   size: number,
   visible: boolean,
 ): void {
-  const ops = [`/Span <</ActualText <${utf16Hex(line)}>>> BDC`, 'BT', visible ? '0 Tr' : '3 Tr'];
+  const whole = !cut.rightToLeft;
+  const ops: string[] = [];
+  if (whole) ops.push(actualText(line));
+  ops.push('BT', visible ? '0 Tr' : '3 Tr');
+  let at = x;
+  for (const run of cut.runs) {
+    const span = !whole && run.actual !== undefined;
+    if (span) ops.push(actualText(run.actual as string));
+    at = drawRun(ops, fonts, run, at, baseline, size, !whole);
+    if (span) ops.push('EMC');
+  }
+  ops.push('ET');
+  if (whole) ops.push('EMC');
+  doc.addContent(ops.join('\n'));
+}
+
+/**
+ * The operators of one run, which starts at `x`; returns where the next one starts. In a line read
+ * from its glyphs, a ligature of a right-to-left run (Arabic's lam-alef) has a span with its
+ * characters in visual order, as the glyphs around it are: readers reverse the line as a whole,
+ * the ligature's own characters with it, and its ToUnicode entry, in logical order, would read
+ * back reversed (as Chromium's print-to-PDF of "السلام" reads back "السالم" in pdftotext).
+ */
+function drawRun(
+  ops: string[],
+  fonts: PdfFonts,
+  run: Cut['runs'][number],
+  x: number,
+  baseline: number,
+  size: number,
+  fromGlyphs: boolean,
+): number {
   let at = x;
   const scale = size / 1000;
-  for (const run of runs) {
-    const { id, glyphs, positions } = fonts.shape(run, size);
-    ops.push(`/${id} ${num(size)} Tf`);
-    // The page's coordinates run down from its top: the text matrix turns glyphs upright again.
-    const move = (dx: number, dy: number): string =>
-      `1 0 0 -1 ${num(at + dx * scale)} ${num(baseline - dy * scale)} Tm`;
-    ops.push(move(0, 0));
-    // Glyphs run together in one string until an adjustment (kerning, shaping) comes between.
-    let pending: string[] = [];
-    let hex = '';
-    const flush = (): void => {
-      if (hex !== '') pending.push(`<${hex}>`);
-      if (pending.length > 0) ops.push(`[${pending.join(' ')}] TJ`);
-      pending = [];
-      hex = '';
-    };
-    for (const [index, position] of positions.entries()) {
-      const glyph = glyphs[index] ?? '';
-      if (position.xOffset !== 0 || position.yOffset !== 0) {
-        flush();
-        ops.push(move(position.xOffset, position.yOffset), `[<${glyph}>] TJ`);
-        at += position.xAdvance * scale;
-        ops.push(move(0, 0));
-        continue;
-      }
+  const reversed = fromGlyphs && run.level % 2 === 1;
+  const { id, glyphs, positions, characters = [] } = fonts.shape(run, size, reversed);
+  ops.push(`/${id} ${num(size)} Tf`);
+  // The page's coordinates run down from its top: the text matrix turns glyphs upright again.
+  const move = (dx: number, dy: number): string => `1 0 0 -1 ${num(at + dx * scale)} ${num(baseline - dy * scale)} Tm`;
+  ops.push(move(0, 0));
+  // Glyphs run together in one string until an adjustment (kerning, shaping) comes between.
+  let pending: string[] = [];
+  let hex = '';
+  const flush = (): void => {
+    if (hex !== '') pending.push(`<${hex}>`);
+    if (pending.length > 0) ops.push(`[${pending.join(' ')}] TJ`);
+    pending = [];
+    hex = '';
+  };
+  for (const [index, position] of positions.entries()) {
+    const glyph = glyphs[index] ?? '';
+    const ligature = [...(characters[index] ?? '')];
+    const span = reversed && ligature.length > 1;
+    if (span) {
+      flush();
+      ops.push(actualText(ligature.reverse().join('')));
+    }
+    if (position.xOffset !== 0 || position.yOffset !== 0) {
+      flush();
+      ops.push(move(position.xOffset, position.yOffset), `[<${glyph}>] TJ`);
+      at += position.xAdvance * scale;
+      ops.push(move(0, 0));
+    } else {
       hex += glyph;
       const adjust = position.xAdvance - position.advanceWidth;
       if (adjust !== 0) {
@@ -102,10 +144,18 @@ export function drawLine(
       }
       at += position.xAdvance * scale;
     }
-    flush();
+    if (span) {
+      flush();
+      ops.push('EMC');
+    }
   }
-  ops.push('ET', 'EMC');
-  doc.addContent(ops.join('\n'));
+  flush();
+  return at;
+}
+
+/** A marked-content span whose text is `text` for whatever it draws. */
+function actualText(text: string): string {
+  return `/Span <</ActualText <${utf16Hex(text)}>>> BDC`;
 }
 
 function num(value: number): string {
@@ -157,7 +207,7 @@ export function titlePages(
   for (const line of lines) {
     const bold = line.bold ?? false;
     const pieces = wrap(fonts, text.clean(line.text, line.source), bold, line.size, A4.width - 2 * MARGIN);
-    let replaced = 0;
+    const missing: string[] = [];
     for (const [index, piece] of pieces.entries()) {
       const step = index === 0 ? line.size * 1.35 + (line.gap ?? 0) : line.size * 1.25;
       if (y + step > A4.height - MARGIN) {
@@ -166,10 +216,10 @@ export function titlePages(
       }
       y += step;
       const cut = fonts.runs(piece, bold);
-      replaced += cut.replaced;
-      drawLine(doc, fonts, piece, cut.runs, MARGIN, y, line.size, true);
+      missing.push(...cut.missing);
+      drawLine(doc, fonts, piece, cut, MARGIN, y, line.size, true);
     }
-    fonts.count(replaced, line.source);
+    fonts.count(missing, line.source);
   }
 }
 

@@ -21,6 +21,8 @@ declare module 'pdfkit' {
     id: string;
     ref(): PdfReference;
     encode(text: string, features?: string[]): [string[], GlyphPosition[]];
+    /** The same layout encode() draws (fontkit's, run whole when features are given), each glyph with its characters. */
+    layout(text: string, features: string[]): { glyphs: { codePoints: number[] }[] };
   }
   interface PdfOutline {
     addItem(title: string, options?: { expanded?: boolean }): PdfOutline;
@@ -59,6 +61,9 @@ declare module 'pdfkit' {
 
 declare module 'fontkit' {
   interface Font {
+    postscriptName: string;
+    /** Every code point the font maps to a glyph. */
+    characterSet: number[];
     ascent: number;
     descent: number;
     unitsPerEm: number;

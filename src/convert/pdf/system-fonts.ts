@@ -1,13 +1,16 @@
 import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 
 /**
- * The fonts a binder may draw with, found through fontconfig: `fc-match -s` lists, in the order
- * fontconfig itself would fall back, the faces that together cover the most characters, each with
- * its character set. So the choice follows the machine (its fonts.conf, its installed packages)
- * rather than a list of family names that holds on one distribution only. Colour fonts are left
- * out: a PDF font program draws outlines, and a colour emoji font has none.
+ * The machine's fonts a binder draws with where the bundled one (bundled-fonts.ts) has no glyph,
+ * found through fontconfig: `fc-match -s` lists, in the order fontconfig itself would fall back,
+ * the faces that together cover the most characters, each with its character set. So the choice
+ * follows the machine (its fonts.conf, its installed packages) rather than a list of family names
+ * that holds on one distribution only. Colour fonts are left out: a PDF font program draws
+ * outlines, and a colour emoji font has none.
  */
 export interface FontFace {
+  /** Where the face comes from, as the report names it: its file, or the bundled font's name. */
   file: string;
   /** The face's place in a collection (.ttc); 0 for a single font file. */
   index: number;
@@ -15,9 +18,11 @@ export interface FontFace {
   postscriptName: string;
   /** Code point ranges the face has glyphs for, sorted, inclusive. */
   ranges: readonly (readonly [number, number])[];
+  /** The font file's bytes, read when the face is first drawn with. */
+  read(): Uint8Array;
 }
 
-/** Regular faces for labels and text, bold ones for the title page's headings. */
+/** Regular faces for labels and text, bold ones for the title page's headings, in the order tried. */
 export interface FontFaces {
   regular: readonly FontFace[];
   bold: readonly FontFace[];
@@ -56,7 +61,7 @@ async function fallbackList(pattern: string): Promise<FontFace[]> {
     });
     if (output !== undefined) return parseFcMatch(output);
   }
-  // No fontconfig on this machine: the binder draws with a standard PDF font and counts what it replaces.
+  // No fontconfig on this machine: the binder draws with the bundled font alone.
   return [];
 }
 
@@ -71,7 +76,8 @@ export function parseFcMatch(output: string): FontFace[] {
     const key = `${file}\t${index}`;
     if (seen.has(key)) continue;
     seen.add(key);
-    faces.push({ file, index: Number(index) || 0, postscriptName, ranges: parseCharset(charset) });
+    const read = (): Uint8Array => readFileSync(file);
+    faces.push({ file, index: Number(index) || 0, postscriptName, ranges: parseCharset(charset), read });
   }
   return faces;
 }
@@ -88,8 +94,8 @@ export function parseCharset(charset: string): [number, number][] {
   return ranges.sort((a, b) => a[0] - b[0]);
 }
 
-export function covers(face: FontFace, codePoint: number): boolean {
-  const { ranges } = face;
+/** Whether sorted inclusive ranges hold the code point. */
+export function covers(ranges: readonly (readonly [number, number])[], codePoint: number): boolean {
   let low = 0;
   let high = ranges.length - 1;
   while (low <= high) {

@@ -1,21 +1,28 @@
 /**
  * One line of text cut into runs that each draw with one font, in the order they appear on the
  * page. Every character goes to the first face that has it; one that no face has becomes the
- * replacement and is counted. Right-to-left text is ordered by a reduced form of the Unicode
- * bidirectional algorithm (strong types, numbers and neutrals; no explicit embeddings or
- * mirroring), which is enough to read a Hebrew or Arabic label with Latin words and numbers in
- * it; the glyphs inside a right-to-left run are shaped and reversed by fontkit's layout.
+ * replacement, a run of its own that keeps the character it stands for. Right-to-left text is
+ * ordered by a reduced form of the Unicode bidirectional algorithm (strong types, numbers and
+ * neutrals; no explicit embeddings or mirroring), which is enough to read a Hebrew or Arabic label
+ * with Latin words and numbers in it; the glyphs inside a right-to-left run are shaped and
+ * reversed by fontkit's layout.
  */
 export interface TextRun {
   /** The face's place in the fallback list. */
   face: number;
   text: string;
+  /** Odd for right-to-left text (its glyphs are laid out right to left), even for left-to-right. */
+  level: number;
+  /** For a replacement: the character no face has, which the run stands for. */
+  actual?: string;
 }
 
 export interface LineRuns {
   runs: TextRun[];
-  /** Characters no face could draw, each drawn as the replacement. */
-  replaced: number;
+  /** Characters no face could draw, each drawn as the replacement, in the order of the line. */
+  missing: string[];
+  /** Whether the line holds right-to-left text (some run is at an odd level). */
+  rightToLeft: boolean;
 }
 
 /** Which face draws a code point: its place in the fallback list, or -1 when none has it. */
@@ -25,41 +32,48 @@ export type FacePicker = (codePoint: number) => number;
 export const REPLACEMENT = '?';
 
 export function lineRuns(line: string, pick: FacePicker): LineRuns {
-  const chars: { char: string; face: number; type: BidiType }[] = [];
-  let replaced = 0;
+  const chars: { char: string; face: number; type: BidiType; actual?: string }[] = [];
+  const missing: string[] = [];
   for (const raw of line) {
     const char = raw === '\t' ? ' ' : raw;
     const code = char.codePointAt(0) as number;
-    let face = pick(code);
+    const face = pick(code);
     if (face < 0) {
       // Joiners and variation selectors draw nothing: a font without them loses nothing visible.
       if (IGNORABLE.test(char)) continue;
-      replaced++;
-      face = pick(REPLACEMENT.codePointAt(0) as number);
-      chars.push({ char: REPLACEMENT, face: Math.max(face, 0), type: 'N' });
+      missing.push(char);
+      const replacement = Math.max(pick(REPLACEMENT.codePointAt(0) as number), 0);
+      chars.push({ char: REPLACEMENT, face: replacement, type: 'N', actual: char });
       continue;
     }
     chars.push({ char, face, type: bidiTypeOf(char) });
   }
   const levels = resolveLevels(chars.map((c) => c.type));
   // fontkit shapes a run by the script it finds first: Hebrew and Arabic side by side are two runs.
-  const runs: (TextRun & { level: number; script: string })[] = [];
-  for (const [index, { char, face }] of chars.entries()) {
+  const runs: (TextRun & { script: string })[] = [];
+  for (const [index, { char, face, actual }] of chars.entries()) {
     const level = levels[index] as number;
     const script = ARABIC.test(char) ? 'arab' : HEBREW.test(char) ? 'hebr' : '';
     const last = runs.at(-1);
     if (
-      last?.face === face &&
+      actual === undefined &&
+      last !== undefined &&
+      last.actual === undefined &&
+      last.face === face &&
       last.level === level &&
       (script === '' || last.script === '' || last.script === script)
     ) {
       last.text += char;
       last.script ||= script;
     } else {
-      runs.push({ face, text: char, level, script });
+      runs.push({ face, text: char, level, script, ...(actual !== undefined ? { actual } : {}) });
     }
   }
-  return { runs: reorder(runs).map(({ face, text }) => ({ face, text })), replaced };
+  return {
+    runs: reorder(runs).map(({ script: _, ...run }) => run),
+    missing,
+    rightToLeft: runs.some((run) => run.level % 2 === 1),
+  };
 }
 
 type BidiType = 'L' | 'R' | 'EN' | 'N';

@@ -23,9 +23,9 @@ interface Resource {
  * digest, each file's sha256 and size, each index line's offset and length landing on a record of
  * its URL whose payload has its digest, and each record's block and payload digests.
  */
-export async function checkWacz(path: string): Promise<PackageCheck> {
+export async function checkWacz(path: string, onChecked?: (entries: number) => void): Promise<PackageCheck> {
   try {
-    return await checkZipped(path);
+    return await checkZipped(path, onChecked);
   } catch (error) {
     // The zip's own checks (its CRCs, its structure) fail first on most damage: the package is what is wrong.
     if (isRabbitError(error) && (error.code === 'ARCHIVE_CORRUPT' || error.code === 'NOT_A_ZIP'))
@@ -34,7 +34,7 @@ export async function checkWacz(path: string): Promise<PackageCheck> {
   }
 }
 
-async function checkZipped(path: string): Promise<PackageCheck> {
+async function checkZipped(path: string, onChecked: ((entries: number) => void) | undefined): Promise<PackageCheck> {
   const zip = await openZip(path);
   const work = await mkdtemp(join(dirname(path), '.wacz-check-'));
   try {
@@ -57,7 +57,8 @@ async function checkZipped(path: string): Promise<PackageCheck> {
     const warcs = resources.filter((resource) => resource.path.startsWith('archive/'));
     const indexes = resources.filter((resource) => resource.path.startsWith('indexes/'));
     let entries = 0;
-    for (const warc of warcs) entries += await checkRecords(zip, warc.path, indexes, work);
+    for (const warc of warcs)
+      entries += await checkRecords(zip, warc.path, indexes, work, (records) => onChecked?.(entries + records));
     return { files: resources.length + 1, entries };
   } finally {
     zip.close();
@@ -66,7 +67,13 @@ async function checkZipped(path: string): Promise<PackageCheck> {
 }
 
 /** Each record of one WARC against its digests and against the index lines that point into it, in offset order. */
-async function checkRecords(zip: ZipReader, warcPath: string, indexes: Resource[], work: string): Promise<number> {
+async function checkRecords(
+  zip: ZipReader,
+  warcPath: string,
+  indexes: Resource[],
+  work: string,
+  onChecked: (records: number) => void,
+): Promise<number> {
   const filename = warcPath.slice('archive/'.length);
   const byOffset = new SortedLines(work);
   for (const index of indexes) {
@@ -97,7 +104,7 @@ async function checkRecords(zip: ZipReader, warcPath: string, indexes: Resource[
     const want = `${String(offset).padStart(16, '0')} ${length} ${payloadDigest} ${record.warcTargetURI ?? ''}`;
     if (next.done === true || next.value !== want)
       fail(`the index does not point at the record at ${offset} in ${warcPath} as it is`);
-    records++;
+    onChecked(++records);
   }
   if ((await expected.next()).done !== true) fail(`the index points at records ${warcPath} does not hold`);
   return records;

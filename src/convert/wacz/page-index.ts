@@ -19,15 +19,19 @@ export interface PageLine {
  * One line per wireframe page, prototype by prototype and page by page as convert reads them
  * (page-walk.ts): its title, the URL of its XHTML rendering, and its words, the page's name and
  * the labels of its elements and of the layers it shows. A page whose XHTML was not exported has
- * nothing to replay and gets no line: `missing` counts them.
+ * nothing to replay and gets no line: `missing` counts them. `onPrototype` hears how many
+ * prototypes have been walked, of how many.
  */
 export async function* pageLines(
   catalog: ArchiveCatalog,
   head: ManifestHead,
   signal: AbortSignal | undefined,
   missing: { pages: number },
+  onPrototype?: (done: number, total: number) => void,
 ): AsyncGenerator<PageLine> {
-  for (const id of catalog.prototypeIds()) {
+  const ids = catalog.prototypeIds();
+  for (const [n, id] of ids.entries()) {
+    onPrototype?.(n, ids.length);
     const archived = catalog.prototype(id);
     if (archived === undefined || !archived.hasRevision || !/^\d+$/.test(id)) continue;
     const { reader } = startPrototype(archived);

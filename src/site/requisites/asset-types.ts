@@ -1,4 +1,4 @@
-import { ASSET_FOLDER } from '../../api/resource-kinds.js';
+import { generatedEntryOf } from '../../api/generated-entries.js';
 
 /**
  * Policies for page requisites, with their defaults in one block. The file extension of an asset
@@ -61,6 +61,5 @@ export function isCss(contentType: string): boolean {
 
 /** The content-addressed entry name of an asset. */
 export function assetPath(sha256: string, contentType: string): string {
-  if (!/^[0-9a-f]{64}$/.test(sha256)) throw new Error(`internal: not a sha256: ${sha256}`);
-  return `${ASSET_FOLDER}${sha256}.${extensionFor(contentType)}`;
+  return generatedEntryOf('asset', { sha256, ext: extensionFor(contentType) });
 }
