@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { inOrder } from '../../src/core/in-order.js';
+import { inOrder, readAhead } from '../../src/core/in-order.js';
 
 /** A start function whose results the test settles by hand, in any order. */
 function manual() {
@@ -98,5 +98,27 @@ describe('inOrder', () => {
       out.push(value);
     expect(out).toEqual([10, 20, 30]);
     expect(peak).toBe(1);
+  });
+});
+
+describe('readAhead', () => {
+  it('starts nothing until asked, keeps `ahead` started before each result it hands over, and ends', async () => {
+    const work = manual();
+    const results = readAhead([0, 1, 2, 3], 2, work.start);
+    expect(work.started).toEqual([]);
+    const first = results.next();
+    expect(work.started.map((s) => s.item)).toEqual([0, 1]);
+    work.started[0]?.resolve('a');
+    expect(await first).toBe('a');
+    const second = results.next();
+    expect(work.started.map((s) => s.item)).toEqual([0, 1, 2]);
+    work.started[1]?.resolve('b');
+    work.started[2]?.resolve('c');
+    expect(await second).toBe('b');
+    expect(await results.next()).toBe('c');
+    work.started[3]?.resolve('d');
+    expect(await results.next()).toBe('d');
+    expect(results.next()).toBeUndefined();
+    expect(work.peak()).toBeLessThanOrEqual(2);
   });
 });
