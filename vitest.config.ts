@@ -8,6 +8,9 @@ const shared = {
   setupFiles: ['test/helpers/no-network.ts', 'test/helpers/per-file.ts'],
   testTimeout: 60_000,
   hookTimeout: 60_000,
+  // expect.poll waits for something to happen, never measures how soon: its default second ran out
+  // on a busy machine (a browser's search hits, a count on the fake service) before they came.
+  expect: { poll: { timeout: 30_000 } },
 };
 
 export default defineConfig({
