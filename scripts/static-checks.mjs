@@ -1,7 +1,16 @@
-// The checks `npm test` makes before the test suite, run side by side: the typecheck, ESLint,
+// The checks `npm test` makes besides the test suite, run side by side: the typecheck, ESLint,
 // Prettier and the build each use one core, and one after the other they cost a minute of waiting on
-// a two-core machine. Each one's output is printed whole when it ends, so outputs never interleave;
-// the exit code is the first failure's.
+// a two-core machine. npm's cache of the dependencies (scripts/cache-dependencies.mjs, for the
+// packaging test) is filled beside them.
+//
+//   node scripts/static-checks.mjs                     the checks; each output printed whole when it ends
+//   node scripts/static-checks.mjs --then vitest run   the command too (npm test's test suite)
+//
+// With --then, the command starts as soon as what it needs is there (the build, the cache) while
+// the typecheck, ESLint and Prettier go on beside it: their minute of CPU fills the suite's waits
+// instead of coming before it. A check that fails stops the command at once, as it would have kept
+// it from starting. Check outputs are held until the command has ended, so nothing interleaves with
+// its own. The exit code is the first failure's.
 import { spawn } from 'node:child_process';
 
 const CACHE = 'node_modules/.cache/rabbit-export';
@@ -15,7 +24,10 @@ const CHECKS = [
   ['lint', 'npm', ['run', 'lint', '--silent']],
   ['format', 'npx', ['prettier', '--check', '.', '--cache', '--log-level', 'warn']],
   ['build', 'npm', ['run', 'build', '--silent']],
+  ['dependencies', process.execPath, ['scripts/cache-dependencies.mjs']],
 ];
+/** What the command after --then needs before it starts: the CLI it spawns, the packages it installs offline. */
+const NEEDED_FIRST = new Set(['build', 'dependencies']);
 
 function run([name, command, args]) {
   return new Promise((resolve) => {
@@ -28,16 +40,45 @@ function run([name, command, args]) {
   });
 }
 
+function report(result) {
+  if (result.output.trim() !== '')
+    process.stdout.write(result.output.endsWith('\n') ? result.output : `${result.output}\n`);
+  if (result.code !== 0) process.stderr.write(`static checks: ${result.name} failed (exit ${result.code})\n`);
+}
+
+const thenAt = process.argv.indexOf('--then');
+const command = thenAt === -1 ? [] : process.argv.slice(thenAt + 1);
 let failed = 0;
-await Promise.all(
-  CHECKS.map(async (check) => {
-    const result = await run(check);
-    if (result.output.trim() !== '')
-      process.stdout.write(result.output.endsWith('\n') ? result.output : `${result.output}\n`);
-    if (result.code !== 0) {
-      process.stderr.write(`static checks: ${result.name} failed (exit ${result.code})\n`);
-      failed ||= result.code;
-    }
-  }),
-);
-process.exitCode = failed;
+/** The command, while it runs. */
+let suite;
+const held = [];
+const checks = CHECKS.map(async (check) => {
+  const result = await run(check);
+  if (result.code !== 0) {
+    failed ||= result.code;
+    // Ctrl-C, as a person would stop it: the suite ends its workers and what they started.
+    suite?.kill('SIGINT');
+  }
+  if (command.length === 0) report(result);
+  else held.push(result);
+  return result;
+});
+
+let suiteCode = 0;
+if (command.length > 0) {
+  await Promise.all(checks.filter((_, index) => NEEDED_FIRST.has(CHECKS[index][0])));
+  if (failed === 0) {
+    suiteCode = await new Promise((resolve) => {
+      suite = spawn(command[0], command.slice(1), { stdio: 'inherit' });
+      suite.on('error', (error) => {
+        process.stderr.write(`static checks: cannot run ${command.join(' ')}: ${error.message}\n`);
+        resolve(1);
+      });
+      suite.on('close', (code, signal) => resolve(code ?? (signal ? 1 : 0)));
+    });
+    suite = undefined;
+  }
+}
+await Promise.all(checks);
+for (const result of held) report(result);
+process.exitCode = failed || suiteCode;

@@ -3,13 +3,18 @@ import { describe, expect, it } from 'vitest';
 import type { FakeService } from '../../src/fake-service/index.js';
 import { runCli, startCli } from '../helpers/cli.js';
 import { useFakeService } from '../helpers/fake-service.js';
-import { until } from '../helpers/until.js';
+import { requestHold, type RequestHold } from '../helpers/sleep-gate.js';
 
 // issue 29: a backup interrupted mid-night is resumed by the next run, as export resumes, and says so.
 
 let service: FakeService;
 let dir: string;
-useFakeService({}, (fixture) => ({ service, dir } = fixture));
+let hold: RequestHold;
+// Every request goes through the hold: answered at once, unless the test has it stop the run.
+useFakeService({ latencyMs: 600_000, sleep: (ms) => hold.sleep(ms) }, (fixture) => {
+  ({ service, dir } = fixture);
+  hold = requestHold();
+});
 
 const env = (): Record<string, string> => ({ RABBIT_API_KEY: service.keys.readOnly, RABBIT_BASE_URL: service.baseUrl });
 
@@ -24,9 +29,11 @@ describe('backup after an interrupted night', () => {
     // Make every prototype new, so that nothing can be copied from the first archive (--since).
     for (const id of service.store.prototypeIds()) service.store.touch(Number(id));
 
-    service.setLatency(30);
+    // The 80th answer is held, the others come at once: the night is in its middle when the
+    // signal comes.
+    const held = hold.one(80);
     const { child, done } = startCli(['backup', '--dir', dir, '--concurrency', '2'], { env: env() });
-    await until(() => service.stats.requests >= 80);
+    await held;
     child.kill('SIGINT');
     const stopped = await done;
     expect(stopped.code).toBe(130);
@@ -38,7 +45,7 @@ describe('backup after an interrupted night', () => {
     expect((await readdir(dir)).filter((name) => name.endsWith('.zip'))).toEqual(first);
     const fetchedBefore = service.stats.requests;
 
-    service.setLatency(0);
+    hold.release();
     service.stats.reset();
     const again = await runCli(['backup', '--dir', dir, '--json'], { env: env() });
     expect(again.code).toBe(0);

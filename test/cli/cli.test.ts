@@ -7,12 +7,18 @@ import { readArchive } from '../helpers/archive.js';
 import { zipLayout } from '../helpers/zip-layout.js';
 import { allFileEntries } from '../../src/manifest/types.js';
 import { tempDir } from '../helpers/temp.js';
+import { requestHold, type RequestHold } from '../helpers/sleep-gate.js';
 import { until } from '../helpers/until.js';
 import { useFakeService } from '../helpers/fake-service.js';
 import { recordsOfType } from '../helpers/json-records.js';
 
 let service: FakeService;
-useFakeService({}, (fixture) => (service = fixture.service));
+let hold: RequestHold;
+// Every request goes through the hold: answered at once, unless a test has it stop the run.
+useFakeService({ latencyMs: 600_000, sleep: (ms) => hold.sleep(ms) }, (fixture) => {
+  service = fixture.service;
+  hold = requestHold();
+});
 
 const env = (key = service.keys.readOnly): Record<string, string> => ({
   RABBIT_API_KEY: key,
@@ -167,11 +173,13 @@ describe('rabbit-export CLI', () => {
   });
 
   it('SIGINT stops at once with exit 130, nothing at --out, and says how to resume; the same command then finishes', async () => {
-    service.setLatency(30);
     const dir = await tempDir();
     const out = join(dir, 'i.zip');
+    // The 40th answer is held, the others come at once: a run that waited for its requests in
+    // flight would not end by itself, and one that went on after the signal would make the rest.
+    const held = hold.one(40);
     const { child, done } = startCli(['export', '--out', out, '--concurrency', '2'], { env: env() });
-    await until(() => service.stats.requests >= 40);
+    await held;
     const before = service.stats.requests;
     child.kill('SIGINT');
     const run = await done;
@@ -181,25 +189,31 @@ describe('rabbit-export CLI', () => {
     expect(service.stats.requests - before).toBeLessThan((197 - before) / 2);
     expect(run.stderr).toMatch(/run the same command again/i);
     expect(await readdir(dir)).toEqual(['.i.zip.rabbit-work']);
-    service.setLatency(0);
+    hold.release();
     const again = await runCli(['export', '--out', out, '--concurrency', '2'], { env: env() });
     expect(again.code).toBe(0);
     expect((await runCli(['verify', out])).code).toBe(0);
   });
 
   it('after kill -9 nothing is at --out and the same command resumes', async () => {
-    service.setLatency(30);
     const dir = await tempDir();
     const out = join(dir, 'k9.zip');
+    const journal = join(dir, '.k9.zip.rabbit-work', 'journal.jsonl');
+    const savedIn = async (): Promise<number> =>
+      (await readFile(journal, 'utf8')).split('\n').filter((line) => line.includes('"t":"file"')).length;
+    // Held from the 100th answer on: the run stands still in its middle, and is killed once its
+    // journal, written as it goes, holds more than 50 bodies (a journal written only at the end
+    // never does, and the wait fails).
+    const held = hold.from(100);
     const { child, done } = startCli(['export', '--out', out, '--concurrency', '2'], { env: env() });
-    await until(() => service.stats.requests >= 100);
+    await held;
+    await until(async () => (await savedIn()) > 50, { what: 'more than 50 bodies in the journal' });
     child.kill('SIGKILL');
     await done;
     expect((await readdir(dir)).filter((name) => !name.startsWith('.'))).toEqual([]);
-    const journal = await readFile(join(dir, '.k9.zip.rabbit-work', 'journal.jsonl'), 'utf8');
-    const saved = journal.split('\n').filter((line) => line.includes('"t":"file"')).length;
+    const saved = await savedIn();
     expect(saved).toBeGreaterThan(50);
-    service.setLatency(0);
+    hold.release();
     service.stats.reset();
     const again = await runCli(['export', '--out', out, '--json'], { env: env() });
     expect(again.code).toBe(0);

@@ -100,7 +100,7 @@ describe('progress in a log and on a terminal', () => {
     vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
     try {
       const dir = await tempDir();
-      const held = hold.at(20);
+      const held = hold.from(20);
       const running = runCli(['export', '--out', join(dir, 'a.zip')], {
         register: registerExport,
         terminal: { columns: 0 },
@@ -128,7 +128,7 @@ describe('progress in a log and on a terminal', () => {
     try {
       const out = join(await tempDir(), 'team.zip');
       await exportAccount({ out, baseUrl: service.baseUrl, keys: [service.keys.readOnly] });
-      const held = hold.at(20);
+      const held = hold.from(20);
       const running = runCli(['verify', out, '--against-live', '--concurrency', '1'], {
         register: registerVerify,
         terminal: { columns: 0 },

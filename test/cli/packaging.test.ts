@@ -49,7 +49,7 @@ describe('the package a user installs', () => {
       expect(scripts[hook], hook).toBeUndefined();
     // What a clone needs instead: the demo and the tests build first.
     expect(scripts['demo']).toMatch(/^npm run build/);
-    expect(scripts['test']).toMatch(/&& node scripts\/static-checks\.mjs && vitest run$/);
+    expect(scripts['test']).toMatch(/&& node scripts\/static-checks\.mjs --then vitest run$/);
     expect(await readFile(join(ROOT, 'scripts/static-checks.mjs'), 'utf8')).toContain(
       "['build', 'npm', ['run', 'build'",
     );

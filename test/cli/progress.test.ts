@@ -88,13 +88,13 @@ describe('progress of a real export (issue 15)', () => {
   const plain = (text: string): string => text.replace(new RegExp(`${ESC}\\[[0-9;?]*[A-Za-z]`, 'g'), '');
 
   /**
-   * The CLI in-process with its progress timer faked: held at the 20th request, in the middle of
-   * the crawl, while the timer is moved on by `intervalMs` twice, then let go to its end.
+   * The CLI in-process with its progress timer faked: held from the 20th request on, in the middle
+   * of the crawl, while the timer is moved on by `intervalMs` twice, then let go to its end.
    */
   async function midCrawl(args: string[], intervalMs: number): Promise<CliRun> {
     vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
     try {
-      const held = hold.at(20);
+      const held = hold.from(20);
       const running = runCli(args, { register: registerExport, env: env() });
       await held;
       vi.advanceTimersByTime(intervalMs);

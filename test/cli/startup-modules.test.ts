@@ -72,9 +72,9 @@ describe('start-up: what a command line loads', () => {
 
   it('the same log shows the core, undici and the rest once export runs', async () => {
     // A key and a port nobody listens on: the action loads everything it needs, then its first
-    // request is refused.
+    // request is refused (once: the retries would load nothing more, only wait).
     const { code, files, packages, undici } = await modulesLoadedBy(
-      ['export', '--out', join(await tempDir(), 'x.zip')],
+      ['export', '--out', join(await tempDir(), 'x.zip'), '--retries', '1'],
       {
         RABBIT_API_KEY: 'startup-test-key',
         RABBIT_BASE_URL: 'http://127.0.0.1:1',

@@ -103,7 +103,7 @@ describe('converted documents in draw.io', () => {
       `<script>window.DRAW_MATH_URL = ${JSON.stringify(pathToFileURL(join(DRAWIO, 'math')).href)};</script>` +
       `<script src="${pathToFileURL(join(DRAWIO, 'js/viewer-static.min.js')).href}"></script></body></html>`;
     await writeFile(join(dir, 'viewer.html'), html);
-    browser = await launchChromium(CHROMIUM, join(dir, 'profile'), {
+    browser = await launchChromium(CHROMIUM, {
       viewport: { width: 720, height: 620 },
       // Twice the pixels, so the docs' screenshot stays sharp on high-density screens.
       deviceScaleFactor: 2,

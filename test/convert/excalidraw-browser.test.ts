@@ -2,7 +2,7 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromium, excalidrawRestoreScript, type Browser, type Page } from '../browser/index.js';
+import { excalidrawRestoreScript, launchChromium, type BrowserContext, type Page } from '../browser/index.js';
 import { convertArchive } from '../../src/convert/convert-archive.js';
 import type { ConvertReport } from '../../src/convert/report.js';
 import { expectedFrom, type ExpectedPrototype } from './expected.js';
@@ -37,7 +37,7 @@ let dir: string;
 let out: string;
 let report: ConvertReport;
 let expected: ExpectedPrototype[];
-let browser: Browser;
+let browser: BrowserContext;
 let page: Page;
 
 const fileOf = (index: number, pageId: string): string => `${String(index + 1).padStart(2, '0')}-${pageId}.excalidraw`;
@@ -49,7 +49,7 @@ describe('convert --to excalidraw, read back by Excalidraw in Chromium', () => {
     expected = await expectedFrom(archive);
     out = join(dir, 'excalidraw');
     report = await convertArchive({ archive, out, to: 'excalidraw' });
-    browser = await chromium.launch({ executablePath: CHROMIUM });
+    browser = await launchChromium(CHROMIUM);
     page = await browser.newPage();
     await page.route('**/*', (route) => route.abort());
     await page.addScriptTag({ content: await excalidrawRestoreScript() });

@@ -3,6 +3,7 @@ import { startFakeService, type FakeService } from '../../src/fake-service/index
 import { exportAccount } from '../../src/export/export-account.js';
 import type { Format } from '../../src/crawl/crawl-account.js';
 import { send } from '../fake-service/helpers.js';
+import { keptCopies } from '../helpers/kept-files.js';
 
 /**
  * Elements added to the sample account before it is exported, for what the sample data does not
@@ -43,11 +44,21 @@ export function withoutNonXml(text: string): string {
 
 /**
  * The sample account with EXTRA_ELEMENTS on prototype 3's first page, exported to `dir/archive.zip`
- * (with only `formats` when given, as `export --formats` does).
+ * (with only `formats` when given, as `export --formats` does). The export is the same each time
+ * (the seed, the elements and the service's clock are fixed), so a test worker makes it once and
+ * hands each caller a copy of its own.
  */
 export async function exportSample(dir: string, formats?: ReadonlySet<Format>): Promise<string> {
-  const { archive } = await exportAdding(dir, EXTRA_PAGE.prototype, () => EXTRA_PAGE.page, EXTRA_ELEMENTS, formats);
-  return archive;
+  const key = `convert-sample:${formats === undefined ? 'all' : [...formats].sort().join(',')}`;
+  const [archive] = await keptCopies(
+    key,
+    async (own) => {
+      await exportAdding(own, EXTRA_PAGE.prototype, () => EXTRA_PAGE.page, EXTRA_ELEMENTS, formats);
+      return ['archive.zip'];
+    },
+    dir,
+  );
+  return archive as string;
 }
 
 /**

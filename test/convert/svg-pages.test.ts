@@ -2,7 +2,7 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { chromium, type Browser } from '../browser/index.js';
+import { launchChromium, type BrowserContext } from '../browser/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { convertArchive } from '../../src/convert/convert-archive.js';
 import type { ConvertReport } from '../../src/convert/report.js';
@@ -147,12 +147,9 @@ describe('convert --to svg, read back by python, rsvg-convert and Chromium', () 
   });
 
   it('Chromium draws every element and the rendering, and follows a page link', async () => {
-    let browser: Browser | undefined;
+    let browser: BrowserContext | undefined;
     try {
-      browser = await chromium.launch({
-        executablePath: CHROMIUM,
-        args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
-      });
+      browser = await launchChromium(CHROMIUM);
       const page = await browser.newPage();
       const refused: string[] = [];
       await page.route('**/*', async (route) => {

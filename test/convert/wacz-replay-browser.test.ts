@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromium, REPLAYWEBPAGE_DIR, type Browser, type Page } from '../browser/index.js';
+import { launchChromium, REPLAYWEBPAGE_DIR, type BrowserContext, type Page } from '../browser/index.js';
 import { convertArchive } from '../../src/convert/convert-archive.js';
 import { exportSample } from './helpers.js';
 import { requireTool, runTool } from './tools.js';
@@ -21,7 +21,7 @@ let dir: string;
 let wacz: string;
 let server: Server;
 let origin: string;
-let browser: Browser;
+let browser: BrowserContext;
 let pages: { url: string; title: string; text: string }[];
 
 /** A static site of four files; the WACZ answers range requests, which ReplayWeb.page reads it by. */
@@ -65,7 +65,7 @@ describe('convert --to wacz, replayed by ReplayWeb.page in Chromium', () => {
       '/': { path: join(dir, 'embed.html'), type: 'text/html' },
     });
     origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--disable-background-networking'] });
+    browser = await launchChromium(CHROMIUM);
   }, 180_000);
   afterAll(async () => {
     await browser?.close();

@@ -1,34 +1,25 @@
 import { join } from 'node:path';
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { datasetForResources, type FakeService } from '../../src/fake-service/index.js';
 import { registerExport } from '../../src/cli/commands/export.js';
 import { registerBackup } from '../../src/cli/commands/backup.js';
-import type * as DeadlineModule from '../../src/export/deadline.js';
+import type { DeadlineTimer } from '../../src/export/deadline.js';
 import type { Manifest } from '../../src/manifest/types.js';
 import { useFakeService } from '../helpers/fake-service.js';
 import { runCli, type CliRun } from '../helpers/cli.js';
+import { until } from '../helpers/until.js';
 import { manifestByPython } from './python-zip.js';
 
 // issue 37, point 4: a run stopped by --max-duration said "13 resources could not be archived"
 // when 631 requests had not started. Its summary now says how many prototypes are complete and
 // what is left, in words and in --json.
 
-/** The run's --max-duration expires when the test says, not by the clock. */
-const clock = vi.hoisted((): { expire?: () => void } => ({}));
-
-vi.mock('../../src/export/deadline.js', async (importOriginal) => {
-  const real = await importOriginal<typeof DeadlineModule>();
-  class Deadline extends real.Deadline {
-    constructor(options: DeadlineModule.DeadlineOptions) {
-      const timer: DeadlineModule.DeadlineTimer = (_ms, expire) => {
-        clock.expire = expire;
-        return () => undefined;
-      };
-      super({ ...options, timer });
-    }
-  }
-  return { ...real, Deadline };
-});
+/** The run's --max-duration expires when the test says, not by the clock: its timer is the test's. */
+const clock: { expire?: () => void } = {};
+const deadlineTimer: DeadlineTimer = (_ms, expire) => {
+  clock.expire = expire;
+  return () => undefined;
+};
 
 let service: FakeService;
 let dir: string;
@@ -65,10 +56,12 @@ async function stopped(args: string[], register: typeof registerExport): Promise
   const run = runCli(args, {
     register,
     env: { RABBIT_API_KEY: service.keys.readOnly, RABBIT_BASE_URL: service.baseUrl },
+    clock: { deadlineTimer },
   });
-  await vi.waitFor(() => expect(service.stats.byPath.get(trickling) ?? 0).toBeGreaterThan(before), {
-    timeout: 60_000,
-    interval: 20,
+  await until(() => (service.stats.byPath.get(trickling) ?? 0) > before, {
+    what: 'the run waiting on the trickling image',
+    timeoutMs: 60_000,
+    intervalMs: 20,
   });
   expireNow();
   return run;

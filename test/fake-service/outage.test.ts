@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { afterEach } from 'vitest';
 import { startFakeService, type FakeService, type OutageOptions } from '../../src/fake-service/index.js';
+import { skippingClock } from '../helpers/skipping-clock.js';
 
 // The fake service can go away as a deploy or a restart takes a service away (issue 27).
 
@@ -9,8 +10,12 @@ afterEach(async () => {
   for (const service of services.splice(0)) await service.close();
 });
 
-async function serve(outage: OutageOptions, now?: () => number): Promise<FakeService> {
-  const service = await startFakeService({ outage, ...(now ? { now } : {}) });
+async function serve(
+  outage: OutageOptions,
+  now?: () => number,
+  timer?: (ms: number, fire: () => void) => () => void,
+): Promise<FakeService> {
+  const service = await startFakeService({ outage, ...(now ? { now } : {}), ...(timer ? { timer } : {}) });
   services.push(service);
   return service;
 }
@@ -29,10 +34,13 @@ async function ask(service: FakeService): Promise<{ status: number; retryAfter: 
 
 describe('fake service outages', () => {
   it('down: the chosen request is cut off, connections are refused, then it listens again on the same port', async () => {
-    const service = await serve({ atRequest: 2, forMs: 1_500, kind: 'down' });
+    // The window passes on a clock the test moves on, not in real time.
+    const clock = skippingClock();
+    const service = await serve({ atRequest: 2, forMs: 1_500, kind: 'down' }, clock.now, clock.timer);
     expect(await ask(service)).toMatchObject({ status: 200 });
     expect(await ask(service)).toMatchObject({ code: expect.stringMatching(/^(ECONNRESET|UND_ERR_SOCKET)$/) });
     expect(await ask(service)).toEqual({ code: 'ECONNREFUSED' });
+    clock.skip(1_500);
     await service.back();
     expect(await ask(service)).toMatchObject({ status: 200 });
   });

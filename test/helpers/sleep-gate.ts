@@ -49,32 +49,45 @@ export function sleepGate(): SleepGate {
 
 /**
  * A fake service's latency (its `sleep`, given a `latencyMs` longer than any test) that answers
- * every request at once but one, held until the test releases it: a run is caught in its middle,
- * and stays there while the test looks at it or moves a faked timer on.
+ * every request at once until the test says which to hold: a run is caught in its middle, and stays
+ * there while the test looks at it, moves a faked timer on, interrupts or kills it.
  */
 export interface RequestHold {
   sleep: (ms: number) => Promise<void>;
-  /** Holds the `nth` request from now on; resolves once that request is being held. */
-  at(nth: number): Promise<void>;
-  /** Lets the held request, and every later one, go. */
+  /** Holds the `nth` request from now on, the others answered at once; resolves once it is held. */
+  one(nth: number): Promise<void>;
+  /** Holds the `nth` request from now on and every one after it: the run stands still. */
+  from(nth: number): Promise<void>;
+  /** Lets every held request go, and every later one through at once. */
   release(): void;
 }
 
 export function requestHold(): RequestHold {
+  /** Requests still to answer at once before the one held; 0 when none is to be held. */
   let left = 0;
+  let holdLater = false;
+  let holding = false;
   let reached = (): void => undefined;
   let release = (): void => undefined;
   const held = new Promise<void>((resolve) => (release = resolve));
+  const arm = (nth: number, later: boolean): Promise<void> => {
+    left = nth;
+    holdLater = later;
+    return new Promise<void>((resolve) => (reached = resolve));
+  };
   return {
     sleep() {
+      if (holding) return held;
       if (left === 0 || --left > 0) return Promise.resolve();
+      holding = holdLater;
       reached();
       return held;
     },
-    at(nth) {
-      left = nth;
-      return new Promise<void>((resolve) => (reached = resolve));
+    one: (nth) => arm(nth, false),
+    from: (nth) => arm(nth, true),
+    release() {
+      holding = false;
+      release();
     },
-    release: () => release(),
   };
 }

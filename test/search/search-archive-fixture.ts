@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { exportAccount } from '../../src/export/export-account.js';
 import { startFakeService } from '../../src/fake-service/index.js';
+import { keptCopies } from '../helpers/kept-files.js';
 
 const run = promisify(execFile);
 
@@ -51,6 +52,12 @@ export const LAYER = 'layer1';
  * `dir`/old.zip, with Python's zipfile (not our writer).
  */
 export async function searchArchives(dir: string): Promise<{ archive: string; old: string }> {
+  // The same each time: a test worker makes them once and hands each caller copies of its own.
+  const [archive, old] = await keptCopies('search-archives', makeSearchArchives, dir);
+  return { archive: archive as string, old: old as string };
+}
+
+async function makeSearchArchives(dir: string): Promise<string[]> {
   const service = await startFakeService({ seed: 1 });
   try {
     const add = async (parent: string, body: object) => {
@@ -70,7 +77,7 @@ export async function searchArchives(dir: string): Promise<{ archive: string; ol
     if (!result.complete) throw new Error('the export was not complete');
     const old = join(dir, 'old.zip');
     await run('python3', ['-c', WITHOUT_INDEX, archive, old]);
-    return { archive, old };
+    return ['archive.zip', 'old.zip'];
   } finally {
     await service.close();
   }

@@ -58,7 +58,7 @@ describe('offline viewer in Chromium', () => {
     root = join(dir, 'unzipped');
     await run('unzip', ['-q', join(dir, 'archive.zip'), '-d', root]);
     // A fresh profile each run: nothing cached or configured from elsewhere.
-    browser = await launchChromium(CHROMIUM, join(dir, 'profile'), {
+    browser = await launchChromium(CHROMIUM, {
       viewport: { width: 1200, height: 900 },
     });
     page = await browser.newPage();

@@ -56,7 +56,7 @@ function extractionFiles(ran: string): Map<string, string> {
 beforeAll(async () => {
   listener = await startListener(heard);
   dir = await mkdtemp(join(tmpdir(), 'rabbit-generated-views-'));
-  browser = await launchChromium(CHROMIUM, join(dir, 'profile'));
+  browser = await launchChromium(CHROMIUM);
   page = await browser.newPage();
   page.on('request', (r) => requests.push(r.url()));
 });

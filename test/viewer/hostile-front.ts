@@ -79,7 +79,7 @@ export async function openUnzipped(
 ): Promise<{ root: string; browser: BrowserContext; page: Page }> {
   const root = join(dir, 'unzipped');
   await promisify(execFile)('unzip', ['-q', out, '-d', root]);
-  const browser = await launchChromium(CHROMIUM, join(dir, 'profile'));
+  const browser = await launchChromium(CHROMIUM);
   const page = await browser.newPage();
   page.on('request', (r) => requests.push(r.url()));
   return { root, browser, page };

@@ -148,7 +148,7 @@ async function visit(url: string, page: Page): Promise<{ variant: string | null;
   await page.goto(url, { waitUntil: 'load' });
   const variant = await page
     .locator('body')
-    .getAttribute('data-variant', { timeout: 1000 })
+    .getAttribute('data-variant', { timeout: 10_000 })
     .catch(() => null);
   const click = VARIANTS.find((v) => v.name === variant)?.click;
   await page.waitForTimeout(SETTLE_MS);

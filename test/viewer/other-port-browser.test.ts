@@ -75,7 +75,7 @@ describe('view and a page on another port of the host', () => {
     });
     await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
     otherOrigin = `http://127.0.0.1:${(other.address() as AddressInfo).port}`;
-    browser = await launchChromium(CHROMIUM, join(dir, 'profile'), { viewport: { width: 1200, height: 900 } });
+    browser = await launchChromium(CHROMIUM, { viewport: { width: 1200, height: 900 } });
     page = await browser.newPage();
   });
 

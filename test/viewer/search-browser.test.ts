@@ -6,7 +6,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serveArchive, type ArchiveServer } from '../../src/viewer/serve-archive.js';
-import { chromium, type BrowserContext, type Page } from '../browser/index.js';
+import { launchChromium, type BrowserContext, type Page } from '../browser/index.js';
 import { requireTool } from '../helpers/tools.js';
 import { PAGE, searchArchives } from '../search/search-archive-fixture.js';
 
@@ -33,11 +33,7 @@ describe('search box in Chromium', () => {
     ({ archive } = await searchArchives(dir));
     root = join(dir, 'unzipped');
     await run('unzip', ['-q', archive, '-d', root]);
-    browser = await chromium.launchPersistentContext(join(dir, 'profile'), {
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
-      viewport: { width: 1200, height: 900 },
-    });
+    browser = await launchChromium(CHROMIUM, { viewport: { width: 1200, height: 900 } });
     page = await browser.newPage();
     page.on('request', (request) => requests.push(request.url()));
     // A script or request the pages' policy refused shows as a console error.
