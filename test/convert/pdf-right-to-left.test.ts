@@ -74,7 +74,7 @@ beforeAll(async () => {
     await writeFile(file, bytes);
     binders.push(file);
   }
-  const context = await launchChromium(CHROMIUM, join(dir, 'profile'));
+  const context = await launchChromium(CHROMIUM);
   try {
     const print = async (html: string, name: string): Promise<string> => {
       const page = await context.newPage();
