@@ -5,9 +5,12 @@ import { safeNameOf } from '../file-name.js';
  * name (letters, digits, `.`, `_`, `-`, not starting with a dot, not a Windows device name), which
  * the names an export writes all are; else each odd segment made safe as convert makes names
  * safe (file-name.ts), keeping a plain extension. So the bag opens on any file system and its
- * manifest lines need no percent-encoding (RFC 8493 2.1.3).
+ * manifest lines need no percent-encoding (RFC 8493 2.1.3). Every name is in lower case: ids a
+ * server chose may differ only by case (`A.json`, `a.json`), which a case-insensitive file system
+ * (APFS, NTFS) the bag is copied to takes for one file; in one case, the writer's own folder sees
+ * the clash and numbers the second.
  */
-const PLAIN = /^[A-Za-z0-9_][A-Za-z0-9._-]{0,199}$/;
+const PLAIN = /^[a-z0-9_][a-z0-9._-]{0,199}$/;
 const DEVICE = /^(?:con|prn|aux|nul|com[0-9]|lpt[0-9])(?:\..*)?$/i;
 const EXTENSION = /\.([A-Za-z0-9]{1,12})$/;
 
@@ -15,7 +18,8 @@ export function payloadNameOf(entryPath: string): string {
   return entryPath
     .split('/')
     .map((segment) => {
-      if (PLAIN.test(segment) && !DEVICE.test(segment) && !segment.endsWith('.')) return segment;
+      const lower = segment.toLowerCase();
+      if (PLAIN.test(lower) && !DEVICE.test(lower) && !lower.endsWith('.')) return lower;
       const found = EXTENSION.exec(segment)?.[1];
       // `.hidden` is a name, not an extension.
       const extension = found !== undefined && /[^.]/.test(segment.slice(0, -found.length - 1)) ? found : undefined;

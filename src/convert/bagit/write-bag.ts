@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { lstat, mkdir, mkdtemp, rename, rm } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { isRabbitError, RabbitError } from '../../core/errors.js';
 import { createPrivateFile } from '../../core/private-files.js';
 import { TOOL_NAME, TOOL_VERSION } from '../../core/version.js';
@@ -40,11 +40,15 @@ export async function writeBag(job: PackageJob): Promise<PackageReport> {
     const payload = await writeBagPayload(job, bag);
     job.onProgress?.({ step: 'finish', done: 0, total: null });
     await writeTagFiles(job, bag, head, payload);
-    const { entries, bytes, skipped } = payload;
-    const notes =
-      skipped > 0
-        ? [`${skipped} entries the manifest lists are missing or damaged in the archive and were left out`]
-        : [];
+    const { entries, bytes, skipped, renamed } = payload;
+    const notes: string[] = [];
+    if (skipped > 0)
+      notes.push(`${skipped} entries the manifest lists are missing or damaged in the archive and were left out`);
+    if (renamed > 0)
+      notes.push(
+        `${renamed} entries have another name in data/ than in the archive (made safe for any file system, or numbered where ` +
+          `another entry's name was the same but for case); data/manifest.json lists each entry's path and sha256`,
+      );
     if (job.serialize !== undefined) {
       const file = `${job.stem}.${job.serialize}`;
       // The payload and the four tag files: bagit.txt, bag-info.txt and the two manifests.
@@ -70,6 +74,8 @@ interface Payload {
   entries: number;
   bytes: number;
   skipped: number;
+  /** Entries whose name in `data/` is not their path in the archive (made safe, or numbered). */
+  renamed: number;
 }
 
 /**
@@ -78,12 +84,13 @@ interface Payload {
  */
 async function writeBagPayload(job: PackageJob, bag: string): Promise<Payload> {
   const manifest = await HashedFile.create(join(bag, MANIFEST));
-  const payload = { entries: 0, bytes: 0, skipped: 0 };
+  const payload = { entries: 0, bytes: 0, skipped: 0, renamed: 0 };
   // Every entry of the zip, the manifest last.
   const total = job.archive.zip.index.size;
   let visited = 0;
   const put = async (entryPath: string, body: Buffer): Promise<void> => {
     const name = await writePayload(bag, payloadNameOf(entryPath), body);
+    if (name !== entryPath) payload.renamed++;
     await manifest.write(`${createHash('sha256').update(body).digest('hex')}  data/${name}\n`);
     payload.entries++;
     payload.bytes += body.length;
@@ -141,12 +148,16 @@ async function writeTagFiles(job: PackageJob, bag: string, head: ManifestHead, p
   await writeNew(join(bag, TAG_MANIFEST), Buffer.from(tagLines.join(''), 'utf8'));
 }
 
-/** A payload file under `data/`, created exclusively; a name already taken gets a number. */
-async function writePayload(bag: string, name: string, body: Buffer): Promise<string> {
+/**
+ * A payload file under `data/`, created exclusively; a name already taken gets a number, and so
+ * does a folder on its way whose name a file already took (`a` and `a/b`, which ids a server
+ * chose can make: `pages/x.json` of page `x` and `pages/x.json/elements.json` of page `x.json`).
+ */
+async function writePayload(bag: string, wanted: string, body: Buffer): Promise<string> {
+  const name = await freeFolders(join(bag, 'data'), wanted);
   for (let n = 1; n <= MAX_NUMBER; n++) {
     const candidate = n === 1 ? name : numberedName(name, n);
     const path = join(bag, 'data', candidate);
-    await mkdir(dirname(path), { recursive: true, mode: 0o700 });
     try {
       await writeNew(path, body);
       return candidate;
@@ -159,6 +170,40 @@ async function writePayload(bag: string, name: string, body: Buffer): Promise<st
     }
   }
   throw new RabbitError('OUTPUT_UNWRITABLE', `no free name in the bag for ${name}`);
+}
+
+/** `name` with each of its folders made under `data`, numbered where a file holds the folder's name. */
+async function freeFolders(data: string, name: string): Promise<string> {
+  const folders = name.split('/');
+  const file = folders.pop() as string;
+  try {
+    await mkdir(join(data, ...folders), { recursive: true, mode: 0o700 });
+    return name;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== 'EEXIST' && code !== 'ENOTDIR') throw writeError(join(data, ...folders), error);
+  }
+  // Rare: walk down, making each folder or passing to a numbered one.
+  const placed: string[] = [];
+  for (const folder of folders) {
+    placed.push(await freeFolder(join(data, ...placed), folder));
+  }
+  return [...placed, file].join('/');
+}
+
+async function freeFolder(parent: string, folder: string): Promise<string> {
+  for (let n = 1; n <= MAX_NUMBER; n++) {
+    const candidate = n === 1 ? folder : `${folder}-${n}`;
+    const path = join(parent, candidate);
+    const found = await lstat(path).catch(() => undefined);
+    if (found?.isDirectory() === true) return candidate;
+    if (found !== undefined) continue;
+    await mkdir(path, { mode: 0o700 }).catch((error: unknown) => {
+      throw writeError(path, error);
+    });
+    return candidate;
+  }
+  throw new RabbitError('OUTPUT_UNWRITABLE', `no free name in the bag for the folder ${folder} in ${parent}`);
 }
 
 async function writeNew(path: string, bytes: Buffer): Promise<void> {
