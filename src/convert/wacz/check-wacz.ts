@@ -43,7 +43,10 @@ async function checkZipped(path: string, onChecked: ((entries: number) => void) 
       .catch(() => fail(`it has no ${DATAPACKAGE}`));
     const digest = parse(await zip.readEntry(DATAPACKAGE_DIGEST, MAX_DATAPACKAGE_BYTES), DATAPACKAGE_DIGEST);
     if (digest.hash !== `sha256:${sha256(datapackage)}`) fail(`${DATAPACKAGE_DIGEST} does not match ${DATAPACKAGE}`);
-    const resources = parse(datapackage, DATAPACKAGE).resources as Resource[];
+    const resources = resourcesOf(parse(datapackage, DATAPACKAGE));
+    const listed = new Set([DATAPACKAGE, DATAPACKAGE_DIGEST, ...resources.map((resource) => resource.path)]);
+    for (const name of zip.entries.keys())
+      if (!listed.has(name)) fail(`it holds ${JSON.stringify(name)}, which ${DATAPACKAGE} does not list`);
     for (const resource of resources) {
       const hash = createHash('sha256');
       let bytes = 0;
@@ -56,9 +59,13 @@ async function checkZipped(path: string, onChecked: ((entries: number) => void) 
     }
     const warcs = resources.filter((resource) => resource.path.startsWith('archive/'));
     const indexes = resources.filter((resource) => resource.path.startsWith('indexes/'));
+    if (warcs.length === 0) fail(`${DATAPACKAGE} lists no WARC under archive/`);
+    const filenames = new Set(warcs.map((warc) => warc.path.slice('archive/'.length)));
     let entries = 0;
     for (const warc of warcs)
-      entries += await checkRecords(zip, warc.path, indexes, work, (records) => onChecked?.(entries + records));
+      entries += await checkRecords(zip, warc.path, indexes, filenames, work, (records) =>
+        onChecked?.(entries + records),
+      );
     return { files: resources.length + 1, entries };
   } finally {
     zip.close();
@@ -71,6 +78,7 @@ async function checkRecords(
   zip: ZipReader,
   warcPath: string,
   indexes: Resource[],
+  filenames: ReadonlySet<string>,
   work: string,
   onChecked: (records: number) => void,
 ): Promise<number> {
@@ -78,12 +86,16 @@ async function checkRecords(
   const byOffset = new SortedLines(work);
   for (const index of indexes) {
     let previous = '';
+    let n = 0;
     for await (const line of createInterface({ input: await zip.openEntry(index.path), crlfDelay: Infinity })) {
+      n++;
       if (Buffer.compare(Buffer.from(previous), Buffer.from(line)) > 0) fail(`${index.path} is not sorted`);
       previous = line;
-      const fields = JSON.parse(line.slice(line.indexOf('{'))) as Record<string, string>;
+      const fields = cdxjFields(line, `line ${n} of ${index.path}`);
+      if (!filenames.has(fields.filename))
+        fail(`line ${n} of ${index.path} points into ${JSON.stringify(fields.filename)}, which the WACZ does not hold`);
       if (fields.filename !== filename) continue;
-      await byOffset.add(`${fields.offset?.padStart(16, '0')} ${fields.length} ${fields.digest} ${fields.url}`);
+      await byOffset.add(`${fields.offset.padStart(16, '0')} ${fields.length} ${fields.digest} ${fields.url}`);
     }
   }
   const expected = byOffset.sorted();
@@ -108,6 +120,49 @@ async function checkRecords(
   }
   if ((await expected.next()).done !== true) fail(`the index points at records ${warcPath} does not hold`);
   return records;
+}
+
+/** The fields of a CDXJ line (`urlkey timestamp {json}`) the check compares, each of the type convert writes. */
+function cdxjFields(
+  line: string,
+  where: string,
+): { url: string; digest: string; offset: string; length: string; filename: string } {
+  const match = /^\S+ \d{14} (\{.*\})$/.exec(line);
+  let fields: unknown;
+  try {
+    fields = match === null ? undefined : JSON.parse(match[1] as string);
+  } catch {
+    fields = undefined;
+  }
+  const record = fields as Record<string, unknown> | undefined;
+  if (
+    typeof record !== 'object' ||
+    record === null ||
+    !['url', 'digest', 'filename'].every((key) => typeof record[key] === 'string') ||
+    !['offset', 'length'].every((key) => typeof record[key] === 'string' && /^\d{1,15}$/.test(record[key] as string))
+  )
+    fail(
+      `${where} is not a CDXJ line of a record (urlkey, 14-digit timestamp, JSON with url, digest, offset, length, filename)`,
+    );
+  return record as { url: string; digest: string; offset: string; length: string; filename: string };
+}
+
+/** The datapackage's resources, each a path, a hash and a size, or PACKAGE_INVALID. */
+function resourcesOf(datapackage: Record<string, unknown>): Resource[] {
+  const resources = datapackage.resources;
+  if (
+    !Array.isArray(resources) ||
+    !resources.every(
+      (resource: Partial<Resource> | null) =>
+        typeof resource === 'object' &&
+        resource !== null &&
+        typeof resource.path === 'string' &&
+        typeof resource.hash === 'string' &&
+        Number.isSafeInteger(resource.bytes),
+    )
+  )
+    fail(`the resources of ${DATAPACKAGE} are not a list of files, each with its path, hash and bytes`);
+  return resources as Resource[];
 }
 
 function sha256(bytes: Uint8Array): string {
