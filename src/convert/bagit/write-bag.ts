@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { lstat, mkdir, mkdtemp, rename, rm } from 'node:fs/promises';
-import { join } from 'node:path';
+import { lstat, mkdir, mkdtemp, realpath, rename, rm } from 'node:fs/promises';
+import { join, sep } from 'node:path';
 import { isRabbitError, RabbitError } from '../../core/errors.js';
 import { createPrivateFile } from '../../core/private-files.js';
 import { TOOL_NAME, TOOL_VERSION } from '../../core/version.js';
@@ -32,6 +32,8 @@ const MAX_NUMBER = 1000;
  * one zip or tar, so nothing at `--out` looks like a bag before it is one.
  */
 export async function writeBag(job: PackageJob): Promise<PackageReport> {
+  const file = job.serialize === undefined ? job.stem : `${job.stem}.${job.serialize}`;
+  await checkTarget(job, join(job.out, file));
   const work = await mkdtemp(join(job.out, `.${job.stem}.bag-work-`));
   try {
     const bag = join(work, job.stem);
@@ -50,7 +52,6 @@ export async function writeBag(job: PackageJob): Promise<PackageReport> {
           `another entry's name was the same but for case); data/manifest.json lists each entry's path and sha256`,
       );
     if (job.serialize !== undefined) {
-      const file = `${job.stem}.${job.serialize}`;
       // The payload and the four tag files: bagit.txt, bag-info.txt and the two manifests.
       const files = entries + 4;
       await serializeBag(bag, job.stem, join(job.out, file), job.serialize, job.signal, (done) =>
@@ -66,6 +67,32 @@ export async function writeBag(job: PackageJob): Promise<PackageReport> {
   } finally {
     await rm(work, { recursive: true, force: true });
   }
+}
+
+/**
+ * What may stand at the bag's name, which the run (given --force) replaces: nothing, an earlier
+ * bag, or for a serialized bag a file; never the archive being converted nor a folder holding it.
+ * The bag is named after the archive, so `--serialize zip` into the archive's own folder names
+ * the archive itself, and a folder bag's name may be the folder the archive is in.
+ */
+async function checkTarget(job: PackageJob, target: string): Promise<void> {
+  const found = await lstat(target).catch(() => undefined);
+  if (found === undefined) return;
+  const archive = await realpath(job.archive.path);
+  const here = await realpath(target);
+  const refuse = (what: string): never => {
+    throw new RabbitError('OUTPUT_KIND', `${target} is ${what}, which the bag would replace`, {
+      data: { found: what },
+    });
+  };
+  if (here === archive) refuse('the archive being converted');
+  if (archive.startsWith(`${here}${sep}`)) refuse('the folder holding the archive being converted');
+  if (job.serialize !== undefined ? !found.isFile() : !(found.isDirectory() && (await isFile(join(target, BAGIT_TXT)))))
+    refuse(job.serialize !== undefined ? 'not a file' : 'not a bag');
+}
+
+async function isFile(path: string): Promise<boolean> {
+  return (await lstat(path).catch(() => undefined))?.isFile() === true;
 }
 
 /** The payload as written: the sha256 of its manifest, its files and bytes, and the entries left out. */
