@@ -1,10 +1,11 @@
 import { createHash } from 'node:crypto';
-import { createReadStream, type Dirent } from 'node:fs';
-import { mkdtemp, open, opendir, readFile, rm, stat } from 'node:fs/promises';
-import { dirname, join, relative, sep } from 'node:path';
+import { createReadStream } from 'node:fs';
+import { mkdtemp, open, readFile, rm, stat } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { RabbitError } from '../../core/errors.js';
 import type { PackageCheck } from '../formats/archive-format.js';
+import { walkFolder } from './walk-folder.js';
 import { BAG_INFO, BAGIT_TXT, MANIFEST, TAG_MANIFEST } from './write-bag.js';
 
 /**
@@ -32,10 +33,10 @@ export async function checkBag(path: string, onChecked?: (entries: number) => vo
 /** How many files `data/` holds, refusing anything but files and folders (a link reads what is outside the bag). */
 async function payloadFiles(bag: string): Promise<number> {
   let files = 0;
-  const data = await opendir(join(bag, 'data'), { recursive: true }).catch(() => fail('it has no data/ folder'));
-  for await (const entry of data) {
+  if ((await stat(join(bag, 'data')).catch(() => undefined))?.isDirectory() !== true) fail('it has no data/ folder');
+  for await (const { path, entry } of walkFolder(join(bag, 'data'))) {
     if (entry.isFile()) files++;
-    else if (!entry.isDirectory()) fail(`${payloadPath(bag, entry)} is not a file nor a folder`);
+    else if (!entry.isDirectory()) fail(`data/${path} is not a file nor a folder`);
   }
   return files;
 }
@@ -48,15 +49,10 @@ async function unlistedIn(bag: string, repeated: boolean): Promise<string> {
   if (repeated) return `${MANIFEST} lists a file more than once`;
   const listed = new Set<string>();
   for await (const line of manifestLines(bag, MANIFEST)) listed.add(line.slice(66));
-  for await (const entry of await opendir(join(bag, 'data'), { recursive: true })) {
-    const name = payloadPath(bag, entry);
-    if (entry.isFile() && !listed.has(name)) return `${name} is in the payload but not in ${MANIFEST}`;
+  for await (const { path, entry } of walkFolder(join(bag, 'data'))) {
+    if (entry.isFile() && !listed.has(`data/${path}`)) return `data/${path} is in the payload but not in ${MANIFEST}`;
   }
   return `${MANIFEST} and the payload disagree`;
-}
-
-function payloadPath(bag: string, entry: Dirent): string {
-  return relative(bag, join(entry.parentPath, entry.name)).split(sep).join('/');
 }
 
 /** The lines of a manifest, refusing a bag that has none of that name. */

@@ -1,12 +1,13 @@
 import { createReadStream, createWriteStream } from 'node:fs';
 import { opendir, rename, rm, stat } from 'node:fs/promises';
-import { join, relative, sep } from 'node:path';
+import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { pack } from 'tar-stream';
 import { RabbitError } from '../../core/errors.js';
 import { tempPathFor } from '../../core/output-file.js';
 import { ZipWriter } from '../../zip/zip-writer.js';
 import { writeError } from '../hashed-file.js';
+import { walkFolder } from './walk-folder.js';
 
 /**
  * The bag as one file (RFC 8493 4.3): its folder as the one top-level directory, named as the file
@@ -32,9 +33,7 @@ async function* bagFiles(bag: string): AsyncGenerator<string> {
   const tags: string[] = [];
   for await (const entry of await opendir(bag)) if (entry.isFile()) tags.push(entry.name);
   yield* tags.sort((a, b) => (a === 'bagit.txt' ? -1 : b === 'bagit.txt' ? 1 : a < b ? -1 : 1));
-  for await (const entry of await opendir(join(bag, 'data'), { recursive: true })) {
-    if (entry.isFile()) yield relative(bag, join(entry.parentPath, entry.name)).split(sep).join('/');
-  }
+  for await (const { path, entry } of walkFolder(join(bag, 'data'))) if (entry.isFile()) yield `data/${path}`;
 }
 
 /** The names as they go by, each counted once the one before it is written. */
