@@ -72,7 +72,7 @@ const words = (list: readonly string[]): string => list.map(escape).join('|');
  * their files or folders (`^overview\\/`) is one.
  */
 const ENTRY_PATTERN =
-  /prototypes\\?[/.]|\\?\/(?:pages|layers|elements|discussions)\b|(?:^|[\^(|:])(?:pages|layers|elements|discussions)\\?\/|(?:pages|layers|elements|discussions)\|(?:pages|layers|elements|discussions)|r\\d[+*{]|\.xhtml|mode=|rabbit\\?\/api/;
+  /prototypes\\?[/.]|\\?\/(?:pages|layers|elements|discussions)\b|(?:^|[\^(|:])(?:pages|layers|elements|discussions)\\?\/|(?:pages|layers|elements|discussions)\|(?:pages|layers|elements|discussions)|r\\d[+*{]|\.xhtml|mode=|rabbit\\?\/api|\^\(?(?:\?:)?(?:page|layer|element)(?:\\d|\|)/;
 
 function takesNamesApart(pattern: string): boolean {
   return ENTRY_PATTERN.test(pattern) || namesPiece(pattern.replace(/\\(.)/g, '$1'), ENDINGS);
@@ -121,6 +121,9 @@ describe('the table is the single owner of the archive layout', () => {
         'const l = /^overview\\/prototype-(\\d+)\\.html$/;',
         "const m = name.replace(/\\.zip$/i, '');",
         'const n = /^"([0-9]{1,40})",?$/;',
+        'const o = /^layer\\d+$/;',
+        'const p = /^(?:page|layer)\\d{1,30}$/;',
+        'const q = /^pages? \\d+$/;',
       ].join('\n'),
     );
     expect(found.map((pattern) => takesNamesApart(pattern))).toEqual([
@@ -137,6 +140,9 @@ describe('the table is the single owner of the archive layout', () => {
       true,
       true,
       false,
+      false,
+      true,
+      true,
       false,
     ]);
   });
