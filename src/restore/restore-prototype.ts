@@ -10,6 +10,7 @@ import { RabbitError, isRabbitError } from '../core/errors.js';
 import { requireId } from '../api/ids.js';
 import { acquireLock, type Lock } from '../storage/lock.js';
 import { applyPlan } from './apply-plan.js';
+import { planWithoutKeys, reportWithoutKeys } from './hide-keys.js';
 import type { ArchivedParent, Selection, Skip } from './archived-elements.js';
 import { readArchivedPrototype, READ_CAPS } from './archived-elements.js';
 import { LiveElements } from './live-elements.js';
@@ -73,11 +74,13 @@ export async function restorePrototype(options: RestoreOptions): Promise<Restore
     const identity: JournalIdentity = { baseUrl: client.origin + client.basePath, prototype };
     const state = await readJournal(journalPath, identity);
     const elements = new LiveElements(live, prototype, service.limit);
-    const { plan, liveIds } = await makePlan(elements, archived, state, options.prune ?? false, prototype);
+    const made = await makePlan(elements, archived, state, options.prune ?? false, prototype);
+    const plan = planWithoutKeys(made.plan, options.keys);
     const report = reportOfPlan(plan, options.dryRun ?? false);
     options.onEvent?.({ type: 'plan', plan, report });
     if (options.dryRun) return report;
-    return await applyWrites({ options, live, elements, liveIds, identity, state, journalPath }, plan, report);
+    const parts = { options, live, elements, liveIds: made.liveIds, identity, state, journalPath };
+    return reportWithoutKeys(await applyWrites(parts, plan, report), options.keys);
   } finally {
     await lock?.release();
     await service.session.close();
