@@ -3,10 +3,11 @@
 // the command's own folding inside, so that the browser folds a query exactly as `search` does: this
 // bundles it with esbuild into src/site/search-box.generated.ts, the string the export stores as
 // search/search-box.js and `view` serves. The module is committed, so that the tests and the typecheck
-// run from the sources as they are; `npm run build` and `npm run package` write it again first, so
-// nothing built carries a stale copy, and a test fails when the committed one is not the bundle.
+// run from the sources as they are; `npm run build` and `npm run package` check it and stop when it
+// is stale (never rewrite it: `npm test` builds first, and a rewrite would hide a commit of
+// search-box.ts without its bundle), and a test fails when the committed one is not the bundle.
 //
-//   node scripts/bundle-browser.mjs          write the module when it differs from the bundle
+//   npm run bundle                           write the module when it differs from the bundle
 //   node scripts/bundle-browser.mjs --check  say so and exit 1 when it differs
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -59,9 +60,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const check = process.argv.includes('--check');
   const fresh = await bundleBrowser({ check });
   if (!fresh && check) {
-    process.stderr.write(
-      `${MODULE} is not the bundle of ${ENTRY}: run npm run build (or node scripts/bundle-browser.mjs)\n`,
-    );
+    process.stderr.write(`${MODULE} is not the bundle of ${ENTRY}: run npm run bundle\n`);
     process.exitCode = 1;
   } else if (!fresh) process.stdout.write(`wrote ${MODULE}\n`);
 }

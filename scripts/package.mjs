@@ -56,9 +56,11 @@ try {
       logLevel: 'warning',
       ...extra,
     });
-  // The search box's script is a string in the sources, bundled from its own TypeScript: made
-  // afresh here, as `npm run build` does, so the executable never carries a stale one.
-  await bundleBrowser();
+  // The search box's script is a string in the sources, bundled from its own TypeScript: checked
+  // here, as `npm run build` does, so the executable never carries a stale one. Not rewritten:
+  // that would heal the working copy, and a commit of search-box.ts alone would go unnoticed.
+  if (!(await bundleBrowser({ check: true })))
+    throw new Error('src/site/search-box.generated.ts is not the bundle of its TypeScript: run npm run bundle first');
   const bundle = join(work, 'rabbit-export.cjs');
   await bundleOf('src/cli/main.ts', bundle, {
     // pdfkit's ES module build finds its own files from import.meta.url, which a CommonJS bundle lacks.

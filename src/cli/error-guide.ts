@@ -94,6 +94,8 @@ export const ERROR_GUIDE: Readonly<Partial<Record<ErrorCode, NextStep>>> = {
     const where = typeof holder.host === 'string' && holder.host !== '' ? ` on ${holder.host}` : '';
     return `wait until process ${holder.pid}${where} has ended (it holds the lock), then run the command again`;
   },
+  // A usage error that knows the way out carries it (restore: where a right id is found).
+  USAGE: (error) => dataOf(error, 'next'),
   PORT_IN_USE: () => 'choose another port, or --port 0 for any free one',
   OUTPUT_EXISTS: () => 'pass --force to replace it, or choose another name',
   OUTPUT_PARENT_MISSING: (error) => {

@@ -7,7 +7,8 @@ import { convertPrototype } from './convert-prototype.js';
 import { checkSerialization, convertToPackage } from './convert-package.js';
 import { isArchiveFormat, type PackageStep } from './formats/archive-format.js';
 import type { WorkProgress } from '../core/counted-work.js';
-import { DEFAULT_FORMAT, formatNamed } from './formats/registry.js';
+import { DEFAULT_FORMAT, FORMATS, formatNamed, type OutputFormat } from './formats/registry.js';
+import { RabbitError } from '../core/errors.js';
 import { emptyPrototypeReport, REPORT_FILE, type ConvertReport, type PrototypeReport } from './report.js';
 import { makeFolder, writeAtomically } from './write-output.js';
 import { parseEntryPath, parseSource } from '../api/entry-paths.js';
@@ -53,6 +54,7 @@ export async function convertArchive(options: ConvertOptions): Promise<ConvertRe
   const to = options.to ?? DEFAULT_FORMAT;
   const format = formatNamed(to);
   if (!isArchiveFormat(format)) checkSerialization(format, options.serialize);
+  refuseUnusedFlags(format, options);
   const archive = await openArchive(options.archive);
   try {
     if (isArchiveFormat(format)) {
@@ -124,6 +126,25 @@ export async function convertArchive(options: ConvertOptions): Promise<ConvertRe
   } finally {
     archive.close();
   }
+}
+
+/**
+ * A flag the format has no use for is refused, as --serialize is, rather than taken and ignored: a
+ * package holds every entry of the archive, whatever --prototype or --no-rendering say, and only a
+ * package is read back by --check.
+ */
+function refuseUnusedFlags(format: OutputFormat, options: ConvertOptions): void {
+  const unused = isArchiveFormat(format)
+    ? [options.prototypes !== undefined && '--prototype', options.rendering === false && '--no-rendering']
+    : [options.check === true && '--check'];
+  const flag = unused.find((name) => name !== false);
+  if (flag === undefined) return;
+  const why = isArchiveFormat(format)
+    ? 'it packages every entry of the archive'
+    : `only ${FORMATS.filter(isArchiveFormat)
+        .map((other) => other.name)
+        .join(' and ')} are read back`;
+  throw new RabbitError('USAGE', `${flag} does not apply to --to ${format.name}: ${why}`);
 }
 
 /**

@@ -120,7 +120,12 @@ async function selectedParents(
       if (!held.has(id)) {
         throw new RabbitError(
           'USAGE',
-          `the archive has no ${kind} ${id} in prototype ${source.id} (revision ${source.revision})`,
+          `the archive has no ${kind} ${id} in prototype ${source.id} (revision ${source.revision}); ${heldWords(kind, archived)}`,
+          {
+            data: {
+              next: `run again with --${kind} naming one of the ${kind}s it holds, or without --page and --layer for all of them`,
+            },
+          },
         );
       }
       if (!chosen.has(id)) refs.push({ kind, id });
@@ -128,6 +133,13 @@ async function selectedParents(
     }
   }
   return refs;
+}
+
+/** The first few ids of a kind the archive holds, for a message about one it does not. */
+function heldWords(kind: 'page' | 'layer', held: readonly string[]): string {
+  if (held.length === 0) return `it holds no ${kind}s`;
+  const shown = held.slice(0, 5).join(', ');
+  return `it holds ${kind}s ${shown}${held.length > 5 ? ` and ${held.length - 5} more` : ''}`;
 }
 
 /** A problem of the reader as the restore reports it: under the page or layer, and the element, it is about. */

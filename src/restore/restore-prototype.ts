@@ -8,8 +8,10 @@ import type { SizeCaps } from '../client/size-caps.js';
 import { sourceNameOf } from '../api/entry-paths.js';
 import { RabbitError, isRabbitError } from '../core/errors.js';
 import { requireId } from '../api/ids.js';
+import { shellWords } from '../core/shell-quote.js';
 import { acquireLock, type Lock } from '../storage/lock.js';
 import { applyPlan } from './apply-plan.js';
+import { planWithoutKeys, reportWithoutKeys } from './hide-keys.js';
 import type { ArchivedParent, Selection, Skip } from './archived-elements.js';
 import { readArchivedPrototype, READ_CAPS } from './archived-elements.js';
 import { LiveElements } from './live-elements.js';
@@ -73,11 +75,13 @@ export async function restorePrototype(options: RestoreOptions): Promise<Restore
     const identity: JournalIdentity = { baseUrl: client.origin + client.basePath, prototype };
     const state = await readJournal(journalPath, identity);
     const elements = new LiveElements(live, prototype, service.limit);
-    const { plan, liveIds } = await makePlan(elements, archived, state, options.prune ?? false, prototype);
+    const made = await makePlan(elements, archived, state, options.prune ?? false, prototype);
+    const plan = planWithoutKeys(made.plan, options.keys);
     const report = reportOfPlan(plan, options.dryRun ?? false);
     options.onEvent?.({ type: 'plan', plan, report });
     if (options.dryRun) return report;
-    return await applyWrites({ options, live, elements, liveIds, identity, state, journalPath }, plan, report);
+    const parts = { options, live, elements, liveIds: made.liveIds, identity, state, journalPath };
+    return reportWithoutKeys(await applyWrites(parts, plan, report), options.keys);
   } finally {
     await lock?.release();
     await service.session.close();
@@ -86,9 +90,9 @@ export async function restorePrototype(options: RestoreOptions): Promise<Restore
 
 /** The prototype and the parents asked for, their ids checked, and the caps of what is read. */
 function restoreTarget(options: RestoreOptions): { prototype: string; selection: Selection; caps: ReadCaps } {
-  const prototype = usageId('prototype', options.prototype);
-  const pages = options.pages?.map((id) => usageId('page', id));
-  const layers = options.layers?.map((id) => usageId('layer', id));
+  const prototype = usageId('prototype', options.prototype, options.archive);
+  const pages = options.pages?.map((id) => usageId('page', id, options.archive));
+  const layers = options.layers?.map((id) => usageId('layer', id, options.archive));
   return {
     prototype,
     selection: { ...(pages ? { pages } : {}), ...(layers ? { layers } : {}) },
@@ -287,10 +291,19 @@ async function readableAs(
   });
 }
 
-function usageId(kind: 'prototype' | 'page' | 'layer', raw: string): string {
+function usageId(kind: 'prototype' | 'page' | 'layer', raw: string, archive: string): string {
   try {
     return requireId(kind, raw, 'the command line');
   } catch {
-    throw new RabbitError('USAGE', `${JSON.stringify(raw).slice(0, 60)} is not a ${kind} id`);
+    throw new RabbitError('USAGE', `${JSON.stringify(raw).slice(0, 60)} is not a ${kind} id`, {
+      data: { next: ID_HINTS[kind](archive) },
+    });
   }
 }
+
+/** Where the right id is found: an id is what the archive names a thing by, never its name. */
+const ID_HINTS: Record<'prototype' | 'page' | 'layer', (archive: string) => string> = {
+  prototype: (archive) => `give a prototype id (digits) as ${shellWords('rabbit-export', 'ls', archive)} lists them`,
+  page: () => 'give the id of a page as the archive names it (such as page0001), not its name',
+  layer: () => 'give the id of a layer as the archive names it (such as layer1), not its name',
+};

@@ -72,7 +72,7 @@ const words = (list: readonly string[]): string => list.map(escape).join('|');
  * their files or folders (`^overview\\/`) is one.
  */
 const ENTRY_PATTERN =
-  /prototypes\\?[/.]|\\?\/(?:pages|layers|elements|discussions)\b|(?:^|[\^(|:])(?:pages|layers|elements|discussions)\\?\/|(?:pages|layers|elements|discussions)\|(?:pages|layers|elements|discussions)|r\\d[+*{]|\.xhtml|mode=|rabbit\\?\/api/;
+  /prototypes\\?[/.]|\\?\/(?:pages|layers|elements|discussions)\b|(?:^|[\^(|:])(?:pages|layers|elements|discussions)\\?\/|(?:pages|layers|elements|discussions)\|(?:pages|layers|elements|discussions)|r\\d[+*{]|\.xhtml|mode=|rabbit\\?\/api|\^\(?(?:\?:)?(?:page|layer|element)(?:\\d|\|)/;
 
 function takesNamesApart(pattern: string): boolean {
   return ENTRY_PATTERN.test(pattern) || namesPiece(pattern.replace(/\\(.)/g, '$1'), ENDINGS);
@@ -121,6 +121,9 @@ describe('the table is the single owner of the archive layout', () => {
         'const l = /^overview\\/prototype-(\\d+)\\.html$/;',
         "const m = name.replace(/\\.zip$/i, '');",
         'const n = /^"([0-9]{1,40})",?$/;',
+        'const o = /^layer\\d+$/;',
+        'const p = /^(?:page|layer)\\d{1,30}$/;',
+        'const q = /^pages? \\d+$/;',
       ].join('\n'),
     );
     expect(found.map((pattern) => takesNamesApart(pattern))).toEqual([
@@ -137,6 +140,9 @@ describe('the table is the single owner of the archive layout', () => {
       true,
       true,
       false,
+      false,
+      true,
+      true,
       false,
     ]);
   });
@@ -365,6 +371,93 @@ describe('no module outside src/api/ names an entry in its own words', () => {
       for (const found of nameTexts(name, text).filter(isNamePiece)) {
         const offender = `${name}: ${found.method === undefined ? '' : `${found.method} `}${found.text}`;
         if (OTHER_FORMATS[`${name}: ${found.text}`] === undefined) offenders.push(offender);
+      }
+    }
+    expect(offenders).toEqual([]);
+  });
+});
+
+/**
+ * A name put together as path pieces rather than as one text: `join(out, 'pages', `${id}.json`)`,
+ * `posix.join('prototypes', id, 'r' + revision)`, `[root, 'elements', file].join('/')`. Each piece
+ * alone reads as a word, so the scans above let it pass; as a piece of a joined path it is a
+ * folder, a file or a shaped segment of the tables.
+ */
+const PIECE_PATTERN = new RegExp(
+  [
+    `^(?:${words([...FOLDERS, ...FILES])})/?$`,
+    `^\\$\\{\\}(?:${words(ENDINGS)})$`,
+    ...SHAPED.map((segment) => {
+      const [prefix = '', suffix = ''] = segment.split(/\{\w+\}/);
+      return `^${escape(prefix)}\\$\\{\\}${escape(suffix)}/?$`;
+    }),
+  ].join('|'),
+);
+
+/** The texts of the pieces handed to a join or resolve of paths, or to `[...].join(...)`, computed parts as `${}`. */
+function joinedPieces(file: string, text: string): string[] {
+  const found: string[] = [];
+  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
+  const textOf = (node: ts.Node): string => {
+    if (ts.isParenthesizedExpression(node)) return textOf(node.expression);
+    if (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node)) return node.text;
+    if (ts.isTemplateExpression(node))
+      return node.head.text + node.templateSpans.map((span) => `\${}${span.literal.text}`).join('');
+    if (ts.isBinaryExpression(node) && node.operatorToken.kind === ts.SyntaxKind.PlusToken)
+      return textOf(node.left) + textOf(node.right);
+    return '${}';
+  };
+  const visit = (node: ts.Node): void => {
+    if (ts.isCallExpression(node)) {
+      const callee = node.expression;
+      const name = ts.isIdentifier(callee)
+        ? callee.text
+        : ts.isPropertyAccessExpression(callee)
+          ? callee.name.text
+          : undefined;
+      if (name === 'join' && ts.isPropertyAccessExpression(callee) && ts.isArrayLiteralExpression(callee.expression)) {
+        // An array joined into a path: by '/' or a path separator (`sep`, `path.sep`).
+        const by = node.arguments[0];
+        const separator = by !== undefined && (textOf(by) === '/' || /(?:^|\.)sep$/.test(by.getText(source)));
+        if (separator) found.push(...callee.expression.elements.map(textOf));
+      } else if (name === 'join' || name === 'resolve') found.push(...node.arguments.map(textOf));
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return found.filter((piece) => piece !== '${}');
+}
+
+describe('names of known kinds are not joined from pieces either', () => {
+  it('the scan finds folders, files and shaped segments of the tables handed to a join, and not other pieces', () => {
+    // a to d pass every scan above.
+    const joined = [
+      'const a = join(out, "pages", `${id}.json`);',
+      "const b = posix.join('prototypes', id, 'r' + revision);",
+      "const c = [root, 'elements', file].join('/');",
+      'const d = join(dir, `${id}.png`);',
+      "const e = path.resolve(folder, 'elements.json');",
+      'const f = join(site, `prototype-${id}.html`);',
+      'const g = join(dir, `${page}.view.html`);',
+    ];
+    const other = [
+      "const a = join(dir, 'manifest-cache');",
+      'const b = join(dirname(archive), `.${basename(archive)}.restore-${prototype}.jsonl`);',
+      "const c = join(tmp, 'out.zip');",
+      "const d = lines.join('\\n');",
+      'const e = join(outDir, `${name}.drawio`);',
+      "const f = [count, 'pages'].join(' ');",
+    ];
+    const flagged = (line: string): boolean => joinedPieces('x.ts', line).some((piece) => PIECE_PATTERN.test(piece));
+    expect(joined.filter((line) => !flagged(line))).toEqual([]);
+    expect(other.filter(flagged)).toEqual([]);
+  });
+
+  it('no module outside src/api/ (and the fake service) joins a name of the tables from pieces', async () => {
+    const offenders: string[] = [];
+    for (const { name, text } of await scannedFiles()) {
+      for (const piece of joinedPieces(name, text)) {
+        if (PIECE_PATTERN.test(piece)) offenders.push(`${name}: ${piece}`);
       }
     }
     expect(offenders).toEqual([]);

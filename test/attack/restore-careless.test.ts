@@ -36,6 +36,38 @@ describe('restore given careless flags', () => {
     expect(liveContents(service)).toEqual(before);
   });
 
+  it('an id of the wrong shape, or one the archive does not hold, is refused with the next step, before any request', async () => {
+    const cases: Array<{ args: string[]; says: RegExp; next: RegExp }> = [
+      {
+        args: ['--prototype', '../1'],
+        says: /"\.\.\/1" is not a prototype id/,
+        next: /^next: .*rabbit-export ls .*night\.zip/m,
+      },
+      {
+        args: ['--prototype', PROTO, '--page', 'layer1'],
+        says: /"layer1" is not a page id/,
+        next: /^next: .*page0001/m,
+      },
+      {
+        args: ['--prototype', PROTO, '--layer', 'Footer'],
+        says: /"Footer" is not a layer id/,
+        next: /^next: .*layer1/m,
+      },
+      {
+        args: ['--prototype', PROTO, '--page', 'page4242'],
+        says: /the archive has no page page4242 in prototype 1001 \(revision 1\); it holds pages page0001, /,
+        next: /^next: run again with --page naming one of the pages it holds/m,
+      },
+    ];
+    for (const { args, says, next } of cases) {
+      const run = await restore(archive, ...args, '--dry-run');
+      expect({ args, code: run.code }).toEqual({ args, code: 2 });
+      expect(run.stderr).toMatch(says);
+      expect(run.stderr).toMatch(next);
+    }
+    expect(service.stats.requests).toBe(0);
+  });
+
   it('takes --outage-patience 0 as "do not wait", and plans as usual', async () => {
     const run = await restore(
       archive,

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { Agent } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerExport } from '../../src/cli/commands/export.js';
+import { registerRestore } from '../../src/cli/commands/restore.js';
 import { registerServe } from '../../src/cli/commands/serve.js';
 import { ERROR_GUIDE, nextStepFor } from '../../src/cli/error-guide.js';
 import { isRabbitError, RabbitError, type ErrorCode } from '../../src/core/errors.js';
@@ -167,6 +168,14 @@ const CASES: Record<string, () => Promise<Failure>> = {
     await writeFile(join(work, 'lock'), JSON.stringify(holder), { mode: 0o600 });
     return exportFails(['--base-url', service.baseUrl, '--out', join(dir, 'team.zip')]);
   },
+  // A usage error the core knows the way out of (restore given a name where an id goes).
+  USAGE: async () =>
+    failureOf(
+      await runCli(['restore', join(await tempDir(), 'team.zip'), '--prototype', 'Shop', '--json'], {
+        register: registerRestore,
+        env: { RABBIT_API_KEY: service.keys.readWrite, RABBIT_BASE_URL: service.baseUrl },
+      }),
+    ),
   PORT_IN_USE: async () => {
     const busy = Number(new URL(service.baseUrl).port);
     return failureOf(await runCli(['serve', '--port', String(busy), '--json'], { register: registerServe, env: {} }));

@@ -278,4 +278,26 @@ describe('verify --against-live', () => {
       expect(run.stderr).toContain(`${flags[0] ?? ''} is for verify --against-live`);
     }
   }, 60_000);
+
+  it('the service flags without --against-live are usage errors too, defaults given or not', async () => {
+    const service = await serve();
+    const archive = await exported(service);
+    for (const flags of [
+      ['--max-rps', '3'],
+      ['--concurrency', '8'],
+      ['--timeout', '5'],
+      ['--retries', '2'],
+      ['--max-size', 'json=3'],
+      ['--base-url', service.baseUrl],
+      ['--allow-insecure-http'],
+      ['--speed-limit', '5'],
+      ['--outage-patience', '0'],
+    ]) {
+      const run = await runCli(['verify', archive, ...flags], { register: registerVerify });
+      expect(run.code, flags.join(' ')).toBe(2);
+      expect(run.stderr).toContain(`${flags[0] ?? ''} is for verify --against-live`);
+    }
+    // Plain verify with its own flags still runs.
+    expect((await runCli(['verify', archive, '--quiet'], { register: registerVerify })).code).toBe(0);
+  }, 60_000);
 });

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { EXIT } from '../exit-codes.js';
 import { RabbitError } from '../../core/errors.js';
 import { runAction, withInterrupts, type CliIO } from '../run.js';
-import { addServiceOptions, type ServiceFlags } from '../service-flags.js';
+import { addServiceOptions, refuseApiKeyFlag, type ServiceFlags } from '../service-flags.js';
 import { addRunLimitOptions, type RunLimitFlags } from '../run-limit-flags.js';
 import { intOption } from '../options.js';
 import type { VerifyReport } from '../../verify/verify-archive.js';
@@ -54,10 +54,10 @@ export function registerVerify(program: Command, io: CliIO): void {
         '  rabbit-export verify team.zip --against-live --sample 5% --seed 1234 \\\n' +
         '    --max-requests 2000',
     )
-    .action((file: string, flags: VerifyFlags) =>
+    .action((file: string, flags: VerifyFlags, command: Command) =>
       runAction(io, flags.json ? 'verify' : false, async () => {
         if (flags.againstLive) return verifyAgainstLive(file, flags, io);
-        refuseLiveFlags(flags);
+        refuseLiveFlags(command);
         return verifyFile(file, flags, io);
       }),
     );
@@ -124,12 +124,22 @@ const VERIFY_WORDS = {
   live: { verb: 'checked', unit: 'lists and resources' },
 } as const;
 
-/** The sample's flags without --against-live would be ignored silently: say so instead. */
-function refuseLiveFlags(flags: VerifyFlags): void {
-  const given = (['sample', 'seed', 'maxRequests', 'maxDuration'] as const).filter((name) => flags[name] !== undefined);
-  if (given.length === 0) return;
-  const flag = `--${given[0]?.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`) ?? ''}`;
-  throw new RabbitError('USAGE', `${flag} is for verify --against-live`);
+/** Verify's own flags; every other one (the sample's, the service's, the run limits) is for --against-live. */
+const FILE_FLAGS = new Set(['json', 'quiet', 'againstLive']);
+
+/**
+ * A flag of the live check without --against-live would be ignored silently: say so instead. Told
+ * by where commander took its value from, so a flag given at its default (`--concurrency 8`)
+ * counts as given. A key typed on the command line gets its own refusal (refuseApiKeyFlag).
+ */
+function refuseLiveFlags(command: Command): void {
+  const given = command.options.filter((option) => {
+    const name = option.attributeName();
+    return !FILE_FLAGS.has(name) && command.getOptionValueSource(name) === 'cli';
+  });
+  if (given.some((option) => option.attributeName() === 'apiKey')) refuseApiKeyFlag({ apiKey: '' });
+  const flag = given[0]?.long;
+  if (flag !== undefined) throw new RabbitError('USAGE', `${flag} is for verify --against-live`);
 }
 
 /** Exit 0: everything checked matches; 3: drift; 1: the service did not let it be checked. */
