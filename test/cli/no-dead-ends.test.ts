@@ -132,6 +132,27 @@ describe('the service out of reach', () => {
       expect(run.stderr, args[0]).not.toMatch(/ECONNREFUSED/);
     }
   });
+
+  it('a proxy that refuses is named as the proxy by every command, not blamed on --base-url', async () => {
+    const proxy = `127.0.0.1:${await closedPort()}`;
+    const keyed = { RABBIT_API_KEY: service.keys.readWrite, HTTP_PROXY: `http://${proxy}`, NO_PROXY: '' };
+    for (const args of [
+      ['verify', archive, '--against-live', '--base-url', service.baseUrl, '--retries', '1'],
+      ['restore', archive, '--prototype', '3', '--base-url', service.baseUrl, '--retries', '1'],
+      ['export', '--out', join(await tempDir(), 'x.zip'), '--base-url', service.baseUrl, '--retries', '1'],
+    ]) {
+      const run = await runCli([...args, '--json'], {
+        register: REGISTER[args[0] as keyof typeof REGISTER],
+        env: keyed,
+      });
+      expect(run.code, args[0]).toBe(1);
+      const summary = JSON.parse(run.stdout.trim().split('\n').at(-1) ?? '') as { error: { code: string } };
+      expect(summary.error.code, args[0]).toBe('PROXY_REFUSED');
+      expect(run.stderr, args[0]).toContain(`rabbit-export: the proxy ${proxy} refused the connection`);
+      expect(run.stderr, args[0]).toContain('next: nothing listens at the proxy');
+      expect(run.stderr, args[0]).not.toContain('check the port in --base-url');
+    }
+  });
 });
 
 describe('help, demo and --out say what is so', () => {
