@@ -182,6 +182,27 @@ describe('help, demo and --out say what is so', () => {
     expect(await readFile(join(dir, 'notes.zip'), 'utf8')).toBe('my notes');
   }, 120_000);
 
+  it("demo never replaces a real account's archive, even one exported through a tunnel on loopback", async () => {
+    const dir = await tempDir();
+    // An account reached at 127.0.0.1 (ssh -L, a local proxy): its own prototypes, not the sample's.
+    const tunnel = await startFakeService({ seed: 1 });
+    try {
+      tunnel.store.renamePrototype(3, 'Checkout flow');
+      await exportAccount({
+        out: join(dir, 'team.zip'),
+        baseUrl: tunnel.baseUrl,
+        keys: [tunnel.keys.readOnly],
+      });
+    } finally {
+      await tunnel.close();
+    }
+    const before = await readFile(join(dir, 'team.zip'));
+    const run = await runCli(['demo', '--out', 'team.zip'], { cwd: dir });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('already exists, and is not replaced without --force');
+    expect((await readFile(join(dir, 'team.zip'))).equals(before)).toBe(true);
+  }, 120_000);
+
   it('--out without .zip: says it wrote a zip under that name', async () => {
     const dir = await tempDir();
     const run = await runCli(['export', '--out', 'team', '--prototype', '42'], { env: env(), cwd: dir });
