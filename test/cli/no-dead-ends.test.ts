@@ -160,6 +160,10 @@ describe('help, demo and --out say what is so', () => {
     const run = await runCli(['verify', '--help'], { env: { COLUMNS: '200' } });
     expect(run.stdout).toContain('default the one the archive was exported from)');
     expect(run.stdout).not.toContain('pidoco.com');
+    // The run limits say what verify does when they are reached: it writes nothing and resumes nothing.
+    expect(run.stdout).not.toContain('write what was fetched');
+    expect(run.stdout).not.toContain('run again to resume');
+    expect(run.stdout).toMatch(/--outage-patience <duration> +with --against-live: [^\n]*\(exit 1\b/);
     // The claim holds: the archive's service is checked without --base-url.
     const checked = await runCli(['verify', archive, '--against-live'], {
       register: registerVerify,
