@@ -61,8 +61,12 @@ export function defaultJournalPath(archive: string, prototype: string): string {
  * report's `fatal`, so what was written is still reported.
  */
 export async function restorePrototype(options: RestoreOptions): Promise<RestoreReport> {
-  const { prototype, selection, caps } = restoreTarget(options);
-  const archived = await readArchivedPrototype(options.archive, prototype, selection);
+  const { selection, caps } = restoreTarget(options);
+  // The archive is read first, before anything reaches the service: an id it does not hold, well
+  // formed or not ("abc"), is refused naming the ones it does, as search and convert refuse it;
+  // and only an id it holds, checked again here, ever goes into a URL.
+  const archived = await readArchivedPrototype(options.archive, options.prototype.trim(), selection);
+  const prototype = usageId('prototype', options.prototype.trim());
   const journalPath = options.journal ?? defaultJournalPath(options.archive, prototype);
   const service = openRestoreService(options, caps);
   let lock: Lock | undefined;
@@ -84,13 +88,11 @@ export async function restorePrototype(options: RestoreOptions): Promise<Restore
   }
 }
 
-/** The prototype and the parents asked for, their ids checked, and the caps of what is read. */
-function restoreTarget(options: RestoreOptions): { prototype: string; selection: Selection; caps: ReadCaps } {
-  const prototype = usageId('prototype', options.prototype);
+/** The parents asked for, their ids checked, and the caps of what is read. */
+function restoreTarget(options: RestoreOptions): { selection: Selection; caps: ReadCaps } {
   const pages = options.pages?.map((id) => usageId('page', id));
   const layers = options.layers?.map((id) => usageId('layer', id));
   return {
-    prototype,
     selection: { ...(pages ? { pages } : {}), ...(layers ? { layers } : {}) },
     caps: restoreReadCaps(options.caps),
   };

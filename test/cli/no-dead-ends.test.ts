@@ -111,6 +111,21 @@ describe('--prototype naming what is not there', () => {
       `team.zip holds no prototype 999; ${HELD}\nnext: run again with --prototype naming one of the ids it holds\n`,
     );
   });
+
+  it('restore: an id that is no id at all is refused the same way, naming the ones held, before the service is asked', async () => {
+    for (const id of ['abc', '-1', '1,1']) {
+      service.stats.reset();
+      const restored = await runCli(['restore', archive, `--prototype=${id}`], {
+        register: registerRestore,
+        env: env(service.keys.readWrite),
+      });
+      expect(restored.code, id).toBe(2);
+      expect(restored.stderr, id).toContain(
+        `team.zip holds no prototype ${id}; ${HELD}\nnext: run again with --prototype naming one of the ids it holds\n`,
+      );
+      expect(service.stats.requests, id).toBe(0);
+    }
+  });
 });
 
 describe('the service out of reach', () => {
