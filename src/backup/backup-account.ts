@@ -7,7 +7,7 @@ import { outputPaths } from '../storage/work-dir.js';
 import { readArchiveManifest } from '../archive/open-archive.js';
 import { sha256OfFile, writeSidecar } from '../archive/checksum-file.js';
 import { nextBackupName } from './archive-names.js';
-import { applyPlan, planOwnFolder, rewriteSums } from './backup-folder.js';
+import { applyPlan, orphanSidecars, planOwnFolder, rewriteSums } from './backup-folder.js';
 import { ownArchives, type IgnoredArchive } from './own-archives.js';
 import { checkOwnDir } from '../core/private-files.js';
 import { takeOverInterrupted } from './leftovers.js';
@@ -54,6 +54,8 @@ export interface BackupResult {
   export: ExportResult;
   kept: string[];
   pruned: string[];
+  /** Sidecars (`NAME.zip.sha256`) of archives no longer in the folder, removed with SHA256SUMS rewritten. */
+  orphanSidecars: string[];
   /** Every archive's fate and why. */
   retention: RetentionDecision[];
   /** What `checkSample` found, when asked for. */
@@ -112,6 +114,7 @@ export async function backupAccount(options: BackupOptions): Promise<BackupResul
       export: result,
       kept: rotation.kept,
       pruned: rotation.pruned,
+      orphanSidecars: rotation.orphanSidecars,
       retention: rotation.retention,
       ...(check ? { check } : {}),
     };
@@ -175,16 +178,17 @@ async function rotate(
   name: string,
   complete: boolean,
   at: number,
-): Promise<Pick<BackupResult, 'ignored' | 'kept' | 'pruned' | 'retention'>> {
+): Promise<Pick<BackupResult, 'ignored' | 'kept' | 'pruned' | 'orphanSidecars' | 'retention'>> {
   const { plan, ignored } = await planOwnFolder(dir, policy, new Map([[name, complete]]), at);
   // A clock set back could sort tonight's archive below older ones; it is never the one to go.
   const pruned = await applyPlan(
     dir,
     plan.filter((decision) => decision.name !== name),
   );
-  await rewriteSums(dir);
+  const { orphanSidecars } = await rewriteSums(dir);
   return {
     ignored,
+    orphanSidecars,
     kept: plan.filter((decision) => !pruned.includes(decision.name)).map((decision) => decision.name),
     pruned,
     retention: plan.map((decision) =>
@@ -193,28 +197,41 @@ async function rotate(
   };
 }
 
+/** What `backup --dry-run` says a run now would do in the folder. */
+export interface BackupPlan {
+  /** Every archive's fate and why, tonight's included. */
+  archives: RetentionDecision[];
+  /** Sidecars of archives no longer in the folder, which the run removes as it rewrites SHA256SUMS. */
+  orphanSidecars: string[];
+  /** Names the run would pass over, and why (it warns of each). */
+  ignored: IgnoredArchive[];
+}
+
 /**
  * What a run with this policy would keep and remove in `dir`, and why: `backup --dry-run`. Reads
  * manifests only; takes no lock, exports nothing and deletes nothing.
  */
 export async function planBackupRetention(
   options: Pick<BackupOptions, 'dir' | 'keep' | 'retention' | 'now'>,
-): Promise<RetentionDecision[]> {
+): Promise<BackupPlan> {
   const policy = retentionOf(options.keep, options.retention);
   const dir = resolve(options.dir);
   // A folder the first night will create holds nothing to keep or remove yet.
-  if ((await stat(dir).catch(() => undefined)) === undefined && (await isFolder(dirname(dir)))) return [];
+  if ((await stat(dir).catch(() => undefined)) === undefined && (await isFolder(dirname(dir))))
+    return { archives: [], orphanSidecars: [], ignored: [] };
   await checkDir(dir);
   // Planned as the real run plans, after tonight's archive is written (complete, as a night that
   // goes well is): what it says goes is what that run removes.
   const at = (options.now ?? Date.now)();
-  const name = nextBackupName(at, new Set(await readdir(dir)));
-  const { plan } = await planOwnFolder(dir, policy, new Map(), at, { name, complete: true });
-  return plan.map((decision) =>
+  const names = await readdir(dir);
+  const name = nextBackupName(at, new Set(names));
+  const { plan, ignored } = await planOwnFolder(dir, policy, new Map(), at, { name, complete: true });
+  const archives = plan.map((decision) =>
     decision.name === name
       ? { name, keep: true, tonight: true, reasons: ["tonight's archive", ...(decision.keep ? decision.reasons : [])] }
       : decision,
   );
+  return { archives, orphanSidecars: orphanSidecars(names), ignored };
 }
 
 function retentionOf(keep: number | undefined, retention: RetentionPolicy | undefined): RetentionPolicy {

@@ -57,22 +57,39 @@ export async function applyPlan(dir: string, plan: readonly RetentionDecision[])
   return removed;
 }
 
+/** The archive a backup's sidecar (`NAME.zip.sha256`) is of; undefined for any other name. */
+function archiveOfSidecar(name: string): string | undefined {
+  const archive = name.endsWith('.sha256') ? name.slice(0, -'.sha256'.length) : undefined;
+  return archive !== undefined && parseBackupName(archive) ? archive : undefined;
+}
+
+/**
+ * The sidecars in `names` whose archive is not among them (deleted by hand): rewriteSums removes
+ * them, and `backup --dry-run` says so from the same list.
+ */
+export function orphanSidecars(names: readonly string[]): string[] {
+  const present = new Set(names);
+  return names.filter((name) => {
+    const archive = archiveOfSidecar(name);
+    return archive !== undefined && !present.has(archive);
+  });
+}
+
 /**
  * Rewrites `SHA256SUMS` from the sidecars of the archives still there, so `sha256sum -c SHA256SUMS`
  * checks the whole folder after any rotation. A sidecar whose archive is gone (deleted by hand) is
- * removed with it; an archive without a sidecar (written before sidecars existed) is left out.
+ * removed with it, and named in the result; an archive without a sidecar (written before sidecars
+ * existed) is left out.
  */
-export async function rewriteSums(dir: string): Promise<void> {
+export async function rewriteSums(dir: string): Promise<{ orphanSidecars: string[] }> {
   const names = await readdir(dir);
-  const present = new Set(names);
+  const orphans = orphanSidecars(names);
+  for (const name of orphans) await rm(join(dir, name), { force: true });
+  const gone = new Set(orphans);
   const sums = new Map<string, string>();
   for (const name of names) {
-    const archive = name.endsWith('.sha256') ? name.slice(0, -'.sha256'.length) : undefined;
-    if (archive === undefined || !parseBackupName(archive)) continue;
-    if (!present.has(archive)) {
-      await rm(join(dir, name), { force: true });
-      continue;
-    }
+    const archive = archiveOfSidecar(name);
+    if (archive === undefined || gone.has(name)) continue;
     // Only sidecars that are the user's own regular files: a FIFO would hang the read, and a
     // sidecar another user left would put their hash in SHA256SUMS.
     const stats = await lstat(join(dir, name)).catch(() => undefined);
@@ -81,4 +98,5 @@ export async function rewriteSums(dir: string): Promise<void> {
     if (typeof sha256 === 'string') sums.set(archive, sha256);
   }
   await writeSumsFile(join(dir, SUMS_FILE), sums);
+  return { orphanSidecars: orphans };
 }

@@ -65,12 +65,16 @@ export function bashCompletion(model: CompletionModel): string {
     );
   };
   const commandNames = { words: model.commands.map((command) => command.name) };
+  // compgen prints one name a line: split at newlines only, or "Team Export.zip" is offered as two
+  // words (bash-completion's _filedir does the same; mapfile would leave out macOS's bash 3.2).
   return `${header(model, 'bash')}${fn}_files() {
   compopt -o filenames 2>/dev/null
+  local IFS=$'\\n'
   COMPREPLY=($(compgen -f -- "$cur"))
 }
 ${fn}_archives() {
   compopt -o filenames 2>/dev/null
+  local IFS=$'\\n'
   COMPREPLY=($(compgen -f -X '!*.zip' -- "$cur") $(compgen -d -- "$cur"))
 }
 ${fn}() {

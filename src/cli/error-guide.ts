@@ -105,7 +105,10 @@ export const ERROR_GUIDE: Readonly<Partial<Record<ErrorCode, NextStep>>> = {
       : 'create the folder first, or choose a path in a folder that exists';
   },
   OUTPUT_KIND: (error) => {
-    if (dataOf(error, 'expected') === 'folder') return 'give the path of a folder (it is created if its parent exists)';
+    if (dataOf(error, 'expected') === 'folder')
+      return dataOf(error, 'parentOf') !== undefined
+        ? `choose a path in a folder that exists, not under the file ${dataOf(error, 'path') ?? ''}`
+        : 'give the path of a folder (it is created if its parent exists)';
     // A symlink or a FIFO at the path: "a file" is what the user thinks it is, and --force will not do either.
     const found = dataOf(error, 'found');
     return found !== undefined

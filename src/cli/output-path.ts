@@ -133,8 +133,10 @@ async function requireParent(target: string, rule: OutputRule): Promise<void> {
     });
   }
   if (!info.isDirectory()) {
+    // `parentOf` tells it from a file given as the folder itself: the path to change is then the
+    // one of --out's folder, and "give the path of a folder" would lead an export to another refusal.
     throw new RabbitError('OUTPUT_KIND', `${rule.flag} ${target}: ${parent} is a file, where a folder belongs`, {
-      data: { path: parent, expected: 'folder' },
+      data: { path: parent, expected: 'folder', parentOf: target },
     });
   }
 }

@@ -18,7 +18,21 @@ export interface RunLimitFlags {
   outagePatience?: number;
 }
 
-export function addRunLimitOptions(command: Command): Command {
+/** What reaching --max-duration and --outage-patience does, in a command's help. */
+export interface RunLimitHelp {
+  maxDuration: string;
+  outagePatience: string;
+}
+
+/** Export's and backup's: what was fetched is written, marked incomplete, and the next run resumes. */
+const EXPORT_LIMIT_HELP: RunLimitHelp = {
+  maxDuration:
+    'stop fetching after this long (e.g. 90s, 45m, 6h) and write what was fetched, marked incomplete (exit 3)',
+  outagePatience:
+    'how long to wait for a service that stopped answering before giving up (exit 3; run again to resume)',
+};
+
+export function addRunLimitOptions(command: Command, help: RunLimitHelp = EXPORT_LIMIT_HELP): Command {
   return command
     .option(
       '--speed-limit <bytes>',
@@ -32,14 +46,10 @@ export function addRunLimitOptions(command: Command): Command {
       intOption('--speed-time', 1, 3600),
       STALL_DEFAULTS.windowMs / 1000,
     )
-    .option(
-      '--max-duration <duration>',
-      'stop fetching after this long (e.g. 90s, 45m, 6h) and write what was fetched, marked incomplete (exit 3)',
-      durationOption,
-    )
+    .option('--max-duration <duration>', help.maxDuration, durationOption)
     .option(
       '--outage-patience <duration>',
-      `how long to wait for a service that stopped answering before giving up (exit 3; run again to resume); 0: do not wait (default ${formatDuration(OUTAGE_DEFAULTS.patienceMs)})`,
+      `${help.outagePatience}; 0: do not wait (default ${formatDuration(OUTAGE_DEFAULTS.patienceMs)})`,
       patienceOption,
     );
 }

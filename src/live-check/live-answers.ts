@@ -48,9 +48,13 @@ export function rootFailure(answer: LiveAnswer, index: number, keys: readonly st
           cause: error,
         },
       );
+    // The failure's context goes along: through a proxy it names the proxy and what it did, which
+    // the CLI needs to blame the proxy rather than --base-url (client/network-failure.ts).
     return new RabbitError(error.code, `cannot read the list of prototypes: ${redactSecrets(error.message, keys)}`, {
       source: ROOT_LIST,
+      ...(error.method !== undefined ? { method: error.method } : {}),
       ...(error.status !== undefined ? { status: error.status } : {}),
+      ...(error.data !== undefined ? { data: error.data } : {}),
       cause: error,
     });
   }

@@ -63,8 +63,12 @@ export function defaultJournalPath(archive: string, prototype: string): string {
  * report's `fatal`, so what was written is still reported.
  */
 export async function restorePrototype(options: RestoreOptions): Promise<RestoreReport> {
-  const { prototype, selection, caps } = restoreTarget(options);
-  const archived = await readArchivedPrototype(options.archive, prototype, selection);
+  const { selection, caps } = restoreTarget(options);
+  // The archive is read first, before anything reaches the service: an id it does not hold, well
+  // formed or not ("abc"), is refused naming the ones it does, as search and convert refuse it;
+  // and only an id it holds, checked again here, ever goes into a URL.
+  const archived = await readArchivedPrototype(options.archive, options.prototype.trim(), selection);
+  const prototype = usageId('prototype', options.prototype.trim(), options.archive);
   const journalPath = options.journal ?? defaultJournalPath(options.archive, prototype);
   const service = openRestoreService(options, caps);
   let lock: Lock | undefined;
@@ -88,13 +92,11 @@ export async function restorePrototype(options: RestoreOptions): Promise<Restore
   }
 }
 
-/** The prototype and the parents asked for, their ids checked, and the caps of what is read. */
-function restoreTarget(options: RestoreOptions): { prototype: string; selection: Selection; caps: ReadCaps } {
-  const prototype = usageId('prototype', options.prototype, options.archive);
+/** The parents asked for, their ids checked, and the caps of what is read. */
+function restoreTarget(options: RestoreOptions): { selection: Selection; caps: ReadCaps } {
   const pages = options.pages?.map((id) => usageId('page', id, options.archive));
   const layers = options.layers?.map((id) => usageId('layer', id, options.archive));
   return {
-    prototype,
     selection: { ...(pages ? { pages } : {}), ...(layers ? { layers } : {}) },
     caps: restoreReadCaps(options.caps),
   };

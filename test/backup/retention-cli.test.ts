@@ -1,4 +1,5 @@
-import { readdir } from 'node:fs/promises';
+import { readdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { FakeService } from '../../src/fake-service/index.js';
 import { backupAccount } from '../../src/backup/backup-account.js';
@@ -101,6 +102,40 @@ describe('backup --keep-* and --dry-run', () => {
     );
     expect(night.pruned.length).toBe(3);
     expect(night.kept).toBe(plan.kept);
+  });
+
+  it('--dry-run names every file the real run removes: a sidecar whose archive was deleted by hand too', async () => {
+    await nights('2026-11-20T03:15:00Z', '2026-11-21T03:15:00Z', '2026-11-22T03:15:00Z');
+    // Deleted by hand; its .sha256 stays, and the next rotation takes it away.
+    await rm(join(dir, '2026-11-21T031500Z.zip'));
+    const rules = ['--keep-last', '2'];
+    const text = await runCli(['backup', '--dir', dir, ...rules, '--dry-run'], {
+      register: registerBackup,
+      env: env(),
+    });
+    expect(text.stdout).toContain('remove 2026-11-21T031500Z.zip.sha256  its archive is no longer in the folder\n');
+    expect(text.stdout).toContain('2 kept, 1 removed, and 1 sidecar of an archive no longer there\n');
+    const dry = await runCli(['backup', '--dir', dir, ...rules, '--dry-run', '--json'], {
+      register: registerBackup,
+      env: env(),
+    });
+    const plan = JSON.parse(dry.stdout) as {
+      archives: Array<{ name: string; keep: boolean }>;
+      orphanSidecars?: string[];
+    };
+    const before = await readdir(dir);
+    const real = await runCli(['backup', '--dir', dir, ...rules, '--json'], { register: registerBackup, env: env() });
+    expect(real.code).toBe(0);
+    const after = new Set(await readdir(dir));
+    const removed = before.filter((name) => !after.has(name)).sort();
+    const predicted = [
+      ...plan.archives.filter((a) => !a.keep).flatMap((a) => [a.name, `${a.name}.sha256`]),
+      ...(plan.orphanSidecars ?? []),
+    ].sort();
+    expect(removed).toEqual(predicted);
+    expect(removed).toContain('2026-11-21T031500Z.zip.sha256');
+    const night = JSON.parse(real.stdout) as { orphanSidecars?: string[] };
+    expect(night.orphanSidecars).toEqual(['2026-11-21T031500Z.zip.sha256']);
   });
 
   it.each([

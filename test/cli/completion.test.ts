@@ -58,6 +58,11 @@ describe('completion bash|zsh|fish', () => {
     await mkdir(join(dir, 'nightly'));
     expect(bashOffers(dir, ['rabbit-export', 'verify', '']).sort()).toEqual(['nightly', 'team.zip']);
     expect(bashOffers(dir, ['rabbit-export', 'diff', 'team.zip', '']).sort()).toEqual(['nightly', 'team.zip']);
+    // A name with a space is one name, offered whole, not two words.
+    await writeFile(join(dir, 'Team Export.zip'), '');
+    await writeFile(join(dir, 'key file.txt'), '');
+    expect(bashOffers(dir, ['rabbit-export', 'verify', 'Te'])).toEqual(['Team Export.zip']);
+    expect(bashOffers(dir, ['rabbit-export', 'export', '--api-key-file', 'k'])).toEqual(['key file.txt']);
     expect(bashOffers(dir, ['rabbit-export', 'links', 'team.zip', '--format', ''])).toEqual([
       'csv',
       'json',

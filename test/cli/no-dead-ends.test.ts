@@ -111,6 +111,21 @@ describe('--prototype naming what is not there', () => {
       `team.zip holds no prototype 999; ${HELD}\nnext: run again with --prototype naming one of the ids it holds\n`,
     );
   });
+
+  it('restore: an id that is no id at all is refused the same way, naming the ones held, before the service is asked', async () => {
+    for (const id of ['abc', '-1', '1,1']) {
+      service.stats.reset();
+      const restored = await runCli(['restore', archive, `--prototype=${id}`], {
+        register: registerRestore,
+        env: env(service.keys.readWrite),
+      });
+      expect(restored.code, id).toBe(2);
+      expect(restored.stderr, id).toContain(
+        `team.zip holds no prototype ${id}; ${HELD}\nnext: run again with --prototype naming one of the ids it holds\n`,
+      );
+      expect(service.stats.requests, id).toBe(0);
+    }
+  });
 });
 
 describe('the service out of reach', () => {
@@ -132,6 +147,27 @@ describe('the service out of reach', () => {
       expect(run.stderr, args[0]).not.toMatch(/ECONNREFUSED/);
     }
   });
+
+  it('a proxy that refuses is named as the proxy by every command, not blamed on --base-url', async () => {
+    const proxy = `127.0.0.1:${await closedPort()}`;
+    const keyed = { RABBIT_API_KEY: service.keys.readWrite, HTTP_PROXY: `http://${proxy}`, NO_PROXY: '' };
+    for (const args of [
+      ['verify', archive, '--against-live', '--base-url', service.baseUrl, '--retries', '1'],
+      ['restore', archive, '--prototype', '3', '--base-url', service.baseUrl, '--retries', '1'],
+      ['export', '--out', join(await tempDir(), 'x.zip'), '--base-url', service.baseUrl, '--retries', '1'],
+    ]) {
+      const run = await runCli([...args, '--json'], {
+        register: REGISTER[args[0] as keyof typeof REGISTER],
+        env: keyed,
+      });
+      expect(run.code, args[0]).toBe(1);
+      const summary = JSON.parse(run.stdout.trim().split('\n').at(-1) ?? '') as { error: { code: string } };
+      expect(summary.error.code, args[0]).toBe('PROXY_REFUSED');
+      expect(run.stderr, args[0]).toContain(`rabbit-export: the proxy ${proxy} refused the connection`);
+      expect(run.stderr, args[0]).toContain('next: nothing listens at the proxy');
+      expect(run.stderr, args[0]).not.toContain('check the port in --base-url');
+    }
+  });
 });
 
 describe('help, demo and --out say what is so', () => {
@@ -139,6 +175,10 @@ describe('help, demo and --out say what is so', () => {
     const run = await runCli(['verify', '--help'], { env: { COLUMNS: '200' } });
     expect(run.stdout).toContain('default the one the archive was exported from)');
     expect(run.stdout).not.toContain('pidoco.com');
+    // The run limits say what verify does when they are reached: it writes nothing and resumes nothing.
+    expect(run.stdout).not.toContain('write what was fetched');
+    expect(run.stdout).not.toContain('run again to resume');
+    expect(run.stdout).toMatch(/--outage-patience <duration> +with --against-live: [^\n]*\(exit 1\b/);
     // The claim holds: the archive's service is checked without --base-url.
     const checked = await runCli(['verify', archive, '--against-live'], {
       register: registerVerify,
@@ -159,6 +199,27 @@ describe('help, demo and --out say what is so', () => {
     const mine = await runCli(['demo', '--out', 'notes.zip'], { cwd: dir });
     expect(mine.code).toBe(2);
     expect(await readFile(join(dir, 'notes.zip'), 'utf8')).toBe('my notes');
+  }, 120_000);
+
+  it("demo never replaces a real account's archive, even one exported through a tunnel on loopback", async () => {
+    const dir = await tempDir();
+    // An account reached at 127.0.0.1 (ssh -L, a local proxy): its own prototypes, not the sample's.
+    const tunnel = await startFakeService({ seed: 1 });
+    try {
+      tunnel.store.renamePrototype(3, 'Checkout flow');
+      await exportAccount({
+        out: join(dir, 'team.zip'),
+        baseUrl: tunnel.baseUrl,
+        keys: [tunnel.keys.readOnly],
+      });
+    } finally {
+      await tunnel.close();
+    }
+    const before = await readFile(join(dir, 'team.zip'));
+    const run = await runCli(['demo', '--out', 'team.zip'], { cwd: dir });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('already exists, and is not replaced without --force');
+    expect((await readFile(join(dir, 'team.zip'))).equals(before)).toBe(true);
   }, 120_000);
 
   it('--out without .zip: says it wrote a zip under that name', async () => {

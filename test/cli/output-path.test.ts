@@ -82,6 +82,18 @@ describe('every command follows it', () => {
     expect(await readFile(join(dir, 'a.zip'), 'utf8')).toBe('earlier');
   });
 
+  it('a file where the folder of --out belongs: the next step is a path in a folder, not "a folder" for --out', async () => {
+    await writeFile(join(dir, 'team'), 'mine');
+    const run = await runCli(['export', '--out', join(dir, 'team', 'a.zip')], { register: registerExport, env: env() });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(`${join(dir, 'team')} is a file, where a folder belongs`);
+    // An export given a folder as --out is refused in turn: "give the path of a folder" led there.
+    expect(run.stderr).not.toContain('give the path of a folder');
+    expect(run.stderr).toContain(
+      `next: choose a path in a folder that exists, not under the file ${join(dir, 'team')}`,
+    );
+  });
+
   it('backup --dir: created when its parent exists, refused when the parent is missing', async () => {
     const made = await runCli(['backup', '--dir', join(dir, 'nightly')], { register: registerBackup, env: env() });
     expect(made.code).toBe(0);

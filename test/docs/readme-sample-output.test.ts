@@ -65,6 +65,8 @@ describe('the environment', () => {
       for (const m of text.matchAll(/\benv\[['"]([A-Z][A-Z0-9_]+)['"]\]/g)) read.add(m[1] ?? '');
       for (const m of text.matchAll(/'(RABBIT_[A-Z_]+|[A-Z]+_PROXY)'/g)) read.add(m[1] ?? '');
       for (const m of text.matchAll(/\bread\('([a-z_]+_proxy)'\)/g)) read.add((m[1] ?? '').toUpperCase());
+      // Node's os.tmpdir() is TMPDIR: where working files go, which a small /tmp may not hold.
+      if (/\btmpdir\(\)/.test(text)) read.add('TMPDIR');
     }
     // Names of the tool's own that only look like variables.
     for (const name of ['RABBIT_']) read.delete(name);

@@ -6,7 +6,7 @@ import { BACKUP_DEFAULTS } from '../../backup/rotation.js';
 import type { BackupResult } from '../../backup/backup-account.js';
 import type { NightCheck } from '../../backup/check-sample.js';
 import type { SampleSize } from '../../live-check/sample-plan.js';
-import type { RetentionDecision, RetentionPolicy } from '../../backup/retention.js';
+import type { RetentionPolicy } from '../../backup/retention.js';
 import { addMonitorOptions, type MonitorFlags } from '../monitor-flags.js';
 import { runAction } from '../run.js';
 import { collectPrototype, parseFormats, SELECTION_HELP, selectionOf, type SelectionFlags } from '../export-flags.js';
@@ -179,6 +179,7 @@ function backupSummary(result: BackupResult, times: RunTimes) {
     errors: result.export.errorCount,
     outages: outageSummary(result.export.outages),
     pruned: result.pruned,
+    orphanSidecars: result.orphanSidecars,
     kept: result.kept.length,
     ...(result.check ? { check: result.check } : {}),
     ...times,
@@ -203,19 +204,32 @@ function describeBackup(result: BackupResult, summary: BackupSummary, timeLine: 
     `  time: ${timeLine}\n` +
     `  sha256 ${result.sha256}\n` +
     (result.check ? checkLine(result.check) : '') +
-    `  ${plural(summary.kept, 'archive')} kept${summary.pruned.length > 0 ? `, removed ${summary.pruned.join(', ')}` : ''}\n`
+    `  ${plural(summary.kept, 'archive')} kept${summary.pruned.length > 0 ? `, removed ${summary.pruned.join(', ')}` : ''}\n` +
+    (result.orphanSidecars.length > 0
+      ? `  removed ${result.orphanSidecars.map(printable).join(', ')}: ${orphanWords(result.orphanSidecars.length)}\n`
+      : '')
   );
+}
+
+/** Why a run removes a sidecar that no plan of archives names. */
+function orphanWords(count: number): string {
+  return count === 1 ? 'its archive is no longer in the folder' : 'their archives are no longer in the folder';
+}
+
+/** The names a night passes over, each with the reason, as warnings. */
+function ignoredWarnings(ignored: BackupResult['ignored']): string {
+  return ignored
+    .map(
+      (archive) =>
+        `warning: ${printable(archive.name)} ${printable(archive.why)}: it was not read, counted or removed\n`,
+    )
+    .join('');
 }
 
 /** The lines on stderr: archives passed over, and why tonight's is incomplete. */
 function backupWarnings(result: BackupResult, summary: BackupSummary): string {
   return (
-    result.ignored
-      .map(
-        (archive) =>
-          `warning: ${printable(archive.name)} ${printable(archive.why)}: it was not read, counted or removed\n`,
-      )
-      .join('') +
+    ignoredWarnings(result.ignored) +
     result.unreadable
       .map((name) => `warning: ${printable(name)} could not be read and was not used as the previous backup\n`)
       .join('') +
@@ -296,7 +310,16 @@ function dryRun(io: CliIO, flags: BackupFlags): Promise<void> {
     ]);
     // The same answers about --dir as a real night, without creating it.
     const exists = await checkOutputFolder(flags.dir, { flag: '--dir', force: false, mayHoldFiles: true });
-    const plan: RetentionDecision[] = await planBackupRetention({ dir: flags.dir, ...retentionFlags(flags) });
+    const {
+      archives: plan,
+      orphanSidecars,
+      ignored,
+    } = await planBackupRetention({
+      dir: flags.dir,
+      ...retentionFlags(flags),
+    });
+    // What the night would warn of, said now: the same names are passed over then.
+    if (!flags.quiet) io.stderr.write(ignoredWarnings(ignored));
     if (flags.json) {
       const removed = plan.filter((decision) => !decision.keep).length;
       io.stdout.write(
@@ -308,6 +331,7 @@ function dryRun(io: CliIO, flags: BackupFlags): Promise<void> {
           kept: plan.length - removed,
           removed,
           archives: plan,
+          orphanSidecars,
         }),
       );
       return 0;
@@ -322,7 +346,11 @@ function dryRun(io: CliIO, flags: BackupFlags): Promise<void> {
     let text = `dry run: nothing is backed up or removed; what a backup into ${resolve(flags.dir)} would keep and remove now, once its archive is written and complete:\n`;
     for (const decision of plan)
       text += `  ${decision.keep ? 'keep  ' : 'remove'} ${decision.name}  ${decision.reasons.join(', ')}\n`;
-    text += `${plan.length - removed} kept, ${removed} removed\n`;
+    for (const sidecar of orphanSidecars) text += `  remove ${printable(sidecar)}  ${orphanWords(1)}\n`;
+    text += `${plan.length - removed} kept, ${removed} removed`;
+    if (orphanSidecars.length > 0)
+      text += `, and ${plural(orphanSidecars.length, 'sidecar')} of ${orphanSidecars.length === 1 ? 'an archive' : 'archives'} no longer there`;
+    text += '\n';
     io.stdout.write(text);
     return 0;
   });

@@ -46,6 +46,13 @@ export function registerVerify(program: Command, io: CliIO): void {
       // liveCheckOptionsOf reads it from the archive's manifest.
       'the one the archive was exported from',
     ),
+    // A check writes nothing and resumes nothing: a stop reports what was compared (liveVerdict).
+    {
+      maxDuration:
+        'with --against-live: stop sending requests after this long (e.g. 90s, 45m, 6h) and report what was compared by then',
+      outagePatience:
+        'with --against-live: how long to wait for a service that stopped answering before stopping the check (exit 1: not checked)',
+    },
   )
     .addHelpText(
       'after',
