@@ -11,12 +11,16 @@ export interface ManifestMeta {
 }
 
 /**
- * manifest.json as text (strings, and the file lists as UTF-8 bytes), one prototype at a time:
- * the same document `JSON.stringify(manifest, null, 2)` would give for the whole, but only one
- * prototype's entries are in memory at once.
+ * manifest.json as UTF-8 bytes, one prototype at a time: the same document
+ * `JSON.stringify(manifest, null, 2)` would give for the whole, but only one prototype's entries
+ * are in memory at once. Everything goes through one output buffer of CHUNK_BYTES, handed on when
+ * full: a buffer per prototype's list (and a string between each two) cost a fresh 64 KiB for
+ * each of thousands of small prototypes, outside the heap and freed only when collected (tens of
+ * megabytes at the peak of an export of 1,800 prototypes).
  * Prototypes in id order, each one's files in path order; errors by source.
  */
 export async function* manifestText(model: ArchiveModel, meta: ManifestMeta): AsyncGenerator<string | Buffer> {
+  const out = new ChunkedText();
   const head = {
     formatVersion: FORMAT_VERSION,
     tool: { name: 'rabbit-export', version: meta.toolVersion },
@@ -25,7 +29,7 @@ export async function* manifestText(model: ArchiveModel, meta: ManifestMeta): As
     finishedAt: meta.finishedAt,
     complete: model.errorCount === 0,
   };
-  yield `{\n${members(head)},\n  "prototypes": {`;
+  yield* out.text(`{\n${members(head)},\n  "prototypes": {`);
   const ids = model.prototypeIds();
   for (const [index, id] of ids.entries()) {
     const state = model.prototype(id);
@@ -44,14 +48,14 @@ export async function* manifestText(model: ArchiveModel, meta: ManifestMeta): As
     // the revision is the last one.
     const text = indent(JSON.stringify(record, null, 2), 4);
     const at = text.lastIndexOf('"files": []');
-    yield `${index === 0 ? '' : ','}\n    ${JSON.stringify(id)}: ${text.slice(0, at)}"files": `;
-    yield* array(model.sortedLines(id), 10);
-    yield text.slice(at + 11);
+    yield* out.text(`${index === 0 ? '' : ','}\n    ${JSON.stringify(id)}: ${text.slice(0, at)}"files": `);
+    yield* array(out, model.sortedLines(id), 10);
+    yield* out.text(text.slice(at + 11));
   }
-  yield `${ids.length === 0 ? '' : '\n  '}},\n  "files": `;
-  yield* array(model.sortedLines(undefined), 2);
-  yield ',\n  "errors": ';
-  yield* errorsText(model, ids);
+  yield* out.text(`${ids.length === 0 ? '' : '\n  '}},\n  "files": `);
+  yield* array(out, model.sortedLines(undefined), 2);
+  yield* out.text(',\n  "errors": ');
+  for await (const text of errorsText(model, ids)) yield* out.text(text);
   // URLs the pages named and sources as requested: texts the service wrote, so keys are taken out.
   const foreignReferences = model.foreignReferences.map((ref) => ({ ...ref, url: model.clean(ref.url) }));
   const notOffered = model.notOffered.map((each) => ({ ...each, examples: each.examples.map((e) => model.clean(e)) }));
@@ -60,7 +64,47 @@ export async function* manifestText(model: ArchiveModel, meta: ManifestMeta): As
     ...(notOffered.length > 0 ? { notOffered } : {}),
     stats: meta.stats,
   };
-  yield `,\n${members(tail)}\n}\n`;
+  yield* out.text(`,\n${members(tail)}\n}\n`);
+  yield* out.end();
+}
+
+/**
+ * One output buffer filled in place and handed on when the next write would not fit. A buffer
+ * handed on is never written again (the deflate stream may still hold it): the next is fresh.
+ */
+class ChunkedText {
+  private chunk = Buffer.allocUnsafe(CHUNK_BYTES);
+  private at = 0;
+
+  /** Makes room for `bytes` more, handing on what is filled if they would not fit. */
+  private *room(bytes: number): Generator<Buffer> {
+    if (this.at + bytes <= this.chunk.length) return;
+    if (this.at > 0) yield this.chunk.subarray(0, this.at);
+    this.chunk = Buffer.allocUnsafe(Math.max(CHUNK_BYTES, bytes));
+    this.at = 0;
+  }
+
+  *text(text: string): Generator<Buffer> {
+    // UTF-8 takes at most three bytes for each UTF-16 code unit.
+    yield* this.room(text.length * 3);
+    this.at += this.chunk.write(text, this.at, 'utf8');
+  }
+
+  /** A filed entry line as an array member `pad` deep, after `[` or `,` and a new line. */
+  *entry(line: Buffer, pad: number, first: boolean): Generator<Buffer> {
+    yield* this.room(2 + pad + prettyRoom(line, pad));
+    const { chunk } = this;
+    let at = this.at;
+    chunk[at++] = first ? BRACKET : COMMA;
+    chunk[at++] = NEWLINE;
+    for (let k = 0; k < pad; k++) chunk[at++] = SPACE;
+    this.at = prettyEntry(line, pad, chunk, at);
+  }
+
+  *end(): Generator<Buffer> {
+    if (this.at > 0) yield this.chunk.subarray(0, this.at);
+    this.at = this.chunk.length;
+  }
 }
 
 /** Errors of the account and of each prototype merged into one list ordered by source. */
@@ -92,37 +136,24 @@ function members(value: object): string {
 
 /**
  * File entries (their filed JSON lines, in order) as a pretty-printed array at the given depth of
- * indentation, written straight into buffers of CHUNK_BYTES: a prototype's list can run to tens
- * of thousands of entries, megabytes of text that would otherwise be strings (garbage) first.
+ * indentation, written straight into the output buffer: a prototype's list can run to tens of
+ * thousands of entries, megabytes of text that would otherwise be strings (garbage) first.
  * Respacing the bytes costs well under what pretty-printing strings and encoding them did
  * (docs/design.md, "manifest.json's file lists are copied").
  */
-async function* array(batches: AsyncIterable<readonly Buffer[]>, depth: number): AsyncGenerator<Buffer | string> {
+async function* array(
+  out: ChunkedText,
+  batches: AsyncIterable<readonly Buffer[]>,
+  depth: number,
+): AsyncGenerator<Buffer> {
   const pad = depth + 2;
-  let chunk = Buffer.allocUnsafe(CHUNK_BYTES);
-  let at = 0;
   let index = 0;
   for await (const lines of batches) {
     for (const line of lines) {
-      const room = 2 + pad + prettyRoom(line, pad);
-      if (at + room > chunk.length) {
-        // A fresh buffer each time: the deflate stream may still hold the one handed on.
-        yield chunk.subarray(0, at);
-        chunk = Buffer.allocUnsafe(Math.max(CHUNK_BYTES, room));
-        at = 0;
-      }
-      chunk[at++] = index++ === 0 ? BRACKET : COMMA;
-      chunk[at++] = NEWLINE;
-      for (let k = 0; k < pad; k++) chunk[at++] = SPACE;
-      at = prettyEntry(line, pad, chunk, at);
+      yield* out.entry(line, pad, index++ === 0);
     }
   }
-  if (index === 0) {
-    yield '[]';
-    return;
-  }
-  yield chunk.subarray(0, at);
-  yield `\n${' '.repeat(depth)}]`;
+  yield* out.text(index === 0 ? '[]' : `\n${' '.repeat(depth)}]`);
 }
 
 const CHUNK_BYTES = 64 * 1024;

@@ -9,7 +9,10 @@ import { openOwnFile } from '../core/private-files.js';
  * not grow in memory. Appends are gathered and written a batch at a time, each batch grouped by
  * key, so one key's lines sit in a few contiguous segments of one file; reading a key back reads
  * only its segments. Memory holds one segment list per key (a handful of numbers while a crawl
- * works through an account depth-first) and at most one batch of lines.
+ * works through an account depth-first) and at most one batch of lines, whatever the number of
+ * keys. A read does not write the batch out: the key's lines still in it are read from memory.
+ * Writing it out at each read cut every key being filed into a piece per read (the viewer reads
+ * each prototype as it is done, while the crawl files the others), each piece a read of its own.
  */
 export class KeyedSpill {
   private readonly segments = new Map<string, number[]>();
@@ -17,6 +20,8 @@ export class KeyedSpill {
   private pending = new Map<string, string[]>();
   private pendingBytes = 0;
   private end = 0;
+  /** Where the writes finished so far end: every byte before it is on disk. */
+  private durable = 0;
   private readonly writes: BackgroundWrites;
 
   private constructor(
@@ -74,8 +79,11 @@ export class KeyedSpill {
 
   /** Every line filed under the key, in the order appended. */
   async lines(key: string): Promise<string[]> {
-    await this.written();
-    return readSpanLines(this.handle, this.segments.get(key) ?? [], this.path);
+    const out: string[] = [];
+    for await (const data of this.chunks(key)) {
+      for (const line of data.toString('utf8', 0, data.length - 1).split('\n')) out.push(line);
+    }
+    return out;
   }
 
   /**
@@ -83,10 +91,7 @@ export class KeyedSpill {
    * should hold at once (one prototype of hundreds of thousands of resources).
    */
   async *eachLine(key: string): AsyncGenerator<string> {
-    await this.written();
-    for await (const data of spanChunks(this.handle, this.segments.get(key) ?? [], this.path)) {
-      yield* data.toString('utf8', 0, data.length - 1).split('\n');
-    }
+    for await (const data of this.chunks(key)) yield* data.toString('utf8', 0, data.length - 1).split('\n');
   }
 
   /**
@@ -94,9 +99,8 @@ export class KeyedSpill {
    * into a string (the manifest copies them into its text byte by byte).
    */
   async lineBytes(key: string): Promise<Buffer[]> {
-    await this.written();
     const out: Buffer[] = [];
-    for await (const data of spanChunks(this.handle, this.segments.get(key) ?? [], this.path)) {
+    for await (const data of this.chunks(key)) {
       for (let from = 0, nl = data.indexOf(10); nl !== -1; from = nl + 1, nl = data.indexOf(10, from))
         out.push(data.subarray(from, nl));
     }
@@ -109,18 +113,28 @@ export class KeyedSpill {
    * read at a time (smaller where many keys are read side by side, as sorted runs are merged).
    */
   async *lineStream(key: string, chunkBytes = READ_CHUNK_BYTES): AsyncGenerator<Buffer> {
-    await this.written();
-    for await (const data of spanChunks(this.handle, this.segments.get(key) ?? [], this.path, chunkBytes)) {
+    for await (const data of this.chunks(key, chunkBytes)) {
       for (let from = 0, nl = data.indexOf(10); nl !== -1; from = nl + 1, nl = data.indexOf(10, from))
         yield data.subarray(from, nl);
     }
   }
 
-  /** Writes what is pending and waits for every write so far; a failed one fails the read. */
-  private async written(): Promise<void> {
-    this.flush();
-    await this.writes.settled();
+  /**
+   * The key's lines in newline-ended chunks: its segments on disk, then its lines still in the
+   * batch. Taken as they are once the key's segments are written; a failed write fails the read.
+   */
+  private async *chunks(key: string, chunkBytes = READ_CHUNK_BYTES): AsyncGenerator<Buffer> {
+    const segments = this.segments.get(key) ?? [];
+    while (spansEnd(segments) > this.durable) {
+      await this.writes.settled();
+      this.writes.check();
+    }
     this.writes.check();
+    const spans = [...segments];
+    const pending = this.pending.get(key);
+    const held = pending && pending.length > 0 ? Buffer.from(`${pending.join('\n')}\n`, 'utf8') : undefined;
+    yield* spanChunks(this.handle, spans, this.path, chunkBytes);
+    if (held) yield held;
   }
 
   async close(): Promise<void> {
@@ -150,7 +164,10 @@ export class KeyedSpill {
   private write(data: Buffer): void {
     const start = this.end;
     this.end += data.length;
-    this.writes.write(data, start);
+    // Writes finish in order: when this one has, everything before its end is on disk.
+    this.writes.write(data, start, () => {
+      this.durable = start + data.length;
+    });
   }
 }
 
@@ -165,6 +182,12 @@ export function addSpan(spans: number[], offset: number, length: number): void {
   if (last >= 0 && (spans[last] as number) + (spans[last + 1] as number) === offset)
     spans[last + 1] = (spans[last + 1] as number) + length;
   else spans.push(offset, length);
+}
+
+/** Where the last of a list of (offset, length) pairs ends; 0 for none. */
+function spansEnd(spans: readonly number[]): number {
+  const last = spans.length - 2;
+  return last < 0 ? 0 : (spans[last] as number) + (spans[last + 1] as number);
 }
 
 /** The newline-ended lines in the given byte ranges of a file, in order. */

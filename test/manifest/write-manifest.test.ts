@@ -177,6 +177,38 @@ describe('manifest.json streamed by prototype', () => {
     expect(parsed).toMatchObject({ complete: true, prototypes: {}, files: [], errors: [] });
     expect(written).toBe(`${JSON.stringify(parsed, null, 2)}\n`);
   });
+
+  it('comes in buffers of its own size, not one per prototype, however many small prototypes there are', async () => {
+    const { model: m, spill } = await model();
+    const count = 600;
+    for (let id = 1; id <= count; id++) {
+      m.addPrototype({
+        id: String(id),
+        name: `P${id}`,
+        lastModification: id,
+        lastUser: null,
+        revision: 1,
+        milestone: null,
+        origin: { mode: 'fetched' },
+      });
+      m.addFile(String(id), stored(`prototypes/${id}/r1/prototype.json`, `/rabbit/api/prototypes/${id}.json`));
+      m.addFile(String(id), stored(`prototypes/${id}/r1/pages.json`, `/rabbit/api/prototypes/${id}/pages.json`));
+    }
+    const chunks: (string | Buffer)[] = [];
+    for await (const chunk of manifestText(m, meta)) chunks.push(chunk);
+    await spill.close();
+    const bytes = chunks.reduce((sum, c) => sum + (typeof c === 'string' ? Buffer.byteLength(c) : c.length), 0);
+    // Every buffer handed on is memory until it is collected: it grew with the number of
+    // prototypes when each one's list got a fresh buffer.
+    const held = new Set(chunks.flatMap((c) => (typeof c === 'string' ? [] : [c.buffer])));
+    const heldBytes = [...held].reduce((sum, b) => sum + b.byteLength, 0);
+    expect(bytes).toBeGreaterThan(300_000);
+    expect(chunks.length).toBeLessThan(bytes / 32_768 + 4);
+    expect(heldBytes).toBeLessThan(bytes + 4 * 65_536);
+    expect(
+      JSON.parse(Buffer.concat(chunks.map((c) => (typeof c === 'string' ? Buffer.from(c) : c))).toString()),
+    ).toMatchObject({ prototypes: { '600': { name: 'P600' } } });
+  });
 });
 
 describe('the files of a prototype read back', () => {

@@ -1,3 +1,4 @@
+import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { KeyedSpill } from '../../src/storage/keyed-spill.js';
@@ -42,6 +43,35 @@ describe('KeyedSpill', () => {
     expect(await spill.lines('k')).toEqual(lines);
     expect((await spill.lineBytes('k')).map((bytes) => bytes.toString('utf8'))).toEqual(lines);
     expect(await spill.lines('other')).toEqual(['x']);
+    await spill.close();
+  });
+
+  it('reads what is not written yet from memory, so a read cuts no key into more pieces on disk', async () => {
+    const path = join(await tempDir(), 'spill');
+    const spill = await KeyedSpill.create(path);
+    // The viewer reads each prototype as it is done while the crawl files the others' lines: a
+    // read that wrote the batch out first left every key in as many pieces as there were reads.
+    for (let i = 0; i < 50; i++) {
+      spill.append(`p${i}`, `{"i":${i},"text":"ü"}`);
+      expect(await spill.lines(`p${i}`)).toEqual([`{"i":${i},"text":"ü"}`]);
+      expect((await spill.lineBytes(`p${i}`)).map(String)).toEqual([`{"i":${i},"text":"ü"}`]);
+    }
+    expect((await stat(path)).size).toBe(0);
+    // Lines on disk and in memory together, in the order appended.
+    const big = 'y'.repeat(300_000);
+    for (let i = 0; i < 5; i++) spill.append('p0', `${i}${big}`);
+    spill.append('p0', 'last');
+    const lines = [`{"i":0,"text":"ü"}`, ...[0, 1, 2, 3, 4].map((i) => `${i}${big}`), 'last'];
+    expect(await spill.lines('p0')).toEqual(lines);
+    expect((await stat(path)).size).toBeGreaterThan(1_000_000);
+    expect((await spill.lineBytes('p0')).map(String)).toEqual(lines);
+    const streamed: string[] = [];
+    for await (const line of spill.lineStream('p0', 4096)) streamed.push(String(line));
+    expect(streamed).toEqual(lines);
+    const each: string[] = [];
+    for await (const line of spill.eachLine('p0')) each.push(line);
+    expect(each).toEqual(lines);
+    expect(spill.count('p0')).toBe(7);
     await spill.close();
   });
 });
