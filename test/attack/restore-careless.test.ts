@@ -40,8 +40,9 @@ describe('restore given careless flags', () => {
     const cases: Array<{ args: string[]; says: RegExp; next: RegExp }> = [
       {
         args: ['--prototype', '../1'],
-        says: /"\.\.\/1" is not a prototype id/,
-        next: /^next: .*rabbit-export ls .*night\.zip/m,
+        // Read from the archive first: refused as an id it does not hold, naming those it does.
+        says: /holds no prototype \.\.\/1; it holds prototype 1001/,
+        next: /^next: run again with --prototype naming one of the ids it holds/m,
       },
       {
         args: ['--prototype', PROTO, '--page', 'layer1'],
