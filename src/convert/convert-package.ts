@@ -1,8 +1,9 @@
+import { lstat, rename } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import type { Archive } from '../archive/open-archive.js';
-import { RabbitError } from '../core/errors.js';
+import { isRabbitError, RabbitError } from '../core/errors.js';
 import { TOOL_NAME, TOOL_VERSION } from '../core/version.js';
-import type { ArchiveFormat, PackageStep } from './formats/archive-format.js';
+import type { ArchiveFormat, PackageCheck, PackageReport, PackageStep } from './formats/archive-format.js';
 import type { WorkProgress } from '../core/counted-work.js';
 import { safeNameOf } from './file-name.js';
 import { REPORT_FILE, type ConvertReport } from './report.js';
@@ -39,27 +40,57 @@ export async function convertToPackage(
     ...(options.signal !== undefined ? { signal: options.signal } : {}),
     ...(options.onProgress !== undefined ? { onProgress: options.onProgress } : {}),
   });
-  if (options.check === true) {
-    const report = options.onProgress;
-    report?.({ step: 'check', done: 0, total: written.entries });
-    written.checked = await format.checkPackage(
-      join(options.out, written.file),
-      report && ((done) => report({ step: 'check', done, total: written.entries })),
-    );
-  }
+  if (options.check === true) written.checked = await checkedPackage(format, options, written);
   const { notes, ...packaged } = written;
   const report: ConvertReport = {
     tool: { name: TOOL_NAME, version: TOOL_VERSION },
     archive: archive.path,
     to: format.name,
     rendering: true,
-    complete: true,
+    complete: written.leftOut === 0,
     notes,
     prototypes: [],
     package: packaged,
   };
   await writeAtomically(join(options.out, REPORT_FILE), [`${JSON.stringify(report, null, 2)}\n`]);
   return report;
+}
+
+/**
+ * The package read back. One that fails is set aside under a name that says so before the error
+ * goes on: nothing at `--out` may look like a finished package when it is not one.
+ */
+async function checkedPackage(
+  format: ArchiveFormat,
+  options: PackageOptions,
+  written: PackageReport,
+): Promise<PackageCheck> {
+  const report = options.onProgress;
+  const path = join(options.out, written.file);
+  report?.({ step: 'check', done: 0, total: written.entries });
+  try {
+    return await format.checkPackage(
+      path,
+      report && ((done) => report({ step: 'check', done, total: written.entries })),
+    );
+  } catch (error) {
+    if (!isRabbitError(error, 'PACKAGE_INVALID')) throw error;
+    const aside = await setAside(path);
+    throw new RabbitError('PACKAGE_INVALID', `${error.message}; the package was moved to ${basename(aside)}`, {
+      cause: error,
+      data: { ...(error.data ?? {}), setAside: aside },
+    });
+  }
+}
+
+/** `team.wacz` -> `team.wacz.failed-check` (numbered when that name is taken): never replacing anything. */
+async function setAside(path: string): Promise<string> {
+  for (let n = 1; ; n++) {
+    const aside = `${path}.failed-check${n === 1 ? '' : `-${n}`}`;
+    if (await lstat(aside).catch(() => undefined)) continue;
+    await rename(path, aside);
+    return aside;
+  }
 }
 
 /** `--serialize` only where the format has that serialization. */

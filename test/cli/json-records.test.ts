@@ -77,6 +77,9 @@ beforeAll(async () => {
     env: env(service, service.keys.readWrite),
   });
   await json(['convert', 'a.zip', '--to', 'svg', '--out', 'svg', '--json']);
+  // The package formats' summary carries what was packaged (and, with --check, what was read back).
+  await json(['convert', 'a.zip', '--to', 'wacz', '--out', 'wacz', '--check', '--json']);
+  await json(['convert', 'a.zip', '--to', 'bagit', '--out', 'bag', '--json']);
   await json(['backup', '--dir', 'nightly', '--json']);
   await json(['backup', '--dir', 'nightly', '--json', '--dry-run']);
 

@@ -57,13 +57,13 @@ export async function writeBag(job: PackageJob): Promise<PackageReport> {
       await serializeBag(bag, job.stem, join(job.out, file), job.serialize, job.signal, (done) =>
         job.onProgress?.({ step: 'serialize', done, total: files }),
       );
-      return { file, entries, bytes, pages: 0, notes };
+      return { file, entries, bytes, pages: 0, leftOut: skipped, notes };
     }
     const target = join(job.out, job.stem);
     // The command was given --force to write into a folder holding this name: the bag of an earlier run.
     if (await lstat(target).catch(() => undefined)) await rm(target, { recursive: true, force: true });
     await rename(bag, target);
-    return { file: job.stem, entries, bytes, pages: 0, notes };
+    return { file: job.stem, entries, bytes, pages: 0, leftOut: skipped, notes };
   } finally {
     await rm(work, { recursive: true, force: true });
   }

@@ -56,6 +56,11 @@ export interface PackageReport {
   bytes: number;
   /** Pages listed for replay and search (WACZ); 0 where a format lists none. */
   pages: number;
+  /**
+   * Bodies the manifest lists that were missing or damaged in the archive and are not in the
+   * package: the package is then not the whole archive, and the run says so (incomplete, exit 3).
+   */
+  leftOut: number;
   /** Said once for the package: what it holds differently from the archive. */
   notes: string[];
   /** Set when the package was read back (`--check`). */
