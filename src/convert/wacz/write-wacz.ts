@@ -22,14 +22,12 @@ const INDEX_PATH = 'indexes/index.cdx';
 const PAGES_PATH = 'pages/pages.jsonl';
 export const DATAPACKAGE = 'datapackage.json';
 export const DATAPACKAGE_DIGEST = 'datapackage-digest.json';
-/** How much of a text file is gathered before it goes to the zip's deflater. */
-const BATCH_CHARS = 64 * 1024;
 /** No body the service sends comes near this (the crawl caps them lower). */
 const MAX_BODY_BYTES = 1024 * 1024 * 1024;
 
-/** A file of the package as its datapackage lists it. */
 interface Written {
   path: string;
+  file: string;
   sha256: string;
   bytes: number;
 }
@@ -39,8 +37,7 @@ interface Written {
  * member), its CDXJ index sorted through the work folder, a page list with each page's words, and
  * a datapackage with the sha256 and size of each file. The bodies stream from the archive one at
  * a time as the manifest lists them; everything that grows with the account is on disk until the
- * zip is written, and the index and the page list stream into the zip as they are made. Files the
- * export generated (the offline viewer) are not what was served and stay out.
+ * zip is written. Files the export generated (the offline viewer) are not what was served and stay out.
  */
 export async function writeWacz(job: PackageJob): Promise<PackageReport> {
   const file = `${job.stem}.wacz`;
@@ -49,29 +46,21 @@ export async function writeWacz(job: PackageJob): Promise<PackageReport> {
     const head = await job.archive.manifest();
     const created = job.now().toISOString();
     const { warc, index, catalog, counts } = await writeWarc(job, work, head, created);
+    const finishing = (): void => job.onProgress?.({ step: 'finish', done: 0, total: null });
     try {
-      job.onProgress?.({ step: 'finish', done: 0, total: null });
-      const warcSha = await warc.close();
-      const zip = await ZipWriter.create(join(job.out, file), job.signal ? { signal: job.signal } : {});
-      try {
-        // The WARC is stored as it is, for replay reads a record by its offset without inflating the zip.
-        await zip.addFile({ name: WARC_PATH, store: true }, { file: warc.path, size: warc.size });
-        const written: Written[] = [
-          { path: WARC_PATH, sha256: warcSha, bytes: warc.size },
-          await zipLines(zip, INDEX_PATH, index.sorted()),
-        ];
-        const walked = (done: number, total: number): void => job.onProgress?.({ step: 'pages', done, total });
-        const pages = await zipPages(zip, catalog, head, job.signal, walked);
-        written.push(pages.written);
-        job.onProgress?.({ step: 'finish', done: 0, total: null });
-        await zipDatapackage(zip, datapackageOf(job, head, created, written, pages.first));
-        await zip.finish();
-        const { entries, bytes } = counts;
-        return { file, entries, bytes, pages: pages.count, notes: notesOf(counts, pages.missing) };
-      } catch (error) {
-        await zip.abort();
-        throw error;
-      }
+      finishing();
+      const written: Written[] = [
+        { path: WARC_PATH, file: warc.path, sha256: await warc.close(), bytes: warc.size },
+        await writeLines(join(work, 'index.cdx'), INDEX_PATH, index.sorted()),
+      ];
+      const walked = (done: number, total: number): void => job.onProgress?.({ step: 'pages', done, total });
+      const pages = await writePages(work, catalog, head, job.signal, walked);
+      written.push(pages.written);
+      finishing();
+      const datapackage = datapackageOf(job, head, created, written, pages.first);
+      await zipWacz(job, file, written, datapackage);
+      const { entries, bytes } = counts;
+      return { file, entries, bytes, pages: pages.count, notes: notesOf(counts, pages.missing) };
     } finally {
       await catalog.close();
     }
@@ -184,9 +173,9 @@ async function recordEntry(writing: WarcWriting, entry: FileEntry): Promise<void
   counts.bytes += body.length;
 }
 
-/** The page list, into the zip: with the first page (the package's main page) and how many pages had no rendering to list. */
-async function zipPages(
-  zip: ZipWriter,
+/** The page list, with the first page (the package's main page) and how many pages had no rendering to list. */
+async function writePages(
+  work: string,
   catalog: ArchiveCatalog,
   head: ManifestHead,
   signal: AbortSignal | undefined,
@@ -203,7 +192,7 @@ async function zipPages(
       yield JSON.stringify(line);
     }
   };
-  const written = await zipLines(zip, PAGES_PATH, lines());
+  const written = await writeLines(join(work, 'pages.jsonl'), PAGES_PATH, lines());
   return { written, count, first, missing: missing.pages };
 }
 
@@ -252,36 +241,43 @@ function datapackageOf(
   )}\n`;
 }
 
-/** The datapackage and its digest, the last files of the WACZ. */
-async function zipDatapackage(zip: ZipWriter, datapackage: string): Promise<void> {
+/** The WACZ itself: the written files, the datapackage and its digest. */
+async function zipWacz(job: PackageJob, file: string, written: readonly Written[], datapackage: string): Promise<void> {
   const digest = `${JSON.stringify(
     { path: DATAPACKAGE, hash: `sha256:${createHash('sha256').update(datapackage).digest('hex')}` },
     null,
     2,
   )}\n`;
-  await zip.addBuffer({ name: DATAPACKAGE, store: false }, Buffer.from(datapackage));
-  await zip.addBuffer({ name: DATAPACKAGE_DIGEST, store: false }, Buffer.from(digest));
+  const zip = await ZipWriter.create(join(job.out, file), job.signal ? { signal: job.signal } : {});
+  try {
+    for (const each of written) {
+      // The WARC is stored as it is, for replay reads a record by its offset without inflating the zip.
+      await zip.addFile({ name: each.path, store: each.path === WARC_PATH }, { file: each.file, size: each.bytes });
+    }
+    await zip.addBuffer({ name: DATAPACKAGE, store: false }, Buffer.from(datapackage));
+    await zip.addBuffer({ name: DATAPACKAGE_DIGEST, store: false }, Buffer.from(digest));
+    await zip.finish();
+  } catch (error) {
+    await zip.abort();
+    throw error;
+  }
 }
 
-/** Lines deflated into the zip as they come, in batches, with the sha256 and size the datapackage lists. */
-async function zipLines(zip: ZipWriter, path: string, lines: AsyncIterable<string>): Promise<Written> {
-  const hash = createHash('sha256');
-  let bytes = 0;
-  const batches = async function* (): AsyncGenerator<string> {
+async function writeLines(file: string, path: string, lines: AsyncIterable<string>): Promise<Written> {
+  const out = await HashedFile.create(file);
+  try {
     let batch = '';
     for await (const line of lines) {
       batch += `${line}\n`;
-      if (batch.length >= BATCH_CHARS) {
-        hash.update(batch, 'utf8');
-        bytes += Buffer.byteLength(batch, 'utf8');
-        yield batch;
+      if (batch.length >= 64 * 1024) {
+        await out.write(batch);
         batch = '';
       }
     }
-    hash.update(batch, 'utf8');
-    bytes += Buffer.byteLength(batch, 'utf8');
-    yield batch;
-  };
-  await zip.addStream({ name: path }, batches());
-  return { path, sha256: hash.digest('hex'), bytes };
+    await out.write(batch);
+  } catch (error) {
+    await out.abandon();
+    throw error;
+  }
+  return { path, file, sha256: await out.close(), bytes: out.size };
 }
