@@ -1,25 +1,29 @@
 import { createHash, type Hash } from 'node:crypto';
 import type { FileHandle } from 'node:fs/promises';
 import { RabbitError } from '../core/errors.js';
+import { BATCH_BYTES } from '../core/positional-io.js';
 import { createPrivateFile } from '../core/private-files.js';
-
-const BATCH_BYTES = 1024 * 1024;
+import { BatchedFile } from '../zip/batched-file.js';
 
 /**
  * A file written once, front to back, that knows its size and sha256 when it is closed: what a
  * package's manifest records of each of its files, without reading any of them a second time.
+ *
+ * What is written is copied into one batch of the file's own and written from there. Holding the
+ * callers' buffers until a batch was full kept a million small records alive past the young
+ * generation, each with the buffer-pool slab it was cut from, until a full collection found them:
+ * that garbage, not the data, was most of what a WACZ took in memory.
  */
 export class HashedFile {
   private readonly hash: Hash = createHash('sha256');
-  /** Bytes not yet written: small records are gathered into writes of BATCH_BYTES, not a syscall each. */
-  private pending: Uint8Array[] = [];
-  private pendingBytes = 0;
-  size = 0;
+  private readonly batched: BatchedFile;
 
   private constructor(
     readonly path: string,
     private readonly handle: FileHandle,
-  ) {}
+  ) {
+    this.batched = new BatchedFile(handle);
+  }
 
   /** Created exclusively and 0600, never through a symlink. */
   static async create(path: string): Promise<HashedFile> {
@@ -30,34 +34,44 @@ export class HashedFile {
     }
   }
 
+  /** Bytes written so far (on disk or in the batch). */
+  get size(): number {
+    return this.batched.size;
+  }
+
   async write(chunk: Uint8Array | string): Promise<void> {
-    const bytes = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk;
-    this.hash.update(bytes);
-    this.size += bytes.length;
-    this.pending.push(bytes);
-    this.pendingBytes += bytes.length;
-    if (this.pendingBytes >= BATCH_BYTES) await this.flush();
+    try {
+      if (typeof chunk === 'string') {
+        const text = chunk;
+        const length = Buffer.byteLength(text, 'utf8');
+        if (length <= BATCH_BYTES) {
+          // Encoded straight into the batch and hashed from there: no buffer of its own.
+          await this.batched.put(length, (target, at) => {
+            target.write(text, at, length, 'utf8');
+            this.hash.update(target.subarray(at, at + length));
+          });
+          return;
+        }
+        chunk = Buffer.from(text, 'utf8');
+      }
+      const bytes = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+      this.hash.update(bytes);
+      await this.batched.append(bytes);
+    } catch (error) {
+      throw writeError(this.path, error);
+    }
   }
 
   /** Closes the file: its sha256 in hex. */
   async close(): Promise<string> {
     try {
-      await this.flush();
+      await this.batched.flush();
+    } catch (error) {
+      throw writeError(this.path, error);
     } finally {
       await this.handle.close();
     }
     return this.hash.digest('hex');
-  }
-
-  private async flush(): Promise<void> {
-    const chunks = this.pending;
-    this.pending = [];
-    this.pendingBytes = 0;
-    try {
-      if (chunks.length > 0) await this.handle.writev(chunks);
-    } catch (error) {
-      throw writeError(this.path, error);
-    }
   }
 
   /** Closes the file after a failure, keeping the first error. */

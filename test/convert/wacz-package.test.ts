@@ -167,4 +167,22 @@ describe('the index sorted through the work folder', () => {
     for await (const line of sorted.sorted()) out.push(line);
     expect(out).toEqual([...lines].sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b))));
   });
+
+  it('keeps lines longer than a run and than a read of the merge whole, whatever the run is cut by', async () => {
+    const work = await mkdtemp(join(dir, 'long-runs-'));
+    // A run of 64 bytes: most lines end a run, some are longer than the run's buffer, and two are
+    // longer than the merge's reads (64 KiB), so the merge must join a line across reads.
+    const lines = [
+      ...Array.from({ length: 40 }, (_, i) => `u${(i * 31) % 17} ${'x'.repeat((i * 13) % 70)}`),
+      `m ${'é'.repeat(50_000)}`,
+      `b ${'y'.repeat(150_000)}`,
+      '',
+      'a',
+    ];
+    const sorted = new SortedLines(work, 1000, 64);
+    for (const line of lines) await sorted.add(line);
+    const out: string[] = [];
+    for await (const line of sorted.sorted()) out.push(line);
+    expect(out).toEqual([...lines].sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b))));
+  });
 });

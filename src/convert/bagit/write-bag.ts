@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
-import { lstat, mkdir, mkdtemp, realpath, rename, rm } from 'node:fs/promises';
+import { lstat, mkdir, mkdtemp, realpath, rename, rm, type FileHandle } from 'node:fs/promises';
 import { join, sep } from 'node:path';
 import { isRabbitError, RabbitError } from '../../core/errors.js';
+import { writeFully } from '../../core/positional-io.js';
 import { createPrivateFile } from '../../core/private-files.js';
 import { TOOL_NAME, TOOL_VERSION } from '../../core/version.js';
 import { MANIFEST_PATH, type FileEntry } from '../../manifest/types.js';
@@ -115,12 +116,12 @@ async function writeBagPayload(job: PackageJob, bag: string): Promise<Payload> {
   // Every entry of the zip, the manifest last.
   const total = job.archive.zip.index.size;
   let visited = 0;
-  const put = async (entryPath: string, body: Buffer): Promise<void> => {
-    const name = await writePayload(bag, payloadNameOf(entryPath), body);
+  const put = async (entryPath: string, chunks: Iterable<Buffer> | AsyncIterable<Buffer>): Promise<void> => {
+    const { name, sha256, bytes } = await writePayload(bag, payloadNameOf(entryPath), chunks);
     if (name !== entryPath) payload.renamed++;
-    await manifest.write(`${createHash('sha256').update(body).digest('hex')}  data/${name}\n`);
+    await manifest.write(`${sha256}  data/${name}\n`);
     payload.entries++;
-    payload.bytes += body.length;
+    payload.bytes += bytes;
   };
   try {
     await job.archive.manifest({
@@ -135,10 +136,21 @@ async function writeBagPayload(job: PackageJob, bag: string): Promise<Payload> {
           payload.skipped++;
           return;
         }
-        await put(entry.path, body);
+        await put(entry.path, [body]);
       },
     });
-    await put(MANIFEST_PATH, await job.archive.zip.readEntry(MANIFEST_PATH, MAX_MANIFEST_BYTES));
+    // The manifest is the largest entry (hundreds of megabytes for a million resources): it streams
+    // into its file, its CRC and size checked by the zip reader on the way, rather than being read whole.
+    // The reader stops at the size the zip declares, so the declared size bounds what is written.
+    const declared = job.archive.zip.entries.get(MANIFEST_PATH)?.uncompressedSize ?? 0;
+    if (declared > MAX_MANIFEST_BYTES) {
+      throw new RabbitError(
+        'ARCHIVE_CORRUPT',
+        `${MANIFEST_PATH} in ${job.archive.name} claims ${declared} bytes, more than the ${MAX_MANIFEST_BYTES} expected`,
+        { entry: MANIFEST_PATH },
+      );
+    }
+    await put(MANIFEST_PATH, (await job.archive.zip.openEntry(MANIFEST_PATH)) as AsyncIterable<Buffer>);
   } catch (error) {
     await manifest.abandon();
     throw error;
@@ -176,24 +188,45 @@ async function writeTagFiles(job: PackageJob, bag: string, head: ManifestHead, p
 }
 
 /**
- * A payload file under `data/`, created exclusively; a name already taken gets a number, and so
- * does a folder on its way whose name a file already took (`a` and `a/b`, which ids a server
- * chose can make: `pages/x.json` of page `x` and `pages/x.json/elements.json` of page `x.json`).
+ * A payload file under `data/`, created exclusively, written from `chunks`: the name it got, and
+ * the sha256 and size of what was written. A name already taken gets a number, and so does a
+ * folder on its way whose name a file already took (`a` and `a/b`, which ids a server chose can
+ * make: `pages/x.json` of page `x` and `pages/x.json/elements.json` of page `x.json`).
  */
-async function writePayload(bag: string, wanted: string, body: Buffer): Promise<string> {
+async function writePayload(
+  bag: string,
+  name: string,
+  chunks: Iterable<Buffer> | AsyncIterable<Buffer>,
+): Promise<{ name: string; sha256: string; bytes: number }> {
+  const { path, handle, candidate } = await createPayload(bag, name);
+  const hash = createHash('sha256');
+  let bytes = 0;
+  try {
+    for await (const chunk of chunks) {
+      hash.update(chunk);
+      bytes += chunk.length;
+      await writeFully(handle, chunk, bytes - chunk.length);
+    }
+  } catch (error) {
+    throw writeError(path, error);
+  } finally {
+    await handle.close();
+  }
+  return { name: candidate, sha256: hash.digest('hex'), bytes };
+}
+
+async function createPayload(
+  bag: string,
+  wanted: string,
+): Promise<{ path: string; handle: FileHandle; candidate: string }> {
   const name = await freeFolders(join(bag, 'data'), wanted);
   for (let n = 1; n <= MAX_NUMBER; n++) {
     const candidate = n === 1 ? name : numberedName(name, n);
     const path = join(bag, 'data', candidate);
     try {
-      await writeNew(path, body);
-      return candidate;
+      return { path, handle: await createPrivateFile(path), candidate };
     } catch (error) {
-      if (
-        (error as RabbitError).cause === undefined ||
-        ((error as RabbitError).cause as NodeJS.ErrnoException).code !== 'EEXIST'
-      )
-        throw error;
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw writeError(path, error);
     }
   }
   throw new RabbitError('OUTPUT_UNWRITABLE', `no free name in the bag for ${name}`);
