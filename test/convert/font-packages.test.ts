@@ -7,7 +7,7 @@ import { requireTool, tool } from './tools.js';
 
 /**
  * The fonts convert names for characters a binder drew as `?`: each claim is read out of the
- * package's own fonts by fontconfig (both packages are installed for the tests, see
+ * package's own fonts by fontconfig (every package is installed for the tests, see
  * scripts/system-tools.json), and the advice never names a package that is installed.
  */
 const DPKG = requireTool('/usr/bin/dpkg', 'dpkg');
@@ -44,7 +44,9 @@ describe('the fonts convert names', () => {
     ['a CJK ideograph, its font installed', '日', ['fonts-noto-cjk'], 'fonts-noto-cjk', true],
     ['an enclosed letter both have: the one not installed', '\u{1F110}', ['fonts-noto-cjk'], 'fonts-symbola', false],
     ['an emoji newer than Symbola', '🥰', [], undefined, undefined],
-    ['Thai, which neither has', 'ก', [], undefined, undefined],
+    ['Thai, nothing installed', 'ก', [], 'fonts-noto-core', false],
+    ['Tibetan, its font installed', 'ཀ', ['fonts-noto-core'], 'fonts-noto-core', true],
+    ['Linear B, which no package named here has', '\u{10000}', [], undefined, undefined],
   ])('%s', (_, char, installed, debian, isInstalled) => {
     const found = fontFor(char, new Set(installed));
     expect(found?.debian).toBe(debian);
