@@ -92,6 +92,7 @@ export async function openSinceCache(
     throw new RabbitError(
       'USAGE',
       `--since ${origin} was exported from ${catalog.head.source.baseUrl}, not ${options.baseUrl}`,
+      { data: { next: otherServiceNext(options.baseUrl) } },
     );
   }
   for (const id of catalog.prototypeIds()) {
@@ -174,5 +175,13 @@ function unusable(origin: string, error: unknown): RabbitError {
     {
       cause: error,
     },
+  );
+}
+
+/** The way out when --since names an archive of another service: one of this service, or none. */
+function otherServiceNext(baseUrl: string): string {
+  return (
+    `give --since an archive exported from ${baseUrl}, or run without --since for a full export ` +
+    '(an archive of another service tells nothing of what changed in this one)'
   );
 }

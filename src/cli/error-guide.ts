@@ -98,6 +98,10 @@ export const ERROR_GUIDE: Readonly<Partial<Record<ErrorCode, NextStep>>> = {
   USAGE: (error) => dataOf(error, 'next'),
   PORT_IN_USE: () => 'choose another port, or --port 0 for any free one',
   OUTPUT_EXISTS: () => 'pass --force to replace it, or choose another name',
+  // The archive's work folder is made beside it: a folder that takes no new files (/proc, a read-only
+  // mount, one of another user) refuses both.
+  OUTPUT_UNWRITABLE: () =>
+    'choose an --out in a folder this user can create files in, on a disk with room for the archive',
   OUTPUT_PARENT_MISSING: (error) => {
     const parent = dataOf(error, 'parent');
     return parent !== undefined

@@ -168,10 +168,11 @@ const CASES: Record<string, () => Promise<Failure>> = {
     await writeFile(join(work, 'lock'), JSON.stringify(holder), { mode: 0o600 });
     return exportFails(['--base-url', service.baseUrl, '--out', join(dir, 'team.zip')]);
   },
-  // A usage error the core knows the way out of (restore given a name where an id goes).
+  // A usage error the core knows the way out of (restore given a page's name where its id goes,
+  // refused before the archive is read).
   USAGE: async () =>
     failureOf(
-      await runCli(['restore', join(await tempDir(), 'team.zip'), '--prototype', 'Shop', '--json'], {
+      await runCli(['restore', join(await tempDir(), 'team.zip'), '--prototype', '3', '--page', 'Home', '--json'], {
         register: registerRestore,
         env: { RABBIT_API_KEY: service.keys.readWrite, RABBIT_BASE_URL: service.baseUrl },
       }),
@@ -185,6 +186,8 @@ const CASES: Record<string, () => Promise<Failure>> = {
     await writeFile(join(dir, 'team.zip'), 'earlier');
     return exportFails(['--base-url', service.baseUrl, '--out', join(dir, 'team.zip')]);
   },
+  // A folder that exists and takes no new files, even from root.
+  OUTPUT_UNWRITABLE: () => exportFails(['--base-url', service.baseUrl, '--out', '/proc/team.zip']),
   OUTPUT_PARENT_MISSING: async () =>
     exportFails(['--base-url', service.baseUrl, '--out', join(await tempDir(), 'missing', 'team.zip')]),
   OUTPUT_KIND: async () => {

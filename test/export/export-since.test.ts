@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startFakeService, type FakeService } from '../../src/fake-service/index.js';
 import { exportAccount } from '../../src/export/export-account.js';
-import { isRabbitError } from '../../src/core/errors.js';
+import { isRabbitError, type RabbitError } from '../../src/core/errors.js';
 import { allFileEntries } from '../../src/manifest/types.js';
 import { manifestOf, readArchive } from '../helpers/archive.js';
 import { flipEntryByte } from '../helpers/zip-layout.js';
@@ -160,6 +160,10 @@ describe('export --since', () => {
         since: join(dir, 'prev.zip'),
       }).catch((e: unknown) => e);
       expect(isRabbitError(refused, 'USAGE')).toBe(true);
+      // A way out that works as given: an archive of this service, or a full export.
+      expect((refused as RabbitError).data?.['next']).toMatch(
+        new RegExp(`give --since an archive exported from ${other.baseUrl}, or run without --since`),
+      );
       expect(other.stats.requests).toBe(0);
     } finally {
       await other.close();
