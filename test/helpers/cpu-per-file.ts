@@ -1,6 +1,6 @@
 import { appendFileSync, readdirSync, readFileSync } from 'node:fs';
 import { relative } from 'node:path';
-import { afterAll } from 'vitest';
+import { afterAll, expect } from 'vitest';
 
 /**
  * An opt-in setup file (RABBIT_CPU_LOG=<file>, see vitest.config.ts) that appends, for each test
@@ -54,8 +54,8 @@ if (log !== undefined) {
   // A setup file runs before each test file is collected: its imports count too.
   const start = treeTicks();
   const wall = Date.now();
-  afterAll((_context, suite) => {
-    const file = relative(process.cwd(), 'filepath' in suite ? suite.filepath : suite.file.filepath);
+  afterAll(() => {
+    const file = relative(process.cwd(), expect.getState().testPath ?? 'unknown');
     const cpu = (treeTicks() - start) / TICKS_PER_SECOND;
     appendFileSync(log, `${JSON.stringify({ file, cpu, wall: (Date.now() - wall) / 1000, pid: process.pid })}\n`);
   });
