@@ -31,7 +31,7 @@ function stat(pid: string): Stat | undefined {
 }
 
 /** CPU ticks of this process and every live descendant (dead ones are in their parent's count). */
-function treeTicks(): number {
+function treeTicks(): { total: number; own: number } {
   const stats = new Map<number, Stat>();
   for (const name of readdirSync('/proc')) {
     if (!/^\d+$/.test(name)) continue;
@@ -47,7 +47,8 @@ function treeTicks(): number {
     total += stats.get(pid)?.ticks ?? 0;
     queue.push(...(children.get(pid) ?? []));
   }
-  return total;
+  const { user, system } = process.cpuUsage();
+  return { total, own: ((user + system) / 1e6) * TICKS_PER_SECOND };
 }
 
 if (log !== undefined) {
@@ -56,7 +57,13 @@ if (log !== undefined) {
   const wall = Date.now();
   afterAll(() => {
     const file = relative(process.cwd(), expect.getState().testPath ?? 'unknown');
-    const cpu = (treeTicks() - start) / TICKS_PER_SECOND;
-    appendFileSync(log, `${JSON.stringify({ file, cpu, wall: (Date.now() - wall) / 1000, pid: process.pid })}\n`);
+    const end = treeTicks();
+    const cpu = (end.total - start.total) / TICKS_PER_SECOND;
+    // The worker's own share; the rest is what it started (CLIs, Chromium, Python, npm).
+    const worker = Math.round(end.own - start.own) / TICKS_PER_SECOND;
+    appendFileSync(
+      log,
+      `${JSON.stringify({ file, cpu, worker, wall: (Date.now() - wall) / 1000, pid: process.pid })}\n`,
+    );
   });
 }
