@@ -2,14 +2,15 @@ import { configDefaults, defineConfig } from 'vitest/config';
 
 // Files that replace a module with vi.mock: in a module graph shared with other files the mock would
 // either come too late (the real module already loaded) or leak into the files after it.
-const ISOLATED = [
-  'test/api/new-kind.test.ts',
-  'test/client/session-users.test.ts',
-  'test/zip/hostile-zip.test.ts',
-];
+const ISOLATED = ['test/api/new-kind.test.ts', 'test/client/session-users.test.ts', 'test/zip/hostile-zip.test.ts'];
 
 const shared = {
-  setupFiles: ['test/helpers/no-network.ts', 'test/helpers/per-file.ts'],
+  setupFiles: [
+    'test/helpers/no-network.ts',
+    'test/helpers/per-file.ts',
+    // RABBIT_CPU_LOG=<file>: each test file's CPU seconds, spawned processes included, one JSON line each.
+    ...(process.env['RABBIT_CPU_LOG'] ? ['test/helpers/cpu-per-file.ts'] : []),
+  ],
   testTimeout: 60_000,
   hookTimeout: 60_000,
   // expect.poll waits for something to happen, never measures how soon: its default second ran out

@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { chmod, mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { chmod, copyFile, mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -48,6 +48,23 @@ function commandIn(text: string, word: string): string {
     else if (text[at] === ')' && !quoted) return text.slice(start + 1, at);
   }
   throw new Error(`no end to the command in ${text}`);
+}
+
+/**
+ * An export of the sample account, made once and copied into `dir` as team.zip for each caller: the
+ * service is never changed here, so every export of it holds the same prototypes, and what these
+ * tests run is the command a message printed, not the export before it.
+ */
+let exported: Promise<string> | undefined;
+async function teamArchive(dir: string): Promise<string> {
+  exported ??= (async () => {
+    const out = join(keep, 'team.zip');
+    await exportAccount({ out, baseUrl: service.baseUrl, keys: [service.keys.readOnly] });
+    return out;
+  })();
+  const archive = join(dir, 'team.zip');
+  await copyFile(await exported, archive);
+  return archive;
 }
 
 const env = (): Record<string, string> => ({ RABBIT_API_KEY: service.keys.readOnly, RABBIT_BASE_URL: service.baseUrl });
@@ -146,8 +163,7 @@ describe('--prototype naming what is not there', () => {
 
   it('restore, which needs --prototype: the next step does not offer to leave it out, and one it names restores', async () => {
     const dir = await tempDir();
-    const saved = join(dir, 'team.zip');
-    await exportAccount({ out: saved, baseUrl: service.baseUrl, keys: [service.keys.readOnly] });
+    const saved = await teamArchive(dir);
     const keyed = { RABBIT_API_KEY: service.keys.readWrite, RABBIT_BASE_URL: service.baseUrl };
     const run = await runCli(['restore', saved, '--prototype', '999'], { env: keyed });
     expect(run.code).toBe(2);
@@ -164,8 +180,7 @@ describe('--prototype naming what is not there', () => {
 describe('verify --against-live stopped by its budget', () => {
   it('among the lists: the --max-requests printed checks them all, where another --seed would stop again', async () => {
     const dir = await tempDir();
-    const archive = join(dir, 'team.zip');
-    await exportAccount({ out: archive, baseUrl: service.baseUrl, keys: [service.keys.readOnly] });
+    const archive = await teamArchive(dir);
     const keyed = { RABBIT_API_KEY: service.keys.readOnly };
     const first = await runCli(['verify', archive, '--against-live', '--max-requests', '3', '--seed', '7'], {
       env: keyed,
@@ -228,8 +243,7 @@ describe('convert that lacked fonts', () => {
   // alone meets the documents the first run left in --out.
   it('the same convert again is refused for the documents of the first; with --force it runs', async () => {
     const dir = await tempDir();
-    const archive = join(dir, 'team.zip');
-    await exportAccount({ out: archive, baseUrl: service.baseUrl, keys: [service.keys.readOnly] });
+    const archive = await teamArchive(dir);
     const args = ['convert', archive, '--to', 'pdf', '--out', join(dir, 'pdf'), '--prototype', '17'];
     expect((await runCli(args)).code).toBe(0);
     const plain = await runCli(args);

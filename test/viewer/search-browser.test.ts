@@ -69,9 +69,11 @@ describe('search box in Chromium', () => {
   it('finds a label as it is typed from file://, and leads to the page view with the element outlined', async () => {
     await page.goto(pathToFileURL(join(root, 'index.html')).href);
     await page.locator('#search-q').pressSequentially('EINLOS');
-    await expect.poll(() => hits().count()).toBe(1);
+    // The box searches as each letter comes: 'EIN' has its one hit too, so the hits are read once
+    // those of the whole word are shown, not at the first single hit.
     const hit = hits().first();
-    await expect(hit.locator('mark').innerText()).resolves.toBe('einlös');
+    await expect.poll(() => hit.locator('mark').innerText()).toBe('einlös');
+    await expect(hits().count()).resolves.toBe(1);
     await expect(hit.locator('a').innerText()).resolves.toContain('Start – Übersicht 🏠');
     // The query went into the address, so the search can be bookmarked.
     expect(new URL(page.url()).searchParams.get('q')).toBe('EINLOS');
