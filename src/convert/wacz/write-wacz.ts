@@ -60,7 +60,14 @@ export async function writeWacz(job: PackageJob): Promise<PackageReport> {
       const datapackage = datapackageOf(job, head, created, written, pages.first);
       await zipWacz(job, file, written, datapackage);
       const { entries, bytes } = counts;
-      return { file, entries, bytes, pages: pages.count, leftOut: counts.skipped, notes: notesOf(counts, pages.missing) };
+      return {
+        file,
+        entries,
+        bytes,
+        pages: pages.count,
+        leftOut: counts.skipped,
+        notes: notesOf(counts, pages.missing),
+      };
     } finally {
       await catalog.close();
     }
