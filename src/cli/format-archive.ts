@@ -178,9 +178,16 @@ export function clean(text: string): string {
 }
 
 const segmenter = new Intl.Segmenter('en', { granularity: 'grapheme' });
+const PLAIN_ASCII = /^[\x20-\x7e]*$/;
 
-/** Terminal columns of a string: wide for emoji and East Asian wide characters, zero for marks. */
+/**
+ * Terminal columns of a string: wide for emoji and East Asian wide characters, zero for marks.
+ * Printable ASCII is one column a character and needs no segmenting: each segmenting takes native
+ * memory of ICU's that only a collection gives back, which a table of thousands of rows (ls of an
+ * account of many small prototypes) held by the hundred megabytes.
+ */
 export function width(text: string): number {
+  if (PLAIN_ASCII.test(text)) return text.length;
   let total = 0;
   for (const { segment } of segmenter.segment(text)) total += clusterWidth(segment);
   return total;

@@ -76,3 +76,13 @@ describe('ls fits the terminal', () => {
     ).toBe(true);
   });
 });
+
+describe('width', () => {
+  it('counts printable ASCII a column a character, and the rest by grapheme as before', () => {
+    expect(width('prototype 1001  12.0 MiB')).toBe(24);
+    expect(width('')).toBe(0);
+    expect(width('日本')).toBe(4);
+    expect(width('e\u0301')).toBe(1);
+    expect(width('a\tb')).toBe(width('a') + width('\t') + width('b'));
+  });
+});
