@@ -3,7 +3,7 @@ import { EXIT } from './exit-codes.js';
 import { runAction, withInterrupts, type CliIO, type RunClock } from './run.js';
 import type { ProgressReporter } from './progress.js';
 import type { ServiceFlags } from './service-flags.js';
-import type { ServiceOptions } from './service-options.js';
+import type { FlagServiceOptions } from './service-options.js';
 import { monitorFlagsOf, type MonitorFlags } from './monitor-flags.js';
 import type { MetricsLabel } from '../monitor/metrics.js';
 import type { RunMonitor } from './run-monitor.js';
@@ -28,7 +28,7 @@ export interface RunTimes {
 /** What the runner hands a command's core: the service options, the cancel signal, the progress sink. */
 export interface RunParts {
   /** With the run's clock, which the core takes among the same options. */
-  service: ServiceOptions & RunClock;
+  service: FlagServiceOptions & RunClock;
   signal: AbortSignal;
   onEvent: ProgressReporter['onEvent'];
 }

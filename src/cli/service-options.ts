@@ -4,7 +4,7 @@ import { readKeys } from './keys.js';
 import { DEFAULT_BASE_URL, refuseApiKeyFlag, type ServiceFlags } from './service-flags.js';
 
 /** The part of the shared service options (client/service-options.ts) the flags give. */
-export type ServiceOptions = Pick<
+export type FlagServiceOptions = Pick<
   SharedOptions,
   'baseUrl' | 'keys' | 'concurrency' | 'timeoutMs' | 'retry' | 'maxRps' | 'caps' | 'proxy' | 'allowInsecureHttp'
 >;
@@ -18,7 +18,7 @@ export async function serviceOptionsOf(
   flags: ServiceFlags,
   env: NodeJS.ProcessEnv,
   warn?: (line: string) => void,
-): Promise<ServiceOptions> {
+): Promise<FlagServiceOptions> {
   refuseApiKeyFlag(flags);
   return {
     baseUrl: flags.baseUrl ?? env['RABBIT_BASE_URL'] ?? DEFAULT_BASE_URL,
