@@ -21,6 +21,7 @@ const READER_MODULE = /(^|\/)(zip-reader|zip\/reader|open-archive)(\.js)?$/;
 const SUBJECT_INPUT = new Map([
   ['test/verify/against-live.test.ts', "verify --against-live's sample plan, drawn from an opened archive"],
   ['test/progress/export-events.test.ts', 'the cost tally export --since keeps while the manifest streams by'],
+  ['test/convert/package-outcome.test.ts', 'a package run given the opened archive, whose read-back is made to fail'],
   [
     'test/attack/source-path-agreement.test.ts',
     "the manifest reader's refusal of a crafted archive, as every reader meets it",
