@@ -1,13 +1,14 @@
 import { createHash } from 'node:crypto';
 import { lstat, mkdir, mkdtemp, realpath, rename, rm, type FileHandle } from 'node:fs/promises';
 import { join, sep } from 'node:path';
-import { isRabbitError, RabbitError } from '../../core/errors.js';
+import { RabbitError } from '../../core/errors.js';
 import { writeFully } from '../../core/positional-io.js';
 import { createPrivateFile } from '../../core/private-files.js';
 import { TOOL_NAME, TOOL_VERSION } from '../../core/version.js';
 import { MANIFEST_PATH, type FileEntry } from '../../manifest/types.js';
 import type { ManifestHead } from '../../manifest/manifest-stream.js';
 import type { PackageJob, PackageReport } from '../formats/archive-format.js';
+import { packagedBody } from '../packaged-body.js';
 import { HashedFile, writeError } from '../hashed-file.js';
 import { numberedName, payloadNameOf } from './payload-names.js';
 import { serializeBag } from './serialize-bag.js';
@@ -21,7 +22,6 @@ export const TAG_MANIFEST = 'tagmanifest-sha256.txt';
 const DECLARATION = 'BagIt-Version: 1.0\nTag-File-Character-Encoding: UTF-8\n';
 /** The manifest is the archive's own index: larger than any body, and still bounded. */
 const MAX_MANIFEST_BYTES = 4 * 1024 * 1024 * 1024;
-const MAX_BODY_BYTES = 1024 * 1024 * 1024;
 /** How far a taken name is numbered before giving up on it. */
 const MAX_NUMBER = 1000;
 
@@ -127,16 +127,9 @@ async function writeBagPayload(job: PackageJob, bag: string): Promise<Payload> {
     await job.archive.manifest({
       async file(entry: FileEntry) {
         job.onProgress?.({ step: 'bodies', done: ++visited, total });
-        if (job.signal?.aborted) throw new RabbitError('INTERRUPTED', 'the conversion was interrupted');
-        let body: Buffer;
-        try {
-          body = await job.archive.body(entry, MAX_BODY_BYTES);
-        } catch (error) {
-          if (!isRabbitError(error) || error.code !== 'ARCHIVE_CORRUPT') throw error;
-          payload.skipped++;
-          return;
-        }
-        await put(entry.path, [body]);
+        const body = await packagedBody(job, entry);
+        if (body === undefined) payload.skipped++;
+        else await put(entry.path, [body]);
       },
     });
     // The manifest is the largest entry (hundreds of megabytes for a million resources): it streams

@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { isRabbitError, RabbitError } from '../../core/errors.js';
 import { TOOL_NAME, TOOL_VERSION } from '../../core/version.js';
 import type { ArchiveCatalog } from '../../archive/archive-catalog.js';
 import type { ManifestHead } from '../../manifest/manifest-stream.js';
@@ -9,6 +8,7 @@ import { GENERATED_SOURCE, type FileEntry } from '../../manifest/types.js';
 import { ZipWriter } from '../../zip/zip-writer.js';
 import type { PackageJob, PackageReport } from '../formats/archive-format.js';
 import { HashedFile } from '../hashed-file.js';
+import { packagedBody } from '../packaged-body.js';
 import { PAGES_HEADER, pageLines, type PageLine } from './page-index.js';
 import { fetchTimeOf, servedUrl } from './served-url.js';
 import { SortedLines } from './sorted-lines.js';
@@ -22,8 +22,6 @@ const INDEX_PATH = 'indexes/index.cdx';
 const PAGES_PATH = 'pages/pages.jsonl';
 export const DATAPACKAGE = 'datapackage.json';
 export const DATAPACKAGE_DIGEST = 'datapackage-digest.json';
-/** No body the service sends comes near this (the crawl caps them lower). */
-const MAX_BODY_BYTES = 1024 * 1024 * 1024;
 
 interface Written {
   path: string;
@@ -150,12 +148,8 @@ function warcInfo(job: PackageJob, head: ManifestHead): Record<string, string> {
 async function recordEntry(writing: WarcWriting, entry: FileEntry): Promise<void> {
   const { job, head, warc, index, counts } = writing;
   if (entry.source === GENERATED_SOURCE) return;
-  if (job.signal?.aborted) throw new RabbitError('INTERRUPTED', 'the conversion was interrupted');
-  let body: Buffer;
-  try {
-    body = await job.archive.body(entry, MAX_BODY_BYTES);
-  } catch (error) {
-    if (!isRabbitError(error) || error.code !== 'ARCHIVE_CORRUPT') throw error;
+  const body = await packagedBody(job, entry);
+  if (body === undefined) {
     counts.skipped++;
     return;
   }
