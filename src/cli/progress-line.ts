@@ -123,9 +123,13 @@ export function outageRecord(event: OutageEvent): Record<string, unknown> {
  */
 export function barLine(s: ProgressSnapshot, columns: number): string {
   // Paused: rates and time left mean nothing now; what the run waits for does.
-  if (s.outage) return fit(`${PHASE_NAMES[s.phase]} ${percentText(s)} paused: ${outageText(s.outage)}`, columns);
-  const BAR = '\0';
-  const parts: Array<{ text: string; keep: number }> = [
+  if (s.outage)
+    return fittedLine(
+      [{ text: `${PHASE_NAMES[s.phase]} ${percentText(s)} paused: ${outageText(s.outage)}`, keep: 1 }],
+      null,
+      columns,
+    );
+  const parts: LinePart[] = [
     { text: PHASE_NAMES[s.phase], keep: 4 },
     { text: percentText(s), keep: 10 },
     { text: BAR, keep: 3 },
@@ -137,25 +141,37 @@ export function barLine(s: ProgressSnapshot, columns: number): string {
     { text: `${s.retries} retries`, keep: s.retries > 0 ? 2 : 1 },
     { text: failed(s), keep: s.errors > 0 ? 8 : 1 },
   ];
-  const MIN_BAR = 12;
-  const widthOf = (list: typeof parts): number =>
+  return fittedLine(parts, s.percent, columns);
+}
+
+/** Where a line's bar goes among its parts. */
+export const BAR = '\0';
+const MIN_BAR = 12;
+
+/** A part of a progress line, and how much it is wanted: the least wanted goes first for want of room. */
+export interface LinePart {
+  text: string;
+  keep: number;
+}
+
+/**
+ * The parts of a progress line in `columns`: the least needed left out until the line fits, the
+ * bar (`BAR`, `percent` of it filled) then taking what room is left.
+ */
+export function fittedLine(parts: readonly LinePart[], percent: number | null, columns: number): string {
+  const widthOf = (list: readonly LinePart[]): number =>
     list.reduce((sum, part) => sum + (part.text === BAR ? MIN_BAR : part.text.length), 0) +
     Math.max(0, list.length - 1);
   let shown = parts;
-  // Leave out the least needed until the line fits; the bar then takes what room is left.
   while (shown.length > 1 && widthOf(shown) > columns) {
     const drop = shown.reduce((min, part) => (part.keep < min.keep ? part : min));
     shown = shown.filter((part) => part !== drop);
   }
   const inner = Math.min(30, MIN_BAR - 2 + columns - widthOf(shown));
-  const filled = Math.floor(((s.percent ?? 0) / 100) * inner);
+  const filled = Math.floor(((percent ?? 0) / 100) * inner);
   const line = shown
     .map((part) => (part.text === BAR ? `[${'#'.repeat(filled)}${'-'.repeat(inner - filled)}]` : part.text))
     .join(' ');
-  return fit(line, columns);
-}
-
-function fit(line: string, columns: number): string {
   return line.length <= columns ? line : line.slice(0, Math.max(0, columns));
 }
 

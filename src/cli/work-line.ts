@@ -1,6 +1,6 @@
 import type { WorkSnapshot } from '../progress/work-tracker.js';
 import { byteSize } from './format.js';
-import { duration } from './progress-line.js';
+import { BAR, duration, fittedLine, type LinePart } from './progress-line.js';
 
 /** Pure text for the progress of counted work; src/cli/work-progress.ts decides where and when it goes. */
 
@@ -54,7 +54,7 @@ export function workLine(s: WorkSnapshot, words: WorkWords): string {
 export function workBar(s: WorkSnapshot, words: WorkWords, columns: number): string {
   const { verb, unit } = wordsOf(s, words);
   const elapsed = { text: `${duration(s.elapsedMs)} elapsed`, keep: 1 };
-  const parts: Array<{ text: string; keep: number }> =
+  const parts: LinePart[] =
     unit === null
       ? [{ text: verb, keep: 9 }, elapsed]
       : s.percent === null
@@ -66,22 +66,5 @@ export function workBar(s: WorkSnapshot, words: WorkWords, columns: number): str
             { text: countText(s, unit).replace(' of ', '/'), keep: 4 },
             { text: `${s.etaMs === null ? '--' : duration(s.etaMs)} left`, keep: 9 },
           ];
-  const widthOf = (list: typeof parts): number =>
-    list.reduce((sum, part) => sum + (part.text === BAR ? MIN_BAR : part.text.length), 0) +
-    Math.max(0, list.length - 1);
-  let shown = parts;
-  // Leave out the least needed until the line fits; the bar then takes what room is left.
-  while (shown.length > 1 && widthOf(shown) > columns) {
-    const drop = shown.reduce((min, part) => (part.keep < min.keep ? part : min));
-    shown = shown.filter((part) => part !== drop);
-  }
-  const inner = Math.min(30, MIN_BAR - 2 + columns - widthOf(shown));
-  const filled = Math.floor(((s.percent ?? 0) / 100) * inner);
-  const line = shown
-    .map((part) => (part.text === BAR ? `[${'#'.repeat(filled)}${'-'.repeat(inner - filled)}]` : part.text))
-    .join(' ');
-  return line.length <= columns ? line : line.slice(0, Math.max(0, columns));
+  return fittedLine(parts, s.percent, columns);
 }
-
-const BAR = '\0';
-const MIN_BAR = 12;
