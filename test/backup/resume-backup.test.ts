@@ -48,7 +48,7 @@ describe('backup after an interrupted night', () => {
     hold.release();
     service.stats.reset();
     const again = await runCli(['backup', '--dir', dir, '--json'], { env: env() });
-    expect(again.code).toBe(0);
+    expect(again.code, again.stderr).toBe(0);
     const interrupted = (work[0] as string).replace(/^\./, '').replace(/\.rabbit-work$/, '');
     const stamp = /^(\d{4}-\d{2}-\d{2})T(\d{2})(\d{2})(\d{2})Z/.exec(interrupted) as RegExpExecArray;
     expect(again.stderr).toContain(

@@ -9,6 +9,7 @@ import { launchChromium, REPLAYWEBPAGE_DIR, type BrowserContext, type Page } fro
 import { convertArchive } from '../../src/convert/convert-archive.js';
 import { exportSample } from './helpers.js';
 import { requireTool, runTool } from './tools.js';
+import { until } from '../helpers/until.js';
 
 /**
  * The WACZ replayed by ReplayWeb.page itself (its ui.js and sw.js), served on loopback as a site
@@ -113,9 +114,24 @@ describe('convert --to wacz, replayed by ReplayWeb.page in Chromium', () => {
           undefined,
           { timeout: 60_000, polling: 200 },
         );
-        await page.reload();
         const label = (wanted.text.split('\n')[1] ?? '').trim();
-        await expect.poll(() => replayedText(page, wanted.url), { timeout: 60_000, interval: 500 }).toContain(label);
+        // Loaded again until the replay shows (as a visitor would reload a blank page): a reload that
+        // meets the worker still taking in the WACZ may leave a frame that never fills.
+        const shown = async (): Promise<string> => {
+          let text = '';
+          for (let attempt = 0; attempt < 6 && !text.includes(label); attempt++) {
+            await page.reload();
+            text = await until(
+              async () => {
+                const found = await replayedText(page, wanted.url);
+                return found.includes(label) ? found : '';
+              },
+              { what: `the replay of ${wanted.url}`, timeoutMs: 20_000, intervalMs: 500 },
+            ).catch(() => '');
+          }
+          return text;
+        };
+        expect(await shown()).toContain(label);
       } finally {
         await page.close();
       }
