@@ -2,6 +2,7 @@ import { rmSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { standalone } from '../core/standalone-string.js';
 import { compareIds } from '../api/ids.js';
 import { isSafeSegment, revisionFolderOf } from '../api/reader-names.js';
 import type { FileOwner, ManifestHead, ManifestVisitor } from '../manifest/manifest-stream.js';
@@ -149,9 +150,8 @@ function filingVisitor(filed: Filed, options: CatalogOptions): ManifestVisitor {
       if (options.accept && !options.accept(entry, owner, hit.record.uncompressedSize)) return;
       if (entries.has(hit.position)) return;
       await entries.add(hit.position, entry);
-      // A copy of the name of its own: the parser's strings are slices of the chunk they were parsed
-      // from, and a batch of names waiting to be written would keep all those chunks alive.
-      spill.append(keyOf(owner.prototype, owner.revision), ` ${entry.path.slice(prefix.length)}`.slice(1));
+      // A batch of names waiting to be written would keep every chunk they were parsed from alive.
+      spill.append(keyOf(owner.prototype, owner.revision), standalone(entry.path.slice(prefix.length)));
     },
     async prototype(id, record) {
       await visitor.prototype?.(id, record);

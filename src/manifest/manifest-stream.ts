@@ -1,5 +1,6 @@
 import { StringDecoder } from 'node:string_decoder';
 import { jsonParser, type Token } from 'stream-json/parser.js';
+import { standalone } from '../core/standalone-string.js';
 import { checkError, checkFile, checkHead, checkPrototype, isObject, type Report } from './manifest-shape.js';
 import type {
   FileEntry,
@@ -298,13 +299,12 @@ function withoutFiles(revisions: Record<string, unknown>): Record<string, unknow
 }
 
 /**
- * A value assembled whole (a prototype's record, an error) is kept for the rest of the run, and a
- * string the parser hands out is a slice of the 64 KiB of text it was cut from: kept as it is, it
- * keeps that text alive, 64 KiB for a name or a date, per prototype (measured: 95 MiB of the heap
- * of an export --since of 1,800 prototypes). A copy of it stands alone.
+ * A string placed in what is kept for the run (the head, a prototype's record) stands alone: the
+ * parser's strings are slices of the 64 KiB of text they were parsed from, and one kept per
+ * prototype kept that text alive (95 MiB of an export --since of 1,800 prototypes).
  */
 function kept(value: unknown): unknown {
-  return typeof value === 'string' ? (' ' + value).slice(1) : value;
+  return typeof value === 'string' ? standalone(value) : value;
 }
 
 function scalar(token: Token): unknown {
