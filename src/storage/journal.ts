@@ -15,8 +15,8 @@ import { openOwnFile, openOwnFileIfAny } from '../core/private-files.js';
  * The progress of one export, appended as it goes to a file in the work directory, so that running
  * the same command again after Ctrl-C, kill -9 or a power cut fetches only what was not yet saved.
  *
- * One JSON object per line. A line is written only after its body is complete in the spool; the
- * body is re-hashed before it is reused, so a torn last line, a lost spool file or a flipped byte
+ * One JSON object per line. A line is written only after its body is written to the spool (a
+ * killed process loses no body the journal names); the body is re-hashed before it is reused, so a torn last line, a lost spool file or a flipped byte
  * costs a request, never a wrong archive. A journal written for another service, or in a format
  * this version does not know, is set aside unread.
  */
@@ -151,13 +151,22 @@ export class JournalWriter {
   private unsynced = false;
   private failure: unknown;
 
-  private constructor(private readonly handle: FileHandle) {}
+  private constructor(
+    private readonly handle: FileHandle,
+    private readonly spool: Pick<Spool, 'written'>,
+  ) {}
 
-  static async open(path: string, baseUrl: string, fresh: boolean): Promise<JournalWriter> {
+  /** `spool` holds the bodies the records name: a batch of lines waits until their bodies are written. */
+  static async open(
+    path: string,
+    baseUrl: string,
+    fresh: boolean,
+    spool: Pick<Spool, 'written'>,
+  ): Promise<JournalWriter> {
     const { O_WRONLY, O_RDWR, O_CREAT, O_TRUNC, O_APPEND } = constants;
     const flags = fresh ? O_WRONLY | O_CREAT | O_TRUNC : O_RDWR | O_APPEND | O_CREAT;
     const handle = await openOwnFile(path, flags, 'the journal');
-    const writer = new JournalWriter(handle);
+    const writer = new JournalWriter(handle, spool);
     const size = fresh ? 0 : (await handle.stat()).size;
     if (size === 0) writer.append(JSON.stringify({ t: 'header', v: JOURNAL_VERSION, baseUrl } satisfies Header));
     // A line torn by a kill must not swallow the first record appended after it.
@@ -195,7 +204,12 @@ export class JournalWriter {
       const batch = this.pending;
       this.pending = '';
       this.unsynced = true;
-      this.chain = this.chain.then(() => this.handle.write(batch));
+      // The spool's own batches may still be in memory: they go first, or a kill between the two
+      // writes would leave lines naming bodies that are not there (fetched again, at a cost).
+      this.chain = this.chain.then(async () => {
+        await this.spool.written();
+        await this.handle.write(batch);
+      });
     }
     if (sync && this.unsynced) {
       this.unsynced = false;

@@ -77,6 +77,12 @@ export class PackFile {
     this.writes.check();
   }
 
+  /** Resolves once every body appended so far has been handed to the kernel, or its write has failed. */
+  async written(): Promise<void> {
+    this.flush();
+    await this.writes.settled();
+  }
+
   async close(): Promise<void> {
     clearInterval(this.timer);
     this.flush();

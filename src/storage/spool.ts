@@ -55,6 +55,14 @@ export class Spool {
     await this.pack?.settle(PACK_BACKLOG_BYTES);
   }
 
+  /**
+   * Resolves once every body stored so far is in the kernel's hands (a killed process then loses
+   * none of it): the journal waits for this before it names them.
+   */
+  async written(): Promise<void> {
+    await this.pack?.written();
+  }
+
   /** Writes what is still buffered and closes the pack. */
   async close(): Promise<void> {
     await this.pack?.close();

@@ -60,7 +60,7 @@ export async function openWorkspace(
     await spool.init();
     opened.push(spool);
     if (saved.setAside) onSetAside(saved.setAside);
-    const journal = await JournalWriter.open(paths.journal, baseUrl, saved.records === 0);
+    const journal = await JournalWriter.open(paths.journal, baseUrl, saved.records === 0, spool);
     opened.push(journal);
     const entries = await KeyedSpill.create(paths.entries);
     opened.push(entries);

@@ -28,7 +28,7 @@ async function newJournal(): Promise<{ path: string; spool: Spool; writer: Journ
   const path = join(dir, 'journal.jsonl');
   const spool = new Spool(join(dir, 'spool'));
   await spool.init();
-  return { path, spool, writer: await JournalWriter.open(path, BASE, true) };
+  return { path, spool, writer: await JournalWriter.open(path, BASE, true, spool) };
 }
 
 describe('journal', () => {
@@ -55,7 +55,7 @@ describe('journal', () => {
     ).toBeUndefined();
 
     // The next run appends after the torn line without gluing its first record onto it.
-    const again = await JournalWriter.open(path, BASE, false);
+    const again = await JournalWriter.open(path, BASE, false, spool);
     again.record(await body(spool, 'late'), protos[1] as (typeof protos)[number]);
     await again.close();
     await spool.close();
@@ -98,10 +98,39 @@ describe('journal', () => {
   it('sets aside a journal written for another service', async () => {
     const dir = await tempDir();
     const path = join(dir, 'journal.jsonl');
-    const writer = await JournalWriter.open(path, 'https://other.test', true);
+    const writer = await JournalWriter.open(path, 'https://other.test', true, { written: async () => undefined });
     await writer.close();
     const state = await readJournal(path, BASE);
     expect(state.setAside).toMatch(/another service/);
     expect(state.records).toBe(0);
+  });
+
+  it('names no body before its bytes are written: a kill at any moment leaves every named body on disk', async () => {
+    const { path, spool, writer } = await newJournal();
+    const proto = { id: '3', key: 'k', revision: 2, lastModification: 5 };
+    // Each time the journal file grows, what it names is checked against the pack's bytes on disk
+    // (what a kill -9 at that moment would leave). 600 records fill the journal's batch (64 KiB)
+    // twice, long before the pack's batch (1 MiB) or its clock would write the bodies.
+    let checks = 0;
+    let seen = 0;
+    const named = async (): Promise<void> => {
+      const text = await readFile(path, 'utf8');
+      if (text.length === seen) return;
+      seen = text.length;
+      const pack = await readFile(spool.packPath);
+      for (const line of text.split('\n').filter((each) => each.includes('"t":"file"'))) {
+        const { offset, size, source } = JSON.parse(line) as { offset: number; size: number; source: string };
+        expect(pack.subarray(offset, offset + size).toString(), source).toBe(source.slice('/rabbit/api/'.length));
+      }
+      checks++;
+    };
+    for (let i = 0; i < 600; i++) {
+      writer.record(await body(spool, `b${i}`), proto);
+      await named();
+    }
+    await writer.close();
+    await named();
+    await spool.close();
+    expect(checks).toBeGreaterThanOrEqual(3);
   });
 });
