@@ -1,9 +1,12 @@
 import { Command, CommanderError } from 'commander';
 import { TOOL_VERSION } from '../core/version.js';
 import { EXIT } from './exit-codes.js';
+import { keepHeapNearLive } from './heap-growth.js';
 import type { CliIO } from './run.js';
 
 type Register = (program: Command, io: CliIO) => void;
+
+keepHeapNearLive();
 
 /**
  * Each command's definitions, loaded only when needed: `rabbit-export export ...` loads the
