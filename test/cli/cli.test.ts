@@ -30,8 +30,10 @@ const env = (key = service.keys.readOnly): Record<string, string> => ({
 });
 
 // The built CLI, spawned, where the process is what is tested: what main.ts alone does (help, the
-// version, usage errors and their --json line) and signals. The other runs go in-process through
-// the same command registrations and runAction; they judge what a command prints and exits with.
+// version, usage errors and their --json line), signals, and all a run writes to stdout or stderr
+// (exactly one line, nothing, never the key: a stray write to the process's own streams would get
+// past an in-process run). The other runs go in-process through the same command registrations
+// and runAction: the exit code and what their output contains.
 const exportCommand = { register: registerExport };
 const verifyCommand = { register: registerVerify };
 
@@ -100,7 +102,7 @@ describe('rabbit-export CLI', () => {
   it('exports with --json: one summary line on stdout, exit 0, the key nowhere', async () => {
     const dir = await tempDir();
     const out = join(dir, 'team.zip');
-    const run = await runCli(['export', '--out', out, '--json'], { ...exportCommand, env: env() });
+    const run = await runCli(['export', '--out', out, '--json'], { env: env() });
     expect(run.code).toBe(0);
     const lines = run.stdout.trim().split('\n');
     expect(lines).toHaveLength(1);
@@ -115,20 +117,23 @@ describe('rabbit-export CLI', () => {
     const dir = await tempDir();
     const keyFile = join(dir, 'keys.txt');
     await writeFile(keyFile, `# our key\n${service.keys.readOnly}\n`);
-    const run = await runCli(
-      ['export', '--out', join(dir, 'k.zip'), '--api-key-file', keyFile, '--base-url', service.baseUrl, '--quiet'],
-      exportCommand,
-    );
+    const run = await runCli([
+      'export',
+      '--out',
+      join(dir, 'k.zip'),
+      '--api-key-file',
+      keyFile,
+      '--base-url',
+      service.baseUrl,
+      '--quiet',
+    ]);
     expect(run.code).toBe(0);
     expect(run.stdout).toBe('');
   });
 
   it('a refused key exits 1 within seconds, saying so, leaving nothing', async () => {
     const dir = await tempDir();
-    const run = await runCli(['export', '--out', join(dir, 'x.zip')], {
-      ...exportCommand,
-      env: env(service.keys.invalid),
-    });
+    const run = await runCli(['export', '--out', join(dir, 'x.zip')], { env: env(service.keys.invalid) });
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(/refused the API key/);
     expect(run.stderr).not.toContain(service.keys.invalid);
@@ -186,7 +191,7 @@ describe('rabbit-export CLI', () => {
     const truncated = join(dir, 'truncated.zip');
     await writeFile(truncated, bytes);
     await truncate(truncated, Math.floor(bytes.length / 2));
-    const cut = await runCli(['verify', truncated], verifyCommand);
+    const cut = await runCli(['verify', truncated]);
     expect(cut.code).toBe(1);
     expect((cut.stdout + cut.stderr).trim().split('\n')).toHaveLength(1);
     expect(cut.stdout + cut.stderr).not.toMatch(/\n\s+at /);
