@@ -5,8 +5,9 @@
 //
 //   - its own text, and the text of every file of this repository it imports, however deep
 //     (a function that now returns a promise makes an unchanged caller's call float);
-//   - the ESLint and TypeScript configs, every declaration of a module or global (`declare`),
-//     and both package-lock.json files (the rules, the parser, the types of every dependency).
+//   - the ESLint and TypeScript configs, every declaration file and declaration of a module or
+//     global (`declare`), and both package-lock.json files (the rules, the parser, the types of
+//     every dependency).
 //
 // What linted clean is kept in node_modules/.cache, so a clean checkout lints everything, as
 // `npm run lint` (plain `eslint .`) always does. A file with any message is linted again next time.
@@ -113,7 +114,10 @@ if (files === undefined) {
   process.stdout.write(await (await eslint.loadFormatter('stylish')).format(results));
   process.exitCode = ESLint.getErrorResults(results).length > 0 ? 1 : 0;
 } else {
-  const declarations = files.filter((file) => /^\s*declare\s+(?:global|module)\b/m.test(text(file)?.toString() ?? ''));
+  // Every declaration file, and every module that declares a module or a global: types any file may see unimported.
+  const declarations = files.filter(
+    (file) => file.endsWith('.d.ts') || /^\s*declare\s+(?:global|module)\b/m.test(text(file)?.toString() ?? ''),
+  );
   const shared = digest([...SHARED, ...declarations]);
   const keys = new Map(files.map((file) => [file, `${shared}:${digest(closure(file))}`]));
   const clean = load();
