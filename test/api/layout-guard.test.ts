@@ -88,6 +88,19 @@ async function sourceFiles(dir: string): Promise<string[]> {
   return out;
 }
 
+/**
+ * A module parsed once for the four scans (each walks every module of src/): parsing them all
+ * again for each scan was most of the scans' time. Keyed by name, and parsed again for other text.
+ */
+const parsedFiles = new Map<string, ts.SourceFile>();
+function parsed(file: string, text: string): ts.SourceFile {
+  const kept = parsedFiles.get(file);
+  if (kept?.text === text) return kept;
+  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
+  parsedFiles.set(file, source);
+  return source;
+}
+
 function patternsIn(file: string, text: string): string[] {
   const found: string[] = [];
   const visit = (node: ts.Node): void => {
@@ -97,7 +110,7 @@ function patternsIn(file: string, text: string): string[] {
     }
     ts.forEachChild(node, visit);
   };
-  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, false);
+  const source = parsed(file, text);
   visit(source);
   return found;
 }
@@ -180,7 +193,7 @@ const BUILD_PATTERN = new RegExp(
 /** The text of every template literal with a computed part and of every concatenation with a string, computed parts as `${}`. */
 function builtTexts(file: string, text: string): string[] {
   const found: string[] = [];
-  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
+  const source = parsed(file, text);
   const textOf = (node: ts.Node): string => {
     if (ts.isParenthesizedExpression(node)) return textOf(node.expression);
     if (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node)) return node.text;
@@ -280,7 +293,7 @@ const NAME_METHODS = new Set(['endsWith', 'startsWith', 'replace', 'replaceAll']
  */
 function nameTexts(file: string, text: string): { text: string; method?: string }[] {
   const found: { text: string; method?: string }[] = [];
-  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
+  const source = parsed(file, text);
   const literalText = (node: ts.Node): string | undefined => {
     if (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node)) return node.text;
     if (ts.isTemplateExpression(node))
@@ -397,7 +410,7 @@ const PIECE_PATTERN = new RegExp(
 /** The texts of the pieces handed to a join or resolve of paths, or to `[...].join(...)`, computed parts as `${}`. */
 function joinedPieces(file: string, text: string): string[] {
   const found: string[] = [];
-  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
+  const source = parsed(file, text);
   const textOf = (node: ts.Node): string => {
     if (ts.isParenthesizedExpression(node)) return textOf(node.expression);
     if (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node)) return node.text;

@@ -3,6 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { FakeService } from '../../src/fake-service/index.js';
+import { registerExport } from '../../src/cli/commands/export.js';
+import { registerLs } from '../../src/cli/commands/ls.js';
+import { registerVerify } from '../../src/cli/commands/verify.js';
 import { runCli, startCli } from '../helpers/cli.js';
 import { readArchive } from '../helpers/archive.js';
 import { zipLayout } from '../helpers/zip-layout.js';
@@ -26,6 +29,14 @@ const env = (key = service.keys.readOnly): Record<string, string> => ({
   RABBIT_BASE_URL: service.baseUrl,
 });
 
+// The built CLI, spawned, where the process is what is tested: what main.ts alone does (help, the
+// version, usage errors and their --json line), signals, and all a run writes to stdout or stderr
+// (exactly one line, nothing, never the key: a stray write to the process's own streams would get
+// past an in-process run). The other runs go in-process through the same command registrations
+// and runAction: the exit code and what their output contains.
+const exportCommand = { register: registerExport };
+const verifyCommand = { register: registerVerify };
+
 /**
  * `export --quiet` of the sample account by the built CLI, run once for the file and copied into
  * `dir` for each test that reads an archive (verify, ls): the service is the same for each, and
@@ -40,7 +51,7 @@ async function quietExport(dir: string): Promise<string> {
   quiet ??= (async () => {
     kept = await mkdtemp(join(tmpdir(), 'rabbit-cli-kept-'));
     const out = join(kept, 'team.zip');
-    const run = await runCli(['export', '--out', out, '--quiet'], { env: env() });
+    const run = await runCli(['export', '--out', out, '--quiet'], { ...exportCommand, env: env() });
     if (run.code !== 0) throw new Error(`export --quiet exited ${run.code}: ${run.stderr}`);
     return out;
   })();
@@ -142,7 +153,7 @@ describe('rabbit-export CLI', () => {
     const broken = '/rabbit/api/prototypes/17/pages/page1.png';
     service.setFaults({ paths: [{ path: broken, kind: '404' }] });
     const dir = await tempDir();
-    const run = await runCli(['export', '--out', join(dir, 'p.zip')], { env: env() });
+    const run = await runCli(['export', '--out', join(dir, 'p.zip')], { ...exportCommand, env: env() });
     expect(run.code).toBe(3);
     expect(run.stdout).toContain('INCOMPLETE');
     expect(run.stderr).toContain(broken);
@@ -153,18 +164,21 @@ describe('rabbit-export CLI', () => {
     service.setFaults(undefined);
     service.stats.reset();
     const out = join(dir, 'p.zip');
-    const fill = await runCli(['export', '--out', out, '--since', out, '--force', '--json'], { env: env() });
+    const fill = await runCli(['export', '--out', out, '--since', out, '--force', '--json'], {
+      ...exportCommand,
+      env: env(),
+    });
     expect(fill.code).toBe(0);
     expect(service.stats.byPath.get(broken)).toBe(1);
     // The list, the five prototypes' metadata, the missing PNG and the five page requisites.
     expect(service.stats.requests).toBe(1 + 5 + 1 + 5);
-    expect((await runCli(['verify', out])).code).toBe(0);
+    expect((await runCli(['verify', out], verifyCommand)).code).toBe(0);
   });
 
   it('verify: 0 on an intact archive; 1 naming a flipped byte; 1 with one line for a truncated file', async () => {
     const dir = await tempDir();
     const out = await quietExport(dir);
-    const intact = await runCli(['verify', out]);
+    const intact = await runCli(['verify', out], verifyCommand);
     expect(intact.code).toBe(0);
 
     // Flip one byte inside a stored PNG entry's data.
@@ -176,7 +190,7 @@ describe('rabbit-export CLI', () => {
     flipped[dataAt] = (flipped[dataAt] as number) ^ 0xff;
     const corrupt = join(dir, 'corrupt.zip');
     await writeFile(corrupt, flipped);
-    const bad = await runCli(['verify', corrupt]);
+    const bad = await runCli(['verify', corrupt], verifyCommand);
     expect(bad.code).toBe(1);
     expect(bad.stdout).toContain(png.name);
 
@@ -191,10 +205,10 @@ describe('rabbit-export CLI', () => {
 
   it('ls lists every prototype with its counts', async () => {
     const out = await quietExport(await tempDir());
-    const run = await runCli(['ls', out]);
+    const run = await runCli(['ls', out], { register: registerLs });
     expect(run.code).toBe(0);
     for (const id of ['3', '17', '42', '1001', '1002']) expect(run.stdout).toMatch(new RegExp(`^${id}\\s`, 'm'));
-    const json = await runCli(['ls', out, '--json']);
+    const json = await runCli(['ls', out, '--json'], { register: registerLs });
     const rows = recordsOfType<{ id: string; pages: number }>(json.stdout, 'row');
     expect(rows.find((r) => r.id === '42')?.pages).toBe(2);
   });
@@ -219,7 +233,7 @@ describe('rabbit-export CLI', () => {
     hold.release();
     const again = await runCli(['export', '--out', out, '--concurrency', '2'], { env: env() });
     expect(again.code).toBe(0);
-    expect((await runCli(['verify', out])).code).toBe(0);
+    expect((await runCli(['verify', out], verifyCommand)).code).toBe(0);
   });
 
   it('after kill -9 nothing is at --out and the same command resumes', async () => {
@@ -246,6 +260,6 @@ describe('rabbit-export CLI', () => {
     expect(again.code).toBe(0);
     // What was saved before the kill is not fetched again: at most 10 % of a full export (197) more.
     expect(service.stats.requests).toBeLessThanOrEqual(197 - saved + 20);
-    expect((await runCli(['verify', out])).code).toBe(0);
+    expect((await runCli(['verify', out], verifyCommand)).code).toBe(0);
   });
 });

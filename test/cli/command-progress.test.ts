@@ -16,16 +16,28 @@ import { PROTO, exportPrototype } from '../restore/restore-helpers.js';
 // is left, on stderr: a bar on a terminal, a plain line at least every 5 s in a log or on a
 // terminal that gives no width, nothing with --quiet or --json (whose stdout is records only).
 // The sample archive is small; the slow disk (test/helpers/slow-disk.mjs) makes each command run
-// for seconds, as on a big archive, without changing the CLI.
+// for seconds of its clock, as on a big archive, and the time lapse (test/helpers/time-lapse.mjs)
+// runs that clock ten times as fast as the wall's, so the seconds between its lines pass in tenths;
+// the CLI itself is unchanged.
 
 const run = promisify(execFile);
 const SLOW_DISK = fileURLToPath(new URL('../helpers/slow-disk.mjs', import.meta.url));
+const TIME_LAPSE = fileURLToPath(new URL('../helpers/time-lapse.mjs', import.meta.url));
+/** How many times as fast as the wall's the clock of each CLI here runs. */
+const LAPSE = 10;
 const ESC = '\u001b';
 
-/** The environment of a CLI whose every file read waits `ms` first. */
+/** A CLI whose clock runs LAPSE times as fast as the wall's. */
+const timeLapse = (): Record<string, string> => ({
+  NODE_OPTIONS: `--import=${TIME_LAPSE}`,
+  RABBIT_TIME_LAPSE: String(LAPSE),
+});
+
+/** The environment of a CLI whose every file read waits `ms` of its own clock first (1 ms of the wall at least). */
 const slowDisk = (ms: number): Record<string, string> => ({
-  NODE_OPTIONS: `--import=${SLOW_DISK}`,
-  RABBIT_SLOW_DISK_MS: String(ms),
+  ...timeLapse(),
+  NODE_OPTIONS: `--import=${SLOW_DISK} --import=${TIME_LAPSE}`,
+  RABBIT_SLOW_DISK_MS: String(Math.max(1, ms / LAPSE)),
 });
 
 const progressLines = (stderr: string): string[] => stderr.split('\n').filter((line) => line.startsWith('progress: '));
@@ -200,11 +212,11 @@ describe('search', () => {
 });
 
 describe('restore', () => {
-  // Each request waits 350 ms: twenty writes one at a time take seconds, as many do on a real
-  // service. Two services, as each restore changes the one it writes to.
+  // Each request waits 350 ms of the CLI's clock: twenty writes one at a time take seconds, as many
+  // do on a real service. Two services, as each restore changes the one it writes to.
   const services: FakeService[] = [];
   beforeAll(async () => {
-    for (let n = 0; n < 2; n++) services.push(await startFakeService({ seed: 1, latencyMs: 350 }));
+    for (let n = 0; n < 2; n++) services.push(await startFakeService({ seed: 1, latencyMs: 350 / LAPSE }));
   });
   afterAll(async () => Promise.all(services.map((each) => each.close())));
 
@@ -225,7 +237,7 @@ describe('restore', () => {
     const [logged, recorded] = await Promise.all([wiped(forLog), wiped(forJson)]);
     const restore = (live: FakeService, saved: string, ...more: string[]): Promise<CliRun> =>
       runCli(['restore', saved, '--prototype', PROTO, '--concurrency', '1', ...more], {
-        env: { RABBIT_API_KEY: live.keys.readWrite, RABBIT_BASE_URL: live.baseUrl },
+        env: { RABBIT_API_KEY: live.keys.readWrite, RABBIT_BASE_URL: live.baseUrl, ...timeLapse() },
       });
     const [log, json] = await Promise.all([restore(forLog, logged.saved), restore(forJson, recorded.saved, '--json')]);
     const writes = logged.writes;

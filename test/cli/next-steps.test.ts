@@ -9,13 +9,36 @@ import { startFakeService, type FakeService } from '../../src/fake-service/index
 import { exportAccount } from '../../src/export/export-account.js';
 import { formatOutcome } from '../../src/cli/format-restore.js';
 import type { RestoreReport } from '../../src/restore/report.js';
-import { BIN, runCli, startCli } from '../helpers/cli.js';
+import { registerConvert } from '../../src/cli/commands/convert.js';
+import { registerExport } from '../../src/cli/commands/export.js';
+import { registerRestore } from '../../src/cli/commands/restore.js';
+import { registerSearch } from '../../src/cli/commands/search.js';
+import { registerVerify } from '../../src/cli/commands/verify.js';
+import { BIN, runCli as runAnyCli, startCli, type CliOptions, type CliRun } from '../helpers/cli.js';
 import { tempDir } from '../helpers/temp.js';
 
 // issue 45: every next step the tool prints can succeed when run as printed. The printed command
 // is run by a shell, as a person pasting it would, with `rabbit-export` on the PATH.
 
 const sh = promisify(execFile);
+
+/**
+ * The runs whose message holds the next step go in-process, through the command's own registration
+ * and runAction (what they print is what is judged here, not the process); the next step itself
+ * runs as printed, by a shell, with the built CLI on the PATH.
+ */
+const REGISTER = {
+  convert: registerConvert,
+  export: registerExport,
+  restore: registerRestore,
+  search: registerSearch,
+  verify: registerVerify,
+};
+function runCli(args: string[], options: Omit<CliOptions, 'register'> = {}): Promise<CliRun> {
+  const register = REGISTER[args[0] as keyof typeof REGISTER];
+  if (register === undefined) throw new Error(`next-steps: no registration for ${args[0]}`);
+  return runAnyCli(args, { ...options, register });
+}
 
 let service: FakeService;
 let keep: string;

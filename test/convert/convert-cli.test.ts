@@ -21,10 +21,13 @@ afterAll(async () => {
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
+// In-process, through convert's own registration, where a run's exit code, files and what its
+// output contains are judged; the built CLI, spawned, where all of stdout must be the one --json
+// record and for commander's usage errors.
 describe('rabbit-export convert', () => {
   it('converts every prototype, prints a summary per prototype and exits 0', async () => {
     const out = join(await tempDir(), 'drawio');
-    const run = await runCli(['convert', archive, '--to', 'drawio', '--out', out]);
+    const run = await runCli(['convert', archive, '--to', 'drawio', '--out', out], { register: registerConvert });
     expect(run.code).toBe(0);
     expect((await readdir(out)).filter((f) => f.endsWith('.drawio'))).toHaveLength(5);
     expect(run.stdout).toMatch(/^ok +3 foo type -> 3-foo-type\.drawio$/m);
@@ -73,7 +76,9 @@ describe('rabbit-export convert', () => {
     const { manifest } = await readArchive(damaged);
     const entry = `prototypes/17/r${manifest.prototypes['17']!.revision}/pages/page1.json`;
     await flipByte(damaged, (await dataOffsetOf(damaged, entry)) + 1);
-    const run = await runCli(['convert', damaged, '--to', 'drawio', '--out', join(work, 'out')]);
+    const run = await runCli(['convert', damaged, '--to', 'drawio', '--out', join(work, 'out')], {
+      register: registerConvert,
+    });
     expect(run.code).toBe(3);
     expect(run.stdout).toMatch(/^INCOMPLETE 17 /m);
     expect(run.stdout).toContain('skipped page page1:');
@@ -122,7 +127,9 @@ describe('rabbit-export convert', () => {
 
   it('exits 2 for a prototype the archive does not hold and writes nothing', async () => {
     const out = join(await tempDir(), 'drawio');
-    const run = await runCli(['convert', archive, '--to', 'drawio', '--out', out, '--prototype', '999']);
+    const run = await runCli(['convert', archive, '--to', 'drawio', '--out', out, '--prototype', '999'], {
+      register: registerConvert,
+    });
     expect(run.code).toBe(2);
     expect(run.stderr).toContain('999');
     await expect(readdir(out)).rejects.toMatchObject({ code: 'ENOENT' });
@@ -131,7 +138,9 @@ describe('rabbit-export convert', () => {
   it('exits 1 for a file that is not an archive', async () => {
     const work = await tempDir();
     await writeFile(join(work, 'notes.zip'), 'not a zip at all');
-    const run = await runCli(['convert', join(work, 'notes.zip'), '--to', 'drawio', '--out', join(work, 'out')]);
+    const run = await runCli(['convert', join(work, 'notes.zip'), '--to', 'drawio', '--out', join(work, 'out')], {
+      register: registerConvert,
+    });
     expect(run.code).toBe(1);
     expect(run.stderr).toContain('not a zip archive');
   });

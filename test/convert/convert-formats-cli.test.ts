@@ -4,11 +4,15 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dataOffsetOf, flipByte } from '../zip/zip-bytes.js';
 import { readArchive } from '../helpers/archive.js';
+import { registerConvert } from '../../src/cli/commands/convert.js';
 import { runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/temp.js';
 import { exportSample } from './helpers.js';
 
-/** convert --to pdf and --to svg follow drawio's rules: a report, the same exit codes. */
+/**
+ * convert --to pdf and --to svg follow drawio's rules: a report, the same exit codes. In-process
+ * through convert's registration, but for --json, whose stdout must be the one record.
+ */
 let dir: string | undefined;
 let archive: string;
 
@@ -24,7 +28,7 @@ afterAll(async () => {
 describe('rabbit-export convert --to pdf|svg', () => {
   it('--to pdf writes a binder per prototype, prints each and exits 0', async () => {
     const out = join(await tempDir(), 'pdf');
-    const run = await runCli(['convert', archive, '--to', 'pdf', '--out', out]);
+    const run = await runCli(['convert', archive, '--to', 'pdf', '--out', out], { register: registerConvert });
     expect(run.code).toBe(0);
     expect((await readdir(out)).filter((f) => f.endsWith('.pdf'))).toHaveLength(5);
     expect(run.stdout).toMatch(/^ok +3 foo type -> 3-foo-type\.pdf$/m);
@@ -51,7 +55,9 @@ describe('rabbit-export convert --to pdf|svg', () => {
     const { manifest } = await readArchive(damaged);
     const entry = `prototypes/17/r${manifest.prototypes['17']!.revision}/pages/page1.png`;
     await flipByte(damaged, (await dataOffsetOf(damaged, entry)) + 30);
-    const run = await runCli(['convert', damaged, '--to', to, '--out', join(work, 'out')]);
+    const run = await runCli(['convert', damaged, '--to', to, '--out', join(work, 'out')], {
+      register: registerConvert,
+    });
     expect(run.code).toBe(3);
     expect(run.stdout).toMatch(/^INCOMPLETE 17 /m);
     expect(run.stdout).toContain('skipped the rendering of page page1:');

@@ -1,8 +1,10 @@
 import { STATIC_PATHS } from '../../src/fake-service/index.js';
 
 /**
- * An independent, sequential walk of the fake service with the global fetch: what a complete
- * export must contain. Deliberately written apart from src/crawl so a bug there cannot hide here.
+ * An independent walk of the fake service with the global fetch: what a complete export must
+ * contain. Deliberately written apart from src/crawl so a bug there cannot hide here. Each
+ * prototype is walked in order, one request at a time, and the prototypes side by side: against
+ * a service with latency a walk one request at a time took seconds of waiting.
  */
 export async function walkService(baseUrl: string, key: string): Promise<Map<string, Buffer>> {
   const bodies = new Map<string, Buffer>();
@@ -18,7 +20,7 @@ export async function walkService(baseUrl: string, key: string): Promise<Map<str
     (Array.isArray(value) ? value : Object.keys(value as object)).map((id) => String(id));
 
   const api = '/rabbit/api';
-  for (const proto of ids(await json(`${api}/prototypes.json`))) {
+  const walkPrototype = async (proto: string): Promise<void> => {
     const p = `${api}/prototypes/${proto}`;
     await get(`${p}.json`);
     const discussions = new Set(ids(await json(`${p}/discussions.json`)));
@@ -38,7 +40,8 @@ export async function walkService(baseUrl: string, key: string): Promise<Map<str
       }
     }
     for (const d of discussions) await get(`${p}/discussions/${d}.json`);
-  }
+  };
+  await Promise.all(ids(await json(`${api}/prototypes.json`)).map(walkPrototype));
   // Page requisites: the sample's XHTML and stylesheet reference every static file the service has.
   for (const path of Object.values(STATIC_PATHS)) {
     const response = await fetch(`${baseUrl}${path}`);
