@@ -16,8 +16,8 @@ import { openOwnFile, openOwnFileIfAny } from '../core/private-files.js';
  * the same command again after Ctrl-C, kill -9 or a power cut fetches only what was not yet saved.
  *
  * One JSON object per line. A line is written only after its body is written to the spool (a
- * killed process loses no body the journal names); the body is re-hashed before it is reused, so a torn last line, a lost spool file or a flipped byte
- * costs a request, never a wrong archive. A journal written for another service, or in a format
+ * killed process loses no body the journal names); the body is re-hashed before it is reused, so
+ * a torn last line, a lost spool file or a flipped byte costs a request, never a wrong archive. A journal written for another service, or in a format
  * this version does not know, is set aside unread.
  */
 const JOURNAL_VERSION = 1;

@@ -85,8 +85,7 @@ export class PackFile {
 
   async close(): Promise<void> {
     clearInterval(this.timer);
-    this.flush();
-    await this.writes.settled();
+    await this.written();
     // A failed write has already failed every later append and read; what the pack holds now only
     // serves a resumed run, which checks every body's sha256 anyway.
     await this.handle.close().catch(() => undefined);
