@@ -1,4 +1,4 @@
-import { mkdtemp, open, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, open, readdir, readFile, readlink, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -140,6 +140,28 @@ describe('convert --to wacz', () => {
     await handle.close();
     const error = await checkWacz(file).catch((caught: unknown) => caught);
     expect(isRabbitError(error) && error.code).toBe('PACKAGE_INVALID');
+  });
+});
+
+describe('checkWacz when its work folder cannot be made', () => {
+  it('closes the package it opened', async () => {
+    const file = join(dir, 'no-work-folder.wacz');
+    await writeFile(file, plainZip([{ name: 'datapackage.json', data: Buffer.from('{}') }]));
+    // The package named through /proc/self/fd: it opens as the file, and its folder takes no work folder.
+    const held = await open(file, 'r');
+    const openOnFile = async (): Promise<number> => {
+      let count = 0;
+      for (const fd of await readdir('/proc/self/fd'))
+        if ((await readlink(`/proc/self/fd/${fd}`).catch(() => '')) === file) count++;
+      return count;
+    };
+    try {
+      const error = await checkWacz(`/proc/self/fd/${held.fd}`).catch((caught: unknown) => caught);
+      expect((error as NodeJS.ErrnoException).code).toMatch(/^E/);
+      expect(await openOnFile()).toBe(1);
+    } finally {
+      await held.close();
+    }
   });
 });
 

@@ -36,8 +36,9 @@ export async function checkWacz(path: string, onChecked?: (entries: number) => v
 
 async function checkZipped(path: string, onChecked: ((entries: number) => void) | undefined): Promise<PackageCheck> {
   const zip = await openZip(path);
-  const work = await mkdtemp(join(dirname(path), '.wacz-check-'));
+  let work: string | undefined;
   try {
+    work = await mkdtemp(join(dirname(path), '.wacz-check-'));
     const datapackage = await zip
       .readEntry(DATAPACKAGE, MAX_DATAPACKAGE_BYTES)
       .catch(() => fail(`it has no ${DATAPACKAGE}`));
@@ -69,7 +70,7 @@ async function checkZipped(path: string, onChecked: ((entries: number) => void) 
     return { files: resources.length + 1, entries };
   } finally {
     zip.close();
-    await rm(work, { recursive: true, force: true });
+    if (work !== undefined) await rm(work, { recursive: true, force: true });
   }
 }
 
