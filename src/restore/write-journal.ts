@@ -114,13 +114,19 @@ export class WriteJournal {
       );
     }
     const journal = new WriteJournal(handle);
-    if ((await handle.stat()).size === 0) {
-      await journal.append({
-        t: 'start',
-        baseUrl: identity.baseUrl,
-        prototype: identity.prototype,
-        at: new Date().toISOString(),
-      });
+    try {
+      if ((await handle.stat()).size === 0) {
+        await journal.append({
+          t: 'start',
+          baseUrl: identity.baseUrl,
+          prototype: identity.prototype,
+          at: new Date().toISOString(),
+        });
+      }
+    } catch (error) {
+      // A full disk at the first line: no journal is handed back to close the file, so it is closed here.
+      await handle.close().catch(() => undefined);
+      throw error;
     }
     return journal;
   }

@@ -38,7 +38,14 @@ export class PackFile {
   static async open(path: string, mapError: (error: unknown) => unknown): Promise<PackFile> {
     // Not O_APPEND: every batch is written at the offset its bodies were given.
     const handle = await openOwnFile(path, constants.O_RDWR | constants.O_CREAT, 'the spool pack');
-    return new PackFile(handle, (await handle.stat()).size, mapError);
+    let size: number;
+    try {
+      size = (await handle.stat()).size;
+    } catch (error) {
+      await handle.close().catch(() => undefined);
+      throw error;
+    }
+    return new PackFile(handle, size, mapError);
   }
 
   /** Where the body will be; it can be read back at once. */

@@ -1,4 +1,5 @@
-import { mkdtemp, open, readFile, rm, writeFile } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { mkdtemp, open, readdir, readFile, readlink, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -140,6 +141,66 @@ describe('convert --to wacz', () => {
     await handle.close();
     const error = await checkWacz(file).catch((caught: unknown) => caught);
     expect(isRabbitError(error) && error.code).toBe('PACKAGE_INVALID');
+  });
+});
+
+describe('checkWacz when its work folder cannot be made', () => {
+  it('closes the package it opened', async () => {
+    const file = join(dir, 'no-work-folder.wacz');
+    await writeFile(file, plainZip([{ name: 'datapackage.json', data: Buffer.from('{}') }]));
+    // The package named through /proc/self/fd: it opens as the file, and its folder takes no work folder.
+    const held = await open(file, 'r');
+    const openOnFile = async (): Promise<number> => {
+      let count = 0;
+      for (const fd of await readdir('/proc/self/fd'))
+        if ((await readlink(`/proc/self/fd/${fd}`).catch(() => '')) === file) count++;
+      return count;
+    };
+    try {
+      const error = await checkWacz(`/proc/self/fd/${held.fd}`).catch((caught: unknown) => caught);
+      expect((error as NodeJS.ErrnoException).code).toMatch(/^E/);
+      expect(await openOnFile()).toBe(1);
+    } finally {
+      await held.close();
+    }
+  });
+});
+
+describe('checkWacz on an index too large for one sort run', () => {
+  it('closes the runs it was merging when the WARC does not hold what the index points at', async () => {
+    // More lines than one run of the sort holds: the index is spilled into runs and read back merged.
+    const lines = Array.from(
+      { length: 70_000 },
+      (_, i) =>
+        `k 20260101000000 {"url":"u","digest":"d","offset":"${String(i).padStart(6, '0')}","length":"1","filename":"data.warc"}`,
+    );
+    const index = Buffer.from(`${lines.join('\n')}\n`);
+    const warc = Buffer.alloc(0);
+    const sum = (bytes: Buffer): string => `sha256:${createHash('sha256').update(bytes).digest('hex')}`;
+    const resources = [
+      { path: 'archive/data.warc', hash: sum(warc), bytes: warc.length },
+      { path: 'indexes/index.cdx', hash: sum(index), bytes: index.length },
+    ];
+    const datapackage = Buffer.from(JSON.stringify({ resources }));
+    const file = join(dir, 'large-index.wacz');
+    await writeFile(
+      file,
+      plainZip([
+        { name: 'datapackage.json', data: datapackage },
+        { name: 'datapackage-digest.json', data: Buffer.from(JSON.stringify({ hash: sum(datapackage) })) },
+        { name: 'archive/data.warc', data: warc },
+        { name: 'indexes/index.cdx', data: index },
+      ]),
+    );
+    const error = await checkWacz(file).catch((caught: unknown) => caught);
+    expect(isRabbitError(error) && error.code).toBe('PACKAGE_INVALID');
+    expect((error as Error).message).toContain('the index points at records');
+    const held: string[] = [];
+    for (const fd of await readdir('/proc/self/fd')) {
+      const target = await readlink(`/proc/self/fd/${fd}`).catch(() => '');
+      if (target.includes('.wacz-check-')) held.push(target);
+    }
+    expect(held).toEqual([]);
   });
 });
 

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { ArchiveModel } from '../../src/manifest/archive-model.js';
 import type { StoredFile } from '../../src/storage/stored-file.js';
 import { manifestText } from '../../src/manifest/write-manifest.js';
@@ -35,6 +35,8 @@ function shuffledPaths(count: number): string[] {
 
 async function filled(runLines: number | undefined, paths: readonly string[]): Promise<ArchiveModel> {
   const spill = await KeyedSpill.create(join(await tempDir(), 'entries'));
+  // Closed by the test, not left to the garbage collector (which warns, and in a later Node throws).
+  onTestFinished(() => spill.close());
   const model = new ArchiveModel(
     spill,
     () => undefined,

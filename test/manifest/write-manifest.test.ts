@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { ArchiveModel } from '../../src/manifest/archive-model.js';
 import type { StoredFile } from '../../src/storage/stored-file.js';
 import { manifestText, prettyEntry } from '../../src/manifest/write-manifest.js';
@@ -32,6 +32,8 @@ function stored(path: string, source: string, size = 3): StoredFile {
 
 async function model(): Promise<{ model: ArchiveModel; spill: KeyedSpill }> {
   const spill = await KeyedSpill.create(join(await tempDir(), 'entries'));
+  // Closed whatever the test does (some close it themselves first, to read what it wrote).
+  onTestFinished(() => spill.close());
   return {
     model: new ArchiveModel(
       spill,

@@ -36,8 +36,9 @@ export async function checkWacz(path: string, onChecked?: (entries: number) => v
 
 async function checkZipped(path: string, onChecked: ((entries: number) => void) | undefined): Promise<PackageCheck> {
   const zip = await openZip(path);
-  const work = await mkdtemp(join(dirname(path), '.wacz-check-'));
+  let work: string | undefined;
   try {
+    work = await mkdtemp(join(dirname(path), '.wacz-check-'));
     const datapackage = await zip
       .readEntry(DATAPACKAGE, MAX_DATAPACKAGE_BYTES)
       .catch(() => fail(`it has no ${DATAPACKAGE}`));
@@ -69,7 +70,7 @@ async function checkZipped(path: string, onChecked: ((entries: number) => void) 
     return { files: resources.length + 1, entries };
   } finally {
     zip.close();
-    await rm(work, { recursive: true, force: true });
+    if (work !== undefined) await rm(work, { recursive: true, force: true });
   }
 }
 
@@ -99,27 +100,32 @@ async function checkRecords(
     }
   }
   const expected = byOffset.sorted();
-  const parser = new WARCParser(await zip.openEntry(warcPath), { keepHeadersCase: true });
-  let records = 0;
-  for await (const record of parser) {
-    const payload = await record.readFully(false);
-    const offset = parser.offset;
-    const length = parser.recordLength;
-    if (record.warcType !== 'response') continue;
-    const payloadDigest = `sha256:${sha256(payload)}`;
-    const head = Buffer.from(`${record.httpHeaders?.toString() ?? ''}\r\n`);
-    if (record.warcPayloadDigest !== payloadDigest)
-      fail(`the record at ${offset} in ${warcPath} does not match its payload digest`);
-    if (record.warcHeader('WARC-Block-Digest') !== `sha256:${sha256(Buffer.concat([head, payload]))}`)
-      fail(`the record at ${offset} in ${warcPath} does not match its block digest`);
-    const next = await expected.next();
-    const want = `${String(offset).padStart(16, '0')} ${length} ${payloadDigest} ${record.warcTargetURI ?? ''}`;
-    if (next.done === true || next.value !== want)
-      fail(`the index does not point at the record at ${offset} in ${warcPath} as it is`);
-    onChecked(++records);
+  try {
+    const parser = new WARCParser(await zip.openEntry(warcPath), { keepHeadersCase: true });
+    let records = 0;
+    for await (const record of parser) {
+      const payload = await record.readFully(false);
+      const offset = parser.offset;
+      const length = parser.recordLength;
+      if (record.warcType !== 'response') continue;
+      const payloadDigest = `sha256:${sha256(payload)}`;
+      const head = Buffer.from(`${record.httpHeaders?.toString() ?? ''}\r\n`);
+      if (record.warcPayloadDigest !== payloadDigest)
+        fail(`the record at ${offset} in ${warcPath} does not match its payload digest`);
+      if (record.warcHeader('WARC-Block-Digest') !== `sha256:${sha256(Buffer.concat([head, payload]))}`)
+        fail(`the record at ${offset} in ${warcPath} does not match its block digest`);
+      const next = await expected.next();
+      const want = `${String(offset).padStart(16, '0')} ${length} ${payloadDigest} ${record.warcTargetURI ?? ''}`;
+      if (next.done === true || next.value !== want)
+        fail(`the index does not point at the record at ${offset} in ${warcPath} as it is`);
+      onChecked(++records);
+    }
+    if ((await expected.next()).done !== true) fail(`the index points at records ${warcPath} does not hold`);
+    return records;
+  } finally {
+    // A failure leaves the merge suspended: its runs are open until it is returned.
+    await expected.return(undefined);
   }
-  if ((await expected.next()).done !== true) fail(`the index points at records ${warcPath} does not hold`);
-  return records;
 }
 
 /** The fields of a CDXJ line (`urlkey timestamp {json}`) the check compares, each of the type convert writes. */
