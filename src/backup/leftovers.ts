@@ -48,8 +48,12 @@ export async function takeOverInterrupted(dir: string, name: string): Promise<st
   if (newest === undefined) return null;
   const from = outputPaths(join(dir, newest.name)).work;
   const to = outputPaths(join(dir, name)).work;
-  await rm(to, { recursive: true, force: true });
-  await rename(from, to);
+  // Tonight can start in the second the interrupted night started in: its work is then already
+  // where tonight's export looks for it (removing `to` would remove it).
+  if (from !== to) {
+    await rm(to, { recursive: true, force: true });
+    await rename(from, to);
+  }
   return newest.name;
 }
 
