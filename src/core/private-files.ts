@@ -46,17 +46,27 @@ export async function openOwnFile(path: string, flags: number, what: string): Pr
     if ((error as NodeJS.ErrnoException).code === 'ELOOP') throw unsafePath(what, path, 'is a symbolic link');
     throw error;
   }
-  try {
-    const stats = await handle.stat();
-    const why = whyNotOwn(stats, 'file');
+  await closedOnFailure(handle, async () => {
+    const why = whyNotOwn(await handle.stat(), 'file');
     if (why !== undefined) throw unsafePath(what, path, why);
     if (flags & (constants.O_WRONLY | constants.O_RDWR)) await handle.chmod(PRIVATE_FILE_MODE);
     if (truncate) await handle.truncate(0);
+  });
+  return handle;
+}
+
+/**
+ * Runs the first steps on a file just opened, before anything that would close it holds it: if a
+ * step fails, the file is closed here and the failure thrown on (else it is left to the garbage
+ * collector, which Node warns about and will one day refuse).
+ */
+export async function closedOnFailure<T>(handle: FileHandle, steps: () => Promise<T>): Promise<T> {
+  try {
+    return await steps();
   } catch (error) {
     await handle.close().catch(() => undefined);
     throw error;
   }
-  return handle;
 }
 
 /** openOwnFile for reading; undefined when there is no such file. */

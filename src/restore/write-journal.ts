@@ -2,7 +2,7 @@ import { constants } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { rename } from 'node:fs/promises';
 import { RabbitError, isRabbitError } from '../core/errors.js';
-import { openOwnFile, openOwnFileIfAny } from '../core/private-files.js';
+import { closedOnFailure, openOwnFile, openOwnFileIfAny } from '../core/private-files.js';
 import { normalizeId } from '../api/ids.js';
 import { isPlainObject } from '../api/parse.js';
 import type { PlannedWrite } from './plan.js';
@@ -114,7 +114,8 @@ export class WriteJournal {
       );
     }
     const journal = new WriteJournal(handle);
-    try {
+    // A full disk at the first line: no journal is handed back to close the file.
+    await closedOnFailure(handle, async () => {
       if ((await handle.stat()).size === 0) {
         await journal.append({
           t: 'start',
@@ -123,11 +124,7 @@ export class WriteJournal {
           at: new Date().toISOString(),
         });
       }
-    } catch (error) {
-      // A full disk at the first line: no journal is handed back to close the file, so it is closed here.
-      await handle.close().catch(() => undefined);
-      throw error;
-    }
+    });
     return journal;
   }
 

@@ -9,7 +9,7 @@ import { hasServedMembers, pushServedMembers } from './file-entry.js';
 import { readVerified } from './read-verified.js';
 import { jsonNumber, jsonString } from '../core/json-text.js';
 import { isRabbitError } from '../core/errors.js';
-import { openOwnFile, openOwnFileIfAny } from '../core/private-files.js';
+import { closedOnFailure, openOwnFile, openOwnFileIfAny } from '../core/private-files.js';
 
 /**
  * The progress of one export, appended as it goes to a file in the work directory, so that running
@@ -167,16 +167,12 @@ export class JournalWriter {
     const flags = fresh ? O_WRONLY | O_CREAT | O_TRUNC : O_RDWR | O_APPEND | O_CREAT;
     const handle = await openOwnFile(path, flags, 'the journal');
     const writer = new JournalWriter(handle, spool);
-    try {
+    await closedOnFailure(handle, async () => {
       const size = fresh ? 0 : (await handle.stat()).size;
       if (size === 0) writer.append(JSON.stringify({ t: 'header', v: JOURNAL_VERSION, baseUrl } satisfies Header));
       // A line torn by a kill must not swallow the first record appended after it.
       else if (whole(await readAt(handle, size - 1, 1), 1, path, size - 1)[0] !== 10) writer.pending = '\n';
-    } catch (error) {
-      // No writer is handed back to close it: the file is closed here.
-      await handle.close().catch(() => undefined);
-      throw error;
-    }
+    });
     // Written every WRITE_INTERVAL_MS (a killed process loses nothing the kernel has), forced to
     // disk every SYNC_INTERVAL_MS (a power cut loses at most that).
     let ticks = 0;

@@ -1,7 +1,7 @@
 import { constants } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { BackgroundWrites, BATCH_BYTES, readAt, readAtSync, whole } from '../core/positional-io.js';
-import { openOwnFile } from '../core/private-files.js';
+import { closedOnFailure, openOwnFile } from '../core/private-files.js';
 
 /**
  * The pack: small bodies one after another in one file. Appends are gathered in memory and written
@@ -38,13 +38,7 @@ export class PackFile {
   static async open(path: string, mapError: (error: unknown) => unknown): Promise<PackFile> {
     // Not O_APPEND: every batch is written at the offset its bodies were given.
     const handle = await openOwnFile(path, constants.O_RDWR | constants.O_CREAT, 'the spool pack');
-    let size: number;
-    try {
-      size = (await handle.stat()).size;
-    } catch (error) {
-      await handle.close().catch(() => undefined);
-      throw error;
-    }
+    const size = await closedOnFailure(handle, async () => (await handle.stat()).size);
     return new PackFile(handle, size, mapError);
   }
 
