@@ -17,8 +17,9 @@ import { closedOnFailure, openOwnFile, openOwnFileIfAny } from '../core/private-
  *
  * One JSON object per line. A line is written only after its body is written to the spool (a
  * killed process loses no body the journal names); the body is re-hashed before it is reused, so
- * a torn last line, a lost spool file or a flipped byte costs a request, never a wrong archive. A journal written for another service, or in a format
- * this version does not know, is set aside unread.
+ * a torn last line, a lost spool file or a flipped byte costs a request, never a wrong archive. A
+ * journal written for another service, or in a format this version does not know, is set aside
+ * unread.
  */
 const JOURNAL_VERSION = 1;
 /** How often appended lines are forced to disk: a power cut loses at most this much work. */
