@@ -51,7 +51,16 @@ export async function takeOverInterrupted(dir: string, name: string): Promise<st
   // Tonight can start in the second the interrupted night started in: its work is then already
   // where tonight's export looks for it (removing `to` would remove it).
   if (from !== to) {
-    await rm(to, { recursive: true, force: true });
+    // A folder at tonight's name that is not among the abandoned ones is not ours to take (a link,
+    // another user's, one others may write, one a live process holds): it is left alone, and the
+    // interrupted work too, for the export to refuse it with its reason.
+    if (
+      await lstat(to).then(
+        () => true,
+        () => false,
+      )
+    )
+      return null;
     await rename(from, to);
   }
   return newest.name;

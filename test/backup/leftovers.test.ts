@@ -28,3 +28,17 @@ describe('taking over an interrupted night', () => {
     expect(await readdir(work)).toContain('journal.jsonl');
   });
 });
+
+describe("tonight's work folder that is not ours to take", () => {
+  it('is neither removed nor replaced by the interrupted work', async () => {
+    const { dir, work } = await interrupted('2026-11-27T020000Z.zip');
+    // Tonight's name is taken by a folder others may write to: not abandoned work of ours, and not ours to delete.
+    const tonight = join(dir, '.2026-11-28T020000Z.zip.rabbit-work');
+    await mkdir(tonight);
+    await chmod(tonight, 0o777);
+    await writeFile(join(tonight, 'theirs'), 'keep me');
+    expect(await takeOverInterrupted(dir, '2026-11-28T020000Z.zip')).toBeNull();
+    expect(await readdir(tonight)).toEqual(['theirs']);
+    expect(await readdir(work)).toContain('journal.jsonl');
+  });
+});
