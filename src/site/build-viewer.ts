@@ -39,8 +39,11 @@ export interface OfflineViewerOptions {
   onFailed?(source: string, error: RabbitError): void;
   /** A page's view failed its final check (or could not be built) and its text stands in for it. */
   onViewReplaced?(path: string): void;
-  /** Where page views are built; by default worker threads beside the crawl (view-pool.ts). */
-  views?: () => ViewBuilder;
+  /**
+   * Where page views are built (view-pool.ts): `threads` 0 asks for the calling thread; by default
+   * worker threads beside the crawl.
+   */
+  views?: (options: { threads?: number }) => ViewBuilder;
 }
 
 /**
@@ -115,6 +118,10 @@ export class OfflineViewer {
       await this.requisites.finish(this.locate);
       model.foreignReferences.push(...foreignList(this.requisites.catalog));
     }
+    // No request is left that building on this thread could delay, and a thread started now would
+    // only add its heap to the run's peak: what no thread was started for during the crawl (an
+    // export --since copies most pages) is built here. A pool the crawl started goes on serving.
+    this.builder ??= this.openViews({ threads: 0 });
     for (const id of model.prototypeIds()) if (!this.built.has(id)) await this.build(id);
     // Stylesheets no page of a prototype built after them names still get their copies.
     await this.addSheets();
@@ -180,6 +187,10 @@ export class OfflineViewer {
     });
   }
 
+  private openViews(options: { threads?: number }): ViewBuilder {
+    return (this.options.views ?? openViewBuilder)(options);
+  }
+
   private async addSheets(): Promise<void> {
     if (this.sheets) for (const sheet of await this.sheets.add(this.read)) await store(this.options, sheet);
   }
@@ -195,7 +206,7 @@ export class OfflineViewer {
       const { assets, foreign } = this.requisites.catalog;
       const catalog: AssetCatalog = { assets, foreign, archived: new Map() };
       setArchived(catalog, await (this.top ??= model.files(undefined)), files);
-      this.builder ??= (this.options.views ?? openViewBuilder)();
+      this.builder ??= this.openViews({});
       const views = buildPageViews(files, catalog, this.sheets.views, this.options.service, this.read, this.builder);
       for await (const { fault, ...view } of views) {
         if (fault) this.options.onViewReplaced?.(view.path);
