@@ -63,7 +63,8 @@ if (log !== undefined) {
     const worker = Math.round(end.own - start.own) / TICKS_PER_SECOND;
     appendFileSync(
       log,
-      `${JSON.stringify({ file, cpu, worker, wall: (Date.now() - wall) / 1000, pid: process.pid })}\n`,
+      // The worker's resident size: each process it spawns costs it time in proportion (the fork copies its page tables).
+      `${JSON.stringify({ file, cpu, worker, wall: (Date.now() - wall) / 1000, pid: process.pid, rssMb: Math.round(process.memoryUsage().rss / 2 ** 20) })}\n`,
     );
   });
 }
