@@ -17,7 +17,10 @@ export interface CliRun {
 export interface CliOptions {
   /** The whole environment the CLI sees (PATH is added for a spawned CLI). */
   env?: NodeJS.ProcessEnv;
-  /** Working folder of a spawned CLI. */
+  /**
+   * The CLI's working folder. An in-process run changes the worker's for the run's length: vitest's
+   * workers are processes of their own (the forks pool), and a file's tests run one at a time.
+   */
   cwd?: string;
   /**
    * Run this one command in-process, as src/cli/main.ts would register it, instead of spawning the
@@ -63,8 +66,7 @@ export function runCli(args: string[], options: CliOptions = {}): Promise<CliRun
       throw new Error('runCli: a clock or a terminal needs an in-process CLI (register)');
     return startCli(args, spawnOptions).done;
   }
-  if (options.cwd !== undefined) throw new Error('runCli: cwd needs a spawned CLI (a test worker cannot chdir)');
-  return runInProcess(register, args, options.env ?? {}, clock, terminal);
+  return runInProcess(register, args, options.env ?? {}, clock, terminal, options.cwd);
 }
 
 async function runInProcess(
@@ -73,6 +75,7 @@ async function runInProcess(
   env: NodeJS.ProcessEnv,
   clock: RunClock | undefined,
   terminal: CliOptions['terminal'],
+  cwd: string | undefined,
 ): Promise<CliRun> {
   const out: string[] = [];
   const err: string[] = [];
@@ -88,8 +91,10 @@ async function runInProcess(
     command.exitOverride().configureOutput({ writeErr: (s) => err.push(s), writeOut: (s) => out.push(s) });
   const saved = process.exitCode;
   process.exitCode = undefined;
+  const home = process.cwd();
   let code: number;
   try {
+    if (cwd !== undefined) process.chdir(cwd);
     await program.parseAsync(['node', 'rabbit-export', ...args]);
     code = Number(process.exitCode ?? 0);
   } catch (error) {
@@ -97,6 +102,7 @@ async function runInProcess(
     code = 2;
   } finally {
     process.exitCode = saved;
+    process.chdir(home);
   }
   return { code, signal: null, stdout: out.join(''), stderr: err.join('') };
 }
