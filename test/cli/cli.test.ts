@@ -231,7 +231,7 @@ describe('rabbit-export CLI', () => {
     expect(run.stderr).toMatch(/run the same command again/i);
     expect(await readdir(dir)).toEqual(['.i.zip.rabbit-work']);
     hold.release();
-    const again = await runCli(['export', '--out', out, '--concurrency', '2'], { env: env() });
+    const again = await runCli(['export', '--out', out, '--concurrency', '2'], { ...exportCommand, env: env() });
     expect(again.code).toBe(0);
     expect((await runCli(['verify', out], verifyCommand)).code).toBe(0);
   });
@@ -256,7 +256,7 @@ describe('rabbit-export CLI', () => {
     expect(saved).toBeGreaterThan(50);
     hold.release();
     service.stats.reset();
-    const again = await runCli(['export', '--out', out, '--json'], { env: env() });
+    const again = await runCli(['export', '--out', out, '--json'], { ...exportCommand, env: env() });
     expect(again.code).toBe(0);
     // What was saved before the kill is not fetched again: at most 10 % of a full export (197) more.
     expect(service.stats.requests).toBeLessThanOrEqual(197 - saved + 20);
