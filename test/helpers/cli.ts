@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Command, CommanderError } from 'commander';
+import { runProgram } from '../../src/cli/program.js';
 import type { CliIO, RunClock } from '../../src/cli/run.js';
 
 export const BIN = fileURLToPath(new URL('../../bin/rabbit-export.js', import.meta.url));
@@ -24,9 +25,10 @@ export interface CliOptions {
   cwd?: string;
   /**
    * Run this one command in-process, as src/cli/main.ts would register it, instead of spawning the
-   * built CLI: faster, and it needs no build.
+   * built CLI: faster, and it needs no build. 'all': the whole command line in-process, as main.ts
+   * runs it (src/cli/program.ts: the commands it needs, help and its width, usage errors).
    */
-  register?: (program: Command, io: CliIO) => void;
+  register?: ((program: Command, io: CliIO) => void) | 'all';
   /** The clock an in-process run waits on (a skippingClock()), instead of the system's. */
   clock?: RunClock;
   /**
@@ -85,17 +87,23 @@ async function runInProcess(
       ...tty,
       write: (chunk: unknown) => sink.push(String(chunk)) > 0,
     }) as unknown as NodeJS.WriteStream;
-  const program = new Command('rabbit-export').exitOverride();
-  register(program, { stdout: stream(out), stderr: stream(err, terminal), env, ...(clock ? { clock } : {}) });
-  for (const command of program.commands)
-    command.exitOverride().configureOutput({ writeErr: (s) => err.push(s), writeOut: (s) => out.push(s) });
+  const io: CliIO = { stdout: stream(out), stderr: stream(err, terminal), env, ...(clock ? { clock } : {}) };
+  const argv = ['node', 'rabbit-export', ...args];
+  const run = async (): Promise<void> => {
+    if (register === 'all') return runProgram(argv, io);
+    const program = new Command('rabbit-export').exitOverride();
+    register(program, io);
+    for (const command of program.commands)
+      command.exitOverride().configureOutput({ writeErr: (s) => err.push(s), writeOut: (s) => out.push(s) });
+    await program.parseAsync(argv);
+  };
   const saved = process.exitCode;
   process.exitCode = undefined;
   const home = process.cwd();
   let code: number;
   try {
     if (cwd !== undefined) process.chdir(cwd);
-    await program.parseAsync(['node', 'rabbit-export', ...args]);
+    await run();
     code = Number(process.exitCode ?? 0);
   } catch (error) {
     if (!(error instanceof CommanderError)) throw error;
