@@ -30,9 +30,9 @@ const env = (key = service.keys.readOnly): NodeJS.ProcessEnv => ({
 });
 
 /**
- * The runs here go in-process, through the command's own registration and runAction: what they
- * print, their exit codes and what they leave are judged, not the process. `--help` is spawned:
- * its width is main.ts's.
+ * The runs here go in-process, through the command's own registration and runAction (`--help`
+ * through the whole command line, whose width it takes): what they print, their exit codes and
+ * what they leave are judged, not the process.
  */
 const REGISTER = { export: registerExport, restore: registerRestore, verify: registerVerify };
 const exportCommand = { register: registerExport };
@@ -187,7 +187,7 @@ describe('the service out of reach', () => {
 
 describe('help, demo and --out say what is so', () => {
   it('verify --help: with --against-live the base URL is the archive’s own unless given', async () => {
-    const run = await runCli(['verify', '--help'], { env: { COLUMNS: '200' } });
+    const run = await runCli(['verify', '--help'], { register: 'all', env: { COLUMNS: '200' } });
     expect(run.stdout).toContain('default the one the archive was exported from)');
     expect(run.stdout).not.toContain('pidoco.com');
     // The run limits say what verify does when they are reached: it writes nothing and resumes nothing.
