@@ -4,16 +4,48 @@
 // beforehand, outside any test (npm test and .ci/run run it). With --prefer-offline a machine that
 // has them already asks the registry nothing.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const lock = JSON.parse(readFileSync(new URL('../package-lock.json', import.meta.url), 'utf8'));
+const lockText = readFileSync(new URL('../package-lock.json', import.meta.url), 'utf8');
+const lock = JSON.parse(lockText);
+const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+
+// Caching what is cached already still costs two runs of npm, seconds of CPU on every npm test. A
+// stamp beside the typecheck's record says for which package.json and lock, and for which npm
+// cache, the last run succeeded: the same three skip the work. The cache is known by its folder's
+// identity, so `npm cache clean --force` (which removes the folder) brings the work back; deleting
+// node_modules/.cache does too.
+const STAMP = fileURLToPath(new URL('../node_modules/.cache/rabbit-export/dependencies.stamp', import.meta.url));
+const stamp = (() => {
+  const cache =
+    process.env.npm_config_cache ||
+    spawnSync(npm, ['config', 'get', 'cache'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).stdout.trim();
+  let folder;
+  try {
+    const { ino, birthtimeMs } = statSync(join(cache, '_cacache'));
+    folder = `${ino}:${birthtimeMs}`;
+  } catch {
+    return undefined;
+  }
+  const pkg = readFileSync(new URL('../package.json', import.meta.url), 'utf8');
+  return `${createHash('sha256').update(pkg).update('\0').update(lockText).digest('hex')} ${cache} ${folder}\n`;
+})();
+const stamped = (() => {
+  try {
+    return readFileSync(STAMP, 'utf8');
+  } catch {
+    return undefined;
+  }
+})();
+if (stamp !== undefined && stamp === stamped) process.exit(0);
+rmSync(STAMP, { force: true });
 const specs = Object.entries(lock.packages)
   .filter(([path, entry]) => path !== '' && !entry.dev && !entry.devOptional && !entry.link)
   .map(([path, entry]) => `${path.slice(path.lastIndexOf('node_modules/') + 'node_modules/'.length)}@${entry.version}`);
-const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 const result = spawnSync(npm, ['cache', 'add', '--prefer-offline', ...specs], {
   stdio: ['ignore', 'ignore', 'inherit'],
 });
@@ -79,4 +111,9 @@ try {
   }
 } finally {
   rmSync(scratch, { recursive: true, force: true });
+}
+// The stamp is the cache's as it was before the run (a first run may have made the folder).
+if (stamp !== undefined) {
+  mkdirSync(join(STAMP, '..'), { recursive: true });
+  writeFileSync(STAMP, stamp);
 }

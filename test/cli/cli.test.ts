@@ -29,11 +29,13 @@ const env = (key = service.keys.readOnly): Record<string, string> => ({
   RABBIT_BASE_URL: service.baseUrl,
 });
 
-// The built CLI, spawned, where the process is what is tested: what main.ts alone does (help, the
-// version, usage errors and their --json line), signals, and all a run writes to stdout or stderr
-// (exactly one line, nothing, never the key: a stray write to the process's own streams would get
-// past an in-process run). The other runs go in-process through the same command registrations
-// and runAction: the exit code and what their output contains.
+// The built CLI, spawned, where the process is what is tested: what main.ts alone does (the heap
+// setting at start-up), signals, and all a run writes to stdout or stderr (exactly one line, the
+// --json line of a usage error, nothing, never the key: a stray write to the process's own streams
+// would get past an in-process run). The other runs go in-process: help, the version and usage
+// errors through the whole command line (src/cli/program.ts, as main.ts runs it), the rest
+// through the same command registrations and runAction: the exit code and what their output contains.
+const wholeCli = { register: 'all' } as const;
 const exportCommand = { register: registerExport };
 const verifyCommand = { register: registerVerify };
 
@@ -78,7 +80,7 @@ describe('rabbit-export CLI', () => {
     [['export', '--out', 'x.zip', '--concurrency', 'many'], 2, '--concurrency takes a whole number'],
     [['frobnicate'], 2, 'unknown command'],
   ])('%j exits %i', async (args, code, text) => {
-    const run = await runCli(args);
+    const run = await runCli(args, wholeCli);
     expect(run.code).toBe(code);
     expect(run.stdout + run.stderr).toContain(text);
   });
@@ -231,7 +233,7 @@ describe('rabbit-export CLI', () => {
     expect(run.stderr).toMatch(/run the same command again/i);
     expect(await readdir(dir)).toEqual(['.i.zip.rabbit-work']);
     hold.release();
-    const again = await runCli(['export', '--out', out, '--concurrency', '2'], { env: env() });
+    const again = await runCli(['export', '--out', out, '--concurrency', '2'], { ...exportCommand, env: env() });
     expect(again.code).toBe(0);
     expect((await runCli(['verify', out], verifyCommand)).code).toBe(0);
   });
@@ -256,7 +258,7 @@ describe('rabbit-export CLI', () => {
     expect(saved).toBeGreaterThan(50);
     hold.release();
     service.stats.reset();
-    const again = await runCli(['export', '--out', out, '--json'], { env: env() });
+    const again = await runCli(['export', '--out', out, '--json'], { ...exportCommand, env: env() });
     expect(again.code).toBe(0);
     // What was saved before the kill is not fetched again: at most 10 % of a full export (197) more.
     expect(service.stats.requests).toBeLessThanOrEqual(197 - saved + 20);

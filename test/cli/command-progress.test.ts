@@ -7,6 +7,8 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeService, type FakeService } from '../../src/fake-service/index.js';
 import { exportAccount } from '../../src/export/export-account.js';
+import { registerSearch } from '../../src/cli/commands/search.js';
+import { registerVerify } from '../../src/cli/commands/verify.js';
 import { BIN, runCli, type CliRun } from '../helpers/cli.js';
 import { tempDir } from '../helpers/temp.js';
 import { requireTool } from '../helpers/tools.js';
@@ -97,7 +99,8 @@ afterAll(async () => {
 
 describe('verify', () => {
   it('in a log: a line every 5 s with the entries checked and the time left; stdout keeps its report; --json and --quiet print none', async () => {
-    const quick = await runCli(['verify', archive]);
+    // What verify prints without a display, in-process: the report the displays must leave alone.
+    const quick = await runCli(['verify', archive], { register: registerVerify });
     const [log, json, quiet] = await Promise.all([
       runCli(['verify', archive], { env: slowDisk(8) }),
       runCli(['verify', archive, '--json'], { env: slowDisk(8) }),
@@ -204,7 +207,7 @@ describe('search', () => {
   }, 120_000);
 
   it('on a terminal: the bar never breaks a hit, and what stays is the hits as a log gets them', async () => {
-    const quick = await runCli(['search', archive, 'page']);
+    const quick = await runCli(['search', archive, 'page'], { register: registerSearch });
     const tty = await onTerminal(['search', archive, 'page'], 100, { ...slowDisk(300), NO_COLOR: '1' });
     expect(frames(tty).some((frame) => /^. searched \d+% \[#*-*\] \d\/5 prototypes/.test(frame))).toBe(true);
     expect(withoutFrames(tty).trim()).toBe(quick.stdout.trim());

@@ -8,6 +8,7 @@ import { startFakeService, type FakeService } from '../../src/fake-service/index
 import { exportAccount } from '../../src/export/export-account.js';
 import { registerBackup } from '../../src/cli/commands/backup.js';
 import { registerConvert } from '../../src/cli/commands/convert.js';
+import { registerDemo } from '../../src/cli/commands/demo.js';
 import { registerExport } from '../../src/cli/commands/export.js';
 import { registerRestore } from '../../src/cli/commands/restore.js';
 import { registerSearch } from '../../src/cli/commands/search.js';
@@ -28,8 +29,14 @@ const env = (key = service.keys.readOnly): NodeJS.ProcessEnv => ({
   RABBIT_BASE_URL: service.baseUrl,
 });
 
-/** The commands run in-process here; the others are spawned, in a folder of their own (cwd). */
+/**
+ * The runs here go in-process, through the command's own registration and runAction (`--help`
+ * through the whole command line, whose width it takes): what they print, their exit codes and
+ * what they leave are judged, not the process.
+ */
 const REGISTER = { export: registerExport, restore: registerRestore, verify: registerVerify };
+const exportCommand = { register: registerExport };
+const demoCommand = { register: registerDemo };
 
 const HELD = 'it holds prototypes 3, 17, 42, 1001 and 1002';
 const NEXT = 'next: run again with --prototype naming one of the ids it holds, or without --prototype for all of them';
@@ -60,13 +67,21 @@ describe('--prototype naming what is not there', () => {
   it('export: exit 2 before any prototype is fetched, nothing written, and the next step works', async () => {
     const dir = await tempDir();
     service.stats.reset();
-    const run = await runCli(['export', '--out', 'one.zip', '--prototype', '999'], { env: env(), cwd: dir });
+    const run = await runCli(['export', '--out', 'one.zip', '--prototype', '999'], {
+      ...exportCommand,
+      env: env(),
+      cwd: dir,
+    });
     expect(run.code).toBe(2);
     expect(run.stderr).toContain(`rabbit-export: the account holds no prototype 999; ${HELD}\n${NEXT}\n`);
     expect(await readdir(dir)).toEqual([]);
     expect(service.stats.requests).toBe(1);
     // The next step as printed: one of the ids it holds.
-    const again = await runCli(['export', '--out', 'one.zip', '--prototype', '42'], { env: env(), cwd: dir });
+    const again = await runCli(['export', '--out', 'one.zip', '--prototype', '42'], {
+      ...exportCommand,
+      env: env(),
+      cwd: dir,
+    });
     expect(again.code).toBe(0);
     expect(existsSync(join(dir, 'one.zip'))).toBe(true);
   });
@@ -172,7 +187,7 @@ describe('the service out of reach', () => {
 
 describe('help, demo and --out say what is so', () => {
   it('verify --help: with --against-live the base URL is the archive’s own unless given', async () => {
-    const run = await runCli(['verify', '--help'], { env: { COLUMNS: '200' } });
+    const run = await runCli(['verify', '--help'], { register: 'all', env: { COLUMNS: '200' } });
     expect(run.stdout).toContain('default the one the archive was exported from)');
     expect(run.stdout).not.toContain('pidoco.com');
     // The run limits say what verify does when they are reached: it writes nothing and resumes nothing.
@@ -189,14 +204,14 @@ describe('help, demo and --out say what is so', () => {
 
   it('a second demo replaces the archive of the first', async () => {
     const dir = await tempDir();
-    expect((await runCli(['demo'], { cwd: dir })).code).toBe(0);
-    const second = await runCli(['demo'], { cwd: dir });
+    expect((await runCli(['demo'], { ...demoCommand, cwd: dir })).code).toBe(0);
+    const second = await runCli(['demo'], { ...demoCommand, cwd: dir });
     expect(second.stderr).not.toContain('rabbit-export:');
     expect(second.code).toBe(0);
     expect(second.stdout).toContain('replacing rabbit-demo.zip, the archive of an earlier demo\n');
     // Anything else is still not replaced without --force.
     await writeFile(join(dir, 'notes.zip'), 'my notes');
-    const mine = await runCli(['demo', '--out', 'notes.zip'], { cwd: dir });
+    const mine = await runCli(['demo', '--out', 'notes.zip'], { ...demoCommand, cwd: dir });
     expect(mine.code).toBe(2);
     expect(await readFile(join(dir, 'notes.zip'), 'utf8')).toBe('my notes');
   }, 120_000);
@@ -216,7 +231,7 @@ describe('help, demo and --out say what is so', () => {
       await tunnel.close();
     }
     const before = await readFile(join(dir, 'team.zip'));
-    const run = await runCli(['demo', '--out', 'team.zip'], { cwd: dir });
+    const run = await runCli(['demo', '--out', 'team.zip'], { ...demoCommand, cwd: dir });
     expect(run.code).toBe(2);
     expect(run.stderr).toContain('already exists, and is not replaced without --force');
     expect((await readFile(join(dir, 'team.zip'))).equals(before)).toBe(true);
@@ -224,7 +239,11 @@ describe('help, demo and --out say what is so', () => {
 
   it('--out without .zip: says it wrote a zip under that name', async () => {
     const dir = await tempDir();
-    const run = await runCli(['export', '--out', 'team', '--prototype', '42'], { env: env(), cwd: dir });
+    const run = await runCli(['export', '--out', 'team', '--prototype', '42'], {
+      ...exportCommand,
+      env: env(),
+      cwd: dir,
+    });
     expect(run.code).toBe(0);
     expect(run.stderr).toContain(
       `note: wrote a zip archive named ${join(dir, 'team')}, as --out said; its name has no .zip, which a file manager needs to open it\n`,

@@ -1,6 +1,9 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { registerExport } from '../../src/cli/commands/export.js';
+import { registerLs } from '../../src/cli/commands/ls.js';
+import { registerVerify } from '../../src/cli/commands/verify.js';
 import { runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/temp.js';
 import { ROOT, sampleService } from './page-examples.js';
@@ -10,6 +13,12 @@ import { ROOT, sampleService } from './page-examples.js';
 // holding the run's dates, the folder) is masked on both sides; every count is compared as is.
 
 const service = sampleService();
+
+/**
+ * The Quick start's commands run in-process, through their own registrations and runAction: what
+ * they print on stdout is what is compared (examples-readme.test.ts runs them as written).
+ */
+const REGISTER = { export: registerExport, verify: registerVerify, ls: registerLs };
 
 /** The commands of the Quick start's first `sh` block, and the `text` block after it. */
 async function quickStart(): Promise<{ commands: string[][]; shown: string[] }> {
@@ -37,7 +46,10 @@ describe('README.md', () => {
     const { commands, shown } = await quickStart();
     let printed = '';
     for (const args of commands) {
+      const register = REGISTER[args[0] as keyof typeof REGISTER];
+      if (register === undefined) throw new Error(`README.md: the Quick start runs ${args[0]}, not registered here`);
       const run = await runCli(args, {
+        register,
         cwd: dir,
         env: { RABBIT_API_KEY: service().keys.readOnly, RABBIT_BASE_URL: service().baseUrl, COLUMNS: '80' },
       });

@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Command, CommanderError } from 'commander';
+import { runProgram } from '../../src/cli/program.js';
 import type { CliIO, RunClock } from '../../src/cli/run.js';
 
 export const BIN = fileURLToPath(new URL('../../bin/rabbit-export.js', import.meta.url));
@@ -17,13 +18,17 @@ export interface CliRun {
 export interface CliOptions {
   /** The whole environment the CLI sees (PATH is added for a spawned CLI). */
   env?: NodeJS.ProcessEnv;
-  /** Working folder of a spawned CLI. */
+  /**
+   * The CLI's working folder. An in-process run changes the worker's for the run's length: vitest's
+   * workers are processes of their own (the forks pool), and a file's tests run one at a time.
+   */
   cwd?: string;
   /**
    * Run this one command in-process, as src/cli/main.ts would register it, instead of spawning the
-   * built CLI: faster, and it needs no build.
+   * built CLI: faster, and it needs no build. 'all': the whole command line in-process, as main.ts
+   * runs it (src/cli/program.ts: the commands it needs, help and its width, usage errors).
    */
-  register?: (program: Command, io: CliIO) => void;
+  register?: ((program: Command, io: CliIO) => void) | 'all';
   /** The clock an in-process run waits on (a skippingClock()), instead of the system's. */
   clock?: RunClock;
   /**
@@ -63,8 +68,7 @@ export function runCli(args: string[], options: CliOptions = {}): Promise<CliRun
       throw new Error('runCli: a clock or a terminal needs an in-process CLI (register)');
     return startCli(args, spawnOptions).done;
   }
-  if (options.cwd !== undefined) throw new Error('runCli: cwd needs a spawned CLI (a test worker cannot chdir)');
-  return runInProcess(register, args, options.env ?? {}, clock, terminal);
+  return runInProcess(register, args, options.env ?? {}, clock, terminal, options.cwd);
 }
 
 async function runInProcess(
@@ -73,6 +77,7 @@ async function runInProcess(
   env: NodeJS.ProcessEnv,
   clock: RunClock | undefined,
   terminal: CliOptions['terminal'],
+  cwd: string | undefined,
 ): Promise<CliRun> {
   const out: string[] = [];
   const err: string[] = [];
@@ -82,21 +87,30 @@ async function runInProcess(
       ...tty,
       write: (chunk: unknown) => sink.push(String(chunk)) > 0,
     }) as unknown as NodeJS.WriteStream;
-  const program = new Command('rabbit-export').exitOverride();
-  register(program, { stdout: stream(out), stderr: stream(err, terminal), env, ...(clock ? { clock } : {}) });
-  for (const command of program.commands)
-    command.exitOverride().configureOutput({ writeErr: (s) => err.push(s), writeOut: (s) => out.push(s) });
+  const io: CliIO = { stdout: stream(out), stderr: stream(err, terminal), env, ...(clock ? { clock } : {}) };
+  const argv = ['node', 'rabbit-export', ...args];
+  const run = async (): Promise<void> => {
+    if (register === 'all') return runProgram(argv, io);
+    const program = new Command('rabbit-export').exitOverride();
+    register(program, io);
+    for (const command of program.commands)
+      command.exitOverride().configureOutput({ writeErr: (s) => err.push(s), writeOut: (s) => out.push(s) });
+    await program.parseAsync(argv);
+  };
   const saved = process.exitCode;
   process.exitCode = undefined;
+  const home = process.cwd();
   let code: number;
   try {
-    await program.parseAsync(['node', 'rabbit-export', ...args]);
+    if (cwd !== undefined) process.chdir(cwd);
+    await run();
     code = Number(process.exitCode ?? 0);
   } catch (error) {
     if (!(error instanceof CommanderError)) throw error;
     code = 2;
   } finally {
     process.exitCode = saved;
+    process.chdir(home);
   }
   return { code, signal: null, stdout: out.join(''), stderr: err.join('') };
 }

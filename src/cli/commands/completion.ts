@@ -15,7 +15,7 @@ type Shell = keyof typeof SHELLS;
 
 /**
  * `completion SHELL` prints a script made from the commands as they are defined when it runs, so
- * the completion can never lag behind a flag. main.ts registers every command before this one runs.
+ * the completion can never lag behind a flag. program.ts registers every command before this one runs.
  */
 export function registerCompletion(program: Command, io: CliIO): void {
   program
