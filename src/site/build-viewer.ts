@@ -21,7 +21,7 @@ import {
   type IndexEntry,
 } from './index-html.js';
 import { buildPageViews, StylesheetViews, type GeneratedFile } from './page-views.js';
-import { openViewBuilder, type ViewBuilder } from './view-pool.js';
+import { INLINE_VIEW_BYTES, openViewBuilder, type ViewBuilder, type ViewBuilderOptions } from './view-pool.js';
 import { SEARCH_BOX_PATH, searchBoxScript } from './search-box.js';
 import { searchPart, searchParts, type GeneratedStream } from './search-part.js';
 import { parseEntryPath } from '../api/entry-paths.js';
@@ -39,11 +39,8 @@ export interface OfflineViewerOptions {
   onFailed?(source: string, error: RabbitError): void;
   /** A page's view failed its final check (or could not be built) and its text stands in for it. */
   onViewReplaced?(path: string): void;
-  /**
-   * Where page views are built (view-pool.ts): `threads` 0 asks for the calling thread; by default
-   * worker threads beside the crawl.
-   */
-  views?: (options: { threads?: number }) => ViewBuilder;
+  /** Where page views are built (view-pool.ts); by default worker threads beside the crawl. */
+  views?: (options: ViewBuilderOptions) => ViewBuilder;
 }
 
 /**
@@ -120,8 +117,9 @@ export class OfflineViewer {
     }
     // No request is left that building on this thread could delay, and a thread started now would
     // only add its heap to the run's peak: what no thread was started for during the crawl (an
-    // export --since copies most pages) is built here. A pool the crawl started goes on serving.
-    this.builder ??= this.openViews({ threads: 0 });
+    // export --since copies most pages) is built here, but for a page large enough to need a
+    // thread's capped heap. A pool the crawl started goes on serving.
+    this.builder ??= this.openViews({ inlineUpTo: INLINE_VIEW_BYTES });
     for (const id of model.prototypeIds()) if (!this.built.has(id)) await this.build(id);
     // Stylesheets no page of a prototype built after them names still get their copies.
     await this.addSheets();
@@ -187,7 +185,7 @@ export class OfflineViewer {
     });
   }
 
-  private openViews(options: { threads?: number }): ViewBuilder {
+  private openViews(options: ViewBuilderOptions): ViewBuilder {
     return (this.options.views ?? openViewBuilder)(options);
   }
 

@@ -60,14 +60,41 @@ function builtWorker(): WorkerScript | undefined {
 type WorkerScript = URL | { source: string };
 
 /**
+ * The largest page built in the calling thread when it may be (`inlineUpTo`). Parsing holds some
+ * fifty times a page's size (a hostile 32 MiB page took 1.5 to 2 GiB of heap), and only a view
+ * thread's capped heap turns a page too large to parse into a failed view rather than a crashed
+ * export; the service's renderings are a few dozen KB.
+ */
+export const INLINE_VIEW_BYTES = 256 * 1024;
+
+export interface ViewBuilderOptions {
+  workerUrl?: WorkerScript;
+  threads?: number;
+  /**
+   * Pages of at most this many bytes are built in the calling thread, larger ones in threads
+   * started for the first of them: for where no request is left to delay (after the crawl).
+   */
+  inlineUpTo?: number;
+}
+
+/**
  * Page views built in worker threads (view-worker.ts) when the worker's script is there, in the
  * calling thread otherwise (the same two steps: tests running from sources, a bundled executable)
- * or when `threads` is 0.
+ * or when `threads` is 0; with `inlineUpTo`, in both by the page's size.
  */
-export function openViewBuilder(options: { workerUrl?: WorkerScript; threads?: number } = {}): ViewBuilder {
+export function openViewBuilder(options: ViewBuilderOptions = {}): ViewBuilder {
   const url = options.workerUrl ?? builtWorker();
   const threads = options.threads ?? viewThreads();
-  return url === undefined || threads === 0 ? inlineBuilder() : new ViewPool(url, threads);
+  if (url === undefined || threads === 0) return inlineBuilder();
+  if (options.inlineUpTo === undefined) return new ViewPool(url, threads);
+  const inlineUpTo = options.inlineUpTo;
+  const inline = inlineBuilder();
+  let pool: ViewPool | undefined;
+  return {
+    build: (job) =>
+      job.body.length <= inlineUpTo ? inline.build(job) : (pool ??= new ViewPool(url, threads)).build(job),
+    close: async () => pool?.close(),
+  };
 }
 
 function inlineBuilder(): ViewBuilder {

@@ -129,6 +129,28 @@ describe('the view threads', () => {
     }
   });
 
+  it('with inlineUpTo, give a page larger than that to a thread, whose capped heap stops a hostile one', async () => {
+    const builder = openViewBuilder({ workerUrl: BUILT_WORKER, threads: 1, inlineUpTo: 64 * 1024 });
+    const job = (page: string) => ({
+      body: Buffer.from(page),
+      contentType: 'text/html',
+      viewPath: VIEW,
+      resolve: () => [],
+    });
+    try {
+      const small = await builder.build(job('<p>small</p>'));
+      expect(small.fault).toBeUndefined();
+      expect(small.bytes.toString('utf8')).toContain('<p>small</p>');
+      // Some 8 MiB of attributes: a tree of several hundred MiB, past the thread's cap (the calling
+      // thread would parse it, at the whole export's peak).
+      const hostile = await builder.build(job('<i a=1 b=2 c=3>'.repeat(560_000)));
+      expect(hostile.fault).toMatchObject({ kind: 'not-built' });
+      expect(hostile.bytes.toString('utf8')).toContain(TEXT_VIEW);
+    } finally {
+      await builder.close();
+    }
+  });
+
   it('give a page whose thread died the notice, never the page as it was', async () => {
     const pool = openViewBuilder({ workerUrl: BUILT_WORKER, threads: 1 });
     const built = pool.build({
