@@ -54,11 +54,7 @@ export async function takeOverInterrupted(dir: string, name: string): Promise<st
     // A folder at tonight's name that is not among the abandoned ones is not ours to take (a link,
     // another user's, one others may write, one a live process holds): it is left alone, and the
     // interrupted work too, for the export to refuse it with its reason.
-    const occupied = await lstat(to).then(
-      () => true,
-      () => false,
-    );
-    if (occupied) return null;
+    if (await lstat(to).catch(() => undefined)) return null;
     await rename(from, to);
   }
   return newest.name;
