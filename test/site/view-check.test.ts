@@ -151,6 +151,25 @@ describe('the view threads', () => {
     }
   });
 
+  it('with inlineUpTo, give a page under that size nested too deep to build the notice, not a crashed export', async () => {
+    const builder = openViewBuilder({ workerUrl: BUILT_WORKER, threads: 1, inlineUpTo: 256 * 1024 });
+    // 52,000 nested divs: 260 KB, under the size built in the calling thread, yet deep enough that
+    // building its view overflows the stack. In a thread that is a failed view; here it must be too.
+    const page = '<!DOCTYPE html><html><body>' + '<div>'.repeat(52_000) + 'deep</body></html>';
+    try {
+      const view = await builder.build({
+        body: Buffer.from(page),
+        contentType: 'text/html',
+        viewPath: VIEW,
+        resolve: () => [],
+      });
+      expect(view.fault).toMatchObject({ kind: 'not-built' });
+      expect(view.bytes.toString('utf8')).toContain(TEXT_VIEW);
+    } finally {
+      await builder.close();
+    }
+  });
+
   it('give a page whose thread died the notice, never the page as it was', async () => {
     const pool = openViewBuilder({ workerUrl: BUILT_WORKER, threads: 1 });
     const built = pool.build({
