@@ -100,8 +100,14 @@ export function openViewBuilder(options: ViewBuilderOptions = {}): ViewBuilder {
 function inlineBuilder(): ViewBuilder {
   return {
     build(job) {
-      const { html, fault } = buildViewHere(job.body, job.contentType, job.viewPath, job.resolve);
-      return Promise.resolve({ bytes: Buffer.from(html, 'utf8'), ...(fault ? { fault } : {}) });
+      try {
+        const { html, fault } = buildViewHere(job.body, job.contentType, job.viewPath, job.resolve);
+        return Promise.resolve({ bytes: Buffer.from(html, 'utf8'), ...(fault ? { fault } : {}) });
+      } catch (error) {
+        // As a thread's failure is (view-worker.ts): a page nested deeper than the stack allows is
+        // one view lost, never the export.
+        return Promise.resolve(notBuiltView(error instanceof Error ? error.message : String(error)));
+      }
     },
     close: () => Promise.resolve(),
   };
@@ -181,11 +187,15 @@ class ViewThread {
 }
 
 /**
- * A page whose view could not be built (the thread failed on it, or ran out of memory): it gets the
- * plain notice, never nothing and never the page as it was.
+ * A page whose view could not be built (the build failed on it, or its thread ran out of memory):
+ * it gets the plain notice, never nothing and never the page as it was.
  */
+function notBuiltView(message: string): BuiltView {
+  return { bytes: Buffer.from(textView(''), 'utf8'), fault: { kind: 'not-built', message } };
+}
+
 function notBuilt(pending: Pending, message: string): void {
-  pending.done({ bytes: Buffer.from(textView(''), 'utf8'), fault: { kind: 'not-built', message } });
+  pending.done(notBuiltView(message));
 }
 
 class ViewPool implements ViewBuilder {
