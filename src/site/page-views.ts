@@ -6,11 +6,9 @@ import { isPageHtml, localPathOf, type AssetCatalog } from './requisites/collect
 import { resolveReference, serviceUrl, urlAsRead, type ServiceLocation } from './requisites/resolve-ref.js';
 import { relativeEntryUrl } from './requisites/rewrite.js';
 import { inOrder } from '../core/in-order.js';
-import { schemeOf } from './sanitize-html.js';
 import { cleanCss, INERT_URL } from './view-css.js';
-import { staysInside } from './view-check.js';
-import type { FoundReference, RewriteReference } from './tree-references.js';
-import { buildViewHere } from './view-build.js';
+import { schemeOf, staysInside } from './view-urls.js';
+import type { RewriteReference } from './tree-references.js';
 import type { BuiltView, ViewBuilder } from './view-pool.js';
 import { DRAWN_DATA } from './view-policy.js';
 import { viewPathOf } from './view-path.js';
@@ -179,18 +177,6 @@ function resolvesAgainstName(value: string, base: string, sibling: string): bool
   } catch {
     return false;
   }
-}
-
-/**
- * One page's view, built in the calling thread (tests, and the checks of what a view becomes):
- * parsed once, cleaned of everything that could act (sanitize-html.ts), its references rewritten,
- * the policy first in its head, and its final bytes checked (view-check.ts). A view failing its
- * check comes back as the plain text view that replaces it.
- */
-export function pageView(html: string, rewrite: RewriteReference, viewPath: string): string {
-  const resolve = (references: readonly FoundReference[]): (string | undefined)[] =>
-    references.map(([kind, value]) => rewrite(value, kind));
-  return buildViewHere(Buffer.from(html, 'utf8'), 'text/html; charset=utf-8', viewPath, resolve).html;
 }
 
 /**

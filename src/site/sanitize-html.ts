@@ -1,4 +1,5 @@
 import { html as htmlSpec, parse, serialize, type DefaultTreeAdapterTypes } from 'parse5';
+import { schemeOf } from './view-urls.js';
 
 type Node = DefaultTreeAdapterTypes.Node;
 type ParentNode = DefaultTreeAdapterTypes.ParentNode;
@@ -101,16 +102,6 @@ const DATA_DRAWS: Record<string, readonly string[]> = {
 
 /** `<link>` relations a view keeps: the ones the rewriting points into the archive. Others prefetch or preconnect. */
 const KEPT_RELS = new Set(['stylesheet', 'icon', 'shortcut', 'apple-touch-icon', 'alternate']);
-
-/** What browsers and DOMPurify ignore or strip before they read a scheme. */
-// eslint-disable-next-line no-control-regex
-const IGNORED_IN_URL = /[\u0000-\u0020\u00a0\u1680\u180e\u2000-\u2029\u205f\u3000]/g;
-
-/** The scheme a browser would read in `value`, lower case; undefined for a relative reference. */
-export function schemeOf(value: string): string | undefined {
-  const bare = value.replace(IGNORED_IN_URL, '');
-  return /^([a-z][a-z0-9+.-]*):/i.exec(bare)?.[1]?.toLowerCase();
-}
 
 function qualifiedName(attribute: Attribute): string {
   return (attribute.prefix ? `${attribute.prefix}:${attribute.name}` : attribute.name).toLowerCase();

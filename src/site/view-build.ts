@@ -1,8 +1,14 @@
 import { parse, serialize, type DefaultTreeAdapterTypes } from 'parse5';
-import { escapeText } from '../core/xml-escape.js';
 import { decodePage } from './decode-page.js';
 import { sanitizeTree, withViewHead } from './sanitize-html.js';
-import { collectTreeReferences, referenceKey, rewriteTreeReferences, type FoundReference } from './tree-references.js';
+import {
+  collectTreeReferences,
+  referenceKey,
+  rewriteTreeReferences,
+  type FoundReference,
+  type RewriteReference,
+} from './tree-references.js';
+import { textView } from './text-view.js';
 import { checkView, type ViewFault } from './view-check.js';
 import { VIEW_CSP } from './view-policy.js';
 
@@ -71,25 +77,16 @@ export function buildViewHere(
   return finishView(prepared, resolve(prepared.references), viewPath);
 }
 
-/** At most this much of a page's text goes into the view that replaces a view failing its check. */
-const TEXT_VIEW_CHARS = 1 << 20;
-
 /**
- * What stands in for a view that failed its check: the page's text, escaped, in a page that can
- * neither act nor load anything, and the reason to look at the raw rendering beside it.
+ * One page's view, built in the calling thread (tests, and the checks of what a view becomes):
+ * parsed once, cleaned of everything that could act (sanitize-html.ts), its references rewritten,
+ * the policy first in its head, and its final bytes checked (view-check.ts). A view failing its
+ * check comes back as the plain text view that replaces it.
  */
-export function textView(pageText: string): string {
-  const text = pageText
-    .replace(/[ \t\r\n\f]+/g, ' ')
-    .trim()
-    .slice(0, TEXT_VIEW_CHARS);
-  return (
-    `\ufeff<!DOCTYPE html><html><head><meta charset="utf-8">` +
-    `<meta http-equiv="Content-Security-Policy" content="${VIEW_CSP}">` +
-    `<meta name="referrer" content="no-referrer"><title>Text of the page</title></head><body>` +
-    `<p>This page could not be shown as it was drawn and stay safe to open, so only its text is ` +
-    `shown. The raw rendering is beside this file in the archive.</p><pre>${escapeText(text)}</pre></body></html>`
-  );
+export function pageView(html: string, rewrite: RewriteReference, viewPath: string): string {
+  const resolve = (references: readonly FoundReference[]): (string | undefined)[] =>
+    references.map(([kind, value]) => rewrite(value, kind));
+  return buildViewHere(Buffer.from(html, 'utf8'), 'text/html; charset=utf-8', viewPath, resolve).html;
 }
 
 /** The text of a parsed page (its title first), stylesheets left out. */

@@ -2,7 +2,7 @@ import { parse, type DefaultTreeAdapterTypes } from 'parse5';
 import { dropsElement, headOf, keepsAttribute, templateContent, VIEW_HEAD_LENGTH } from './sanitize-html.js';
 import { attributeRole, collectTreeReferences, type FoundReference } from './tree-references.js';
 import { INERT_URL } from './view-css.js';
-import { DRAWN_DATA } from './view-policy.js';
+import { staysInside } from './view-urls.js';
 
 type Node = DefaultTreeAdapterTypes.Node;
 type ParentNode = DefaultTreeAdapterTypes.ParentNode;
@@ -152,22 +152,4 @@ function unexpectedReference(
     if (!known || !staysInside(value, kind, viewPath)) return { kind: 'unexpected-reference', value };
   }
   return undefined;
-}
-
-const ROOT = 'file:///archive/';
-
-/**
- * Whether a reference a view holds loads or opens nothing outside the archive: a place in the page,
- * a relative path that stays below the archive's root, a drawn `data:` URL, the inert one, or (for
- * a link the reader clicks) a web or mail address. Judged independently of how it was produced.
- */
-export function staysInside(value: string, kind: FoundReference[0], viewPath: string): boolean {
-  if (value.startsWith('#') || value === INERT_URL) return true;
-  if (kind === 'resource' && DRAWN_DATA.test(value)) return true;
-  if (kind === 'link' && /^(?:https?:\/\/[^/\\]|mailto:|tel:)/i.test(value)) return true;
-  // Relative paths as the rewriting writes them: path characters only, no scheme, no host.
-  if (!/^[A-Za-z0-9._~!$&'()*+,;=:@%/-]+(?:#[^\s]*)?$/.test(value) || /^[/\\]|^[a-z][a-z0-9+.-]*:/i.test(value))
-    return false;
-  const url = new URL(value, `${ROOT}${viewPath}`);
-  return url.protocol === 'file:' && url.host === '' && url.pathname.startsWith('/archive/');
 }

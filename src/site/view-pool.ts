@@ -3,7 +3,7 @@ import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { getAsset, isSea } from 'node:sea';
 import { Worker } from 'node:worker_threads';
-import { buildViewHere, textView } from './view-build.js';
+import { textView } from './text-view.js';
 import type { ViewFault } from './view-check.js';
 import type { ViewReply, ViewRequest } from './view-messages.js';
 import type { FoundReference } from './tree-references.js';
@@ -97,16 +97,22 @@ export function openViewBuilder(options: ViewBuilderOptions = {}): ViewBuilder {
   };
 }
 
+/**
+ * Views built in the calling thread. The builder and its HTML parser are imported when the first
+ * view is built, not when the export starts: they are a good part of its start-up, and a run may
+ * build its first view long after its first request, or never.
+ */
 function inlineBuilder(): ViewBuilder {
   return {
-    build(job) {
+    async build(job) {
+      const { buildViewHere } = await import('./view-build.js');
       try {
         const { html, fault } = buildViewHere(job.body, job.contentType, job.viewPath, job.resolve);
-        return Promise.resolve({ bytes: Buffer.from(html, 'utf8'), ...(fault ? { fault } : {}) });
+        return { bytes: Buffer.from(html, 'utf8'), ...(fault ? { fault } : {}) };
       } catch (error) {
         // As a thread's failure is (view-worker.ts): a page nested deeper than the stack allows is
         // one view lost, never the export.
-        return Promise.resolve(notBuiltView(error instanceof Error ? error.message : String(error)));
+        return notBuiltView(error instanceof Error ? error.message : String(error));
       }
     },
     close: () => Promise.resolve(),

@@ -1,5 +1,6 @@
 import type { StoredFile } from '../../src/storage/stored-file.js';
-import { pageView, viewRewrite } from '../../src/site/page-views.js';
+import { viewRewrite } from '../../src/site/page-views.js';
+import { pageView } from '../../src/site/view-build.js';
 
 /**
  * One page's view built as the export builds it, from an HTML string: the one place the tests

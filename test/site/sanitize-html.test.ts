@@ -1,8 +1,10 @@
 import { parse, serialize, type DefaultTreeAdapterTypes } from 'parse5';
 import { describe, expect, it } from 'vitest';
 import type { StoredFile } from '../../src/storage/stored-file.js';
-import { pageView, viewRewrite } from '../../src/site/page-views.js';
-import { keepsAttribute, sanitizeDocument, schemeOf } from '../../src/site/sanitize-html.js';
+import { viewRewrite } from '../../src/site/page-views.js';
+import { pageView } from '../../src/site/view-build.js';
+import { keepsAttribute, sanitizeDocument } from '../../src/site/sanitize-html.js';
+import { schemeOf } from '../../src/site/view-urls.js';
 import { VIEW_CSP } from '../../src/site/view-policy.js';
 
 type Node = DefaultTreeAdapterTypes.Node;
