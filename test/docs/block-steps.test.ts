@@ -85,6 +85,11 @@ describe('a block, in steps: lone rabbit-export commands in-process, the rest in
       [shell('mkdir x; NAME=a.zip\nrabbit-export verify a.zip')],
     ],
     [
+      'after a function defined, in bash',
+      'check() { unzip -tq "$1"; }\nrabbit-export verify a.zip\ncheck a.zip',
+      [shell('check() { unzip -tq "$1"; }\nrabbit-export verify a.zip\ncheck a.zip')],
+    ],
+    [
       'a subshell that changes its own folder only',
       '(cd backups && sha256sum -c SHA256SUMS)\nrabbit-export verify a.zip',
       [shell('(cd backups && sha256sum -c SHA256SUMS)'), cli('verify', 'a.zip')],
@@ -97,6 +102,7 @@ describe('a block, in steps: lone rabbit-export commands in-process, the rest in
     ['a line continued', 'rabbit-export export \\\n  --out a.zip\nrabbit-export verify a.zip'],
     ['a pipe continued', 'rabbit-export ls a.zip |\n  head\nrabbit-export verify a.zip'],
     ['a quote across lines', "printf 'a\nrabbit-export verify a.zip\n'"],
+    ['a job left running', 'sleep 60 &\nrabbit-export verify a.zip\nkill %1'],
     ['a here-document', 'cat <<EOF\nrabbit-export verify a.zip\nEOF'],
     ['a loop', 'for n in 1 2\ndo\nrabbit-export verify a.zip\ndone'],
     ['a condition', 'if test -f a.zip\nthen\nrabbit-export verify a.zip\nfi'],

@@ -73,13 +73,17 @@ const LONE_COMMAND = /^\s*rabbit-export((?:[ \t]+[\p{L}\p{N}_./=%:,+@-]+)+)(?:[ 
 const RUN_UNTIL_STOPPED = new Set(['serve', 'view']);
 /**
  * A line that is not a command of its own (it continues onto the next, or opens or closes a
- * compound command or a here-document) or that may end the script early: its block runs whole in bash.
+ * compound command or a here-document), that leaves a job running for later lines, or that may end
+ * the script early: its block runs whole in bash.
  */
 const JOINS_LINES =
-  /\\$|(?:\||&&)\s*$|<<|^\s*(?:if|then|elif|else|fi|for|while|until|do|done|case|esac|select|function|exit|return|break|continue|[{}])(?:\s|$)/;
-/** A line that may change what later lines run with (folder, variables, options): the rest runs in bash. */
+  /\\$|[|&]\s*$|<<|^\s*(?:if|then|elif|else|fi|for|while|until|do|done|case|esac|select|function|exit|return|break|continue|[{}])(?:\s|$)/;
+/**
+ * A line that may change what later lines run with (folder, variables, options, functions): the
+ * rest runs in bash.
+ */
 const CHANGES_STATE =
-  /(?:^|[;&|]\s*)(?:cd|pushd|popd|export|unset|set|shopt|source|\.|alias|umask|trap|exec|eval|declare|local|readonly|typeset|ulimit)(?:\s|$)|(?:^|[;&|]\s*)[A-Za-z_]\w*=/;
+  /(?:^|[;&|]\s*)(?:(?:cd|pushd|popd|export|unset|set|shopt|source|\.|alias|umask|trap|exec|eval|declare|local|readonly|typeset|ulimit)(?:\s|$)|[A-Za-z_]\w*=|[A-Za-z_][\w-]*\s*\(\))/;
 
 /** The words after `rabbit-export` of a line that may run in-process, or undefined when bash must run it. */
 export function loneCommand(line: string): string[] | undefined {
