@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startFakeService, type FakeService } from '../../src/fake-service/index.js';
 import { BIN } from '../helpers/cli.js';
-import { describeFailure, runBlock, shellBlocks, type DocBlock } from '../helpers/doc-examples.js';
+import { describeFailure, loneCommand, runBlock, shellBlocks, type DocBlock } from '../helpers/doc-examples.js';
 import { tempDir } from '../helpers/temp.js';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -82,8 +82,6 @@ async function sandbox(service: FakeService): Promise<{ root: string; cwd: strin
  * unchanged account into an empty folder leaves the same archive whichever page runs it.
  */
 const openings = new WeakMap<FakeService, Map<string, { writes: number; folder: string }>>();
-/** A lone rabbit-export command: no pipe, redirection, variable, subshell or second command. */
-const LONE_COMMAND = /^rabbit-export [\w ./=-]+$/;
 
 function writesTo(service: FakeService): number {
   let writes = 0;
@@ -106,7 +104,7 @@ async function opened(
   sandboxed: { root: string; cwd: string; env: NodeJS.ProcessEnv },
 ): Promise<{ rest: DocBlock } | { failure: string } | undefined> {
   const [line = '', ...after] = block.code.split('\n');
-  if (block.expectedExit !== 0 || !LONE_COMMAND.test(line)) return undefined;
+  if (block.expectedExit !== 0 || loneCommand(line) === undefined) return undefined;
   const rest = { ...block, code: after.join('\n') };
   const seen = openings.get(service) ?? new Map<string, { writes: number; folder: string }>();
   openings.set(service, seen);

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { runCli } from './cli.js';
 
 /**
  * The shell examples of a markdown page, per the docs convention: a fence whose info string is
@@ -53,10 +54,113 @@ export interface BlockRun {
   timedOut: boolean;
 }
 
-/** Runs one block with bash (`set -e -o pipefail`) in `cwd`, with exactly `env`. */
-export function runBlock(block: DocBlock, cwd: string, env: NodeJS.ProcessEnv, timeoutMs: number): Promise<BlockRun> {
+/**
+ * How a block runs: each lone `rabbit-export` command by the CLI's own program in this process
+ * (the words as bash would split them, in the block's folder, with the block's environment), the
+ * other lines by bash, in the block's order; the first step that fails ends the block, as under
+ * `set -e`. A spawned CLI pays Node's start and the loading of its modules for each command, most
+ * of what a small export costs; the program the process would run is the same. Commands whose
+ * process is the point (a pipe, a redirect, `--out -`, anything bash must expand) stay in bash.
+ */
+export type BlockStep = { kind: 'cli'; args: string[]; text: string } | { kind: 'shell'; code: string };
+
+/**
+ * `rabbit-export` and words bash would pass on unchanged: no quote, expansion, glob, redirect,
+ * pipe or separator; a trailing comment is dropped, as bash drops it.
+ */
+const LONE_COMMAND = /^\s*rabbit-export((?:[ \t]+[\p{L}\p{N}_./=%:,+@-]+)+)(?:[ \t]+#.*)?$/u;
+/** Commands that run until stopped: only a process the harness started can be stopped at the timeout. */
+const RUN_UNTIL_STOPPED = new Set(['serve', 'view']);
+/**
+ * A line that is not a command of its own (it continues onto the next, or opens or closes a
+ * compound command or a here-document), that leaves a job running for later lines, or that may end
+ * the script early: its block runs whole in bash.
+ */
+const JOINS_LINES =
+  /\\$|[|&]\s*$|<<|^\s*(?:if|then|elif|else|fi|for|while|until|do|done|case|esac|select|function|exit|return|break|continue|[{}])(?:\s|$)/;
+/**
+ * A line that may change what later lines run with (folder, variables, options, functions): the
+ * rest runs in bash.
+ */
+const CHANGES_STATE =
+  /(?:^|[;&|]\s*)(?:(?:cd|pushd|popd|export|unset|set|shopt|source|\.|alias|umask|trap|exec|eval|declare|local|readonly|typeset|ulimit)(?:\s|$)|[A-Za-z_]\w*=|[A-Za-z_][\w-]*\s*\(\))/;
+
+/** The words after `rabbit-export` of a line that may run in-process, or undefined when bash must run it. */
+export function loneCommand(line: string): string[] | undefined {
+  const match = LONE_COMMAND.exec(line);
+  if (!match) return undefined;
+  const args = (match[1] ?? '').trim().split(/[ \t]+/);
+  if (RUN_UNTIL_STOPPED.has(args[0] ?? '') || args.includes('-')) return undefined;
+  return args;
+}
+
+/** Quotes left open at the line's end carry the string onto the next line. */
+function quotesOpen(line: string): boolean {
+  return (line.split("'").length - 1) % 2 === 1 || (line.split('"').length - 1) % 2 === 1;
+}
+
+export function blockSteps(code: string): BlockStep[] {
+  const lines = code.split('\n');
+  if (lines.some((line) => JOINS_LINES.test(line) || quotesOpen(line))) return [{ kind: 'shell', code }];
+  const steps: BlockStep[] = [];
+  let shell: string[] = [];
+  let stateChanged = false;
+  const flush = (): void => {
+    if (shell.some((line) => line.trim() !== '' && !line.trim().startsWith('#')))
+      steps.push({ kind: 'shell', code: shell.join('\n') });
+    shell = [];
+  };
+  for (const line of lines) {
+    const args = stateChanged ? undefined : loneCommand(line);
+    if (args === undefined) {
+      shell.push(line);
+      stateChanged ||= CHANGES_STATE.test(line);
+      continue;
+    }
+    flush();
+    steps.push({ kind: 'cli', args, text: line.trim() });
+  }
+  flush();
+  return steps;
+}
+
+/** Runs one block's steps (see BlockStep) in `cwd`, with exactly `env`; bash with `set -e -o pipefail`. */
+export async function runBlock(
+  block: DocBlock,
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+  timeoutMs: number,
+): Promise<BlockRun> {
+  let output = '';
+  for (const step of blockSteps(block.code)) {
+    const run =
+      step.kind === 'cli' ? await runInProcess(step.args, cwd, env) : await runShell(step.code, cwd, env, timeoutMs);
+    output += run.output;
+    if (run.timedOut || run.exitCode !== 0) return { ...run, output };
+  }
+  return { exitCode: 0, output, timedOut: false };
+}
+
+/**
+ * A command through the CLI's whole program (src/cli/program.ts), as main.ts runs it. What escapes
+ * it ends a process with status 1 and the stack on stderr; so it does here.
+ */
+async function runInProcess(args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<BlockRun> {
+  try {
+    const run = await runCli(args, { register: 'all', cwd, env });
+    return { exitCode: run.code, output: run.stdout + run.stderr, timedOut: false };
+  } catch (error) {
+    return {
+      exitCode: 1,
+      output: error instanceof Error ? (error.stack ?? error.message) : String(error),
+      timedOut: false,
+    };
+  }
+}
+
+function runShell(code: string, cwd: string, env: NodeJS.ProcessEnv, timeoutMs: number): Promise<BlockRun> {
   return new Promise((resolve) => {
-    const child = spawn('bash', ['-e', '-o', 'pipefail', '-c', block.code], {
+    const child = spawn('bash', ['-e', '-o', 'pipefail', '-c', code], {
       cwd,
       env,
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,0 +1,147 @@
+import { existsSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { blockSteps, runBlock, type BlockStep } from '../helpers/doc-examples.js';
+import { tempDir } from '../helpers/temp.js';
+
+const cli = (...args: string[]): BlockStep => ({ kind: 'cli', args, text: `rabbit-export ${args.join(' ')}` });
+const shell = (code: string): BlockStep => ({ kind: 'shell', code });
+
+describe('a block, in steps: lone rabbit-export commands in-process, the rest in bash', () => {
+  it.each<[string, string, BlockStep[]]>([
+    ['a lone command', 'rabbit-export verify team.zip', [cli('verify', 'team.zip')]],
+    [
+      'words bash passes on unchanged',
+      'rabbit-export search team.zip 日本 --prototype 17 --formats json,html --base-url 127.0.0.1:8080 --sample 5%',
+      [
+        cli(
+          'search',
+          'team.zip',
+          '日本',
+          '--prototype',
+          '17',
+          '--formats',
+          'json,html',
+          '--base-url',
+          '127.0.0.1:8080',
+          '--sample',
+          '5%',
+        ),
+      ],
+    ],
+    [
+      'a trailing comment, dropped as bash drops it',
+      'rabbit-export verify team.zip --against-live   # everything',
+      [
+        {
+          kind: 'cli',
+          args: ['verify', 'team.zip', '--against-live'],
+          text: 'rabbit-export verify team.zip --against-live   # everything',
+        },
+      ],
+    ],
+    [
+      'a redirect',
+      'rabbit-export links team.zip --format csv > links.csv',
+      [shell('rabbit-export links team.zip --format csv > links.csv')],
+    ],
+    ['a pipe', 'rabbit-export ls team.zip --json | jq .', [shell('rabbit-export ls team.zip --json | jq .')]],
+    [
+      'a second command',
+      'mkdir -p b && rabbit-export backup --dir b',
+      [shell('mkdir -p b && rabbit-export backup --dir b')],
+    ],
+    [
+      'a quoted word',
+      "rabbit-export search team.zip 'two words'",
+      [shell("rabbit-export search team.zip 'two words'")],
+    ],
+    ['a variable', 'rabbit-export export --out $NAME', [shell('rabbit-export export --out $NAME')]],
+    ['a glob', 'rabbit-export verify *.zip', [shell('rabbit-export verify *.zip')]],
+    ['a home folder', 'rabbit-export verify ~/team.zip', [shell('rabbit-export verify ~/team.zip')]],
+    ['an archive on stdout', 'rabbit-export export --out - --quiet', [shell('rabbit-export export --out - --quiet')]],
+    ['a server, which runs until stopped', 'rabbit-export serve --port 0', [shell('rabbit-export serve --port 0')]],
+    ['a viewer, which runs until stopped', 'rabbit-export view team.zip', [shell('rabbit-export view team.zip')]],
+    ['another program', 'rabbit-exporter verify team.zip', [shell('rabbit-exporter verify team.zip')]],
+    [
+      'in order, comment and blank lines between commands left out',
+      'rabbit-export export --out a.zip\n\n# then\nunzip -tq a.zip\nls\nrabbit-export verify a.zip\n# exit 0',
+      [cli('export', '--out', 'a.zip'), shell('\n# then\nunzip -tq a.zip\nls'), cli('verify', 'a.zip')],
+    ],
+    [
+      'after a line that changes the folder, in bash',
+      'rabbit-export export --out a.zip\ncd sub\nrabbit-export verify a.zip',
+      [cli('export', '--out', 'a.zip'), shell('cd sub\nrabbit-export verify a.zip')],
+    ],
+    [
+      'after a variable exported, in bash',
+      'export TZ=UTC\nrabbit-export verify a.zip',
+      [shell('export TZ=UTC\nrabbit-export verify a.zip')],
+    ],
+    [
+      'after a variable set, in bash',
+      'mkdir x; NAME=a.zip\nrabbit-export verify a.zip',
+      [shell('mkdir x; NAME=a.zip\nrabbit-export verify a.zip')],
+    ],
+    [
+      'after a function defined, in bash',
+      'check() { unzip -tq "$1"; }\nrabbit-export verify a.zip\ncheck a.zip',
+      [shell('check() { unzip -tq "$1"; }\nrabbit-export verify a.zip\ncheck a.zip')],
+    ],
+    [
+      'a subshell that changes its own folder only',
+      '(cd backups && sha256sum -c SHA256SUMS)\nrabbit-export verify a.zip',
+      [shell('(cd backups && sha256sum -c SHA256SUMS)'), cli('verify', 'a.zip')],
+    ],
+  ])('%s', (_, code, steps) => {
+    expect(blockSteps(code)).toEqual(steps);
+  });
+
+  it.each([
+    ['a line continued', 'rabbit-export export \\\n  --out a.zip\nrabbit-export verify a.zip'],
+    ['a pipe continued', 'rabbit-export ls a.zip |\n  head\nrabbit-export verify a.zip'],
+    ['a quote across lines', "printf 'a\nrabbit-export verify a.zip\n'"],
+    ['a job left running', 'sleep 60 &\nrabbit-export verify a.zip\nkill %1'],
+    ['a here-document', 'cat <<EOF\nrabbit-export verify a.zip\nEOF'],
+    ['a loop', 'for n in 1 2\ndo\nrabbit-export verify a.zip\ndone'],
+    ['a condition', 'if test -f a.zip\nthen\nrabbit-export verify a.zip\nfi'],
+    ['a group', '{\nrabbit-export verify a.zip\n} > out'],
+    ['an early exit', 'exit 0\nrabbit-export verify a.zip'],
+  ])('whole in bash with %s', (_, code) => {
+    expect(blockSteps(code)).toEqual([shell(code)]);
+  });
+});
+
+describe('a block run in steps', () => {
+  it('ends at the first step that fails, as under set -e, with its status and what it printed', async () => {
+    const cwd = await tempDir();
+    const block = {
+      file: 'steps.md',
+      line: 1,
+      expectedExit: 0,
+      code: 'echo before\nrabbit-export verify nowhere.zip\ntouch after',
+    };
+    const run = await runBlock(block, cwd, { PATH: process.env['PATH'] ?? '' }, 10_000);
+    expect(run.exitCode).toBe(1);
+    expect(run.output).toContain('before');
+    expect(run.output).toContain('nowhere.zip');
+    expect(existsSync(join(cwd, 'after'))).toBe(false);
+  });
+
+  it('runs a lone command in-process, in the block folder', async () => {
+    const cwd = await tempDir();
+    await writeFile(join(cwd, 'here.zip'), 'not a zip');
+    const block = {
+      file: 'steps.md',
+      line: 1,
+      expectedExit: 1,
+      code: 'rabbit-export --version\nrabbit-export verify here.zip',
+    };
+    // No rabbit-export on PATH: bash would answer 127.
+    const run = await runBlock(block, cwd, { PATH: '/usr/bin:/bin' }, 10_000);
+    expect(run.exitCode, run.output).toBe(1);
+    expect(run.output).toMatch(/^\d+\.\d+\.\d+\n/);
+    expect(run.output).toContain('here.zip is not a zip archive');
+  });
+});
