@@ -11,7 +11,7 @@ export class RateLimiter {
   constructor(
     perSecond: number,
     private readonly now: () => number = Date.now,
-    private readonly wait: (ms: number, signal?: AbortSignal) => Promise<void> = (ms, signal) =>
+    private readonly wait: (ms: number, signal?: AbortSignal) => Promise<unknown> = (ms, signal) =>
       sleep(ms, undefined, { signal }),
   ) {
     this.intervalMs = 1000 / perSecond;

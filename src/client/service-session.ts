@@ -108,7 +108,10 @@ export function openServiceSession(settings: SessionSettings, run: SessionRun): 
     outage,
     keys,
     adaptive: new AdaptiveConcurrency(settings.concurrency, (value) => limiter.resize(value), now),
-    ...(settings.maxRps ? { rateLimiter: new RateLimiter(settings.maxRps, now) } : {}),
+    // Paced on the session's clock, as its retries and outages wait: a test's clock skips the waits.
+    ...(settings.maxRps
+      ? { rateLimiter: new RateLimiter(settings.maxRps, now, (ms, given) => defaults.sleep(ms, given ?? signal)) }
+      : {}),
   };
   return {
     client,

@@ -74,6 +74,34 @@ describe('openServiceSession', () => {
     }
   });
 
+  it('paces --max-rps on the session’s sleep, as its retries and outages wait, never on a timer of its own', async () => {
+    const service = await serve();
+    const waits: number[] = [];
+    const session = openServiceSession(
+      {
+        baseUrl: service.baseUrl,
+        keys: [service.keys.readOnly],
+        concurrency: 2,
+        timeoutMs: 5_000,
+        maxRps: 2,
+        sleep: (ms) => {
+          waits.push(ms);
+          return Promise.resolve();
+        },
+      },
+      { signal: new AbortController().signal, now: () => 0, limiter: recordingLimiter(), giveUp: () => undefined },
+    );
+    try {
+      const pace = session.context.rateLimiter;
+      await pace?.take();
+      await pace?.take();
+      await pace?.take();
+      expect(waits).toEqual([500, 1000]);
+    } finally {
+      await session.close();
+    }
+  });
+
   it('close destroys the connection pool it made, and ends the outage’s probing, which held the limiter', async () => {
     const service = await serve();
     const limiter = recordingLimiter();
