@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { runCli } from './cli.js';
+import { skippingClock } from './skipping-clock.js';
 
 /**
  * The shell examples of a markdown page, per the docs convention: a fence whose info string is
@@ -143,11 +144,13 @@ export async function runBlock(
 
 /**
  * A command through the CLI's whole program (src/cli/program.ts), as main.ts runs it. What escapes
- * it ends a process with status 1 and the stack on stderr; so it does here.
+ * it ends a process with status 1 and the stack on stderr; so it does here. Its waits (a page's
+ * --max-rps, a retry's backoff) are skipped: what the page shows is the command's result, not
+ * how long it took.
  */
 async function runInProcess(args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<BlockRun> {
   try {
-    const run = await runCli(args, { register: 'all', cwd, env });
+    const run = await runCli(args, { register: 'all', cwd, env, clock: skippingClock() });
     return { exitCode: run.code, output: run.stdout + run.stderr, timedOut: false };
   } catch (error) {
     return {
