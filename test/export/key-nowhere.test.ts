@@ -13,8 +13,8 @@ import { verifyArchive } from '../../src/verify/verify-archive.js';
 import { startFakeService, type FakeService } from '../../src/fake-service/index.js';
 import { plainZip } from '../helpers/plain-zip.js';
 import { tempDir } from '../helpers/temp.js';
-import { requireTool } from '../helpers/tools.js';
 import { FOREIGN_WITH_KEY, keyEncodings, startHostileFront, type HostileFront } from './hostile-front.js';
+import { python } from './python-zip.js';
 
 const exec = promisify(execFile);
 
@@ -46,8 +46,7 @@ function runKeys(): string[] {
 
 /** Every entry of the zip as Python's zipfile extracts it, by entry name. */
 async function extracted(zip: string, into: string): Promise<Map<string, Buffer>> {
-  requireTool('python3');
-  await exec('python3', ['-c', 'import sys, zipfile; zipfile.ZipFile(sys.argv[1]).extractall(sys.argv[2])', zip, into]);
+  await exec(python(), ['-c', 'import sys, zipfile; zipfile.ZipFile(sys.argv[1]).extractall(sys.argv[2])', zip, into]);
   return filesIn(into);
 }
 
