@@ -19,9 +19,9 @@ import { tempDir } from '../helpers/temp.js';
 import { python } from './python-zip.js';
 
 /**
- * Issue 9: an account of more than 20,000 resources, exported and checked byte for byte (by SHA-256) against
- * an independent walk. Memory and time are the bench's business (npm run bench -- --scale), not
- * this test's.
+ * Issue 9: an account of more than 20,000 resources, exported and checked byte for byte (by
+ * SHA-256) against an independent walk. Memory and time are the bench's business (npm run bench --
+ * --scale), not this test's.
  */
 const sha256 = (data: Buffer): string => createHash('sha256').update(data).digest('hex');
 
