@@ -1,6 +1,7 @@
-import { copyFile, readdir, writeFile } from 'node:fs/promises';
+import { copyFile, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeService, type FakeService } from '../../src/fake-service/index.js';
 import { exportAccount } from '../../src/export/export-account.js';
 import { isRabbitError, type RabbitError } from '../../src/core/errors.js';
@@ -15,16 +16,46 @@ let dir: string;
 
 useFakeService({ seed: 1 }, (fixture) => ({ service, dir } = fixture));
 
-const run = async (out: string, extra: { since?: string; prototypes?: Set<string> } = {}) => {
+const run = async (out: string, extra: { since?: string; prototypes?: Set<string> } = {}, from = service) => {
   const result = await exportAccount({
     out: join(dir, out),
-    baseUrl: service.baseUrl,
-    keys: [service.keys.readOnly],
+    baseUrl: from.baseUrl,
+    keys: [from.keys.readOnly],
     concurrency: 4,
     ...extra,
   });
   return { ...result, manifest: await manifestOf(result.out) };
 };
+
+/**
+ * A service no test changes, and its full export, made once for the tests that only read PREV from
+ * it; each copies the export into its own folder as prev.zip (or another name) first. The export
+ * is also what a full export of that service would give later: the reference for byte-exactness.
+ */
+let unchanged: FakeService;
+let kept: string;
+let full: Promise<string> | undefined;
+beforeAll(async () => {
+  unchanged = await startFakeService({ seed: 1 });
+  kept = await mkdtemp(join(tmpdir(), 'rabbit-export-since-'));
+});
+afterAll(async () => {
+  await unchanged?.close();
+  await rm(kept, { recursive: true, force: true });
+});
+function fullExport(): Promise<string> {
+  return (full ??= exportAccount({
+    out: join(kept, 'full.zip'),
+    baseUrl: unchanged.baseUrl,
+    keys: [unchanged.keys.readOnly],
+    concurrency: 4,
+  }).then((result) => result.out));
+}
+async function unchangedPrev(name = 'prev.zip'): Promise<string> {
+  const prev = join(dir, name);
+  await copyFile(await fullExport(), prev);
+  return prev;
+}
 
 /** Moves the first element of the first page of prototype 3: one change, made through the store. */
 function moveAnElement(): { proto: string; page: string; element: string } {
@@ -64,28 +95,27 @@ describe('export --since', () => {
   });
 
   it('refetches an entry damaged in PREV (flipped byte) and reuses the rest', async () => {
-    const prev = join(dir, 'prev.zip');
-    const first = await run('prev.zip');
-    const victim = first.manifest.prototypes['1001']?.revisions[
-      String(first.manifest.prototypes['1001']?.revision)
-    ]?.files.find((file) => file.path.endsWith('.png'));
+    const prev = await unchangedPrev();
+    const first = await manifestOf(prev);
+    const victim = first.prototypes['1001']?.revisions[String(first.prototypes['1001']?.revision)]?.files.find((file) =>
+      file.path.endsWith('.png'),
+    );
     if (!victim) throw new Error('prototype 1001 has no PNG');
     await flipEntryByte(prev, victim.path);
 
-    service.stats.reset();
-    const inc = await run('inc.zip', { since: prev });
+    unchanged.stats.reset();
+    const inc = await run('inc.zip', { since: prev }, unchanged);
     expect(inc.complete).toBe(true);
-    expect([...requestsFor(service, '1001')].sort()).toEqual(
+    expect([...requestsFor(unchanged, '1001')].sort()).toEqual(
       [
         [`/rabbit/api/prototypes/1001.json`, 1],
         [victim.source, 1],
       ].sort(),
     );
-    expect(requestsFor(service, '1002').size).toBe(1);
+    expect(requestsFor(unchanged, '1002').size).toBe(1);
     expect(inc.manifest.prototypes['1001']?.origin).toEqual({ mode: 'fetched' });
     expect(inc.manifest.prototypes['1002']?.origin?.mode).toBe('reused');
-    await run('full.zip');
-    await expectSameArchive(join(dir, 'inc.zip'), join(dir, 'full.zip'));
+    await expectSameArchive(join(dir, 'inc.zip'), await fullExport());
   });
 
   it('fetches in full a prototype PREV does not hold, and leaves out a deleted one', async () => {
@@ -150,7 +180,7 @@ describe('export --since', () => {
     expect(isRabbitError(error, 'USAGE')).toBe(true);
     expect(service.stats.requests).toBe(0);
 
-    await run('prev.zip');
+    await unchangedPrev();
     const other = await startFakeService({ seed: 1 });
     try {
       const refused = await exportAccount({
@@ -172,9 +202,8 @@ describe('export --since', () => {
   });
 
   it('a copy of PREV under another name is named as the origin', async () => {
-    await run('prev.zip');
-    await copyFile(join(dir, 'prev.zip'), join(dir, 'monday.zip'));
-    const inc = await run('inc.zip', { since: join(dir, 'monday.zip') });
+    const monday = await unchangedPrev('monday.zip');
+    const inc = await run('inc.zip', { since: monday }, unchanged);
     expect(inc.manifest.prototypes['3']?.origin).toEqual({ mode: 'reused', archive: 'monday.zip' });
   });
 });

@@ -13,9 +13,9 @@ import { exportAccount } from '../../src/export/export-account.js';
 import { plainZip } from '../helpers/plain-zip.js';
 import { runCli } from '../helpers/cli.js';
 import { useFakeService } from '../helpers/fake-service.js';
-import { requireTool } from '../helpers/tools.js';
 import { startEchoFront, type EchoFront } from './echo-front.js';
 import { keyEncodings } from './hostile-front.js';
+import { python } from './python-zip.js';
 
 // issue 43, item 3: a service that echoed the request's key in its headers (Content-Type,
 // Last-Modified, the reason phrase, a redirect's Location, error answers) put it into hundreds of
@@ -36,8 +36,7 @@ afterEach(async () => {
 
 /** Every entry of the zip as Python's zipfile extracts it, by entry name. */
 async function extracted(zip: string, into: string): Promise<Map<string, Buffer>> {
-  requireTool('python3');
-  await exec('python3', ['-c', 'import sys, zipfile; zipfile.ZipFile(sys.argv[1]).extractall(sys.argv[2])', zip, into]);
+  await exec(python(), ['-c', 'import sys, zipfile; zipfile.ZipFile(sys.argv[1]).extractall(sys.argv[2])', zip, into]);
   return filesIn(into);
 }
 

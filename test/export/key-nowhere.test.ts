@@ -1,30 +1,42 @@
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { readdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { promisify } from 'node:util';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { isRabbitError } from '../../src/core/errors.js';
 import { KEY_MARKER } from '../../src/core/secret-marker.js';
 import { exportAccount } from '../../src/export/export-account.js';
 import { allFileEntries, type FileEntry, type Manifest } from '../../src/manifest/types.js';
 import { verifyArchive } from '../../src/verify/verify-archive.js';
-import type { FakeService } from '../../src/fake-service/index.js';
-import { useFakeService } from '../helpers/fake-service.js';
+import { startFakeService, type FakeService } from '../../src/fake-service/index.js';
 import { plainZip } from '../helpers/plain-zip.js';
-import { requireTool } from '../helpers/tools.js';
+import { tempDir } from '../helpers/temp.js';
 import { FOREIGN_WITH_KEY, keyEncodings, startHostileFront, type HostileFront } from './hostile-front.js';
+import { python } from './python-zip.js';
 
 const exec = promisify(execFile);
 
+// One service and one hostile front for the file: every run here only reads from them.
 let service: FakeService;
+let front: HostileFront;
+/** The file's folder, for the export its tests share; `dir` is each test's own. */
+let keep: string;
 let dir: string;
-let front: HostileFront | undefined;
 
-useFakeService({ seed: 1 }, (fixture) => ({ service, dir } = fixture));
-afterEach(async () => {
+beforeAll(async () => {
+  service = await startFakeService({ seed: 1 });
+  front = await startHostileFront(service.baseUrl, runKeys());
+  keep = await mkdtemp(join(tmpdir(), 'rabbit-key-nowhere-'));
+});
+beforeEach(async () => {
+  dir = await tempDir();
+});
+afterAll(async () => {
   await front?.close();
-  front = undefined;
+  await service?.close();
+  await rm(keep, { recursive: true, force: true });
 });
 
 /** The run's two keys: the account's and one prototype's (a run may use several). */
@@ -34,8 +46,7 @@ function runKeys(): string[] {
 
 /** Every entry of the zip as Python's zipfile extracts it, by entry name. */
 async function extracted(zip: string, into: string): Promise<Map<string, Buffer>> {
-  requireTool('python3');
-  await exec('python3', ['-c', 'import sys, zipfile; zipfile.ZipFile(sys.argv[1]).extractall(sys.argv[2])', zip, into]);
+  await exec(python(), ['-c', 'import sys, zipfile; zipfile.ZipFile(sys.argv[1]).extractall(sys.argv[2])', zip, into]);
   return filesIn(into);
 }
 
@@ -77,13 +88,25 @@ async function sha256sums(paths: readonly string[]): Promise<string[]> {
 
 async function exportThroughFront(out: string, since?: string) {
   const result = await exportAccount({
-    out: join(dir, out),
-    baseUrl: (front as HostileFront).baseUrl,
+    out,
+    baseUrl: front.baseUrl,
     keys: runKeys(),
     concurrency: 4,
     ...(since ? { since } : {}),
   });
   return result;
+}
+
+/**
+ * The export through the front, extracted by Python, made once for the file: the first test judges
+ * it, the second makes from it the archive an older version would have written.
+ */
+let spiked: Promise<{ out: string; files: Map<string, Buffer> }> | undefined;
+function spikedExport(): Promise<{ out: string; files: Map<string, Buffer> }> {
+  return (spiked ??= (async () => {
+    const result = await exportThroughFront(join(keep, 'spiked.zip'));
+    return { out: result.out, files: await extracted(result.out, join(keep, 'spiked')) };
+  })());
 }
 
 /** The manifest inside an extracted archive. */
@@ -93,9 +116,7 @@ function manifestIn(files: Map<string, Buffer>): Manifest {
 
 describe('the API key is nowhere in the archive', () => {
   it('after an export from a service that writes it into pages, JSON, elements, stylesheets, PNGs, foreign links and errors', async () => {
-    front = await startHostileFront(service.baseUrl, runKeys());
-    const result = await exportThroughFront('spiked.zip');
-    const files = await extracted(result.out, join(dir, 'spiked'));
+    const { out, files } = await spikedExport();
 
     expect(keysFound(files, runKeys())).toEqual([]);
 
@@ -114,7 +135,7 @@ describe('the API key is nowhere in the archive', () => {
     const pageBytes = files.get(page.path) as Buffer;
     expect(pageBytes.toString('latin1').split(KEY_MARKER).length - 1).toBe(page.keyRedactions);
     // What is listed is what is stored: sha256sum and size of the extracted entry.
-    const sums = await sha256sums(redacted.map((entry) => join(dir, 'spiked', entry.path)));
+    const sums = await sha256sums(redacted.map((entry) => join(keep, 'spiked', entry.path)));
     for (const [i, entry] of redacted.entries()) {
       expect(sums[i], entry.path).toBe(entry.sha256);
       expect((files.get(entry.path) as Buffer).length).toBe(entry.size);
@@ -122,21 +143,19 @@ describe('the API key is nowhere in the archive', () => {
     expect(manifest.foreignReferences?.map((ref) => ref.url)).toContain(FOREIGN_WITH_KEY);
     expect(manifest.errors.some((error) => error.status === 403)).toBe(true);
 
-    const report = await verifyArchive(result.out);
+    const report = await verifyArchive(out);
     expect(report.problems).toEqual([]);
     expect(report.ok).toBe(true);
   });
 
   it('after export --since on an archive made before keys were replaced, which holds them', async () => {
-    front = await startHostileFront(service.baseUrl, runKeys());
-    const first = await exportThroughFront('first.zip');
-    const old = await oldStyleArchive(await extracted(first.out, join(dir, 'first')), runKeys()[0] as string);
+    const old = await oldStyleArchive((await spikedExport()).files, runKeys()[0] as string);
     // The crafted archive does hold the key, as one made before the fix did.
     expect(keysFound(old.files, runKeys()).length).toBeGreaterThan(0);
     const prev = join(dir, 'prev.zip');
     await writeFile(prev, plainZip([...old.files].map(([name, data]) => ({ name, data }))));
 
-    const result = await exportThroughFront('since.zip', prev);
+    const result = await exportThroughFront(join(dir, 'since.zip'), prev);
     const files = await extracted(result.out, join(dir, 'since'));
     expect(keysFound(files, runKeys())).toEqual([]);
     const manifest = manifestIn(files);
@@ -149,14 +168,13 @@ describe('the API key is nowhere in the archive', () => {
   });
 
   it('nor in the work folder an interrupted export leaves (journal, spool, entries), nor after it resumes', async () => {
-    front = await startHostileFront(service.baseUrl, runKeys());
     const controller = new AbortController();
     let responses = 0;
     const out = join(dir, 'cut.zip');
     const run = (signal?: AbortSignal) =>
       exportAccount({
         out,
-        baseUrl: (front as HostileFront).baseUrl,
+        baseUrl: front.baseUrl,
         keys: runKeys(),
         concurrency: 4,
         ...(signal ? { signal } : {}),

@@ -14,8 +14,8 @@ import { registerExport } from '../../src/cli/commands/export.js';
 import { backupAccount } from '../../src/backup/backup-account.js';
 import { readArchive } from '../helpers/archive.js';
 import { runCli, startCli } from '../helpers/cli.js';
-import { hasTool, missingTool } from '../helpers/tools.js';
 import { tempDir } from '../helpers/temp.js';
+import { python } from './python-zip.js';
 
 // issue 34, finding 6: a key revoked in the middle of a run used to cost one refused request per
 // resource of the account, each recorded as "answered 401". Now the first refusal is checked, and a
@@ -34,13 +34,12 @@ async function serve(options: FakeServiceOptions): Promise<FakeService> {
 
 /** Every entry's sha256 as Python's zipfile reads it, manifest.json (the run's own times) left out. */
 async function entryDigests(zip: string): Promise<Record<string, string>> {
-  if (!hasTool('python3')) throw missingTool('python3');
   const script = [
     'import hashlib, json, sys, zipfile',
     'z = zipfile.ZipFile(sys.argv[1])',
     'print(json.dumps({i.filename: hashlib.sha256(z.read(i)).hexdigest() for i in z.infolist() if i.filename != "manifest.json"}))',
   ].join('\n');
-  const { stdout } = await promisify(execFile)('python3', ['-c', script, zip], { maxBuffer: 64 * 1024 * 1024 });
+  const { stdout } = await promisify(execFile)(python(), ['-c', script, zip], { maxBuffer: 64 * 1024 * 1024 });
   return JSON.parse(stdout) as Record<string, string>;
 }
 

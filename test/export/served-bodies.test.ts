@@ -10,7 +10,7 @@ import { parseFaultSpec, startFakeService, type FakeService } from '../../src/fa
 import { runCli } from '../helpers/cli.js';
 import { skippingClock } from '../helpers/skipping-clock.js';
 import { tempDir } from '../helpers/temp.js';
-import { requireTool } from '../helpers/tools.js';
+import { python } from './python-zip.js';
 
 // What real servers send beside what the API documents: a byte-order mark before JSON, a 200 with
 // no body. The archive is read with Python's zipfile, not with our own reader.
@@ -52,8 +52,7 @@ with zipfile.ZipFile(sys.argv[1]) as z:
 `;
 
 async function readArchive(zip: string): Promise<Archived> {
-  requireTool('python3');
-  const { stdout } = await promisify(execFile)('python3', ['-c', READ_ARCHIVE, zip], { maxBuffer: 64 * 1024 * 1024 });
+  const { stdout } = await promisify(execFile)(python(), ['-c', READ_ARCHIVE, zip], { maxBuffer: 64 * 1024 * 1024 });
   const read = JSON.parse(stdout) as Omit<Archived, 'bodies'> & { bodies: Record<string, string> };
   const bodies = new Map(Object.entries(read.bodies).map(([source, b64]) => [source, Buffer.from(b64, 'base64')]));
   return { ...read, bodies };
