@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { abortRelay } from '../../src/client/abort-relay.js';
 import { HttpClient } from '../../src/client/http-client.js';
 import { isRabbitError } from '../../src/core/errors.js';
+import { until } from '../helpers/until.js';
 
 describe('abortRelay', () => {
   it('is one relay per signal, and carries its abort and reason', () => {
@@ -60,7 +61,7 @@ describe('HttpClient requests in flight', () => {
           (error: unknown) => error,
         ),
       );
-      await expect.poll(seen).toBe(4);
+      await until(() => seen() === 4, { what: 'four requests at the server' });
       // The relay's one listener, not one per request: a per-request listener on the AbortSignal
       // is what kept finished requests alive through young collections.
       expect(getEventListeners(controller.signal, 'abort')).toHaveLength(1);

@@ -4,6 +4,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { isRabbitError } from '../../src/core/errors.js';
 import type { FakeService, FaultKind, FaultOptions } from '../../src/fake-service/index.js';
 import { parseFaultSpec, STATIC_PATHS, startFakeService } from '../../src/fake-service/index.js';
+import { until } from '../helpers/until.js';
 import { apiUrl, get } from './helpers.js';
 
 let service: FakeService;
@@ -180,7 +181,7 @@ describe('connection faults', () => {
       expect(endless.headers['content-length']).toBe(length);
       expect(endless.headers['transfer-encoding']).toBe(encoding);
       expect((await fetch(url(META))).status).toBe(200);
-      await expect.poll(() => service.stats.inFlight).toBe(0);
+      await until(() => service.stats.inFlight === 0, { what: 'no request in flight' });
     },
   );
 

@@ -2,6 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, test, vi } from 'vite
 import type { FakeService } from '../../src/fake-service/index.js';
 import { startFakeService } from '../../src/fake-service/index.js';
 import { sleepGate } from '../helpers/sleep-gate.js';
+import { until } from '../helpers/until.js';
 import { apiUrl, get } from './helpers.js';
 
 let service: FakeService;
@@ -54,7 +55,7 @@ describe('stats', () => {
     const held = await holdRequests(6, 'prototypes/3.json', (started) => {
       expect(started.stats.inFlight).toBe(6);
     });
-    await expect.poll(() => held.stats.inFlight, { timeout: 30_000 }).toBe(0);
+    await until(() => held.stats.inFlight === 0, { what: 'no request in flight' });
     expect(held.stats.peakInFlight).toBe(6);
   });
 
@@ -72,7 +73,7 @@ describe('stats', () => {
       vi.advanceTimersByTime(200);
       gate.release();
       await Promise.all(pending);
-      await expect.poll(() => held.stats.inFlight, { timeout: 30_000 }).toBe(0);
+      await until(() => held.stats.inFlight === 0, { what: 'no request in flight' });
       // Six held for 200 ms: that time counts six times over, and the service was busy for it once.
       expect(held.stats.inFlightMs - start.inFlightMs).toBe(6 * 200);
       expect(held.stats.busyMs - start.busyMs).toBe(200);
