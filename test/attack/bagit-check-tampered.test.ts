@@ -17,7 +17,9 @@ let bag: string;
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'rabbit-bag-tampered-'));
-  const archive = await exportSample(dir);
+  // The page bodies only: what a bag is checked for does not depend on its size, and each of the
+  // tampered copies below is copied and hashed whole.
+  const archive = await exportSample(dir, new Set(['json']));
   const out = join(dir, 'out');
   await convertArchive({ archive, out, to: 'bagit' });
   bag = join(out, 'archive');

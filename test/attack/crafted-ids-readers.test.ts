@@ -1,7 +1,8 @@
-import { execFileSync } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { request } from 'node:http';
+import { createInterface } from 'node:readline';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
@@ -26,52 +27,59 @@ import { exportPrototype } from '../restore/restore-helpers.js';
 
 /**
  * Archives built by Python's zipfile from a real export, with ids, names and entries our writer
- * would never write, read by every reader. The spec (JSON, argv[3]) says what to change in
- * prototype PROTO's revision: `entries` replaced or added (text), `records` added to or changed in
- * its manifest listing, `sources` of listed paths changed, `prototype` fields merged into its
- * manifest record, `duplicates` appended as second entries of the same name, and `remove`d
- * entries taken out with their manifest record. Every listed
- * entry's size and sha256 are brought in line, so only what the spec says is wrong.
+ * would never write, read by every reader. The spec (JSON, on a line to the crafting Python) says
+ * what to change in prototype PROTO's revision: `entries` replaced or added (text), `records` added
+ * to or changed in its manifest listing, `sources` of listed paths changed, `prototype` fields
+ * merged into its manifest record, `duplicates` appended as second entries of the same name, and
+ * `remove`d entries taken out with their manifest record. Every listed entry's size and sha256 are
+ * brought in line, so only what the spec says is wrong.
  */
 const CRAFT = `
-import hashlib, json, sys, zipfile
-src, out, spec = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
-zin = zipfile.ZipFile(src)
-files = {i.filename: zin.read(i.filename) for i in zin.infolist()}
-m = json.loads(files['manifest.json'])
-proto = m['prototypes'][spec['proto']]
-listing = proto['revisions'][str(proto['revision'])]['files']
-for name, text in spec.get('entries', {}).items():
-    files[name] = text.encode('utf-8')
-for name in spec.get('remove', []):
-    del files[name]
-    m['files'] = [r for r in m['files'] if r['path'] != name]
-for path, source in spec.get('records', []):
+import hashlib, json, sys, traceback, zipfile
+def craft(src, out, spec):
+    zin = zipfile.ZipFile(src)
+    files = {i.filename: zin.read(i.filename) for i in zin.infolist()}
+    m = json.loads(files['manifest.json'])
+    proto = m['prototypes'][spec['proto']]
+    listing = proto['revisions'][str(proto['revision'])]['files']
+    for name, text in spec.get('entries', {}).items():
+        files[name] = text.encode('utf-8')
+    for name in spec.get('remove', []):
+        del files[name]
+        m['files'] = [r for r in m['files'] if r['path'] != name]
+    for path, source in spec.get('records', []):
+        for r in listing:
+            if r['path'] == path:
+                r['source'] = source
+                break
+        else:
+            listing.append({'path': path, 'source': source, 'sha256': '0' * 64, 'size': 0,
+                            'contentType': 'application/json; charset=utf-8', 'lastModified': None})
     for r in listing:
-        if r['path'] == path:
-            r['source'] = source
-            break
-    else:
-        listing.append({'path': path, 'source': source, 'sha256': '0' * 64, 'size': 0,
-                        'contentType': 'application/json; charset=utf-8', 'lastModified': None})
-for r in listing:
-    if r['path'] in spec.get('sources', {}):
-        r['source'] = spec['sources'][r['path']]
-proto.update(spec.get('prototype', {}))
-for rev in proto['revisions'].values():
-    if 'milestone' in spec and rev.get('milestone'):
-        rev['milestone']['name'] = spec['milestone']
-for lst in [m['files']] + [rv['files'] for p in m['prototypes'].values() for rv in p['revisions'].values()]:
-    for r in lst:
-        if r['path'] in files and r['source'] != 'generated':
-            r['sha256'] = hashlib.sha256(files[r['path']]).hexdigest()
-            r['size'] = len(files[r['path']])
-files['manifest.json'] = json.dumps(m).encode('utf-8')
-with zipfile.ZipFile(out, 'w') as z:
-    for name, data in files.items():
-        z.writestr(name, data)
-    for name, text in spec.get('duplicates', []):
-        z.writestr(name, text.encode('utf-8'))
+        if r['path'] in spec.get('sources', {}):
+            r['source'] = spec['sources'][r['path']]
+    proto.update(spec.get('prototype', {}))
+    for rev in proto['revisions'].values():
+        if 'milestone' in spec and rev.get('milestone'):
+            rev['milestone']['name'] = spec['milestone']
+    for lst in [m['files']] + [rv['files'] for p in m['prototypes'].values() for rv in p['revisions'].values()]:
+        for r in lst:
+            if r['path'] in files and r['source'] != 'generated':
+                r['sha256'] = hashlib.sha256(files[r['path']]).hexdigest()
+                r['size'] = len(files[r['path']])
+    files['manifest.json'] = json.dumps(m).encode('utf-8')
+    with zipfile.ZipFile(out, 'w') as z:
+        for name, data in files.items():
+            z.writestr(name, data)
+        for name, text in spec.get('duplicates', []):
+            z.writestr(name, text.encode('utf-8'))
+# One [src, out, spec] a line on stdin, answered by one line: ok, or the error on a line of its own.
+for line in sys.stdin:
+    try:
+        craft(*json.loads(line))
+        print('ok', flush=True)
+    except Exception:
+        print(json.dumps(traceback.format_exc()), flush=True)
 `;
 
 const PROTO = '1001';
@@ -117,9 +125,22 @@ interface Spec {
   remove?: string[];
 }
 
-function craft(name: string, spec: Spec): string {
+/**
+ * The one Python of this file that crafts, started on first use: a Python started per archive was
+ * most of what the crafting cost (the interpreter's start, zipfile's import).
+ */
+let crafter: { child: ChildProcess; lines: AsyncIterator<string> } | undefined;
+
+async function craft(name: string, spec: Spec): Promise<string> {
   const out = join(dir, name);
-  execFileSync('python3', ['-c', CRAFT, good, out, JSON.stringify({ proto: PROTO, ...spec })], { stdio: 'pipe' });
+  if (crafter === undefined) {
+    const child = spawn('python3', ['-c', CRAFT], { stdio: ['pipe', 'pipe', 'inherit'] });
+    crafter = { child, lines: createInterface({ input: child.stdout! })[Symbol.asyncIterator]() };
+  }
+  crafter.child.stdin!.write(`${JSON.stringify([good, out, { proto: PROTO, ...spec }])}\n`);
+  const answer = await crafter.lines.next();
+  if (answer.done === true) throw new Error(`the crafting Python ended before it made ${name}`);
+  if (answer.value !== 'ok') throw new Error(`crafting ${name} failed: ${JSON.parse(answer.value) as string}`);
   return out;
 }
 
@@ -156,6 +177,7 @@ beforeAll(async () => {
   good = await exportPrototype(service, dir, 'good.zip');
 });
 afterAll(async () => {
+  crafter?.child.stdin!.end();
   await service?.close();
   await rm(dir, { recursive: true, force: true });
 });
@@ -164,7 +186,7 @@ describe('names from a crafted archive, printed as JSON', () => {
   const hostile = 'Invoice \u202egpj.exe \u009b31m \u2066x\u2069';
 
   it('ls, diff and verify --json escape C1 controls and bidi overrides, and read back the same', async () => {
-    const named = craft('named.zip', {
+    const named = await craft('named.zip', {
       prototype: { name: hostile, lastUser: 'eve\u202e' },
       milestone: `ms ${hostile}`,
       entries: { [`${REV}pages/\u202eevil.json`]: '{}' },
@@ -190,7 +212,7 @@ describe('names from a crafted archive, printed as JSON', () => {
   });
 
   it('convert --json escapes them too', async () => {
-    const named = craft('named-convert.zip', { prototype: { name: hostile } });
+    const named = await craft('named-convert.zip', { prototype: { name: hostile } });
     const run = await convert(named, '--to', 'excalidraw', '--out', join(dir, 'named-out'), '--json');
     expect(run.code).toBe(0);
     expect(run.stdout).not.toMatch(ACTIVE);
@@ -219,7 +241,7 @@ describe('links given a source that reorders how it reads', () => {
   it('refuses, in every format, to write a source holding a bidi override or isolate', async () => {
     for (const mark of ['\u202e', '\u2066', '\u200f']) {
       const name = `${REV}pages/p${mark}on.json`;
-      const archive = craft(`bidi-${mark.codePointAt(0)}.zip`, {
+      const archive = await craft(`bidi-${mark.codePointAt(0)}.zip`, {
         entries: { [name]: '{}' },
         records: [[name, `${API}pages/p${mark}on.json`]],
       });
@@ -234,7 +256,7 @@ describe('links given a source that reorders how it reads', () => {
 
 describe('entries no export writes', () => {
   it('an entry climbing out with ".." makes ls, links, search and diff refuse the archive, and verify name it', async () => {
-    const climbing = craft('climbing.zip', {
+    const climbing = await craft('climbing.zip', {
       entries: { 'prototypes/1/r1/pages/../../../x.json': '{"id":"x"}' },
       records: [['prototypes/1/r1/pages/../../../x.json', '/rabbit/api/prototypes/1/pages/x.json']],
     });
@@ -253,7 +275,7 @@ describe('entries no export writes', () => {
   });
 
   it('verify names a duplicated entry, a listed entry that is missing, and odd revision folders are no prototype of ls', async () => {
-    const odd = craft('odd-entries.zip', {
+    const odd = await craft('odd-entries.zip', {
       entries: {
         [`prototypes/${PROTO}/r007/pages/page0001.json`]: '{"id":"page0001"}',
         [`prototypes/${PROTO}/r-1/pages/page0001.json`]: '{"id":"page0001"}',
@@ -282,8 +304,8 @@ describe('entries no export writes', () => {
 
 describe('ids in the archive that are unsafe in a path, or of another kind', () => {
   it('convert skips ids unsafe in a path, an overlong one too, rather than stop, and writes only below its output', async () => {
-    const unsafe = craft('unsafe-lists.zip', listsNaming(UNSAFE_IDS));
-    const c1 = craft('c1-lists.zip', listsNaming(['p\u009b2Jq']));
+    const unsafe = await craft('unsafe-lists.zip', listsNaming(UNSAFE_IDS));
+    const c1 = await craft('c1-lists.zip', listsNaming(['p\u009b2Jq']));
     for (const [n, archive] of [unsafe, c1].entries()) {
       for (const to of ['svg', 'excalidraw', 'drawio']) {
         const out = join(dir, `unsafe-${n}-${to}`);
@@ -301,7 +323,7 @@ describe('ids in the archive that are unsafe in a path, or of another kind', () 
   });
 
   it('convert skips ids of no kind or another kind with a note, and writes only below its output folder', async () => {
-    const odd = craft('odd-lists.zip', listsNaming(ODD_IDS));
+    const odd = await craft('odd-lists.zip', listsNaming(ODD_IDS));
     for (const to of ['svg', 'excalidraw']) {
       const out = join(dir, `odd-${to}`);
       let run: Awaited<ReturnType<typeof convert>> | undefined;
@@ -321,7 +343,7 @@ describe('ids in the archive that are unsafe in a path, or of another kind', () 
       ['unsafe-read.zip', UNSAFE_IDS],
       ['odd-read.zip', ODD_IDS],
     ] as const) {
-      const archive = craft(name, listsNaming([...ids]));
+      const archive = await craft(name, listsNaming([...ids]));
       for (const run of [
         await ls(archive),
         await links(archive),
@@ -336,7 +358,7 @@ describe('ids in the archive that are unsafe in a path, or of another kind', () 
 
   it('convert and search read a page and a layer listed twice once, and convert notes it', async () => {
     const json = (value: unknown) => JSON.stringify(value);
-    const twice = craft('twice.zip', {
+    const twice = await craft('twice.zip', {
       entries: {
         [`${REV}pages.json`]: json(['page0001', 'page0002', 'page0003', 'page0004', 'page0001']),
         [`${REV}pages/page0001.json`]: json({ id: 'page0001', name: 'Start', layers: ['layer1', 'layer1'] }),
@@ -361,7 +383,7 @@ describe('ids in the archive that are unsafe in a path, or of another kind', () 
   });
 
   it('search, reading a prototype with no index, skips an overlong id rather than stop', async () => {
-    const archive = craft('scan-long.zip', {
+    const archive = await craft('scan-long.zip', {
       ...listsNaming(['x'.repeat(300)]),
       remove: [`search/prototype-${PROTO}.js`],
     });
@@ -377,7 +399,7 @@ describe('ids in the archive that are unsafe in a path, or of another kind', () 
       ['unsafe-restore.zip', UNSAFE_IDS],
       ['odd-restore.zip', ODD_IDS],
     ] as const) {
-      const archive = craft(name, listsNaming([...ids]));
+      const archive = await craft(name, listsNaming([...ids]));
       service.stats.reset();
       const planned = await restore(archive, '--prototype', PROTO, '--prune', '--dry-run', '--json');
       const done = await restore(archive, '--prototype', PROTO, '--prune', '--json');
@@ -401,7 +423,7 @@ describe('ids in the archive that are unsafe in a path, or of another kind', () 
 
 describe('export --since a crafted archive', () => {
   it('refuses an archive whose sources disagree with its entry names, and writes nothing', async () => {
-    const swapped = craft('swapped.zip', {
+    const swapped = await craft('swapped.zip', {
       sources: {
         [`${REV}pages/page0001.json`]: `${API}layers/layer1.json`,
         [`${REV}layers/layer1.json`]: `${API}pages/page0001.json`,
@@ -435,7 +457,7 @@ function rawGet(url: string, path: string): Promise<{ status: number; body: Buff
 
 describe('view of a crafted archive', () => {
   it('serves no path out of the archive, nothing unlisted, and of a duplicated entry only what the manifest recorded', async () => {
-    const odd = craft('view-odd.zip', {
+    const odd = await craft('view-odd.zip', {
       entries: { [`prototypes/${PROTO}/r007/pages/page0001.json`]: '{"id":"page0001"}' },
       records: [[`${REV}pages/ghost.json`, `${API}pages/ghost.json`]],
       duplicates: [[`${REV}pages/page0002.json`, '{"id":"dup"}']],

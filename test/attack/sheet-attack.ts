@@ -38,7 +38,6 @@ export function describeSheetAttack(title: string, attack: SheetAttack): void {
   let dir: string;
   let root: string;
   let browser: BrowserContext | undefined;
-  const requests: string[] = [];
   const variantOfView = new Map<string, string>();
 
   /** The front: page renderings answered with the variants, the sheets and a PNG served, the rest passed to the service. */
@@ -93,7 +92,7 @@ export function describeSheetAttack(title: string, attack: SheetAttack): void {
       if (variant !== undefined && file.path.endsWith('.html'))
         variantOfView.set(file.path.replace(/\.html$/, '.view.html'), variant.name);
     }
-    ({ root, browser } = await openUnzipped(out, dir, requests));
+    ({ root, browser } = await openUnzipped(out, dir));
     await writeFile(join(dir, 'outside.png'), Buffer.from('89504e470d0a1a0a', 'hex'));
   }, 120_000);
 

@@ -120,7 +120,7 @@ describe('rabbit-export convert', () => {
     [['convert', 'x.zip', '--to', 'png', '--out', 'o'], 'drawio, pdf, svg'],
     [['convert', 'x.zip', '--to', 'drawio'], "required option '-o, --out"],
   ])('%j is a usage error: exit 2', async (args, text) => {
-    const run = await runCli(args);
+    const run = await runCli(args, { register: 'all' });
     expect(run.code).toBe(2);
     expect(run.stderr).toContain(text);
   });

@@ -40,7 +40,9 @@ describe('rabbit-export convert --to pdf|svg', () => {
 
   it('--to svg --prototype writes only that folder of pages', async () => {
     const out = join(await tempDir(), 'svg');
-    const run = await runCli(['convert', archive, '--to', 'svg', '--out', out, '--prototype', '42', '--json']);
+    const run = await runCli(['convert', archive, '--to', 'svg', '--out', out, '--prototype', '42', '--json'], {
+      register: registerConvert,
+    });
     expect(run.code).toBe(0);
     const report = JSON.parse(run.stdout) as { to: string; prototypes: { id: string; file: string }[] };
     expect(report.to).toBe('svg');

@@ -88,7 +88,7 @@ describe('elements with absurd coordinates are skipped, one by one, in every for
 
   it('the command exits 3 (incomplete), having written every document and the report', async () => {
     const out = join(dir, 'cli-svg');
-    const run = await runCli(['convert', archive, '--to', 'svg', '--out', out]);
+    const run = await runCli(['convert', archive, '--to', 'svg', '--out', out], { register: 'all' });
     expect(run.code).toBe(3);
     expect(run.stdout + run.stderr).toContain(`element ${ids.overflow}`);
     const report = JSON.parse(await readFile(join(out, 'convert-report.json'), 'utf8')) as {

@@ -36,7 +36,7 @@ describe('a package of an archive that lacks a body its manifest lists', () => {
       const removed = spawnSync('zip', ['-q', '-d', lacking, 'prototypes/1001/r*/pages/page0001.html']);
       expect(removed.status, removed.stderr.toString()).toBe(0);
       const out = join(dir, `out-lacking-${to}`);
-      const run = await runCli(['convert', lacking, '--to', to, '--out', out, '--json']);
+      const run = await runCli(['convert', lacking, '--to', to, '--out', out, '--json'], { register: 'all' });
       const summary = JSON.parse(run.stdout.trim().split('\n').at(-1) ?? '{}') as Record<string, unknown>;
       expect({ code: run.code, complete: summary['complete'], ok: summary['ok'] }).toEqual({
         code: 3,
@@ -50,7 +50,7 @@ describe('a package of an archive that lacks a body its manifest lists', () => {
 
   it('a whole archive packages whole: exit 0, nothing left out', async () => {
     const out = join(dir, 'out-whole');
-    const run = await runCli(['convert', archive, '--to', 'bagit', '--out', out, '--json']);
+    const run = await runCli(['convert', archive, '--to', 'bagit', '--out', out, '--json'], { register: 'all' });
     const summary = JSON.parse(run.stdout.trim().split('\n').at(-1) ?? '{}') as Record<string, unknown>;
     expect({ code: run.code, complete: summary['complete'] }).toEqual({ code: 0, complete: true });
     expect(summary['package']).toMatchObject({ leftOut: 0 });

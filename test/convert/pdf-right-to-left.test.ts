@@ -103,8 +103,28 @@ afterAll(async () => {
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
+/**
+ * What poppler read or drew of each page, kept: several tests compare the same page (a binder's
+ * against Chromium's, against its letters unjoined, against it laid left to right), and the files
+ * do not change once beforeAll wrote them.
+ */
+const read = new Map<string, Promise<unknown>>();
+function once<T>(what: string, file: string, page: number, make: () => Promise<T>): Promise<T> {
+  const key = `${what} ${page} ${file}`;
+  let kept = read.get(key) as Promise<T> | undefined;
+  if (kept === undefined) {
+    kept = make();
+    read.set(key, kept);
+  }
+  return kept;
+}
+
 /** The first line pdftotext reads on one page, in its reading order. */
-async function firstLine(file: string, page: number): Promise<string> {
+function firstLine(file: string, page: number): Promise<string> {
+  return once('text', file, page, () => firstLineRead(file, page));
+}
+
+async function firstLineRead(file: string, page: number): Promise<string> {
   const text = await tool(PDFTOTEXT, ['-enc', 'UTF-8', '-f', String(page), '-l', String(page), file, '-']);
   return text.split('\n')[0] as string;
 }
@@ -117,7 +137,11 @@ interface Ink {
 }
 
 /** The first line of ink on a page as pdftoppm draws it (grey, PGM), cropped to its bounding box. */
-async function inkOfFirstLine(file: string, page: number): Promise<Ink> {
+function inkOfFirstLine(file: string, page: number): Promise<Ink> {
+  return once('ink', file, page, () => inkRead(file, page));
+}
+
+async function inkRead(file: string, page: number): Promise<Ink> {
   const prefix = join(dir, `ink-${Math.random().toString(36).slice(2)}`);
   await tool(PDFTOPPM, [
     '-gray',

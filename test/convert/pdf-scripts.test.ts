@@ -81,8 +81,21 @@ afterAll(async () => {
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
-/** Code points each embedded font's ToUnicode map gives a glyph for, by font object. */
-async function toUnicodeByFont(file: string): Promise<Map<string, Set<number>>> {
+/**
+ * Code points each embedded font's ToUnicode map gives a glyph for, by font object: read by qpdf
+ * once per file (the whole PDF as JSON, font programs included), as two tests ask of the binder.
+ */
+const fontsRead = new Map<string, Promise<Map<string, Set<number>>>>();
+function toUnicodeByFont(file: string): Promise<Map<string, Set<number>>> {
+  let read = fontsRead.get(file);
+  if (read === undefined) {
+    read = toUnicodeRead(file);
+    fontsRead.set(file, read);
+  }
+  return read;
+}
+
+async function toUnicodeRead(file: string): Promise<Map<string, Set<number>>> {
   const json = JSON.parse(
     await tool(QPDF, ['--json=2', '--json-key=qpdf', '--json-stream-data=inline', '--decode-level=generalized', file]),
   ) as { qpdf: [unknown, Record<string, { value?: Record<string, unknown>; stream?: { data?: string } }>] };

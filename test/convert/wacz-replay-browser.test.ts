@@ -92,51 +92,55 @@ describe('convert --to wacz, replayed by ReplayWeb.page in Chromium', () => {
     expect(pages.length).toBeGreaterThan(3);
     const labelled = pages.filter((p) => p.text.split('\n').length > 1).slice(0, 2);
     expect(labelled.length).toBe(2);
-    for (const wanted of labelled) {
-      await writeFile(
-        join(dir, 'embed.html'),
-        `<!doctype html><meta charset="utf-8"><script src="/ui.js"></script>` +
-          `<replay-web-page source="/team.wacz" url="${wanted.url}" embed="replayonly" style="height:600px"></replay-web-page>`,
-        { flag: 'w' },
-      );
-      const page = await browser.newPage();
-      try {
-        // The first visit installs ReplayWeb.page's service worker; a replay frame that loads before
-        // the worker is active is answered by the plain server and never replays (ReplayWeb.page
-        // reloads it only when no worker controls it yet). A visitor's second visit is the one
-        // tested: the page is loaded again once the worker is active.
-        await page.goto(`${origin}/`);
-        await page.waitForFunction(
-          // Run in the page; Node's types (this file's lib) have no navigator.
-          async () =>
-            (await (globalThis as unknown as ServiceWorkerPage).navigator.serviceWorker.getRegistration('/replay/'))
-              ?.active?.state === 'activated',
-          undefined,
-          { timeout: 60_000, polling: 200 },
-        );
-        const label = (wanted.text.split('\n')[1] ?? '').trim();
-        // Loaded again until the replay shows (as a visitor would reload a blank page): a reload that
-        // meets the worker still taking in the WACZ may leave a frame that never fills.
-        const shown = async (): Promise<string> => {
-          let text = '';
-          for (let attempt = 0; attempt < 6 && !text.includes(label); attempt++) {
-            await page.reload();
-            text = await until(
-              async () => {
-                const found = await replayedText(page, wanted.url);
-                return found.includes(label) ? found : '';
-              },
-              { what: `the replay of ${wanted.url}`, timeoutMs: 20_000, intervalMs: 500 },
-            ).catch(() => '');
-          }
-          return text;
-        };
-        expect(await shown()).toContain(label);
-      } finally {
-        await page.close();
-      }
+    // One tab for both, as a visitor's: a tab is a renderer for Chromium to start and end.
+    const page = await browser.newPage();
+    try {
+      for (const wanted of labelled) await showsReplayed(page, wanted);
+    } finally {
+      await page.close();
     }
   }, 180_000);
+
+  /** Opens the page embedding `wanted` in `page` and expects its replay to show the page's first label. */
+  async function showsReplayed(page: Page, wanted: (typeof pages)[number]): Promise<void> {
+    await writeFile(
+      join(dir, 'embed.html'),
+      `<!doctype html><meta charset="utf-8"><script src="/ui.js"></script>` +
+        `<replay-web-page source="/team.wacz" url="${wanted.url}" embed="replayonly" style="height:600px"></replay-web-page>`,
+      { flag: 'w' },
+    );
+    // The first visit installs ReplayWeb.page's service worker; a replay frame that loads before
+    // the worker is active is answered by the plain server and never replays (ReplayWeb.page
+    // reloads it only when no worker controls it yet). A visitor's second visit is the one
+    // tested: the page is loaded again once the worker is active.
+    await page.goto(`${origin}/`);
+    await page.waitForFunction(
+      // Run in the page; Node's types (this file's lib) have no navigator.
+      async () =>
+        (await (globalThis as unknown as ServiceWorkerPage).navigator.serviceWorker.getRegistration('/replay/'))?.active
+          ?.state === 'activated',
+      undefined,
+      { timeout: 60_000, polling: 200 },
+    );
+    const label = (wanted.text.split('\n')[1] ?? '').trim();
+    // Loaded again until the replay shows (as a visitor would reload a blank page): a reload that
+    // meets the worker still taking in the WACZ may leave a frame that never fills.
+    const shown = async (): Promise<string> => {
+      let text = '';
+      for (let attempt = 0; attempt < 6 && !text.includes(label); attempt++) {
+        await page.reload();
+        text = await until(
+          async () => {
+            const found = await replayedText(page, wanted.url);
+            return found.includes(label) ? found : '';
+          },
+          { what: `the replay of ${wanted.url}`, timeoutMs: 20_000, intervalMs: 500 },
+        ).catch(() => '');
+      }
+      return text;
+    };
+    expect(await shown()).toContain(label);
+  }
 });
 
 /** What the page's readiness check reads of the browser's globals. */

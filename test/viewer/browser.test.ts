@@ -76,12 +76,14 @@ describe('offline viewer in Chromium', () => {
     return resolve(fileURLToPath(url.split('#')[0] as string)).startsWith(`${resolve(root)}${sep}`);
   };
 
-  /** Follows the top page's link to each prototype's page, in order. */
+  /** The links of the top page, open in `page`, to each prototype's page, in order. */
+  const entryLinks = (): Promise<string[]> =>
+    page.locator('li.entry > a').evaluateAll((anchors) => anchors.map((a) => (a as unknown as { href: string }).href));
+
+  /** Opens the top page and follows its link to each prototype's page, in order. */
   const prototypePages = async (): Promise<string[]> => {
     await page.goto(pathToFileURL(join(root, 'index.html')).href);
-    return page
-      .locator('li.entry > a')
-      .evaluateAll((anchors) => anchors.map((a) => (a as unknown as { href: string }).href));
+    return entryLinks();
   };
 
   it('shows every prototype and page from file://, loading only files of the archive', async () => {
@@ -94,7 +96,7 @@ describe('offline viewer in Chromium', () => {
     const sections: string[] = [];
     const thumbnails: { src: string | null; width: number }[] = [];
     let markers = 0;
-    for (const link of await prototypePages()) {
+    for (const link of await entryLinks()) {
       await page.goto(link);
       sections.push(...(await page.locator('section.prototype').evaluateAll((all) => all.map((s) => s.id))));
       thumbnails.push(

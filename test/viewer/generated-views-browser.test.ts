@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium, type BrowserContext, type Page } from '../browser/index.js';
+import { launchChromium, type BrowserContext } from '../browser/index.js';
 import { visitEach } from '../helpers/visit-each.js';
 import { hostileStylePage, pageHtml } from '../helpers/hostile-html.js';
 import { requireTool } from '../helpers/tools.js';
@@ -32,8 +32,6 @@ const heard: string[] = [];
 let listener: Listening;
 let dir: string;
 let browser: BrowserContext | undefined;
-let page: Page;
-const requests: string[] = [];
 
 /** The files an extraction holds beside the view: what a reference may reach, and what it must not run. */
 function extractionFiles(ran: string): Map<string, string> {
@@ -56,9 +54,8 @@ function extractionFiles(ran: string): Map<string, string> {
 beforeAll(async () => {
   listener = await startListener(heard);
   dir = await mkdtemp(join(tmpdir(), 'rabbit-generated-views-'));
+  // No tab of its own: the visits open theirs (a tab is a renderer for Chromium to start and end).
   browser = await launchChromium(CHROMIUM);
-  page = await browser.newPage();
-  page.on('request', (r) => requests.push(r.url()));
 });
 
 afterAll(async () => {
@@ -100,8 +97,8 @@ function inside(root: string, url: string): boolean {
 
 describe(`views of generated pages (seeds ${SEEDS.join(' ')}) opened from file://`, () => {
   it('load nothing outside their extraction, and run no script, opened or clicked', async () => {
-    const size = page.viewportSize() ?? { width: 800, height: 600 };
     const seen = await visitEach(browser as BrowserContext, SEEDS, async (seed, tab) => {
+      const size = tab.page.viewportSize() ?? { width: 800, height: 600 };
       const { root, url } = await extractionOf(seed);
       tab.requests.length = 0;
       await tab.page.goto(url, { waitUntil: 'load' });

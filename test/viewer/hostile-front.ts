@@ -3,7 +3,7 @@ import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { type BrowserContext, type Page, launchChromium } from '../browser/index.js';
+import { type BrowserContext, launchChromium } from '../browser/index.js';
 import { requireTool } from '../helpers/tools.js';
 
 /**
@@ -71,18 +71,15 @@ export async function startHostileFront(options: FrontOptions): Promise<Listenin
   return { origin: `http://127.0.0.1:${await listen(server)}`, close: () => closed(server) };
 }
 
-/** The export unzipped into `dir/unzipped`, and Chromium on a page that notes every URL it asks for. */
-export async function openUnzipped(
-  out: string,
-  dir: string,
-  requests: string[],
-): Promise<{ root: string; browser: BrowserContext; page: Page }> {
+/**
+ * The export unzipped into `dir/unzipped`, and a fresh context of Chromium with no tab open yet:
+ * the visits open their own (visitEach), each noting the URLs it asks for, and a tab costs the
+ * browser a renderer to start and to end.
+ */
+export async function openUnzipped(out: string, dir: string): Promise<{ root: string; browser: BrowserContext }> {
   const root = join(dir, 'unzipped');
   await promisify(execFile)('unzip', ['-q', out, '-d', root]);
-  const browser = await launchChromium(CHROMIUM);
-  const page = await browser.newPage();
-  page.on('request', (r) => requests.push(r.url()));
-  return { root, browser, page };
+  return { root, browser: await launchChromium(CHROMIUM) };
 }
 
 /** Closes, in order, whatever of these a test got to start before it ended or failed. */

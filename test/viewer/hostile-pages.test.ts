@@ -135,7 +135,7 @@ beforeAll(async () => {
   }
   // The raw renderings are the record: kept byte for byte, hostile as they came.
   for (const [path, html] of served) expect(entries.get(path)?.data.toString('utf8'), path).toBe(html);
-  ({ root, browser } = await openUnzipped(out, dir, requests));
+  ({ root, browser } = await openUnzipped(out, dir));
 });
 
 afterAll(async () => {

@@ -117,7 +117,6 @@ let service: FakeService;
 let dir: string;
 let root: string;
 let browser: BrowserContext | undefined;
-const requests: string[] = [];
 /** View entry -> the variant its page was served as. */
 const variantOfView = new Map<string, string>();
 let svgAssetPath: string;
@@ -182,7 +181,7 @@ beforeAll(async () => {
   const out = join(dir, 'hostile.zip');
   const result = await exportAccount({ out, baseUrl: frontUrl, keys: [service.keys.readOnly] });
   expect(result.complete).toBe(true);
-  ({ root, browser } = await openUnzipped(out, dir, requests));
+  ({ root, browser } = await openUnzipped(out, dir));
 });
 
 afterAll(async () => {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { BrowserContext, Page } from '../browser/index.js';
+import type { BrowserContext } from '../browser/index.js';
 import { startFakeService, type FakeService } from '../../src/fake-service/index.js';
 import { exportAccount } from '../../src/export/export-account.js';
 import { readArchive } from '../helpers/archive.js';
@@ -85,8 +85,6 @@ let service: FakeService;
 let dir: string;
 let root: string;
 let browser: BrowserContext | undefined;
-let page: Page;
-const requests: string[] = [];
 /** View entry -> the variant its page was served as. */
 const variantOfView = new Map<string, string>();
 
@@ -124,7 +122,7 @@ beforeAll(async () => {
     if (served !== undefined && file.path.endsWith('.html'))
       variantOfView.set(file.path.replace(/\.html$/, '.view.html'), served.variant);
   }
-  ({ root, browser, page } = await openUnzipped(out, dir, requests));
+  ({ root, browser } = await openUnzipped(out, dir));
   // The file an escaped @import aims at, there to be loaded: beside the extraction, not in it.
   await writeFile(join(dir, 'outside.css'), 'body{outline:5px solid red}');
 });
@@ -158,8 +156,8 @@ describe('a <style> that hides its end tag in a CSS escape, viewed from file://'
   });
 
   it('a click anywhere runs no script and leaves the reader on the view', async () => {
-    const size = page.viewportSize() ?? { width: 800, height: 600 };
     const seen = await visitEach(browser as BrowserContext, [...variantOfView].sort(), async ([view, variant], tab) => {
+      const size = tab.page.viewportSize() ?? { width: 800, height: 600 };
       const url = pathToFileURL(join(root, view)).href;
       await tab.page.goto(url, { waitUntil: 'load' });
       await tab.page.waitForTimeout(SETTLE_MS);
