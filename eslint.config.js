@@ -65,6 +65,15 @@ export default tseslint.config(
             'expect inside a .catch/.then callback runs only on that outcome: await the value, then assert on it.',
         },
       ],
+      // One way to wait for what a test cannot be told of: test/helpers/until.ts.
+      'no-restricted-properties': [
+        'error',
+        {
+          object: 'expect',
+          property: 'poll',
+          message: 'wait with until (test/helpers/until.ts), the suite’s one polling helper.',
+        },
+      ],
     },
   },
   {

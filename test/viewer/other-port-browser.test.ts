@@ -9,6 +9,7 @@ import { serveArchive, type ArchiveServer } from '../../src/viewer/serve-archive
 import { launchChromium, type BrowserContext, type Page } from '../browser/index.js';
 import { requireTool } from '../helpers/tools.js';
 import { PAGE, searchArchives } from '../search/search-archive-fixture.js';
+import { until } from '../helpers/until.js';
 
 /**
  * `view` against a page on another port of 127.0.0.1, in Chromium. A browser treats every port of a
@@ -92,7 +93,7 @@ describe('view and a page on another port of the host', () => {
     expect(answer?.status()).toBe(200);
     await expect(page.locator('li.entry > a').count()).resolves.toBeGreaterThan(0);
     await page.locator('#search-q').pressSequentially('ΚΑΛΑΘΙ');
-    await expect.poll(() => page.locator('#search-hits li.hit').count()).toBe(1);
+    await until(async () => (await page.locator('#search-hits li.hit').count()) === 1, { what: 'one hit' });
     await page.locator('#search-hits li.hit a').first().click();
     await page.waitForLoadState('load');
     expect(page.url()).toMatch(new RegExp(`^${view.url}prototypes/3/r\\d+/pages/${PAGE}\\.view\\.html#element\\d+$`));

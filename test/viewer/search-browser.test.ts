@@ -9,6 +9,7 @@ import { serveArchive, type ArchiveServer } from '../../src/viewer/serve-archive
 import { launchChromium, type BrowserContext, type Page } from '../browser/index.js';
 import { requireTool } from '../helpers/tools.js';
 import { PAGE, searchArchives } from '../search/search-archive-fixture.js';
+import { until } from '../helpers/until.js';
 
 /**
  * The search box of the offline viewer in Chromium: from the unzipped files (file://, the index
@@ -72,7 +73,9 @@ describe('search box in Chromium', () => {
     // The box searches as each letter comes: 'EIN' has its one hit too, so the hits are read once
     // those of the whole word are shown, not at the first single hit.
     const hit = hits().first();
-    await expect.poll(() => hit.locator('mark').innerText()).toBe('einlös');
+    await until(async () => (await hit.locator('mark').innerText()) === 'einlös', {
+      what: 'the hit of the whole word',
+    });
     await expect(hits().count()).resolves.toBe(1);
     await expect(hit.locator('a').innerText()).resolves.toContain('Start – Übersicht 🏠');
     // The query went into the address, so the search can be bookmarked.
@@ -88,11 +91,11 @@ describe('search box in Chromium', () => {
   it('runs the query of index.html?q= on opening, and an overview page keeps to its prototype', async () => {
     await page.goto(`${pathToFileURL(join(root, 'index.html')).href}?q=${encodeURIComponent('支払')}`);
     await expect(page.locator('#search-q').inputValue()).resolves.toBe('支払');
-    await expect.poll(() => hits().count()).toBe(1);
+    await until(async () => (await hits().count()) === 1, { what: 'one hit' });
     await expect(hits().first().locator('mark').innerText()).resolves.toBe('支払');
     const before = requests.length;
     await page.goto(`${pathToFileURL(join(root, 'overview', 'prototype-17.html')).href}?q=e`);
-    await expect.poll(() => hits().count()).toBeGreaterThan(0);
+    await until(async () => (await hits().count()) > 0, { what: 'hits' });
     const where = await hits().locator('a').allInnerTexts();
     for (const text of where) expect(text).toMatch(/^Shop 🛒/);
     // Only this prototype's part of the index was loaded.
@@ -113,7 +116,7 @@ describe('search box in Chromium', () => {
     );
     const before = requests.length;
     await page.goto(`${pathToFileURL(join(copy, 'index.html')).href}?q=shop`);
-    await expect.poll(() => hits().count()).toBe(1);
+    await until(async () => (await hits().count()) === 1, { what: 'one hit' });
     const loaded = requests.slice(before).map((url) => resolve(fileURLToPath(url.split(/[?#]/)[0] as string)));
     expect(loaded.length).toBeGreaterThan(0);
     expect(loaded.filter((path) => !path.startsWith(`${resolve(copy)}${sep}`))).toEqual([]);
@@ -125,7 +128,7 @@ describe('search box in Chromium', () => {
     await writeFile(join(copy, 'search', 'index.js'), 'rabbitSearchParts(["17", "17", "17", "17"]);\n');
     await page.goto(`${pathToFileURL(join(copy, 'index.html')).href}?q=shop`);
     // The status is written once the whole list has been searched.
-    await expect.poll(() => page.locator('#search-status').innerText()).toMatch(/hits?$/);
+    await until(async () => /hits?$/.test(await page.locator('#search-status').innerText()), { what: 'the status' });
     await expect(page.locator('#search-status').innerText()).resolves.toBe('1 hit');
     await expect(hits().count()).resolves.toBe(1);
   });
@@ -138,7 +141,7 @@ describe('search box in Chromium', () => {
     try {
       server = await serveArchive(archive);
       await page.goto(`${server.url}?q=${encodeURIComponent('ΚΑΛΑΘΙ')}`);
-      await expect.poll(() => hits().count()).toBe(1);
+      await until(async () => (await hits().count()) === 1, { what: 'one hit' });
       await expect(hits().first().locator('mark').innerText()).resolves.toBe('Καλάθι');
       expect(seen.some((url) => url.startsWith(`${server?.url}_search?q=`))).toBe(true);
       // No index part is loaded under view: the server searches.
@@ -150,7 +153,7 @@ describe('search box in Chromium', () => {
       expect(shown.outline).toBe('solid 3px');
       await page.goto(server.url);
       await page.locator('#search-q').pressSequentially('uber');
-      await expect.poll(() => hits().count()).toBe(1);
+      await until(async () => (await hits().count()) === 1, { what: 'one hit' });
       expect(seen.every((url) => url.startsWith(server?.url ?? '-'))).toBe(true);
       expect(refused).toEqual([]);
     } finally {

@@ -10,6 +10,7 @@ import type { SearchEvent, SearchHit, SearchOptions } from '../../src/search/sea
 import { serveArchive, type ArchiveServer } from '../../src/viewer/serve-archive.js';
 import { verifyArchive } from '../../src/verify/verify-archive.js';
 import { PAGE, searchArchives } from '../search/search-archive-fixture.js';
+import { until } from '../helpers/until.js';
 
 const run = promisify(execFile);
 
@@ -149,11 +150,11 @@ describe('view: /_search and the policy of the pages with the search box', () =>
     const ask = (query: string) => fetch(`${heldServer.url}_search?q=${query}`).then((answer) => answer.text());
     try {
       const first = ask('first');
-      await expect.poll(() => started).toEqual(['first']);
+      await until(() => started.join() === 'first', { what: 'the first search started' });
       const second = ask('second');
-      await expect.poll(() => started).toEqual(['first', 'second']);
+      await until(() => started.join() === 'first,second', { what: 'the second search started' });
       const third = ask('third');
-      await expect.poll(() => started).toEqual(['first', 'second', 'third']);
+      await until(() => started.join() === 'first,second,third', { what: 'the third search started' });
       finish.get('third')?.();
       const stopped = { stopped: { code: 'INTERRUPTED', message: 'a newer search replaced this one' } };
       const lines = async (body: Promise<string>) =>
