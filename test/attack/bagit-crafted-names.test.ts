@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { convertArchive } from '../../src/convert/convert-archive.js';
 import { exportSample } from '../convert/helpers.js';
 import { runTool } from '../convert/tools.js';
+import { python } from '../helpers/tools.js';
 
 /**
  * Archives whose entry names the exporter's checks let through (a hostile server's ids can make
@@ -30,7 +31,7 @@ afterAll(async () => {
 
 async function craft(name: string, add: { path: string; body: string }[]): Promise<string> {
   const out = join(dir, `${name}.zip`);
-  const run = await runTool('python3', [CRAFT, sample, out, JSON.stringify({ add })]);
+  const run = await runTool(python(), [CRAFT, sample, out, JSON.stringify({ add })]);
   expect(run.code, run.stderr).toBe(0);
   return out;
 }

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { convertArchive } from '../../src/convert/convert-archive.js';
 import { exportSample } from '../convert/helpers.js';
 import { runTool } from '../convert/tools.js';
+import { python } from '../helpers/tools.js';
 
 /**
  * A bag of more files per folder than one read of a folder returns (Node reads 32 entries at a
@@ -38,7 +39,7 @@ beforeAll(async () => {
   const sample = await exportSample(dir, new Set(['json']));
   archive = join(dir, 'many.zip');
   const add = Array.from({ length: 150 }, (_, i) => ({ path: `many/f${i}/x${i % 7}.txt`, body: `file ${i}` }));
-  const run = await runTool('python3', [CRAFT, sample, archive, JSON.stringify({ add })]);
+  const run = await runTool(python(), [CRAFT, sample, archive, JSON.stringify({ add })]);
   expect(run.code, run.stderr).toBe(0);
 }, 120_000);
 afterAll(async () => {
@@ -54,7 +55,7 @@ describe('a bag of many folders and files', () => {
   it.each(['zip', 'tar'] as const)('--serialize %s holds every file the manifest lists', async (as) => {
     const out = join(dir, as);
     const report = await convertArchive({ archive, out, to: 'bagit', serialize: as });
-    const run = await runTool('python3', ['-c', COUNT, join(out, `many.${as}`)]);
+    const run = await runTool(python(), ['-c', COUNT, join(out, `many.${as}`)]);
     expect(run.code, run.stderr).toBe(0);
     const counted = JSON.parse(run.stdout) as { files: number; listed: number };
     expect(counted.listed).toBe(report.package?.entries);

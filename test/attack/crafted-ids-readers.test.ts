@@ -22,7 +22,7 @@ import { startFakeService, type FakeService } from '../../src/fake-service/index
 import { serveArchive } from '../../src/viewer/serve-archive.js';
 import { readArchive } from '../helpers/archive.js';
 import { runCli, type CliOptions } from '../helpers/cli.js';
-import { requireTool } from '../helpers/tools.js';
+import { requireTool, python } from '../helpers/tools.js';
 import { exportPrototype } from '../restore/restore-helpers.js';
 
 /**
@@ -134,7 +134,7 @@ let crafter: { child: ChildProcess; lines: AsyncIterator<string> } | undefined;
 async function craft(name: string, spec: Spec): Promise<string> {
   const out = join(dir, name);
   if (crafter === undefined) {
-    const child = spawn('python3', ['-c', CRAFT], { stdio: ['pipe', 'pipe', 'inherit'] });
+    const child = spawn(python(), ['-c', CRAFT], { stdio: ['pipe', 'pipe', 'inherit'] });
     crafter = { child, lines: createInterface({ input: child.stdout! })[Symbol.asyncIterator]() };
   }
   crafter.child.stdin!.write(`${JSON.stringify([good, out, { proto: PROTO, ...spec }])}\n`);

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { parseFragment } from 'parse5';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { escapeAttribute, escapeText, xmlCharsOf } from '../../src/core/xml-escape.js';
-import { requireTool } from '../helpers/tools.js';
+import { requireTool, python } from '../helpers/tools.js';
 
 /** Values a hostile service or archive may hold, each aimed at one way out of its context. */
 const HOSTILE = [
@@ -34,7 +34,7 @@ sys.stdout.write(json.dumps(out))
 `;
 
 function throughPython(docs: string[]): Array<[string, string]> {
-  const out = execFileSync('python3', ['-c', READ_XML], { input: JSON.stringify(docs) });
+  const out = execFileSync(python(), ['-c', READ_XML], { input: JSON.stringify(docs) });
   return JSON.parse(out.toString('utf8')) as Array<[string, string]>;
 }
 

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { KEY_MARKER, SecretMarker } from '../../src/core/secret-marker.js';
 import { chunk, SIGNATURE } from '../helpers/png-chunks.js';
 import { tempDir } from '../helpers/temp.js';
-import { requireTool } from '../helpers/tools.js';
+import { requireTool, python } from '../helpers/tools.js';
 
 // A key in a PNG's text chunks: deflated in zTXt, and in iTXt with its compression flag set, it is
 // in no byte of the body, yet every image reader shows it. The stored image must hold the marker
@@ -97,7 +97,7 @@ async function readPng(bytes: Buffer): Promise<PngChunk[]> {
   requireTool('python3');
   const file = join(await tempDir(), 'image.png');
   await writeFile(file, bytes);
-  const { stdout } = await exec('python3', ['-c', READ_PNG, file]);
+  const { stdout } = await exec(python(), ['-c', READ_PNG, file]);
   return JSON.parse(stdout) as PngChunk[];
 }
 

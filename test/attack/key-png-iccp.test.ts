@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { SecretMarker } from '../../src/core/secret-marker.js';
 import { chunk, SIGNATURE } from '../helpers/png-chunks.js';
 import { tempDir } from '../helpers/temp.js';
-import { requireTool } from '../helpers/tools.js';
+import { requireTool, python } from '../helpers/tools.js';
 
 const exec = promisify(execFile);
 const KEY = 'd411e757da3c9f0db8204e3accc48fbfe1800269';
@@ -51,7 +51,7 @@ describe('a key in a PNG ICC profile', () => {
     const out = Buffer.concat([replacer.push(body), replacer.end()]);
     const file = join(await tempDir(), 'image.png');
     await writeFile(file, out);
-    const { stdout } = await exec('python3', ['-c', READ_ICCP, file]);
+    const { stdout } = await exec(python(), ['-c', READ_ICCP, file]);
     expect(stdout).toContain('desc made from');
     expect(stdout).not.toContain(KEY);
   });

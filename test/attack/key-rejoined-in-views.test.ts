@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SecretMarker } from '../../src/core/secret-marker.js';
 import { startFakeService, type FakeService } from '../../src/fake-service/index.js';
 import { exportAccount } from '../../src/export/export-account.js';
-import { requireTool } from '../helpers/tools.js';
+import { requireTool, python } from '../helpers/tools.js';
 import { tempDir } from '../helpers/temp.js';
 import { keyEncodings } from '../export/hostile-front.js';
 import { closeAll, startHostileFront, type Listening } from '../viewer/hostile-front.js';
@@ -51,7 +51,7 @@ beforeAll(async () => {
   const result = await exportAccount({ out, baseUrl: front.origin, keys: [service.keys.readOnly] });
   expect(result.complete).toBe(true);
   const into = join(dir, 'x');
-  await exec('python3', ['-c', 'import sys, zipfile; zipfile.ZipFile(sys.argv[1]).extractall(sys.argv[2])', out, into]);
+  await exec(python(), ['-c', 'import sys, zipfile; zipfile.ZipFile(sys.argv[1]).extractall(sys.argv[2])', out, into]);
   for (const entry of await readdir(into, { recursive: true, withFileTypes: true }))
     if (entry.isFile())
       files.set(relative(into, join(entry.parentPath, entry.name)), await readFile(join(entry.parentPath, entry.name)));

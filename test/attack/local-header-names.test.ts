@@ -12,7 +12,7 @@ import { exportAccount } from '../../src/export/export-account.js';
 import { startFakeService } from '../../src/fake-service/index.js';
 import { serveArchive } from '../../src/viewer/serve-archive.js';
 import { runCli, type CliOptions } from '../helpers/cli.js';
-import { requireTool } from '../helpers/tools.js';
+import { requireTool, python } from '../helpers/tools.js';
 
 /**
  * A zip names each entry twice: in the central directory and in the entry's local header. Readers
@@ -76,7 +76,7 @@ const convert = cli('convert', registerConvert);
 
 function craft(name: string, renames: Record<string, string>): string {
   const out = join(dir, name);
-  execFileSync('python3', ['-c', CRAFT, good, out, JSON.stringify(renames)], { stdio: 'pipe' });
+  execFileSync(python(), ['-c', CRAFT, good, out, JSON.stringify(renames)], { stdio: 'pipe' });
   return out;
 }
 
@@ -105,18 +105,18 @@ afterAll(async () => {
 
 describe('a zip whose local headers name other entries than its directory', () => {
   it('is read differently by readers we did not write: Python refuses it, bsdtar takes the local names', () => {
-    const python = execFileSync('python3', [
+    const tested = execFileSync(python(), [
       '-c',
       'import sys, zipfile; print(zipfile.ZipFile(sys.argv[1]).testzip())',
       swapped,
     ]);
-    expect(python.toString().trim()).not.toBe('None');
+    expect(tested.toString().trim()).not.toBe('None');
     const listed = execFileSync('bsdtar', ['-tf', swapped]).toString().split('\n');
     expect(listed).toContain('../../evil.html');
     expect(listed).not.toContain('index.html');
     // The hand-written zip is otherwise sound: the export it came from reads back under either reader.
     expect(
-      execFileSync('python3', ['-c', 'import sys, zipfile; print(zipfile.ZipFile(sys.argv[1]).testzip())', good])
+      execFileSync(python(), ['-c', 'import sys, zipfile; print(zipfile.ZipFile(sys.argv[1]).testzip())', good])
         .toString()
         .trim(),
     ).toBe('None');

@@ -7,7 +7,7 @@ import { registerVerify } from '../../src/cli/commands/verify.js';
 import { startFakeService } from '../../src/fake-service/index.js';
 import { KEPT_PROBLEMS, verifyArchive } from '../../src/verify/verify-archive.js';
 import { runCli } from '../helpers/cli.js';
-import { requireTool } from '../helpers/tools.js';
+import { requireTool, python } from '../helpers/tools.js';
 import { exportPrototype } from '../restore/restore-helpers.js';
 
 /**
@@ -42,7 +42,7 @@ beforeAll(async () => {
     await service.close();
   }
   crafted = join(dir, 'crafted.zip');
-  execFileSync('python3', ['-c', CRAFT, good, crafted, String(EXTRA)], { stdio: 'pipe' });
+  execFileSync(python(), ['-c', CRAFT, good, crafted, String(EXTRA)], { stdio: 'pipe' });
 });
 afterAll(async () => {
   if (dir) await rm(dir, { recursive: true, force: true });

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerSearch } from '../../src/cli/commands/search.js';
 import { runCli } from '../helpers/cli.js';
-import { requireTool } from '../helpers/tools.js';
+import { requireTool, python } from '../helpers/tools.js';
 
 /** A small zip by Python's zipfile: `names` as entries, each holding its own name. */
 const WRITE_ZIP = `
@@ -26,7 +26,7 @@ const sha = async (path: string) =>
 
 async function zipOf(name: string, ...entries: string[]): Promise<string> {
   const out = join(dir, name);
-  execFileSync('python3', ['-c', WRITE_ZIP, out, ...entries]);
+  execFileSync(python(), ['-c', WRITE_ZIP, out, ...entries]);
   return out;
 }
 

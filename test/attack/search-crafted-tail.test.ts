@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { searchArchive, type SearchEvent } from '../../src/search/search-archive.js';
 import { partHead, PART_TAIL, partsFile, recordLine, type SearchRecord } from '../../src/search/search-record.js';
 import { placesOf } from '../../src/site/search-places.js';
-import { requireTool } from '../helpers/tools.js';
+import { requireTool, python } from '../helpers/tools.js';
 
 /**
  * Zips built byte by byte by Python in shapes no writer makes: central directory records that
@@ -56,7 +56,7 @@ let dir: string;
 async function craft(name: string, spec: Spec): Promise<string> {
   const out = join(dir, name);
   await writeFile(join(dir, `${name}.json`), JSON.stringify(spec));
-  execFileSync('python3', ['-c', CRAFT, out, join(dir, `${name}.json`)]);
+  execFileSync(python(), ['-c', CRAFT, out, join(dir, `${name}.json`)]);
   return out;
 }
 

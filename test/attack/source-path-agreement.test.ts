@@ -10,7 +10,7 @@ import { registerLs } from '../../src/cli/commands/ls.js';
 import { registerVerify } from '../../src/cli/commands/verify.js';
 import { startFakeService, type FakeService } from '../../src/fake-service/index.js';
 import { runCli, type CliOptions } from '../helpers/cli.js';
-import { requireTool } from '../helpers/tools.js';
+import { requireTool, python } from '../helpers/tools.js';
 import { exportPrototype } from '../restore/restore-helpers.js';
 
 /**
@@ -67,7 +67,7 @@ const verify = cli('verify', registerVerify);
 function swap(name: string, path: string, source: string, moveTo?: string): string {
   const out = join(dir, name);
   const spec = JSON.stringify({ path, source, ...(moveTo === undefined ? {} : { moveTo }) });
-  execFileSync('python3', ['-c', SWAP, good, out, spec], { stdio: 'pipe' });
+  execFileSync(python(), ['-c', SWAP, good, out, spec], { stdio: 'pipe' });
   return out;
 }
 

@@ -8,6 +8,7 @@ import { checkWacz } from '../../src/convert/wacz/check-wacz.js';
 import { isRabbitError } from '../../src/core/errors.js';
 import { exportSample } from '../convert/helpers.js';
 import { runTool } from '../convert/tools.js';
+import { python } from '../helpers/tools.js';
 
 /**
  * `--check` (and verify) on a WACZ changed after it was written by Python's zipfile, each change
@@ -44,7 +45,7 @@ describe('--check of a WACZ tampered with after it was written', () => {
     ['warc-removed', /no WARC/],
   ])('refuses %s, naming the part', async (kind, named) => {
     const tampered = join(dir, `${kind}.wacz`);
-    const run = await runTool('python3', [TAMPER, wacz, tampered, kind]);
+    const run = await runTool(python(), [TAMPER, wacz, tampered, kind]);
     expect(run.code, run.stderr).toBe(0);
     const error = await checkWacz(tampered).catch((caught: unknown) => caught);
     expect(isRabbitError(error) && error.code, String(error)).toBe('PACKAGE_INVALID');

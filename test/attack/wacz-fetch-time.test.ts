@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { convertArchive } from '../../src/convert/convert-archive.js';
 import { exportSample } from '../convert/helpers.js';
 import { runTool } from '../convert/tools.js';
+import { python } from '../helpers/tools.js';
 
 /**
  * An archive whose manifest gives some entries a `fetchedAt` no export writes: a year of six
@@ -31,7 +32,7 @@ beforeAll(async () => {
   const sample = await exportSample(dir);
   archive = join(dir, 'absurd.zip');
   const set = Object.fromEntries(Object.entries(ABSURD).map(([path, at]) => [path, { fetchedAt: at }]));
-  const run = await runTool('python3', [CRAFT, sample, archive, JSON.stringify({ set })]);
+  const run = await runTool(python(), [CRAFT, sample, archive, JSON.stringify({ set })]);
   expect(run.code, run.stderr).toBe(0);
 }, 120_000);
 afterAll(async () => {
@@ -42,7 +43,7 @@ describe('a WACZ of an archive whose fetch times are absurd', () => {
   it('dates those records by the export, and every index timestamp is 14 digits', async () => {
     const out = join(dir, 'out');
     const report = await convertArchive({ archive, out, to: 'wacz', check: true });
-    const run = await runTool('python3', [JUDGE, 'wacz', join(out, 'absurd.wacz')]);
+    const run = await runTool(python(), [JUDGE, 'wacz', join(out, 'absurd.wacz')]);
     expect(run.code, run.stderr).toBe(0);
     const judged = JSON.parse(run.stdout) as { faults: string[]; bounded: number };
     expect(judged.faults).toEqual([]);

@@ -10,6 +10,7 @@ import { convertArchive } from '../../src/convert/convert-archive.js';
 import { readArchive } from '../helpers/archive.js';
 import { exportSample } from './helpers.js';
 import { runTool } from './tools.js';
+import { python } from '../helpers/tools.js';
 
 /**
  * The bag judged by `sha256sum -c` (coreutils) for its manifests, Python's zipfile and tarfile
@@ -93,7 +94,7 @@ describe('convert --to bagit', () => {
       expect(report.package?.file).toBe(`archive.${as}`);
       expect((await readdir(out)).sort()).toEqual([`archive.${as}`, 'convert-report.json']);
       const unpacked = join(dir, `${as}-unpacked`);
-      const run = await runTool('python3', [JUDGE, 'inflate', join(out, `archive.${as}`), unpacked]);
+      const run = await runTool(python(), [JUDGE, 'inflate', join(out, `archive.${as}`), unpacked]);
       expect(run.code, run.stderr).toBe(0);
       expect(await readdir(unpacked)).toEqual(['archive']);
       await judgeBag(join(unpacked, 'archive'));

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { convertArchive } from '../../src/convert/convert-archive.js';
 import { exportAccount } from '../../src/export/export-account.js';
 import { startFakeService } from '../../src/fake-service/index.js';
-import { requireTool as requireHelperTool } from '../helpers/tools.js';
+import { requireTool as requireHelperTool, python } from '../helpers/tools.js';
 import { requireTool, tool } from './tools.js';
 
 const PDFTOTEXT = requireTool('/usr/bin/pdftotext', 'poppler-utils');
@@ -43,7 +43,7 @@ data['manifest.json'] = json.dumps(manifest).encode()
 with zipfile.ZipFile(out, 'w', zipfile.ZIP_DEFLATED) as w:
     for n in names: w.writestr(n, data[n])
 `;
-  execFileSync('python3', ['-c', script, zip, out, entry], { maxBuffer: 1 << 20 });
+  execFileSync(python(), ['-c', script, zip, out, entry], { maxBuffer: 1 << 20 });
 }
 
 /** One byte past the 64 MiB cap (docs/convert.md). */
@@ -61,7 +61,7 @@ describe('a rendering too large to read or decode', () => {
     } finally {
       await service.close();
     }
-    const listing = execFileSync('python3', [
+    const listing = execFileSync(python(), [
       '-c',
       'import sys,zipfile;print("\\n".join(zipfile.ZipFile(sys.argv[1]).namelist()))',
       archive,

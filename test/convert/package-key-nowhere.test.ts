@@ -8,6 +8,7 @@ import type { FakeService } from '../../src/fake-service/index.js';
 import { keyEncodings, startHostileFront, type HostileFront } from '../export/hostile-front.js';
 import { useFakeService } from '../helpers/fake-service.js';
 import { runTool } from './tools.js';
+import { python } from '../helpers/tools.js';
 
 /**
  * The packages of an archive exported from a service that writes the run's keys into what it
@@ -49,7 +50,7 @@ async function keysIn(root: string): Promise<string[]> {
 }
 
 async function inflate(file: string, into: string): Promise<void> {
-  const run = await runTool('python3', [JUDGE, 'inflate', file, into]);
+  const run = await runTool(python(), [JUDGE, 'inflate', file, into]);
   if (run.code !== 0) throw new Error(run.stderr);
 }
 

@@ -14,6 +14,7 @@ import { plainZip } from '../helpers/plain-zip.js';
 import { expectedFrom, type ExpectedPrototype } from './expected.js';
 import { exportSample } from './helpers.js';
 import { runTool } from './tools.js';
+import { python } from '../helpers/tools.js';
 
 /** The WACZ judged by Python's zipfile, zlib and hashlib (package_judge.py), not by the code that wrote it. */
 const JUDGE = fileURLToPath(new URL('./package_judge.py', import.meta.url));
@@ -34,7 +35,7 @@ interface Judged {
 }
 
 async function judge(wacz: string): Promise<Judged> {
-  const run = await runTool('python3', [JUDGE, 'wacz', wacz]);
+  const run = await runTool(python(), [JUDGE, 'wacz', wacz]);
   if (run.code !== 0) throw new Error(run.stderr);
   return JSON.parse(run.stdout) as Judged;
 }

@@ -6,6 +6,7 @@ import { registerSearch } from '../../src/cli/commands/search.js';
 import { runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/temp.js';
 import { searchArchives } from './search-archive-fixture.js';
+import { python } from '../helpers/tools.js';
 
 const run = promisify(execFile);
 
@@ -37,7 +38,7 @@ describe('search with an index that was tampered with', () => {
     const dir = await tempDir();
     const { archive } = await searchArchives(dir);
     hostile = join(dir, 'hostile.zip');
-    await run('python3', ['-c', HOSTILE_PART, archive, hostile]);
+    await run(python(), ['-c', HOSTILE_PART, archive, hostile]);
   });
 
   it('makes a hit only of a record whose own text holds the query, and skips what is not a record', async () => {

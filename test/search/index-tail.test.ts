@@ -7,7 +7,7 @@ import { searchArchive, type SearchEvent } from '../../src/search/search-archive
 import { IndexTail } from '../../src/search/index-tail.js';
 import { partHead, PART_TAIL, partsFile, recordLine } from '../../src/search/search-record.js';
 import { placesOf } from '../../src/site/search-places.js';
-import { requireTool } from '../helpers/tools.js';
+import { requireTool, python } from '../helpers/tools.js';
 
 /**
  * Zips written by Python's zipfile in the order the export writes its entries: the prototypes'
@@ -54,7 +54,7 @@ async function makeZip(name: string, withIndex: boolean): Promise<string> {
   const out = join(dir, name);
   await writeFile(join(dir, 'part.js'), PART);
   await writeFile(join(dir, 'parts.js'), partsFile(['5']));
-  execFileSync('python3', ['-c', WRITE_ZIP, out, withIndex ? '1' : '0', join(dir, 'part.js'), join(dir, 'parts.js')]);
+  execFileSync(python(), ['-c', WRITE_ZIP, out, withIndex ? '1' : '0', join(dir, 'part.js'), join(dir, 'parts.js')]);
   return out;
 }
 

@@ -4,6 +4,7 @@ import { promisify } from 'node:util';
 import { exportAccount } from '../../src/export/export-account.js';
 import { startFakeService } from '../../src/fake-service/index.js';
 import { keptCopies } from '../helpers/kept-files.js';
+import { python } from '../helpers/tools.js';
 
 const run = promisify(execFile);
 
@@ -76,7 +77,7 @@ async function makeSearchArchives(dir: string): Promise<string[]> {
     const result = await exportAccount({ out: archive, baseUrl: service.baseUrl, keys: [service.keys.readOnly] });
     if (!result.complete) throw new Error('the export was not complete');
     const old = join(dir, 'old.zip');
-    await run('python3', ['-c', WITHOUT_INDEX, archive, old]);
+    await run(python(), ['-c', WITHOUT_INDEX, archive, old]);
     return ['archive.zip', 'old.zip'];
   } finally {
     await service.close();

@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { registerVerify } from '../../src/cli/commands/verify.js';
 import { verifyArchive } from '../../src/verify/verify-archive.js';
 import { runCli } from '../helpers/cli.js';
-import { requireTool } from '../helpers/tools.js';
+import { requireTool, python } from '../helpers/tools.js';
 import { writeSampleArchive } from './sample-archive.js';
 
 /**
@@ -40,7 +40,7 @@ with zipfile.ZipFile(src) as z, zipfile.ZipFile(out, 'w', zipfile.ZIP_DEFLATED) 
         copy.external_attr = ((mode if info.filename == entry else 0o100644) << 16)
         w.writestr(copy, data)
 `;
-  execFileSync('python3', ['-c', script, path, out, entry, String(mode)]);
+  execFileSync(python(), ['-c', script, path, out, entry, String(mode)]);
   return out;
 }
 
@@ -68,7 +68,7 @@ describe('entries that are not regular files', () => {
   it('writes every entry of its own archives as a regular file, as Python zipfile reads them', async () => {
     requireTool('python3');
     const zip = await writeSampleArchive(dir);
-    const modes = execFileSync('python3', [
+    const modes = execFileSync(python(), [
       '-c',
       'import sys, zipfile\nfor i in zipfile.ZipFile(sys.argv[1]).infolist(): print(i.create_system, oct(i.external_attr >> 16))',
       zip,

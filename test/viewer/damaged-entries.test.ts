@@ -9,7 +9,7 @@ import { startFakeService } from '../../src/fake-service/index.js';
 import { exportAccount } from '../../src/export/export-account.js';
 import { serveArchive, type ViewEvent } from '../../src/viewer/serve-archive.js';
 import { startCli } from '../helpers/cli.js';
-import { requireTool } from '../helpers/tools.js';
+import { requireTool, python } from '../helpers/tools.js';
 import { writeZip, type ZipSource } from '../helpers/write-zip.js';
 
 /**
@@ -110,7 +110,7 @@ afterAll(async () => {
 
 describe('view refuses damaged entries', () => {
   it('the rewritten archive is a valid zip to Python (so the damage is only in what the manifest records)', async () => {
-    const { stdout } = await run('python3', [
+    const { stdout } = await run(python(), [
       '-c',
       'import sys, zipfile; print(zipfile.ZipFile(sys.argv[1]).testzip())',
       rewritten,

@@ -11,6 +11,7 @@ import { serveArchive, type ArchiveServer } from '../../src/viewer/serve-archive
 import { verifyArchive } from '../../src/verify/verify-archive.js';
 import { PAGE, searchArchives } from '../search/search-archive-fixture.js';
 import { until } from '../helpers/until.js';
+import { python } from '../helpers/tools.js';
 
 const run = promisify(execFile);
 
@@ -44,7 +45,7 @@ describe('view: /_search and the policy of the pages with the search box', () =>
     dir = await mkdtemp(join(tmpdir(), 'rabbit-search-view-'));
     ({ archive } = await searchArchives(dir));
     hostile = join(dir, 'hostile.zip');
-    await run('python3', ['-c', REPLACE_BOX, archive, hostile]);
+    await run(python(), ['-c', REPLACE_BOX, archive, hostile]);
     server = await serveArchive(hostile);
   });
 
@@ -104,7 +105,7 @@ describe('view: /_search and the policy of the pages with the search box', () =>
     const report = await verifyArchive(archive);
     expect(report.problems).toEqual([]);
     expect(report.ok).toBe(true);
-    const { stdout } = await run('python3', [
+    const { stdout } = await run(python(), [
       '-c',
       'import json,sys,zipfile; m=json.loads(zipfile.ZipFile(sys.argv[1]).read("manifest.json")); print(json.dumps([[f["path"],f["source"]] for f in m["files"] if f["path"].startswith("search/")]))',
       archive,

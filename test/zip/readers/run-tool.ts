@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { createReadStream } from 'node:fs';
-import { missingTool, type Tool } from '../../helpers/tools.js';
+import { missingTool, python, type Tool } from '../../helpers/tools.js';
 
 export interface ToolResult {
   stdout: string;
@@ -21,7 +21,8 @@ export function tool(
   options: { stdinFile?: string; cwd?: string; countOnly?: boolean } = {},
 ): Promise<ToolResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, {
+    // python3 as the interpreter it names, not through a version manager's shim (helpers/tools.ts).
+    const child = spawn(command === 'python3' ? python() : command, args, {
       cwd: options.cwd,
       stdio: [options.stdinFile ? 'pipe' : 'ignore', 'pipe', 'pipe'],
     });
