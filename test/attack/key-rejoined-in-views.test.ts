@@ -1,15 +1,13 @@
 // Shows: a key split by markup a view drops (a comment, a script, a noscript), by an ISO-2022-JP escape, or written as character references with 17+ digits is in no entry of the archive, page views included.
-import { execFile } from 'node:child_process';
-import { readdir, readFile } from 'node:fs/promises';
-import { join, relative } from 'node:path';
-import { promisify } from 'node:util';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SecretMarker } from '../../src/core/secret-marker.js';
 import { startFakeService, type FakeService } from '../../src/fake-service/index.js';
 import { exportAccount } from '../../src/export/export-account.js';
-import { requireTool, python } from '../helpers/tools.js';
+import { requireTool } from '../helpers/tools.js';
 import { tempDir } from '../helpers/temp.js';
 import { keyEncodings } from '../export/hostile-front.js';
+import { extractedByPython } from '../export/python-zip.js';
 import { closeAll, startHostileFront, type Listening } from '../viewer/hostile-front.js';
 
 /**
@@ -17,7 +15,6 @@ import { closeAll, startHostileFront, type Listening } from '../viewer/hostile-f
  * stored with no key in them, as they should. What the viewer derives from them (the view, the
  * text a view falls back to, the search index) must not join the pieces again.
  */
-const exec = promisify(execFile);
 
 /** The page bodies, given the key: each joins into the key once its markup is gone or decoded. */
 const VARIANTS: ((key: string) => string)[] = [
@@ -51,10 +48,7 @@ beforeAll(async () => {
   const result = await exportAccount({ out, baseUrl: front.origin, keys: [service.keys.readOnly] });
   expect(result.complete).toBe(true);
   const into = join(dir, 'x');
-  await exec(python(), ['-c', 'import sys, zipfile; zipfile.ZipFile(sys.argv[1]).extractall(sys.argv[2])', out, into]);
-  for (const entry of await readdir(into, { recursive: true, withFileTypes: true }))
-    if (entry.isFile())
-      files.set(relative(into, join(entry.parentPath, entry.name)), await readFile(join(entry.parentPath, entry.name)));
+  for (const [name, data] of await extractedByPython(out, into)) files.set(name, data);
 }, 120_000);
 
 afterAll(async () => {

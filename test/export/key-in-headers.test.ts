@@ -1,8 +1,6 @@
-import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { readdir, readFile, writeFile } from 'node:fs/promises';
-import { join, relative } from 'node:path';
-import { promisify } from 'node:util';
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { registerExport } from '../../src/cli/commands/export.js';
 import { KEY_MARKER, SecretMarker } from '../../src/core/secret-marker.js';
@@ -15,14 +13,12 @@ import { runCli } from '../helpers/cli.js';
 import { useFakeService } from '../helpers/fake-service.js';
 import { startEchoFront, type EchoFront } from './echo-front.js';
 import { keyEncodings } from './hostile-front.js';
-import { python } from './python-zip.js';
+import { extractedByPython, filesIn } from './python-zip.js';
 
 // issue 43, item 3: a service that echoed the request's key in its headers (Content-Type,
 // Last-Modified, the reason phrase, a redirect's Location, error answers) put it into hundreds of
 // manifest values, and verify called the archive intact. Every value kept from the service now
 // goes through the redaction bodies go through.
-
-const exec = promisify(execFile);
 
 let service: FakeService;
 let dir: string;
@@ -34,22 +30,9 @@ afterEach(async () => {
   front = undefined;
 });
 
-/** Every entry of the zip as Python's zipfile extracts it, by entry name. */
-async function extracted(zip: string, into: string): Promise<Map<string, Buffer>> {
-  await exec(python(), ['-c', 'import sys, zipfile; zipfile.ZipFile(sys.argv[1]).extractall(sys.argv[2])', zip, into]);
-  return filesIn(into);
-}
-
 /** Every file under a folder (none when it is gone), by its path inside it. */
-async function filesIn(folder: string): Promise<Map<string, Buffer>> {
-  const files = new Map<string, Buffer>();
-  if (!existsSync(folder)) return files;
-  for (const entry of await readdir(folder, { recursive: true, withFileTypes: true })) {
-    if (!entry.isFile()) continue;
-    const path = join(entry.parentPath, entry.name);
-    files.set(relative(folder, path), await readFile(path));
-  }
-  return files;
+async function filesOrNone(folder: string): Promise<Map<string, Buffer>> {
+  return existsSync(folder) ? filesIn(folder) : new Map();
 }
 
 /**
@@ -93,8 +76,8 @@ describe('the API key a service echoes in its headers is nowhere', () => {
     const run = await exportCli(out, key, false);
     expect(front.echoed).toBeGreaterThan(100);
 
-    const files = await extracted(out, join(dir, 'echo'));
-    const work = await filesIn(join(dir, '.echo.zip.rabbit-work'));
+    const files = await extractedByPython(out, join(dir, 'echo'));
+    const work = await filesOrNone(join(dir, '.echo.zip.rabbit-work'));
     expect(keysFound(new Map([...files, ...work, ...output(run)]), [key])).toEqual([]);
 
     // The values were kept, with the marker where the key was.
@@ -122,18 +105,18 @@ describe('the API key a service echoes in its headers is nowhere', () => {
     const first = await exportCli(out, service.keys.readOnly);
     expect(first.code).toBe(3);
     expect(first.stdout).toContain('"keysRefused"');
-    const work = await filesIn(join(dir, '.cut.zip.rabbit-work'));
+    const work = await filesOrNone(join(dir, '.cut.zip.rabbit-work'));
     expect(work.has('resumable.json')).toBe(true);
     expect(work.has('journal.jsonl')).toBe(true);
-    const partial = await extracted(out, join(dir, 'cut'));
+    const partial = await extractedByPython(out, join(dir, 'cut'));
     expect(keysFound(new Map([...work, ...partial, ...output(first)]), keys)).toEqual([]);
 
     const second = await exportCli(out, service.keys.readWrite);
     // Written whole this time, short only of what the front refused (its 403s).
     const summary = JSON.parse(second.stdout.trim().split('\n').at(-1) as string) as { files: number; errors: number };
     expect(summary.files).toBeGreaterThan(100);
-    const files = await extracted(out, join(dir, 'resumed'));
-    const after = await filesIn(join(dir, '.cut.zip.rabbit-work'));
+    const files = await extractedByPython(out, join(dir, 'resumed'));
+    const after = await filesOrNone(join(dir, '.cut.zip.rabbit-work'));
     expect(keysFound(new Map([...files, ...after, ...output(second)]), keys)).toEqual([]);
     expect((await verifyArchive(out)).ok).toBe(true);
   });
@@ -142,7 +125,7 @@ describe('the API key a service echoes in its headers is nowhere', () => {
     const key = service.keys.readOnly;
     const first = await exportAccount({ out: join(dir, 'first.zip'), baseUrl: service.baseUrl, keys: [key] });
     // The archive such a run wrote: the echoed key in every entry's Content-Type and Last-Modified.
-    const files = await extracted(first.out, join(dir, 'first'));
+    const files = await extractedByPython(first.out, join(dir, 'first'));
     const manifest = JSON.parse((files.get('manifest.json') as Buffer).toString()) as Manifest;
     for (const entry of allFileEntries(manifest)) {
       entry.contentType = `${entry.contentType}; echo=${key}`;
@@ -159,7 +142,7 @@ describe('the API key a service echoes in its headers is nowhere', () => {
       keys: [key],
       since: prev,
     });
-    const after = await extracted(result.out, join(dir, 'since'));
+    const after = await extractedByPython(result.out, join(dir, 'since'));
     const reused = JSON.parse((after.get('manifest.json') as Buffer).toString()) as Manifest;
     expect(Object.values(reused.prototypes).map((record) => record.origin?.mode)).toContain('reused');
     expect(keysFound(after, [key])).toEqual([]);

@@ -1,8 +1,8 @@
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { isRabbitError } from '../../src/core/errors.js';
@@ -14,7 +14,7 @@ import { startFakeService, type FakeService } from '../../src/fake-service/index
 import { plainZip } from '../helpers/plain-zip.js';
 import { tempDir } from '../helpers/temp.js';
 import { FOREIGN_WITH_KEY, keyEncodings, startHostileFront, type HostileFront } from './hostile-front.js';
-import { python } from './python-zip.js';
+import { extractedByPython, filesIn } from './python-zip.js';
 
 const exec = promisify(execFile);
 
@@ -42,23 +42,6 @@ afterAll(async () => {
 /** The run's two keys: the account's and one prototype's (a run may use several). */
 function runKeys(): string[] {
   return [service.keys.readOnly, service.keys.perPrototype['1001'] as string];
-}
-
-/** Every entry of the zip as Python's zipfile extracts it, by entry name. */
-async function extracted(zip: string, into: string): Promise<Map<string, Buffer>> {
-  await exec(python(), ['-c', 'import sys, zipfile; zipfile.ZipFile(sys.argv[1]).extractall(sys.argv[2])', zip, into]);
-  return filesIn(into);
-}
-
-/** Every file under a folder, by its path inside it. */
-async function filesIn(into: string): Promise<Map<string, Buffer>> {
-  const files = new Map<string, Buffer>();
-  for (const entry of await readdir(into, { recursive: true, withFileTypes: true })) {
-    if (!entry.isFile()) continue;
-    const path = join(entry.parentPath, entry.name);
-    files.set(relative(into, path), await readFile(path));
-  }
-  return files;
 }
 
 /** `entry: encoding` for every place a key is found, in any encoding the front writes it in. */
@@ -105,7 +88,7 @@ let spiked: Promise<{ out: string; files: Map<string, Buffer> }> | undefined;
 function spikedExport(): Promise<{ out: string; files: Map<string, Buffer> }> {
   return (spiked ??= (async () => {
     const result = await exportThroughFront(join(keep, 'spiked.zip'));
-    return { out: result.out, files: await extracted(result.out, join(keep, 'spiked')) };
+    return { out: result.out, files: await extractedByPython(result.out, join(keep, 'spiked')) };
   })());
 }
 
@@ -156,7 +139,7 @@ describe('the API key is nowhere in the archive', () => {
     await writeFile(prev, plainZip([...old.files].map(([name, data]) => ({ name, data }))));
 
     const result = await exportThroughFront(join(dir, 'since.zip'), prev);
-    const files = await extracted(result.out, join(dir, 'since'));
+    const files = await extractedByPython(result.out, join(dir, 'since'));
     expect(keysFound(files, runKeys())).toEqual([]);
     const manifest = manifestIn(files);
     // The copies really came from PREV, and were counted as they were redacted.
@@ -190,7 +173,7 @@ describe('the API key is nowhere in the archive', () => {
     expect((work.get('journal.jsonl') as Buffer).toString()).toMatch(/pages\/[^/"]+\.html"[^\n]*"keyRedactions":14/);
 
     const result = await run();
-    const files = await extracted(result.out, join(dir, 'cut'));
+    const files = await extractedByPython(result.out, join(dir, 'cut'));
     expect(keysFound(files, runKeys())).toEqual([]);
     // A page stored before the cut and reused from the journal still says how many keys it held.
     const pages = allFileEntries(manifestIn(files)).filter((entry) => /pages\/[^/.]+\.html$/.test(entry.path));

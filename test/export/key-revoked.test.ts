@@ -15,7 +15,7 @@ import { backupAccount } from '../../src/backup/backup-account.js';
 import { readArchive } from '../helpers/archive.js';
 import { runCli, startCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/temp.js';
-import { python } from './python-zip.js';
+import { python } from '../helpers/tools.js';
 
 // issue 34, finding 6: a key revoked in the middle of a run used to cost one refused request per
 // resource of the account, each recorded as "answered 401". Now the first refusal is checked, and a

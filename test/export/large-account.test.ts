@@ -16,7 +16,7 @@ import { exportAccount } from '../../src/export/export-account.js';
 import { allFileEntries, type Manifest } from '../../src/manifest/types.js';
 import { servedEntries } from '../helpers/oracle.js';
 import { tempDir } from '../helpers/temp.js';
-import { python } from './python-zip.js';
+import { python } from '../helpers/tools.js';
 
 /**
  * Issue 9: an account of more than 20,000 resources, exported and checked byte for byte (by

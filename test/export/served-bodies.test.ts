@@ -10,7 +10,7 @@ import { parseFaultSpec, startFakeService, type FakeService } from '../../src/fa
 import { runCli } from '../helpers/cli.js';
 import { skippingClock } from '../helpers/skipping-clock.js';
 import { tempDir } from '../helpers/temp.js';
-import { python } from './python-zip.js';
+import { python } from '../helpers/tools.js';
 
 // What real servers send beside what the API documents: a byte-order mark before JSON, a 200 with
 // no body. The archive is read with Python's zipfile, not with our own reader.
