@@ -38,47 +38,29 @@ export function isOwnPage(name: string): boolean {
 /** Prototypes read at once for index.html: each is a few small entries. */
 const PROTOTYPES_AHEAD = 8;
 
-/**
- * The pages of `archive`, which stays the caller's to close. The catalog of its entries (one
- * streaming of the manifest, filed on disk) is made at the first page asked for; index.html,
- * which reads every prototype's JSON and its first rendering's size, is rendered once and kept.
- */
-export function ownPages(archive: Archive): OwnPages {
-  let opened: Promise<{ catalog: ArchiveCatalog; errors: ManifestError[]; errorCount: () => number }> | undefined;
-  let index: Promise<string> | undefined;
-  let closed = false;
-  const open = () => {
-    if (closed) throw new Error('internal: the viewer pages were read after they were closed');
-    if (opened !== undefined) return opened;
-    opened = (async () => {
-      const errors: ManifestError[] = [];
-      let count = 0;
-      const catalog = await archive.catalog({
-        visitor: {
-          error(error) {
-            count += 1;
-            if (errors.length < INDEX_ERROR_LIMIT) errors.push(error);
-          },
-        },
-      });
-      return { catalog, errors, errorCount: () => count };
-    })();
-    // A failed opening is tried again at the next page rather than kept.
-    opened.catch(() => (opened = undefined));
-    return opened;
+/** What index.html lists of the manifest's errors: the first ones and how many, heard as the manifest streams by. */
+export class HeardErrors {
+  readonly first: ManifestError[] = [];
+  count = 0;
+  readonly hear = (error: ManifestError): void => {
+    this.count += 1;
+    if (this.first.length < INDEX_ERROR_LIMIT) this.first.push(error);
   };
+}
+
+/**
+ * The pages of `archive`, from its catalog (which they close) and the errors its manifest holds;
+ * the archive stays the caller's to close. index.html, which reads every prototype's JSON and its
+ * first rendering's size, is rendered once and kept; an overview page is rendered each time.
+ */
+export function ownPages(archive: Archive, catalog: ArchiveCatalog, errors: HeardErrors): OwnPages {
+  const baseUrl = catalog.head.source.baseUrl;
+  let index: Promise<string> | undefined;
   const renderTop = async (): Promise<string> => {
-    const { catalog, errors, errorCount } = await open();
     const prototypes: IndexEntry[] = [];
     const summarized = (p: ArchivedPrototype) => indexEntryOfHeld(heldOf(archive, p), p.complete);
     for await (const [, entry] of inOrder(overviewed(catalog), PROTOTYPES_AHEAD, summarized)) prototypes.push(entry);
-    return renderIndex({
-      baseUrl: catalog.head.source.baseUrl,
-      prototypes,
-      errors,
-      errorCount: errorCount(),
-      search: true,
-    });
+    return renderIndex({ baseUrl, prototypes, errors: errors.first, errorCount: errors.count, search: true });
   };
   return {
     async render(name) {
@@ -86,21 +68,18 @@ export function ownPages(archive: Archive): OwnPages {
       if (generated?.name === 'index') {
         if (index === undefined) {
           index = renderTop();
+          // One that failed is tried again at the next asking rather than kept.
           index.catch(() => (index = undefined));
         }
         return index;
       }
       if (generated?.name !== 'overview' || generated.prototype === undefined) return undefined;
-      const { catalog } = await open();
       const prototype = catalog.prototype(generated.prototype);
       if (prototype === undefined || !hasOverview(prototype)) return undefined;
       const summary = await summarizeHeld(heldOf(archive, prototype), prototype.complete);
-      return renderPrototypePage(summary, catalog.head.source.baseUrl, true);
+      return renderPrototypePage(summary, baseUrl, true);
     },
-    async close() {
-      closed = true;
-      await (await opened?.catch(() => undefined))?.catalog.close();
-    },
+    close: () => catalog.close(),
   };
 }
 

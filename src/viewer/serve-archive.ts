@@ -13,7 +13,8 @@ import { createViewGate } from './view-gate.js';
 import { VIEW_HEADERS } from '../site/view-policy.js';
 import { SEARCH_BOX_PATH, searchBoxScript } from '../site/search-box.js';
 import { SEARCH_ENDPOINT, searchEndpoint, searchPageHeaders, type SearchRun } from './search-endpoint.js';
-import { isOwnPage, ownPages, type OwnPages } from './own-pages.js';
+import { HeardErrors, isOwnPage, ownPages, type OwnPages } from './own-pages.js';
+import type { ArchiveCatalog } from '../archive/archive-catalog.js';
 
 export interface ServeArchiveOptions {
   /** 0 (the default) picks a free port. */
@@ -83,18 +84,23 @@ export async function serveArchive(zipPath: string, options: ServeArchiveOptions
   // Served straight from the zip's own index: the archive's entries, whatever the manifest lists.
   const archive = await openArchive(zipPath);
   const { zip } = archive;
-  let digests: EntryDigests;
+  const filing = EntryDigests.filing(zip.index);
+  const errors = new HeardErrors();
+  let catalog: ArchiveCatalog;
   try {
-    digests = await EntryDigests.read(archive);
+    // The manifest streams by once: the digests every entry is checked against, and the catalog
+    // and errors the viewer's own pages are rendered from.
+    catalog = await archive.catalog({ visitor: { ...filing.visitor, error: errors.hear } });
   } catch (error) {
     archive.close();
     throw error;
   }
+  const { digests } = filing;
+  const pages = ownPages(archive, catalog, errors);
   const onEvent = options.onEvent ?? (() => undefined);
   let port = 0;
   const gate = createViewGate();
   const search = searchEndpoint(zipPath, options.search);
-  const pages = ownPages(archive);
   const server = createServer((req, res) => {
     if (!isOwnHost(req.headers.host, port)) {
       // DNS rebinding: a page on another site that points its own name at 127.0.0.1 reaches this
@@ -128,6 +134,7 @@ export async function serveArchive(zipPath: string, options: ServeArchiveOptions
       });
     });
   } catch (error) {
+    await pages.close();
     archive.close();
     throw error;
   }

@@ -116,17 +116,18 @@ async function visit(path: string): Promise<{ url: string; text: string; targets
   try {
     await tab.goto(view.url + path);
     await tab.waitForTimeout(SETTLE_MS);
-    const seen = await tab.evaluate(() => ({
+    // Run in the page: where each link, image, script and form leads, as the browser resolves it.
+    const seen = await tab.evaluate<{ text: string; targets: string[]; meta: string[] }>(`({
       text: document.body.innerText,
       targets: [
         ...[...document.querySelectorAll('a')].map((a) => a.href),
         ...[...document.querySelectorAll('img')].map((i) => i.src),
-        ...[...document.querySelectorAll('script[src]')].map((s) => (s as HTMLScriptElement).src),
+        ...[...document.querySelectorAll('script[src]')].map((s) => s.src),
         ...[...document.querySelectorAll('form')].map((f) => f.action),
         document.baseURI,
       ],
       meta: [...document.querySelectorAll('base, meta[http-equiv]')].map((m) => m.outerHTML),
-    }));
+    })`);
     return { url: tab.url(), ...seen };
   } finally {
     await tab.close();
