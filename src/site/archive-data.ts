@@ -1,10 +1,11 @@
-import type { BodyReader, BodyRef } from '../storage/spool.js';
+import type { BodyReader } from '../storage/spool.js';
 import type { StoredFile } from '../storage/stored-file.js';
 import { compareIds } from '../api/ids.js';
 import { parseEntryPath, revisionEntryNameOf, revisionFolderOf } from '../api/entry-paths.js';
-import { ArchivedPrototypeReader } from '../archive/archived-prototype-reader.js';
+import { ArchivedPrototypeReader, type PrototypeEntries } from '../archive/archived-prototype-reader.js';
 import { PNG_SIZE_BYTES, pngSize, type DiscussionRecord } from '../archive/archived-records.js';
 import { spooledEntries } from './spooled-entries.js';
+import type { IndexEntry } from './index-html.js';
 
 /**
  * What index.html shows, read back from the archived bodies themselves (not from the crawl's
@@ -57,6 +58,21 @@ interface HeldRevision {
 }
 
 /**
+ * One revision of a prototype as its overview reads it, wherever it is held: the export's spooled
+ * bodies (`summarizePrototype`), or an archive's entries, read back by `view`, which serves the
+ * overview it renders from them rather than the archive's own copy of the page.
+ */
+export interface HeldPrototype {
+  entries: PrototypeEntries;
+  /** The entry's full name in the archive when the revision holds it (`rest` is its name below the revision's folder). */
+  held(rest: string): Promise<string | undefined>;
+  /** The first `bytes` of an entry the revision holds (a page rendering's size is in its first bytes). */
+  head(rest: string, bytes: number): Promise<Buffer | undefined>;
+  /** Its discussions' ids in id order, when the caller has them already. */
+  discussionIds?: string[];
+}
+
+/**
  * One prototype's overview, from its archived files (at most one revision: the export archives the
  * current one). Undefined when the archive holds nothing of it under a revision. Each page costs
  * the reads of its JSON, its element list and its rendering's first bytes, a window of pages at a
@@ -71,15 +87,32 @@ export async function summarizePrototype(
   const held = heldRevision(id, files);
   if (held === undefined) return undefined;
   const bodies = { get: (rest: string) => held.files.get(rest), names: () => held.files.keys() };
-  const reader = new ArchivedPrototypeReader(spooledEntries(held, bodies, read));
+  return summarizeHeld(
+    {
+      entries: spooledEntries(held, bodies, read),
+      held: (rest) => Promise.resolve(held.files.get(rest)?.path),
+      async head(rest, bytes) {
+        const file = held.files.get(rest);
+        return file === undefined || file.size < bytes ? undefined : read({ ...file, size: bytes });
+      },
+      discussionIds: held.discussionIds,
+    },
+    complete,
+  );
+}
+
+/** A held revision's overview (see summarizePrototype). */
+export async function summarizeHeld(source: HeldPrototype, complete: boolean): Promise<PrototypeSummary> {
+  const { entries } = source;
+  const reader = new ArchivedPrototypeReader(entries);
   const meta = await reader.meta();
   const layers = await layerSummaries(reader);
-  const discussions = await discussionsByPage(reader, held.discussionIds);
+  const discussions = await discussionsByPage(reader, source.discussionIds ?? (await reader.discussionIds()));
   const layerNames = new Map(layers.map((l) => [l.id, l.name ?? l.id]));
-  const pages = await pageSummaries(reader, held, read, layerNames, discussions);
+  const pages = await pageSummaries(reader, source, layerNames, discussions);
   return {
-    id,
-    revision: String(held.revision),
+    id: entries.id,
+    revision: String(entries.revision),
     name: meta.name,
     lastModification: meta.lastModification,
     lastUser: meta.lastUser,
@@ -89,6 +122,44 @@ export async function summarizePrototype(
     // What is left once the pages took theirs: discussions of no page, or of one not archived.
     otherDiscussions: [...discussions.values()].flat().sort((a, b) => compareIds(a.id, b.id)),
     complete,
+  };
+}
+
+/** What index.html shows of a prototype, from its summary. */
+export function indexEntryOf(summary: PrototypeSummary): IndexEntry {
+  const first = summary.pages.find((p) => p.png);
+  return {
+    id: summary.id,
+    name: summary.name,
+    revision: summary.revision,
+    complete: summary.complete,
+    pages: summary.pages.length,
+    ...(first?.png ? { thumbnail: first.png } : {}),
+  };
+}
+
+/**
+ * The same as `indexEntryOf(await summarizeHeld(source, complete))`, from the few entries it
+ * needs: the prototype's JSON, its list of pages and the first bytes of renderings up to the
+ * first page that has one. What `view` reads for each prototype to render index.html.
+ */
+export async function indexEntryOfHeld(source: HeldPrototype, complete: boolean): Promise<IndexEntry> {
+  const { entries } = source;
+  const reader = new ArchivedPrototypeReader(entries);
+  const meta = await reader.meta();
+  const { ids } = await reader.pageOrder();
+  let thumbnail: IndexEntry['thumbnail'];
+  for (const pageId of ids) {
+    thumbnail = await renderingOf(source, pageId);
+    if (thumbnail !== undefined) break;
+  }
+  return {
+    id: entries.id,
+    name: meta.name,
+    revision: String(entries.revision),
+    complete,
+    pages: ids.length,
+    ...(thumbnail ? { thumbnail } : {}),
   };
 }
 
@@ -134,30 +205,26 @@ async function discussionsByPage(
 /** The pages in their order; each takes its discussions out of `discussions`. */
 async function pageSummaries(
   reader: ArchivedPrototypeReader,
-  held: HeldRevision,
-  read: BodyReader,
+  source: HeldPrototype,
   layerNames: ReadonlyMap<string, string>,
   discussions: Map<string | null, DiscussionSummary[]>,
 ): Promise<PageSummary[]> {
   const pages: PageSummary[] = [];
-  const pageData = (pageId: string) => {
-    const png = held.files.get(revisionEntryNameOf('page-png', { page: pageId }));
-    return Promise.all([
+  const pageData = (pageId: string) =>
+    Promise.all([
       reader.page(pageId),
-      png,
-      png && renderingSize(png, read),
+      renderingOf(source, pageId),
+      source.held(revisionEntryNameOf('page-view', { page: pageId })),
       reader.elementCount('page', pageId),
     ]);
-  };
-  for await (const [pageId, [page, png, size, elements]] of reader.ahead((await reader.pageOrder()).ids, pageData)) {
-    const open = held.files.get(revisionEntryNameOf('page-view', { page: pageId }));
+  for await (const [pageId, [page, png, open, elements]] of reader.ahead((await reader.pageOrder()).ids, pageData)) {
     pages.push({
       id: pageId,
       name: page.name,
       layerNames: page.layerIds.map((l) => layerNames.get(l) ?? l),
       elementCount: elements ?? null,
-      ...(png && size ? { png: { path: png.path, ...size } } : {}),
-      ...(open ? { open: open.path } : {}),
+      ...(png ? { png } : {}),
+      ...(open ? { open } : {}),
       discussions: discussions.get(pageId) ?? [],
     });
     discussions.delete(pageId);
@@ -169,8 +236,12 @@ function discussionSummary({ id, title, x, y, entries }: DiscussionRecord): Disc
   return { id, title, x, y, entries };
 }
 
-/** A page's rendering's size, from its first bytes alone: the overview needs no more of it. */
-async function renderingSize(png: BodyRef, read: BodyReader): Promise<{ width: number; height: number } | undefined> {
-  if (png.size < PNG_SIZE_BYTES) return undefined;
-  return pngSize(await read({ ...png, size: PNG_SIZE_BYTES }));
+/** A page's rendering and its size, from its first bytes alone: the overview needs no more of it. */
+async function renderingOf(source: HeldPrototype, pageId: string): Promise<PageSummary['png']> {
+  const rest = revisionEntryNameOf('page-png', { page: pageId });
+  const path = await source.held(rest);
+  if (path === undefined) return undefined;
+  const head = await source.head(rest, PNG_SIZE_BYTES);
+  const size = head && pngSize(head);
+  return size && { path, ...size };
 }

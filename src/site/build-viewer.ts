@@ -11,7 +11,7 @@ import { cachedBodyOf, storedFileOf } from '../storage/stored-file.js';
 import { PageRequisites, setArchived, VIEWER_READS, type AssetCatalog } from './requisites/collect-assets.js';
 import type { AssetLimits } from './requisites/asset-types.js';
 import type { ServiceLocation } from './requisites/resolve-ref.js';
-import { summarizePrototype } from './archive-data.js';
+import { indexEntryOf, summarizePrototype } from './archive-data.js';
 import {
   INDEX_ERROR_LIMIT,
   INDEX_PATH,
@@ -232,18 +232,7 @@ export class OfflineViewer {
       });
     }
     await this.index(id);
-    const first = summary?.pages.find((p) => p.png);
-    this.built.set(
-      id,
-      summary && {
-        id,
-        name: summary.name,
-        revision: summary.revision,
-        complete: summary.complete,
-        pages: summary.pages.length,
-        ...(first?.png ? { thumbnail: first.png } : {}),
-      },
-    );
+    this.built.set(id, summary && indexEntryOf(summary));
   }
 }
 

@@ -1,10 +1,12 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { Archive } from '../archive/open-archive.js';
+import type { ManifestVisitor } from '../manifest/manifest-stream.js';
+import type { ZipReader } from '../zip/zip-reader.js';
 
 /**
  * What the manifest recorded of every entry it lists, by the entry's position in the zip: 32 bytes
  * of SHA-256 and a size each, in two flat arrays, so that an archive of a million entries costs a
- * fixed 40 MB rather than a map of strings. The manifest is read once, when `view` starts.
+ * fixed 40 MB rather than a map of strings. They are filed as the manifest streams by, once, when
+ * `view` starts.
  */
 export class EntryDigests {
   private constructor(
@@ -13,22 +15,30 @@ export class EntryDigests {
     private readonly listed: Uint8Array,
   ) {}
 
-  static async read(archive: Archive): Promise<EntryDigests> {
-    const { index } = archive.zip;
+  /**
+   * Digests to be filled by `visitor` as the manifest streams by (the caller streams it, once, for
+   * whatever else it reads of it too); `digests` answers once the streaming is over.
+   */
+  static filing(index: ZipReader['index']): {
+    visitor: Required<Pick<ManifestVisitor, 'file'>>;
+    digests: EntryDigests;
+  } {
     const digests = Buffer.alloc(index.count * 32);
     const sizes = new Float64Array(index.count);
     const listed = new Uint8Array(index.count);
-    await archive.manifest({
-      file(entry) {
-        const hit = index.lookup(entry.path);
-        // Listed twice, the first record stands, as everywhere else the manifest is read.
-        if (hit === undefined || listed[hit.position] === 1) return;
-        digests.write(entry.sha256, hit.position * 32, 32, 'hex');
-        sizes[hit.position] = entry.size;
-        listed[hit.position] = 1;
+    return {
+      visitor: {
+        file(entry) {
+          const hit = index.lookup(entry.path);
+          // Listed twice, the first record stands, as everywhere else the manifest is read.
+          if (hit === undefined || listed[hit.position] === 1) return;
+          digests.write(entry.sha256, hit.position * 32, 32, 'hex');
+          sizes[hit.position] = entry.size;
+          listed[hit.position] = 1;
+        },
       },
-    });
-    return new EntryDigests(digests, sizes, listed);
+      digests: new EntryDigests(digests, sizes, listed),
+    };
   }
 
   /** Whether the manifest lists the entry at `position`. */

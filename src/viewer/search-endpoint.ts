@@ -2,7 +2,6 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isRabbitError, RabbitError } from '../core/errors.js';
 import { searchArchive, type SearchEvent, type SearchOptions } from '../search/search-archive.js';
 import { SEARCH_KINDS, type SearchKind } from '../search/search-record.js';
-import { parseGeneratedEntry } from '../api/generated-entries.js';
 import { SEARCH_PAGE_CSP } from '../site/index-html.js';
 import { SEARCH_BOX_PATH } from '../site/search-box.js';
 import { placesOf } from '../site/search-places.js';
@@ -91,23 +90,16 @@ async function answerSearch(
 }
 
 /**
- * The headers of an entry. The pages that carry the search box (index.html and the overview
- * pages) may run one script, named by its full URL: the box, which the server answers from its
- * own copy (serve-archive.ts), and ask `/_search`. Every other entry gets the viewer's policy, no
- * script at all.
+ * The headers of the pages that carry the search box (index.html and the overview pages, which the
+ * server renders itself: own-pages.ts). They may run one script, named by its full URL: the box,
+ * which the server also answers from its own copy (serve-archive.ts), and ask `/_search`. Every
+ * entry of the archive gets the viewer's policy, no script at all.
  */
-export function headersFor(name: string, root: string): Readonly<Record<string, string>> {
-  if (!carriesSearchBox(name)) return VIEW_HEADERS;
+export function searchPageHeaders(root: string): Readonly<Record<string, string>> {
   // `root` is the archive's address as the browser sees it, the view's token included.
   const policy = SEARCH_PAGE_CSP.replace("script-src 'self'", `script-src ${root}${SEARCH_BOX_PATH}`);
   return {
     ...VIEW_HEADERS,
     'content-security-policy': `${policy}; frame-ancestors 'none'; sandbox allow-scripts allow-same-origin`,
   };
-}
-
-/** The viewer's own pages, index.html and a prototype's overview, by the table of generated entries. */
-function carriesSearchBox(name: string): boolean {
-  const generated = parseGeneratedEntry(name)?.name;
-  return generated === 'index' || generated === 'overview';
 }

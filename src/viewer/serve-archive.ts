@@ -12,7 +12,9 @@ import { EntryDigests, type EntryCheck } from './entry-digests.js';
 import { createViewGate } from './view-gate.js';
 import { VIEW_HEADERS } from '../site/view-policy.js';
 import { SEARCH_BOX_PATH, searchBoxScript } from '../site/search-box.js';
-import { headersFor, SEARCH_ENDPOINT, searchEndpoint, type SearchRun } from './search-endpoint.js';
+import { SEARCH_ENDPOINT, searchEndpoint, searchPageHeaders, type SearchRun } from './search-endpoint.js';
+import { HeardErrors, isOwnPage, ownPages, type OwnPages } from './own-pages.js';
+import type { ArchiveCatalog } from '../archive/archive-catalog.js';
 
 export interface ServeArchiveOptions {
   /** 0 (the default) picks a free port. */
@@ -75,19 +77,26 @@ export function contentTypeFor(name: string): string {
  * request cannot reach outside the archive. The same policy as the viewable copies keeps every
  * page from loading anything but the archive's own entries. Every entry is checked against the
  * SHA-256 the manifest records before it is served: a damaged one is refused, never sent in part
- * or as it is.
+ * or as it is. index.html and the overview pages, the only pages that run a script, are not the
+ * archive's: the server renders them from its data (own-pages.ts).
  */
 export async function serveArchive(zipPath: string, options: ServeArchiveOptions = {}): Promise<ArchiveServer> {
   // Served straight from the zip's own index: the archive's entries, whatever the manifest lists.
   const archive = await openArchive(zipPath);
   const { zip } = archive;
-  let digests: EntryDigests;
+  const filing = EntryDigests.filing(zip.index);
+  const errors = new HeardErrors();
+  let catalog: ArchiveCatalog;
   try {
-    digests = await EntryDigests.read(archive);
+    // The manifest streams by once: the digests every entry is checked against, and the catalog
+    // and errors the viewer's own pages are rendered from.
+    catalog = await archive.catalog({ visitor: { ...filing.visitor, error: errors.hear } });
   } catch (error) {
     archive.close();
     throw error;
   }
+  const { digests } = filing;
+  const pages = ownPages(archive, catalog, errors);
   const onEvent = options.onEvent ?? (() => undefined);
   let port = 0;
   const gate = createViewGate();
@@ -104,7 +113,12 @@ export async function serveArchive(zipPath: string, options: ServeArchiveOptions
     if (!gate.admit(req, res)) return;
     const answer = (req.url ?? '').startsWith(SEARCH_ENDPOINT)
       ? search(req, res)
-      : handle(zip, digests, req, res, onEvent, options.checkedInMemory ?? CHECKED_IN_MEMORY, gate.prefix);
+      : handle(
+          { zip, digests, pages, onEvent, inMemory: options.checkedInMemory ?? CHECKED_IN_MEMORY },
+          req,
+          res,
+          gate.prefix,
+        );
     answer.catch(() => {
       if (!res.headersSent)
         res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' }).end('cannot read this entry\n');
@@ -120,6 +134,7 @@ export async function serveArchive(zipPath: string, options: ServeArchiveOptions
       });
     });
   } catch (error) {
+    await pages.close();
     archive.close();
     throw error;
   }
@@ -131,7 +146,9 @@ export async function serveArchive(zipPath: string, options: ServeArchiveOptions
       closing ??= new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
-      }).finally(() => archive.close());
+      })
+        .then(() => pages.close())
+        .finally(() => archive.close());
       return closing;
     },
   };
@@ -139,13 +156,19 @@ export async function serveArchive(zipPath: string, options: ServeArchiveOptions
 
 const CHECKED_IN_MEMORY = 16 * 1024 * 1024;
 
+/** What every request is answered from. */
+interface Served {
+  zip: ZipReader;
+  digests: EntryDigests;
+  pages: OwnPages;
+  onEvent: (event: ViewEvent) => void;
+  inMemory: number;
+}
+
 async function handle(
-  zip: ZipReader,
-  digests: EntryDigests,
+  { zip, digests, pages, onEvent, inMemory }: Served,
   req: IncomingMessage,
   res: ServerResponse,
-  onEvent: (event: ViewEvent) => void,
-  inMemory: number,
   prefix: string,
 ): Promise<void> {
   if (req.method !== 'GET' && req.method !== 'HEAD') {
@@ -155,6 +178,10 @@ async function handle(
   const name = entryNameOf(req.url ?? '/');
   if (name === SEARCH_BOX_PATH) {
     serveSearchBox(req, res);
+    return;
+  }
+  if (name !== undefined && isOwnPage(name)) {
+    await serveOwnPage(pages, name, req, res, `http://${req.headers.host as string}${prefix}`);
     return;
   }
   const hit = name === undefined ? undefined : zip.index.lookup(name);
@@ -175,7 +202,7 @@ async function handle(
     info,
     check: () => (name === MANIFEST_PATH ? undefined : digests.checker(hit.position)),
     head: {
-      ...headersFor(name, `http://${req.headers.host as string}${prefix}`),
+      ...VIEW_HEADERS,
       'content-type': contentTypeFor(name),
       'content-length': String(info.uncompressedSize),
     },
@@ -201,6 +228,27 @@ function serveSearchBox(req: IncomingMessage, res: ServerResponse): void {
   const body = Buffer.from(searchBoxScript(), 'utf8');
   const type = { 'content-type': 'text/javascript; charset=utf-8', 'content-length': String(body.length) };
   res.writeHead(200, { ...VIEW_HEADERS, ...type }).end(req.method === 'HEAD' ? undefined : body);
+}
+
+/**
+ * index.html or an overview page, rendered by the server from the archive's data (own-pages.ts),
+ * whatever the archive holds under its name: the only answers let run a script, the box's.
+ */
+async function serveOwnPage(
+  pages: OwnPages,
+  name: string,
+  req: IncomingMessage,
+  res: ServerResponse,
+  root: string,
+): Promise<void> {
+  const page = await pages.render(name);
+  if (page === undefined) {
+    res.writeHead(404, { ...VIEW_HEADERS, 'content-type': 'text/plain; charset=utf-8' }).end('not in this archive\n');
+    return;
+  }
+  const body = Buffer.from(page, 'utf8');
+  const type = { 'content-type': contentTypeFor(name), 'content-length': String(body.length) };
+  res.writeHead(200, { ...searchPageHeaders(root), ...type }).end(req.method === 'HEAD' ? undefined : body);
 }
 
 /** Read whole and checked before a byte is sent. */

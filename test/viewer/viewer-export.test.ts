@@ -224,6 +224,21 @@ describe('rabbit-export view', () => {
       await server.close();
     }
   });
+  it('renders index.html and every overview page itself, the same bytes the export wrote', async () => {
+    const server = await serveArchive(out);
+    try {
+      const pages = [...entries.keys()].filter((name) => name === 'index.html' || name.startsWith('overview/'));
+      expect(pages.length).toBe(Object.keys(manifest.prototypes).length + 1);
+      for (const name of pages) {
+        const answer = await fetch(server.url + name);
+        expect(answer.status, name).toBe(200);
+        expect(answer.headers.get('content-security-policy'), name).toMatch(/sandbox allow-scripts allow-same-origin$/);
+        expect(await answer.text(), name).toBe(text(name));
+      }
+    } finally {
+      await server.close();
+    }
+  });
 });
 
 describe('entryNameOf', () => {
