@@ -9,11 +9,11 @@
 // Code splitting keeps what loads lazily lazy: each `import()` of one of our modules is a chunk of its
 // own, loaded when that import runs, and a package is imported by the chunk that needs it, so `--help`
 // still loads no command's action, and an export's first request still waits for no HTML parser
-// (test/cli/startup-modules.test.ts). The two entry points keep the paths the rest of the repository
-// starts them by: dist/cli/main.js (bin/rabbit-export.js) and dist/site/view-worker.js (a view
-// thread's script, found from the chunk that starts it: src/site/view-pool.ts). All chunks are in
-// dist/chunks/, one folder deep like the entry points, so a path relative to import.meta.url reads the
-// same from each of them.
+// (test/cli/startup-modules.test.ts). The entry points keep the paths the rest of the repository
+// starts them by: dist/cli/main.js (bin/rabbit-export.js), dist/site/view-worker.js (a view thread's
+// script, found from the chunk that starts it: src/site/view-pool.ts) and the benches' modules. All
+// chunks are in dist/chunks/, one folder deep like the entry points, so a path relative to
+// import.meta.url reads the same from each of them.
 //
 // Types are checked by `npm run typecheck` (tsc), not here: esbuild only strips them, one file at a
 // time, as verbatimModuleSyntax lets it. No source maps: the package ships none, and Node 20 reads
@@ -26,42 +26,34 @@ import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const OUT = 'dist';
-
-/** The settings every part of dist/ is built with (scripts/package.mjs bundles the same sources). */
-const COMMON = {
-  absWorkingDir: ROOT,
-  outdir: OUT,
-  outbase: 'src',
-  bundle: true,
-  platform: 'node',
-  target: 'node20',
-  format: 'esm',
-  packages: 'external',
-  legalComments: 'eof',
-  logLevel: 'warning',
-};
 
 /**
  * Modules the benches import from dist/ by their path (bench/convert.js, bench/bare-client.js,
- * bench/zip-writer.js, bench/key-scan.js). Each is a bundle of its own, built apart from the CLI's,
- * so that they add no chunk to what a command line loads.
+ * bench/zip-writer.js, bench/key-scan.js). Entry points of the same build: each is a few lines that
+ * import its chunks, where bundles of their own would add some 350 KB of copies to the package. The
+ * price is a chunk or two more per command line (one for `--version`, two for an export).
  */
 const BENCH_MODULES = ['convert/formats/registry', 'fake-service/index', 'zip/zip-writer', 'core/secret-marker'];
 
-rmSync(`${ROOT}/${OUT}`, { recursive: true, force: true });
+rmSync(`${ROOT}/dist`, { recursive: true, force: true });
 
 await build({
-  ...COMMON,
+  absWorkingDir: ROOT,
   entryPoints: [
     { in: 'src/cli/main.ts', out: 'cli/main' },
     { in: 'src/site/view-worker.ts', out: 'site/view-worker' },
+    ...BENCH_MODULES.map((path) => ({ in: `src/${path}.ts`, out: path })),
   ],
+  outdir: 'dist',
+  bundle: true,
+  // Ours only: a package is imported from node_modules, by the chunk that needs it.
+  packages: 'external',
   splitting: true,
   chunkNames: 'chunks/[name]-[hash]',
-});
-
-await build({
-  ...COMMON,
-  entryPoints: BENCH_MODULES.map((path) => ({ in: `src/${path}.ts`, out: path })),
+  // As scripts/package.mjs bundles the same sources, but as ES modules and not minified.
+  platform: 'node',
+  target: 'node20',
+  format: 'esm',
+  legalComments: 'eof',
+  logLevel: 'warning',
 });
