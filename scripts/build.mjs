@@ -35,25 +35,36 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
  */
 const BENCH_MODULES = ['convert/formats/registry', 'fake-service/index', 'zip/zip-writer', 'core/secret-marker'];
 
-rmSync(`${ROOT}/dist`, { recursive: true, force: true });
-
-await build({
-  absWorkingDir: ROOT,
-  entryPoints: [
-    { in: 'src/cli/main.ts', out: 'cli/main' },
-    { in: 'src/site/view-worker.ts', out: 'site/view-worker' },
-    ...BENCH_MODULES.map((path) => ({ in: `src/${path}.ts`, out: path })),
-  ],
-  outdir: 'dist',
+/**
+ * How our sources are bundled for Node, here and for the single executable (scripts/package.mjs):
+ * the Node the package's engines allow, the licence comments of what is bundled kept at the end.
+ */
+export const NODE_BUNDLE = {
   bundle: true,
-  // Ours only: a package is imported from node_modules, by the chunk that needs it.
-  packages: 'external',
-  splitting: true,
-  chunkNames: 'chunks/[name]-[hash]',
-  // As scripts/package.mjs bundles the same sources, but as ES modules and not minified.
   platform: 'node',
   target: 'node20',
-  format: 'esm',
   legalComments: 'eof',
   logLevel: 'warning',
-});
+};
+
+/** dist/ from scratch: ES modules, not minified, the packages left in node_modules. */
+export async function buildDist() {
+  rmSync(`${ROOT}/dist`, { recursive: true, force: true });
+  await build({
+    ...NODE_BUNDLE,
+    absWorkingDir: ROOT,
+    entryPoints: [
+      { in: 'src/cli/main.ts', out: 'cli/main' },
+      { in: 'src/site/view-worker.ts', out: 'site/view-worker' },
+      ...BENCH_MODULES.map((path) => ({ in: `src/${path}.ts`, out: path })),
+    ],
+    outdir: 'dist',
+    format: 'esm',
+    // Ours only: a package is imported from node_modules, by the chunk that needs it.
+    packages: 'external',
+    splitting: true,
+    chunkNames: 'chunks/[name]-[hash]',
+  });
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) await buildDist();
