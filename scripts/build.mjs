@@ -22,6 +22,7 @@
 //
 //   node scripts/build.mjs
 import { rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
@@ -49,7 +50,7 @@ export const NODE_BUNDLE = {
 
 /** dist/ from scratch: ES modules, not minified, the packages left in node_modules. */
 export async function buildDist() {
-  rmSync(`${ROOT}/dist`, { recursive: true, force: true });
+  rmSync(join(ROOT, 'dist'), { recursive: true, force: true });
   await build({
     ...NODE_BUNDLE,
     absWorkingDir: ROOT,
