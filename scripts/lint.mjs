@@ -26,7 +26,6 @@ const STORE = join(ROOT, 'node_modules/.cache/rabbit-export/lint-clean.json');
 const SHARED = [
   'eslint.config.js',
   'tsconfig.json',
-  'tsconfig.build.json',
   'src/site/browser/tsconfig.json',
   'package-lock.json',
   'test/browser/package-lock.json',

@@ -17,6 +17,7 @@ import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import postject from 'postject';
 import { bundleBrowser } from './bundle-browser.mjs';
+import { NODE_BUNDLE } from './build.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 // The sentinel Node's own build looks for to find an injected blob (Node's SEA documentation).
@@ -44,16 +45,12 @@ try {
   // stack trace (RABBIT_DEBUG=1) still reads.
   const bundleOf = (entry, outfile, extra = {}) =>
     build({
+      ...NODE_BUNDLE,
       entryPoints: [join(ROOT, entry)],
       outfile,
-      bundle: true,
-      platform: 'node',
-      target: 'node20',
       format: 'cjs',
       minifyWhitespace: true,
       minifySyntax: true,
-      legalComments: 'eof',
-      logLevel: 'warning',
       ...extra,
     });
   // The search box's script is a string in the sources, bundled from its own TypeScript: checked

@@ -47,12 +47,14 @@ const WORKER_LIMITS = { maxYoungGenerationSizeMb: 8, maxOldGenerationSizeMb: 256
 const SEA_WORKER = 'view-worker.cjs';
 
 /**
- * The worker's script: beside this module once built, or its bundle carried by the single
+ * The worker's script: dist/site/view-worker.js once built, or its bundle carried by the single
  * executable; undefined when running from sources (tests), where views are built in the caller.
+ * Reached through the parent folder: in dist/ this module is bundled into a chunk of dist/chunks/
+ * (scripts/build.mjs), one folder deep as site/ is.
  */
 function builtWorker(): WorkerScript | undefined {
   if (isSea()) return { source: getAsset(SEA_WORKER, 'utf8') };
-  const url = new URL('./view-worker.js', import.meta.url);
+  const url = new URL('../site/view-worker.js', import.meta.url);
   return url.protocol === 'file:' && existsSync(fileURLToPath(url)) ? url : undefined;
 }
 

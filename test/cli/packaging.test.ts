@@ -82,7 +82,7 @@ describe('the package a user installs', () => {
     // A copy of what a clone holds, without dist/: `prepack` must build it into the tarball.
     const clone = await tempDir();
     const entries = ['package.json', 'package-lock.json', 'LICENSE', 'README.md', 'bin', 'schema', 'scripts', 'src'];
-    for (const entry of [...entries, 'tsconfig.json', 'tsconfig.build.json'])
+    for (const entry of [...entries, 'tsconfig.json'])
       await cp(join(ROOT, entry), join(clone, entry), { recursive: true });
     await symlink(join(ROOT, 'node_modules'), join(clone, 'node_modules'));
     const packs = await tempDir();
