@@ -41,7 +41,16 @@ export interface ServiceOptions {
   random?: () => number;
   /** How backoffs and an outage's probes wait; rejects when its signal aborts (tests pass a fake clock's). */
   sleep?: (ms: number, signal: AbortSignal) => Promise<unknown>;
+  /**
+   * The timer of the run's limits that are not waits of its own (the first contact's, the stall
+   * watchdog's checks), on the clock of `now`; the system's timers when absent. Tests pass the timer
+   * of the clock whose `sleep` they pass, so that a skipped wait moves these limits on too.
+   */
+  timer?: RunTimer;
 }
+
+/** Calls `fire` once `ms` have passed on the run's clock; returns a cancel. */
+export type RunTimer = (ms: number, fire: () => void) => () => void;
 
 /** How requests reach the service: directly or through a proxy, and whether http:// may leave the machine. */
 export interface Transport {

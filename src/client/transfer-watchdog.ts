@@ -1,4 +1,5 @@
 import { RabbitError } from '../core/errors.js';
+import type { RunTimer } from './service-options.js';
 
 /**
  * The minimum transfer rate (curl's --speed-limit / --speed-time). undici's bodyTimeout is an idle
@@ -34,6 +35,34 @@ export const SYSTEM_CLOCK: WatchdogClock = {
     return () => clearInterval(timer);
   },
 };
+
+/**
+ * The watchdog on a run's own clock (its `now` and `timer`, ServiceOptions): a test's clock that
+ * skips the run's waits then moves the window on as it does the backoffs, instead of the test
+ * waiting the window out. A run given no timer keeps SYSTEM_CLOCK.
+ */
+export function watchdogClockOf(now: () => number, timer: RunTimer): WatchdogClock {
+  return {
+    now,
+    every(ms, tick) {
+      let stopped = false;
+      let cancel = (): void => undefined;
+      // Armed again before the tick, so that a tick which stops the watch cancels the next one.
+      const arm = (): void => {
+        cancel = timer(ms, () => {
+          if (stopped) return;
+          arm();
+          tick();
+        });
+      };
+      arm();
+      return () => {
+        stopped = true;
+        cancel();
+      };
+    },
+  };
+}
 
 /** Buckets per window: the sliding window is exact to one bucket (1 s with the defaults). */
 const BUCKETS = 30;
