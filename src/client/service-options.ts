@@ -1,4 +1,5 @@
 import type { Dispatcher } from 'undici';
+import type { RunTimer } from '../core/run-timer.js';
 import type { OutagePolicy } from './outage-policy.js';
 import type { ProxySettings } from './proxy-env.js';
 import type { RetryPolicy } from './retry-policy.js';
@@ -48,9 +49,6 @@ export interface ServiceOptions {
    */
   timer?: RunTimer;
 }
-
-/** Calls `fire` once `ms` have passed on the run's clock; returns a cancel. */
-export type RunTimer = (ms: number, fire: () => void) => () => void;
 
 /** How requests reach the service: directly or through a proxy, and whether http:// may leave the machine. */
 export interface Transport {

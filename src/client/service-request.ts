@@ -6,7 +6,7 @@ import { answersAsService } from './outage-policy.js';
 import type { RateLimiter } from './rate-limiter.js';
 import { isRetryableStatus, isThrottleStatus, parseRetryAfter } from './retry-policy.js';
 import { retrying, type Outcome, type RetryContext, type RetryEvent } from './retrying.js';
-import type { RunTimer } from './service-options.js';
+import type { RunTimer } from '../core/run-timer.js';
 import { watchTransfer, type StallPolicy, type TransferWatch, type WatchdogClock } from './transfer-watchdog.js';
 
 /**

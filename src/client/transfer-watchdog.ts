@@ -1,5 +1,5 @@
 import { RabbitError } from '../core/errors.js';
-import type { RunTimer } from './service-options.js';
+import { every, type RunTimer } from '../core/run-timer.js';
 
 /**
  * The minimum transfer rate (curl's --speed-limit / --speed-time). undici's bodyTimeout is an idle
@@ -44,23 +44,7 @@ export const SYSTEM_CLOCK: WatchdogClock = {
 export function watchdogClockOf(now: () => number, timer: RunTimer): WatchdogClock {
   return {
     now,
-    every(ms, tick) {
-      let stopped = false;
-      let cancel = (): void => undefined;
-      // Armed again before the tick, so that a tick which stops the watch cancels the next one.
-      const arm = (): void => {
-        cancel = timer(ms, () => {
-          if (stopped) return;
-          arm();
-          tick();
-        });
-      };
-      arm();
-      return () => {
-        stopped = true;
-        cancel();
-      };
-    },
+    every: (ms, tick) => every(timer, ms, tick),
   };
 }
 

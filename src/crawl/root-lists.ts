@@ -3,7 +3,7 @@ import { refuseUnheld } from '../api/held-prototypes.js';
 import { entryPathOf, sourceOf } from '../api/entry-paths.js';
 import { readIdList, type IdList } from '../api/parse.js';
 import { networkReason } from '../client/network-failure.js';
-import type { RunTimer } from '../client/service-options.js';
+import { SYSTEM_TIMER } from '../core/run-timer.js';
 import { storedFileOf } from '../storage/stored-file.js';
 import { fetchResource, type FetchContext } from './fetch-resource.js';
 import { bodyResultOf, type SizeCaps } from './obtain-body.js';
@@ -79,7 +79,7 @@ async function firstContact(options: RootListOptions, key: string): Promise<IdLi
   // A service that asked to wait (429 or 503 with Retry-After) has answered: the pause that
   // follows is the outage's, bounded by --outage-patience, not by this limit. On the run's timer,
   // which measures the same time its backoffs wait.
-  const cancel = (options.fetch.timer ?? systemTimer)(limitMs, () => {
+  const cancel = (options.fetch.timer ?? SYSTEM_TIMER)(limitMs, () => {
     if ((options.fetch.outage?.summary().count ?? 0) === 0) limit.abort(new Error('first contact'));
   });
   const fetch = { ...options.fetch, signal: AbortSignal.any([options.fetch.signal, limit.signal]) };
@@ -100,11 +100,6 @@ async function firstContact(options: RootListOptions, key: string): Promise<IdLi
     cancel();
   }
 }
-
-const systemTimer: RunTimer = (ms, fire) => {
-  const timer = setTimeout(fire, ms);
-  return () => clearTimeout(timer);
-};
 
 async function fetchRootList(options: RootListOptions, key: string, index: number): Promise<IdList> {
   const source = ROOT_LIST;

@@ -8,7 +8,7 @@ import {
   type StallPolicy,
   type WatchdogClock,
 } from '../../src/client/transfer-watchdog.js';
-import type { RunTimer } from '../../src/client/service-options.js';
+import type { RunTimer } from '../../src/core/run-timer.js';
 
 /** A clock the test moves by hand; its timers fire as time passes. */
 function fakeClock(): WatchdogClock & { advance(ms: number): void; timers: number } {
