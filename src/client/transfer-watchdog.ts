@@ -1,5 +1,5 @@
 import { RabbitError } from '../core/errors.js';
-import { every, type RunTimer } from '../core/run-timer.js';
+import { every, systemEvery, type RunTimer } from '../core/run-timer.js';
 
 /**
  * The minimum transfer rate (curl's --speed-limit / --speed-time). undici's bodyTimeout is an idle
@@ -28,12 +28,8 @@ export interface WatchdogClock {
 
 export const SYSTEM_CLOCK: WatchdogClock = {
   now: () => performance.now(),
-  every(ms, tick) {
-    const timer = setInterval(tick, ms);
-    // A watchdog must never be what keeps the process alive.
-    timer.unref();
-    return () => clearInterval(timer);
-  },
+  // A watchdog must never be what keeps the process alive: the system's timer is unref'd.
+  every: systemEvery,
 };
 
 /**

@@ -32,3 +32,10 @@ export function every(timer: RunTimer, ms: number, tick: () => void): () => void
     cancel();
   };
 }
+
+/** `every` on the system's clock, for a run given no timer; never what keeps the process alive. */
+export function systemEvery(ms: number, tick: () => void): () => void {
+  const timer = setInterval(tick, ms);
+  timer.unref();
+  return () => clearInterval(timer);
+}
