@@ -5,6 +5,7 @@ import { printable } from './format.js';
 import { barLine, finalLine, logLine, outageLine, outageRecord, progressRecord } from './progress-line.js';
 import { servicePath } from '../client/base-url.js';
 import { recordLine, type RecordCommand } from './json-records.js';
+import { every, systemEvery, type RunTimer } from '../core/run-timer.js';
 
 /** A bar on a terminal, plain lines in a log, JSON records with --json, or nothing. */
 export type ProgressMode = 'spinner' | 'lines' | 'json' | 'silent';
@@ -46,6 +47,8 @@ export interface ProgressOptions {
   /** The command the JSON records are of. */
   command?: RecordCommand;
   now?: () => number;
+  /** The run's timer, which the bar's redraws and the lines keep time on; the system's when absent. */
+  timer?: RunTimer;
 }
 
 export interface ProgressReporter {
@@ -74,6 +77,7 @@ export async function createProgress(
     stdout,
     command = null,
     now = Date.now,
+    timer,
   } = typeof options === 'number' ? { intervalMs: options } : options;
   const tracker = new ProgressTracker(now);
   const counts: ProgressCounts = {
@@ -85,7 +89,7 @@ export async function createProgress(
     bytes: 0,
     errors: 0,
   };
-  const screen = new ProgressScreen(mode, stream, tracker, { stdout, command, now });
+  const screen = new ProgressScreen(mode, stream, tracker, { stdout, command, now, timer });
   await screen.start(intervalMs);
   return {
     counts,
@@ -123,17 +127,19 @@ function countEvent(counts: ProgressCounts, event: ExportEvent): void {
   }
 }
 
-/** Where the JSON records go and what they are of, and the clock the outage lines read. */
+/** Where the JSON records go and what they are of, and the clock the outage lines read and the timer it keeps. */
 interface ScreenOutput {
   stdout: NodeJS.WritableStream | undefined;
   command: RecordCommand;
   now: () => number;
+  timer: RunTimer | undefined;
 }
 
 /** What the run shows: the bar or the lines on `stream`, or the JSON records on stdout. */
 class ProgressScreen {
   private spinner: Ora | undefined;
-  private timer: NodeJS.Timeout | undefined;
+  /** Stops the redraws or the lines. */
+  private stopTicks: (() => void) | undefined;
   // Concurrency changes come by the dozen under faults: told once per progress line, not each.
   private readonly concurrency = { changes: 0, from: 0, to: 0 };
 
@@ -151,19 +157,23 @@ class ProgressScreen {
       // ora and its dozen dependencies only for a terminal: a log or --json run starts without them.
       const { default: ora } = await import('ora');
       this.spinner = ora({ text: this.bar(), stream: this.stream, discardStdin: false, isEnabled: true }).start();
-      this.timer = setInterval(() => {
+      this.stopTicks = this.every(BAR_REFRESH_MS, () => {
         if (this.spinner) this.spinner.text = this.bar();
-      }, BAR_REFRESH_MS);
+      });
     } else if (mode === 'lines' && intervalMs > 0) {
-      this.timer = setInterval(() => {
+      this.stopTicks = this.every(intervalMs, () => {
         this.line(logLine(this.tracker.snapshot()));
         this.concurrencyLine();
-      }, intervalMs);
+      });
     } else if (mode === 'json' && intervalMs > 0 && output.stdout) {
       const stdout = output.stdout;
-      this.timer = setInterval(() => stdout.write(this.progressLine()), intervalMs);
+      this.stopTicks = this.every(intervalMs, () => stdout.write(this.progressLine()));
     }
-    this.timer?.unref();
+  }
+
+  /** On the run's timer when it has one: a test's clock then steps the lines instead of waiting for them. */
+  private every(ms: number, tick: () => void): () => void {
+    return this.output.timer ? every(this.output.timer, ms, tick) : systemEvery(ms, tick);
   }
 
   show(event: ExportEvent): void {
@@ -212,8 +222,8 @@ class ProgressScreen {
   }
 
   stop(): void {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = undefined;
+    this.stopTicks?.();
+    this.stopTicks = undefined;
     // Clears the line: what stays on the terminal is the summary, not a stale bar.
     this.spinner?.stop();
     this.spinner = undefined;
@@ -221,8 +231,8 @@ class ProgressScreen {
 
   /** The last word is the whole run's: no timer line may come after it. */
   private finish(): void {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = undefined;
+    this.stopTicks?.();
+    this.stopTicks = undefined;
     if (this.mode === 'lines') {
       this.line(finalLine(this.tracker.snapshot(), this.tracker.phaseTimes()));
       this.concurrencyLine();
@@ -260,9 +270,9 @@ class ProgressScreen {
   }
 }
 
-/** The reporter for `export` and `backup`, from their flags. */
+/** The reporter for `export` and `backup`, from their flags, on the run's clock when it has one. */
 export function progressFor(
-  io: { stdout: NodeJS.WriteStream; stderr: NodeJS.WriteStream },
+  io: { stdout: NodeJS.WriteStream; stderr: NodeJS.WriteStream; clock?: { now?: () => number; timer?: RunTimer } },
   flags: { quiet?: boolean; json?: boolean; statsInterval?: number },
   command: RecordCommand,
 ): Promise<ProgressReporter> {
@@ -275,6 +285,8 @@ export function progressFor(
     intervalMs: flags.statsInterval ?? lineInterval(io.stderr),
     stdout: io.stdout,
     command,
+    ...(io.clock?.now ? { now: io.clock.now } : {}),
+    ...(io.clock?.timer ? { timer: io.clock.timer } : {}),
   });
 }
 

@@ -7,8 +7,11 @@ import { terminalJson } from './terminal-text.js';
 import { nextStepFor } from './error-guide.js';
 import type { ExportOptions } from '../export/export-options.js';
 
-/** What a long run waits on: backoffs and outage probes (`sleep`), --max-duration (`deadlineTimer`). */
-export type RunClock = Pick<ExportOptions, 'now' | 'sleep' | 'deadlineTimer'>;
+/**
+ * What a long run waits on: backoffs and outage probes (`sleep`), --max-duration (`deadlineTimer`),
+ * the first contact's limit and the stall watchdog (`timer`).
+ */
+export type RunClock = Pick<ExportOptions, 'now' | 'sleep' | 'deadlineTimer' | 'timer'>;
 
 export interface CliIO {
   stdout: NodeJS.WriteStream;

@@ -3,6 +3,7 @@ import type { WorkProgress } from '../core/counted-work.js';
 import { WorkTracker } from '../progress/work-tracker.js';
 import { progressMode, WIDTHLESS_TERMINAL_INTERVAL_MS, type ProgressChoice } from './progress.js';
 import { workBar, workLine, type WorkWords } from './work-line.js';
+import { every as everyOn, systemEvery, type RunTimer } from '../core/run-timer.js';
 
 /**
  * When counted work is shown. These commands (verify, convert, search, restore, the live check)
@@ -39,7 +40,7 @@ const SILENT: WorkDisplay = { set() {}, follow() {}, stop() {} };
  * Nothing is ever written to stdout here.
  */
 export async function workProgress(
-  io: { stderr: NodeJS.WriteStream; clock?: { now?: () => number } },
+  io: { stderr: NodeJS.WriteStream; clock?: { now?: () => number; timer?: RunTimer } },
   choice: Pick<ProgressChoice, 'quiet' | 'json'>,
   words: WorkWords,
   options: { now?: () => number } & Partial<Record<keyof typeof WORK_PROGRESS_DEFAULTS, number>> = {},
@@ -91,12 +92,13 @@ export async function workProgress(
     }
   };
   // The timer for work that waits (on the network, on a slow disk); `set` for work that keeps the
-  // thread busy between its reports, which would hold the timer back past its time.
-  const timer = setInterval(() => {
+  // thread busy between its reports, which would hold the timer back past its time. On the run's
+  // timer when it has one: a test's clock then steps the display instead of waiting for it.
+  const onTick = (): void => {
     ticks++;
     tick();
-  }, every);
-  timer.unref();
+  };
+  const stopTicks = io.clock?.timer ? everyOn(io.clock.timer, every, onTick) : systemEvery(every, onTick);
 
   return {
     set(progress) {
@@ -108,7 +110,7 @@ export async function workProgress(
     },
     stop() {
       stopped = true;
-      clearInterval(timer);
+      stopTicks();
       spinner?.stop();
       spinner = undefined;
     },

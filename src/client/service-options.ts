@@ -1,4 +1,5 @@
 import type { Dispatcher } from 'undici';
+import type { RunTimer } from '../core/run-timer.js';
 import type { OutagePolicy } from './outage-policy.js';
 import type { ProxySettings } from './proxy-env.js';
 import type { RetryPolicy } from './retry-policy.js';
@@ -41,6 +42,12 @@ export interface ServiceOptions {
   random?: () => number;
   /** How backoffs and an outage's probes wait; rejects when its signal aborts (tests pass a fake clock's). */
   sleep?: (ms: number, signal: AbortSignal) => Promise<unknown>;
+  /**
+   * The timer of the run's limits that are not waits of its own (the first contact's, the stall
+   * watchdog's checks), on the clock of `now`; the system's timers when absent. Tests pass the timer
+   * of the clock whose `sleep` they pass, so that a skipped wait moves these limits on too.
+   */
+  timer?: RunTimer;
 }
 
 /** How requests reach the service: directly or through a proxy, and whether http:// may leave the machine. */

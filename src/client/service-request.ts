@@ -6,7 +6,8 @@ import { answersAsService } from './outage-policy.js';
 import type { RateLimiter } from './rate-limiter.js';
 import { isRetryableStatus, isThrottleStatus, parseRetryAfter } from './retry-policy.js';
 import { retrying, type Outcome, type RetryContext, type RetryEvent } from './retrying.js';
-import { watchTransfer, type StallPolicy, type TransferWatch } from './transfer-watchdog.js';
+import type { RunTimer } from '../core/run-timer.js';
+import { watchTransfer, type StallPolicy, type TransferWatch, type WatchdogClock } from './transfer-watchdog.js';
 
 /**
  * One client for every request to the service, export's, live-check's and restore's alike. Its
@@ -26,6 +27,10 @@ export interface RequestContext extends RetryContext {
   rateLimiter?: RateLimiter;
   /** Minimum transfer rate, against bodies that trickle for ever; STALL_DEFAULTS when absent, so every caller is covered. */
   stall?: StallPolicy;
+  /** The stall watchdog's clock, the run's own when it has one; the system's when absent. */
+  watchdog?: WatchdogClock;
+  /** The run's timer (ServiceOptions.timer), for limits a caller sets on its requests; the system's when absent. */
+  timer?: RunTimer;
   /** Tells a key revoked mid-run from one resource it may not read; without it a 401 is the resource's own. */
   keys?: KeyWatch;
 }
@@ -76,7 +81,7 @@ async function once<T>(ctx: RequestContext, call: ServiceCall<T>, attempt: numbe
     if (answersAsService(status)) ctx.outage?.answered();
     if (key !== undefined && (status === 200 || status === 304)) keyed?.answered(key);
     const body = response.body;
-    const watch = watchTransfer((error) => body.destroy(error), ctx.stall, source);
+    const watch = watchTransfer((error) => body.destroy(error), ctx.stall, source, ctx.watchdog);
     let result: T | undefined;
     try {
       result = await call.accept(response, watch, attempt);

@@ -8,7 +8,7 @@ import { RateLimiter } from './rate-limiter.js';
 import type { RequestContext } from './service-request.js';
 import type { ServiceOptions, Transport } from './service-options.js';
 import { requestDefaults, watchKeys, watchOutage, type WatchParts } from './service-watch.js';
-import type { StallPolicy } from './transfer-watchdog.js';
+import { watchdogClockOf, type StallPolicy } from './transfer-watchdog.js';
 
 /**
  * One command's connection to the service: the HTTP client (its pool, or the proxy tunnel), the
@@ -20,7 +20,17 @@ import type { StallPolicy } from './transfer-watchdog.js';
 /** A command's service options, its own defaults filled in: what its session is opened with. */
 export type SessionSettings = Pick<
   ServiceOptions,
-  'baseUrl' | 'keys' | 'dispatcher' | 'retry' | 'maxRps' | 'stall' | 'outage' | 'outagePatienceMs' | 'sleep' | 'random'
+  | 'baseUrl'
+  | 'keys'
+  | 'dispatcher'
+  | 'retry'
+  | 'maxRps'
+  | 'stall'
+  | 'outage'
+  | 'outagePatienceMs'
+  | 'sleep'
+  | 'random'
+  | 'timer'
 > & { concurrency: number; timeoutMs: number; transport?: Transport };
 
 /**
@@ -105,6 +115,8 @@ export function openServiceSession(settings: SessionSettings, run: SessionRun): 
     random: defaults.random,
     sleep: defaults.sleep,
     stall: defaults.stall,
+    // The run's timer, when it has one, for the watchdog and the first contact: a test's clock moves them on.
+    ...(settings.timer ? { timer: settings.timer, watchdog: watchdogClockOf(now, settings.timer) } : {}),
     outage,
     keys,
     adaptive: new AdaptiveConcurrency(settings.concurrency, (value) => limiter.resize(value), now),
@@ -128,9 +140,9 @@ export function sessionSettingsOf(
   options: ServiceOptions,
   defaults: { readonly concurrency: number; readonly timeoutMs: number },
 ): SessionSettings {
-  const { baseUrl, keys, dispatcher, retry, maxRps, stall, outage, outagePatienceMs, sleep, random } = options;
+  const { baseUrl, keys, dispatcher, retry, maxRps, stall, outage, outagePatienceMs, sleep, random, timer } = options;
   return {
-    ...defined({ dispatcher, retry, maxRps, stall, outage, outagePatienceMs, sleep, random }),
+    ...defined({ dispatcher, retry, maxRps, stall, outage, outagePatienceMs, sleep, random, timer }),
     baseUrl,
     keys,
     concurrency: options.concurrency ?? defaults.concurrency,

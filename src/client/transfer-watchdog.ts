@@ -1,4 +1,5 @@
 import { RabbitError } from '../core/errors.js';
+import { every, systemEvery, type RunTimer } from '../core/run-timer.js';
 
 /**
  * The minimum transfer rate (curl's --speed-limit / --speed-time). undici's bodyTimeout is an idle
@@ -27,13 +28,21 @@ export interface WatchdogClock {
 
 export const SYSTEM_CLOCK: WatchdogClock = {
   now: () => performance.now(),
-  every(ms, tick) {
-    const timer = setInterval(tick, ms);
-    // A watchdog must never be what keeps the process alive.
-    timer.unref();
-    return () => clearInterval(timer);
-  },
+  // A watchdog must never be what keeps the process alive: the system's timer is unref'd.
+  every: systemEvery,
 };
+
+/**
+ * The watchdog on a run's own clock (its `now` and `timer`, ServiceOptions): a test's clock that
+ * skips the run's waits then moves the window on as it does the backoffs, instead of the test
+ * waiting the window out. A run given no timer keeps SYSTEM_CLOCK.
+ */
+export function watchdogClockOf(now: () => number, timer: RunTimer): WatchdogClock {
+  return {
+    now,
+    every: (ms, tick) => every(timer, ms, tick),
+  };
+}
 
 /** Buckets per window: the sliding window is exact to one bucket (1 s with the defaults). */
 const BUCKETS = 30;

@@ -3,6 +3,7 @@ import { refuseUnheld } from '../api/held-prototypes.js';
 import { entryPathOf, sourceOf } from '../api/entry-paths.js';
 import { readIdList, type IdList } from '../api/parse.js';
 import { networkReason } from '../client/network-failure.js';
+import { SYSTEM_TIMER } from '../core/run-timer.js';
 import { storedFileOf } from '../storage/stored-file.js';
 import { fetchResource, type FetchContext } from './fetch-resource.js';
 import { bodyResultOf, type SizeCaps } from './obtain-body.js';
@@ -76,10 +77,11 @@ async function firstContact(options: RootListOptions, key: string): Promise<IdLi
   const limitMs = options.firstContactMs;
   const limit = new AbortController();
   // A service that asked to wait (429 or 503 with Retry-After) has answered: the pause that
-  // follows is the outage's, bounded by --outage-patience, not by this limit.
-  const timer = setTimeout(() => {
+  // follows is the outage's, bounded by --outage-patience, not by this limit. On the run's timer,
+  // which measures the same time its backoffs wait.
+  const cancel = (options.fetch.timer ?? SYSTEM_TIMER)(limitMs, () => {
     if ((options.fetch.outage?.summary().count ?? 0) === 0) limit.abort(new Error('first contact'));
-  }, limitMs);
+  });
   const fetch = { ...options.fetch, signal: AbortSignal.any([options.fetch.signal, limit.signal]) };
   try {
     return await fetchRootList({ ...options, fetch }, key, 0);
@@ -95,7 +97,7 @@ async function firstContact(options: RootListOptions, key: string): Promise<IdLi
       },
     );
   } finally {
-    clearTimeout(timer);
+    cancel();
   }
 }
 

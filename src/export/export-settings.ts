@@ -23,6 +23,7 @@ export type HttpSettings = Readonly<
     | 'outagePatienceMs'
     | 'sleep'
     | 'random'
+    | 'timer'
   > & { concurrency: number; timeoutMs: number; transport: Transport }
 >;
 
@@ -101,6 +102,7 @@ export function resolveExportSettings(options: ExportOptions): ExportSettings {
         outagePatienceMs: options.outagePatienceMs,
         sleep: options.sleep,
         random: options.random,
+        timer: options.timer,
       }),
     }),
     crawl: Object.freeze({

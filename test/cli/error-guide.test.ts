@@ -10,9 +10,10 @@ import { registerRestore } from '../../src/cli/commands/restore.js';
 import { registerServe } from '../../src/cli/commands/serve.js';
 import { ERROR_GUIDE, nextStepFor } from '../../src/cli/error-guide.js';
 import { isRabbitError, RabbitError, type ErrorCode } from '../../src/core/errors.js';
-import { exportAccount } from '../../src/export/export-account.js';
+import { EXPORT_DEFAULTS, exportAccount } from '../../src/export/export-account.js';
 import { startFakeService, type FakeService } from '../../src/fake-service/index.js';
 import { runCli } from '../helpers/cli.js';
+import { skippingClock } from '../helpers/skipping-clock.js';
 import { tempDir } from '../helpers/temp.js';
 import { makeTestCa, startTlsFront, type TlsFront } from '../client/tls-front.js';
 
@@ -124,6 +125,23 @@ async function coreFails(options: Partial<Parameters<typeof exportAccount>[0]>):
   throw new Error('the export did not fail');
 }
 
+/**
+ * An export of a host that takes the connection and never answers, with the first contact's limit
+ * (the default) on a skipping clock: the limit's time passes at once when the host has taken the
+ * connection, instead of on the wall.
+ */
+async function silentHost(options: Partial<Parameters<typeof exportAccount>[0]> = {}): Promise<Failure> {
+  const clock = skippingClock();
+  const port = await rawServer(() => clock.skip(EXPORT_DEFAULTS.firstContactMs));
+  return coreFails({
+    baseUrl: `http://127.0.0.1:${port}`,
+    now: clock.now,
+    sleep: clock.sleep,
+    timer: clock.timer,
+    ...options,
+  });
+}
+
 /** Every row of the guide, and a real way to meet it. */
 const CASES: Record<string, () => Promise<Failure>> = {
   CONNECTION_REFUSED: async () => exportFails(['--base-url', `http://127.0.0.1:${await closedPort()}`]),
@@ -144,10 +162,7 @@ const CASES: Record<string, () => Promise<Failure>> = {
   TLS_CERTIFICATE: () => exportFails(['--base-url', `https://127.0.0.1:${tls.port}`]),
   // The demo and the fake service speak plain HTTP: https:// to them meets OpenSSL, not a service.
   WRONG_SCHEME: () => exportFails(['--base-url', `https://${new URL(service.baseUrl).host}`]),
-  NO_ANSWER: async () => {
-    const port = await rawServer(() => undefined);
-    return coreFails({ baseUrl: `http://127.0.0.1:${port}`, firstContactMs: 300, retry: { attempts: 5 } });
-  },
+  NO_ANSWER: () => silentHost({ retry: { attempts: 5 } }),
   HOST_UNREACHABLE: async () => {
     const port = await rawServer((socket) => socket.destroy());
     return exportFails(['--base-url', `http://127.0.0.1:${port}`]);
@@ -294,10 +309,12 @@ describe('error guide: every failure a newcomer meets says what happened, what w
   });
 
   it('gives up on a silent host at the first contact and says how long it waited', async () => {
-    const port = await rawServer(() => undefined);
-    const failure = await coreFails({ baseUrl: `http://127.0.0.1:${port}`, firstContactMs: 1_000 });
+    const failure = await silentHost();
     expect(failure.code).toBe('NO_ANSWER');
-    expect(failure.message).toMatch(/within 1 s \(GET http:\/\/127\.0\.0\.1:\d+\/rabbit\/api\/prototypes\.json\)/);
+    const seconds = EXPORT_DEFAULTS.firstContactMs / 1000;
+    expect(failure.message).toMatch(
+      new RegExp(`within ${seconds} s \\(GET http://127\\.0\\.0\\.1:\\d+/rabbit/api/prototypes\\.json\\)`),
+    );
   });
 
   it('refuses --api-key first, whether or not a key is also in the environment or a file', async () => {

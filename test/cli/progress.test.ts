@@ -2,8 +2,9 @@ import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
-import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { createProgress, progressMode } from '../../src/cli/progress.js';
+import type { RunTimer } from '../../src/core/run-timer.js';
 import type { FakeService } from '../../src/fake-service/index.js';
 import { registerExport } from '../../src/cli/commands/export.js';
 import { BIN, runCli, type CliRun } from '../helpers/cli.js';
@@ -15,6 +16,30 @@ import { requireTool } from '../helpers/tools.js';
 const stream = (isTTY: boolean, columns?: number): NodeJS.WriteStream =>
   ({ isTTY, columns }) as unknown as NodeJS.WriteStream;
 const run = promisify(execFile);
+
+/** A run's timer that the test moves on by hand: its timers fire only when `step` passes them. */
+function steppedTimer(): { timer: RunTimer; step(ms: number): void } {
+  let at = 0;
+  const timers = new Set<{ due: number; fire: () => void }>();
+  return {
+    timer(ms, fire) {
+      const timer = { due: at + ms, fire };
+      timers.add(timer);
+      return () => void timers.delete(timer);
+    },
+    step(ms) {
+      const end = at + ms;
+      for (;;) {
+        const due = [...timers].filter((t) => t.due <= end).sort((a, b) => a.due - b.due)[0];
+        if (!due) break;
+        timers.delete(due);
+        at = due.due;
+        due.fire();
+      }
+      at = end;
+    },
+  };
+}
 
 describe('progress display', () => {
   it.each([
@@ -88,22 +113,19 @@ describe('progress of a real export (issue 15)', () => {
   const plain = (text: string): string => text.replace(new RegExp(`${ESC}\\[[0-9;?]*[A-Za-z]`, 'g'), '');
 
   /**
-   * The CLI in-process with its progress timer faked: held from the 20th request on, in the middle
-   * of the crawl, while the timer is moved on by `intervalMs` twice, then let go to its end.
+   * The CLI in-process with a timer the test steps (the run's, which the display keeps time on):
+   * held from the 20th request on, in the middle of the crawl, while the timer is moved on by
+   * `intervalMs` twice, then let go to its end.
    */
   async function midCrawl(args: string[], intervalMs: number): Promise<CliRun> {
-    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
-    try {
-      const held = hold.from(20);
-      const running = runCli(args, { register: registerExport, env: env() });
-      await held;
-      vi.advanceTimersByTime(intervalMs);
-      vi.advanceTimersByTime(intervalMs);
-      hold.release();
-      return await running;
-    } finally {
-      vi.useRealTimers();
-    }
+    const stepped = steppedTimer();
+    const held = hold.from(20);
+    const running = runCli(args, { register: registerExport, env: env(), clock: { timer: stepped.timer } });
+    await held;
+    stepped.step(intervalMs);
+    stepped.step(intervalMs);
+    hold.release();
+    return await running;
   }
 
   it('on a terminal: one line with percent, bar and time left, redrawn in place and cleared at the end', async () => {

@@ -15,8 +15,7 @@ import { skippingClock, type SkippingClock } from '../helpers/skipping-clock.js'
 
 // issue 27: the whole service gone for a while in the middle of a run (a deploy, a restart) is
 // waited out, not recorded as failures. The runs given a skipping clock wait out their outages on
-// it (the service goes back on the same clock), the CLI's too; the one outage waited out on the wall is the
-// first contact's, whose limit is a timer of the wall.
+// it (the service goes back on the same clock), the CLI's too, and so does the first contact's limit.
 
 const services: FakeService[] = [];
 afterEach(async () => {
@@ -313,9 +312,11 @@ describe('an outage from the very first request', () => {
       await expectSameArchive(out, await cleanArchive(service));
     },
   );
-  // The first-contact limit runs on the real clock: a real 2 s pause (Retry-After: 2) outlasts 1 s of it.
+  // The first-contact limit runs on the run's timer: the 2 s pause (Retry-After: 2), skipped on the
+  // clock, moves it past its 1 s, and it must let the pause be.
   it('a pause that starts at the first request outlasts the first contact limit: the patience bounds it', async () => {
-    const service = await serve({ atRequest: 1, forMs: 2_000, kind: '503' });
+    const clock = skippingClock();
+    const service = await serve({ atRequest: 1, forMs: 2_000, kind: '503' }, clock);
     const out = join(await tempDir(), 'long-first.zip');
     const result = await exportAccount({
       out,
@@ -323,9 +324,14 @@ describe('an outage from the very first request', () => {
       keys: [service.keys.readOnly],
       firstContactMs: 1_000,
       outagePatienceMs: 60_000,
+      now: clock.now,
+      sleep: clock.sleep,
+      timer: clock.timer,
     });
     expect(result.complete).toBe(true);
     expect(result.outages).toMatchObject({ count: 1, gaveUp: false });
+    // The pause outlasted the limit on the run's clock.
+    expect(result.outages.totalMs).toBeGreaterThan(1_000);
     await expectSameArchive(out, await cleanArchive(service));
   }, 30_000);
 });

@@ -30,19 +30,27 @@ function env(svc: FakeService): NodeJS.ProcessEnv {
 
 describe('stalled transfers end', () => {
   it('a body that trickles for ever is aborted, retried, recorded as STALLED (exit 3), and everything else is exact', async () => {
-    service = await startFakeService({ faults: { paths: [{ path: TRICKLING, kind: 'trickle' }], trickleMs: 500 } });
+    // The service trickles on the run's clock, a byte every 8 s of it, and the watchdog judges on the
+    // same clock: a window of 32 s (--speed-time) passes as the trickle's waits are skipped, in a
+    // third of a second of the wall, and so does the backoff between the two attempts. On the wall
+    // the two windows would outlast the test; a window much shorter on the clock would be a few
+    // milliseconds of the wall, in which a busy machine may hold up an honest body too.
+    const clock = skippingClock();
+    service = await startFakeService({
+      faults: { paths: [{ path: TRICKLING, kind: 'trickle' }], trickleMs: 8_000 },
+      now: clock.now,
+      sleep: (ms) => clock.sleep(ms),
+    });
     const out = join(await tempDir(), 'trickle.zip');
-    // Default flags but the shortest window, 1 s instead of 30 s, so the test is quick; the default
-    // is proven with a fake clock in test/client/transfer-watchdog.test.ts. The backoff between the
-    // two attempts is skipped.
-    const run = await runCli(['export', '--out', out, '--speed-time', '1', '--retries', '2', '--quiet'], {
+    const run = await runCli(['export', '--out', out, '--speed-time', '32', '--retries', '2', '--quiet'], {
       register: registerExport,
       env: env(service),
-      clock: skippingClock(),
+      clock,
     });
     expect(run.code).toBe(3);
     const { manifest } = await readArchive(out);
     expect(manifest.errors).toEqual([expect.objectContaining({ source: TRICKLING, code: 'STALLED', attempts: 2 })]);
+    expect(manifest.errors[0]?.message).toContain('for 32 s');
     expect(manifest.prototypes['3']?.complete).toBe(false);
     expect(Object.entries(manifest.prototypes).filter(([id, record]) => id !== '3' && !record.complete)).toEqual([]);
     expect(service.stats.faultsInjected).toBe(2);
