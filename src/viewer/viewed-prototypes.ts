@@ -1,7 +1,8 @@
 import type { Readable } from 'node:stream';
 import { compareIds } from '../api/ids.js';
 import { parseRevisionEntry, revisionEntryPrefix } from '../api/entry-paths.js';
-import { isSafeSegment, revisionFolderOf } from '../api/reader-names.js';
+import { isSafeSegment, revisionEntryNameOf, revisionFolderOf } from '../api/reader-names.js';
+import { standalone } from '../core/standalone-string.js';
 import { RabbitError } from '../core/errors.js';
 import type { FileOwner } from '../manifest/manifest-stream.js';
 import type { FileEntry, PrototypeRecord } from '../manifest/types.js';
@@ -27,16 +28,15 @@ export interface ViewedPrototype {
  * filed as the manifest streams by at start, beside the entries' digests (entry-digests.ts) and
  * from the same lookup of each entry: a small record per prototype, one byte per zip entry (whether
  * it is listed under its own prototype's revision folder, as every reader of a revision takes its
- * entries) and the ids of the discussions, which the overview lists. Nothing else per entry: an
- * entry is found again through the zip's index, its digest and size are the ones the server
- * checks every entry against, and the rare reader that needs a revision's names (pages without a
- * usable pages.json) has them from the zip's directory.
+ * entries) and the names of its pages' and discussions' entries, the only ones the overview finds
+ * by name. Nothing else per entry: an entry is found again through the zip's index, and its
+ * digest and size are the ones the server checks every entry against.
  */
 export class ViewedPrototypes {
   private readonly owned: Uint8Array;
   private readonly records = new Map<string, { revision: number; complete: boolean }>();
-  /** By revision folder: entries filed under it, and its discussions' ids. */
-  private readonly folders = new Map<string, { entries: number; discussions: string[] }>();
+  /** By revision folder: how many entries are filed under it, and the names of those the reader looks up by name. */
+  private readonly folders = new Map<string, { entries: number; named: string[] }>();
   private ids: string[] | undefined;
 
   constructor(
@@ -54,12 +54,16 @@ export class ViewedPrototypes {
     if (folder === undefined || !entry.path.startsWith(folder) || entry.path.length === folder.length) return;
     this.owned[position] = 1;
     let held = this.folders.get(folder);
-    if (held === undefined) this.folders.set(folder, (held = { entries: 0, discussions: [] }));
+    if (held === undefined) this.folders.set(folder, (held = { entries: 0, named: [] }));
     held.entries += 1;
     const rest = entry.path.slice(folder.length);
-    if (!rest.startsWith(DISCUSSION_PREFIX)) return;
-    const parsed = parseRevisionEntry(rest);
-    if (parsed?.kind === 'discussion') held.discussions.push(parsed.discussion as string);
+    // Kept by a glance at its shape first: parsing every element's name would cost a second at start.
+    if (
+      NAMED.some(
+        (k) => rest.startsWith(k.prefix) && slashes(rest) === k.slashes && parseRevisionEntry(rest)?.kind === k.kind,
+      )
+    )
+      held.named.push(standalone(rest));
   };
 
   /** Hears a prototype's record. */
@@ -82,28 +86,24 @@ export class ViewedPrototypes {
       id,
       ...record,
       entries: filed?.entries ?? 0,
-      held: () => this.heldOf(id, record.revision, folder, filed?.discussions ?? []),
+      held: () => this.heldOf(id, record.revision, folder, filed?.named ?? []),
     };
   }
 
-  private heldOf(id: string, revision: number, folder: string | undefined, discussions: string[]): HeldPrototype {
+  private heldOf(id: string, revision: number, folder: string | undefined, named: readonly string[]): HeldPrototype {
     const { zip, digests } = this;
     const find = (rest: string) => {
       if (folder === undefined) return undefined;
       const hit = zip.index.lookup(folder + rest);
       return hit !== undefined && this.owned[hit.position] === 1 ? { path: folder + rest, ...hit } : undefined;
     };
-    const owned = this.owned;
     return {
       entries: {
         id,
         revision,
+        // Only its pages' and discussions' names: the reader lists no other kind by name.
         async *names() {
-          if (folder === undefined) return;
-          for (const { position, record } of zip.index.records()) {
-            if (owned[position] === 1 && !zip.index.isRepeat(position) && record.name.startsWith(folder))
-              yield record.name.slice(folder.length);
-          }
+          yield* named;
         },
         read: async (rest, maxBytes) => {
           const found = find(rest);
@@ -129,12 +129,26 @@ export class ViewedPrototypes {
         const found = find(rest);
         return found === undefined ? undefined : firstBytes(await zip.openEntry(found.path), bytes);
       },
-      discussionIds: [...discussions].sort(compareIds),
     };
   }
 }
 
-const DISCUSSION_PREFIX = revisionEntryPrefix('discussion');
+/**
+ * The kinds the reader of a revision finds by their entries' names (ArchivedPrototypeReader: the
+ * pages, when pages.json cannot be read, and the discussions), each with what its names start
+ * with and how many folders deep they are, from the table of entries.
+ */
+const NAMED = (['page', 'discussion'] as const).map((kind) => ({
+  kind,
+  prefix: revisionEntryPrefix(kind),
+  slashes: slashes(revisionEntryNameOf(kind, { page: '1', discussion: '1' })),
+}));
+
+function slashes(name: string): number {
+  let count = 0;
+  for (let at = name.indexOf('/'); at !== -1; at = name.indexOf('/', at + 1)) count += 1;
+  return count;
+}
 
 /** A revision's folder; undefined for ids that make no safe name, which then hold nothing a reader may look up. */
 function folderOf(prototype: string, revision: string): string | undefined {
