@@ -50,13 +50,13 @@ export class HeardErrors {
  * manifest holds, both heard as it streamed by. index.html, which reads every prototype's JSON and
  * its first rendering's size, is rendered once and kept; an overview page is rendered each time.
  */
-export function ownPages(baseUrl: string, catalog: ViewedPrototypes, errors: HeardErrors): OwnPages {
+export function ownPages(baseUrl: string, prototypes: ViewedPrototypes, errors: HeardErrors): OwnPages {
   let index: Promise<string> | undefined;
   const renderTop = async (): Promise<string> => {
-    const prototypes: IndexEntry[] = [];
+    const listed: IndexEntry[] = [];
     const summarized = (p: ViewedPrototype) => indexEntryOfHeld(p.held(), p.complete);
-    for await (const [, entry] of inOrder(overviewed(catalog), PROTOTYPES_AHEAD, summarized)) prototypes.push(entry);
-    return renderIndex({ baseUrl, prototypes, errors: errors.first, errorCount: errors.count, search: true });
+    for await (const [, entry] of inOrder(overviewed(prototypes), PROTOTYPES_AHEAD, summarized)) listed.push(entry);
+    return renderIndex({ baseUrl, prototypes: listed, errors: errors.first, errorCount: errors.count, search: true });
   };
   return {
     async render(name) {
@@ -70,7 +70,7 @@ export function ownPages(baseUrl: string, catalog: ViewedPrototypes, errors: Hea
         return index;
       }
       if (generated?.name !== 'overview' || generated.prototype === undefined) return undefined;
-      const prototype = catalog.get(generated.prototype);
+      const prototype = prototypes.get(generated.prototype);
       if (prototype === undefined || !hasOverview(prototype)) return undefined;
       const summary = await summarizeHeld(prototype.held(), prototype.complete);
       return renderPrototypePage(summary, baseUrl, true);
@@ -79,9 +79,9 @@ export function ownPages(baseUrl: string, catalog: ViewedPrototypes, errors: Hea
 }
 
 /** The prototypes the export writes an overview page of, in archive order. */
-function overviewed(catalog: ViewedPrototypes): ViewedPrototype[] {
-  return catalog.prototypeIds().flatMap((id) => {
-    const prototype = catalog.get(id);
+function overviewed(prototypes: ViewedPrototypes): ViewedPrototype[] {
+  return prototypes.prototypeIds().flatMap((id) => {
+    const prototype = prototypes.get(id);
     return prototype !== undefined && hasOverview(prototype) ? [prototype] : [];
   });
 }

@@ -85,20 +85,20 @@ export async function serveArchive(zipPath: string, options: ServeArchiveOptions
   // Served straight from the zip's own index: the archive's entries, whatever the manifest lists.
   const archive = await openArchive(zipPath);
   const { zip } = archive;
-  const filing = EntryDigests.filing(zip.index, (entry, owner, position) => catalog.file(entry, owner, position));
+  const filing = EntryDigests.filing(zip.index, (entry, owner, position) => prototypes.file(entry, owner, position));
   const { digests } = filing;
-  const catalog = new ViewedPrototypes(zip, digests, archive.name);
+  const prototypes = new ViewedPrototypes(zip, digests, archive.name);
   const errors = new HeardErrors();
   let head: ManifestHead;
   try {
     // The manifest streams by once: the digests every entry is checked against, and the
     // prototypes and errors the viewer's own pages are rendered from.
-    head = await archive.manifest({ ...filing.visitor, prototype: catalog.prototype, error: errors.hear });
+    head = await archive.manifest({ ...filing.visitor, prototype: prototypes.prototype, error: errors.hear });
   } catch (error) {
     archive.close();
     throw error;
   }
-  const pages = ownPages(head.source.baseUrl, catalog, errors);
+  const pages = ownPages(head.source.baseUrl, prototypes, errors);
   const onEvent = options.onEvent ?? (() => undefined);
   let port = 0;
   const gate = createViewGate();
