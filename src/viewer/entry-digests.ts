@@ -1,5 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { ManifestVisitor } from '../manifest/manifest-stream.js';
+import type { FileOwner, ManifestVisitor } from '../manifest/manifest-stream.js';
+import type { FileEntry } from '../manifest/types.js';
 import type { ZipReader } from '../zip/zip-reader.js';
 
 /**
@@ -17,9 +18,13 @@ export class EntryDigests {
 
   /**
    * Digests to be filled by `visitor` as the manifest streams by (the caller streams it, once, for
-   * whatever else it reads of it too); `digests` answers once the streaming is over.
+   * whatever else it reads of it too); `digests` answers once the streaming is over. `filed` hears
+   * each entry filed, with its position in the zip.
    */
-  static filing(index: ZipReader['index']): {
+  static filing(
+    index: ZipReader['index'],
+    filed: (entry: FileEntry, owner: FileOwner, position: number) => void = () => undefined,
+  ): {
     visitor: Required<Pick<ManifestVisitor, 'file'>>;
     digests: EntryDigests;
   } {
@@ -28,13 +33,15 @@ export class EntryDigests {
     const listed = new Uint8Array(index.count);
     return {
       visitor: {
-        file(entry) {
+        file(entry, owner) {
           const hit = index.lookup(entry.path);
           // Listed twice, the first record stands, as everywhere else the manifest is read.
           if (hit === undefined || listed[hit.position] === 1) return;
           digests.write(entry.sha256, hit.position * 32, 32, 'hex');
           sizes[hit.position] = entry.size;
           listed[hit.position] = 1;
+          // From this one lookup: a second one of each of a million entries would cost seconds at start.
+          filed(entry, owner, hit.position);
         },
       },
       digests: new EntryDigests(digests, sizes, listed),
@@ -49,6 +56,11 @@ export class EntryDigests {
   /** The size the manifest records for the entry at `position`. */
   sizeOf(position: number): number {
     return this.sizes[position] ?? -1;
+  }
+
+  /** What the manifest recorded of the entry at `position`, as readVerified checks a body against it. */
+  recorded(position: number): { size: number; sha256: string } {
+    return { size: this.sizeOf(position), sha256: this.digests.toString('hex', position * 32, position * 32 + 32) };
   }
 
   /** A running check of an entry's bytes against what the manifest recorded of it. */

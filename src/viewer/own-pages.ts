@@ -1,10 +1,8 @@
-import type { Readable } from 'node:stream';
 import { parseGeneratedEntry } from '../api/generated-entries.js';
-import type { ArchiveCatalog, ArchivedPrototype } from '../archive/archive-catalog.js';
-import type { Archive } from '../archive/open-archive.js';
 import { inOrder } from '../core/in-order.js';
 import type { ManifestError } from '../manifest/types.js';
-import { indexEntryOfHeld, summarizeHeld, type HeldPrototype } from '../site/archive-data.js';
+import { indexEntryOfHeld, summarizeHeld } from '../site/archive-data.js';
+import type { ViewedPrototype, ViewedPrototypes } from './viewed-prototypes.js';
 import {
   INDEX_ERROR_LIMIT,
   prototypeIndexPath,
@@ -26,7 +24,6 @@ import {
 export interface OwnPages {
   /** The page under `name`, or undefined when the export would write none there (an unknown prototype). */
   render(name: string): Promise<string | undefined>;
-  close(): Promise<void>;
 }
 
 /** Whether `name` is one of the viewer's own pages, by the table of generated entries. */
@@ -49,18 +46,17 @@ export class HeardErrors {
 }
 
 /**
- * The pages of `archive`, from its catalog (which they close) and the errors its manifest holds;
- * the archive stays the caller's to close. index.html, which reads every prototype's JSON and its
- * first rendering's size, is rendered once and kept; an overview page is rendered each time.
+ * The pages of an archive whose manifest names `baseUrl`, from its prototypes and the errors its
+ * manifest holds, both heard as it streamed by. index.html, which reads every prototype's JSON and
+ * its first rendering's size, is rendered once and kept; an overview page is rendered each time.
  */
-export function ownPages(archive: Archive, catalog: ArchiveCatalog, errors: HeardErrors): OwnPages {
-  const baseUrl = catalog.head.source.baseUrl;
+export function ownPages(baseUrl: string, prototypes: ViewedPrototypes, errors: HeardErrors): OwnPages {
   let index: Promise<string> | undefined;
   const renderTop = async (): Promise<string> => {
-    const prototypes: IndexEntry[] = [];
-    const summarized = (p: ArchivedPrototype) => indexEntryOfHeld(heldOf(archive, p), p.complete);
-    for await (const [, entry] of inOrder(overviewed(catalog), PROTOTYPES_AHEAD, summarized)) prototypes.push(entry);
-    return renderIndex({ baseUrl, prototypes, errors: errors.first, errorCount: errors.count, search: true });
+    const listed: IndexEntry[] = [];
+    const summarized = (p: ViewedPrototype) => indexEntryOfHeld(p.held(), p.complete);
+    for await (const [, entry] of inOrder(overviewed(prototypes), PROTOTYPES_AHEAD, summarized)) listed.push(entry);
+    return renderIndex({ baseUrl, prototypes: listed, errors: errors.first, errorCount: errors.count, search: true });
   };
   return {
     async render(name) {
@@ -74,19 +70,18 @@ export function ownPages(archive: Archive, catalog: ArchiveCatalog, errors: Hear
         return index;
       }
       if (generated?.name !== 'overview' || generated.prototype === undefined) return undefined;
-      const prototype = catalog.prototype(generated.prototype);
+      const prototype = prototypes.get(generated.prototype);
       if (prototype === undefined || !hasOverview(prototype)) return undefined;
-      const summary = await summarizeHeld(heldOf(archive, prototype), prototype.complete);
+      const summary = await summarizeHeld(prototype.held(), prototype.complete);
       return renderPrototypePage(summary, baseUrl, true);
     },
-    close: () => catalog.close(),
   };
 }
 
 /** The prototypes the export writes an overview page of, in archive order. */
-function overviewed(catalog: ArchiveCatalog): ArchivedPrototype[] {
-  return catalog.prototypeIds().flatMap((id) => {
-    const prototype = catalog.prototype(id);
+function overviewed(prototypes: ViewedPrototypes): ViewedPrototype[] {
+  return prototypes.prototypeIds().flatMap((id) => {
+    const prototype = prototypes.get(id);
     return prototype !== undefined && hasOverview(prototype) ? [prototype] : [];
   });
 }
@@ -96,46 +91,11 @@ function overviewed(catalog: ArchiveCatalog): ArchivedPrototype[] {
  * by the prototype's id, which must name it back (a manifest may carry any key: one that is no id
  * has no page, and no link to one).
  */
-function hasOverview(prototype: ArchivedPrototype): boolean {
+function hasOverview(prototype: ViewedPrototype): boolean {
   if (prototype.entries === 0) return false;
   try {
     return parseGeneratedEntry(prototypeIndexPath(prototype.id))?.prototype === prototype.id;
   } catch {
     return false;
   }
-}
-
-/** A prototype's recorded revision in the archive, as the overview reads one. */
-function heldOf(archive: Archive, prototype: ArchivedPrototype): HeldPrototype {
-  return {
-    entries: prototype,
-    held: async (rest) => (await prototype.entry(rest))?.path,
-    async head(rest, bytes) {
-      const entry = await prototype.entry(rest);
-      return entry === undefined ? undefined : firstBytes(await archive.zip.openEntry(entry.path), bytes);
-    },
-  };
-}
-
-/**
- * The first `bytes` of a stream, or undefined when it ends first or fails. A page rendering's size
- * is read from its first bytes, as the export reads it, not from the whole image checked against
- * the manifest: reading every rendering whole would cost the archive's size. Those bytes become two
- * numbers in the page and nothing else; the image itself is checked when the browser asks for it.
- */
-async function firstBytes(stream: Readable, bytes: number): Promise<Buffer | undefined> {
-  const chunks: Buffer[] = [];
-  let held = 0;
-  try {
-    for await (const chunk of stream) {
-      chunks.push(chunk as Buffer);
-      held += (chunk as Buffer).length;
-      if (held >= bytes) return Buffer.concat(chunks).subarray(0, bytes);
-    }
-  } catch {
-    return undefined;
-  } finally {
-    stream.destroy();
-  }
-  return undefined;
 }

@@ -14,7 +14,8 @@ import { VIEW_HEADERS } from '../site/view-policy.js';
 import { SEARCH_BOX_PATH, searchBoxScript } from '../site/search-box.js';
 import { SEARCH_ENDPOINT, searchEndpoint, searchPageHeaders, type SearchRun } from './search-endpoint.js';
 import { HeardErrors, isOwnPage, ownPages, type OwnPages } from './own-pages.js';
-import type { ArchiveCatalog } from '../archive/archive-catalog.js';
+import { ViewedPrototypes } from './viewed-prototypes.js';
+import type { ManifestHead } from '../manifest/manifest-stream.js';
 
 export interface ServeArchiveOptions {
   /** 0 (the default) picks a free port. */
@@ -84,19 +85,20 @@ export async function serveArchive(zipPath: string, options: ServeArchiveOptions
   // Served straight from the zip's own index: the archive's entries, whatever the manifest lists.
   const archive = await openArchive(zipPath);
   const { zip } = archive;
-  const filing = EntryDigests.filing(zip.index);
+  const filing = EntryDigests.filing(zip.index, (entry, owner, position) => prototypes.file(entry, owner, position));
+  const { digests } = filing;
+  const prototypes = new ViewedPrototypes(zip, digests, archive.name);
   const errors = new HeardErrors();
-  let catalog: ArchiveCatalog;
+  let head: ManifestHead;
   try {
-    // The manifest streams by once: the digests every entry is checked against, and the catalog
-    // and errors the viewer's own pages are rendered from.
-    catalog = await archive.catalog({ visitor: { ...filing.visitor, error: errors.hear } });
+    // The manifest streams by once: the digests every entry is checked against, and the
+    // prototypes and errors the viewer's own pages are rendered from.
+    head = await archive.manifest({ ...filing.visitor, prototype: prototypes.prototype, error: errors.hear });
   } catch (error) {
     archive.close();
     throw error;
   }
-  const { digests } = filing;
-  const pages = ownPages(archive, catalog, errors);
+  const pages = ownPages(head.source.baseUrl, prototypes, errors);
   const onEvent = options.onEvent ?? (() => undefined);
   let port = 0;
   const gate = createViewGate();
@@ -134,7 +136,6 @@ export async function serveArchive(zipPath: string, options: ServeArchiveOptions
       });
     });
   } catch (error) {
-    await pages.close();
     archive.close();
     throw error;
   }
@@ -146,9 +147,7 @@ export async function serveArchive(zipPath: string, options: ServeArchiveOptions
       closing ??= new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
-      })
-        .then(() => pages.close())
-        .finally(() => archive.close());
+      }).finally(() => archive.close());
       return closing;
     },
   };

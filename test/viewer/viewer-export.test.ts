@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { promisify } from 'node:util';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { startFakeService, type FakeService } from '../../src/fake-service/index.js';
 import { STATIC_PATHS } from '../../src/fake-service/static-assets.js';
@@ -18,6 +18,8 @@ import { readArchive } from '../helpers/archive.js';
 import { assertValidManifest } from '../helpers/manifest-schema.js';
 import { expectSameArchive } from '../export/since-helpers.js';
 import { requireTool } from '../helpers/tools.js';
+import { writeZip } from '../helpers/write-zip.js';
+import { compareIds } from '../../src/api/ids.js';
 
 let service: FakeService;
 let dir: string;
@@ -235,6 +237,54 @@ describe('rabbit-export view', () => {
         expect(answer.headers.get('content-security-policy'), name).toMatch(/sandbox allow-scripts allow-same-origin$/);
         expect(await answer.text(), name).toBe(text(name));
       }
+    } finally {
+      await server.close();
+    }
+  });
+  it('renders them from the manifest heard at start and the zip, filing nothing on disk', async () => {
+    // The catalog other readers file on disk (a temp folder, every entry written out again) made
+    // view start seconds slower on a million entries than its digests alone; view needs none of it.
+    const temp = await mkdtemp(join(dir, 'tmp-'));
+    const before = process.env.TMPDIR;
+    process.env.TMPDIR = temp;
+    try {
+      const server = await serveArchive(out);
+      try {
+        const overview = [...entries.keys()].find((name) => name.startsWith('overview/')) as string;
+        for (const name of ['index.html', overview]) expect((await fetch(server.url + name)).status, name).toBe(200);
+        expect(await readdir(temp)).toEqual([]);
+      } finally {
+        await server.close();
+      }
+    } finally {
+      if (before === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = before;
+    }
+  });
+  it('lists the pages a prototype holds, in id order, when its pages.json cannot be read', async () => {
+    const [id] = Object.keys(manifest.prototypes);
+    const revision = manifest.prototypes[id as string]?.revision as number;
+    const pagesJson = `prototypes/${id}/r${revision}/pages.json`;
+    expect(entries.has(pagesJson)).toBe(true);
+    const damaged = join(dir, 'no-page-order.zip');
+    await writeZip(
+      [...entries].map(([name, { data }]) => ({
+        name,
+        data: name === pagesJson ? Buffer.from('[') : data,
+        store: false,
+      })),
+      damaged,
+    );
+    const server = await serveArchive(damaged);
+    try {
+      const name = `overview/prototype-${id}.html`;
+      const answer = await fetch(server.url + name);
+      expect(answer.status).toBe(200);
+      const pageIds = (html: string) => [...html.matchAll(/id="page-([^"]+)"/g)].map((m) => m[1] as string);
+      const written = pageIds(text(name));
+      expect(written.length).toBeGreaterThan(1);
+      const listed = pageIds(await answer.text());
+      expect(listed).toEqual([...written].sort(compareIds));
     } finally {
       await server.close();
     }
