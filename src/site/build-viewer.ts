@@ -67,11 +67,6 @@ export class OfflineViewer {
   private top: Promise<ArchivedEntry[]> | undefined;
   /** The overview's line for each prototype built so far. */
   private readonly built = new Map<string, IndexEntry | undefined>();
-  /**
-   * Each prototype's part of the search index, stored but not yet listed: the parts are listed
-   * together at the end, where `search` finds them from the end of the zip's directory alone.
-   */
-  private readonly parts = new Map<string, StoredFile>();
   /** Done during the crawl and waiting to be built there. */
   private readonly ready: string[] = [];
   private building = false;
@@ -135,8 +130,24 @@ export class OfflineViewer {
       contentType: 'text/javascript; charset=utf-8',
       generatedFrom: MANIFEST_PATH,
     });
-    const indexed = model.prototypeIds().filter((id) => this.parts.has(id));
-    for (const id of indexed) list(this.options, this.parts.get(id) as StoredFile);
+    // The search index is read from the stored bodies once the crawl is over, rather than beside it
+    // as the pages are: made during the crawl (while responses are awaited) it took a twentieth off
+    // the whole command at 20 ms latency, but added its reading to the crawl's own memory, 7 to 20
+    // MiB more at a million resources, up to the 200 MiB the export is held to and past it. The parts
+    // are written together, after everything else but the list of parts and index.html: `search`
+    // finds them from the end of the zip's directory alone.
+    const indexed: string[] = [];
+    const { spool } = this.options.fetch;
+    for (const id of model.prototypeIds()) {
+      const state = model.prototype(id);
+      if (state === undefined) continue;
+      const entries = model.filedEntries(id);
+      await storeStream(
+        this.options,
+        searchPart(state, entries, (entry) => spool.refOf(entry), this.read),
+      );
+      indexed.push(id);
+    }
     await store(this.options, searchParts(indexed));
     const entries = model.prototypeIds().flatMap((id) => this.built.get(id) ?? []);
     const errors = await model.firstErrors(INDEX_ERROR_LIMIT);
@@ -182,28 +193,11 @@ export class OfflineViewer {
     return (this.options.views ?? openViewBuilder)(options);
   }
 
-  /**
-   * The prototype's part of the search index, read from its stored bodies (element bodies and the
-   * page copies just made). A prototype done during the crawl is indexed there, while responses are
-   * awaited, rather than after it, where nothing would overlap the reading.
-   */
-  private async index(id: string): Promise<void> {
-    const { model } = this.options;
-    const state = model.prototype(id);
-    if (state === undefined) return;
-    const { spool } = this.options.fetch;
-    const part = searchPart(state, model.filedEntries(id), (entry) => spool.refOf(entry), this.read);
-    this.parts.set(id, await spoolStream(this.options, part));
-  }
-
   private async addSheets(): Promise<void> {
     if (this.sheets) for (const sheet of await this.sheets.add(this.read)) await store(this.options, sheet);
   }
 
-  /**
-   * A prototype's page copies (after the stylesheet copies not made yet), its overview page and its
-   * part of the search index.
-   */
+  /** A prototype's page copies (after the stylesheet copies not made yet) and its overview page. */
   private async build(id: string): Promise<void> {
     const { model } = this.options;
     await this.addSheets();
@@ -231,7 +225,6 @@ export class OfflineViewer {
         generatedFrom: MANIFEST_PATH,
       });
     }
-    await this.index(id);
     this.built.set(id, summary && indexEntryOf(summary));
   }
 }
@@ -242,13 +235,6 @@ function store(options: OfflineViewerOptions, generated: GeneratedFile): Promise
 }
 
 async function storeStream(options: OfflineViewerOptions, generated: GeneratedStream): Promise<StoredFile> {
-  const file = await spoolStream(options, generated);
-  list(options, file);
-  return file;
-}
-
-/** Writes a generated file to the spool, not yet listed in the archive. */
-async function spoolStream(options: OfflineViewerOptions, generated: GeneratedStream): Promise<StoredFile> {
   const { secrets } = options.fetch;
   // What the viewer writes is made from decoded text: a key the raw bytes held only in pieces
   // (split by a comment the cleaning drops, or by an encoding's escapes) can be whole in it.
@@ -257,18 +243,15 @@ async function spoolStream(options: OfflineViewerOptions, generated: GeneratedSt
     maxBytes: Number.MAX_SAFE_INTEGER,
     source: generated.path,
   });
-  // Copies of a prototype's pages are made back to back: let the pack's writes keep up with them.
-  await options.fetch.spool.settle();
-  return storedFileOf(
+  const file = storedFileOf(
     { path: generated.path, source: GENERATED_SOURCE, generatedFrom: generated.generatedFrom },
     cachedBodyOf(body, { contentType: generated.contentType, lastModified: null }),
   );
-}
-
-/** Lists a spooled file in the archive, under its prototype when it belongs to one. */
-function list(options: OfflineViewerOptions, file: StoredFile): void {
-  const owner = parseEntryPath(file.path)?.prototype;
+  const owner = parseEntryPath(generated.path)?.prototype;
   options.model.addFile(owner !== undefined && options.model.hasPrototype(owner) ? owner : undefined, file);
+  // Copies of a prototype's pages are made back to back: let the pack's writes keep up with them.
+  await options.fetch.spool.settle();
+  return file;
 }
 
 function foreignList(catalog: AssetCatalog): { url: string; referencedBy: string[] }[] {

@@ -1,4 +1,3 @@
-import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { ChunkSource } from '../core/read-chunks.js';
 import type { ArchivedEntry, PrototypeState } from '../manifest/archive-model.js';
 import { MANIFEST_PATH } from '../manifest/types.js';
@@ -23,13 +22,6 @@ const JS = 'text/javascript; charset=utf-8';
 
 /** Record lines gathered before they are handed on: the part is written as it is made, never held whole. */
 export const PART_FLUSH_BYTES = 64 * 1024;
-
-/**
- * Records made between two turns of the event loop. Bodies are read with blocking reads, so nothing
- * else would run until the part is done: built during the crawl, a part of many thousand records
- * would hold every response that arrives meanwhile. A few milliseconds' work at a time.
- */
-const RECORDS_PER_TURN = 256;
 
 /** A generated file whose bytes are made while they are written. */
 export interface GeneratedStream extends Omit<GeneratedFile, 'data'> {
@@ -58,9 +50,7 @@ export function searchPart(
       const places = placesOf({ id: state.id, revision: state.revision, has: (rest) => bodies.has(rest) });
       let pending = [partHead(state.id)];
       let pendingBytes = 0;
-      let made = 0;
       for await (const record of prototypeRecords(state, spooledEntries(state, bodies, read), places)) {
-        if (++made % RECORDS_PER_TURN === 0) await nextTurn();
         const line = recordLine(record, foldText(record.text));
         pending.push(line);
         // UTF-16 length: a bound on the chunk near enough, without encoding each line twice.
