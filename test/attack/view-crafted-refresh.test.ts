@@ -1,7 +1,5 @@
 import { createHash } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
 import { mkdtemp, rm } from 'node:fs/promises';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -11,6 +9,7 @@ import { readArchive } from '../helpers/archive.js';
 import { requireTool } from '../helpers/tools.js';
 import { writeZip } from '../helpers/write-zip.js';
 import { searchArchives } from '../search/search-archive-fixture.js';
+import { closeAll, startListener, type Listening } from '../viewer/hostile-front.js';
 
 /**
  * `view` on an archive from someone else, whose manifest agrees with its bytes: its index.html and
@@ -26,7 +25,7 @@ requireTool(CHROMIUM);
 const SETTLE_MS = 1500;
 
 let dir: string;
-let listener: Server;
+let listener: Listening | undefined;
 let listenerOrigin: string;
 const heard: string[] = [];
 let view: ArchiveServer | undefined;
@@ -34,12 +33,8 @@ let browser: BrowserContext | undefined;
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'rabbit-view-crafted-refresh-'));
-  listener = createServer((req, res) => {
-    heard.push(req.url ?? '');
-    res.writeHead(200, { 'content-type': 'text/html' }).end('<title>listener</title>');
-  });
-  await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
-  listenerOrigin = `http://localhost:${(listener.address() as AddressInfo).port}`;
+  listener = await startListener(heard);
+  listenerOrigin = listener.origin;
 
   const { archive } = await searchArchives(dir);
   const { manifest, entries } = await readArchive(archive);
@@ -65,9 +60,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await browser?.close();
-  await view?.close();
-  await new Promise<void>((resolve) => listener.close(() => resolve()));
+  await closeAll(browser, view, listener);
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 

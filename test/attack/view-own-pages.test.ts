@@ -1,7 +1,5 @@
 import { createHash } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
 import { mkdtemp, rm } from 'node:fs/promises';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,6 +11,7 @@ import { requireTool } from '../helpers/tools.js';
 import { until } from '../helpers/until.js';
 import { writeZip } from '../helpers/write-zip.js';
 import { searchArchives } from '../search/search-archive-fixture.js';
+import { closeAll, startListener, type Listening } from '../viewer/hostile-front.js';
 
 /**
  * `view` renders index.html and the overview pages itself, the only pages it lets run a script (the
@@ -32,7 +31,7 @@ const SETTLE_MS = 1500;
 const HUGE = 40 * 1024 * 1024;
 
 let dir: string;
-let listener: Server;
+let listener: Listening | undefined;
 let listenerOrigin: string;
 const heard: string[] = [];
 let view: ArchiveServer;
@@ -60,12 +59,8 @@ const sha256 = (data: Buffer): string => createHash('sha256').update(data).diges
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'rabbit-view-own-pages-'));
-  listener = createServer((req, res) => {
-    heard.push(req.url ?? '');
-    res.writeHead(200, { 'content-type': 'text/html' }).end('<title>listener</title>');
-  });
-  await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
-  listenerOrigin = `http://localhost:${(listener.address() as AddressInfo).port}`;
+  listener = await startListener(heard);
+  listenerOrigin = listener.origin;
 
   const { archive } = await searchArchives(dir);
   const { manifest, entries } = await readArchive(archive);
@@ -104,9 +99,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await browser?.close();
-  await view?.close();
-  await new Promise<void>((resolve) => listener.close(() => resolve()));
+  await closeAll(browser, view, listener);
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
