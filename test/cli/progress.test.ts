@@ -4,7 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { createProgress, progressMode } from '../../src/cli/progress.js';
-import type { RunTimer } from '../../src/core/run-timer.js';
+import { steppedClock } from '../helpers/stepped-clock.js';
 import type { FakeService } from '../../src/fake-service/index.js';
 import { registerExport } from '../../src/cli/commands/export.js';
 import { BIN, runCli, type CliRun } from '../helpers/cli.js';
@@ -16,30 +16,6 @@ import { requireTool } from '../helpers/tools.js';
 const stream = (isTTY: boolean, columns?: number): NodeJS.WriteStream =>
   ({ isTTY, columns }) as unknown as NodeJS.WriteStream;
 const run = promisify(execFile);
-
-/** A run's timer that the test moves on by hand: its timers fire only when `step` passes them. */
-function steppedTimer(): { timer: RunTimer; step(ms: number): void } {
-  let at = 0;
-  const timers = new Set<{ due: number; fire: () => void }>();
-  return {
-    timer(ms, fire) {
-      const timer = { due: at + ms, fire };
-      timers.add(timer);
-      return () => void timers.delete(timer);
-    },
-    step(ms) {
-      const end = at + ms;
-      for (;;) {
-        const due = [...timers].filter((t) => t.due <= end).sort((a, b) => a.due - b.due)[0];
-        if (!due) break;
-        timers.delete(due);
-        at = due.due;
-        due.fire();
-      }
-      at = end;
-    },
-  };
-}
 
 describe('progress display', () => {
   it.each([
@@ -118,7 +94,7 @@ describe('progress of a real export (issue 15)', () => {
    * `intervalMs` twice, then let go to its end.
    */
   async function midCrawl(args: string[], intervalMs: number): Promise<CliRun> {
-    const stepped = steppedTimer();
+    const stepped = steppedClock();
     const held = hold.from(20);
     const running = runCli(args, { register: registerExport, env: env(), clock: { timer: stepped.timer } });
     await held;

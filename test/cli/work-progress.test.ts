@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { workProgress } from '../../src/cli/work-progress.js';
-import type { RunTimer } from '../../src/core/run-timer.js';
+import { steppedClock } from '../helpers/stepped-clock.js';
 
 const WORDS = { entries: { verb: 'checked', unit: 'entries' } };
 
@@ -84,34 +84,9 @@ describe('the progress of counted work, into a log', () => {
 });
 
 describe("the progress of counted work, on the run's clock", () => {
-  /** A command's clock as a program running it in-process gives it: `now` and a timer, moved by hand. */
-  function runClock(): { now: () => number; timer: RunTimer; step(ms: number): void } {
-    let at = 0;
-    const timers = new Set<{ due: number; fire: () => void }>();
-    return {
-      now: () => at,
-      timer(ms, fire) {
-        const timer = { due: at + ms, fire };
-        timers.add(timer);
-        return () => void timers.delete(timer);
-      },
-      step(ms) {
-        const end = at + ms;
-        for (;;) {
-          const due = [...timers].filter((t) => t.due <= end).sort((a, b) => a.due - b.due)[0];
-          if (!due) break;
-          timers.delete(due);
-          at = due.due;
-          due.fire();
-        }
-        at = end;
-      },
-    };
-  }
-
   it('keeps time on the timer of io.clock: its lines come as that clock is stepped, none after stop', async () => {
     const { stream, lines } = logStream();
-    const clock = runClock();
+    const clock = steppedClock();
     const progress = await workProgress({ stderr: stream, clock }, {}, WORDS);
     progress.follow(() => ({ step: 'entries', done: clock.now() / 200, total: 100 }));
     clock.step(4_000);

@@ -8,7 +8,7 @@ import {
   type StallPolicy,
   type WatchdogClock,
 } from '../../src/client/transfer-watchdog.js';
-import type { RunTimer } from '../../src/core/run-timer.js';
+import { steppedClock } from '../helpers/stepped-clock.js';
 
 /** A clock the test moves by hand; its timers fire as time passes. */
 function fakeClock(): WatchdogClock & { advance(ms: number): void; timers: number } {
@@ -216,61 +216,33 @@ describe('watchTransfer', () => {
   });
 });
 
-/** A run's clock as a command is given it: `now` and a one-shot timer, moved by hand. */
-function runClock(): { now: () => number; timer: RunTimer; advance(ms: number): void; pending: number } {
-  let now = 0;
-  const timers = new Set<{ due: number; fire: () => void }>();
-  return {
-    now: () => now,
-    timer(ms, fire) {
-      const timer = { due: now + ms, fire };
-      timers.add(timer);
-      return () => void timers.delete(timer);
-    },
-    advance(ms) {
-      const end = now + ms;
-      for (;;) {
-        const due = [...timers].filter((t) => t.due <= end).sort((a, b) => a.due - b.due)[0];
-        if (!due) break;
-        timers.delete(due);
-        now = due.due;
-        due.fire();
-      }
-      now = end;
-    },
-    get pending() {
-      return timers.size;
-    },
-  };
-}
-
 describe("the watchdog on the run's clock (watchdogClockOf)", () => {
   it("checks again at every interval of the run's timer: a trickle is aborted once the window has passed on it", async () => {
-    const run = runClock();
+    const run = steppedClock();
     const clock = watchdogClockOf(run.now, run.timer);
     const inner = manualBody();
     const reading = readWatched(inner, '/rabbit/api/x.json', clock);
     for (let t = 0; t < 28_000; t += 2000) {
       inner.push(Buffer.from('x'));
-      run.advance(2000);
+      run.step(2000);
       await flush();
     }
     expect(inner.destroyed).toBeUndefined();
-    run.advance(2000);
+    run.step(2000);
     expect(isRabbitError(await reading.catch((e: unknown) => e), 'STALLED')).toBe(true);
     // With nothing left to watch, the next tick stops the ticking: no timer stays armed.
-    run.advance(1000);
+    run.step(1000);
     expect(run.pending).toBe(0);
   });
 
   it('a stopped watch leaves no timer armed, and never aborts', () => {
-    const run = runClock();
+    const run = steppedClock();
     const clock = watchdogClockOf(run.now, run.timer);
     const inner = manualBody();
     const watch = watchTransfer((error) => inner.destroy(error), STALL_DEFAULTS, '/x', clock);
     expect(run.pending).toBe(1);
     watch.stop();
-    run.advance(60_000);
+    run.step(60_000);
     expect(run.pending).toBe(0);
     expect(inner.destroyed).toBeUndefined();
   });
