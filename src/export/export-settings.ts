@@ -4,28 +4,15 @@ import { DEFAULT_SIZE_CAPS, type Format, type SizeCaps } from '../crawl/crawl-ac
 import type { EventSink } from './events.js';
 import type { DeadlineTimer } from './deadline.js';
 import { EXPORT_DEFAULTS } from './export-defaults.js';
+import type { SessionSettings } from '../client/service-session.js';
 import type { ExportOptions, Transport } from './export-options.js';
 
 /**
- * How requests reach the service and how hard they press it: the HTTP client's and fetch-setup's
- * part. The retry, stall and outage policies stay partial: the client's defaults complete them.
+ * How requests reach the service and how hard they press it: the settings its service session is
+ * opened with, the transport decided. The retry, stall and outage policies stay partial: the
+ * client's defaults complete them.
  */
-export type HttpSettings = Readonly<
-  Pick<
-    ExportOptions,
-    | 'baseUrl'
-    | 'keys'
-    | 'dispatcher'
-    | 'retry'
-    | 'maxRps'
-    | 'stall'
-    | 'outage'
-    | 'outagePatienceMs'
-    | 'sleep'
-    | 'random'
-    | 'timer'
-  > & { concurrency: number; timeoutMs: number; transport: Transport }
->;
+export type HttpSettings = Readonly<Omit<SessionSettings, 'transport'> & { transport: Transport }>;
 
 /** What the crawl walks and keeps. */
 export interface CrawlSettings {
