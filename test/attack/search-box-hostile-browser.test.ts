@@ -8,9 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exportAccount } from '../../src/export/export-account.js';
 import { startFakeService } from '../../src/fake-service/index.js';
 import { parseRecordLine } from '../../src/search/search-record.js';
-import { requireTool } from '../helpers/tools.js';
+import { CHROMIUM, requireTool } from '../helpers/tools.js';
 
-const CHROMIUM = '/usr/bin/chromium' as const;
 requireTool(CHROMIUM);
 requireTool('unzip');
 const run = promisify(execFile);

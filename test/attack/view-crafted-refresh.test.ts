@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serveArchive, type ArchiveServer } from '../../src/viewer/serve-archive.js';
 import { launchChromium, type BrowserContext } from '../browser/index.js';
 import { readArchive } from '../helpers/archive.js';
-import { requireTool } from '../helpers/tools.js';
+import { CHROMIUM, requireTool } from '../helpers/tools.js';
 import { writeZip } from '../helpers/write-zip.js';
 import { searchArchives } from '../search/search-archive-fixture.js';
 import { closeAll, startListener, type Listening } from '../viewer/hostile-front.js';
@@ -18,7 +18,6 @@ import { closeAll, startListener, type Listening } from '../viewer/hostile-front
  * `<meta http-equiv="refresh">` act. No Content-Security-Policy governs a refresh, so a crafted
  * index.html sends the browser that opened the archive to any address, as soon as it loads.
  */
-const CHROMIUM = '/usr/bin/chromium' as const;
 requireTool(CHROMIUM);
 
 /** How long a page is given to act after its load event (a refresh of 0 s acts at once). */

@@ -7,7 +7,7 @@ import type { FileEntry } from '../../src/manifest/types.js';
 import { serveArchive, type ArchiveServer } from '../../src/viewer/serve-archive.js';
 import { launchChromium, type BrowserContext } from '../browser/index.js';
 import { readArchive } from '../helpers/archive.js';
-import { requireTool } from '../helpers/tools.js';
+import { CHROMIUM, requireTool } from '../helpers/tools.js';
 import { until } from '../helpers/until.js';
 import { writeZip } from '../helpers/write-zip.js';
 import { searchArchives } from '../search/search-archive-fixture.js';
@@ -22,7 +22,6 @@ import { closeAll, startListener, type Listening } from '../viewer/hostile-front
  * now render. The manifest agrees with every other byte. Chromium opens each page under `view`:
  * nothing may reach the listener, and no page may leave the archive.
  */
-const CHROMIUM = '/usr/bin/chromium' as const;
 requireTool(CHROMIUM);
 
 /** How long a page is given to act after its load event (a refresh of 0 s acts at once). */

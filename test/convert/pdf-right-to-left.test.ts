@@ -9,6 +9,7 @@ import { NO_FONTS } from '../../src/convert/pdf/system-fonts.js';
 import type { PageMeta } from '../../src/convert/prototype-data.js';
 import { XmlText } from '../../src/convert/xml-text.js';
 import { requireTool, tool } from './tools.js';
+import { CHROMIUM, TOOL_PACKAGES } from '../helpers/tools.js';
 
 /**
  * Right-to-left text in a binder against Chromium's own print-to-PDF of the same strings, both in
@@ -17,7 +18,7 @@ import { requireTool, tool } from './tools.js';
  * numbers in their places. The pictures are told apart from what a wrong binder would draw, the
  * same strings unjoined or laid left to right, so that the comparison is known to see the difference.
  */
-const CHROMIUM = requireTool('/usr/bin/chromium', 'chromium');
+requireTool(CHROMIUM, TOOL_PACKAGES[CHROMIUM]);
 const PDFTOTEXT = requireTool('/usr/bin/pdftotext', 'poppler-utils');
 const PDFTOPPM = requireTool('/usr/bin/pdftoppm', 'poppler-utils');
 

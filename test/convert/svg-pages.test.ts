@@ -9,9 +9,10 @@ import type { ConvertReport } from '../../src/convert/report.js';
 import { expectedFrom, pageSizeOf, type ExpectedPrototype } from './expected.js';
 import { exportSample, withoutNonXml } from './helpers.js';
 import { requireTool, runTool, tool } from './tools.js';
+import { CHROMIUM, TOOL_PACKAGES } from '../helpers/tools.js';
 
 /** The SVG pages read back by python's XML parser, librsvg (rsvg-convert) and Chromium. */
-const CHROMIUM = requireTool('/usr/bin/chromium', 'chromium');
+requireTool(CHROMIUM, TOOL_PACKAGES[CHROMIUM]);
 const RSVG = requireTool('/usr/bin/rsvg-convert', 'librsvg2-bin');
 const PYTHON = requireTool('/usr/bin/python3', 'python3');
 

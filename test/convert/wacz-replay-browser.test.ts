@@ -10,13 +10,14 @@ import { convertArchive } from '../../src/convert/convert-archive.js';
 import { exportSample } from './helpers.js';
 import { requireTool, runTool } from './tools.js';
 import { until } from '../helpers/until.js';
+import { CHROMIUM, TOOL_PACKAGES } from '../helpers/tools.js';
 
 /**
  * The WACZ replayed by ReplayWeb.page itself (its ui.js and sw.js), served on loopback as a site
  * embedding it would serve them, in headless Chromium: the words of a wireframe page, which the
  * WACZ holds only in the archived XHTML, appear in the replayed page.
  */
-const CHROMIUM = requireTool('/usr/bin/chromium', 'chromium');
+requireTool(CHROMIUM, TOOL_PACKAGES[CHROMIUM]);
 
 let dir: string;
 let wacz: string;

@@ -9,13 +9,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeService } from '../../src/fake-service/index.js';
 import { exportAccount } from '../../src/export/export-account.js';
 import { serveArchive } from '../../src/viewer/serve-archive.js';
-import { requireTool } from '../helpers/tools.js';
+import { CHROMIUM, requireTool } from '../helpers/tools.js';
 
 /**
  * The offline viewer in a real browser (Debian's Chromium): the unzipped archive is opened from
  * file:// with no server at all, and every request the browser makes must stay inside it.
  */
-const CHROMIUM = '/usr/bin/chromium' as const;
 // The screenshots in docs/viewing.md are refreshed with UPDATE_SCREENSHOTS=1 npm test; ordinary runs write
 // theirs to test-output/ so that running the tests does not change tracked files.
 const SCREENSHOTS = fileURLToPath(

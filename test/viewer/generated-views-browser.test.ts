@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium, type BrowserContext } from '../browser/index.js';
 import { visitEach } from '../helpers/visit-each.js';
 import { hostileStylePage, pageHtml } from '../helpers/hostile-html.js';
-import { requireTool } from '../helpers/tools.js';
+import { CHROMIUM, requireTool } from '../helpers/tools.js';
 import { VIEW_ASSETS, VIEW_PAGES, VIEW_PATH, VIEW_SHEETS, viewOf } from '../helpers/view-of.js';
 import { startListener, type Listening } from './hostile-front.js';
 
@@ -19,7 +19,6 @@ import { startListener, type Listening } from './hostile-front.js';
  * cleaning has been got around), VIEW_BROWSER_SEEDS of them from VIEW_PROPERTY_SEED on.
  */
 
-const CHROMIUM = '/usr/bin/chromium' as const;
 requireTool(CHROMIUM);
 
 const COUNT = Number(process.env.VIEW_BROWSER_SEEDS ?? 20);

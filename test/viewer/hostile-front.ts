@@ -4,14 +4,13 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { type BrowserContext, launchChromium } from '../browser/index.js';
-import { requireTool } from '../helpers/tools.js';
+import { CHROMIUM, requireTool } from '../helpers/tools.js';
 
 /**
  * What the hostile-page tests stand up around an export: a listener on another origin that stands
  * for the rest of the internet (it must hear nothing), and a front for the fake service that
  * answers page renderings with pages written to act.
  */
-const CHROMIUM = '/usr/bin/chromium' as const;
 requireTool(CHROMIUM);
 requireTool('unzip');
 

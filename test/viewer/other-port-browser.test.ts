@@ -7,7 +7,7 @@ import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serveArchive, type ArchiveServer } from '../../src/viewer/serve-archive.js';
 import { launchChromium, type BrowserContext, type Page } from '../browser/index.js';
-import { requireTool } from '../helpers/tools.js';
+import { CHROMIUM, requireTool } from '../helpers/tools.js';
 import { PAGE, searchArchives } from '../search/search-archive-fixture.js';
 import { until } from '../helpers/until.js';
 
@@ -17,7 +17,6 @@ import { until } from '../helpers/until.js';
  * view and then hands to another port must not open the archive. The other port here is a server
  * that logs every request the browser makes to it, and whose page tries to read the view itself.
  */
-const CHROMIUM = '/usr/bin/chromium' as const;
 requireTool(CHROMIUM);
 
 interface Logged {

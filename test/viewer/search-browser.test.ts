@@ -7,7 +7,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serveArchive, type ArchiveServer } from '../../src/viewer/serve-archive.js';
 import { launchChromium, type BrowserContext, type Page } from '../browser/index.js';
-import { requireTool } from '../helpers/tools.js';
+import { CHROMIUM, requireTool } from '../helpers/tools.js';
 import { PAGE, searchArchives } from '../search/search-archive-fixture.js';
 import { until } from '../helpers/until.js';
 
@@ -16,7 +16,6 @@ import { until } from '../helpers/until.js';
  * parts loaded as scripts) and under `view` (its /_search endpoint). A hit leads to the page view
  * with the element outlined by the view's own CSS (:target), since no script runs there.
  */
-const CHROMIUM = '/usr/bin/chromium' as const;
 requireTool(CHROMIUM);
 const run = promisify(execFile);
 
