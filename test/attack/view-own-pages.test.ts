@@ -95,15 +95,43 @@ beforeAll(async () => {
   );
   view = await serveArchive(out);
   browser = await launchChromium(CHROMIUM);
+  visits = new Map([...RENDERED, ...ALMOST].map((path) => [path, open(path)]));
+  // Each is awaited by its test; one that fails before then is not an unhandled rejection.
+  for (const seen of visits.values()) seen.catch(() => undefined);
 });
 
+/** The pages the tests open in Chromium. */
+const RENDERED = ['', 'index.html', 'overview/prototype-3.html', 'overview/prototype-17.html'];
+const ALMOST = ['overview/prototype-x.html'];
+
+interface Seen {
+  url: string;
+  text: string;
+  targets: string[];
+  meta: string[];
+}
+
+/**
+ * Every page opened at once, each in its own tab, as soon as view serves: each is given SETTLE_MS to
+ * act, and one after the other those waits were most of this file's time. A page that leaves calls
+ * the listener, which every test checks is still unheard.
+ */
+let visits: Map<string, Promise<Seen>>;
+
+function visit(path: string): Promise<Seen> {
+  const seen = visits.get(path);
+  if (seen === undefined) throw new Error(`${path} is not among the pages opened`);
+  return seen;
+}
+
 afterAll(async () => {
+  await Promise.allSettled(visits?.values() ?? []);
   await closeAll(browser, view, listener);
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
 /** Opens `path` under view, lets it act, and hands back where every link, image and script of it leads. */
-async function visit(path: string): Promise<{ url: string; text: string; targets: string[]; meta: string[] }> {
+async function open(path: string): Promise<Seen> {
   const tab = await (browser as BrowserContext).newPage();
   try {
     await tab.goto(view.url + path);
@@ -127,7 +155,7 @@ async function visit(path: string): Promise<{ url: string; text: string; targets
 }
 
 describe('view of an archive crafted against its own pages', () => {
-  it.each(['', 'index.html', 'overview/prototype-3.html', 'overview/prototype-17.html'])(
+  it.each(RENDERED)(
     '%s is the page the tool renders: it stays, every link leads into the archive, the name shows as text',
     async (path) => {
       const seen = await visit(path);
@@ -144,7 +172,7 @@ describe('view of an archive crafted against its own pages', () => {
     },
   );
 
-  it.each(['overview/prototype-x.html'])(
+  it.each(ALMOST)(
     'serves %s, named almost like an overview page, as an entry with no script: its refresh and script do nothing',
     async (path) => {
       const answer = await fetch(view.url + path);
