@@ -6,7 +6,7 @@ import type { FakeService } from '../../src/fake-service/index.js';
 import { registerExport } from '../../src/cli/commands/export.js';
 import { registerLs } from '../../src/cli/commands/ls.js';
 import { registerVerify } from '../../src/cli/commands/verify.js';
-import { runCli, startCli } from '../helpers/cli.js';
+import { runCli, startCli, type CliRun } from '../helpers/cli.js';
 import { readArchive } from '../helpers/archive.js';
 import { zipLayout } from '../helpers/zip-layout.js';
 import { allFileEntries } from '../../src/manifest/types.js';
@@ -40,32 +40,46 @@ const exportCommand = { register: registerExport };
 const verifyCommand = { register: registerVerify };
 
 /**
- * `export --quiet` of the sample account by the built CLI, run once for the file and copied into
- * `dir` for each test that reads an archive (verify, ls): the service is the same for each, and
- * the export itself is what the other tests here judge.
+ * `export --quiet` of the sample account by the built CLI, its key read from `--api-key-file`, run
+ * once for the file: the run itself is judged by the --api-key-file test, and its archive is
+ * copied into `dir` for each test that reads an archive (verify, ls), the service being the same
+ * for each.
  */
-let quiet: Promise<string> | undefined;
+let quiet: Promise<{ run: CliRun; out: string }> | undefined;
 let kept: string | undefined;
 afterAll(async () => {
   if (kept !== undefined) await rm(kept, { recursive: true, force: true });
 });
-async function quietExport(dir: string): Promise<string> {
-  quiet ??= (async () => {
+const keyFileExport = (): Promise<{ run: CliRun; out: string }> =>
+  (quiet ??= (async () => {
     kept = await mkdtemp(join(tmpdir(), 'rabbit-cli-kept-'));
-    const out = join(kept, 'team.zip');
-    const run = await runCli(['export', '--out', out, '--quiet'], { ...exportCommand, env: env() });
-    if (run.code !== 0) throw new Error(`export --quiet exited ${run.code}: ${run.stderr}`);
-    return out;
-  })();
+    const keyFile = join(kept, 'keys.txt');
+    await writeFile(keyFile, `# our key\n${service.keys.readOnly}\n`);
+    const out = join(kept, 'k.zip');
+    const run = await runCli([
+      'export',
+      '--out',
+      out,
+      '--api-key-file',
+      keyFile,
+      '--base-url',
+      service.baseUrl,
+      '--quiet',
+    ]);
+    return { run, out };
+  })());
+async function quietExport(dir: string): Promise<string> {
+  const { run, out } = await keyFileExport();
+  if (run.code !== 0) throw new Error(`export --quiet exited ${run.code}: ${run.stderr}`);
   const copy = join(dir, 'team.zip');
-  await copyFile(await quiet, copy);
+  await copyFile(out, copy);
   return copy;
 }
 
 describe('rabbit-export CLI', () => {
   it('without a key exits 2 and names both ways to give one', async () => {
     const dir = await tempDir();
-    const run = await runCli(['export', '--out', join(dir, 'x.zip')]);
+    const run = await runCli(['export', '--out', join(dir, 'x.zip')], wholeCli);
     expect(run.code).toBe(2);
     expect(run.stderr).toContain('RABBIT_API_KEY');
     expect(run.stderr).toContain('--api-key-file');
@@ -122,19 +136,7 @@ describe('rabbit-export CLI', () => {
   });
 
   it('reads keys from --api-key-file', async () => {
-    const dir = await tempDir();
-    const keyFile = join(dir, 'keys.txt');
-    await writeFile(keyFile, `# our key\n${service.keys.readOnly}\n`);
-    const run = await runCli([
-      'export',
-      '--out',
-      join(dir, 'k.zip'),
-      '--api-key-file',
-      keyFile,
-      '--base-url',
-      service.baseUrl,
-      '--quiet',
-    ]);
+    const { run } = await keyFileExport();
     expect(run.code).toBe(0);
     expect(run.stdout).toBe('');
   });

@@ -154,11 +154,17 @@ describe('paths in a next step are quoted for the shell', () => {
 describe('--prototype naming what is not there', () => {
   let archive: string;
   beforeAll(async () => {
-    // Nine prototypes: more than the refusal names, so `ls` is the way to the rest.
+    // Nine prototypes: more than the refusal names, so `ls` is the way to the rest. Their JSON
+    // alone: what search and ls read, and what the refusal names, is the prototypes' ids and text.
     const many = await startFakeService({ seed: 1, dataset: { prototypes: 6 } });
     try {
       archive = join(keep, 'many prototypes.zip');
-      await exportAccount({ out: archive, baseUrl: many.baseUrl, keys: [many.keys.readOnly] });
+      await exportAccount({
+        out: archive,
+        baseUrl: many.baseUrl,
+        keys: [many.keys.readOnly],
+        formats: new Set(['json'] as const),
+      });
     } finally {
       await many.close();
     }

@@ -1,9 +1,10 @@
 import { execFile } from 'node:child_process';
-import { copyFile, cp, mkdir, readdir, readFile, symlink } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, symlink } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { BIN } from '../helpers/cli.js';
 import { tempDir } from '../helpers/temp.js';
 
@@ -19,12 +20,36 @@ interface PackageJson {
 
 const readJson = async <T>(path: string): Promise<T> => JSON.parse(await readFile(join(ROOT, path), 'utf8')) as T;
 
+/**
+ * `npm pack` of a copy of this working tree without dist/ (what a clone holds, plus whatever else
+ * lies here): `prepack` must build dist/ into the tarball, and `files` in package.json must keep
+ * out the sources, the tests and the rest. Packed once for the file: the tests read what it holds
+ * and install it.
+ */
+const kept: string[] = [];
+afterAll(async () => {
+  for (const dir of kept) await rm(dir, { recursive: true, force: true });
+});
+let packing: Promise<{ path: string; files: Array<{ path: string }> }> | undefined;
+const packed = (): Promise<{ path: string; files: Array<{ path: string }> }> =>
+  (packing ??= (async () => {
+    // Not tempDir(), which is emptied after each test.
+    const dir = await mkdtemp(join(tmpdir(), 'rabbit-pack-'));
+    kept.push(dir);
+    const [clone, packs] = [join(dir, 'clone'), join(dir, 'packs')];
+    await Promise.all([mkdir(clone), mkdir(packs)]);
+    const skipped = new Set(['.git', 'node_modules', 'dist', 'release']);
+    const entries = (await readdir(ROOT)).filter((entry) => !skipped.has(entry));
+    await run('cp', ['-R', ...entries.map((entry) => join(ROOT, entry)), clone]);
+    await symlink(join(ROOT, 'node_modules'), join(clone, 'node_modules'));
+    const { stdout } = await run('npm', ['pack', '--json', '--pack-destination', packs], { cwd: clone, env: npmEnv() });
+    const [tarball] = JSON.parse(stdout) as [{ filename: string; files: Array<{ path: string }> }];
+    return { path: join(packs, tarball.filename), files: tarball.files };
+  })());
+
 describe('the package a user installs', () => {
   it('carries what runs, the LICENSE, and no type declarations or source maps', async () => {
-    // npm test builds dist/ first; `npm pack --dry-run` lists what the tarball would hold.
-    const { stdout } = await run('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: ROOT });
-    const [packed] = JSON.parse(stdout) as [{ files: Array<{ path: string }> }];
-    const files = packed.files.map((file) => file.path);
+    const files = (await packed()).files.map((file) => file.path);
     expect(files).toContain('LICENSE');
     expect(files).toContain('bin/rabbit-export.js');
     expect(files).toContain('dist/cli/main.js');
@@ -33,7 +58,7 @@ describe('the package a user installs', () => {
     expect(files).toContain('schema/manifest.schema.json');
     expect(files.filter((file) => /\.d\.ts$|\.map$/.test(file))).toEqual([]);
     expect(files.filter((file) => file.startsWith('src/') || file.startsWith('test/'))).toEqual([]);
-  });
+  }, 300_000);
 
   it('is MIT in package.json and in LICENSE, by the rabbit-export contributors', async () => {
     const pkg = await readJson<PackageJson>('package.json');
@@ -79,21 +104,13 @@ describe('the package a user installs', () => {
   });
 
   it('packs, from a clone that never built, a tarball that npm install -g installs offline and runs', async () => {
-    // A copy of what a clone holds, without dist/: `prepack` must build it into the tarball.
-    const clone = await tempDir();
-    const entries = ['package.json', 'package-lock.json', 'LICENSE', 'README.md', 'bin', 'schema', 'scripts', 'src'];
-    for (const entry of [...entries, 'tsconfig.json'])
-      await cp(join(ROOT, entry), join(clone, entry), { recursive: true });
-    await symlink(join(ROOT, 'node_modules'), join(clone, 'node_modules'));
-    const packs = await tempDir();
-    const packed = await run('npm', ['pack', '--json', '--pack-destination', packs], { cwd: clone, env: npmEnv() });
-    const [tarball] = JSON.parse(packed.stdout) as [{ filename: string; files: Array<{ path: string }> }];
+    const tarball = await packed();
     expect(tarball.files.map((file) => file.path)).toContain('dist/cli/main.js');
 
     // Offline: the dependencies come from npm's cache (scripts/cache-dependencies.mjs fills it).
     const prefix = await tempDir();
     const install = ['install', '--global', '--prefix', prefix, '--offline', '--no-audit', '--no-fund'];
-    await run('npm', [...install, join(packs, tarball.filename)], { env: npmEnv() });
+    await run('npm', [...install, tarball.path], { env: npmEnv() });
     const installed = join(prefix, 'lib', 'node_modules', 'rabbit-export');
     expect(await readdir(join(installed, 'node_modules'))).not.toContain('esbuild');
 

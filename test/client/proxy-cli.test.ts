@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeService, type FakeService } from '../../src/fake-service/index.js';
+import { registerExport } from '../../src/cli/commands/export.js';
 import { runCli } from '../helpers/cli.js';
 import { walkService } from '../helpers/oracle.js';
 import { tempDir } from '../helpers/temp.js';
@@ -10,7 +11,9 @@ import { startConnectProxy, type TestProxy } from './connect-proxy.js';
 import { expectArchiveMatches } from '../helpers/exact.js';
 import { makeTestCa, startTlsFront, type TestCa, type TlsFront } from './tls-front.js';
 
-// The built CLI in a child process: NODE_EXTRA_CA_CERTS is read only when a process starts.
+// The built CLI in a child process: NODE_EXTRA_CA_CERTS is read only when a process starts, and a
+// proxy must be what the process's own environment names. The one run refused before it connects
+// anywhere goes in-process, through the export command's registration, with the same environment.
 const BASE = 'https://rabbit.test';
 const SECRET = 'pr0xy-s3cret';
 
@@ -150,6 +153,7 @@ describe('export behind a proxy', () => {
   it('refuses an http:// base URL to a host that is not loopback before any request, naming --allow-insecure-http', async () => {
     const dir = await tempDir();
     const run = await runCli(['export', '--out', join(dir, 'x.zip'), '--base-url', 'http://rabbit.test'], {
+      register: registerExport,
       env: {
         RABBIT_API_KEY: service.keys.readOnly,
         HTTP_PROXY: proxy.url,

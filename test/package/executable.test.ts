@@ -11,6 +11,7 @@ import { startFakeService, type FakeService } from '../../src/fake-service/index
 import { expectedFrom } from '../convert/expected.js';
 import { withoutNonXml } from '../convert/helpers.js';
 import { requireTool, runTool, tool } from '../convert/tools.js';
+import { builtExecutable } from './built-executable.js';
 
 const execFileAsync = promisify(execFile);
 const PDFFONTS = requireTool('/usr/bin/pdffonts', 'poppler-utils');
@@ -24,8 +25,9 @@ interface Run {
 }
 
 /**
- * The single-file executable of `npm run package` (issue 37), built once here, then run from a
- * folder of its own with no Node on PATH and no node_modules anywhere above it: PATH is an empty
+ * The single-file executable of `npm run package` (issue 37), built once here (or kept from an
+ * earlier run that built it from the same inputs: test/package/built-executable.ts), then run from
+ * a folder of its own with no Node on PATH and no node_modules anywhere above it: PATH is an empty
  * folder, since /usr/bin holds this machine's node and the executable needs no other program.
  */
 describe('the single-file executable (npm run package)', () => {
@@ -37,24 +39,21 @@ describe('the single-file executable (npm run package)', () => {
   let service: FakeService;
 
   beforeAll(async () => {
-    build = await mkdtemp(join(tmpdir(), 'rabbit-sea-build-'));
-    const { stdout } = await execFileAsync(process.execPath, [join(ROOT, 'scripts/package.mjs'), '--out', build], {
-      cwd: ROOT,
-    });
-    // The last line names the executable; the steps before it may print their own lines.
-    const built = stdout.trim().split('\n').at(-1) as string;
+    build = await builtExecutable(ROOT);
+    const [built] = (await readdir(build)).filter((file) => !file.endsWith('.sha256'));
     home = await mkdtemp(join(tmpdir(), 'rabbit-sea-home-'));
     work = join(home, 'work');
     emptyPath = join(home, 'bin');
     await Promise.all([mkdir(work), mkdir(emptyPath)]);
     exe = join(work, 'rabbit-export');
-    await copyFile(built, exe);
+    await copyFile(join(build, built as string), exe);
     service = await startFakeService();
   }, 180_000);
 
   afterAll(async () => {
     await service?.close();
-    await Promise.all([build, home].map((dir) => dir && rm(dir, { recursive: true, force: true })));
+    // Not the build: it is kept for the next run (test/package/built-executable.ts).
+    if (home) await rm(home, { recursive: true, force: true });
   });
 
   const env = (extra: Record<string, string> = {}): NodeJS.ProcessEnv => ({ PATH: emptyPath, HOME: home, ...extra });
