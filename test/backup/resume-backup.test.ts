@@ -1,6 +1,7 @@
 import { readdir } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import type { FakeService } from '../../src/fake-service/index.js';
+import { registerBackup } from '../../src/cli/commands/backup.js';
 import { runCli, startCli } from '../helpers/cli.js';
 import { useFakeService } from '../helpers/fake-service.js';
 import { requestHold, type RequestHold } from '../helpers/sleep-gate.js';
@@ -20,8 +21,9 @@ const env = (): Record<string, string> => ({ RABBIT_API_KEY: service.keys.readOn
 
 describe('backup after an interrupted night', () => {
   it('SIGINT keeps the work and says a backup was interrupted; the next run resumes it, fetching little more', async () => {
-    // A full export of this account: every request once.
-    const full = await runCli(['backup', '--dir', dir, '--json'], { env: env() });
+    // A full export of this account: every request once. Only the interrupted night needs a process
+    // of its own, for the signal; the nights before and after it run in this one.
+    const full = await runCli(['backup', '--dir', dir, '--json'], { register: registerBackup, env: env() });
     expect(full.code).toBe(0);
     const fullRequests = (JSON.parse(full.stdout) as { requests: number }).requests;
     const first = (await readdir(dir)).filter((name) => name.endsWith('.zip'));
@@ -47,7 +49,7 @@ describe('backup after an interrupted night', () => {
 
     hold.release();
     service.stats.reset();
-    const again = await runCli(['backup', '--dir', dir, '--json'], { env: env() });
+    const again = await runCli(['backup', '--dir', dir, '--json'], { register: registerBackup, env: env() });
     expect(again.code, again.stderr).toBe(0);
     const interrupted = (work[0] as string).replace(/^\./, '').replace(/\.rabbit-work$/, '');
     const stamp = /^(\d{4}-\d{2}-\d{2})T(\d{2})(\d{2})(\d{2})Z/.exec(interrupted) as RegExpExecArray;

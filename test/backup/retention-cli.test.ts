@@ -1,22 +1,49 @@
-import { readdir, rm } from 'node:fs/promises';
+import { cp, mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
-import type { FakeService } from '../../src/fake-service/index.js';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startFakeService, type FakeService } from '../../src/fake-service/index.js';
 import { backupAccount } from '../../src/backup/backup-account.js';
 import { registerBackup } from '../../src/cli/commands/backup.js';
 import { runCli } from '../helpers/cli.js';
-import { useFakeService } from '../helpers/fake-service.js';
+import { tempDir } from '../helpers/temp.js';
 
+// One service for the file, read and never changed by these tests: the nights one test has backed
+// up are copied into the next test's folder instead of exported again, and a night's --since, as
+// tonight's, must name this same service.
 let service: FakeService;
 let dir: string;
-useFakeService({ seed: 1 }, (fixture) => ({ service, dir } = fixture));
+let kept: string;
+beforeAll(async () => {
+  service = await startFakeService({ seed: 1 });
+  kept = await mkdtemp(join(tmpdir(), 'retention-nights-'));
+});
+afterAll(async () => {
+  await service.close();
+  await rm(kept, { recursive: true, force: true });
+});
+beforeEach(async () => {
+  dir = await tempDir();
+  service.stats.reset();
+});
 
 const env = (): NodeJS.ProcessEnv => ({ RABBIT_API_KEY: service.keys.readOnly, RABBIT_BASE_URL: service.baseUrl });
 const zips = async (): Promise<string[]> => (await readdir(dir)).filter((name) => name.endsWith('.zip')).sort();
 
-/** Backups at these UTC times, kept all (as a large --keep-last would). */
+/** The folder after each sequence of nights backed up so far, by the sequence. */
+const folders = new Map<string, string>();
+
+/**
+ * Backups at these UTC times, kept all (as a large --keep-last would), each on the one before. The
+ * folder after the longest sequence of the same first nights already backed up is copied in, and
+ * only the nights after it are exported.
+ */
 async function nights(...isos: string[]): Promise<void> {
-  for (const iso of isos)
+  let done = isos.length;
+  while (done > 0 && !folders.has(isos.slice(0, done).join())) done -= 1;
+  if (done > 0) await cp(folders.get(isos.slice(0, done).join()) as string, dir, { recursive: true });
+  for (const [at, iso] of isos.entries()) {
+    if (at < done) continue;
     await backupAccount({
       dir,
       baseUrl: service.baseUrl,
@@ -24,6 +51,10 @@ async function nights(...isos: string[]): Promise<void> {
       keep: 100,
       now: () => Date.parse(iso),
     });
+    const copy = join(kept, String(folders.size));
+    await cp(dir, copy, { recursive: true });
+    folders.set(isos.slice(0, at + 1).join(), copy);
+  }
 }
 
 describe('backup --keep-* and --dry-run', () => {

@@ -1,4 +1,5 @@
 import { execFile, execFileSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { chmod, mkdir, mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -149,8 +150,9 @@ describe('writeZip', () => {
   it('handles thousands of file entries', async () => {
     const count = 3000;
     const files = join(dir, 'files');
-    await import('node:fs/promises').then((fs) => fs.mkdir(files));
-    for (let i = 0; i < count; i += 1) await writeFile(join(files, `${i}.json`), `{"n":${i}}`);
+    await mkdir(files);
+    // Written in one go: an awaited write each costs several times the CPU of the write itself.
+    for (let i = 0; i < count; i += 1) writeFileSync(join(files, `${i}.json`), `{"n":${i}}`);
     const dest = join(dir, 'many.zip');
     const result = await writeZip(
       Array.from({ length: count }, (_, i) => ({ name: `d/${i}.json`, file: join(files, `${i}.json`), store: false })),
