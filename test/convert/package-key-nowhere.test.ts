@@ -49,8 +49,9 @@ async function keysIn(root: string): Promise<string[]> {
   return found;
 }
 
-async function inflate(file: string, into: string): Promise<void> {
-  const run = await runTool(python(), [JUDGE, 'inflate', file, into]);
+/** Each `[file, into]` inflated by package_judge.py, all in one Python process. */
+async function inflate(...pairs: Array<[file: string, into: string]>): Promise<void> {
+  const run = await runTool(python(), [JUDGE, 'inflate', ...pairs.flat()]);
   if (run.code !== 0) throw new Error(run.stderr);
 }
 
@@ -69,9 +70,11 @@ describe('the API key is nowhere in a package convert writes', () => {
     await convertArchive({ archive: exported.out, out: join(out, 'bag'), to: 'bagit' });
     await convertArchive({ archive: exported.out, out: join(out, 'zip'), to: 'bagit', serialize: 'zip' });
     await convertArchive({ archive: exported.out, out: join(out, 'tar'), to: 'bagit', serialize: 'tar' });
-    await inflate(join(out, 'wacz', wacz.package!.file), join(dir, 'inflated', 'wacz'));
-    await inflate(join(out, 'zip', 'spiked.zip'), join(dir, 'inflated', 'zip'));
-    await inflate(join(out, 'tar', 'spiked.tar'), join(dir, 'inflated', 'tar'));
+    await inflate(
+      [join(out, 'wacz', wacz.package!.file), join(dir, 'inflated', 'wacz')],
+      [join(out, 'zip', 'spiked.zip'), join(dir, 'inflated', 'zip')],
+      [join(out, 'tar', 'spiked.tar'), join(dir, 'inflated', 'tar')],
+    );
     // The WARC's records were inflated one by one, and the spiked bodies are among them.
     const inflated = await readdir(join(dir, 'inflated', 'wacz', 'archive'));
     expect(inflated.filter((name) => name.startsWith('data.warc.gz.member-')).length).toBe(wacz.package!.entries + 1);

@@ -173,4 +173,6 @@ if __name__ == "__main__":
     if sys.argv[1] == "wacz":
         print(json.dumps(judge_wacz(sys.argv[2])))
     elif sys.argv[1] == "inflate":
-        inflate(sys.argv[2], sys.argv[3])
+        # inflate FILE INTO [FILE INTO...]: one process for several packages.
+        for i in range(2, len(sys.argv), 2):
+            inflate(sys.argv[i], sys.argv[i + 1])

@@ -1,5 +1,6 @@
-import { createServer, request, type Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { request } from 'undici';
 import { keyEncodings } from './hostile-front.js';
 
 // A front to the fake service that echoes the key of each request in every part of its answer a
@@ -44,40 +45,44 @@ export async function startEchoFront(upstream: string): Promise<EchoFront> {
     const target = new URL(asked.pathname, upstream);
     if (key !== '') target.searchParams.set('api_key', key);
     const forward = { 'accept-encoding': 'identity', ...pick(req.headers, 'if-modified-since') };
-    const out = request(target, { headers: forward }, (answer) => {
-      const parts: Buffer[] = [];
-      answer.on('data', (chunk: Buffer) => parts.push(chunk));
-      answer.on('end', () => {
-        let status = answer.statusCode ?? 502;
-        let body = Buffer.concat(parts);
+    // undici's request, not node:http's: nock (test/helpers/no-network.ts) sees every node:http
+    // request, and its interceptor made each of the front's hundreds dearer than the answer itself.
+    request(target, { headers: forward })
+      .then(async (answer) => {
+        let status = answer.statusCode;
+        let body = Buffer.from(await answer.body.arrayBuffer());
         // An error answer of its own for some resources, quoting the key.
         if (status === 200 && /\/discussions\.json$/.test(asked.pathname) && key !== '') {
           status = 403;
           body = Buffer.from(`{"error":"key ${k.raw} (${k.jsonEscaped}) may not read this"}`);
         }
         const headers: Record<string, string | number> = { 'content-length': body.length };
+        const kept = (name: string): string | undefined => {
+          const value = answer.headers[name];
+          return typeof value === 'string' ? value : undefined;
+        };
         if (key !== '') {
           front.echoed++;
-          const type = answer.headers['content-type'] ?? 'application/octet-stream';
+          const type = kept('content-type') ?? 'application/octet-stream';
           headers['content-type'] = `${type}; echo=${k.raw}`;
-          headers['last-modified'] = `${answer.headers['last-modified'] ?? ''} ${k.percentLower}`.trim();
+          headers['last-modified'] = `${kept('last-modified') ?? ''} ${k.percentLower}`.trim();
           headers['etag'] = `"${k.htmlHex}"`;
           headers['content-disposition'] = `inline; filename="${k.cssEscaped.trim()}"`;
           headers['link'] = `</x?api_key=${k.raw}>; rel="next"`;
           headers['x-echo-key'] = k.raw;
         } else {
-          for (const name of ['content-type', 'last-modified'])
-            if (answer.headers[name]) headers[name] = answer.headers[name] as string;
+          for (const name of ['content-type', 'last-modified']) {
+            const value = kept(name);
+            if (value) headers[name] = value;
+          }
         }
         res.writeHead(status, key === '' ? undefined : `Echo ${k.raw}`, headers);
         res.end(body);
+      })
+      .catch(() => {
+        res.writeHead(502);
+        res.end();
       });
-    });
-    out.on('error', () => {
-      res.writeHead(502);
-      res.end();
-    });
-    out.end();
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;

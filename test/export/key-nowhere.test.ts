@@ -112,6 +112,10 @@ describe('the API key is nowhere in the archive', () => {
         redacted.some((entry) => pattern.test(entry.path)),
         String(pattern),
       ).toBe(true);
+    // Keys in PNGs both large (streamed to a file of its own) and small (kept whole in memory).
+    const pngs = redacted.filter((entry) => entry.path.endsWith('.png'));
+    expect(pngs.filter((entry) => entry.size > 1024 * 1024).length).toBe(3);
+    expect(pngs.filter((entry) => entry.size < 64 * 1024).length).toBeGreaterThan(3);
     const page = redacted.find((entry) => /pages\/[^/.]+\.html$/.test(entry.path)) as FileEntry;
     // Per key: the own link, the foreign query, the foreign path and query, the text thrice.
     expect(page.keyRedactions).toBe(2 * 7);
@@ -169,6 +173,8 @@ describe('the API key is nowhere in the archive', () => {
     expect(isRabbitError(error, 'INTERRUPTED')).toBe(true);
     const work = await filesIn(join(dir, '.cut.zip.rabbit-work'));
     expect(keysFound(work, runKeys())).toEqual([]);
+    // Among them a large body the cut left in a spool file of its own.
+    expect([...work.keys()].filter((name) => /^spool\/[0-9a-f]{64}$/.test(name)).length).toBeGreaterThan(0);
     // The journal records a page stored before the cut, with the count of the keys it held.
     expect((work.get('journal.jsonl') as Buffer).toString()).toMatch(/pages\/[^/"]+\.html"[^\n]*"keyRedactions":14/);
 
