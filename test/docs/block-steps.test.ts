@@ -1,9 +1,10 @@
 import { existsSync } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { blockSteps, runBlock, type BlockStep } from '../helpers/doc-examples.js';
 import { tempDir } from '../helpers/temp.js';
+import { ROOT } from './page-examples.js';
 
 const cli = (...args: string[]): BlockStep => ({ kind: 'cli', args, text: `rabbit-export ${args.join(' ')}` });
 const shell = (code: string): BlockStep => ({ kind: 'shell', code });
@@ -42,9 +43,69 @@ describe('a block, in steps: lone rabbit-export commands in-process, the rest in
       ],
     ],
     [
-      'a redirect',
+      'stdout redirected to a plain file name',
       'rabbit-export links team.zip --format csv > links.csv',
-      [shell('rabbit-export links team.zip --format csv > links.csv')],
+      [
+        {
+          ...cli('links', 'team.zip', '--format', 'csv'),
+          text: 'rabbit-export links team.zip --format csv > links.csv',
+          stdoutTo: 'links.csv',
+        },
+      ],
+    ],
+    [
+      'stdout redirected with no blank after >, and a comment',
+      'rabbit-export links team.zip >out/links.txt  # all',
+      [
+        {
+          kind: 'cli',
+          args: ['links', 'team.zip'],
+          text: 'rabbit-export links team.zip >out/links.txt  # all',
+          stdoutTo: 'out/links.txt',
+        },
+      ],
+    ],
+    [
+      'stdout appended',
+      'rabbit-export links team.zip >> links.csv',
+      [shell('rabbit-export links team.zip >> links.csv')],
+    ],
+    [
+      'stderr redirected',
+      'rabbit-export verify team.zip 2> err.txt',
+      [shell('rabbit-export verify team.zip 2> err.txt')],
+    ],
+    [
+      'stdout and stderr redirected',
+      'rabbit-export verify team.zip &> all.txt',
+      [shell('rabbit-export verify team.zip &> all.txt')],
+    ],
+    [
+      'a forced overwrite',
+      'rabbit-export links team.zip >| links.csv',
+      [shell('rabbit-export links team.zip >| links.csv')],
+    ],
+    ['two redirects', 'rabbit-export links team.zip > a > b', [shell('rabbit-export links team.zip > a > b')]],
+    ['a redirect to a variable', 'rabbit-export links team.zip > $OUT', [shell('rabbit-export links team.zip > $OUT')]],
+    [
+      'a redirect to a quoted name',
+      'rabbit-export links team.zip > "a b"',
+      [shell('rabbit-export links team.zip > "a b"')],
+    ],
+    [
+      'a redirect to the home folder',
+      'rabbit-export links team.zip > ~/l.csv',
+      [shell('rabbit-export links team.zip > ~/l.csv')],
+    ],
+    [
+      'a redirect then a pipe',
+      'rabbit-export links team.zip > a | cat',
+      [shell('rabbit-export links team.zip > a | cat')],
+    ],
+    [
+      'an archive on stdout, redirected',
+      'rabbit-export export --out - --quiet > piped.zip',
+      [shell('rabbit-export export --out - --quiet > piped.zip')],
     ],
     ['a pipe', 'rabbit-export ls team.zip --json | jq .', [shell('rabbit-export ls team.zip --json | jq .')]],
     [
@@ -127,6 +188,27 @@ describe('a block run in steps', () => {
     expect(run.output).toContain('before');
     expect(run.output).toContain('nowhere.zip');
     expect(existsSync(join(cwd, 'after'))).toBe(false);
+  });
+
+  it('writes a redirected stdout to its file byte for byte, the file made before the command runs', async () => {
+    const cwd = await tempDir();
+    await writeFile(join(cwd, 'old.txt'), 'longer text that the redirect must empty first\n');
+    const block = {
+      file: 'steps.md',
+      line: 1,
+      expectedExit: 0,
+      code: 'rabbit-export --version > version.txt\nrabbit-export verify nowhere.zip > old.txt',
+    };
+    // No rabbit-export on PATH: bash would answer 127, and write nothing to version.txt.
+    const run = await runBlock(block, cwd, { PATH: '/usr/bin:/bin' }, 10_000);
+    expect(run.exitCode, run.output).toBe(1);
+    expect(run.output).not.toMatch(/^\d+\.\d+\.\d+/m);
+    const version = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as { version: string };
+    expect(await readFile(join(cwd, 'version.txt'))).toEqual(Buffer.from(`${version.version}\n`));
+    // verify says what failed on stdout: the file holds that, and nothing it held before.
+    const failed = await readFile(join(cwd, 'old.txt'), 'utf8');
+    expect(failed).toContain('nowhere.zip');
+    expect(failed).not.toContain('longer text');
   });
 
   it('runs a lone command in-process, in the block folder', async () => {

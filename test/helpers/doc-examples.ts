@@ -1,4 +1,6 @@
 import { spawn } from 'node:child_process';
+import { open, type FileHandle } from 'node:fs/promises';
+import { resolve as resolvePath } from 'node:path';
 import { runCli } from './cli.js';
 import { skippingClock } from './skipping-clock.js';
 
@@ -60,16 +62,21 @@ export interface BlockRun {
  * (the words as bash would split them, in the block's folder, with the block's environment), the
  * other lines by bash, in the block's order; the first step that fails ends the block, as under
  * `set -e`. A spawned CLI pays Node's start and the loading of its modules for each command, most
- * of what a small export costs; the program the process would run is the same. Commands whose
- * process is the point (a pipe, a redirect, `--out -`, anything bash must expand) stay in bash.
+ * of what a small export costs; the program the process would run is the same. A plain `> file`
+ * (stdout, one word bash passes on unchanged) is done as bash does it: the file created or emptied
+ * before the command runs, then given exactly the bytes the command wrote to stdout. Commands whose
+ * process is the point (a pipe, any other redirect, `--out -`, anything bash must expand) stay in bash.
  */
-export type BlockStep = { kind: 'cli'; args: string[]; text: string } | { kind: 'shell'; code: string };
+export type BlockStep =
+  { kind: 'cli'; args: string[]; text: string; stdoutTo?: string } | { kind: 'shell'; code: string };
 
 /**
- * `rabbit-export` and words bash would pass on unchanged: no quote, expansion, glob, redirect,
- * pipe or separator; a trailing comment is dropped, as bash drops it.
+ * `rabbit-export` and words bash would pass on unchanged: no quote, expansion, glob, pipe or
+ * separator; at most one redirect, `> word` of stdout to a file (a blank before `>`, so `2>` is not
+ * one, and no `>>`, `>|` or `&>`); a trailing comment is dropped, as bash drops it.
  */
-const LONE_COMMAND = /^\s*rabbit-export((?:[ \t]+[\p{L}\p{N}_./=%:,+@-]+)+)(?:[ \t]+#.*)?$/u;
+const LONE_COMMAND =
+  /^\s*rabbit-export((?:[ \t]+[\p{L}\p{N}_./=%:,+@-]+)+)(?:[ \t]+>[ \t]*([\p{L}\p{N}_./=%:,+@-]+))?(?:[ \t]+#.*)?$/u;
 /** Commands that run until stopped: only a process the harness started can be stopped at the timeout. */
 const RUN_UNTIL_STOPPED = new Set(['serve', 'view']);
 /**
@@ -86,13 +93,16 @@ const JOINS_LINES =
 const CHANGES_STATE =
   /(?:^|[;&|]\s*)(?:(?:cd|pushd|popd|export|unset|set|shopt|source|\.|alias|umask|trap|exec|eval|declare|local|readonly|typeset|ulimit)(?:\s|$)|[A-Za-z_]\w*=|[A-Za-z_][\w-]*\s*\(\))/;
 
-/** The words after `rabbit-export` of a line that may run in-process, or undefined when bash must run it. */
-export function loneCommand(line: string): string[] | undefined {
+/**
+ * The words after `rabbit-export` of a line that may run in-process, and the file its stdout is
+ * redirected to if it is; undefined when bash must run it.
+ */
+export function loneCommand(line: string): { args: string[]; stdoutTo?: string } | undefined {
   const match = LONE_COMMAND.exec(line);
   if (!match) return undefined;
   const args = (match[1] ?? '').trim().split(/[ \t]+/);
   if (RUN_UNTIL_STOPPED.has(args[0] ?? '') || args.includes('-')) return undefined;
-  return args;
+  return match[2] === undefined ? { args } : { args, stdoutTo: match[2] };
 }
 
 /** Quotes left open at the line's end carry the string onto the next line. */
@@ -112,14 +122,14 @@ export function blockSteps(code: string): BlockStep[] {
     shell = [];
   };
   for (const line of lines) {
-    const args = stateChanged ? undefined : loneCommand(line);
-    if (args === undefined) {
+    const command = stateChanged ? undefined : loneCommand(line);
+    if (command === undefined) {
       shell.push(line);
       stateChanged ||= CHANGES_STATE.test(line);
       continue;
     }
     flush();
-    steps.push({ kind: 'cli', args, text: line.trim() });
+    steps.push({ kind: 'cli', ...command, text: line.trim() });
   }
   flush();
   return steps;
@@ -135,7 +145,9 @@ export async function runBlock(
   let output = '';
   for (const step of blockSteps(block.code)) {
     const run =
-      step.kind === 'cli' ? await runInProcess(step.args, cwd, env) : await runShell(step.code, cwd, env, timeoutMs);
+      step.kind === 'cli'
+        ? await runInProcess(step.args, cwd, env, step.stdoutTo)
+        : await runShell(step.code, cwd, env, timeoutMs);
     output += run.output;
     if (run.timedOut || run.exitCode !== 0) return { ...run, output };
   }
@@ -148,16 +160,42 @@ export async function runBlock(
  * --max-rps, a retry's backoff) are skipped: what the page shows is the command's result, not
  * how long it took.
  */
-async function runInProcess(args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<BlockRun> {
+async function runInProcess(
+  args: string[],
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+  stdoutTo: string | undefined,
+): Promise<BlockRun> {
+  let file: FileHandle | undefined;
   try {
+    if (stdoutTo !== undefined) {
+      // As bash: the file is opened, created or emptied, before the command runs, and stays so if it fails.
+      try {
+        file = await open(resolvePath(cwd, stdoutTo), 'w');
+      } catch (error) {
+        return { exitCode: 1, output: `bash: ${stdoutTo}: ${(error as Error).message}\n`, timedOut: false };
+      }
+    }
     const run = await runCli(args, { register: 'all', cwd, env, clock: skippingClock() });
-    return { exitCode: run.code, output: run.stdout + run.stderr, timedOut: false };
+    if (file === undefined) return { exitCode: run.code, output: run.stdout + run.stderr, timedOut: false };
+    // The in-process stdout keeps text: a string written is these bytes exactly (UTF-8, as Node's
+    // stdout would encode it); bytes that were not UTF-8 came back as U+FFFD and cannot be restored.
+    if (run.stdout.includes('\uFFFD'))
+      return {
+        exitCode: 1,
+        output: `${run.stderr}the harness: this command's stdout is not text it can write to ${stdoutTo} byte for byte; run it in bash\n`,
+        timedOut: false,
+      };
+    await file.writeFile(run.stdout, 'utf8');
+    return { exitCode: run.code, output: run.stderr, timedOut: false };
   } catch (error) {
     return {
       exitCode: 1,
       output: error instanceof Error ? (error.stack ?? error.message) : String(error),
       timedOut: false,
     };
+  } finally {
+    await file?.close();
   }
 }
 
