@@ -6,7 +6,11 @@ import { blockSteps, runBlock, type BlockStep } from '../helpers/doc-examples.js
 import { tempDir } from '../helpers/temp.js';
 import { ROOT } from './page-examples.js';
 
-const cli = (...args: string[]): BlockStep => ({ kind: 'cli', args, text: `rabbit-export ${args.join(' ')}` });
+const cli = (...args: string[]): Extract<BlockStep, { kind: 'cli' }> => ({
+  kind: 'cli',
+  args,
+  text: `rabbit-export ${args.join(' ')}`,
+});
 const shell = (code: string): BlockStep => ({ kind: 'shell', code });
 
 describe('a block, in steps: lone rabbit-export commands in-process, the rest in bash', () => {
