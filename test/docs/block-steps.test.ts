@@ -155,6 +155,19 @@ describe('a block, in steps: lone rabbit-export commands in-process, the rest in
       [shell('check() { unzip -tq "$1"; }\nrabbit-export verify a.zip\ncheck a.zip')],
     ],
     [
+      'a double quote inside single quotes, which closes nothing',
+      'rabbit-export convert a.zip --to wacz --out w\nunzip -p w/a.wacz datapackage.json | grep -c \'"hash": "sha256:\'',
+      [
+        cli('convert', 'a.zip', '--to', 'wacz', '--out', 'w'),
+        shell('unzip -p w/a.wacz datapackage.json | grep -c \'"hash": "sha256:\''),
+      ],
+    ],
+    [
+      'quotes escaped or in a comment',
+      "echo it\\'s \"a \\\" b\" $'c\\'d' # don't\nrabbit-export verify a.zip",
+      [shell("echo it\\'s \"a \\\" b\" $'c\\'d' # don't"), cli('verify', 'a.zip')],
+    ],
+    [
       'a subshell that changes its own folder only',
       '(cd backups && sha256sum -c SHA256SUMS)\nrabbit-export verify a.zip',
       [shell('(cd backups && sha256sum -c SHA256SUMS)'), cli('verify', 'a.zip')],
@@ -167,6 +180,12 @@ describe('a block, in steps: lone rabbit-export commands in-process, the rest in
     ['a line continued', 'rabbit-export export \\\n  --out a.zip\nrabbit-export verify a.zip'],
     ['a pipe continued', 'rabbit-export ls a.zip |\n  head\nrabbit-export verify a.zip'],
     ['a quote across lines', "printf 'a\nrabbit-export verify a.zip\n'"],
+    ['a double quote across lines', 'echo "it\'s\nrabbit-export verify a.zip\n"'],
+    ['a quote escaped, then one left open', "echo \\' 'a\nrabbit-export verify a.zip\n'"],
+    ['a backtick across lines', 'echo `date\nrabbit-export verify a.zip\n`'],
+    ['a command substituted across lines', 'echo $(date\nrabbit-export verify a.zip\n)'],
+    ['a command substituted inside quotes', 'echo "$(echo \')\nrabbit-export verify a.zip\n\')"'],
+    ['a # inside a word, which is no comment', "echo a#'b\nrabbit-export verify a.zip\n'"],
     ['a job left running', 'sleep 60 &\nrabbit-export verify a.zip\nkill %1'],
     ['a here-document', 'cat <<EOF\nrabbit-export verify a.zip\nEOF'],
     ['a loop', 'for n in 1 2\ndo\nrabbit-export verify a.zip\ndone'],

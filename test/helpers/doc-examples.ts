@@ -105,9 +105,35 @@ export function loneCommand(line: string): { args: string[]; stdoutTo?: string }
   return match[2] === undefined ? { args } : { args, stdoutTo: match[2] };
 }
 
-/** Quotes left open at the line's end carry the string onto the next line. */
-function quotesOpen(line: string): boolean {
-  return (line.split("'").length - 1) % 2 === 1 || (line.split('"').length - 1) % 2 === 1;
+/**
+ * Whether a quote (', ", $'…', a backtick) or a parenthesis is left open at the line's end, which
+ * carries it onto the next line. Read as bash reads it: a quote inside another is a character of
+ * it, a backslash escapes outside single quotes, and a `#` starting a word begins a comment. What
+ * it cannot read surely (a command substituted inside quotes) counts as open: the block runs in bash.
+ */
+export function quotesOpen(line: string): boolean {
+  let quote: "'" | '"' | '`' | "$'" | undefined;
+  let depth = 0;
+  for (let i = 0; i < line.length; i++) {
+    const char = line[i];
+    if (quote === "'") {
+      if (char === "'") quote = undefined;
+    } else if (quote !== undefined) {
+      // A command substituted inside quotes quotes afresh: too rare in the docs to read here.
+      if (quote !== "$'" && (char === '`' || (char === '$' && line[i + 1] === '(')) && char !== quote) return true;
+      if (quote === '`' && (char === "'" || char === '"')) return true;
+      if (char === '\\') i++;
+      else if (char === (quote === "$'" ? "'" : quote)) quote = undefined;
+    } else if (char === '\\') i++;
+    else if (char === '#' && (i === 0 || /\s/.test(line[i - 1] ?? ''))) break;
+    else if (char === '$' && line[i + 1] === "'") {
+      quote = "$'";
+      i++;
+    } else if (char === "'" || char === '"' || char === '`') quote = char;
+    else if (char === '(') depth++;
+    else if (char === ')') depth--;
+  }
+  return quote !== undefined || depth !== 0;
 }
 
 export function blockSteps(code: string): BlockStep[] {
