@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
-import { readFile, writeFile } from 'node:fs/promises';
+import { spawnSync } from 'node:child_process';
+import { lstat, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { blockSteps, runBlock, type BlockStep } from '../helpers/doc-examples.js';
@@ -113,9 +114,49 @@ describe('a block, in steps: lone rabbit-export commands in-process, the rest in
     ],
     ['a pipe', 'rabbit-export ls team.zip --json | jq .', [shell('rabbit-export ls team.zip --json | jq .')]],
     [
-      'a second command',
+      'a plain command, and then a lone one',
       'mkdir -p b && rabbit-export backup --dir b',
-      [shell('mkdir -p b && rabbit-export backup --dir b')],
+      [{ ...cli('backup', '--dir', 'b'), text: 'mkdir -p b && rabbit-export backup --dir b', first: 'mkdir -p b' }],
+    ],
+    [
+      'a second command after ;',
+      'mkdir -p b; rabbit-export backup --dir b',
+      [shell('mkdir -p b; rabbit-export backup --dir b')],
+    ],
+    [
+      'a second command after ||',
+      'test -d b || rabbit-export backup --dir b',
+      [shell('test -d b || rabbit-export backup --dir b')],
+    ],
+    [
+      'two commands before it',
+      'mkdir a && mkdir b && rabbit-export backup --dir b',
+      [shell('mkdir a && mkdir b && rabbit-export backup --dir b')],
+    ],
+    [
+      'a folder changed before it',
+      'cd b && rabbit-export backup --dir .',
+      [shell('cd b && rabbit-export backup --dir .')],
+    ],
+    [
+      'a variable before it',
+      'test -d $B && rabbit-export backup --dir b',
+      [shell('test -d $B && rabbit-export backup --dir b')],
+    ],
+    [
+      'a quoted word before it',
+      "mkdir 'a b' && rabbit-export backup --dir b",
+      [shell("mkdir 'a b' && rabbit-export backup --dir b")],
+    ],
+    [
+      'a command after it that is not lone',
+      'mkdir b && rabbit-export ls a.zip | head',
+      [shell('mkdir b && rabbit-export ls a.zip | head')],
+    ],
+    [
+      'a status read later in the block',
+      'mkdir b && rabbit-export backup --dir b\necho $?',
+      [shell('mkdir b && rabbit-export backup --dir b\necho $?')],
     ],
     [
       'a quoted word',
@@ -232,6 +273,57 @@ describe('a block run in steps', () => {
     const failed = await readFile(join(cwd, 'old.txt'), 'utf8');
     expect(failed).toContain('nowhere.zip');
     expect(failed).not.toContain('longer text');
+  });
+
+  it.each([
+    [
+      'the command left of && fails mid-block: skipped, and the next line runs',
+      'test -d none && rabbit-export --version > v.txt\ntouch after',
+      0,
+    ],
+    [
+      "the command left of && fails last: its status is the block's",
+      'touch before\ntest -d none && rabbit-export --version > v.txt',
+      1,
+    ],
+    [
+      'the command left of && succeeds: the command runs',
+      'mkdir made && rabbit-export --version > v.txt\ntouch after',
+      0,
+    ],
+  ])('as bash, when %s', async (_, code, exitCode) => {
+    const steps = blockSteps(code);
+    expect(steps.some((step) => step.kind === 'cli' && step.first !== undefined)).toBe(true);
+    const inSteps = await tempDir();
+    const inBash = await tempDir();
+    const run = await runBlock(
+      { file: 'steps.md', line: 1, expectedExit: 0, code },
+      inSteps,
+      { PATH: '/usr/bin:/bin' },
+      10_000,
+    );
+    // The same block through bash itself, rabbit-export a function that prints what the CLI would.
+    const version = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as { version: string };
+    const bash = spawnSync(
+      'bash',
+      ['-e', '-o', 'pipefail', '-c', `rabbit-export() { echo ${version.version}; }\n${code}`],
+      {
+        cwd: inBash,
+        env: { PATH: '/usr/bin:/bin' },
+      },
+    );
+    expect(bash.status).toBe(exitCode);
+    expect(run.exitCode, run.output).toBe(exitCode);
+    const listing = async (dir: string): Promise<[string, string][]> =>
+      Promise.all(
+        (await readdir(dir))
+          .sort()
+          .map(async (name): Promise<[string, string]> => [
+            name,
+            (await lstat(join(dir, name))).isDirectory() ? 'dir' : await readFile(join(dir, name), 'utf8'),
+          ]),
+      );
+    expect(await listing(inSteps)).toEqual(await listing(inBash));
   });
 
   it('runs a lone command in-process, in the block folder', async () => {

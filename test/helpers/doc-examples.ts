@@ -64,11 +64,20 @@ export interface BlockRun {
  * `set -e`. A spawned CLI pays Node's start and the loading of its modules for each command, most
  * of what a small export costs; the program the process would run is the same. A plain `> file`
  * (stdout, one word bash passes on unchanged) is done as bash does it: the file created or emptied
- * before the command runs, then given exactly the bytes the command wrote to stdout. Commands whose
+ * before the command runs, then given exactly the bytes the command wrote to stdout; `mkdir -p b &&
+ * rabbit-export …` runs its plain first command in bash, then the CLI (see AND_THEN). Commands whose
  * process is the point (a pipe, any other redirect, `--out -`, anything bash must expand) stay in bash.
  */
 export type BlockStep =
-  { kind: 'cli'; args: string[]; text: string; stdoutTo?: string } | { kind: 'shell'; code: string };
+  | {
+      kind: 'cli';
+      args: string[];
+      text: string;
+      stdoutTo?: string;
+      /** `first && rabbit-export …`: bash runs `first`, the command runs only if that succeeds. */
+      first?: string;
+    }
+  | { kind: 'shell'; code: string };
 
 /**
  * `rabbit-export` and words bash would pass on unchanged: no quote, expansion, glob, pipe or
@@ -92,6 +101,15 @@ const JOINS_LINES =
  */
 const CHANGES_STATE =
   /(?:^|[;&|]\s*)(?:(?:cd|pushd|popd|export|unset|set|shopt|source|\.|alias|umask|trap|exec|eval|declare|local|readonly|typeset|ulimit)(?:\s|$)|[A-Za-z_]\w*=|[A-Za-z_][\w-]*\s*\(\))/;
+
+/**
+ * `first && rabbit-export …` with `first` one plain command (no quote, expansion, redirect, pipe,
+ * separator or subshell): bash runs it, the CLI in-process after it. When `first` fails, set -e
+ * does not end the script (a failure left of `&&` never does): the command is skipped, the list's
+ * status is `first`'s, and the next line runs; so a block that reads `$?` runs in bash.
+ */
+const AND_THEN = /^\s*([^\s;&|()`$<>#'"\\][^;&|()`$<>#'"\\]*?)\s*&&\s*(rabbit-export\s.*)$/;
+const READS_STATUS = /\$\?|PIPESTATUS/;
 
 /**
  * The words after `rabbit-export` of a line that may run in-process, and the file its stdout is
@@ -147,8 +165,15 @@ export function blockSteps(code: string): BlockStep[] {
       steps.push({ kind: 'shell', code: shell.join('\n') });
     shell = [];
   };
+  const readsStatus = READS_STATUS.test(code);
   for (const line of lines) {
-    const command = stateChanged ? undefined : loneCommand(line);
+    let command: { args: string[]; stdoutTo?: string; first?: string } | undefined;
+    if (!stateChanged) command = loneCommand(line);
+    const andThen = stateChanged || readsStatus || command !== undefined ? null : AND_THEN.exec(line);
+    if (andThen && !CHANGES_STATE.test(andThen[1] ?? '')) {
+      const then = loneCommand(andThen[2] ?? '');
+      if (then !== undefined) command = { ...then, first: (andThen[1] ?? '').trim() };
+    }
     if (command === undefined) {
       shell.push(line);
       stateChanged ||= CHANGES_STATE.test(line);
@@ -169,15 +194,27 @@ export async function runBlock(
   timeoutMs: number,
 ): Promise<BlockRun> {
   let output = '';
+  // The status of the last command, as bash would end the script with it.
+  let status: number | null = 0;
   for (const step of blockSteps(block.code)) {
+    if (step.kind === 'cli' && step.first !== undefined) {
+      const first = await runShell(step.first, cwd, env, timeoutMs);
+      output += first.output;
+      if (first.timedOut) return { ...first, output };
+      if (first.exitCode !== 0) {
+        status = first.exitCode;
+        continue;
+      }
+    }
     const run =
       step.kind === 'cli'
         ? await runInProcess(step.args, cwd, env, step.stdoutTo)
         : await runShell(step.code, cwd, env, timeoutMs);
     output += run.output;
     if (run.timedOut || run.exitCode !== 0) return { ...run, output };
+    status = 0;
   }
-  return { exitCode: 0, output, timedOut: false };
+  return { exitCode: status, output, timedOut: false };
 }
 
 /**
