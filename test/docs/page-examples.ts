@@ -16,7 +16,7 @@ const BLOCK_TIMEOUT_MS = 120_000;
  * The pages whose examples take longest run from test files of their own, so the two workers can share
  * them out; readme-examples.test.ts runs every other page, a page added later included.
  */
-export const PAGES_WITH_A_FILE = ['README.md', 'docs/export.md', 'docs/backups.md', 'docs/verify-live.md'];
+export const PAGES_WITH_A_FILE = ['docs/export.md', 'docs/backups.md', 'docs/verify-live.md'];
 
 /** README.md and every markdown page under docs/, as the user reads them, relative to the repository. */
 export async function documents(): Promise<string[]> {

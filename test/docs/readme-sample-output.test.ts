@@ -16,7 +16,7 @@ const service = sampleService();
 
 /**
  * The Quick start's commands run in-process, through their own registrations and runAction: what
- * they print on stdout is what is compared (examples-readme.test.ts runs them as written).
+ * they print on stdout is what is compared (readme-examples.test.ts runs them as written).
  */
 const REGISTER = { export: registerExport, verify: registerVerify, ls: registerLs };
 
