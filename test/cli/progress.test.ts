@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
+import { fileURLToPath } from 'node:url';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { createProgress, progressMode } from '../../src/cli/progress.js';
 import { steppedClock } from '../helpers/stepped-clock.js';
@@ -16,6 +17,7 @@ import { requireTool } from '../helpers/tools.js';
 const stream = (isTTY: boolean, columns?: number): NodeJS.WriteStream =>
   ({ isTTY, columns }) as unknown as NodeJS.WriteStream;
 const run = promisify(execFile);
+const TIME_LAPSE = fileURLToPath(new URL('../helpers/time-lapse.mjs', import.meta.url));
 
 describe('progress display', () => {
   it.each([
@@ -106,14 +108,21 @@ describe('progress of a real export (issue 15)', () => {
 
   it('on a terminal: one line with percent, bar and time left, redrawn in place and cleared at the end', async () => {
     requireTool('/usr/bin/script');
-    // 197 requests, 2 at a time, 15 ms each: a crawl of over a second, some frames of the bar.
-    latencyMs = 15;
+    // 197 requests, 2 at a time, 3 ms each, on a CLI whose clock (test/helpers/time-lapse.mjs)
+    // runs ten times as fast as the wall's: a crawl of about three seconds of its time, some
+    // frames of the bar, in a third of a second.
+    latencyMs = 3;
     const dir = await tempDir();
     const command = `stty cols 100 rows 30; ${process.execPath} ${BIN} export --out ${join(dir, 'a.zip')} --concurrency 2`;
     const { stdout } = await run('/usr/bin/script', ['-qfec', command, '/dev/null'], {
       timeout: 120_000,
       maxBuffer: 16 * 1024 * 1024,
-      env: { PATH: process.env['PATH'] ?? '', ...env() },
+      env: {
+        PATH: process.env['PATH'] ?? '',
+        NODE_OPTIONS: `--import=${TIME_LAPSE}`,
+        RABBIT_TIME_LAPSE: '10',
+        ...env(),
+      },
     });
     // Every redraw is one synchronized frame: never more than the terminal's width, never a newline.
     const frames = [...stdout.matchAll(new RegExp(`${ESC}\\[\\?2026h([^]*?)${ESC}\\[\\?2026l`, 'g'))].map((match) =>

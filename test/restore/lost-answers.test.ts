@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { writeRequests, type FakeService } from '../../src/fake-service/index.js';
 import { restorePrototype, type RestoreEvent, type RestoreOptions } from '../../src/restore/restore-prototype.js';
@@ -21,8 +22,11 @@ let service: FakeService;
 let dir: string;
 let archive: string;
 
-useFakeService({ seed: 1 }, (fixture) => ({ service, dir } = fixture));
+/** How the service waits out its latency: real time, unless a test holds only the answers it picks. */
+let latencySleep: (ms: number) => Promise<void>;
+useFakeService({ seed: 1, sleep: (ms) => latencySleep(ms) }, (fixture) => ({ service, dir } = fixture));
 beforeEach(async () => {
+  latencySleep = (ms) => sleep(ms);
   archive = await exportPrototype(service, dir, 'night.zip');
 });
 
@@ -130,22 +134,16 @@ describe('writes whose answers go missing', () => {
 describe('kill -9 in the middle of a restore', () => {
   it('the same command again ends with every element once', async () => {
     damage(service);
-    service.setLatency(50);
+    // Every answer is due a second after its request, but only those from the second POST on are
+    // held for it (the creates are sent one at a time): the reads and the first POST are answered
+    // at once, and the second POST is applied on arrival and its answer still pending when the
+    // kill lands, however slow the machine.
+    const posts = (): number => service.stats.byMethod.get('POST') ?? 0;
+    latencySleep = (ms) => (posts() >= 2 ? sleep(ms) : Promise.resolve());
+    service.setLatency(1000);
     const env = { RABBIT_API_KEY: service.keys.readWrite, RABBIT_BASE_URL: service.baseUrl };
     const { child, done } = startCli(['restore', archive, '--prototype', PROTO, '--prune', '--json'], { env });
-    // Once the plan is out (it precedes every write), answers wait a second: the second POST is
-    // applied on arrival and its answer is still pending when the kill lands, however slow the machine.
-    child.stderr?.on('data', (chunk: Buffer) => {
-      if (chunk.toString().includes('restore plan')) service.setLatency(1000);
-    });
-    await until(
-      () => {
-        const posts = service.stats.byMethod.get('POST') ?? 0;
-        if (posts === 1) service.setLatency(1000);
-        return posts >= 2;
-      },
-      { what: 'the second POST', intervalMs: 1 },
-    );
+    await until(() => posts() >= 2, { what: 'the second POST', intervalMs: 1 });
     child.kill('SIGKILL');
     const killed = await done;
     expect(killed.signal).toBe('SIGKILL');

@@ -3,6 +3,7 @@ import { writeRequests, type FakeService } from '../../src/fake-service/index.js
 import { registerRestore } from '../../src/cli/commands/restore.js';
 import { runCli } from '../helpers/cli.js';
 import { PROTO, archivedElements, contents, damage, exportPrototype, liveContents } from './restore-helpers.js';
+import { skippingClock } from '../helpers/skipping-clock.js';
 import { useFakeService } from '../helpers/fake-service.js';
 
 let service: FakeService;
@@ -167,11 +168,16 @@ describe('rabbit-export restore', () => {
         { path: `/rabbit/api/prototypes/${PROTO}/pages/page0001/elements/${kept}.json`, kind: '503', times: 1 },
       ],
     });
+    // The second each answer asks to wait (Retry-After) passes on the run's clock, which skips it.
+    const clock = skippingClock();
     const run = await runCli(['restore', archive, '--prototype', PROTO, '--json', '--page', 'page0001'], {
       register: registerRestore,
       env,
+      clock,
     });
     expect(JSON.parse(run.stdout)).toMatchObject({ exitCode: 0, create: 3, update: 2 });
+    // Both were waited out, on that clock.
+    expect(clock.slept.length).toBeGreaterThanOrEqual(2);
     expect(contents(await archivedElements(archive))['page0001']).toEqual(
       liveContents(service)['page0001']!.filter((c) => !c.includes('sticker')),
     );

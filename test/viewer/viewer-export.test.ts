@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { promisify } from 'node:util';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
@@ -104,11 +105,16 @@ describe('export with the offline viewer', () => {
   });
 
   it('waits for a stylesheet still arriving, and makes the same archive as when it arrives at once', async () => {
-    // The first time, the stylesheet takes 1.5 s while everything else answers at once:
-    // prototypes are done before it is in, and must not be built without it.
+    // The first time, the stylesheet's body is held (its slow-body pauses wait on this) until a
+    // prototype is done, while everything else answers at once: prototypes are done before it is
+    // in, and must not be built without it. A run that would wait for it first (the fault this
+    // guards against) is let go after 1.5 s, so it ends and the order asserted below fails.
+    let release = (): void => undefined;
+    const prototypeDone = new Promise<void>((resolve) => (release = resolve));
     const slow = await startFakeService({
       seed: 1,
       faults: { paths: [{ path: STATIC_PATHS.css, kind: 'slow-body', times: 1 }], slowBodyMs: 1500 },
+      sleep: (ms) => Promise.race([prototypeDone, sleep(ms)]),
     });
     const late: ExportEvent[] = [];
     try {
@@ -117,7 +123,10 @@ describe('export with the offline viewer', () => {
         baseUrl: slow.baseUrl,
         keys: [slow.keys.readOnly],
         concurrency: 4,
-        onEvent: (event) => late.push(event),
+        onEvent: (event) => {
+          late.push(event);
+          if (event.type === 'prototype-done') release();
+        },
       });
       const again = await exportAccount({
         out: join(dir, 'fast.zip'),

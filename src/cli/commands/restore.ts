@@ -78,7 +78,8 @@ async function runRestore(archive: string, flags: RestoreFlags, io: CliIO): Prom
   const { restorePrototype } = await import('../../restore/restore-prototype.js');
   const { serviceOptionsOf } = await import('../service-options.js');
   const { recordLine } = await import('../json-records.js');
-  const service = await serviceOptionsOf(flags, io.env, (line) => io.stderr.write(line));
+  // With the run's clock (a test's, which skips the waits), as every long run takes it.
+  const service = { ...(await serviceOptionsOf(flags, io.env, (line) => io.stderr.write(line))), ...io.clock };
   const human = flags.json ? io.stderr : io.stdout;
   const told = await restoreEvents(io, human);
   // Progress: the writes counted off restore's own events, on stderr (restore-progress.ts).
