@@ -1,8 +1,16 @@
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { configDefaults, defineConfig } from 'vitest/config';
 
 // Files that replace a module with vi.mock: in a module graph shared with other files the mock would
 // either come too late (the real module already loaded) or leak into the files after it.
 const ISOLATED = ['test/api/new-kind.test.ts', 'test/client/session-users.test.ts', 'test/zip/hostile-zip.test.ts'];
+
+/** The TypeScript settings Vite compiles our files with: the project's, and the browser code's beside it. */
+const TSCONFIG_HASH = ['tsconfig.json', 'src/site/browser/tsconfig.json']
+  .reduce((hash, file) => hash.update(readFileSync(new URL(file, import.meta.url))), createHash('sha256'))
+  .digest('hex')
+  .slice(0, 16);
 
 const shared = {
   setupFiles: [
@@ -20,8 +28,10 @@ export default defineConfig({
     // Two cores on every machine here: more workers only add contention.
     maxWorkers: 2,
     // Transformed modules kept on disk between runs (in node_modules, so a reinstall clears them), keyed by
-    // each file's content: a second `npm test` does not transform the unchanged tree again.
-    experimental: { fsModuleCache: true },
+    // each file's content: a second `npm test` does not transform the unchanged tree again. vitest's key
+    // leaves out the tsconfig files, whose compiler options change the JavaScript a file compiles to: the
+    // cache's folder is named by their hash, so a change to them starts a new one.
+    experimental: { fsModuleCache: true, fsModuleCachePath: `node_modules/.vite/vitest-${TSCONFIG_HASH}` },
     projects: [
       {
         // One module graph per worker, not per file: loading and transforming our modules again for

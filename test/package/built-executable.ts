@@ -1,14 +1,17 @@
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdir, mkdtemp, readdir, readFile, rename, rm, stat, utimes } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { promisify } from 'node:util';
 
 const execFileAsync = promisify(execFile);
 
-/** Where built executables are kept between runs, one folder per key; delete it to force a build. */
-export const SEA_CACHE = join(tmpdir(), 'rabbit-export-sea-cache');
+/**
+ * Where built executables are kept between runs, one folder per key; delete it to force a build. In
+ * the checkout's own node_modules, beside the other caches of the tests (a reinstall clears it), not
+ * under a name anyone on the machine could plant a folder at in the shared temporary directory.
+ */
+const cacheOf = (root: string): string => join(root, 'node_modules', '.cache', 'rabbit-export', 'sea');
 /** Folders kept: a few worktrees or branches at once, each some 100 MB. */
 const KEPT = 3;
 
@@ -52,7 +55,8 @@ async function inputsKey(root: string): Promise<string> {
  */
 export async function builtExecutable(root: string): Promise<string> {
   const key = await inputsKey(root);
-  const kept = join(SEA_CACHE, key);
+  const cache = cacheOf(root);
+  const kept = join(cache, key);
   const now = new Date();
   try {
     // Marks it used, for prune(); a folder named by its key is a finished build (see the rename).
@@ -61,8 +65,8 @@ export async function builtExecutable(root: string): Promise<string> {
   } catch {
     // Not built from these inputs yet.
   }
-  await mkdir(SEA_CACHE, { recursive: true });
-  const staging = await mkdtemp(join(SEA_CACHE, '.build-'));
+  await mkdir(cache, { recursive: true });
+  const staging = await mkdtemp(join(cache, '.build-'));
   try {
     const { stdout } = await execFileAsync(process.execPath, [join(root, 'scripts/package.mjs'), '--out', staging], {
       cwd: root,
@@ -81,18 +85,18 @@ export async function builtExecutable(root: string): Promise<string> {
     await rm(staging, { recursive: true, force: true });
     throw error;
   }
-  await prune(staging);
+  await prune(cache, staging);
   return kept;
 }
 
 /** Keeps the KEPT builds used last, and no build left half done an hour ago by a run that was stopped. */
-async function prune(own: string): Promise<void> {
-  const entries = await readdir(SEA_CACHE, { withFileTypes: true });
+async function prune(cache: string, own: string): Promise<void> {
+  const entries = await readdir(cache, { withFileTypes: true });
   const folders = await Promise.all(
     entries
-      .filter((entry) => entry.isDirectory() && join(SEA_CACHE, entry.name) !== own)
+      .filter((entry) => entry.isDirectory() && join(cache, entry.name) !== own)
       .map(async (entry) => {
-        const path = join(SEA_CACHE, entry.name);
+        const path = join(cache, entry.name);
         // Another run may prune at the same time.
         const used = (await stat(path).catch(() => undefined))?.mtimeMs ?? Date.now();
         return { path, staging: entry.name.startsWith('.'), used };

@@ -128,7 +128,7 @@ async function restoreEvents(io: CliIO, human: NodeJS.WritableStream): Promise<(
     else if (event.type === 'write') human.write(formatWrite(event.write, event.outcome, event.newId));
     // A pause is news on stderr; giving up is told once, as the fatal error with its next step.
     else if (event.type === 'outage' && event.state !== 'gave-up')
-      io.stderr.write(`${outageLine(event, Date.now())}\n`);
+      io.stderr.write(`${outageLine(event, io.clock?.now?.() ?? Date.now())}\n`);
     else if (event.type === 'journal-set-aside')
       io.stderr.write(`a journal of another restore was moved to ${event.path}\n`);
   };
