@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
-import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, symlink } from 'node:fs/promises';
+import { copyFile, cp, mkdir, mkdtemp, readdir, readFile, rm, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { delimiter, dirname, join } from 'node:path';
+import { basename, delimiter, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -38,9 +38,15 @@ const packed = (): Promise<{ path: string; files: Array<{ path: string }> }> =>
     kept.push(dir);
     const [clone, packs] = [join(dir, 'clone'), join(dir, 'packs')];
     await Promise.all([mkdir(clone), mkdir(packs)]);
-    const skipped = new Set(['.git', 'node_modules', 'dist', 'release']);
+    // What a clone holds, and what a working tree adds beside it, without dist/ (`prepack` must build it) or
+    // any installed packages: test/browser/node_modules alone is some hundred megabytes to copy.
+    const skipped = new Set(['.git', 'node_modules', 'dist', 'release', 'test-output']);
     const entries = (await readdir(ROOT)).filter((entry) => !skipped.has(entry));
-    await run('cp', ['-R', ...entries.map((entry) => join(ROOT, entry)), clone]);
+    for (const entry of entries)
+      await cp(join(ROOT, entry), join(clone, entry), {
+        recursive: true,
+        filter: (source) => basename(source) !== 'node_modules',
+      });
     await symlink(join(ROOT, 'node_modules'), join(clone, 'node_modules'));
     const { stdout } = await run('npm', ['pack', '--json', '--pack-destination', packs], { cwd: clone, env: npmEnv() });
     const [tarball] = JSON.parse(stdout) as [{ filename: string; files: Array<{ path: string }> }];
