@@ -120,6 +120,18 @@ function manualBody(): Body & { push(chunk: Buffer): void; end(): void; destroye
 /** Lets the reader take what was pushed before the clock moves on. */
 const flush = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
+/**
+ * One byte every two seconds for 28 seconds, `advance` moving the clock between them: never idle,
+ * never done, and always under the default limit, so only the window's end can stop it.
+ */
+async function trickle(body: ReturnType<typeof manualBody>, advance: (ms: number) => void): Promise<void> {
+  for (let t = 0; t < 28_000; t += 2000) {
+    body.push(Buffer.from('x'));
+    advance(2000);
+    await flush();
+  }
+}
+
 /** Reads a body as the spool does under watch: each chunk reported, the watch stopped at the end. */
 async function readWatched(
   body: Body,
@@ -145,12 +157,7 @@ describe('watchTransfer', () => {
     const clock = fakeClock();
     const inner = manualBody();
     const reading = readWatched(inner, '/rabbit/api/x.json', clock);
-    // One byte every two seconds: never idle, never done.
-    for (let t = 0; t < 28_000; t += 2000) {
-      inner.push(Buffer.from('x'));
-      clock.advance(2000);
-      await flush();
-    }
+    await trickle(inner, (ms) => clock.advance(ms));
     expect(inner.destroyed).toBeUndefined();
     clock.advance(2000);
     const error: unknown = await reading.catch((e: unknown) => e);
@@ -222,11 +229,7 @@ describe("the watchdog on the run's clock (watchdogClockOf)", () => {
     const clock = watchdogClockOf(run.now, run.timer);
     const inner = manualBody();
     const reading = readWatched(inner, '/rabbit/api/x.json', clock);
-    for (let t = 0; t < 28_000; t += 2000) {
-      inner.push(Buffer.from('x'));
-      run.step(2000);
-      await flush();
-    }
+    await trickle(inner, (ms) => run.step(ms));
     expect(inner.destroyed).toBeUndefined();
     run.step(2000);
     expect(isRabbitError(await reading.catch((e: unknown) => e), 'STALLED')).toBe(true);
