@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { blockSteps, runBlock, type BlockStep } from '../helpers/doc-examples.js';
 import { tempDir } from '../helpers/temp.js';
-import { ROOT } from './page-examples.js';
+import { TOOL_VERSION } from '../../src/core/version.js';
 
 const cli = (...args: string[]): Extract<BlockStep, { kind: 'cli' }> => ({
   kind: 'cli',
@@ -267,8 +267,7 @@ describe('a block run in steps', () => {
     const run = await runBlock(block, cwd, { PATH: '/usr/bin:/bin' }, 10_000);
     expect(run.exitCode, run.output).toBe(1);
     expect(run.output).not.toMatch(/^\d+\.\d+\.\d+/m);
-    const version = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as { version: string };
-    expect(await readFile(join(cwd, 'version.txt'))).toEqual(Buffer.from(`${version.version}\n`));
+    expect(await readFile(join(cwd, 'version.txt'))).toEqual(Buffer.from(`${TOOL_VERSION}\n`));
     // verify says what failed on stdout: the file holds that, and nothing it held before.
     const failed = await readFile(join(cwd, 'old.txt'), 'utf8');
     expect(failed).toContain('nowhere.zip');
@@ -303,10 +302,9 @@ describe('a block run in steps', () => {
       10_000,
     );
     // The same block through bash itself, rabbit-export a function that prints what the CLI would.
-    const version = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as { version: string };
     const bash = spawnSync(
       'bash',
-      ['-e', '-o', 'pipefail', '-c', `rabbit-export() { echo ${version.version}; }\n${code}`],
+      ['-e', '-o', 'pipefail', '-c', `rabbit-export() { echo ${TOOL_VERSION}; }\n${code}`],
       {
         cwd: inBash,
         env: { PATH: '/usr/bin:/bin' },
