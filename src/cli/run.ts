@@ -1,5 +1,5 @@
 import { isRabbitError } from '../core/errors.js';
-import { redactUrl } from '../core/redact.js';
+import { redactStrings, redactUrl } from '../core/redact.js';
 import { EXIT, exitCodeFor } from './exit-codes.js';
 import { printable } from './format.js';
 import { jsonRecord, type RecordCommand } from './json-records.js';
@@ -46,13 +46,14 @@ export async function runAction(
     // Machine-readable context the error carries (who holds a lock) goes beside the message.
     const data = isRabbitError(error) ? error.data : undefined;
     // One redaction for everything the failure says, on its one way out: stderr, --json and the ping.
-    failure = redactAll(
+    failure = redactStrings(
       failureRecord(json === false ? null : json, code, {
         ...data,
         code: errorCode,
         message,
         ...(next !== undefined ? { next } : {}),
       }),
+      redactUrl,
     ) as Record<string, unknown>;
     if (json !== false) io.stdout.write(`${terminalJson(failure)}\n`);
     io.stderr.write(`rabbit-export: ${message}\n`);
@@ -64,15 +65,6 @@ export async function runAction(
     process.exitCode = code;
   }
   if (after) await after(Number(process.exitCode), failure);
-}
-
-/** Every string in `value`, however deep, through redactUrl. */
-function redactAll(value: unknown): unknown {
-  if (typeof value === 'string') return redactUrl(value);
-  if (Array.isArray(value)) return value.map(redactAll);
-  if (value !== null && typeof value === 'object')
-    return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, redactAll(inner)]));
-  return value;
 }
 
 /** The --json summary of a run that failed, whatever failed: one shape for every log reader. */

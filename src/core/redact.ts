@@ -110,6 +110,15 @@ export function redactSecrets(text: string, secrets: readonly string[]): string 
   return markerOf(secrets)?.redactText(out) ?? out;
 }
 
+/** Every string in `value`, however deep in its arrays and objects, through `redact`; the rest as it is. */
+export function redactStrings(value: unknown, redact: (text: string) => string): unknown {
+  if (typeof value === 'string') return redact(value);
+  if (Array.isArray(value)) return value.map((inner) => redactStrings(inner, redact));
+  if (value !== null && typeof value === 'object')
+    return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, redactStrings(inner, redact)]));
+  return value;
+}
+
 /** The scan for a run's keys, made once: the callers pass the same keys for every message. */
 let lastMarker: { keys: string; marker: SecretMarker | undefined } | undefined;
 function markerOf(secrets: readonly string[]): SecretMarker | undefined {
