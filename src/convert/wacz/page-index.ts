@@ -1,5 +1,5 @@
 import type { ArchiveCatalog } from '../../archive/archive-catalog.js';
-import { revisionEntryOf } from '../../api/entry-paths.js';
+import { revisionEntryNameOf } from '../../api/reader-names.js';
 import type { ManifestHead } from '../../manifest/manifest-stream.js';
 import { pageContents, planPages, startPrototype } from '../page-walk.js';
 import { fetchTimeOf, servedUrl } from './served-url.js';
@@ -38,7 +38,9 @@ export async function* pageLines(
     const plan = await planPages(reader);
     for await (const content of pageContents(reader, plan, false, signal)) {
       const page = content.page;
-      const xhtml = await archived.entry(revisionEntryOf('page-html', { prototype: id, page: page.id }));
+      // The reader's names, not the export's: a page id read from someone's archive need not have
+      // the service's shape (an old pages.json's keys), and such a page has no XHTML to list.
+      const xhtml = await archived.entry(revisionEntryNameOf('page-html', { page: page.id }));
       if (xhtml === undefined) {
         missing.pages++;
         continue;
