@@ -182,7 +182,7 @@ class ProgressScreen {
       case 'start':
         this.concurrency.from = this.concurrency.to = event.concurrency;
         this.line(
-          `exporting ${serviceOf(event.baseUrl)} to ${event.out} (${event.concurrency} at a time` +
+          `exporting ${serviceOf(event.baseUrl)} to ${printable(event.out)} (${event.concurrency} at a time` +
             `${event.proxy ? `, through the proxy ${event.proxy}` : ''})`,
         );
         if (event.resumed > 0)

@@ -189,12 +189,12 @@ function backupSummary(result: BackupResult, times: RunTimes) {
 /** The report on stdout. */
 function describeBackup(result: BackupResult, summary: BackupSummary, timeLine: string): string {
   return (
-    `${summary.complete ? 'complete' : 'INCOMPLETE'}: ${result.out}\n` +
+    `${summary.complete ? 'complete' : 'INCOMPLETE'}: ${printable(result.out)}\n` +
     (result.resumed !== null
       ? `  resumed the interrupted backup of ${whenOf(result.resumed)}: ${result.resumedFiles} files it had saved were reused unless changed\n`
       : '') +
     (result.since !== null
-      ? `  ${summary.prototypes} prototypes: ${summary.reused} unchanged, copied from ${result.since}; ${summary.fetched} fetched\n`
+      ? `  ${summary.prototypes} prototypes: ${summary.reused} unchanged, copied from ${printable(result.since)}; ${summary.fetched} fetched\n`
       : `  ${plural(summary.prototypes, 'prototype')}, all fetched: a full export\n`) +
     (result.sinceSkipped !== null ? `  full export: ${printable(result.sinceSkipped)}\n` : '') +
     (result.export.deadlineReached ? '  stopped fetching at --max-duration; the next backup fetches the rest\n' : '') +
@@ -204,7 +204,7 @@ function describeBackup(result: BackupResult, summary: BackupSummary, timeLine: 
     `  time: ${timeLine}\n` +
     `  sha256 ${result.sha256}\n` +
     (result.check ? checkLine(result.check) : '') +
-    `  ${plural(summary.kept, 'archive')} kept${summary.pruned.length > 0 ? `, removed ${summary.pruned.join(', ')}` : ''}\n` +
+    `  ${plural(summary.kept, 'archive')} kept${summary.pruned.length > 0 ? `, removed ${summary.pruned.map(printable).join(', ')}` : ''}\n` +
     (result.orphanSidecars.length > 0
       ? `  removed ${result.orphanSidecars.map(printable).join(', ')}: ${orphanWords(result.orphanSidecars.length)}\n`
       : '')
@@ -245,7 +245,7 @@ function backupWarnings(result: BackupResult, summary: BackupSummary): string {
 function incompleteText(result: BackupResult): string {
   const run = result.export;
   if (run.outages.gaveUp)
-    return `the service stayed away longer than --outage-patience; the next backup fetches what is missing from ${result.out}\n`;
+    return `the service stayed away longer than --outage-patience; the next backup fetches what is missing from ${printable(result.out)}\n`;
   if (run.keysRefused && run.keysRefused.length > 0)
     return run.keysRefused
       .map(
@@ -256,7 +256,7 @@ function incompleteText(result: BackupResult): string {
   const left = run.deadlineReached ? run.left : undefined;
   const failures = left ? run.errorCount - left.prototypesLeft - left.requestsCutOff : run.errorCount;
   return failures > 0
-    ? `${plural(failures, 'resource')} could not be archived; see "errors" in the manifest of ${result.out}\n`
+    ? `${plural(failures, 'resource')} could not be archived; see "errors" in the manifest of ${printable(result.out)}\n`
     : '';
 }
 
@@ -298,7 +298,7 @@ function retentionFlags(flags: BackupFlags): { keep?: number; retention: Retenti
 /** `2026-11-22T031500Z.zip` as `2026-11-22 03:15:00 UTC (2026-11-22T031500Z.zip)`. */
 function whenOf(archive: string): string {
   const stamp = /^(\d{4}-\d{2}-\d{2})T(\d{2})(\d{2})(\d{2})Z/.exec(archive);
-  return stamp ? `${stamp[1]} ${stamp[2]}:${stamp[3]}:${stamp[4]} UTC (${archive})` : archive;
+  return stamp ? `${stamp[1]} ${stamp[2]}:${stamp[3]}:${stamp[4]} UTC (${printable(archive)})` : printable(archive);
 }
 
 /** --dry-run: the retention plan, one line per archive (or one JSON line), and nothing done. */
@@ -338,14 +338,14 @@ function dryRun(io: CliIO, flags: BackupFlags): Promise<void> {
     }
     if (!exists) {
       io.stdout.write(
-        `dry run: ${resolve(flags.dir)} does not exist yet; the first backup creates it, and there is nothing to keep or remove\n`,
+        `dry run: ${printable(resolve(flags.dir))} does not exist yet; the first backup creates it, and there is nothing to keep or remove\n`,
       );
       return 0;
     }
     const removed = plan.filter((decision) => !decision.keep).length;
-    let text = `dry run: nothing is backed up or removed; what a backup into ${resolve(flags.dir)} would keep and remove now, once its archive is written and complete:\n`;
+    let text = `dry run: nothing is backed up or removed; what a backup into ${printable(resolve(flags.dir))} would keep and remove now, once its archive is written and complete:\n`;
     for (const decision of plan)
-      text += `  ${decision.keep ? 'keep  ' : 'remove'} ${decision.name}  ${decision.reasons.join(', ')}\n`;
+      text += `  ${decision.keep ? 'keep  ' : 'remove'} ${printable(decision.name)}  ${decision.reasons.join(', ')}\n`;
     for (const sidecar of orphanSidecars) text += `  remove ${printable(sidecar)}  ${orphanWords(1)}\n`;
     text += `${plan.length - removed} kept, ${removed} removed`;
     if (orphanSidecars.length > 0)

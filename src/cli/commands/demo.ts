@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { FakeStore } from '../../fake-service/index.js';
-import { mib, plural, seconds } from '../format.js';
+import { mib, plural, printable, seconds } from '../format.js';
 import { EXIT } from '../exit-codes.js';
 import { runAction, withInterrupts, type CliIO } from '../run.js';
 
@@ -30,7 +30,7 @@ export function registerDemo(program: Command, io: CliIO): void {
           const started = Date.now();
           try {
             io.stdout.write(`sample service on ${service.baseUrl}\n`);
-            if (replacing) io.stdout.write(`replacing ${flags.out}, the archive of an earlier demo\n`);
+            if (replacing) io.stdout.write(`replacing ${printable(flags.out)}, the archive of an earlier demo\n`);
             const result = await withInterrupts(io, (signal) =>
               exportAccount({
                 out: flags.out,
@@ -50,7 +50,7 @@ export function registerDemo(program: Command, io: CliIO): void {
               `exported ${plural(result.prototypes.total, 'prototype')} in ${seconds(Date.now() - started)}: ` +
                 `${plural(result.stats.requests, 'request')} to the service gave ${plural(result.stats.files, 'file')} ` +
                 `(${mib(result.archiveBytes)}); with manifest.json the zip holds ${plural(report.checked, 'entry', 'entries')}\n` +
-                `archive: ${result.out}\n`,
+                `archive: ${printable(result.out)}\n`,
             );
             if (!report.ok) return EXIT.failed;
             return result.complete ? EXIT.ok : EXIT.incomplete;

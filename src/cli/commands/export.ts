@@ -199,7 +199,7 @@ function describeExport(result: ExportRun, summary: ExportSummary, timeLine: str
     `${result.complete ? 'complete' : 'INCOMPLETE'}: ${summary.prototypes} prototypes, ${summary.files} files, ` +
     `${mib(summary.bytes)} in ${seconds(summary.durationMs)} (${summary.requests} requests, ${summary.retries} retries)\n` +
     `bodies: ${bodiesText(summary.storedBytes, summary.wireBytes)}\n` +
-    `archive: ${result.out === '-' ? 'stdout' : result.out}\n` +
+    `archive: ${result.out === '-' ? 'stdout' : printable(result.out)}\n` +
     `sha256: ${result.sha256}\n` +
     outageDescription(result.outages) +
     (result.notOffered ?? [])
@@ -304,12 +304,13 @@ function exportCommand(flags: ExportFlags, fillFrom?: string): string {
   if (flags.workDir !== undefined) args.push('--work-dir', flags.workDir);
   args.push(...selectionArgs(fillFrom === undefined ? flags : { ...flags, since: fillFrom }), ...runLimitArgs(flags));
   if (fillFrom !== undefined || flags.force) args.push('--force');
-  return args.map(shellQuote).join(' ');
+  // Quoted for a shell, and then printable: a name's control characters would drive the terminal.
+  return printable(args.map(shellQuote).join(' '));
 }
 
 /** `--out team` writes a zip named `team`: said, so that no one wonders what the file is. */
 function zipNameNote(out: string): string {
   return out === '-' || extname(out).toLowerCase() === '.zip'
     ? ''
-    : `note: wrote a zip archive named ${out}, as --out said; its name has no .zip, which a file manager needs to open it\n`;
+    : `note: wrote a zip archive named ${printable(out)}, as --out said; its name has no .zip, which a file manager needs to open it\n`;
 }

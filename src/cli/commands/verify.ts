@@ -5,6 +5,7 @@ import { runAction, withInterrupts, type CliIO } from '../run.js';
 import { addServiceOptions, refuseApiKeyFlag, type ServiceFlags } from '../service-flags.js';
 import { addRunLimitOptions, type RunLimitFlags } from '../run-limit-flags.js';
 import { intOption } from '../options.js';
+import { printable } from '../terminal-text.js';
 import type { VerifyReport } from '../../verify/verify-archive.js';
 import type { SidecarCheck } from '../../archive/checksum-file.js';
 
@@ -95,9 +96,9 @@ async function verifyFile(file: string, flags: VerifyFlags, io: CliIO): Promise<
         ? { sidecar: sidecarPath(file), actual: sidecar.actual, expected: sidecar.expected }
         : undefined;
     io.stdout.write(`${formatVerifyReport(report, mismatch)}\n`);
-    if (sidecar.status === 'ok') io.stdout.write(`matches ${sidecarPath(file)}\n`);
+    if (sidecar.status === 'ok') io.stdout.write(`matches ${printable(sidecarPath(file))}\n`);
     if (sidecar.status === 'malformed')
-      io.stdout.write(`note: ${sidecarPath(file)} is not a sha256sum line and was not used\n`);
+      io.stdout.write(`note: ${printable(sidecarPath(file))} is not a sha256sum line and was not used\n`);
   }
   return code;
 }

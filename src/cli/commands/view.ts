@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { EXIT } from '../exit-codes.js';
 import { intOption } from '../options.js';
 import { runAction, type CliIO } from '../run.js';
-import { terminalJson } from '../terminal-text.js';
+import { printable, terminalJson } from '../terminal-text.js';
 import { shellWords } from '../../core/shell-quote.js';
 
 interface ViewFlags {
@@ -30,11 +30,11 @@ export function registerView(program: Command, io: CliIO): void {
             port: flags.port,
             onEvent: (event) =>
               io.stderr.write(
-                `refused ${terminalJson(event.entry)} (${event.reason}, HTTP ${event.status}): run ${shellWords('rabbit-export', 'verify', file)} to list what is damaged\n`,
+                `refused ${terminalJson(event.entry)} (${event.reason}, HTTP ${event.status}): run ${printable(shellWords('rabbit-export', 'verify', file))} to list what is damaged\n`,
               ),
           }),
         );
-        io.stdout.write(`serving ${file} at ${server.url}\nstop with Ctrl-C\n`);
+        io.stdout.write(`serving ${printable(file)} at ${server.url}\nstop with Ctrl-C\n`);
         if (flags.open) {
           const { openInBrowser } = await import('../open-browser.js');
           if (!(await openInBrowser(server.url, { env: io.env })))
