@@ -2,6 +2,7 @@ import { Command, CommanderError } from 'commander';
 import { TOOL_VERSION } from '../core/version.js';
 import { EXIT } from './exit-codes.js';
 import type { CliIO } from './run.js';
+import { nameUnknownOptionsOnly } from './unknown-option.js';
 
 type Register = (program: Command, io: CliIO) => void;
 
@@ -85,7 +86,8 @@ export async function runProgram(argv: readonly string[], io: CliIO): Promise<vo
     const registers = await Promise.all(names.map((name) => (COMMANDS[name] as () => Promise<Register>)()));
     for (const register of registers) register(program, io);
   }
-  for (const command of program.commands) command.exitOverride();
+  // Every usage error throws (to the catch below) rather than exit; an unknown option is named without its value.
+  for (const command of [program, ...program.commands]) nameUnknownOptionsOnly(command);
 
   try {
     await program.parseAsync(argv);
