@@ -128,7 +128,8 @@ export async function openSinceCache(
       const fresh = isUnchanged(prev, proto);
       // A changed prototype's copy is only worth offering if it can be revalidated.
       if (!fresh && entry.lastModified === null) return undefined;
-      return { fresh, lastModified: entry.lastModified, origin, load: () => load(entry) };
+      // entry.size is the zip's own for it (see usable), and load() stops at it.
+      return { fresh, lastModified: entry.lastModified, origin, size: entry.size, load: () => load(entry) };
     },
     close: release,
   };

@@ -38,7 +38,10 @@ export async function obtainBody(
   kind: BodyKind,
   key: string,
 ): Promise<{ result: BodyResult; buffer: Buffer | undefined }> {
-  const candidate = proto && options.cache ? await options.cache.lookup(source, proto) : undefined;
+  const found = proto && options.cache ? await options.cache.lookup(source, proto) : undefined;
+  // A copy over tonight's cap (an earlier run's was larger) stands in for nothing, unread: the
+  // request is made as without it, and the fetch refuses a body that size as it always does.
+  const candidate = found && found.size <= options.caps[kind] ? found : undefined;
   if (candidate?.fresh) {
     const hit = await fromCache(options, candidate, kind, source);
     if (hit) return hit;

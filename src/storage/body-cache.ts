@@ -33,6 +33,8 @@ export interface CacheCandidate {
   lastModified: string | null;
   /** Where it comes from, for the manifest (an archive's file name), if not this run's journal. */
   origin?: string;
+  /** Its size as recorded where it lies, known before a byte of it is read: held to tonight's cap. */
+  size: number;
   /** Puts the copy into the spool, verified against its sha256; rejects when it is damaged. */
   load(): Promise<CachedBody>;
 }

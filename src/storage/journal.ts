@@ -249,6 +249,7 @@ export class JournalCache implements BodyCache {
     return {
       fresh: true,
       lastModified: record.lastModified,
+      size: ref.size,
       ...(record.from !== undefined ? { origin: record.from } : {}),
       load: async (): Promise<CachedBody> => {
         await readVerified(

@@ -16,7 +16,11 @@ let dir: string;
 
 useFakeService({ seed: 1 }, (fixture) => ({ service, dir } = fixture));
 
-const run = async (out: string, extra: { since?: string; prototypes?: Set<string> } = {}, from = service) => {
+const run = async (
+  out: string,
+  extra: { since?: string; prototypes?: Set<string>; caps?: { json: number } } = {},
+  from = service,
+) => {
   const result = await exportAccount({
     out: join(dir, out),
     baseUrl: from.baseUrl,
@@ -64,6 +68,37 @@ function moveAnElement(): { proto: string; page: string; element: string } {
   if (!page || !element) throw new Error('sample data changed: prototype 3 has no element on its first page');
   service.store.updateElement(3, page.id, element.id, { position: { x: 321, y: 123 } });
   return { proto: '3', page: page.id, element: element.id };
+}
+
+/**
+ * A change of revision that leaves every body and Last-Modified as it was is what a 304 is for:
+ * simulated by a copy of PREV at `out` that claims the revision before the one `proto` has, its
+ * files where that revision puts them.
+ */
+async function olderRevisionOf(prev: string, proto: string, out: string): Promise<void> {
+  const { manifest, entries } = await readArchive(prev);
+  const record = manifest.prototypes[proto];
+  if (!record) throw new Error(`no prototype ${proto}`);
+  const [now, older] = [`prototypes/${proto}/r${record.revision}/`, `prototypes/${proto}/r${record.revision - 1}/`];
+  const moved = (path: string) => (path.startsWith(now) ? older + path.slice(now.length) : path);
+  const listed = record.revisions[String(record.revision)];
+  if (!listed) throw new Error(`no recorded revision of ${proto}`);
+  record.revisions = {
+    [String(record.revision - 1)]: {
+      ...listed,
+      files: listed.files.map((file) => ({ ...file, path: moved(file.path) })),
+    },
+  };
+  record.revision -= 1;
+  const { writeZip } = await import('../helpers/write-zip.js');
+  await writeZip(
+    [...entries].map(([name, entry]) => ({
+      name: moved(name),
+      data: name === 'manifest.json' ? JSON.stringify(manifest) : entry.data,
+      store: entry.method === 0,
+    })),
+    out,
+  );
 }
 
 describe('export --since', () => {
@@ -137,31 +172,7 @@ describe('export --since', () => {
 
   it('revalidates a changed prototype with If-Modified-Since and keeps the copies the service calls unmodified', async () => {
     await run('prev.zip');
-    // A change of revision that leaves every body and Last-Modified as it was is what a 304 is for:
-    // simulate it by making PREV claim an older revision, its files where that revision puts them.
-    const { manifest, entries } = await readArchive(join(dir, 'prev.zip'));
-    const record = manifest.prototypes['1001'];
-    if (!record) throw new Error('no prototype 1001');
-    const [now, older] = [`prototypes/1001/r${record.revision}/`, `prototypes/1001/r${record.revision - 1}/`];
-    const moved = (path: string) => (path.startsWith(now) ? older + path.slice(now.length) : path);
-    const listed = record.revisions[String(record.revision)];
-    if (!listed) throw new Error('no recorded revision of 1001');
-    record.revisions = {
-      [String(record.revision - 1)]: {
-        ...listed,
-        files: listed.files.map((file) => ({ ...file, path: moved(file.path) })),
-      },
-    };
-    record.revision -= 1;
-    const { writeZip } = await import('../helpers/write-zip.js');
-    await writeZip(
-      [...entries].map(([name, entry]) => ({
-        name: moved(name),
-        data: name === 'manifest.json' ? JSON.stringify(manifest) : entry.data,
-        store: entry.method === 0,
-      })),
-      join(dir, 'older.zip'),
-    );
+    await olderRevisionOf(join(dir, 'prev.zip'), '1001', join(dir, 'older.zip'));
 
     service.stats.reset();
     const inc = await run('inc.zip', { since: join(dir, 'older.zip') });
@@ -200,6 +211,33 @@ describe('export --since', () => {
     }
     expect((await readdir(dir)).sort()).toEqual(['junk.zip', 'prev.zip']);
   });
+
+  // Tonight's cap holds for a copy as for a download: PREV must not let in a body a request would refuse.
+  it.each([
+    ['unchanged, its copies used without asking', false],
+    ['changed, its copies revalidated', true],
+  ])(
+    "refuses a body over tonight's cap that PREV holds, as a run without --since does (prototype %s)",
+    async (_, changed) => {
+      const page = service.store.prototype(3)?.pages[0];
+      const element = page?.elements[0];
+      if (!page || !element) throw new Error('sample data changed: prototype 3 has no element on its first page');
+      // 3 MiB of text in one element; every other JSON body of the account is under a KiB.
+      service.store.updateElement(3, page.id, element.id, { text: 'x'.repeat(3 * 1024 * 1024) });
+      const big = `/rabbit/api/prototypes/3/pages/${page.id}/elements/${element.id}.json`;
+      await run('prev.zip');
+      const prev = join(dir, 'prev.zip');
+      if (changed) await olderRevisionOf(prev, '3', join(dir, 'older.zip'));
+      const caps = { json: 1024 * 1024 };
+
+      const inc = await run('inc.zip', { since: changed ? join(dir, 'older.zip') : prev, caps });
+      const full = await run('full.zip', { caps });
+      expect(full.manifest.errors).toEqual([expect.objectContaining({ source: big, code: 'BODY_TOO_LARGE' })]);
+      expect(inc.complete).toBe(false);
+      expect(inc.manifest.errors).toEqual(full.manifest.errors);
+      await expectSameArchive(join(dir, 'inc.zip'), join(dir, 'full.zip'));
+    },
+  );
 
   it('a copy of PREV under another name is named as the origin', async () => {
     const monday = await unchangedPrev('monday.zip');
