@@ -96,6 +96,14 @@ export const ERROR_GUIDE: Readonly<Partial<Record<ErrorCode, NextStep>>> = {
   },
   // A usage error that knows the way out carries it (restore: where a right id is found).
   USAGE: (error) => dataOf(error, 'next'),
+  // Another file where restore's journal goes: the archive itself (moving it away is no step), or a
+  // file the journal would be appended to. --force would not help: that file is never the journal.
+  NOT_A_JOURNAL: (error) => {
+    const path = dataOf(error, 'path') ?? 'it';
+    if (dataOf(error, 'archive') !== undefined)
+      return 'name a new file with --journal, or leave --journal out (the journal then goes beside the archive)';
+    return `name a new file with --journal, or move that file out of the way (${shellWords('mv', path, `${path}.aside`)}) if it is not needed here`;
+  },
   PORT_IN_USE: () => 'choose another port, or --port 0 for any free one',
   OUTPUT_EXISTS: () => 'pass --force to replace it, or choose another name',
   // The archive's work folder is made beside it: a folder that takes no new files (/proc, a read-only

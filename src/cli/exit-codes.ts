@@ -18,6 +18,7 @@ const USAGE_CODES: ReadonlySet<ErrorCode> = new Set([
   'API_KEY_FLAG',
   'KEY_FILE',
   'NO_SUCH_PROTOTYPE',
+  'NOT_A_JOURNAL',
 ]);
 
 /** The one place where an error becomes an exit code. */

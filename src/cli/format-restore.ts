@@ -55,9 +55,12 @@ export function formatOutcome(report: RestoreReport): string {
  * What the kept journal is good for. A rerun is offered only where it can get further: a refused
  * key is refused again (a key that may write is the step), and writes the service refused for
  * what they are (400, 413...) are refused again whatever is rerun; a stop, a lost answer, a
- * server error, a throttle or an element gone meanwhile are not.
+ * server error, a throttle or an element gone meanwhile are not. A run with nothing failed keeps
+ * its journal only where --journal named it.
  */
 function journalNote(report: RestoreReport): string {
+  if (report.fatal === undefined && report.failed.length === 0)
+    return 'kept as the record of what was written, as --journal asks';
   if (report.fatal?.code === 'KEY_REFUSED')
     return 'with a read-write key, running the command again resumes without duplicates';
   if (report.fatal !== undefined || report.failed.some(mayPassNextTime))

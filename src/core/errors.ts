@@ -60,7 +60,9 @@ export type ErrorCode =
   | 'OUTPUT_KIND'
   | 'UNSAFE_PATH'
   /** --prototype names an id the account or the archive does not hold. */
-  | 'NO_SUCH_PROTOTYPE';
+  | 'NO_SUCH_PROTOTYPE'
+  /** restore's journal path names the archive, or a file that is not a restore journal; left as it is. */
+  | 'NOT_A_JOURNAL';
 
 export type ErrorClass = 'retryable' | 'resource' | 'fatal';
 

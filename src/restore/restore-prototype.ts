@@ -22,7 +22,7 @@ import type { RestorePlan, RestoreReport } from './report.js';
 import { reportOfPlan } from './report.js';
 import { RESTORE_DEFAULTS } from './restore-defaults.js';
 import type { JournalIdentity, JournalState } from './write-journal.js';
-import { createdKey, readJournal, WriteJournal } from './write-journal.js';
+import { checkJournalPath, createdKey, readJournal, WriteJournal } from './write-journal.js';
 
 /**
  * Puts a prototype's elements back as an archive holds them, through the service's element
@@ -70,6 +70,9 @@ export async function restorePrototype(options: RestoreOptions): Promise<Restore
   const archived = await readArchivedPrototype(options.archive, options.prototype.trim(), selection);
   const prototype = usageId('prototype', options.prototype.trim(), options.archive);
   const journalPath = options.journal ?? defaultJournalPath(options.archive, prototype);
+  // Before the lock beside it is made and anything is sent: a journal path that names the archive,
+  // or another file, would be appended to and destroyed.
+  await checkJournalPath(journalPath, options.archive);
   const service = openRestoreService(options, caps);
   let lock: Lock | undefined;
   try {

@@ -1,6 +1,6 @@
 import { constants } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
-import { rename } from 'node:fs/promises';
+import { rename, stat } from 'node:fs/promises';
 import { RabbitError, isRabbitError } from '../core/errors.js';
 import { closedOnFailure, openOwnFile, openOwnFileIfAny } from '../core/private-files.js';
 import { normalizeId } from '../api/ids.js';
@@ -43,33 +43,48 @@ export function createdKey(parent: string, archivedId: string): string {
   return `${parent} ${archivedId}`;
 }
 
+/** How much of a file is read to find its first line: a start record is a few hundred bytes. */
+const START_LINE_MAX = 64 * 1024;
+
+/**
+ * Refuses, before anything is written or sent, a journal path that is the archive itself (a hard
+ * link or a symlink to it too), or a file with something in it that is not a restore journal: the
+ * journal is appended to, and a file that is not one would be destroyed by it. An empty file, or
+ * none, is a new journal.
+ */
+export async function checkJournalPath(path: string, archive: string): Promise<void> {
+  if (await sameFile(path, archive)) {
+    throw new RabbitError(
+      'NOT_A_JOURNAL',
+      `the restore journal ${path} is the archive being restored; the journal is never written into it`,
+      { data: { path, archive } },
+    );
+  }
+  const handle = await openJournal(path);
+  await handle?.close();
+}
+
 /**
  * What an earlier run left; an absent journal is an empty one. One that is a symlink, not the
- * user's own or writable by others is refused: it decides which elements count as created.
+ * user's own or writable by others is refused: it decides which elements count as created. So is
+ * one that is not a restore journal at all (checkJournalPath).
  */
 export async function readJournal(path: string, identity: JournalIdentity): Promise<JournalState> {
+  const handle = await openJournal(path);
+  if (handle === undefined) return { created: new Map(), unfinished: 0 };
   let text: string;
   try {
-    const handle = await openOwnFileIfAny(path, 'the restore journal');
-    if (handle === undefined) return { created: new Map(), unfinished: 0 };
-    try {
-      text = await handle.readFile('utf8');
-    } finally {
-      await handle.close();
-    }
+    // Read from the start: openJournal's look at the first line reads at a position and moves none.
+    text = await handle.readFile('utf8');
   } catch (error) {
-    if (isRabbitError(error)) throw error;
-    throw new RabbitError(
-      'OUTPUT_UNWRITABLE',
-      `cannot read the restore journal ${path}: ${(error as NodeJS.ErrnoException).code ?? 'unreadable'}`,
-    );
+    throw unreadable(path, error);
+  } finally {
+    await handle.close();
   }
   const records = parseLines(text);
   const first = records[0];
-  if (
-    first !== undefined &&
-    (first.t !== 'start' || first.baseUrl !== identity.baseUrl || first.prototype !== identity.prototype)
-  ) {
+  // A journal of another restore (another service or prototype) is the user's record: kept, aside.
+  if (first?.t === 'start' && (first.baseUrl !== identity.baseUrl || first.prototype !== identity.prototype)) {
     return { created: new Map(), unfinished: 0, setAside: path };
   }
   const created = new Map<string, string>();
@@ -156,6 +171,72 @@ function fields(write: PlannedWrite): { op: PlannedWrite['op']; parent: string; 
   if (write.op === 'create') return { op: 'create', parent: write.parent, archived: write.archivedId };
   if (write.op === 'update') return { op: 'update', parent: write.parent, archived: write.archivedId, id: write.id };
   return { op: 'delete', parent: write.parent, id: write.id };
+}
+
+/**
+ * The journal at `path` to read, undefined when there is none or it is empty; a file whose first
+ * line is not a journal's start record is refused (the first line is written and synced before any
+ * other, so every journal of a restore has one).
+ */
+async function openJournal(path: string): Promise<FileHandle | undefined> {
+  let handle: FileHandle | undefined;
+  try {
+    handle = await openOwnFileIfAny(path, 'the restore journal');
+  } catch (error) {
+    if (isRabbitError(error)) throw error;
+    throw unreadable(path, error);
+  }
+  if (handle === undefined) return undefined;
+  const opened = handle;
+  const content = await closedOnFailure(opened, async () => {
+    try {
+      if ((await opened.stat()).size === 0) return 'empty';
+      const head = Buffer.alloc(START_LINE_MAX);
+      const { bytesRead } = await opened.read(head, 0, START_LINE_MAX, 0);
+      return isStartLine(head.subarray(0, bytesRead)) ? 'journal' : 'other';
+    } catch (error) {
+      throw unreadable(path, error);
+    }
+  });
+  if (content === 'journal') return opened;
+  await opened.close();
+  if (content === 'empty') return undefined;
+  throw new RabbitError(
+    'NOT_A_JOURNAL',
+    `${path} is not a restore journal (its first line is not a journal's start record); it was left as it is, and nothing was written`,
+    { data: { path } },
+  );
+}
+
+/** Whether `head`, the first bytes of a file, begins with a whole line that is a start record. */
+function isStartLine(head: Buffer): boolean {
+  const end = head.indexOf(0x0a);
+  if (end < 0) return false;
+  let value: unknown;
+  try {
+    value = JSON.parse(head.subarray(0, end).toString('utf8'));
+  } catch {
+    return false;
+  }
+  return (
+    isPlainObject(value) &&
+    value['t'] === 'start' &&
+    typeof value['baseUrl'] === 'string' &&
+    typeof value['prototype'] === 'string'
+  );
+}
+
+/** Whether two paths name one file (hard links, symlinks and `..` seen through); false when either is missing. */
+async function sameFile(a: string, b: string): Promise<boolean> {
+  const [first, second] = await Promise.all([stat(a).catch(() => undefined), stat(b).catch(() => undefined)]);
+  return first !== undefined && second !== undefined && first.dev === second.dev && first.ino === second.ino;
+}
+
+function unreadable(path: string, error: unknown): RabbitError {
+  return new RabbitError(
+    'OUTPUT_UNWRITABLE',
+    `cannot read the restore journal ${path}: ${(error as NodeJS.ErrnoException).code ?? 'unreadable'}`,
+  );
 }
 
 /** Lines that parse; a line torn by a kill in mid-write is the last one and is dropped. */

@@ -192,6 +192,25 @@ const CASES: Record<string, () => Promise<Failure>> = {
         env: { RABBIT_API_KEY: service.keys.readWrite, RABBIT_BASE_URL: service.baseUrl },
       }),
     ),
+  // restore's --journal naming a file that is not a journal: the journal is appended to, and would destroy it.
+  NOT_A_JOURNAL: async () => {
+    const dir = await tempDir();
+    const archive = join(dir, 'team.zip');
+    await exportAccount({
+      out: archive,
+      baseUrl: service.baseUrl,
+      keys: [service.keys.readOnly],
+      prototypes: new Set(['1001']),
+      formats: new Set(['json']),
+    });
+    await writeFile(join(dir, 'notes.txt'), 'what to restore tomorrow\n');
+    return failureOf(
+      await runCli(['restore', archive, '--prototype', '1001', '--journal', join(dir, 'notes.txt'), '--json'], {
+        register: registerRestore,
+        env: { RABBIT_API_KEY: service.keys.readWrite, RABBIT_BASE_URL: service.baseUrl },
+      }),
+    );
+  },
   PORT_IN_USE: async () => {
     const busy = Number(new URL(service.baseUrl).port);
     return failureOf(await runCli(['serve', '--port', String(busy), '--json'], { register: registerServe, env: {} }));

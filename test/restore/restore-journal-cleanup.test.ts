@@ -56,6 +56,19 @@ describe('restore leaves nothing behind when it is done, and offers only a rerun
     expect(await journals()).toEqual([`.a.zip.restore-${PROTO}.jsonl`]);
   });
 
+  it('keeps a journal named with --journal after a run that wrote everything, and claims no refusal', async () => {
+    damage(service);
+    const kept = join(dir, 'kept.jsonl');
+    const run = await runCli(['restore', archive, '--prototype', PROTO, '--journal', kept], {
+      register: registerRestore,
+      env: { RABBIT_API_KEY: service.keys.readWrite, RABBIT_BASE_URL: service.baseUrl },
+    });
+    expect(run.code).toBe(0);
+    expect(run.stdout).not.toContain('not restored');
+    expect(run.stdout).toContain(`journal: ${kept} (kept as the record of what was written, as --journal asks)`);
+    expect(run.stdout).not.toMatch(/refused|rerun/);
+  });
+
   it('after a read-only key is refused, says that a read-write key is needed to resume, not a plain rerun', async () => {
     damage(service);
     const run = await runCli(['restore', archive, '--prototype', PROTO], {

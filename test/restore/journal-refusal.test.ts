@@ -1,0 +1,109 @@
+import { createHash } from 'node:crypto';
+import { link, readFile, readdir, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { beforeEach, describe, expect, it } from 'vitest';
+import type { FakeService } from '../../src/fake-service/index.js';
+import { registerRestore } from '../../src/cli/commands/restore.js';
+import { runCli } from '../helpers/cli.js';
+import { useFakeService } from '../helpers/fake-service.js';
+import { PROTO, damage, exportPrototype, liveContents } from './restore-helpers.js';
+
+let service: FakeService;
+let dir: string;
+let archive: string;
+
+useFakeService({ seed: 1 }, (fixture) => ({ service, dir } = fixture));
+beforeEach(async () => {
+  archive = await exportPrototype(service, dir, 'a.zip');
+  damage(service);
+  service.stats.reset();
+});
+
+const restore = (...args: string[]) =>
+  runCli(['restore', archive, '--prototype', PROTO, ...args], {
+    register: registerRestore,
+    env: { RABBIT_API_KEY: service.keys.readWrite, RABBIT_BASE_URL: service.baseUrl },
+  });
+
+const sha256 = async (path: string): Promise<string> =>
+  createHash('sha256')
+    .update(await readFile(path))
+    .digest('hex');
+
+interface Refusal {
+  code: string;
+  message: string;
+  next?: string;
+}
+
+const errorOf = (stdout: string): Refusal =>
+  (JSON.parse(stdout.trim().split('\n').at(-1) ?? '{}') as { error: Refusal }).error;
+
+describe('restore never writes its journal into a file that is not one', () => {
+  it('--journal naming the archive itself (or a hard link to it) is refused before anything is sent or written', async () => {
+    const before = { archive: await sha256(archive), live: liveContents(service) };
+    const linked = join(dir, 'same.jsonl');
+    await link(archive, linked);
+    for (const journal of [archive, linked]) {
+      for (const extra of [[], ['--dry-run']]) {
+        const run = await restore('--journal', journal, '--json', ...extra);
+        expect({ journal, extra, code: run.code }).toEqual({ journal, extra, code: 2 });
+        const error = errorOf(run.stdout);
+        expect(error.code).toBe('NOT_A_JOURNAL');
+        expect(error.message).toContain('is the archive being restored');
+        expect(error.next).toMatch(/--journal/);
+        expect(error.next).not.toMatch(/--force|move/);
+      }
+    }
+    expect(await sha256(archive)).toBe(before.archive);
+    expect(service.stats.requests).toBe(0);
+    expect(liveContents(service)).toEqual(before.live);
+    expect((await readdir(dir)).sort()).toEqual(['a.zip', 'same.jsonl']);
+  });
+
+  it.each([
+    ['a text file', 'my notes\nabout the restore\n'],
+    ['JSON lines of something else', '{"t":"x","a":1}\n{"t":"y"}\n'],
+    ['a journal missing its first line', '{"t":"begin","op":"update","parent":"page0001","archived":"element1"}\n'],
+    ['blank lines', '\n\n'],
+    ['bytes that are not text', '\u0000\u00ff\u0001PK\u0003\u0004'],
+  ])('a --journal file holding %s is refused and left as it was', async (_what, content) => {
+    const journal = join(dir, 'notes.jsonl');
+    await writeFile(journal, content);
+    const before = { file: await sha256(journal), live: liveContents(service) };
+    const run = await restore('--journal', journal, '--json');
+    expect(run.code).toBe(2);
+    const error = errorOf(run.stdout);
+    expect(error.code).toBe('NOT_A_JOURNAL');
+    expect(error.message).toContain(`${journal} is not a restore journal`);
+    expect(error.next).toMatch(/--journal/);
+    expect(error.next).toContain(journal);
+    // In words, on stderr too: the message, then the next step.
+    expect(run.stderr).toContain(`\nnext: ${error.next}\n`);
+    expect(await sha256(journal)).toBe(before.file);
+    expect(service.stats.requests).toBe(0);
+    expect(liveContents(service)).toEqual(before.live);
+    expect((await readdir(dir)).sort()).toEqual(['a.zip', 'notes.jsonl']);
+  });
+
+  it('an empty --journal file is taken as a new journal', async () => {
+    const journal = join(dir, 'new.jsonl');
+    await writeFile(journal, '');
+    const run = await restore('--journal', journal);
+    expect(run.code).toBe(0);
+    const first = JSON.parse((await readFile(journal, 'utf8')).split('\n')[0] ?? '') as { t: string };
+    expect(first.t).toBe('start');
+  });
+
+  it("sets aside a journal of another service's restore, writes its own, and says where the old one went", async () => {
+    const beside = join(dirname(archive), `.a.zip.restore-${PROTO}.jsonl`);
+    const other = '{"t":"start","baseUrl":"https://elsewhere.example","prototype":"9","at":"x"}\n';
+    await writeFile(beside, other);
+    const run = await restore();
+    expect(run.code).toBe(0);
+    const aside = (await readdir(dir)).filter((name) => name.endsWith('.old'));
+    expect(aside).toHaveLength(1);
+    expect(await readFile(join(dir, aside[0]!), 'utf8')).toBe(other);
+    expect(run.stderr).toContain(`a journal of another restore was moved to ${join(dir, aside[0]!)}`);
+  });
+});
