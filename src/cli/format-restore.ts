@@ -47,7 +47,8 @@ export function formatOutcome(report: RestoreReport): string {
   for (const failure of report.failed) {
     lines.push(`  not restored: ${failure.op} ${failure.element} on ${failure.parent}: ${printable(failure.message)}`);
   }
-  if (report.journal) lines.push(`journal: ${report.journal} (${journalNote(report)})`);
+  // The path holds the archive's name, which may hold what a terminal would obey.
+  if (report.journal) lines.push(`journal: ${printable(report.journal)} (${journalNote(report)})`);
   return `${lines.join('\n')}\n`;
 }
 

@@ -106,4 +106,32 @@ describe('restore never writes its journal into a file that is not one', () => {
     expect(await readFile(join(dir, aside[0]!), 'utf8')).toBe(other);
     expect(run.stderr).toContain(`a journal of another restore was moved to ${join(dir, aside[0]!)}`);
   });
+
+  it("prints the paths of its journals, which hold the archive's name, with no terminal escapes in them", async () => {
+    // A name that would set the terminal's title and colour the rest of its screen red.
+    const hostile = 'night\u001b]0;owned\u0007\u001b[31m';
+    const named = await exportPrototype(service, dir, `${hostile}.zip`);
+    const removeOne = (): void =>
+      service.store.deleteElement(PROTO, 'layer1', service.store.layer(PROTO, 'layer1')!.elements[0]!.id);
+    removeOne();
+    const env = { RABBIT_API_KEY: service.keys.readWrite, RABBIT_BASE_URL: service.baseUrl };
+    // The journal of another service's restore where this one's goes by default: moved aside, and said.
+    const beside = join(dir, `.${hostile}.zip.restore-${PROTO}.jsonl`);
+    await writeFile(beside, '{"t":"start","baseUrl":"https://elsewhere.example","prototype":"9","at":"x"}\n');
+    const aside = await runCli(['restore', named, '--prototype', PROTO], { register: registerRestore, env });
+    expect(aside.code).toBe(0);
+    expect(aside.stderr).toContain('a journal of another restore was moved to ');
+    // A journal named with --journal is kept, and its path printed with the outcome.
+    removeOne();
+    const kept = await runCli(['restore', named, '--prototype', PROTO, '--journal', join(dir, `${hostile}.jsonl`)], {
+      register: registerRestore,
+      env,
+    });
+    expect(kept.code).toBe(0);
+    expect(kept.stdout).toContain(`journal: ${join(dir, 'night<U+001B>]0;owned<U+0007><U+001B>[31m.jsonl')}`);
+    for (const run of [aside, kept]) {
+      expect(run.stdout + run.stderr).not.toContain('\u001b');
+      expect(run.stdout + run.stderr).not.toContain('\u0007');
+    }
+  });
 });

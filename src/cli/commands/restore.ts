@@ -130,7 +130,7 @@ async function restoreEvents(io: CliIO, human: NodeJS.WritableStream): Promise<(
     else if (event.type === 'outage' && event.state !== 'gave-up')
       io.stderr.write(`${outageLine(event, io.clock?.now?.() ?? Date.now())}\n`);
     else if (event.type === 'journal-set-aside')
-      io.stderr.write(`a journal of another restore was moved to ${event.path}\n`);
+      io.stderr.write(`a journal of another restore was moved to ${printable(event.path)}\n`);
   };
 }
 
