@@ -100,6 +100,22 @@ export function outageLine(event: OutageEvent, now: number, proxy?: string): str
   }
 }
 
+/**
+ * A wait shorter than this is not told: backoffs of a few hundred milliseconds pass unseen, and a
+ * line each would bury the run's own lines under a burst of them.
+ */
+export const TOLD_WAIT_MS = 1_000;
+
+/**
+ * `PUT /rabbit/api/prototypes/3/pages/page0001/elements/element7.json answered 429: trying again in
+ * 1 min`: one request waits its backoff (Retry-After a floor), told as the wait begins. The source is
+ * printed as it is given; the caller makes it printable.
+ */
+export function waitLine(event: { method: string; source: string; delayMs: number; reason: string }): string {
+  const why = /^\d+$/.test(event.reason) ? `answered ${event.reason}` : `failed (${event.reason})`;
+  return `${event.method} ${event.source} ${why}: trying again in ${spokenDuration(event.delayMs)}`;
+}
+
 /** The fields of the `--json` outage record of an event, times as ISO dates. */
 export function outageRecord(event: OutageEvent): Record<string, unknown> {
   const iso = (ms: number): string => new Date(ms).toISOString();

@@ -45,6 +45,11 @@ export interface Attempts<T> {
   retryable?(failure: RabbitError): boolean;
   /** A retry goes out now, after its backoff. */
   onRetry?(event: RetryEvent): void;
+  /**
+   * A backoff begins: told before it is waited, so that a display can say why nothing moves for
+   * as long as a Retry-After of a minute (onRetry comes only once it is over).
+   */
+  onWait?(event: RetryEvent): void;
 }
 
 export function defaultSleep(ms: number, signal: AbortSignal): Promise<unknown> {
@@ -94,6 +99,15 @@ export async function retrying<T>(ctx: RetryContext, call: Attempts<T>): Promise
     const wait = retryDelay(charged, ctx.retry, ctx.random, failure.retryAfterMs);
     if (!mayRetry(charged, waited, wait, ctx.retry)) throw failure.after(attempt);
     waited += wait;
+    const event: RetryEvent = {
+      method: call.method,
+      source,
+      attempt,
+      delayMs: wait,
+      reason: failure.code === 'HTTP_STATUS' ? String(failure.status) : failure.code,
+      ...(failure.status !== undefined ? { status: failure.status } : {}),
+    };
+    call.onWait?.(event);
     let outageBegan = false;
     try {
       if (ctx.outage) outageBegan = await ctx.outage.backoff(wait, ctx.signal);
@@ -107,13 +121,6 @@ export async function retrying<T>(ctx: RetryContext, call: Attempts<T>): Promise
       continue;
     }
     // Reported once the retry goes out, so a wait an outage cut short is not counted as one.
-    call.onRetry?.({
-      method: call.method,
-      source,
-      attempt,
-      delayMs: wait,
-      reason: failure.code === 'HTTP_STATUS' ? String(failure.status) : failure.code,
-      ...(failure.status !== undefined ? { status: failure.status } : {}),
-    });
+    call.onRetry?.(event);
   }
 }

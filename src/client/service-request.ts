@@ -52,6 +52,8 @@ export interface ServiceCall<T> {
   /** An answer not accepted, once its body was dropped. */
   onRefused?(status: number, attempt: number): void;
   onRetry?(event: RetryEvent): void;
+  /** A backoff begins (retrying.ts). */
+  onWait?(event: RetryEvent): void;
 }
 
 /**
@@ -64,6 +66,7 @@ export function serviceRequest<T>(ctx: RequestContext, call: ServiceCall<T>): Pr
     source: call.source,
     attempt: (attempt) => once(ctx, call, attempt),
     ...(call.onRetry ? { onRetry: call.onRetry } : {}),
+    ...(call.onWait ? { onWait: call.onWait } : {}),
   });
 }
 

@@ -105,7 +105,7 @@ async function create(ctx: ApplyContext, write: Extract<PlannedWrite, { op: 'cre
   try {
     return await retrying(
       { ...ctx.live.context, retry: ctx.retry, random: ctx.random, signal: ctx.signal },
-      { method: 'POST', source, attempt, retryable: () => true },
+      { method: 'POST', source, attempt, retryable: () => true, ...ctx.live.waits() },
     );
   } catch (error) {
     if (lost !== undefined && error === lost.error) return lost;

@@ -30,7 +30,8 @@ export interface LiveServiceOptions extends RequestContext {
   key: string;
   /** How large an answer may be, as decoded: a list (or the prototype), one element. */
   caps: ReadCaps;
-  onRetry?: (event: { method: string; source: string; attempt: number; delayMs: number; reason: string }) => void;
+  /** A request failed and waits before it is sent again: told as the wait begins. */
+  onWait?: (event: RetryEvent) => void;
 }
 
 export interface ReadCaps {
@@ -71,7 +72,7 @@ export class LiveService {
         return { status: 200, value: parseJson(data, source) };
       },
       settle: (status) => ({ status }),
-      onRetry: (event) => this.retried(event),
+      ...this.waits(),
     });
   }
 
@@ -153,7 +154,7 @@ export class LiveService {
           return { kind: 'ok', status: response.status };
         },
         settle: (status) => ({ kind: 'refused', status }),
-        onRetry: (event) => this.retried(event),
+        ...this.waits(),
       });
     } catch (error) {
       if (isRabbitError(error, 'INTERRUPTED') || this.options.signal.aborted) throw error;
@@ -164,9 +165,10 @@ export class LiveService {
     }
   }
 
-  private retried(event: RetryEvent): void {
-    const { method, source, attempt, delayMs, reason } = event;
-    this.options.onRetry?.({ method, source, attempt, delayMs, reason });
+  /** The hook that tells a request's waits, for a retry loop over this service (restore's create's too). */
+  waits(): { onWait?: (event: RetryEvent) => void } {
+    const { onWait } = this.options;
+    return onWait ? { onWait } : {};
   }
 
   private lost(error: unknown, source: string, method: string): WriteResult {

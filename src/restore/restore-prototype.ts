@@ -2,6 +2,7 @@ import { rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import pLimit, { type LimitFunction } from 'p-limit';
 import type { OutageEvent } from '../client/outage-monitor.js';
+import type { RetryEvent } from '../client/retrying.js';
 import type { ServiceOptions } from '../client/service-options.js';
 import { openServiceSession, sessionSettingsOf, type ServiceSession } from '../client/service-session.js';
 import type { SizeCaps } from '../client/size-caps.js';
@@ -44,6 +45,7 @@ export interface RestoreOptions extends ServiceOptions {
 export type RestoreEvent =
   | { type: 'plan'; plan: RestorePlan; report: RestoreReport }
   | { type: 'write'; write: PlannedWrite; outcome: 'done' | 'failed'; newId?: string }
+  /** A request failed and waits `delayMs` before it is tried again: told as the wait begins. */
   | { type: 'retry'; method: string; source: string; attempt: number; delayMs: number; reason: string }
   | { type: 'journal-set-aside'; path: string }
   /** Reads in flight at most, lowered while the service throttles and raised again as it keeps up. */
@@ -153,9 +155,9 @@ function openRestoreService(options: RestoreOptions, caps: ReadCaps): RestoreSer
     onOutage: (event) => options.onEvent?.({ type: 'outage', ...event }),
     giveUp: (error) => stop.abort(error),
   });
-  const onRetry = (event: Omit<Extract<RestoreEvent, { type: 'retry' }>, 'type'>): void =>
-    options.onEvent?.({ type: 'retry', ...event });
-  return { session, limit, as: (key) => new LiveService({ ...session.context, key, caps, onRetry }) };
+  const onWait = ({ method, source, attempt, delayMs, reason }: RetryEvent): void =>
+    options.onEvent?.({ type: 'retry', method, source, attempt, delayMs, reason });
+  return { session, limit, as: (key) => new LiveService({ ...session.context, key, caps, onWait }) };
 }
 
 interface WriteParts {

@@ -43,6 +43,20 @@ describe('the one retry loop', () => {
     ]);
   });
 
+  it('tells each wait as it begins, with what the retry reports once it goes out', async () => {
+    const log: string[] = [];
+    const ctx = { ...context([]), sleep: (ms: number) => Promise.resolve(log.push(`slept ${ms}`)) };
+    const answers: Array<Outcome<string>> = [{ failed: busy(2_000) }, { done: 'body' }];
+    await retrying(ctx, {
+      method: 'GET',
+      source: '/x',
+      attempt: () => Promise.resolve(answers.shift() as Outcome<string>),
+      onWait: (event) => log.push(`wait ${event.delayMs} ${event.reason} ${event.attempt}`),
+      onRetry: (event) => log.push(`retry ${event.delayMs} ${event.reason} ${event.attempt}`),
+    });
+    expect(log).toEqual(['wait 2000 503 1', 'slept 2000', 'retry 2000 503 1']);
+  });
+
   it('throws a failure that may not be repeated at once, with its attempts, unless the caller says it may', async () => {
     const waits: number[] = [];
     const refused = new RabbitError('HTTP_STATUS', 'PUT /x answered 500', { status: 500, errorClass: 'resource' });

@@ -119,16 +119,22 @@ async function runRestore(archive: string, flags: RestoreFlags, io: CliIO): Prom
   return code;
 }
 
-/** The plan and each write on `human`; a pause for the service and a journal set aside on stderr. */
+/**
+ * The plan and each write on `human`; a pause for the service, a request's wait to be sent again
+ * and a journal set aside on stderr.
+ */
 async function restoreEvents(io: CliIO, human: NodeJS.WritableStream): Promise<(event: RestoreEvent) => void> {
   const { formatPlan, formatWrite } = await import('../format-restore.js');
-  const { outageLine } = await import('../progress-line.js');
+  const { outageLine, waitLine, TOLD_WAIT_MS } = await import('../progress-line.js');
   return (event) => {
     if (event.type === 'plan') human.write(formatPlan(event.plan, event.report));
     else if (event.type === 'write') human.write(formatWrite(event.write, event.outcome, event.newId));
     // A pause is news on stderr; giving up is told once, as the fatal error with its next step.
     else if (event.type === 'outage' && event.state !== 'gave-up')
       io.stderr.write(`${outageLine(event, io.clock?.now?.() ?? Date.now())}\n`);
+    // The writes go one at a time: a write that waits a minute for Retry-After holds the whole restore.
+    else if (event.type === 'retry' && event.delayMs >= TOLD_WAIT_MS)
+      io.stderr.write(`${waitLine({ ...event, source: printable(event.source) })}\n`);
     else if (event.type === 'journal-set-aside')
       io.stderr.write(`a journal of another restore was moved to ${printable(event.path)}\n`);
   };
