@@ -102,9 +102,10 @@ export class LiveService {
     }
     if (answersAsService(response.status)) this.options.outage?.answered();
     // Its body says nothing the status and Location do not, but a service that trickles it for
-    // ever would hold the restore there: it is read under the stall watchdog like any other.
+    // ever would hold the restore there: it is read under the stall watchdog like any other, on
+    // the run's clock as theirs is (service-request.ts).
     const answer = response.body;
-    const watch = watchTransfer((error) => answer.destroy(error), this.options.stall, source);
+    const watch = watchTransfer((error) => answer.destroy(error), this.options.stall, source, this.options.watchdog);
     try {
       await discardBody(answer, watch.seen);
     } finally {

@@ -2,6 +2,8 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startFakeService, type FakeService, type FakeServiceOptions } from '../../src/fake-service/index.js';
 import { restorePrototype, type RestoreEvent } from '../../src/restore/restore-prototype.js';
+import { STALL_DEFAULTS } from '../../src/client/transfer-watchdog.js';
+import { skippingClock } from '../helpers/skipping-clock.js';
 import { tempDir } from '../helpers/temp.js';
 import {
   PROTO,
@@ -128,5 +130,42 @@ describe('restore reads under the stall watchdog', () => {
     expect(liveContents(service)).toEqual(contents(await archivedElements(archive)));
     const retries = events.flatMap((event) => (event.type === 'retry' ? [event] : []));
     expect(retries).toEqual([expect.objectContaining({ method: 'GET', source: list, reason: 'STALLED' })]);
+  }, 15_000);
+});
+
+describe("restore's writes under the stall watchdog, on the run's clock", () => {
+  it('a POST answer that trickles is cut once the window has passed on the clock the restore was given', async () => {
+    const dir = await tempDir();
+    const service = await serve();
+    const archive = await exportPrototype(service, dir, 'night.zip');
+    damage(service);
+    const list = `/rabbit/api/prototypes/${PROTO}/pages/page0001/elements.json`;
+    // The default window (30 s at 1 KiB/s) passes on this clock only: the test moves it a second
+    // every few milliseconds of real time once the writes begin, and never waits the window out.
+    const clock = skippingClock();
+    let ticking: NodeJS.Timeout | undefined;
+    const restoring = restorePrototype(
+      restoreOptions(service, archive, {
+        journal: join(dir, 'post-stall.jsonl'),
+        now: clock.now,
+        sleep: clock.sleep,
+        timer: clock.timer,
+        onEvent: (event) => {
+          if (event.type !== 'plan') return;
+          // The first POST is applied and answered with its Location, then its body a byte every 20 ms, never ending.
+          service.setFaults({ paths: [{ path: list, kind: 'trickle', times: 1 }], trickleMs: 20 });
+          ticking = setInterval(() => clock.skip(1_000), 5);
+        },
+      }),
+    );
+    const report = await restoring.finally(() => clearInterval(ticking));
+    expect(report.fatal).toBeUndefined();
+    expect(report.failed).toEqual([]);
+    expect(report.done).toEqual({ create: 4, update: 2, delete: 1 });
+    expect(liveContents(service)).toEqual(contents(await archivedElements(archive)));
+    // Created once: the answer's Location said where, and the cut body only ended the wait for its end.
+    expect(service.stats.byMethod.get('POST')).toBe(4);
+    expect(service.stats.faultsInjected).toBe(1);
+    expect(clock.skipped).toBeGreaterThanOrEqual(STALL_DEFAULTS.windowMs);
   }, 15_000);
 });
