@@ -84,7 +84,7 @@ async function once<T>(ctx: RequestContext, call: ServiceCall<T>, attempt: numbe
     if (answersAsService(status)) ctx.outage?.answered();
     if (key !== undefined && (status === 200 || status === 304)) keyed?.answered(key);
     const body = response.body;
-    const watch = watchTransfer((error) => body.destroy(error), ctx.stall, source, ctx.watchdog);
+    const watch = watchTransfer((error) => body.destroy(error), ctx.stall, source, ctx.watchdog, method);
     let result: T | undefined;
     try {
       result = await call.accept(response, watch, attempt);

@@ -109,6 +109,7 @@ export function watchTransfer(
   policy: StallPolicy = STALL_DEFAULTS,
   source = '',
   clock: WatchdogClock = SYSTEM_CLOCK,
+  method = 'GET',
 ): TransferWatch {
   if (policy.minBytesPerSecond <= 0) return UNWATCHED;
   const startMs = clock.now();
@@ -129,7 +130,7 @@ export function watchTransfer(
     const now = clock.now();
     if (now - startMs < policy.windowMs || !meterNow().stalled(now)) return;
     ticker.remove(check);
-    abort(stalledError(policy, source));
+    abort(stalledError(policy, source, method));
   };
   ticker.add(check);
   return {
@@ -183,11 +184,11 @@ function tickerFor(clock: WatchdogClock, intervalMs: number): Ticker {
   return ticker;
 }
 
-export function stalledError(policy: StallPolicy, source: string): RabbitError {
+export function stalledError(policy: StallPolicy, source: string, method = 'GET'): RabbitError {
   const seconds = Math.round(policy.windowMs / 100) / 10;
   return new RabbitError(
     'STALLED',
-    `GET ${source} stalled: under ${policy.minBytesPerSecond} bytes/s for ${seconds} s (--speed-limit, --speed-time)`,
-    { source, method: 'GET' },
+    `${method} ${source} stalled: under ${policy.minBytesPerSecond} bytes/s for ${seconds} s (--speed-limit, --speed-time)`,
+    { source, method },
   );
 }

@@ -105,7 +105,13 @@ export class LiveService {
     // ever would hold the restore there: it is read under the stall watchdog like any other, on
     // the run's clock as theirs is (service-request.ts).
     const answer = response.body;
-    const watch = watchTransfer((error) => answer.destroy(error), this.options.stall, source, this.options.watchdog);
+    const watch = watchTransfer(
+      (error) => answer.destroy(error),
+      this.options.stall,
+      source,
+      this.options.watchdog,
+      'POST',
+    );
     try {
       await discardBody(answer, watch.seen);
     } finally {

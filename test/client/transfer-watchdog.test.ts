@@ -162,7 +162,7 @@ describe('watchTransfer', () => {
     clock.advance(2000);
     const error: unknown = await reading.catch((e: unknown) => e);
     expect(isRabbitError(error, 'STALLED')).toBe(true);
-    expect((error as Error).message).toContain('/rabbit/api/x.json');
+    expect((error as Error).message).toMatch(/^GET \/rabbit\/api\/x\.json stalled/);
     // The shared timer stops at its next tick, with nothing left to watch.
     clock.advance(1000);
     expect(clock.timers).toBe(0);
@@ -182,6 +182,19 @@ describe('watchTransfer', () => {
     expect(inner.destroyed).toBeUndefined();
     clock.advance(1000);
     expect(clock.timers).toBe(0);
+  });
+
+  it('names the method of the request whose answer stalled (a restore POST)', () => {
+    const clock = fakeClock();
+    const inner = manualBody();
+    let aborted: unknown;
+    const watch = watchTransfer((error) => (aborted = error), STALL_DEFAULTS, '/x', clock, 'POST');
+    clock.advance(STALL_DEFAULTS.windowMs + 2000);
+    expect(isRabbitError(aborted, 'STALLED')).toBe(true);
+    expect((aborted as Error).message).toMatch(/^POST \/x stalled/);
+    expect((aborted as { method?: string }).method).toBe('POST');
+    watch.stop();
+    expect(inner.destroyed).toBeUndefined();
   });
 
   it('a watch stopped early never aborts, and its timer stops', () => {
