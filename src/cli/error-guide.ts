@@ -108,8 +108,10 @@ export const ERROR_GUIDE: Readonly<Partial<Record<ErrorCode, NextStep>>> = {
   OUTPUT_EXISTS: () => 'pass --force to replace it, or choose another name',
   // The archive's work folder is made beside it: a folder that takes no new files (/proc, a read-only
   // mount, one of another user) refuses both.
-  OUTPUT_UNWRITABLE: () =>
-    'choose an --out in a folder this user can create files in, on a disk with room for the archive',
+  OUTPUT_UNWRITABLE: (error) =>
+    dataOf(error, 'journal') !== undefined
+      ? 'move that file out of the way, or name with --journal a new file in a folder this user can create files in'
+      : 'choose an --out in a folder this user can create files in, on a disk with room for the archive',
   OUTPUT_PARENT_MISSING: (error) => {
     const parent = dataOf(error, 'parent');
     return parent !== undefined

@@ -110,7 +110,14 @@ export class WriteJournal {
   static async open(path: string, identity: JournalIdentity, state: JournalState): Promise<WriteJournal> {
     if (state.setAside !== undefined) {
       const aside = `${path}.${Date.now()}.old`;
-      await rename(path, aside).catch(() => undefined);
+      // Appending to another restore's journal would mix two records: when it cannot be moved, the run stops.
+      await rename(path, aside).catch((error: NodeJS.ErrnoException) => {
+        throw new RabbitError(
+          'OUTPUT_UNWRITABLE',
+          `cannot move the journal of another restore at ${path} aside to ${aside}: ${error.code ?? 'failed'}`,
+          { data: { journal: path } },
+        );
+      });
       state.setAside = aside;
     }
     let handle: FileHandle;
@@ -126,6 +133,7 @@ export class WriteJournal {
       throw new RabbitError(
         'OUTPUT_UNWRITABLE',
         `cannot write the restore journal ${path}: ${(error as NodeJS.ErrnoException).code ?? 'unwritable'}`,
+        { data: { journal: path } },
       );
     }
     const journal = new WriteJournal(handle);
@@ -236,6 +244,7 @@ function unreadable(path: string, error: unknown): RabbitError {
   return new RabbitError(
     'OUTPUT_UNWRITABLE',
     `cannot read the restore journal ${path}: ${(error as NodeJS.ErrnoException).code ?? 'unreadable'}`,
+    { data: { journal: path } },
   );
 }
 

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import { link, readFile, readdir, writeFile } from 'node:fs/promises';
+import { link, mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
 import type { FakeService } from '../../src/fake-service/index.js';
 import { registerRestore } from '../../src/cli/commands/restore.js';
 import { runCli } from '../helpers/cli.js';
@@ -105,6 +105,30 @@ describe('restore never writes its journal into a file that is not one', () => {
     expect(aside).toHaveLength(1);
     expect(await readFile(join(dir, aside[0]!), 'utf8')).toBe(other);
     expect(run.stderr).toContain(`a journal of another restore was moved to ${join(dir, aside[0]!)}`);
+  });
+
+  it("stops, saying so, when another restore's journal cannot be moved aside, and appends nothing to it", async () => {
+    const beside = join(dirname(archive), `.a.zip.restore-${PROTO}.jsonl`);
+    const other = '{"t":"start","baseUrl":"https://elsewhere.example","prototype":"9","at":"x"}\n';
+    await writeFile(beside, other);
+    // The name it would be moved to is a folder that is not empty: the rename fails, as root's would not otherwise.
+    const now = Date.now();
+    const clock = vi.spyOn(Date, 'now').mockReturnValue(now);
+    try {
+      await mkdir(join(`${beside}.${now}.old`, 'full'), { recursive: true });
+      const run = await restore('--json');
+      expect(run.code).not.toBe(0);
+      const error = errorOf(run.stdout);
+      expect(error.message).toContain('cannot move the journal of another restore');
+      expect(error.next).toMatch(/--journal/);
+      expect(error.next).not.toMatch(/--out/);
+      expect(run.stderr).not.toContain('was moved to');
+    } finally {
+      clock.mockRestore();
+    }
+    expect(await readFile(beside, 'utf8')).toBe(other);
+    // It read what is live to plan, and wrote nothing.
+    for (const method of ['POST', 'PUT', 'DELETE']) expect(service.stats.byMethod.get(method) ?? 0).toBe(0);
   });
 
   it("prints the paths of its journals, which hold the archive's name, with no terminal escapes in them", async () => {
