@@ -1,5 +1,5 @@
 // Throughput of the key scan (dist/core/secret-marker.js) on bodies without a key: random bytes
-// (what a PNG's compressed data looks like), XHTML and JSON text, fed in 64 KiB chunks as a
+// (what a PNG's compressed data looks like), XHTML and JSON text, base64, fed in 64 KiB chunks as a
 // response body arrives. `npm run build` first. Given other builds' dist folders as arguments, it
 // measures each of them too, in turns, so that a busy machine slows all of them alike.
 import { randomBytes } from 'node:crypto';
@@ -45,6 +45,9 @@ const bodies = {
     '{"id":1001,"name":"Checkout \\u00e9tape","url":"https:\\/\\/x.example\\/a?b=1&c=%41","w":320},\n',
     64 * MiB,
   ),
+  // An image in a data: URI: one long stretch of the base64 alphabet, which the key's base64 runs
+  // are searched for in.
+  base64: Buffer.from(randomBytes(48 * MiB).toString('base64')),
 };
 
 function scan(marker, body) {

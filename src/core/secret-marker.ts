@@ -7,7 +7,8 @@
  * Bytes stream through `KeyReplacer` as they arrive: what could still be the start of a key at the
  * end of one chunk is held back until the next (at most `window` bytes), so memory is flat however
  * large the body. A PNG's text chunks are read first (core/png-text-keys.ts), and what this scan
- * passes on is read again as UTF-16 (core/wide-keys.ts).
+ * passes on is read again for the keys' base64 (core/base64-keys.ts) and as UTF-16
+ * (core/wide-keys.ts).
  *
  * Every body is scanned (a PNG's compressed bytes too), so the scan must cost little more than
  * reading the bytes. A key, however it is written, is a run of at least as many bytes as its
@@ -18,6 +19,7 @@
  * searched for places where a key can begin (the pairs of bytes its encodings start with, one
  * regular expression) and walked there. Random bytes, as a PNG's are, run long in no alphabet.
  */
+import { Base64Keys, type Base64KeyReplacer } from './base64-keys.js';
 import { PNG_SIGNATURE, PngTextKeys } from './png-text-keys.js';
 import { WideKeyReplacer } from './wide-keys.js';
 import {
@@ -63,12 +65,14 @@ export class SecretMarker {
   readonly firsts: Uint8Array;
   /** The most bytes a match can span, one byte a character. */
   readonly span: number;
-  /** The most bytes a replacer holds back at the end of a chunk while undecided: a span, and a UTF-16 one. */
+  /** The most bytes a replacer holds back at the end of a chunk while undecided: a span, a UTF-16 one, a base64 run. */
   readonly window: number;
   /** 1 for each byte some encoding of some key may be written with (see the top of this file). */
   readonly alphabet: Uint8Array;
   /** The fewest bytes a match can span: the shortest key, every character as is. */
   readonly shortest: number;
+  /** The keys' base64 and base64url runs; undefined when every key is too short to have one worth looking for. */
+  readonly base64: Base64Keys | undefined;
 
   private constructor(keys: readonly string[]) {
     // Longest first: where one key begins another, the whole of the longer one goes.
@@ -81,7 +85,8 @@ export class SecretMarker {
     const pattern = [...pairs].map(([first, seconds]) => `${byteClass([first])}${byteClass([...seconds])}`);
     this.starts = new RegExp(pattern.join('|'), 'g');
     this.span = (sorted[0]?.length ?? 0) * MAX_UNIT_BYTES;
-    this.window = 3 * this.span;
+    this.base64 = Base64Keys.of(sorted, KEY_MARKER);
+    this.window = 3 * this.span + (this.base64?.holdMost ?? 0);
     this.alphabet = new Uint8Array(256);
     for (const key of sorted) for (const char of key) for (const b of encodingBytes(char)) this.alphabet[b] = 1;
     this.shortest = sorted.at(-1)?.length ?? MIN_KEY_LENGTH;
@@ -99,7 +104,7 @@ export class SecretMarker {
   /** Text with every key in it replaced, and how many there were. */
   redact(text: string): { text: string; count: number } {
     // Most texts (a header, a message) have no stretch of the keys' alphabet as long as a key.
-    if (!this.mayHold(text)) return { text, count: 0 };
+    if (!this.mayHold(text) && !this.base64?.mayHold(text)) return { text, count: 0 };
     const replacer = this.replacer();
     const head = replacer.push(Buffer.from(text, 'utf8'));
     const rest = replacer.end();
@@ -158,7 +163,11 @@ export class SecretMarker {
 export class KeyReplacer {
   private found = 0;
   private tail: Buffer | undefined;
-  /** Then the keys written in UTF-16 (core/wide-keys.ts), in what this scan passes on. */
+  /**
+   * Then, in what this scan passes on, the keys' base64 (core/base64-keys.ts) and the keys written
+   * in UTF-16 (core/wide-keys.ts).
+   */
+  private readonly base64: Base64KeyReplacer | undefined;
   private readonly wide: WideKeyReplacer;
 
   /**
@@ -168,11 +177,12 @@ export class KeyReplacer {
   private png: PngTextKeys | null | undefined;
 
   constructor(private readonly marker: SecretMarker) {
+    this.base64 = marker.base64?.replacer();
     this.wide = new WideKeyReplacer(marker, KEY_MARKER);
   }
 
   get count(): number {
-    return (this.png?.count ?? 0) + this.found + this.wide.count;
+    return (this.png?.count ?? 0) + this.found + (this.base64?.count ?? 0) + this.wide.count;
   }
 
   push(chunk: Buffer): Buffer {
@@ -180,7 +190,8 @@ export class KeyReplacer {
     const png = this.png ? this.png.push(chunk) : chunk;
     const buf = this.tail ? Buffer.concat([this.tail, png]) : png;
     this.tail = undefined;
-    return this.wide.push(this.scan(buf, false));
+    const scanned = this.scan(buf, false);
+    return this.wide.push(this.base64 ? this.base64.push(scanned) : scanned);
   }
 
   end(): Buffer {
@@ -188,8 +199,9 @@ export class KeyReplacer {
     const buf = this.tail ? Buffer.concat([this.tail, png]) : png;
     this.tail = undefined;
     // Most bodies hold nothing back: one empty buffer for all of them, not one each.
-    const rest = buf.length > 0 ? this.wide.push(this.scan(buf, true)) : NOTHING;
-    return joined(rest, this.wide.end());
+    let rest = buf.length > 0 ? this.scan(buf, true) : NOTHING;
+    if (this.base64) rest = joined(rest.length > 0 ? this.base64.push(rest) : NOTHING, this.base64.end());
+    return joined(rest.length > 0 ? this.wide.push(rest) : NOTHING, this.wide.end());
   }
 
   private pngStage(): PngTextKeys {

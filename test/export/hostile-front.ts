@@ -11,6 +11,19 @@ export const FOREIGN_WITH_KEY = 'https://cdn.example.org/x.png';
 const code = (c: string): number => c.charCodeAt(0);
 const each = (key: string, f: (c: string) => string): string => [...key].map(f).join('');
 
+/**
+ * The characters of the base64 (or base64url) of a text that hold bits of `key` alone, when the
+ * key starts `alignment` bytes into a group of three: whatever text is around the key, its base64
+ * holds this run.
+ */
+function base64Run(key: string, alignment: number, encoding: 'base64' | 'base64url'): string {
+  const encoded = Buffer.concat([Buffer.alloc(alignment), Buffer.from(key)]).toString(encoding);
+  return encoded.slice(Math.ceil((8 * alignment) / 6), Math.floor((8 * (alignment + key.length)) / 6));
+}
+
+/** A text holding `key`, base64-encoded as the front writes it into a page's `data:` URI. */
+export const dataUriText = (key: string): string => `{"token":"${key}"}`;
+
 /** Every way the front writes a key, and so every way a test looks for it. */
 export function keyEncodings(key: string) {
   return {
@@ -21,6 +34,13 @@ export function keyEncodings(key: string) {
     htmlDecimal: each(key, (c) => `&#${code(c)};`),
     htmlHex: each(key, (c) => `&#x${code(c).toString(16)};`),
     cssEscaped: each(key, (c) => `\\${code(c).toString(16)} `),
+    // In the base64 of any text, the key starting at any of the three places in a group of bytes.
+    base64At0: base64Run(key, 0, 'base64'),
+    base64At1: base64Run(key, 1, 'base64'),
+    base64At2: base64Run(key, 2, 'base64'),
+    base64urlAt0: base64Run(key, 0, 'base64url'),
+    base64urlAt1: base64Run(key, 1, 'base64url'),
+    base64urlAt2: base64Run(key, 2, 'base64url'),
   };
 }
 
@@ -81,14 +101,29 @@ function spike(path: string, status: number, body: Buffer, keys: readonly string
           `<p>${k.raw} ${k.htmlDecimal} ${k.htmlHex}</p>`,
       )
       .join('');
-    return { status, body: Buffer.from(text.replace('</body>', `${extra}</body>`), 'latin1') };
+    // And in the base64 of a text in a data: URI, the key 10 bytes in.
+    const uris = keys
+      .map(
+        (key) =>
+          `<img src="data:application/json;base64,${Buffer.from(dataUriText(key)).toString('base64')}" alt="" />`,
+      )
+      .join('');
+    return { status, body: Buffer.from(text.replace('</body>', `${extra}${uris}</body>`), 'latin1') };
   }
   if (/\/discussions\.json$/.test(path) && /prototypes\/\d+\/discussions/.test(path)) {
     // An error answer whose body and headers hold the key.
     return { status: 403, body: Buffer.from(`{"error":"key ${keys[0]} may not read this"}`) };
   }
   if (/\/elements\/[^/]+\.json$/.test(path) && text.endsWith('}')) {
-    const extra = all.map((k, i) => `,"text${i}":"label ${k.raw}","escaped${i}":"${k.jsonEscaped}"`).join('');
+    const base64 = (text: string, encoding: 'base64' | 'base64url') => Buffer.from(text).toString(encoding);
+    // The key in base64 too: 8 bytes into the text of one field, the whole text of the other.
+    const extra = keys
+      .map(
+        (key, i) =>
+          `,"text${i}":"label ${key}","escaped${i}":"${keyEncodings(key).jsonEscaped}"` +
+          `,"blob${i}":"${base64(`api_key=${key}`, 'base64')}","token${i}":"${base64(key, 'base64url')}"`,
+      )
+      .join('');
     return { status, body: Buffer.from(`${text.slice(0, -1)}${extra}}`, 'latin1') };
   }
   if (/\/pages\/[^/]+\.json$/.test(path) && text.endsWith('}')) {

@@ -13,7 +13,7 @@ import { verifyArchive } from '../../src/verify/verify-archive.js';
 import { startFakeService, type FakeService } from '../../src/fake-service/index.js';
 import { plainZip } from '../helpers/plain-zip.js';
 import { tempDir } from '../helpers/temp.js';
-import { FOREIGN_WITH_KEY, keyEncodings, startHostileFront, type HostileFront } from './hostile-front.js';
+import { dataUriText, FOREIGN_WITH_KEY, keyEncodings, startHostileFront, type HostileFront } from './hostile-front.js';
 import { extractedByPython, filesIn } from './python-zip.js';
 
 const exec = promisify(execFile);
@@ -55,6 +55,17 @@ function keysFound(files: Map<string, Buffer>, keys: readonly string[]): string[
     }
   }
   return found;
+}
+
+/** Per key in a page: the own link, the foreign query, the foreign path and query, the text thrice, a data: URI. */
+const PAGE_KEYS = 8;
+const DATA_URI = /data:application\/json;base64,([A-Za-z0-9+/=]*)/g;
+
+/** What the data: URIs of a page decode to, in order. */
+function dataUrisOf(page: Buffer): string[] {
+  return [...page.toString('latin1').matchAll(DATA_URI)].map((uri) =>
+    Buffer.from(uri[1] as string, 'base64').toString('latin1'),
+  );
 }
 
 /**
@@ -117,10 +128,25 @@ describe('the API key is nowhere in the archive', () => {
     expect(pngs.filter((entry) => entry.size > 1024 * 1024).length).toBe(3);
     expect(pngs.filter((entry) => entry.size < 64 * 1024).length).toBeGreaterThan(3);
     const page = redacted.find((entry) => /pages\/[^/.]+\.html$/.test(entry.path)) as FileEntry;
-    // Per key: the own link, the foreign query, the foreign path and query, the text thrice.
-    expect(page.keyRedactions).toBe(2 * 7);
+    expect(page.keyRedactions).toBe(2 * PAGE_KEYS);
     const pageBytes = files.get(page.path) as Buffer;
-    expect(pageBytes.toString('latin1').split(KEY_MARKER).length - 1).toBe(page.keyRedactions);
+    expect(pageBytes.toString('latin1').split(KEY_MARKER).length - 1).toBe(2 * (PAGE_KEYS - 1));
+    // The data: URIs are still base64 of as many bytes, which decode to the text with the marker
+    // where the key was.
+    const decoded = dataUrisOf(pageBytes);
+    expect(decoded.map((text) => text.length)).toEqual(runKeys().map((key) => dataUriText(key).length));
+    for (const text of decoded) {
+      expect(keysFound(new Map([['data: URI', Buffer.from(text, 'latin1')]]), runKeys())).toEqual([]);
+      expect(text).toMatch(new RegExp(`^\\{"token":"[A-Z-]*${KEY_MARKER}"\\}$`));
+    }
+    // So do an element's base64 and base64url fields.
+    const element = redacted.find((entry) => /elements\/[^/]+\.json$/.test(entry.path)) as FileEntry;
+    const fields = JSON.parse((files.get(element.path) as Buffer).toString('utf8')) as Record<string, string>;
+    const blob = Buffer.from(fields.blob0 as string, 'base64').toString('latin1');
+    const token = Buffer.from(fields.token0 as string, 'base64url').toString('latin1');
+    expect([blob.length, token.length]).toEqual([8 + (runKeys()[0] as string).length, (runKeys()[0] as string).length]);
+    expect(keysFound(new Map([['fields', Buffer.from(blob + token, 'latin1')]]), runKeys())).toEqual([]);
+    expect(`${blob} ${token}`).toMatch(new RegExp(`^api_key=[A-Z-]*${KEY_MARKER} [A-Z-]*${KEY_MARKER}$`));
     // What is listed is what is stored: sha256sum and size of the extracted entry.
     const sums = await sha256sums(redacted.map((entry) => join(keep, 'spiked', entry.path)));
     for (const [i, entry] of redacted.entries()) {
@@ -136,7 +162,7 @@ describe('the API key is nowhere in the archive', () => {
   });
 
   it('after export --since on an archive made before keys were replaced, which holds them', async () => {
-    const old = await oldStyleArchive((await spikedExport()).files, runKeys()[0] as string);
+    const old = await oldStyleArchive((await spikedExport()).files, runKeys()[0] as string, runKeys());
     // The crafted archive does hold the key, as one made before the fix did.
     expect(keysFound(old.files, runKeys()).length).toBeGreaterThan(0);
     const prev = join(dir, 'prev.zip');
@@ -149,7 +175,7 @@ describe('the API key is nowhere in the archive', () => {
     // The copies really came from PREV, and were counted as they were redacted.
     expect(Object.values(manifest.prototypes).map((record) => record.origin?.mode)).toContain('reused');
     const reusedPage = allFileEntries(manifest).find((entry) => /pages\/[^/.]+\.html$/.test(entry.path)) as FileEntry;
-    expect(reusedPage.keyRedactions).toBe(2 * 7);
+    expect(reusedPage.keyRedactions).toBe(2 * PAGE_KEYS);
     expect(await sha256sums([join(dir, 'since', reusedPage.path)])).toEqual([reusedPage.sha256]);
     expect((await verifyArchive(result.out)).ok).toBe(true);
   });
@@ -176,7 +202,9 @@ describe('the API key is nowhere in the archive', () => {
     // Among them a large body the cut left in a spool file of its own.
     expect([...work.keys()].filter((name) => /^spool\/[0-9a-f]{64}$/.test(name)).length).toBeGreaterThan(0);
     // The journal records a page stored before the cut, with the count of the keys it held.
-    expect((work.get('journal.jsonl') as Buffer).toString()).toMatch(/pages\/[^/"]+\.html"[^\n]*"keyRedactions":14/);
+    expect((work.get('journal.jsonl') as Buffer).toString()).toMatch(
+      new RegExp(`pages/[^/"]+\\.html"[^\\n]*"keyRedactions":${2 * PAGE_KEYS}\\b`),
+    );
 
     const result = await run();
     const files = await extractedByPython(result.out, join(dir, 'cut'));
@@ -184,15 +212,20 @@ describe('the API key is nowhere in the archive', () => {
     // A page stored before the cut and reused from the journal still says how many keys it held.
     const pages = allFileEntries(manifestIn(files)).filter((entry) => /pages\/[^/.]+\.html$/.test(entry.path));
     expect(pages.length).toBeGreaterThan(0);
-    expect(pages.map((entry) => entry.keyRedactions)).toEqual(pages.map(() => 2 * 7));
+    expect(pages.map((entry) => entry.keyRedactions)).toEqual(pages.map(() => 2 * PAGE_KEYS));
   });
 });
 
 /**
  * The archive a run before this fix would have written: every marker back to the key it replaced
- * (raw), entries listed with the sha256 and size of those bytes and without keyRedactions.
+ * (raw), a page's data: URIs back to the base64 of the text with the run's keys in it, entries
+ * listed with the sha256 and size of those bytes and without keyRedactions.
  */
-async function oldStyleArchive(files: Map<string, Buffer>, key: string): Promise<{ files: Map<string, Buffer> }> {
+async function oldStyleArchive(
+  files: Map<string, Buffer>,
+  key: string,
+  keys: readonly string[],
+): Promise<{ files: Map<string, Buffer> }> {
   const marker = Buffer.from(KEY_MARKER);
   const out = new Map<string, Buffer>();
   for (const [name, bytes] of files) {
@@ -203,7 +236,14 @@ async function oldStyleArchive(files: Map<string, Buffer>, key: string): Promise
       at = i + marker.length;
     }
     parts.push(bytes.subarray(at));
-    out.set(name, Buffer.concat(parts));
+    let uri = 0;
+    const restored = Buffer.concat(parts)
+      .toString('latin1')
+      .replace(
+        DATA_URI,
+        () => `data:application/json;base64,${Buffer.from(dataUriText(keys[uri++] ?? '')).toString('base64')}`,
+      );
+    out.set(name, Buffer.from(restored, 'latin1'));
   }
   const manifest = manifestIn(out);
   for (const entry of allFileEntries(manifest)) {
