@@ -252,7 +252,7 @@ async function checkDir(dir: string): Promise<void> {
   if (!(await isFolder(dir))) throw new RabbitError('USAGE', `--dir ${dir} is not a folder; create it first`);
   // Another user who may write to the folder could plant the next --since or make retention
   // delete the real archives: the folder must be the user's own and no one else's to write.
-  await checkOwnDir(dir, 'the backup folder');
+  await checkOwnDir(dir, 'the backup folder', { flag: '--dir' });
   try {
     await access(dir, constants.W_OK);
   } catch (error) {

@@ -1,4 +1,5 @@
 import type { ErrorCode, RabbitError } from '../core/errors.js';
+import { SYMLINK } from '../core/private-files.js';
 import { shellQuote, shellWords } from './format.js';
 
 /**
@@ -129,12 +130,24 @@ export const ERROR_GUIDE: Readonly<Partial<Record<ErrorCode, NextStep>>> = {
       ? `choose another path: --force replaces a regular file only, never ${found}`
       : 'give the path of a file, not of a folder';
   },
+  // A path the user named (`flag`: --journal, --out, --dir) is never advised away with `rm -r`:
+  // it may be their home or their thesis. Only what the tool makes itself (a work folder, a lock)
+  // is theirs to remove when it is theirs at all.
   UNSAFE_PATH: (error) => {
     const path = dataOf(error, 'path') ?? 'it';
     if (dataOf(error, 'mend') === 'chmod')
-      return `it is yours but others can write to it: ${shellWords('chmod', '700', path)}, then run again`;
+      return `it is yours but others can write to it: ${shellWords('chmod', dataOf(error, 'mode') ?? '700', path)}, then run again`;
     // Quoted: `rm -r` of a path with a space in it would remove two other paths.
-    return `if you did not make it, move it aside (${shellWords('mv', path, `${path}.suspect`)}) and tell whoever shares this machine; if it is yours, remove it (${shellWords('rm', '-r', path)}) and run again`;
+    const aside = `if you did not make it, move it aside (${shellWords('mv', path, `${path}.suspect`)}) and tell whoever shares this machine`;
+    const flag = dataOf(error, 'flag');
+    if (flag !== undefined) {
+      const instead =
+        dataOf(error, 'why') === SYMLINK
+          ? `nothing is followed through a symbolic link: give ${flag} the path it leads to, or another path`
+          : `give ${flag} another path, one of your own`;
+      return `${instead}; ${aside}`;
+    }
+    return `${aside}; if it is yours, remove it (${shellWords('rm', '-r', path)}) and run again`;
   },
 };
 

@@ -90,7 +90,7 @@ export async function outputFolder(
   }
   // Written into only when no one else may plant a name in it (a symlink where the next document
   // or archive goes, a forged archive): the user's own folder, not writable by group or others.
-  await checkOwnDir(target, rule.flag);
+  await checkOwnDir(target, rule.flag, { flag: rule.flag });
   if (!rule.mayHoldFiles && !rule.force && (await readdir(target)).length > 0) {
     throw new RabbitError(
       'OUTPUT_EXISTS',

@@ -12,6 +12,9 @@ import { RabbitError } from './errors.js';
 export const PRIVATE_FILE_MODE = 0o600;
 export const PRIVATE_DIR_MODE = 0o700;
 
+/** Why a symbolic link is refused, as whyNotOwn and the refusal's data say it. */
+export const SYMLINK = 'is a symbolic link';
+
 const { O_CREAT, O_EXCL, O_NOFOLLOW, O_NONBLOCK, O_RDONLY } = constants;
 
 /**
@@ -34,21 +37,27 @@ export async function createPrivateFile(path: string, flags: number = constants.
  * Opens a file that may already be there (a journal to resume, the pack to append to): never
  * through a symlink, never a FIFO or device (O_NONBLOCK so a FIFO cannot hang the open), and only
  * when it is the user's own and no one else may write it. A file this creates is 0600, and one
- * left by an earlier run is brought to 0600 too. `what` names it in the refusal.
+ * left by an earlier run is brought to 0600 too. `what` names it in the refusal; `more` is added to
+ * the refusal's data (`flag`: the option the user chose this path with).
  */
-export async function openOwnFile(path: string, flags: number, what: string): Promise<FileHandle> {
+export async function openOwnFile(
+  path: string,
+  flags: number,
+  what: string,
+  more: Record<string, unknown> = {},
+): Promise<FileHandle> {
   let handle: FileHandle;
   // Truncated only once known to be ours: O_TRUNC at the open would empty another user's file first.
   const truncate = (flags & constants.O_TRUNC) !== 0;
   try {
     handle = await open(path, (flags & ~constants.O_TRUNC) | O_NOFOLLOW | O_NONBLOCK, PRIVATE_FILE_MODE);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ELOOP') throw unsafePath(what, path, 'is a symbolic link');
+    if ((error as NodeJS.ErrnoException).code === 'ELOOP') throw unsafePath(what, path, SYMLINK, more);
     throw error;
   }
   await closedOnFailure(handle, async () => {
     const why = whyNotOwn(await handle.stat(), 'file');
-    if (why !== undefined) throw unsafePath(what, path, why);
+    if (why !== undefined) throw unsafePath(what, path, why, more);
     if (flags & (constants.O_WRONLY | constants.O_RDWR)) await handle.chmod(PRIVATE_FILE_MODE);
     if (truncate) await handle.truncate(0);
   });
@@ -97,19 +106,22 @@ export async function ensurePrivateDir(path: string, what: string): Promise<bool
   return true;
 }
 
-/** Throws UNSAFE_PATH unless `path` is a folder of the user's own, not a symlink, not writable by others. */
-export async function checkOwnDir(path: string, what: string): Promise<void> {
+/**
+ * Throws UNSAFE_PATH unless `path` is a folder of the user's own, not a symlink, not writable by
+ * others. `more` goes into the refusal's data (`flag`: the option the user named it with).
+ */
+export async function checkOwnDir(path: string, what: string, more: Record<string, unknown> = {}): Promise<void> {
   const stats = await lstat(path);
   const why = whyNotOwn(stats, 'folder');
   if (why === undefined) return;
   // The user's own folder that others may write to is mended, not moved aside: chmod 700.
   const own = stats.isDirectory() && !stats.isSymbolicLink() && stats.uid === process.getuid?.();
-  throw unsafePath(what, path, why, own ? { mend: 'chmod' } : {});
+  throw unsafePath(what, path, why, own ? { ...more, mend: 'chmod' } : more);
 }
 
 /** Why what `stats` describes may not be trusted as the user's own, or undefined when it may. */
 export function whyNotOwn(stats: Stats, kind: 'file' | 'folder'): string | undefined {
-  if (stats.isSymbolicLink()) return 'is a symbolic link';
+  if (stats.isSymbolicLink()) return SYMLINK;
   if (kind === 'file' ? !stats.isFile() : !stats.isDirectory())
     return kind === 'file' ? 'is not a regular file' : 'is not a folder';
   const uid = process.getuid?.();
@@ -118,9 +130,12 @@ export function whyNotOwn(stats: Stats, kind: 'file' | 'folder'): string | undef
   return undefined;
 }
 
-/** The refusal: what was found, why it is not used, and (in the error guide) what to do with it. */
+/**
+ * The refusal: what was found, why it is not used (`why` in its data too, so the error guide can
+ * tell a link from another user's file), and (in the error guide) what to do with it.
+ */
 export function unsafePath(what: string, path: string, why: string, more: Record<string, unknown> = {}): RabbitError {
   return new RabbitError('UNSAFE_PATH', `${what} ${path} ${why}, so nothing in it is used`, {
-    data: { path, ...more },
+    data: { path, why, ...more },
   });
 }

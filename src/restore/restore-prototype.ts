@@ -180,7 +180,7 @@ async function applyWrites(parts: WriteParts, plan: RestorePlan, report: Restore
     if (options.journal === undefined && state.setAside === undefined) await rm(journalPath, { force: true });
     return report;
   }
-  const journal = await WriteJournal.open(journalPath, parts.identity, state);
+  const journal = await WriteJournal.open(journalPath, parts.identity, state, options.archive);
   if (state.setAside !== undefined) options.onEvent?.({ type: 'journal-set-aside', path: state.setAside });
   report.journal = journalPath;
   try {

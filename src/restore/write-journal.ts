@@ -1,8 +1,9 @@
-import { constants } from 'node:fs';
+import { constants, type Stats } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
-import { rename, stat } from 'node:fs/promises';
+import { lstat, open, rename, stat } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
 import { RabbitError, isRabbitError } from '../core/errors.js';
-import { closedOnFailure, openOwnFile, openOwnFileIfAny } from '../core/private-files.js';
+import { SYMLINK, closedOnFailure, openOwnFile, unsafePath, whyNotOwn } from '../core/private-files.js';
 import { normalizeId } from '../api/ids.js';
 import { isPlainObject } from '../api/parse.js';
 import type { PlannedWrite } from './plan.js';
@@ -46,20 +47,26 @@ export function createdKey(parent: string, archivedId: string): string {
 /** How much of a file is read to find its first line: a start record is a few hundred bytes. */
 const START_LINE_MAX = 64 * 1024;
 
+/** The option the journal's path is chosen with: every refusal's next step names it, never `rm`. */
+const FLAG = '--journal';
+const WHAT = 'the restore journal';
+
 /**
- * Refuses, before anything is written or sent, a journal path that is the archive itself (a hard
- * link or a symlink to it too), or a file with something in it that is not a restore journal: the
- * journal is appended to, and a file that is not one would be destroyed by it. An empty file, or
- * none, is a new journal.
+ * Refuses, before anything is written or sent: a journal in a folder that does not exist (the
+ * lock beside it could not be made); a path that is the archive itself (a hard link or a symlink
+ * to it too); a folder, device or FIFO, which are no journal; a file with something in it that is
+ * not a restore journal, which appending would destroy. An empty file, or none, is a new journal.
  */
 export async function checkJournalPath(path: string, archive: string): Promise<void> {
-  if (await sameFile(path, archive)) {
-    throw new RabbitError(
-      'NOT_A_JOURNAL',
-      `the restore journal ${path} is the archive being restored; the journal is never written into it`,
-      { data: { path, archive } },
-    );
-  }
+  await checkParent(path);
+  if (await sameFile(path, archive)) throw isTheArchive(path, archive);
+  const found = await lstat(path).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') return undefined;
+    throw unreadable(path, error);
+  });
+  if (found === undefined) return;
+  if (found.isSymbolicLink()) throw unsafePath(WHAT, path, SYMLINK, { flag: FLAG });
+  if (!found.isFile()) throw notAFile(path, found);
   const handle = await openJournal(path);
   await handle?.close();
 }
@@ -106,8 +113,17 @@ export async function readJournal(path: string, identity: JournalIdentity): Prom
 export class WriteJournal {
   private constructor(private readonly handle: FileHandle) {}
 
-  /** Opens for appending; a journal of another service or prototype is renamed aside first. */
-  static async open(path: string, identity: JournalIdentity, state: JournalState): Promise<WriteJournal> {
+  /**
+   * Opens for appending; a journal of another service or prototype is renamed aside first. With
+   * `archive`, the file opened is checked again not to be it: the path may have been made a link
+   * to it since checkJournalPath looked.
+   */
+  static async open(
+    path: string,
+    identity: JournalIdentity,
+    state: JournalState,
+    archive?: string,
+  ): Promise<WriteJournal> {
     if (state.setAside !== undefined) {
       const aside = `${path}.${Date.now()}.old`;
       // Appending to another restore's journal would mix two records: when it cannot be moved, the run stops.
@@ -123,11 +139,9 @@ export class WriteJournal {
     let handle: FileHandle;
     try {
       // Appended to only when it is the user's own regular file (never through a symlink); made 0600.
-      handle = await openOwnFile(
-        path,
-        constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT,
-        'the restore journal',
-      );
+      handle = await openOwnFile(path, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT, WHAT, {
+        flag: FLAG,
+      });
     } catch (error) {
       if (isRabbitError(error)) throw error;
       throw new RabbitError(
@@ -139,7 +153,13 @@ export class WriteJournal {
     const journal = new WriteJournal(handle);
     // A full disk at the first line: no journal is handed back to close the file.
     await closedOnFailure(handle, async () => {
-      if ((await handle.stat()).size === 0) {
+      const opened = await handle.stat();
+      if (archive !== undefined) {
+        const other = await stat(archive).catch(() => undefined);
+        if (other !== undefined && other.dev === opened.dev && other.ino === opened.ino)
+          throw isTheArchive(path, archive);
+      }
+      if (opened.size === 0) {
         await journal.append({
           t: 'start',
           baseUrl: identity.baseUrl,
@@ -182,37 +202,98 @@ function fields(write: PlannedWrite): { op: PlannedWrite['op']; parent: string; 
 }
 
 /**
- * The journal at `path` to read, undefined when there is none or it is empty; a file whose first
- * line is not a journal's start record is refused (the first line is written and synced before any
- * other, so every journal of a restore has one).
+ * The journal at `path` to read, undefined when there is none or it is empty. What it holds is
+ * looked at first: a file whose first line is not a journal's start record (the first line is
+ * written and synced before any other, so every journal of a restore has one) is refused as not a
+ * journal, whoever owns it; one that is a journal is then trusted only when it is the user's own.
  */
 async function openJournal(path: string): Promise<FileHandle | undefined> {
-  let handle: FileHandle | undefined;
+  let handle: FileHandle;
   try {
-    handle = await openOwnFileIfAny(path, 'the restore journal');
+    // Never through a link; O_NONBLOCK so a FIFO put there since checkJournalPath cannot hang the open.
+    handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   } catch (error) {
-    if (isRabbitError(error)) throw error;
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return undefined;
+    if (code === 'ELOOP') throw unsafePath(WHAT, path, SYMLINK, { flag: FLAG });
     throw unreadable(path, error);
   }
-  if (handle === undefined) return undefined;
   const opened = handle;
-  const content = await closedOnFailure(opened, async () => {
-    try {
-      if ((await opened.stat()).size === 0) return 'empty';
-      const head = Buffer.alloc(START_LINE_MAX);
-      const { bytesRead } = await opened.read(head, 0, START_LINE_MAX, 0);
-      return isStartLine(head.subarray(0, bytesRead)) ? 'journal' : 'other';
-    } catch (error) {
+  const stats = await closedOnFailure(opened, async () => {
+    const found = await opened.stat().catch((error: unknown) => {
       throw unreadable(path, error);
+    });
+    if (!found.isFile()) throw notAFile(path, found);
+    if (found.size > 0 && !(await startsAsJournal(opened, path))) {
+      throw new RabbitError(
+        'NOT_A_JOURNAL',
+        `${path} is not a restore journal (its first line is not a journal's start record); it was left as it is, and nothing was written`,
+        { data: { path } },
+      );
     }
+    // It decides which elements count as created: another user's, or one others may write, is not trusted.
+    const why = whyNotOwn(found, 'file');
+    if (why !== undefined) {
+      const own = found.uid === process.getuid?.();
+      throw unsafePath(WHAT, path, why, own ? { flag: FLAG, mend: 'chmod', mode: '600' } : { flag: FLAG });
+    }
+    return found;
   });
-  if (content === 'journal') return opened;
+  if (stats.size > 0) return opened;
   await opened.close();
-  if (content === 'empty') return undefined;
-  throw new RabbitError(
+  return undefined;
+}
+
+async function startsAsJournal(handle: FileHandle, path: string): Promise<boolean> {
+  const head = Buffer.alloc(START_LINE_MAX);
+  try {
+    const { bytesRead } = await handle.read(head, 0, START_LINE_MAX, 0);
+    return isStartLine(head.subarray(0, bytesRead));
+  } catch (error) {
+    throw unreadable(path, error);
+  }
+}
+
+/** A journal in a folder that is not there is refused before the lock beside it is made. */
+async function checkParent(path: string): Promise<void> {
+  const parent = dirname(resolve(path));
+  const info = await stat(parent).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') return undefined;
+    // A file on the way (team.zip/journal): no folder is there to create.
+    if (error.code === 'ENOTDIR') return 'not a folder' as const;
+    throw unreadable(path, error);
+  });
+  if (info === undefined) {
+    throw new RabbitError('OUTPUT_PARENT_MISSING', `${FLAG} ${path}: the folder ${parent} does not exist`, {
+      data: { path, parent },
+    });
+  }
+  if (info === 'not a folder' || !info.isDirectory()) {
+    throw new RabbitError('OUTPUT_KIND', `${FLAG} ${path}: ${parent} is not a folder`, {
+      data: { path: parent, expected: 'folder', parentOf: path },
+    });
+  }
+}
+
+/** A folder, a device, a FIFO: not a journal, and nothing the user would want removed for one. */
+function notAFile(path: string, stats: Stats): RabbitError {
+  const kind = stats.isDirectory()
+    ? 'a folder'
+    : stats.isFIFO()
+      ? 'a named pipe (FIFO)'
+      : stats.isCharacterDevice() || stats.isBlockDevice()
+        ? 'a device'
+        : 'not a regular file';
+  return new RabbitError('USAGE', `${FLAG} names a file: ${path} is ${kind}`, {
+    data: { path, next: `name a new file with ${FLAG}, e.g. ${FLAG} restore.jsonl` },
+  });
+}
+
+function isTheArchive(path: string, archive: string): RabbitError {
+  return new RabbitError(
     'NOT_A_JOURNAL',
-    `${path} is not a restore journal (its first line is not a journal's start record); it was left as it is, and nothing was written`,
-    { data: { path } },
+    `the restore journal ${path} is the archive being restored; the journal is never written into it`,
+    { data: { path, archive } },
   );
 }
 
