@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startFakeService, type FakeService } from '../../src/fake-service/index.js';
+import { startFakeService, type FakeService, type FakeServiceOptions } from '../../src/fake-service/index.js';
 import { exportAccount } from '../../src/export/export-account.js';
 import { registerExport } from '../../src/cli/commands/export.js';
 import { verifyArchive } from '../../src/verify/verify-archive.js';
@@ -15,6 +15,25 @@ import { whenever } from '../helpers/until.js';
 
 // issue 14: an unattended run always ends. Bodies that trickle a byte at a time are never idle,
 // so only a minimum rate or a deadline ends them.
+
+/**
+ * The sample's five prototypes, the two ordinary ones (1001 and 1002, which the deadline tests name)
+ * cut to a page, a layer and a discussion each, and small page images: about a hundred requests
+ * instead of two hundred, as many of each kind as the stalls and deadlines here need.
+ */
+const DATASET = {
+  pagesPerPrototype: 1,
+  elementsPerPage: 1,
+  layersPerPrototype: 1,
+  elementsPerLayer: 1,
+  discussionsPerPrototype: 1,
+  pngWidth: 80,
+  pngHeight: 60,
+} as const;
+
+function serve(options: FakeServiceOptions = {}): Promise<FakeService> {
+  return startFakeService({ dataset: DATASET, ...options });
+}
 
 let service: FakeService | undefined;
 afterEach(async () => {
@@ -36,7 +55,7 @@ describe('stalled transfers end', () => {
     // the two windows would outlast the test; a window much shorter on the clock would be a few
     // milliseconds of the wall, in which a busy machine may hold up an honest body too.
     const clock = skippingClock();
-    service = await startFakeService({
+    service = await serve({
       faults: { paths: [{ path: TRICKLING, kind: 'trickle' }], trickleMs: 8_000 },
       now: clock.now,
       sleep: (ms) => clock.sleep(ms),
@@ -59,7 +78,7 @@ describe('stalled transfers end', () => {
 
   it('holds for page assets too: a trickling stylesheet is recorded as STALLED', async () => {
     const css = '/rabbit/static/css/page.css';
-    service = await startFakeService({ faults: { paths: [{ path: css, kind: 'trickle' }], trickleMs: 500 } });
+    service = await serve({ faults: { paths: [{ path: css, kind: 'trickle' }], trickleMs: 500 } });
     const out = join(await tempDir(), 'assets.zip');
     // The flags' way to the watchdog is the test above's; here a window of 200 ms (the flag's
     // least is 1 s), under which a byte every 500 ms is a stall.
@@ -76,7 +95,7 @@ describe('stalled transfers end', () => {
   });
 
   it('Ctrl-C stops a run waiting on a trickling body at once, leaving nothing at --out', async () => {
-    service = await startFakeService({ faults: { paths: [{ path: TRICKLING, kind: 'trickle' }] } });
+    service = await serve({ faults: { paths: [{ path: TRICKLING, kind: 'trickle' }] } });
     const out = join(await tempDir(), 'interrupted.zip');
     const controller = new AbortController();
     let aborted = false;
@@ -106,7 +125,7 @@ describe('stalled transfers end', () => {
 describe('--max-duration', () => {
   it('stops fetching, writes a whole archive of what it has (complete prototypes stay complete), marked incomplete; --since then completes it', async () => {
     const slow = ['/rabbit/api/prototypes/3/pages/page0001.png', '/rabbit/api/prototypes/3/layers.json'];
-    service = await startFakeService({ faults: { paths: slow.map((path) => ({ path, kind: 'trickle' as const })) } });
+    service = await serve({ faults: { paths: slow.map((path) => ({ path, kind: 'trickle' as const })) } });
     const dir = await tempDir();
     const first = join(dir, 'night1.zip');
     // The deadline expires once every prototype but 3 is done, as a few seconds' deadline would on
@@ -165,7 +184,7 @@ describe('--max-duration', () => {
   it('records the prototypes whose work never started: with one request at a time, the rest wait behind a trickle', async () => {
     // The frontier takes the newest task first, so prototype 1002 (listed last) goes early and its
     // pages.json holds the only slot until the deadline; prototypes still queued were never read.
-    service = await startFakeService({
+    service = await serve({
       faults: { paths: [{ path: '/rabbit/api/prototypes/1002/pages.json', kind: 'trickle' }] },
     });
     const dir = await tempDir();
@@ -203,7 +222,7 @@ describe('--max-duration', () => {
   });
 
   it('when every body trickles, the run still ends soon after the deadline with exit 3 and a verifiable, incomplete archive', async () => {
-    service = await startFakeService({ faults: { rate: 1, kinds: ['trickle'] } });
+    service = await serve({ faults: { rate: 1, kinds: ['trickle'] } });
     const dir = await tempDir();
     const out = join(dir, 'cut.zip');
     // With the minimum rate off, only the deadline can end these bodies, which never end by
@@ -236,7 +255,7 @@ describe('--max-duration', () => {
   });
 
   it('a bad duration is a usage error', async () => {
-    service = await startFakeService({});
+    service = await serve();
     const run = await runCli(['export', '--out', join(await tempDir(), 'x.zip'), '--max-duration', 'soon'], {
       register: registerExport,
       env: env(service),
@@ -248,7 +267,7 @@ describe('--max-duration', () => {
 
 describe('export --since by hand', () => {
   it('takes an archive of the same service however its URL is spelled, and refuses another service (exit 2)', async () => {
-    service = await startFakeService({});
+    service = await serve();
     const dir = await tempDir();
     const prev = join(dir, 'prev.zip');
     expect(
