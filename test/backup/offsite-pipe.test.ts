@@ -15,9 +15,16 @@ import { useFakeService } from '../helpers/fake-service.js';
 // issue 30: an off-site, encrypted copy without a temporary file of our own making:
 // rabbit-export export --out - | age -r KEY | rclone rcat remote:path
 
+/**
+ * The sample's three fixed prototypes with some 16 KiB of noise in each page image: under half the
+ * requests of the whole sample (the spawned CLI's work), and an archive of some 180 KiB, well over
+ * what a pipe holds (64 KiB), so a reader that stops early leaves the CLI a write that must fail.
+ */
+const DATASET = { prototypes: 0, pngWidth: 80, pngHeight: 60, pngPaddingBytes: 16_384 } as const;
+
 let service: FakeService;
 let dir: string;
-useFakeService({}, (fixture) => ({ service, dir } = fixture));
+useFakeService({ dataset: DATASET }, (fixture) => ({ service, dir } = fixture));
 
 interface Piped {
   /** Exit status of each command of the pipeline, as bash's PIPESTATUS has them. */
