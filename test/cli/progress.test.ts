@@ -3,15 +3,14 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createProgress, progressMode } from '../../src/cli/progress.js';
 import { steppedClock } from '../helpers/stepped-clock.js';
-import type { FakeService } from '../../src/fake-service/index.js';
+import { startFakeService, type FakeService } from '../../src/fake-service/index.js';
 import { registerExport } from '../../src/cli/commands/export.js';
 import { BIN, runCli, type CliRun } from '../helpers/cli.js';
 import { requestHold, type RequestHold } from '../helpers/sleep-gate.js';
 import { tempDir } from '../helpers/temp.js';
-import { useFakeService } from '../helpers/fake-service.js';
 import { requireTool } from '../helpers/tools.js';
 
 const stream = (isTTY: boolean, columns?: number): NodeJS.WriteStream =>
@@ -49,24 +48,6 @@ describe('progress display', () => {
     expect(progress.snapshot()).toMatchObject({ requests: 1, retries: 1, errors: 1, bytes: 2048 });
     expect(written.join('')).toContain('error: /b: gone for good');
   });
-
-  // `script` gives the CLI a pseudo terminal that reports 0 columns; ora once looped forever there.
-  it('finishes on a terminal that reports no width', async () => {
-    requireTool('/usr/bin/script');
-    const dir = await tempDir();
-    const { stdout } = await run(
-      '/usr/bin/script',
-      ['-qc', `${process.execPath} ${BIN} demo --out ${join(dir, 'd.zip')}`, '/dev/null'],
-      {
-        timeout: 60_000,
-        maxBuffer: 4 * 1024 * 1024,
-      },
-    );
-    expect(stdout).toContain('is intact and complete');
-    // Plain lines, as in a log: no bar's synchronized frames.
-    expect(stdout).toMatch(/^progress: done, /m);
-    expect(stdout).not.toContain('\u001b[?2026h');
-  });
 });
 
 describe('progress of a real export (issue 15)', () => {
@@ -74,11 +55,25 @@ describe('progress of a real export (issue 15)', () => {
   let hold: RequestHold;
   /** A real wait per request instead of the hold. */
   let latencyMs: number | undefined;
-  // Every request goes through the hold: answered at once, but for one the test chooses.
-  useFakeService(
-    { latencyMs: 600_000, sleep: (ms) => (latencyMs === undefined ? hold.sleep(ms) : sleep(latencyMs)) },
-    (fixture) => (service = fixture.service),
-  );
+  // One service for these tests (the runs only read it): its five prototypes, the two ordinary ones cut
+  // to a page, a layer and a discussion each (111 requests, not 197), and small page images. Every
+  // request goes through the hold: answered at once, but for one the test chooses.
+  beforeAll(async () => {
+    service = await startFakeService({
+      dataset: {
+        pagesPerPrototype: 1,
+        elementsPerPage: 1,
+        layersPerPrototype: 1,
+        elementsPerLayer: 1,
+        discussionsPerPrototype: 1,
+        pngWidth: 80,
+        pngHeight: 60,
+      },
+      latencyMs: 600_000,
+      sleep: (ms) => (latencyMs === undefined ? hold.sleep(ms) : sleep(latencyMs)),
+    });
+  });
+  afterAll(() => service.close());
   beforeEach(() => {
     hold = requestHold();
     latencyMs = undefined;
@@ -106,12 +101,27 @@ describe('progress of a real export (issue 15)', () => {
     return await running;
   }
 
+  // `script` gives the CLI a pseudo terminal that reports 0 columns; ora once looped forever there.
+  it('finishes on a terminal that reports no width', async () => {
+    requireTool('/usr/bin/script');
+    const dir = await tempDir();
+    const { stdout } = await run(
+      '/usr/bin/script',
+      ['-qc', `${process.execPath} ${BIN} export --out ${join(dir, 'n.zip')}`, '/dev/null'],
+      { timeout: 60_000, maxBuffer: 4 * 1024 * 1024, env: { PATH: process.env['PATH'] ?? '', ...env() } },
+    );
+    expect(stdout).toMatch(/^complete: 5 prototypes/m);
+    // Plain lines, as in a log: no bar's synchronized frames.
+    expect(stdout).toMatch(/^progress: done, /m);
+    expect(stdout).not.toContain(`${ESC}[?2026h`);
+  });
+
   it('on a terminal: one line with percent, bar and time left, redrawn in place and cleared at the end', async () => {
     requireTool('/usr/bin/script');
-    // 197 requests, 2 at a time, 3 ms each, on a CLI whose clock (test/helpers/time-lapse.mjs)
+    // 111 requests, 2 at a time, 5 ms each, on a CLI whose clock (test/helpers/time-lapse.mjs)
     // runs ten times as fast as the wall's: a crawl of about three seconds of its time, some
     // frames of the bar, in a third of a second.
-    latencyMs = 3;
+    latencyMs = 5;
     const dir = await tempDir();
     const command = `stty cols 100 rows 30; ${process.execPath} ${BIN} export --out ${join(dir, 'a.zip')} --concurrency 2`;
     const { stdout } = await run('/usr/bin/script', ['-qfec', command, '/dev/null'], {
