@@ -95,8 +95,21 @@ let service: FakeService;
 let keep: string;
 let archive: string;
 
+// The sample's five prototypes, the two ordinary ones cut to a page, a layer and a discussion each,
+// and small page images: 136 entries to verify, convert and search instead of 228.
 beforeAll(async () => {
-  service = await startFakeService({ seed: 1 });
+  service = await startFakeService({
+    seed: 1,
+    dataset: {
+      pagesPerPrototype: 1,
+      elementsPerPage: 1,
+      layersPerPrototype: 1,
+      elementsPerLayer: 1,
+      discussionsPerPrototype: 1,
+      pngWidth: 80,
+      pngHeight: 60,
+    },
+  });
   keep = await mkdtemp(join(tmpdir(), 'rabbit-command-progress-'));
   archive = join(keep, 'team.zip');
   await exportAccount({ out: archive, baseUrl: service.baseUrl, keys: [service.keys.readOnly] });
@@ -144,7 +157,7 @@ describe('verify', () => {
   }, 120_000);
 
   it('on a terminal that gives no width: plain lines', async () => {
-    const tty = await onTerminal(['verify', archive], 0, slowDisk(8));
+    const tty = await onTerminal(['verify', archive], 0, slowDisk(12));
     expect(frames(tty)).toEqual([]);
     expect(progressLines(tty.replace(/\r/g, '')).length).toBeGreaterThanOrEqual(1);
     expect(tty).toContain('OK: team.zip is intact and complete');
