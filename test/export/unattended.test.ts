@@ -17,11 +17,13 @@ import { whenever } from '../helpers/until.js';
 // so only a minimum rate or a deadline ends them.
 
 /**
- * The sample's five prototypes, the two ordinary ones (1001 and 1002, which the deadline tests name)
- * cut to a page, a layer and a discussion each, and small page images: about a hundred requests
- * instead of two hundred, as many of each kind as the stalls and deadlines here need.
+ * The services serve small accounts (small page images, and every run of a test asks for its whole
+ * account): the sample's three fixed prototypes (83 requests), which hold every kind of resource
+ * the stalls here need; where a deadline test names the ordinary prototypes 1001 and 1002, the
+ * five, the ordinary two cut to a page, a layer and a discussion each (111 requests, not 197).
  */
-const DATASET = {
+const DATASET = { prototypes: 0, pngWidth: 80, pngHeight: 60 } as const;
+const WITH_ORDINARY = {
   pagesPerPrototype: 1,
   elementsPerPage: 1,
   layersPerPrototype: 1,
@@ -125,7 +127,10 @@ describe('stalled transfers end', () => {
 describe('--max-duration', () => {
   it('stops fetching, writes a whole archive of what it has (complete prototypes stay complete), marked incomplete; --since then completes it', async () => {
     const slow = ['/rabbit/api/prototypes/3/pages/page0001.png', '/rabbit/api/prototypes/3/layers.json'];
-    service = await serve({ faults: { paths: slow.map((path) => ({ path, kind: 'trickle' as const })) } });
+    service = await serve({
+      dataset: WITH_ORDINARY,
+      faults: { paths: slow.map((path) => ({ path, kind: 'trickle' as const })) },
+    });
     const dir = await tempDir();
     const first = join(dir, 'night1.zip');
     // The deadline expires once every prototype but 3 is done, as a few seconds' deadline would on
@@ -185,6 +190,7 @@ describe('--max-duration', () => {
     // The frontier takes the newest task first, so prototype 1002 (listed last) goes early and its
     // pages.json holds the only slot until the deadline; prototypes still queued were never read.
     service = await serve({
+      dataset: WITH_ORDINARY,
       faults: { paths: [{ path: '/rabbit/api/prototypes/1002/pages.json', kind: 'trickle' }] },
     });
     const dir = await tempDir();
