@@ -73,12 +73,10 @@ export async function readKeySources(
       const key = line.trim();
       return key === '' || key.startsWith('#') ? [] : [{ key, where: `line ${index + 1} of ${keyFile}` }];
     });
+    rememberFileKeys(sources.map((source) => source.key));
     if (sources.length === 0) throw new RabbitError('NO_API_KEY', `--api-key-file ${keyFile} holds no key`);
   } else {
-    sources = (env[KEY_ENV] ?? '')
-      .split(',')
-      .map((key, index) => ({ key: key.trim(), where: `entry ${index + 1} of ${KEY_ENV}` }))
-      .filter((source) => source.key !== '');
+    sources = envKeySources(env);
     if (sources.length === 0) {
       throw new RabbitError('NO_API_KEY', `no API key: set ${KEY_ENV} or pass --api-key-file PATH`);
     }
@@ -90,4 +88,27 @@ export async function readKeySources(
   }
   const seen = new Set<string>();
   return sources.filter((source) => !seen.has(source.key) && seen.add(source.key));
+}
+
+function envKeySources(env: NodeJS.ProcessEnv): KeySource[] {
+  return (env[KEY_ENV] ?? '')
+    .split(',')
+    .map((key, index) => ({ key: key.trim(), where: `entry ${index + 1} of ${KEY_ENV}` }))
+    .filter((source) => source.key !== '');
+}
+
+/** The keys this process has read from an --api-key-file, whichever command read them. */
+const fileKeys = new Set<string>();
+
+function rememberFileKeys(keys: readonly string[]): void {
+  for (const key of keys) fileKeys.add(key);
+}
+
+/**
+ * Every key the process knows of, to hide wherever it would be written: the environment's (known
+ * before any command runs, so a usage error that quotes one can hide it too) and those read from
+ * a key file. A key the user typed that is neither cannot be told from any other word.
+ */
+export function knownKeys(env: NodeJS.ProcessEnv): string[] {
+  return [...new Set([...envKeySources(env).map((source) => source.key), ...fileKeys])];
 }

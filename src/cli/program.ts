@@ -1,7 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { TOOL_VERSION } from '../core/version.js';
 import { EXIT } from './exit-codes.js';
-import type { CliIO } from './run.js';
+import { secretHider, type CliIO } from './run.js';
 import { nameUnknownOptionsOnly } from './unknown-option.js';
 
 type Register = (program: Command, io: CliIO) => void;
@@ -86,8 +86,14 @@ export async function runProgram(argv: readonly string[], io: CliIO): Promise<vo
     const registers = await Promise.all(names.map((name) => (COMMANDS[name] as () => Promise<Register>)()));
     for (const register of registers) register(program, io);
   }
+  // Commander quotes what was typed (`--concurrency $KEY`, a key as the command): whatever it says
+  // of a usage error, on stderr and in the --json record below, has every key the process knows hidden.
+  const hide = secretHider(io.env);
   // Every usage error throws (to the catch below) rather than exit; an unknown option is named without its value.
-  for (const command of [program, ...program.commands]) nameUnknownOptionsOnly(command);
+  for (const command of [program, ...program.commands]) {
+    command.configureOutput({ outputError: (text, write) => write(hide(text)) });
+    nameUnknownOptionsOnly(command);
+  }
 
   try {
     await program.parseAsync(argv);
@@ -105,7 +111,7 @@ export async function runProgram(argv: readonly string[], io: CliIO): Promise<vo
         const { failureRecord } = await import('./run.js');
         const { terminalJson } = await import('./terminal-text.js');
         const { recordCommandOf } = await import('./json-records.js');
-        const message = error.message.replace(/^error: /, '');
+        const message = hide(error.message.replace(/^error: /, ''));
         const record = failureRecord(recordCommandOf(args), EXIT.usage, { code: 'USAGE', message });
         io.stdout.write(`${terminalJson(record)}\n`);
       }

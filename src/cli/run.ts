@@ -1,8 +1,9 @@
 import { isRabbitError } from '../core/errors.js';
-import { redactStrings, redactUrl } from '../core/redact.js';
+import { redactSecrets, redactStrings } from '../core/redact.js';
 import { EXIT, exitCodeFor } from './exit-codes.js';
 import { printable } from './format.js';
 import { jsonRecord, type RecordCommand } from './json-records.js';
+import { knownKeys } from './keys.js';
 import { terminalJson } from './terminal-text.js';
 import { nextStepFor } from './error-guide.js';
 import type { ExportOptions } from '../export/export-options.js';
@@ -40,7 +41,8 @@ export async function runAction(
     // A network failure in export's words and codes, whichever command met it.
     const error = (await import('../client/network-failure.js')).explainNetworkFailure(thrown);
     const code = exitCodeFor(error);
-    const message = redactUrl(printable(error instanceof Error ? error.message : String(error)));
+    const hide = secretHider(io.env);
+    const message = hide(printable(error instanceof Error ? error.message : String(error)));
     const errorCode = isRabbitError(error) ? error.code : 'INTERNAL';
     const next = isRabbitError(error) ? nextStepFor(error) : undefined;
     // Machine-readable context the error carries (who holds a lock) goes beside the message.
@@ -53,18 +55,29 @@ export async function runAction(
         message,
         ...(next !== undefined ? { next } : {}),
       }),
-      redactUrl,
+      hide,
     ) as Record<string, unknown>;
     if (json !== false) io.stdout.write(`${terminalJson(failure)}\n`);
     io.stderr.write(`rabbit-export: ${message}\n`);
     // Printable as the message is: a path in a next step may hold what a terminal would obey.
-    if (next !== undefined) io.stderr.write(`next: ${redactUrl(printable(next))}\n`);
+    if (next !== undefined) io.stderr.write(`next: ${hide(printable(next))}\n`);
     if (!isRabbitError(error) && error instanceof Error && error.stack && io.env['RABBIT_DEBUG']) {
-      io.stderr.write(`${redactUrl(error.stack)}\n`);
+      io.stderr.write(`${hide(error.stack)}\n`);
     }
     process.exitCode = code;
   }
   if (after) await after(Number(process.exitCode), failure);
+}
+
+/**
+ * What every error the CLI writes goes through, whichever command or parser it came from: every
+ * key the process knows of (keys.ts), in each encoding the key scan knows, and URLs' api_key
+ * parameters and credentials, replaced. A usage error can quote a key the user put in the wrong
+ * place (`--concurrency $KEY`), before any command has read one.
+ */
+export function secretHider(env: NodeJS.ProcessEnv): (text: string) => string {
+  // Asked each time: a key file read after the hider was made adds its keys.
+  return (text) => redactSecrets(text, knownKeys(env));
 }
 
 /** The --json summary of a run that failed, whatever failed: one shape for every log reader. */

@@ -49,7 +49,10 @@ describe('an unknown option is named without its value', () => {
     ["--api-kye=SE'CRET", '--api-kye'],
     ['--api-kye', '--api-kye'],
     ['-xSECRET', '-x'],
-    ['--\u001b[2J=SECRET', '--<U+001B>[2J'],
+    ['--\u001b[2J=SECRET', '--'],
+    ['--api-key:SECRET', '--api-key'],
+    ['--api-key SECRET', '--api-key'],
+    ['--SECRET', '--SECRET'],
   ])('optionNameOf(%j) is %j', (typed, name) => {
     expect(optionNameOf(`${typed}'`)).toBe(name);
   });

@@ -5,9 +5,8 @@ import type { RestoreReport } from '../../restore/report.js';
 import type { RestoreEvent } from '../../restore/restore-prototype.js';
 import { RESTORE_DEFAULTS } from '../../restore/restore-defaults.js';
 import type { RabbitError } from '../../core/errors.js';
-import { redactUrl } from '../../core/redact.js';
 import { EXIT, exitCodeFor } from '../exit-codes.js';
-import { runAction, withInterrupts, type CliIO } from '../run.js';
+import { runAction, secretHider, withInterrupts, type CliIO } from '../run.js';
 import { addServiceOptions, DEFAULT_BASE_URL, type ServiceFlagDefaults, type ServiceFlags } from '../service-flags.js';
 import { patienceOption } from '../run-limit-flags.js';
 import { formatDuration } from '../../core/duration.js';
@@ -115,7 +114,7 @@ async function runRestore(archive: string, flags: RestoreFlags, io: CliIO): Prom
   const { formatOutcome } = await import('../format-restore.js');
   human.write(formatOutcome(report));
   if (report.fatal) await tellFatal(report.fatal, io);
-  if (flags.json) io.stdout.write(recordLine('restore', 'summary', summaryOf(report, code)));
+  if (flags.json) io.stdout.write(recordLine('restore', 'summary', summaryOf(report, code, secretHider(io.env))));
   return code;
 }
 
@@ -142,10 +141,11 @@ async function restoreEvents(io: CliIO, human: NodeJS.WritableStream): Promise<(
 
 /** What stopped the restore, keys and URLs' queries left out, and the next step for it. */
 async function tellFatal(fatal: RabbitError, io: CliIO): Promise<void> {
-  io.stderr.write(`rabbit-export: ${redactUrl(printable(fatal.message))}\n`);
+  const hide = secretHider(io.env);
+  io.stderr.write(`rabbit-export: ${hide(printable(fatal.message))}\n`);
   const { nextStepFor } = await import('../error-guide.js');
   const next = nextStepFor(fatal);
-  if (next !== undefined) io.stderr.write(`next: ${redactUrl(printable(next))}\n`);
+  if (next !== undefined) io.stderr.write(`next: ${hide(printable(next))}\n`);
 }
 
 /** 0 all restored, 1 stopped (or nothing could be written), 3 partly restored. */
@@ -156,7 +156,7 @@ export function restoreExitCode(report: RestoreReport): number {
   return EXIT.ok;
 }
 
-function summaryOf(report: RestoreReport, code: number): Record<string, unknown> {
+function summaryOf(report: RestoreReport, code: number, hide: (text: string) => string): Record<string, unknown> {
   const counts = report.dryRun ? report.planned : report.done;
   return {
     ok: code === EXIT.ok,
@@ -174,8 +174,6 @@ function summaryOf(report: RestoreReport, code: number): Record<string, unknown>
     strays: report.strays,
     failed: report.failed,
     ...(report.journal ? { journal: report.journal } : {}),
-    ...(report.fatal
-      ? { error: { code: report.fatal.code, message: redactUrl(printable(report.fatal.message)) } }
-      : {}),
+    ...(report.fatal ? { error: { code: report.fatal.code, message: hide(printable(report.fatal.message)) } } : {}),
   };
 }
