@@ -1,8 +1,9 @@
 import { open } from 'node:fs/promises';
 import { RabbitError } from '../core/errors.js';
 import { shellWords } from '../core/shell-quote.js';
+import { envKeyEntries, KEY_ENV, rememberFileKeys } from './known-keys.js';
 
-export const KEY_ENV = 'RABBIT_API_KEY';
+export { KEY_ENV };
 
 /** One key, and where the user wrote it, so a refused key can be named without showing it. */
 export interface KeySource {
@@ -91,24 +92,5 @@ export async function readKeySources(
 }
 
 function envKeySources(env: NodeJS.ProcessEnv): KeySource[] {
-  return (env[KEY_ENV] ?? '')
-    .split(',')
-    .map((key, index) => ({ key: key.trim(), where: `entry ${index + 1} of ${KEY_ENV}` }))
-    .filter((source) => source.key !== '');
-}
-
-/** The keys this process has read from an --api-key-file, whichever command read them. */
-const fileKeys = new Set<string>();
-
-function rememberFileKeys(keys: readonly string[]): void {
-  for (const key of keys) fileKeys.add(key);
-}
-
-/**
- * Every key the process knows of, to hide wherever it would be written: the environment's (known
- * before any command runs, so a usage error that quotes one can hide it too) and those read from
- * a key file. A key the user typed that is neither cannot be told from any other word.
- */
-export function knownKeys(env: NodeJS.ProcessEnv): string[] {
-  return [...new Set([...envKeySources(env).map((source) => source.key), ...fileKeys])];
+  return envKeyEntries(env).map(({ key, entry }) => ({ key, where: `entry ${entry} of ${KEY_ENV}` }));
 }

@@ -1,7 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { TOOL_VERSION } from '../core/version.js';
 import { EXIT } from './exit-codes.js';
-import { secretHider, type CliIO } from './run.js';
+import type { CliIO } from './run.js';
 import { nameUnknownOptionsOnly } from './unknown-option.js';
 
 type Register = (program: Command, io: CliIO) => void;
@@ -86,12 +86,14 @@ export async function runProgram(argv: readonly string[], io: CliIO): Promise<vo
     const registers = await Promise.all(names.map((name) => (COMMANDS[name] as () => Promise<Register>)()));
     for (const register of registers) register(program, io);
   }
-  // Commander quotes what was typed (`--concurrency $KEY`, a key as the command): whatever it says
-  // of a usage error, on stderr and in the --json record below, has every key the process knows hidden.
-  const hide = secretHider(io.env);
+  // Commander quotes what was typed (`--concurrency $KEY`, a key as the command): what it says of a
+  // usage error is held here and written below with every key the process knows hidden, the hiding
+  // loaded only then (a command line that parses loads none of it: start-up stays short).
+  const said: string[] = [];
   // Every usage error throws (to the catch below) rather than exit; an unknown option is named without its value.
   for (const command of [program, ...program.commands]) {
-    command.configureOutput({ outputError: (text, write) => write(hide(text)) });
+    // Its error and the hint after it (written as help to stderr), in the order commander writes them.
+    command.configureOutput({ outputError: (text) => void said.push(text), writeErr: (text) => void said.push(text) });
     nameUnknownOptionsOnly(command);
   }
 
@@ -105,10 +107,14 @@ export async function runProgram(argv: readonly string[], io: CliIO): Promise<vo
         error.code === 'commander.version' ||
         error.code === 'commander.help';
       process.exitCode = benign ? EXIT.ok : EXIT.usage;
+      // Help asked for by a command line that named no command is written to stderr: it quotes nothing typed.
+      if (benign) return void io.stderr.write(said.splice(0).join(''));
+      const { failureRecord, secretHider } = await import('./run.js');
+      const hide = secretHider(io.env);
+      io.stderr.write(hide(said.splice(0).join('')));
       // A log that expects one JSON line a run (cron's `--json >> log`) gets one for a mistyped
       // flag too; commander has said what was wrong on stderr already.
-      if (!benign && args.includes('--json')) {
-        const { failureRecord } = await import('./run.js');
+      if (args.includes('--json')) {
         const { terminalJson } = await import('./terminal-text.js');
         const { recordCommandOf } = await import('./json-records.js');
         const message = hide(error.message.replace(/^error: /, ''));

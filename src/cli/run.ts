@@ -3,7 +3,7 @@ import { redactSecrets, redactStrings } from '../core/redact.js';
 import { EXIT, exitCodeFor } from './exit-codes.js';
 import { printable } from './format.js';
 import { jsonRecord, type RecordCommand } from './json-records.js';
-import { knownKeys } from './keys.js';
+import { knownKeys } from './known-keys.js';
 import { terminalJson } from './terminal-text.js';
 import { nextStepFor } from './error-guide.js';
 import type { ExportOptions } from '../export/export-options.js';
