@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { getAsset, isSea } from 'node:sea';
-import { Worker } from 'node:worker_threads';
+import { Worker, type ResourceLimits } from 'node:worker_threads';
 import { textView } from './text-view.js';
 import type { ViewFault } from './view-check.js';
 import type { ViewReply, ViewRequest } from './view-messages.js';
@@ -41,7 +41,7 @@ export function viewThreads(cores = availableParallelism()): number {
  * A worker's heap: pages are parsed one or a few at a time, so a small young generation does; the
  * old generation's cap turns a page too large to parse into a failed view, never a crashed export.
  */
-const WORKER_LIMITS = { maxYoungGenerationSizeMb: 8, maxOldGenerationSizeMb: 256 };
+const WORKER_LIMITS: ResourceLimits = { maxYoungGenerationSizeMb: 8, maxOldGenerationSizeMb: 256 };
 
 /** The name of the worker's bundle among the single executable's assets (scripts/package.mjs). */
 const SEA_WORKER = 'view-worker.cjs';
@@ -77,6 +77,11 @@ export interface ViewBuilderOptions {
    * started for the first of them: for where no request is left to delay (after the crawl).
    */
   inlineUpTo?: number;
+  /**
+   * The cap on each thread's old generation, in MiB (WORKER_LIMITS's by default): a test lowers it
+   * so that a smaller hostile page reaches it.
+   */
+  threadHeapMb?: number;
 }
 
 /**
@@ -88,13 +93,17 @@ export function openViewBuilder(options: ViewBuilderOptions = {}): ViewBuilder {
   const url = options.workerUrl ?? builtWorker();
   const threads = options.threads ?? viewThreads();
   if (url === undefined || threads === 0) return inlineBuilder();
-  if (options.inlineUpTo === undefined) return new ViewPool(url, threads);
+  const limits =
+    options.threadHeapMb === undefined
+      ? WORKER_LIMITS
+      : { ...WORKER_LIMITS, maxOldGenerationSizeMb: options.threadHeapMb };
+  if (options.inlineUpTo === undefined) return new ViewPool(url, threads, limits);
   const inlineUpTo = options.inlineUpTo;
   const inline = inlineBuilder();
   let pool: ViewPool | undefined;
   return {
     build: (job) =>
-      job.body.length <= inlineUpTo ? inline.build(job) : (pool ??= new ViewPool(url, threads)).build(job),
+      job.body.length <= inlineUpTo ? inline.build(job) : (pool ??= new ViewPool(url, threads, limits)).build(job),
     close: async () => pool?.close(),
   };
 }
@@ -130,11 +139,11 @@ class ViewThread {
   readonly pending = new Map<number, Pending>();
   private readonly worker: Worker;
 
-  constructor(script: WorkerScript, onGone: (thread: ViewThread) => void) {
+  constructor(script: WorkerScript, limits: ResourceLimits, onGone: (thread: ViewThread) => void) {
     this.worker =
       script instanceof URL
-        ? new Worker(script, { resourceLimits: WORKER_LIMITS })
-        : new Worker(script.source, { eval: true, resourceLimits: WORKER_LIMITS });
+        ? new Worker(script, { resourceLimits: limits })
+        : new Worker(script.source, { eval: true, resourceLimits: limits });
     // Held only while it has work: an idle pool never keeps the process alive.
     this.worker.unref();
     this.worker.on('message', (reply: ViewReply) => this.heard(reply));
@@ -214,6 +223,7 @@ class ViewPool implements ViewBuilder {
   constructor(
     private readonly url: WorkerScript,
     private readonly size: number,
+    private readonly limits: ResourceLimits,
   ) {}
 
   build(job: ViewJob): Promise<BuiltView> {
@@ -231,7 +241,11 @@ class ViewPool implements ViewBuilder {
 
   private leastBusy(): ViewThread {
     if (this.threads.length < this.size && this.threads.every((thread) => thread.pending.size > 0)) {
-      const thread = new ViewThread(this.url, (gone) => (this.threads = this.threads.filter((t) => t !== gone)));
+      const thread = new ViewThread(
+        this.url,
+        this.limits,
+        (gone) => (this.threads = this.threads.filter((t) => t !== gone)),
+      );
       this.threads.push(thread);
       return thread;
     }
