@@ -1,4 +1,6 @@
-import { execFileSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -10,8 +12,8 @@ import {
 import { exportAccount } from '../../src/export/export-account.js';
 import { verifyArchive } from '../../src/verify/verify-archive.js';
 import { walkService } from '../helpers/oracle.js';
-import { tempDir } from '../helpers/temp.js';
 import { expectArchiveMatches } from '../helpers/exact.js';
+import { requireTool } from '../helpers/tools.js';
 
 let service: FakeService | undefined;
 afterEach(async () => {
@@ -22,8 +24,32 @@ afterEach(async () => {
 /** A small account: the awkward sample prototypes and one ordinary one. */
 const DATASET = { prototypes: 1, pagesPerPrototype: 2, elementsPerPage: 2, layersPerPrototype: 1 };
 
+/**
+ * Every archive the file writes, kept to the end for Info-ZIP's unzip, which tests them all in one
+ * process: one spawn of this worker per export cost more than the test of the archive.
+ */
+let archives: string;
+let exports = 0;
+const written: string[] = [];
+beforeAll(async () => {
+  archives = await mkdtemp(join(tmpdir(), 'content-coding-'));
+});
+afterAll(async () => {
+  try {
+    if (written.length === 0) return;
+    // Info-ZIP must be installed: a missing unzip fails the file here. The wildcard is unzip's own.
+    requireTool('unzip');
+    const unzip = spawnSync('unzip', ['-tq', join(archives, '*.zip')], { encoding: 'utf8' });
+    if (unzip.error) throw unzip.error;
+    expect(unzip.status, `${unzip.stdout}${unzip.stderr}`).toBe(0);
+    for (const out of written) expect(unzip.stdout).toContain(`No errors detected in compressed data of ${out}.`);
+  } finally {
+    await rm(archives, { recursive: true, force: true });
+  }
+});
+
 async function exportFrom(svc: FakeService, extra: Partial<Parameters<typeof exportAccount>[0]> = {}) {
-  const out = join(await tempDir(), 'coded.zip');
+  const out = join(archives, `${++exports}.zip`);
   const result = await exportAccount({
     out,
     baseUrl: svc.baseUrl,
@@ -34,12 +60,11 @@ async function exportFrom(svc: FakeService, extra: Partial<Parameters<typeof exp
   return { out, result };
 }
 
-/** Sound to our verify and to Info-ZIP's unzip. */
+/** Sound to our verify, and later to Info-ZIP's unzip (afterAll). */
 async function expectSound(out: string): Promise<void> {
   const report = await verifyArchive(out);
   expect(report.ok).toBe(true);
-  // Info-ZIP must be installed: a missing unzip fails the test here.
-  execFileSync('unzip', ['-tq', out], { stdio: 'pipe' });
+  written.push(out);
 }
 
 /** Byte for byte what `served` holds but `missing` (see expectArchiveMatches), and sound. */
