@@ -40,7 +40,8 @@ async function entriesByPython(zip: string): Promise<{ manifest: Manifest; entri
     '        data = z.read(info)',
     '        entries[info.filename] = [hashlib.sha256(data).hexdigest(), len(data)]',
     '        if info.filename == "manifest.json": open(sys.argv[2], "wb").write(data)',
-    '    json.dump(entries, sys.stdout)',
+    // json.dumps, not json.dump: dump encodes in chunks in Python rather than in C, a fifth of the script's CPU.
+    '    sys.stdout.write(json.dumps(entries))',
   ].join('\n');
   const manifestPath = `${zip}.manifest.json`;
   const { stdout } = await promisify(execFile)(python(), ['-c', script, zip, manifestPath], {
