@@ -92,6 +92,13 @@ async function teamArchive(dir: string): Promise<string> {
 
 const env = (): Record<string, string> => ({ RABBIT_API_KEY: service.keys.readOnly, RABBIT_BASE_URL: service.baseUrl });
 
+/**
+ * What the exports below fetch: one prototype's JSON. What stops them (a missing folder, a lock, a
+ * key file others may read) is met before anything is fetched, whatever the selection; what is
+ * judged after the printed step is that the export then runs, not how much it holds.
+ */
+const ONE_PROTOTYPE = ['--prototype', '42', '--formats', 'json'];
+
 beforeAll(async () => {
   service = await startFakeService({ seed: 1 });
   keep = await mkdtemp(join(tmpdir(), 'rabbit-next-steps-'));
@@ -113,12 +120,12 @@ describe('paths in a next step are quoted for the shell', () => {
     const dir = join(await tempDir(), 'my backups');
     const out = join(dir, 'nightly', 'team.zip');
     await mkdir(dir);
-    const run = await runCli(['export', '--out', out], { env: env() });
+    const run = await runCli(['export', '--out', out, ...ONE_PROTOTYPE], { env: env() });
     expect(run.code).toBe(2);
     const next = run.stderr.split('\n').find((line) => line.startsWith('next: ')) ?? '';
     expect((await asPrinted(commandIn(next, 'mkdir'))).code).toBe(0);
     expect((await stat(join(dir, 'nightly'))).isDirectory()).toBe(true);
-    expect((await runCli(['export', '--out', out, '--quiet'], { env: env() })).code).toBe(0);
+    expect((await runCli(['export', '--out', out, ...ONE_PROTOTYPE, '--quiet'], { env: env() })).code).toBe(0);
   });
 
   it('a lock that does not say who holds it: the rm printed removes it, and the export then runs', async () => {
@@ -127,11 +134,11 @@ describe('paths in a next step are quoted for the shell', () => {
     await mkdir(work, { recursive: true, mode: 0o700 });
     await writeFile(join(work, 'lock'), '', { mode: 0o600 });
     const out = join(dir, 'team.zip');
-    const run = await runCli(['export', '--out', out], { env: env() });
+    const run = await runCli(['export', '--out', out, ...ONE_PROTOTYPE], { env: env() });
     expect(run.code).toBe(1);
     expect((await asPrinted(commandIn(run.stderr, 'rm'))).code).toBe(0);
     expect(existsSync(join(work, 'lock'))).toBe(false);
-    expect((await runCli(['export', '--out', out, '--quiet'], { env: env() })).code).toBe(0);
+    expect((await runCli(['export', '--out', out, ...ONE_PROTOTYPE, '--quiet'], { env: env() })).code).toBe(0);
   });
 
   it('a key file others may read: the chmod printed makes it the user’s alone', async () => {
@@ -141,7 +148,17 @@ describe('paths in a next step are quoted for the shell', () => {
     await writeFile(keys, `${service.keys.readOnly}\n`);
     await chmod(keys, 0o644);
     const run = await runCli(
-      ['export', '--out', join(dir, 'k.zip'), '--api-key-file', keys, '--base-url', service.baseUrl, '--quiet'],
+      [
+        'export',
+        '--out',
+        join(dir, 'k.zip'),
+        '--api-key-file',
+        keys,
+        '--base-url',
+        service.baseUrl,
+        ...ONE_PROTOTYPE,
+        '--quiet',
+      ],
       { env: {} },
     );
     expect(run.code).toBe(0);
