@@ -40,21 +40,22 @@ const exportCommand = { register: registerExport };
 const verifyCommand = { register: registerVerify };
 
 /**
- * `export --quiet` of the sample account by the built CLI, its key read from `--api-key-file`, run
- * once for the file: the run itself is judged by the --api-key-file test, and its archive is
- * copied into `dir` for each test that reads an archive (verify, ls), the service being the same
- * for each.
+ * `export --json` of the sample account by the built CLI, its key read from `--api-key-file`, run
+ * once for the file: the run itself is judged by the --json and --api-key-file tests, and its
+ * archive is copied into `dir` for each test that reads an archive (verify, ls), the service being
+ * the same for each.
  */
-let quiet: Promise<{ run: CliRun; out: string }> | undefined;
+let exported: Promise<{ run: CliRun; out: string; key: string }> | undefined;
 let kept: string | undefined;
 afterAll(async () => {
   if (kept !== undefined) await rm(kept, { recursive: true, force: true });
 });
-const keyFileExport = (): Promise<{ run: CliRun; out: string }> =>
-  (quiet ??= (async () => {
+const keyFileExport = (): Promise<{ run: CliRun; out: string; key: string }> =>
+  (exported ??= (async () => {
     kept = await mkdtemp(join(tmpdir(), 'rabbit-cli-kept-'));
     const keyFile = join(kept, 'keys.txt');
-    await writeFile(keyFile, `# our key\n${service.keys.readOnly}\n`);
+    const key = service.keys.readOnly;
+    await writeFile(keyFile, `# our key\n${key}\n`);
     const out = join(kept, 'k.zip');
     const run = await runCli([
       'export',
@@ -64,13 +65,13 @@ const keyFileExport = (): Promise<{ run: CliRun; out: string }> =>
       keyFile,
       '--base-url',
       service.baseUrl,
-      '--quiet',
+      '--json',
     ]);
-    return { run, out };
+    return { run, out, key };
   })());
-async function quietExport(dir: string): Promise<string> {
+async function keptExport(dir: string): Promise<string> {
   const { run, out } = await keyFileExport();
-  if (run.code !== 0) throw new Error(`export --quiet exited ${run.code}: ${run.stderr}`);
+  if (run.code !== 0) throw new Error(`export --json exited ${run.code}: ${run.stderr}`);
   const copy = join(dir, 'team.zip');
   await copyFile(out, copy);
   return copy;
@@ -122,9 +123,7 @@ describe('rabbit-export CLI', () => {
   });
 
   it('exports with --json: one summary line on stdout, exit 0, the key nowhere', async () => {
-    const dir = await tempDir();
-    const out = join(dir, 'team.zip');
-    const run = await runCli(['export', '--out', out, '--json'], { env: env() });
+    const { run, out, key } = await keyFileExport();
     expect(run.code).toBe(0);
     const lines = run.stdout.trim().split('\n');
     expect(lines).toHaveLength(1);
@@ -132,13 +131,23 @@ describe('rabbit-export CLI', () => {
     expect(summary).toMatchObject({ ok: true, exitCode: 0, complete: true, prototypes: 5, requests: 197, errors: 0 });
     const { manifest } = await readArchive(out);
     expect(summary.files).toBe(allFileEntries(manifest).length);
-    expect(run.stdout + run.stderr).not.toContain(service.keys.readOnly);
+    expect(run.stdout + run.stderr).not.toContain(key);
   });
 
   it('reads keys from --api-key-file', async () => {
+    // The environment the built CLI ran with held no key: only the file gave it one.
     const { run } = await keyFileExport();
     expect(run.code).toBe(0);
-    expect(run.stdout).toBe('');
+    expect(JSON.parse(run.stdout)).toMatchObject({ ok: true, complete: true });
+  });
+
+  it('--quiet prints nothing, on stdout or stderr, when the run succeeds', async () => {
+    // One prototype's JSON: what --quiet keeps quiet is the same whatever the run fetches.
+    const out = join(await tempDir(), 'q.zip');
+    const run = await runCli(['export', '--out', out, '--prototype', '42', '--formats', 'json', '--quiet'], {
+      env: env(),
+    });
+    expect(run).toMatchObject({ code: 0, stdout: '', stderr: '' });
   });
 
   it('a refused key exits 1 within seconds, saying so, leaving nothing', async () => {
@@ -181,7 +190,7 @@ describe('rabbit-export CLI', () => {
 
   it('verify: 0 on an intact archive; 1 naming a flipped byte; 1 with one line for a truncated file', async () => {
     const dir = await tempDir();
-    const out = await quietExport(dir);
+    const out = await keptExport(dir);
     const intact = await runCli(['verify', out], verifyCommand);
     expect(intact.code).toBe(0);
 
@@ -208,7 +217,7 @@ describe('rabbit-export CLI', () => {
   });
 
   it('ls lists every prototype with its counts', async () => {
-    const out = await quietExport(await tempDir());
+    const out = await keptExport(await tempDir());
     const run = await runCli(['ls', out], { register: registerLs });
     expect(run.code).toBe(0);
     for (const id of ['3', '17', '42', '1001', '1002']) expect(run.stdout).toMatch(new RegExp(`^${id}\\s`, 'm'));
