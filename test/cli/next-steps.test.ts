@@ -14,18 +14,18 @@ import { registerExport } from '../../src/cli/commands/export.js';
 import { registerRestore } from '../../src/cli/commands/restore.js';
 import { registerSearch } from '../../src/cli/commands/search.js';
 import { registerVerify } from '../../src/cli/commands/verify.js';
-import { BIN, runCli as runAnyCli, startCli, type CliOptions, type CliRun } from '../helpers/cli.js';
+import { runCli as runAnyCli, startCli, type CliOptions, type CliRun } from '../helpers/cli.js';
 import { tempDir } from '../helpers/temp.js';
 
 // issue 45: every next step the tool prints can succeed when run as printed. The printed command
-// is run by a shell, as a person pasting it would, with `rabbit-export` on the PATH.
+// is run by a shell, as a person pasting it would, with `rabbit-export` on the PATH (see asPrinted).
 
 const sh = promisify(execFile);
 
 /**
  * The runs whose message holds the next step go in-process, through the command's own registration
  * and runAction (what they print is what is judged here, not the process); the next step itself
- * runs as printed, by a shell, with the built CLI on the PATH.
+ * runs as printed, by a shell (asPrinted).
  */
 const REGISTER = {
   convert: registerConvert,
@@ -43,22 +43,51 @@ function runCli(args: string[], options: Omit<CliOptions, 'register'> = {}): Pro
 let service: FakeService;
 let keep: string;
 let shim: string;
+/** Where the `rabbit-export` on the shell's PATH writes down how it was called. */
+let called: string;
 
-/** Runs a printed command line through /bin/sh, `rabbit-export` being this build. */
-async function asPrinted(
-  command: string,
-  env: Record<string, string> = {},
-): Promise<{ code: number; stdout: string; stderr: string }> {
+/**
+ * The `rabbit-export` a printed line meets on the PATH: it writes down the words the shell gave it,
+ * the folder it ran in and the environment the line left it, and ends. A line that would run it
+ * twice fails, so none is left out.
+ */
+const STAND_IN = `#!/bin/sh
+if [ -e "$RABBIT_CALLED/args" ]; then echo 'rabbit-export: this line runs it twice' >&2; exit 97; fi
+pwd > "$RABBIT_CALLED/cwd" && env -0 > "$RABBIT_CALLED/env" && printf '%s\\0' "$@" > "$RABBIT_CALLED/args"
+`;
+
+/**
+ * Runs a printed command line through /bin/sh, as a person pasting it would. What the shell does
+ * with it (the quoting, a `cd`, a variable set before the command) is what it does for that person;
+ * the `rabbit-export` it calls is the CLI's whole program, as main.ts runs it, here in the worker
+ * once the line has ended, with exactly the words, folder and environment the shell gave it
+ * (STAND_IN). Node's start for each printed step is not what a step can get wrong.
+ */
+async function asPrinted(command: string): Promise<{ code: number; stdout: string; stderr: string }> {
+  await rm(called, { recursive: true, force: true });
+  await mkdir(called);
+  let shell: { code: number; stdout: string; stderr: string };
   try {
     const { stdout, stderr } = await sh('/bin/sh', ['-c', command], {
-      env: { PATH: `${shim}:${process.env['PATH'] ?? ''}`, ...env },
+      env: { PATH: `${shim}:${process.env['PATH'] ?? ''}`, RABBIT_CALLED: called },
       timeout: 120_000,
     });
-    return { code: 0, stdout, stderr };
+    shell = { code: 0, stdout, stderr };
   } catch (error) {
     const failed = error as { code?: number; stdout?: string; stderr?: string };
-    return { code: failed.code ?? -1, stdout: failed.stdout ?? '', stderr: failed.stderr ?? '' };
+    shell = { code: failed.code ?? -1, stdout: failed.stdout ?? '', stderr: failed.stderr ?? '' };
   }
+  if (shell.code !== 0 || !existsSync(join(called, 'args'))) return shell;
+  const fields = async (name: string): Promise<string[]> =>
+    (await readFile(join(called, name), 'utf8')).split('\0').slice(0, -1);
+  const env = Object.fromEntries(
+    (await fields('env'))
+      .map((entry) => [entry.slice(0, entry.indexOf('=')), entry.slice(entry.indexOf('=') + 1)])
+      .filter(([name]) => name !== 'RABBIT_CALLED'),
+  ) as Record<string, string>;
+  const cwd = (await readFile(join(called, 'cwd'), 'utf8')).replace(/\n$/, '');
+  const run = await runAnyCli(await fields('args'), { register: 'all', cwd, env });
+  return { code: run.code ?? -1, stdout: shell.stdout + run.stdout, stderr: shell.stderr + run.stderr };
 }
 
 /** The command in a line such as `... (mkdir -p '/a b'), or ...`: from `(word ` to its `)`, quotes kept. */
@@ -103,10 +132,9 @@ beforeAll(async () => {
   service = await startFakeService({ seed: 1 });
   keep = await mkdtemp(join(tmpdir(), 'rabbit-next-steps-'));
   shim = join(keep, 'bin');
+  called = join(keep, 'called');
   await mkdir(shim);
-  await writeFile(join(shim, 'rabbit-export'), `#!/bin/sh\nexec '${process.execPath}' '${BIN}' "$@"\n`, {
-    mode: 0o755,
-  });
+  await writeFile(join(shim, 'rabbit-export'), STAND_IN, { mode: 0o755 });
 });
 
 afterAll(async () => {
