@@ -14,12 +14,20 @@
  * alphabet, so a `data:` URI or a JSON string stays well formed.
  *
  * The scan runs over every body, so like the byte scan of core/secret-marker.ts it passes over
- * most bytes unread: a run is a stretch, at least as long as the shortest run, of the characters
- * the runs are spelt with (and zeros, in UTF-16), so a window that long is read from its end back
- * to the first byte of none of them, and moved on past it. Text has no stretch that long but
- * base64 itself (a word, a path, a class name are shorter), nor have random bytes; only from the
- * first such stretch on is the chunk searched, each run with a native Buffer.indexOf.
+ * most bytes of a chunk unread: a run is a stretch, at least as long as the shortest run, of the
+ * characters the runs are spelt with (and zeros, in UTF-16), so a window that long is read from
+ * its end back to the first byte of none of them, and moved on past it. Text has no stretch that
+ * long but base64 itself (a word, a path, a class name are shorter), nor have random bytes; only
+ * from the first such stretch on is the chunk searched, each run with a native Buffer.indexOf.
+ *
+ * A body may also come a few bytes at a time, and what is held back at the end of each piece (what
+ * may begin a run) must not be searched again with every piece, or a body of a run's first
+ * character, one byte a piece, costs a search of every run a byte. Small pieces are read byte by
+ * byte through one automaton of all the runs (core/run-automaton.ts), which goes on from where the piece
+ * before left it: a few steps a piece, whatever is held back.
  */
+
+import { RunAutomaton } from './run-automaton.js';
 
 /**
  * A run of fewer characters is not looked for. Each character carries six bits of the key: eight
@@ -54,6 +62,8 @@ interface Form {
   /** The filler's characters at those places: their bits are the filler's where the key's were. */
   fillBefore: number;
   fillAfter: number;
+  /** The key's bits in the character before: what every character that may stand there ends with. */
+  keyBefore: number;
 }
 
 interface Hit {
@@ -101,6 +111,7 @@ function narrowForms(key: Buffer, markerText: string): Form[] {
         after,
         fillBefore: before > 0 ? (SEXTETS[filled.charCodeAt(start - 1)] as number) : 0,
         fillAfter: after > 0 ? (SEXTETS[filled.charCodeAt(end)] as number) : 0,
+        keyBefore: before > 0 ? (SEXTETS[encoded.charCodeAt(start - 1)] as number) & ((1 << before) - 1) : 0,
       });
     }
   }
@@ -116,16 +127,49 @@ function wideForm(form: Form, bigEndian: boolean): Form {
   return { ...form, bytes: wide(form.bytes), replacement: wide(form.replacement), width: 2, bigEndian };
 }
 
+/**
+ * A chunk of at most so many bytes is read byte by byte through the runs' automaton (core/run-automaton.ts),
+ * from where the one before left off; a longer one is searched natively (`find`). A body that
+ * arrives a few bytes at a time then costs a few steps a piece, whatever is held back.
+ */
+const STEP_MOST = 512;
+
+/**
+ * Once a replacer holds bytes back, the small pieces after them are kept with them until at least
+ * so many may be let go of (see `Base64KeyReplacer.push`).
+ */
+const RELEASE_LEAST = 256;
+
+/**
+ * The characters that may stand before a run, as the body spells them: their last bits are the
+ * key's. One that ends a piece is held back: should a run begin the next, its bits are set then.
+ */
+function beforeChars(forms: readonly Form[]): Map<string, Buffer> {
+  const befores = new Map<string, Buffer>();
+  for (const form of forms) {
+    if (form.before === 0) continue;
+    for (let v = 0; v < 64; v++) {
+      if ((v & ((1 << form.before) - 1)) !== form.keyBefore) continue;
+      const c = form.chars.charCodeAt(v);
+      const bytes = Buffer.from(form.width === 1 ? [c] : form.bigEndian ? [0, c] : [c, 0]);
+      befores.set(bytes.toString('latin1'), bytes);
+    }
+  }
+  return befores;
+}
+
 /** The base64 runs of a run's keys, ready to be looked for: made once for all its bodies. */
 export class Base64Keys {
-  /** The most bytes a replacer holds back: the longest run and a character either side. */
+  /**
+   * The most bytes a replacer holds back: the longest run and a character either side, and the
+   * small pieces kept with them until there are enough to let go of.
+   */
   readonly holdMost: number;
+  readonly automaton: RunAutomaton<Form>;
+  readonly longest: number;
   private readonly forms: Form[];
   /** Bytes of the shortest run: one look in every so many. */
   private readonly shortest: number;
-  private readonly longest: number;
-  /** The bytes a run's spelling begins with. */
-  private readonly firsts = new Uint8Array(256);
   /**
    * 1 for each byte some run is spelt with: of a hex key's, 38 characters of the 64 (and the zero
    * of UTF-16), so that most words of a text are not a stretch of them at all.
@@ -135,14 +179,12 @@ export class Base64Keys {
 
   private constructor(forms: Form[]) {
     this.forms = forms.sort((a, b) => b.bytes.length - a.bytes.length);
-    for (const form of forms) {
-      this.firsts[form.bytes[0] as number] = 1;
-      for (const b of form.bytes) this.runBytes[b] = 1;
-    }
+    for (const form of forms) for (const b of form.bytes) this.runBytes[b] = 1;
     this.shortest = Math.min(...forms.map((form) => form.bytes.length));
     this.longest = (forms[0] as Form).bytes.length;
-    this.holdMost = this.longest + 4;
+    this.holdMost = this.longest + 4 + RELEASE_LEAST;
     this.texts = forms.map((form) => form.bytes.toString('latin1'));
+    this.automaton = new RunAutomaton(forms, [...beforeChars(forms).values()]);
   }
 
   /** Undefined when no key is long enough to have a run worth looking for. */
@@ -196,63 +238,118 @@ export class Base64Keys {
       for (let at = buf.indexOf(form.bytes, start); at !== -1; at = buf.indexOf(form.bytes, at + 1))
         hits.push({ at, form });
     }
-    return hits.sort((a, b) => a.at - b.at || b.form.bytes.length - a.form.bytes.length);
-  }
-
-  /**
-   * Where the bytes still undecided at the end of a chunk begin: a run whose character after has
-   * not come, or the start of one that may go on in the next chunk, each with the character before
-   * it, which is rewritten with it.
-   */
-  heldFrom(buf: Buffer, hits: readonly Hit[]): number {
-    const n = buf.length;
-    let held = n;
-    for (const { at, form } of hits)
-      if (form.after > 0 && at + form.bytes.length + form.width > n) held = Math.min(held, at - form.width);
-    let i = n;
-    while (i > 0 && n - i < this.longest && this.runBytes[buf[i - 1] as number] === 1) i--;
-    for (; i < n; i++) {
-      if (this.firsts[buf[i] as number] === 0) continue;
-      const form = this.forms.find((f) => n - i < f.bytes.length && buf.compare(f.bytes, 0, n - i, i, n) === 0);
-      if (form) {
-        held = Math.min(held, i - form.width);
-        break;
-      }
-    }
-    return Math.max(0, held);
+    return hits.sort(byPlace);
   }
 }
+
+/** Hits in the order they are replaced: by where they begin, the longer first. */
+function byPlace(a: Hit, b: Hit): number {
+  return a.at - b.at || b.form.bytes.length - a.form.bytes.length;
+}
+
+/**
+ * Whose bytes a replacer settles: the caller's chunk (copied before a byte is written), a copy of
+ * its own (written in), or its store (written in; what is let go of is copied out of it).
+ */
+type Owner = 'caller' | 'copy' | 'store';
 
 /** One body's bytes with the keys' base64 runs replaced, chunk by chunk, as KeyReplacer does the rest. */
 export class Base64KeyReplacer {
   count = 0;
-  private tail: Buffer | undefined;
+  /**
+   * What is held back, store[0, length): a run, or what may begin one, with the character before
+   * it; and, once something is held, the small pieces after it until there are enough to let go.
+   */
+  private store = NOTHING;
+  private length = 0;
+  /** The automaton's state after the last byte pushed (its row). */
+  private row = 0;
+  /** The runs found in what is held back and not replaced yet, `at` in it. */
+  private pending: Hit[] = [];
 
   constructor(private readonly keys: Base64Keys) {}
 
   push(chunk: Buffer): Buffer {
-    const buf = this.tail ? Buffer.concat([this.tail, chunk]) : chunk;
-    this.tail = undefined;
-    return buf.length === 0 ? buf : this.scan(buf, false);
+    if (chunk.length === 0) return chunk;
+    const { automaton } = this.keys;
+    if (chunk.length > STEP_MOST) {
+      const held = this.length > 0;
+      const buf = held ? Buffer.concat([this.store.subarray(0, this.length), chunk]) : chunk;
+      this.row = automaton.stateAfter(buf, this.keys.longest);
+      // The runs found before and held back are found again with the rest.
+      this.pending = [];
+      return this.settle(buf, this.keys.find(buf), automaton.holdAt(this.row), held ? 'copy' : 'caller');
+    }
+    const { next, column, found } = automaton;
+    const from = this.length;
+    let row = this.row;
+    for (let i = 0; i < chunk.length; i++) {
+      row = next[row + (column[chunk[i] as number] as number)] as number;
+      if (found[row] === 1)
+        for (const form of automaton.endsAt(row)) this.pending.push({ at: from + i + 1 - form.bytes.length, form });
+    }
+    this.row = row;
+    const hold = automaton.holdAt(row);
+    if (from === 0) {
+      // Most pieces of most bodies: nothing found, nothing held before or now.
+      if (hold === 0 && this.pending.length === 0) return chunk;
+      if (chunk.length - hold >= RELEASE_LEAST) return this.settle(chunk, this.takePending(), hold, 'caller');
+    }
+    this.keep(chunk);
+    // Once something is held, small pieces are let go of some hundred bytes at a time: a body that
+    // comes a byte at a time, every byte a run's first, is not copied out a byte at a time.
+    if (this.length - hold < RELEASE_LEAST) return NOTHING;
+    return this.settle(this.store.subarray(0, this.length), this.takePending(), hold, 'store');
   }
 
   end(): Buffer {
-    const buf = this.tail;
-    this.tail = undefined;
-    return buf ? this.scan(buf, true) : NOTHING;
+    this.row = 0;
+    if (this.length === 0) return NOTHING;
+    return this.settle(this.store.subarray(0, this.length), this.takePending(), 0, 'store', true);
   }
 
-  private scan(buf: Buffer, final: boolean): Buffer {
+  /** `bytes` added to what is held back. */
+  private keep(bytes: Buffer): void {
+    // Never more than held back and a piece: one store for the body, made when first needed.
+    if (this.store.length < this.length + bytes.length) {
+      const grown = Buffer.allocUnsafeSlow(Math.max(this.keys.holdMost + STEP_MOST, this.length + bytes.length));
+      this.store.copy(grown, 0, 0, this.length);
+      this.store = grown;
+    }
+    // A few bytes are copied faster by hand than by a call into the runtime.
+    if (bytes.length > 32) this.store.set(bytes, this.length);
+    else for (let i = 0; i < bytes.length; i++) this.store[this.length + i] = bytes[i] as number;
+    this.length += bytes.length;
+  }
+
+  private takePending(): Hit[] {
+    const hits = this.pending.length > 1 ? this.pending.sort(byPlace) : this.pending;
+    this.pending = [];
+    return hits;
+  }
+
+  /**
+   * `buf` (what was held back and the new chunk) with the runs `hits` replaced, less what is held
+   * back now: the last `hold` bytes, and a run whose character after has not come, from its
+   * character before.
+   */
+  private settle(buf: Buffer, hits: readonly Hit[], hold: number, owner: Owner, final = false): Buffer {
     const n = buf.length;
-    const hits = this.keys.find(buf);
-    const held = final ? n : this.keys.heldFrom(buf, hits);
+    let held = n - hold;
+    if (!final)
+      for (const { at, form } of hits)
+        if (form.after > 0 && at + form.bytes.length + form.width > n) held = Math.min(held, at - form.width);
+    held = Math.max(0, held);
     let out = buf;
     for (const { at, form } of hits) {
       // A run whose character before is held back is replaced with it, when the next chunk comes.
-      if (at - form.width >= held) continue;
+      if (!final && Math.max(0, at - form.width) >= held) {
+        this.pending.push({ at: at - held, form });
+        continue;
+      }
       const end = at + form.bytes.length;
       // A copy, made once: the chunk is the caller's.
-      if (out === buf) out = Buffer.from(buf);
+      if (out === buf && owner === 'caller') out = Buffer.from(buf);
       // Where one run overlaps one replaced before it, it is gone.
       if (out.compare(form.bytes, 0, form.bytes.length, at, end) !== 0) continue;
       form.replacement.copy(out, at);
@@ -260,8 +357,19 @@ export class Base64KeyReplacer {
       if (form.after > 0) setBits(out, end, form, 0x3f ^ ((1 << (6 - form.after)) - 1), form.fillAfter);
       this.count++;
     }
-    if (held < n) this.tail = Buffer.from(out.subarray(held));
-    return held === n ? out : out.subarray(0, held);
+    // The store is written over next: what leaves it is a copy.
+    const given =
+      held === 0
+        ? NOTHING
+        : owner === 'store'
+          ? Buffer.from(out.subarray(0, held))
+          : held === n
+            ? out
+            : out.subarray(0, held);
+    this.length = 0;
+    // Within the store, the bytes move to its start (Buffer#copy allows the overlap).
+    if (held < n) this.keep(out.subarray(held));
+    return given;
   }
 }
 

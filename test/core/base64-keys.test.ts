@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { redactSecrets } from '../../src/core/redact.js';
 import { KEY_MARKER, SecretMarker } from '../../src/core/secret-marker.js';
 
@@ -59,7 +59,8 @@ function cutsOf(length: number): number[][] {
 
 /**
  * What a decoder reads out of the replaced base64: the text around the key exactly as it was, and
- * in the key's place as many bytes, none of the key's, the marker among them.
+ * in the key's place as many bytes, none of the key's, the marker among them: the marker repeated
+ * to the key's length, every bit of it (the characters either side of a run hold a few bits).
  */
 function expectKeyGone(encoded: string, alphabet: Alphabet, original: string, key: string): void {
   expect(encoded).toMatch(CHARS[alphabet]);
@@ -72,6 +73,7 @@ function expectKeyGone(encoded: string, alphabet: Alphabet, original: string, ke
   expect(decoded.slice(0, at)).toBe(original.slice(0, at));
   expect(decoded.slice(at + key.length)).toBe(original.slice(at + key.length));
   expect(decoded.slice(at, at + key.length)).toContain(KEY_MARKER);
+  expect(decoded.slice(at, at + key.length)).toBe(KEY_MARKER.repeat(3).slice(-key.length));
 }
 
 describe('SecretMarker: the key in base64 and base64url, at each alignment', () => {
@@ -259,5 +261,93 @@ describe('SecretMarker: base64 keys among random bytes, however cut', () => {
     expect(passed).toBe(body.length);
     expect(heldMost).toBeGreaterThanOrEqual(start.length);
     expect(heldMost).toBeLessThanOrEqual(marker.window);
+  });
+});
+
+describe('SecretMarker: base64 keys in a body that comes in pieces, small and large', () => {
+  /** A body of text, random bytes and the keys' runs in every form (both alphabets, UTF-16 either way). */
+  function bodyOf(seed: number): { body: Buffer; keys: number } {
+    let state = seed;
+    const next = (): number => (state = (state * 1103515245 + 12345) % 2 ** 31);
+    const parts: Buffer[] = [];
+    let keys = 0;
+    for (let i = 0; i < 40; i++) {
+      const text = `${'.'.repeat(next() % 5)}${[KEY, PUNCT_KEY][next() % 2]}${'!'.repeat(next() % 4)}`;
+      const encoded = Buffer.from(text).toString(ALPHABETS[next() % 2] as Alphabet);
+      const wide = next() % 3;
+      const utf16 = Buffer.from(encoded, 'utf16le');
+      parts.push(wide === 0 ? Buffer.from(encoded) : wide === 1 ? utf16 : utf16.swap16());
+      parts.push(Buffer.from(Array.from({ length: next() % 700 }, () => (next() % 2 === 0 ? next() & 0xff : 0x5a))));
+      keys++;
+    }
+    return { body: Buffer.concat(parts), keys };
+  }
+
+  it.each([1, 2, 3])('seed %i: the same bytes out whether it comes whole, a few bytes at a time, or both', (seed) => {
+    const marker = SecretMarker.of([KEY, PUNCT_KEY]) as SecretMarker;
+    const { body, keys } = bodyOf(seed);
+    const whole = replaceIn(marker, body, []);
+    expect(whole.count).toBe(keys);
+    let state = seed;
+    const next = (): number => (state = (state * 1103515245 + 12345) % 2 ** 31);
+    // Pieces of 1 to 40 bytes (read byte by byte), then pieces that are now a few bytes, now a few kilobytes.
+    for (const most of [[40], [40, 3000]]) {
+      const cuts: number[] = [];
+      for (let at = 0, k = 0; at < body.length; k++)
+        cuts.push((at += 1 + (next() % (most[k % most.length] as number))));
+      expect(replaceIn(marker, body, cuts.slice(0, -1))).toEqual(whole);
+    }
+  });
+
+  it('a run cut anywhere between a large piece and a small one, either way round', () => {
+    const marker = SecretMarker.of([KEY]) as SecretMarker;
+    const { text } = payload(KEY, 1);
+    const encoded = Buffer.from(text).toString('base64');
+    const pad = 'x'.repeat(600);
+    for (const body of [Buffer.from(pad + page(encoded)), Buffer.from(page(encoded) + pad)]) {
+      const from = body.indexOf(encoded) - 3;
+      for (let cut = from; cut < from + encoded.length + 6; cut++) {
+        const { out, count } = replaceIn(marker, body, [cut]);
+        expect(count, `cut at ${cut}`).toBe(1);
+        expectKeyGone(dataOf(out.toString('latin1')), 'base64', text, KEY);
+      }
+    }
+  });
+
+  it('a body that begins with the key, however it is cut', () => {
+    const marker = SecretMarker.of([KEY]) as SecretMarker;
+    for (const head of ['', '#', '##']) {
+      const text = `${head}${KEY}${'!'.repeat(12)}`;
+      for (const alphabet of ALPHABETS) {
+        const body = Buffer.from(Buffer.from(text).toString(alphabet));
+        for (const cuts of cutsOf(body.length)) {
+          const { out, count } = replaceIn(marker, body, cuts);
+          expect(count, `cut at ${cuts.join(',')}`).toBe(1);
+          expectKeyGone(out.toString('latin1'), alphabet, text, KEY);
+        }
+      }
+    }
+  });
+
+  it("a piece costs no search of what is held back: a run's first byte a byte at a time", () => {
+    const keys = (SecretMarker.of([KEY]) as SecretMarker).base64 as NonNullable<SecretMarker['base64']>;
+    const first = middleRun(KEY, 0, 'base64')[0] as string;
+    const replacer = keys.replacer();
+    const byte = Buffer.from(first);
+    // Native searches and comparisons are what a piece costs beyond its own bytes: counted, not timed.
+    const compare = vi.spyOn(Buffer.prototype, 'compare');
+    const indexOf = vi.spyOn(Buffer.prototype, 'indexOf');
+    let passed = 0;
+    let calls = 0;
+    try {
+      for (let i = 0; i < 4096; i++) passed += replacer.push(byte).length;
+      passed += replacer.end().length;
+      calls = compare.mock.calls.length + indexOf.mock.calls.length;
+    } finally {
+      compare.mockRestore();
+      indexOf.mockRestore();
+    }
+    expect(passed).toBe(4096);
+    expect(calls).toBeLessThan(64);
   });
 });

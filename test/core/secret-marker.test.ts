@@ -87,7 +87,7 @@ describe('SecretMarker: what is not a key is left byte for byte', () => {
 
   it('hands a chunk without a key on as the same buffer (no copy)', () => {
     const replacer = marker.replacer();
-    const chunk = Buffer.from('nothing to see here, just text');
+    const chunk = Buffer.from('nothing to see here, just text.');
     expect(replacer.push(chunk)).toBe(chunk);
   });
 });
