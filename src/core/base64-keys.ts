@@ -7,11 +7,12 @@
  * of three (0, 1 or 2 bytes in: its alignment) decides how it is written, and for each alignment
  * the characters that hold bits of the key alone are one fixed run, whatever surrounds it (53
  * characters of a 40-character key). Those six runs (three alignments, two alphabets) are what is
- * looked for, as they are and in UTF-16. A run is replaced by the same run of a filler text (see
- * `fillerOf`), and the character either side of it, which holds a few bits of the key beside bits
- * of its neighbours, has those bits set to the filler's: a decoder then reads the text around the
- * key exactly as it was and the filler in the key's place, and the body keeps its length and
- * alphabet, so a `data:` URI or a JSON string stays well formed.
+ * looked for, as they are and in UTF-16; and those of the key's UTF-16 text, either byte order (the
+ * base64 of a .NET string's bytes, of a PowerShell -EncodedCommand). A run is replaced by the same
+ * run of a filler text (see `fillerOf`), and the character either side of it, which holds a few
+ * bits of the key beside bits of its neighbours, has those bits set to the filler's: a decoder then
+ * reads the text around the key exactly as it was and the filler in the key's place, and the body
+ * keeps its length and alphabet, so a `data:` URI or a JSON string stays well formed.
  *
  * The scan runs over every body, so like the byte scan of core/secret-marker.ts it passes over
  * most bytes of a chunk unread: a run is a stretch, at least as long as the shortest run, of the
@@ -84,9 +85,23 @@ function fillerOf(length: number, markerText: string): Buffer {
   return Buffer.from(repeated.slice(repeated.length - length), 'latin1');
 }
 
-/** A key's runs, narrow: each alignment in each alphabet, those of MIN_RUN characters or more. */
-function narrowForms(key: Buffer, markerText: string): Form[] {
-  const filler = fillerOf(key.length, markerText);
+/**
+ * The bytes a key may be encoded from, each with the filler's as long: its own (one byte a
+ * character), and its UTF-16 in either byte order (the base64 of a .NET string's bytes, of a
+ * PowerShell -EncodedCommand), whose filler is the filler's UTF-16, read as the marker again.
+ */
+function keyTexts(key: string, markerText: string): [Buffer, Buffer][] {
+  const filler = fillerOf(key.length, markerText).toString('latin1');
+  const le = (text: string): Buffer => Buffer.from(text, 'utf16le');
+  return [
+    [Buffer.from(key, 'latin1'), Buffer.from(filler, 'latin1')],
+    [le(key), le(filler)],
+    [le(key).swap16(), le(filler).swap16()],
+  ];
+}
+
+/** The runs of a key's bytes, narrow: each alignment in each alphabet, those of MIN_RUN characters or more. */
+function narrowForms(key: Buffer, filler: Buffer): Form[] {
   const forms: Form[] = [];
   for (const [encoding, chars] of [
     ['base64', STANDARD],
@@ -191,10 +206,15 @@ export class Base64Keys {
   static of(keys: readonly string[], markerText: string): Base64Keys | undefined {
     const seen = new Map<string, Form>();
     for (const key of keys) {
-      for (const form of narrowForms(Buffer.from(key, 'utf8'), markerText)) {
-        // Where a run has none of the characters the alphabets differ in, the two are one.
-        for (const each of [form, wideForm(form, false), wideForm(form, true)])
-          if (!seen.has(each.bytes.toString('latin1'))) seen.set(each.bytes.toString('latin1'), each);
+      for (const [k, [bytes, filler]] of keyTexts(key, markerText).entries()) {
+        for (const form of narrowForms(bytes, filler)) {
+          // The base64 of the key's own bytes may itself be written in UTF-16 text; that of its
+          // UTF-16 is looked for as it is.
+          const each = k === 0 ? [form, wideForm(form, false), wideForm(form, true)] : [form];
+          // Where a run has none of the characters the alphabets differ in, the two are one.
+          for (const one of each)
+            if (!seen.has(one.bytes.toString('latin1'))) seen.set(one.bytes.toString('latin1'), one);
+        }
       }
     }
     return seen.size === 0 ? undefined : new Base64Keys([...seen.values()]);
@@ -293,7 +313,7 @@ export class Base64KeyReplacer {
     if (from === 0) {
       // Most pieces of most bodies: nothing found, nothing held before or now.
       if (hold === 0 && this.pending.length === 0) return chunk;
-      if (chunk.length - hold >= RELEASE_LEAST) return this.settle(chunk, this.takePending(), hold, 'caller');
+      return this.settle(chunk, this.takePending(), hold, 'caller');
     }
     this.keep(chunk);
     // Once something is held, small pieces are let go of some hundred bytes at a time: a body that
@@ -310,9 +330,9 @@ export class Base64KeyReplacer {
 
   /** `bytes` added to what is held back. */
   private keep(bytes: Buffer): void {
-    // Never more than held back and a piece: one store for the body, made when first needed.
+    // Never more than held back and a piece; most bodies hold back a byte or two, at their end.
     if (this.store.length < this.length + bytes.length) {
-      const grown = Buffer.allocUnsafeSlow(Math.max(this.keys.holdMost + STEP_MOST, this.length + bytes.length));
+      const grown = Buffer.allocUnsafeSlow(Math.max(2 * this.store.length, 64, this.length + bytes.length));
       this.store.copy(grown, 0, 0, this.length);
       this.store = grown;
     }

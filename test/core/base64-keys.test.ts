@@ -172,6 +172,37 @@ describe('SecretMarker: the key in base64 and base64url, at each alignment', () 
   });
 });
 
+describe("SecretMarker: the base64 of the key's UTF-16 text (.NET, PowerShell)", () => {
+  for (const bigEndian of [false, true]) {
+    for (const alphabet of ALPHABETS) {
+      it(`${bigEndian ? 'big' : 'little'}-endian, ${alphabet}, the key at each alignment: replaced however the body is cut`, () => {
+        const marker = SecretMarker.of([KEY, PUNCT_KEY]) as SecretMarker;
+        const utf16 = (text: string): Buffer => {
+          const le = Buffer.from(text, 'utf16le');
+          return bigEndian ? le.swap16() : le;
+        };
+        // 0, 1 and 2 characters before the key: its bytes start 0, 2 and 4 bytes in, each alignment once.
+        for (const [head, key] of ['', '#', '##'].flatMap((head) =>
+          [KEY, PUNCT_KEY].map((key) => [head, key] as const),
+        )) {
+          const text = `${head}{"token":"${key}","scope":"all"}`;
+          const body = Buffer.from(page(utf16(text).toString(alphabet)));
+          for (const cuts of cutsOf(body.length)) {
+            const { out, count } = replaceIn(marker, body, cuts);
+            expect(count, `cut at ${cuts.join(',')}`).toBe(1);
+            const html = out.toString('latin1');
+            expect(html.replace(dataOf(html), '')).toBe(page(''));
+            expect(dataOf(html)).toMatch(CHARS[alphabet]);
+            const decoded = Buffer.from(dataOf(html), alphabet);
+            const read = (bigEndian ? Buffer.from(decoded).swap16() : decoded).toString('utf16le');
+            expect(read).toBe(text.replace(key, KEY_MARKER.repeat(3).slice(-key.length)));
+          }
+        }
+      });
+    }
+  }
+});
+
 describe('SecretMarker: base64 that is not of a key is left byte for byte', () => {
   const marker = SecretMarker.of([KEY]) as SecretMarker;
 
@@ -199,9 +230,13 @@ describe('SecretMarker: base64 that is not of a key is left byte for byte', () =
     }
   });
 
-  it('hands a chunk of base64 without a key on as the same buffer (no copy)', () => {
+  it('hands a chunk of base64 without a key on as its own bytes (no copy)', () => {
     const chunk = Buffer.from(Buffer.from('a page of text to be encoded, with no key at all').toString('base64'));
-    expect(marker.replacer().push(chunk)).toBe(chunk);
+    const out = marker.replacer().push(chunk);
+    // All of it, or all but a last character that may stand before a run (held back for the next chunk).
+    expect(out.buffer).toBe(chunk.buffer);
+    expect(out.byteOffset).toBe(chunk.byteOffset);
+    expect(out.length).toBeGreaterThanOrEqual(chunk.length - 1);
   });
 
   it('a key whose every base64 run is shorter than eight characters is not looked for in base64', () => {
