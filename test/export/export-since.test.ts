@@ -222,13 +222,13 @@ describe('export --since', () => {
       const page = service.store.prototype(3)?.pages[0];
       const element = page?.elements[0];
       if (!page || !element) throw new Error('sample data changed: prototype 3 has no element on its first page');
-      // 3 MiB of text in one element; every other JSON body of the account is under a KiB.
-      service.store.updateElement(3, page.id, element.id, { text: 'x'.repeat(3 * 1024 * 1024) });
+      // 64 KiB of text in one element, over a cap of 16 KiB; every other JSON body of the account is under a KiB.
+      service.store.updateElement(3, page.id, element.id, { text: 'x'.repeat(64 * 1024) });
       const big = `/rabbit/api/prototypes/3/pages/${page.id}/elements/${element.id}.json`;
       await run('prev.zip');
       const prev = join(dir, 'prev.zip');
       if (changed) await olderRevisionOf(prev, '3', join(dir, 'older.zip'));
-      const caps = { json: 1024 * 1024 };
+      const caps = { json: 16 * 1024 };
 
       const inc = await run('inc.zip', { since: changed ? join(dir, 'older.zip') : prev, caps });
       const full = await run('full.zip', { caps });
