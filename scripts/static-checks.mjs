@@ -13,6 +13,7 @@
 // its own. The exit code is the first failure's.
 import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { setPriority } from 'node:os';
 import { join } from 'node:path';
 
 const CACHE = 'node_modules/.cache/rabbit-export';
@@ -77,9 +78,25 @@ const CHECKS = [
 /** What the command after --then needs before it starts: the CLI it spawns, the packages it installs offline. */
 const NEEDED_FIRST = new Set(['build', 'dependencies']);
 
-function run([name, command, args]) {
+/**
+ * The niceness of the checks that run beside the command (the typecheck, ESLint, Prettier): the
+ * suite's workers come first, and the checks take the CPU the suite leaves, between its files and
+ * while it waits on what it spawned. A relint after a change (half a minute of CPU) then lengthens
+ * the suite's run by what it could not fit in, not by all of it.
+ */
+const BESIDE_NICENESS = 10;
+
+function run([name, command, args], beside) {
   return new Promise((resolve) => {
     const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    // What the check starts (npx's tsc and prettier) inherits it. Not allowed somewhere: it runs as it is.
+    if (beside && child.pid !== undefined) {
+      try {
+        setPriority(child.pid, BESIDE_NICENESS);
+      } catch {
+        // A platform or a sandbox that refuses: the checks run at the suite's priority, as before.
+      }
+    }
     let output = '';
     child.stdout.on('data', (chunk) => (output += chunk));
     child.stderr.on('data', (chunk) => (output += chunk));
@@ -101,7 +118,7 @@ let failed = 0;
 let suite;
 const held = [];
 const checks = CHECKS.map(async (check) => {
-  const result = await run(check);
+  const result = await run(check, command.length > 0 && !NEEDED_FIRST.has(check[0]));
   if (result.code !== 0) {
     failed ||= result.code;
     // Ctrl-C, as a person would stop it: the suite ends its workers and what they started.
