@@ -1,5 +1,6 @@
 import { join } from 'node:path';
-import type { FakeService } from '../../src/fake-service/index.js';
+import { afterEach } from 'vitest';
+import { startFakeService, type FakeService, type FakeServiceOptions } from '../../src/fake-service/index.js';
 import { exportAccount } from '../../src/export/export-account.js';
 import type { Format } from '../../src/api/resource-kinds.js';
 import { canonicalJson } from '../../src/restore/element-shape.js';
@@ -93,5 +94,35 @@ export function restoreOptions(
     retry: { baseDelayMs: 1 },
     random: () => 0.5,
     ...extra,
+  };
+}
+
+/**
+ * Starts fake services for a file's tests, each closed after the test that started it. Called at
+ * the top of a test file: the hook is registered for that file (files share their modules, so a
+ * hook at this module's top would only ever be registered for the first file that imports it).
+ */
+export function servicesClosedAfterEach(): (options?: FakeServiceOptions) => Promise<FakeService> {
+  const services: FakeService[] = [];
+  afterEach(async () => {
+    for (const service of services.splice(0)) await service.close();
+  });
+  return async (options = {}) => {
+    const service = await startFakeService({ seed: 1, ...options });
+    services.push(service);
+    return service;
+  };
+}
+
+/** A clock that moves only when the code under test sleeps: no test that uses it waits for real. */
+export function fakeClock(): { now: () => number; sleep: (ms: number, signal: AbortSignal) => Promise<void> } {
+  let clock = Date.UTC(2026, 0, 1);
+  return {
+    now: () => clock,
+    sleep: (ms, signal) => {
+      if (signal.aborted) return Promise.reject(signal.reason);
+      clock += ms;
+      return new Promise((resolve) => setImmediate(resolve));
+    },
   };
 }

@@ -1,6 +1,5 @@
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { startFakeService, type FakeService, type FakeServiceOptions } from '../../src/fake-service/index.js';
+import { describe, expect, it } from 'vitest';
 import { restorePrototype, type RestoreEvent } from '../../src/restore/restore-prototype.js';
 import { STALL_DEFAULTS } from '../../src/client/transfer-watchdog.js';
 import { skippingClock } from '../helpers/skipping-clock.js';
@@ -11,36 +10,16 @@ import {
   contents,
   damage,
   exportPrototype,
+  fakeClock,
   liveContents,
   restoreOptions,
+  servicesClosedAfterEach,
 } from './restore-helpers.js';
 
 // issue 35: restore goes through the export's client, so it waits out an outage and cuts a
 // stalled body as the export does, instead of failing its writes or hanging on a read.
 
-const services: FakeService[] = [];
-afterEach(async () => {
-  for (const service of services.splice(0)) await service.close();
-});
-
-async function serve(options: FakeServiceOptions = {}): Promise<FakeService> {
-  const service = await startFakeService({ seed: 1, ...options });
-  services.push(service);
-  return service;
-}
-
-/** A clock that moves only when the code under test sleeps: no test here waits for real. */
-function fakeClock(): { now: () => number; sleep: (ms: number, signal: AbortSignal) => Promise<void> } {
-  let clock = Date.UTC(2026, 0, 1);
-  return {
-    now: () => clock,
-    sleep: (ms, signal) => {
-      if (signal.aborted) return Promise.reject(signal.reason);
-      clock += ms;
-      return new Promise((resolve) => setImmediate(resolve));
-    },
-  };
-}
+const serve = servicesClosedAfterEach();
 
 describe('restore through an outage', () => {
   it('a service answering 503 to everything for 5 minutes mid-restore is waited out; the restore then completes', async () => {

@@ -1,39 +1,24 @@
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { registerRestore } from '../../src/cli/commands/restore.js';
-import { startFakeService, type FakeService, type FakeServiceOptions } from '../../src/fake-service/index.js';
+import type { FakeService } from '../../src/fake-service/index.js';
 import { restorePrototype, type RestoreEvent } from '../../src/restore/restore-prototype.js';
 import { runCli } from '../helpers/cli.js';
 import { skippingClock } from '../helpers/skipping-clock.js';
 import { tempDir } from '../helpers/temp.js';
-import { PROTO, damage, exportPrototype, restoreOptions } from './restore-helpers.js';
+import {
+  PROTO,
+  damage,
+  exportPrototype,
+  fakeClock,
+  restoreOptions,
+  servicesClosedAfterEach,
+} from './restore-helpers.js';
 
 // The writes of a restore go one at a time: one that waits a minute for Retry-After holds the
 // whole restore for that minute, and someone watching it must be told why nothing moves.
 
-const services: FakeService[] = [];
-afterEach(async () => {
-  for (const service of services.splice(0)) await service.close();
-});
-
-async function serve(options: FakeServiceOptions = {}): Promise<FakeService> {
-  const service = await startFakeService({ seed: 1, ...options });
-  services.push(service);
-  return service;
-}
-
-/** A clock that moves only when the code under test sleeps: no test here waits for real. */
-function fakeClock(): { now: () => number; sleep: (ms: number, signal: AbortSignal) => Promise<void> } {
-  let clock = Date.UTC(2026, 0, 1);
-  return {
-    now: () => clock,
-    sleep: (ms, signal) => {
-      if (signal.aborted) return Promise.reject(signal.reason);
-      clock += ms;
-      return new Promise((resolve) => setImmediate(resolve));
-    },
-  };
-}
+const serve = servicesClosedAfterEach();
 
 /** Two kinds of mistake to undo: one whose first write is a create (POST), one whose only write is an update (PUT). */
 const MISTAKES: Record<'POST' | 'PUT', (service: FakeService) => void> = {
