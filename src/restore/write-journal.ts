@@ -154,11 +154,8 @@ export class WriteJournal {
     // A full disk at the first line: no journal is handed back to close the file.
     await closedOnFailure(handle, async () => {
       const opened = await handle.stat();
-      if (archive !== undefined) {
-        const other = await stat(archive).catch(() => undefined);
-        if (other !== undefined && other.dev === opened.dev && other.ino === opened.ino)
-          throw isTheArchive(path, archive);
-      }
+      if (archive !== undefined && isOneFile(opened, await stat(archive).catch(() => undefined)))
+        throw isTheArchive(path, archive);
       if (opened.size === 0) {
         await journal.append({
           t: 'start',
@@ -318,7 +315,12 @@ function isStartLine(head: Buffer): boolean {
 /** Whether two paths name one file (hard links, symlinks and `..` seen through); false when either is missing. */
 async function sameFile(a: string, b: string): Promise<boolean> {
   const [first, second] = await Promise.all([stat(a).catch(() => undefined), stat(b).catch(() => undefined)]);
-  return first !== undefined && second !== undefined && first.dev === second.dev && first.ino === second.ino;
+  return isOneFile(first, second);
+}
+
+/** Whether two stats are of one file; false when either is missing. */
+function isOneFile(a: Stats | undefined, b: Stats | undefined): boolean {
+  return a !== undefined && b !== undefined && a.dev === b.dev && a.ino === b.ino;
 }
 
 function unreadable(path: string, error: unknown): RabbitError {
