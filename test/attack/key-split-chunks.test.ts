@@ -2,12 +2,10 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { HttpClient } from '../../src/client/http-client.js';
-import { RETRY_DEFAULTS } from '../../src/client/retry-policy.js';
 import { KEY_MARKER, SecretMarker } from '../../src/core/secret-marker.js';
-import { fetchResource, type FetchContext } from '../../src/crawl/fetch-resource.js';
-import { Spool } from '../../src/storage/spool.js';
+import { fetchResource } from '../../src/crawl/fetch-resource.js';
 import { tempDir } from '../helpers/temp.js';
+import { testFetchContext } from '../crawl/fetch-context.js';
 
 // A service that sends a body in pieces cut inside the key, at every offset of it, each piece
 // flushed on its own: what the crawl stores holds the marker, never a piece of the key that
@@ -51,19 +49,9 @@ describe('a key cut across the chunks a body arrives in', () => {
   it.each(FORMS)('%s: stored with the marker, at every cut', async (_name, body, expected) => {
     const baseUrl = await serveInPieces(body);
     const dir = await tempDir();
-    const client = new HttpClient({ baseUrl, connections: 2, timeoutMs: 30_000 });
-    const spool = new Spool(join(dir, 'spool'));
-    await spool.init();
-    const ctx: FetchContext = {
-      client,
-      spool,
-      retry: { ...RETRY_DEFAULTS },
-      signal: new AbortController().signal,
-      random: () => 0.5,
-      now: () => 0,
-      sleep: () => Promise.resolve(),
+    const { ctx, close } = await testFetchContext(baseUrl, join(dir, 'spool'), {
       secrets: SecretMarker.of([KEY]) as SecretMarker,
-    };
+    });
     try {
       for (let cut = 1; cut < body.length; cut++) {
         const result = await fetchResource(ctx, { source: `/x?cut=${cut}`, key: KEY, maxBytes: 1 << 20, keep: true });
@@ -72,8 +60,7 @@ describe('a key cut across the chunks a body arrives in', () => {
         expect(result.keyRedactions).toBe(1);
       }
     } finally {
-      await client.close();
-      await spool.close();
+      await close();
     }
   });
 });

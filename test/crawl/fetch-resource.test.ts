@@ -1,11 +1,9 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { fetchResource, type AttemptEvent, type FetchContext } from '../../src/crawl/fetch-resource.js';
-import { HttpClient } from '../../src/client/http-client.js';
-import { RETRY_DEFAULTS } from '../../src/client/retry-policy.js';
 import type { FakeService } from '../../src/fake-service/index.js';
-import { Spool } from '../../src/storage/spool.js';
 import { useFakeService } from '../helpers/fake-service.js';
+import { testFetchContext } from './fetch-context.js';
 
 let service: FakeService;
 let dir: string;
@@ -18,27 +16,13 @@ async function context(
   waits: number[],
   events: AttemptEvent[],
 ): Promise<{ ctx: FetchContext; close: () => Promise<void> }> {
-  const client = new HttpClient({ baseUrl: service.baseUrl, connections: 2, timeoutMs: 30_000 });
-  const spool = new Spool(join(dir, 'spool'));
-  await spool.init();
-  const ctx: FetchContext = {
-    client,
-    spool,
-    retry: { ...RETRY_DEFAULTS },
-    signal: new AbortController().signal,
-    random: () => 0.5,
-    now: () => 0,
+  return testFetchContext(service.baseUrl, join(dir, 'spool'), {
     onAttempt: (event) => events.push(event),
     sleep: (ms) => {
       waits.push(ms);
       return Promise.resolve();
     },
-  };
-  const close = async (): Promise<void> => {
-    await client.close();
-    await spool.close();
-  };
-  return { ctx, close };
+  });
 }
 
 describe('fetchResource backoff', () => {

@@ -1,15 +1,12 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { obtainBody, type BodyCache, type CacheCandidate } from '../../src/crawl/obtain-body.js';
-import type { FetchContext } from '../../src/crawl/fetch-resource.js';
-import { HttpClient } from '../../src/client/http-client.js';
 import { DEFAULT_SIZE_CAPS } from '../../src/client/size-caps.js';
-import { RETRY_DEFAULTS } from '../../src/client/retry-policy.js';
 import { bufferChunks } from '../../src/core/read-chunks.js';
 import type { FakeService } from '../../src/fake-service/index.js';
-import { Spool } from '../../src/storage/spool.js';
 import { cachedBodyOf } from '../../src/storage/stored-file.js';
 import { useFakeService } from '../helpers/fake-service.js';
+import { testFetchContext } from './fetch-context.js';
 
 let service: FakeService;
 let dir: string;
@@ -23,18 +20,8 @@ const PNG = '/rabbit/api/prototypes/3/pages/page0001.png';
  * the copy was read, and how many requests the service saw.
  */
 async function obtain(cap: number, copy: 'fresh' | 'stale' | 'none') {
-  const client = new HttpClient({ baseUrl: service.baseUrl, connections: 2, timeoutMs: 30_000 });
-  const spool = new Spool(join(dir, `spool-${copy}-${cap}`));
-  await spool.init();
-  const fetch: FetchContext = {
-    client,
-    spool,
-    retry: { ...RETRY_DEFAULTS },
-    signal: new AbortController().signal,
-    random: () => 0.5,
-    now: () => 0,
-    sleep: () => Promise.resolve(),
-  };
+  const { ctx: fetch, close } = await testFetchContext(service.baseUrl, join(dir, `spool-${copy}-${cap}`));
+  const spool = fetch.spool;
   const served = await globalThis.fetch(`${service.baseUrl}${PNG}?api_key=${service.keys.readOnly}`);
   const bytes = Buffer.from(await served.arrayBuffer());
   const lastModified = served.headers.get('last-modified');
@@ -60,8 +47,7 @@ async function obtain(cap: number, copy: 'fresh' | 'stale' | 'none') {
       .catch((error: { code: string; message: string }) => ({ code: error.code, message: error.message }));
     return { outcome, loads, requests: service.stats.requests, size: bytes.length };
   } finally {
-    await client.close();
-    await spool.close();
+    await close();
   }
 }
 
