@@ -4,24 +4,9 @@
 // over and over). CPU time (process.cpuUsage), the least of five rounds. `npm run build` first. Given other builds' dist folders as arguments, it
 // measures each of them too, in turns, so that a busy machine slows all of them alike.
 import { randomBytes } from 'node:crypto';
-import { resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { KEYS, dists, markers, repeatTo } from './key-scan-builds.js';
 
 const KiB = 1024;
-// The run's keys as the service issues them: the account's and a prototype's, 40 hex digits.
-const KEYS = ['d411e757da3c9f0db8204e3accc48fbfe1800269', '60bb9a7f0ae9c24cdfd3a774779d614ee8900572'];
-const dists = [new URL('../dist', import.meta.url).pathname, ...process.argv.slice(2).map((d) => resolve(d))];
-const markers = [];
-for (const dist of dists) {
-  const { SecretMarker } = await import(pathToFileURL(`${dist}/core/secret-marker.js`).href);
-  markers.push(SecretMarker.of(KEYS));
-}
-
-function repeatTo(text, size) {
-  const one = Buffer.from(text, 'latin1');
-  return Buffer.concat(Array.from({ length: Math.ceil(size / one.length) }, () => one)).subarray(0, size);
-}
-
 /** The base64 run of the first key, 0 bytes into a group of three: the characters only it decides. */
 const run = Buffer.from(KEYS[0]).toString('base64').slice(0, 53);
 const bodies = {

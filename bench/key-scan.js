@@ -3,25 +3,10 @@
 // response body arrives. `npm run build` first. Given other builds' dist folders as arguments, it
 // measures each of them too, in turns, so that a busy machine slows all of them alike.
 import { randomBytes } from 'node:crypto';
-import { resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { KEYS, dists, markers, repeatTo } from './key-scan-builds.js';
 
 const MiB = 1024 * 1024;
 const CHUNK = 64 * 1024;
-// The run's keys as the service issues them: the account's and a prototype's, 40 hex digits.
-const KEYS = ['d411e757da3c9f0db8204e3accc48fbfe1800269', '60bb9a7f0ae9c24cdfd3a774779d614ee8900572'];
-const dists = [new URL('../dist', import.meta.url).pathname, ...process.argv.slice(2).map((d) => resolve(d))];
-const markers = [];
-for (const dist of dists) {
-  const { SecretMarker } = await import(pathToFileURL(`${dist}/core/secret-marker.js`).href);
-  markers.push(SecretMarker.of(KEYS));
-}
-
-function repeatTo(text, size) {
-  const one = Buffer.from(text);
-  return Buffer.concat(Array.from({ length: Math.ceil(size / one.length) }, () => one)).subarray(0, size);
-}
-
 /** A PNG of the given size: its signature, then IDAT chunks of 32 KiB of random bytes (CRCs left zero). */
 function pngOf(size) {
   const parts = [Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])];
