@@ -79,6 +79,19 @@ const CLICK_POINT = `(rabbitId) => {
   return null;
 }`;
 
+/** Clicks and waits for `opened`; clicks again (three times in all) when the click was lost. */
+async function clickUntil(click: () => Promise<void>, opened: () => Promise<boolean>, what: string): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    await click();
+    try {
+      await until(opened, { what, timeoutMs: 5_000 });
+      return;
+    } catch (error) {
+      if (attempt === 3) throw error;
+    }
+  }
+}
+
 describe('converted documents in draw.io', () => {
   let dir: string;
   let out: string;
@@ -169,17 +182,22 @@ describe('converted documents in draw.io', () => {
           const target = link.replace('data:page/id,', '');
           const targetIndex = proto.pages.findIndex((p) => p.id === target);
           expect(targetIndex, `${where}: ${link}`).toBeGreaterThanOrEqual(0);
-          await page.evaluate(`window.viewer.selectPage(${index})`);
-          const point = (await page.evaluate(`(${CLICK_POINT})(${JSON.stringify(rabbitId)})`)) as {
-            x: number;
-            y: number;
-          } | null;
-          expect(point, `${where}: ${rabbitId} is covered by other shapes`).not.toBeNull();
-          await page.mouse.click(point!.x, point!.y);
-          await until(async () => (await page.evaluate('window.viewer.currentPage')) === targetIndex, {
-            what: `${where}: the viewer on page ${targetIndex}`,
-            timeoutMs: 5_000,
-          });
+          // The page is shown and the point taken again for each click: the viewer may still be
+          // laying the page out (an embedded image that loads late moves the shapes) when the first
+          // one lands, and a click beside the shape is lost. A link that does not work fails all three.
+          await clickUntil(
+            async () => {
+              await page.evaluate(`window.viewer.selectPage(${index})`);
+              const point = (await page.evaluate(`(${CLICK_POINT})(${JSON.stringify(rabbitId)})`)) as {
+                x: number;
+                y: number;
+              } | null;
+              expect(point, `${where}: ${rabbitId} is covered by other shapes`).not.toBeNull();
+              await page.mouse.click(point!.x, point!.y);
+            },
+            async () => (await page.evaluate('window.viewer.currentPage')) === targetIndex,
+            `${where}: the viewer on page ${targetIndex}`,
+          );
           followed++;
         }
       }
