@@ -28,6 +28,26 @@ export function checkManifestShape(value: unknown): string[] {
  * streaming reader checks what they hold piece by piece as it goes (see manifest-stream.ts).
  */
 export function checkHead(value: Record<string, unknown>, at: Report): void {
+  checkIdentity(value, at);
+  if (!isObject(value.prototypes)) at('prototypes', 'must be an object');
+  if (!Array.isArray(value.files)) at('files', 'must be an array');
+  if (!Array.isArray(value.errors)) at('errors', 'must be an array');
+  if (value.stats !== undefined) {
+    const stats = value.stats;
+    const counts = ['requests', 'retries', 'bytes', 'files'];
+    if (!isObject(stats) || counts.some((key) => !isCount(stats[key])))
+      at('stats', `must hold counts ${counts.join(', ')}`);
+  }
+}
+
+/**
+ * The top-level fields that say what the document is, in which format, and from which run: the
+ * export writes them first, so they are a manifest's first few hundred bytes.
+ */
+export const IDENTITY_FIELDS = ['formatVersion', 'tool', 'source', 'startedAt', 'finishedAt', 'complete'] as const;
+
+/** The IDENTITY_FIELDS, as checkHead checks them (it calls this first). */
+export function checkIdentity(value: Record<string, unknown>, at: Report): void {
   if (typeof value.formatVersion !== 'number') at('formatVersion', 'is missing');
   else if (value.formatVersion > FORMAT_VERSION) {
     at(
@@ -46,15 +66,6 @@ export function checkHead(value: Record<string, unknown>, at: Report): void {
     if (typeof value[key] !== 'string') at(key, 'must be a string');
   }
   if (typeof value.complete !== 'boolean') at('complete', 'must be true or false');
-  if (!isObject(value.prototypes)) at('prototypes', 'must be an object');
-  if (!Array.isArray(value.files)) at('files', 'must be an array');
-  if (!Array.isArray(value.errors)) at('errors', 'must be an array');
-  if (value.stats !== undefined) {
-    const stats = value.stats;
-    const counts = ['requests', 'retries', 'bytes', 'files'];
-    if (!isObject(stats) || counts.some((key) => !isCount(stats[key])))
-      at('stats', `must hold counts ${counts.join(', ')}`);
-  }
 }
 
 export type Report = (where: string, what: string) => void;

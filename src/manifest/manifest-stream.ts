@@ -1,7 +1,17 @@
 import { StringDecoder } from 'node:string_decoder';
 import { jsonParser, type Token } from 'stream-json/parser.js';
 import { standalone } from '../core/standalone-string.js';
-import { checkError, checkFile, checkHead, checkPrototype, isObject, type Report } from './manifest-shape.js';
+import { isRabbitError } from '../core/errors.js';
+import {
+  checkError,
+  checkFile,
+  checkHead,
+  checkIdentity,
+  checkPrototype,
+  IDENTITY_FIELDS,
+  isObject,
+  type Report,
+} from './manifest-shape.js';
 import type {
   FileEntry,
   ForeignReference,
@@ -63,18 +73,10 @@ export async function streamManifest(
   const parse = jsonParser({ packValues: true, streamValues: false });
   const decoder = new StringDecoder('utf8');
   const feed = async (text: string | symbol): Promise<void> => {
-    let out: unknown;
-    try {
-      out = parse(text as string);
-    } catch (error) {
-      throw new ManifestReadError('json', `not valid JSON (${(error as Error).message})`, { cause: error });
-    }
-    if (typeof out === 'object' && out !== null && 'values' in out) {
-      for (const token of (out as { values: Token[] }).values) {
-        walker.token(token);
-        // A prototype handler finishes before the next token, so handlers see the manifest's order.
-        if (walker.waiting) await walker.settle();
-      }
+    for (const token of tokensOf(parse, text)) {
+      walker.token(token);
+      // A prototype handler finishes before the next token, so handlers see the manifest's order.
+      if (walker.waiting) await walker.settle();
     }
   };
   for await (const chunk of source) await feed(typeof chunk === 'string' ? chunk : decoder.write(chunk));
@@ -82,6 +84,51 @@ export async function streamManifest(
   if (rest !== '') await feed(rest);
   await feed(NONE);
   return walker.finish();
+}
+
+/**
+ * Whether `source` opens as a manifest of the format this version reads: a JSON object whose
+ * identifying fields (IDENTITY_FIELDS) all come within its first `maxBytes` and pass the checks
+ * streamManifest makes of them. Nothing past that is read, and `source` is left there. False says
+ * only that this much did not show a manifest: one written in another order, or damaged, or not
+ * one at all, is told apart by streaming it whole.
+ */
+export async function opensAsManifest(source: AsyncIterable<Buffer>, maxBytes: number): Promise<boolean> {
+  const walker = new ManifestWalker({}, false);
+  const parse = jsonParser({ packValues: true, streamValues: false });
+  const decoder = new StringDecoder('utf8');
+  let bytes = 0;
+  try {
+    for await (const chunk of source) {
+      const taken = chunk.subarray(0, maxBytes - bytes);
+      bytes += taken.length;
+      for (const token of tokensOf(parse, decoder.write(taken))) {
+        walker.token(token);
+        const identity = walker.identity();
+        if (identity === undefined) continue;
+        let fine = true;
+        checkIdentity(identity, () => (fine = false));
+        return fine;
+      }
+      if (bytes >= maxBytes) return false;
+    }
+  } catch (error) {
+    // Bytes that are not JSON, not an object, or damaged in the zip: the whole read says which.
+    if (error instanceof ManifestReadError || isRabbitError(error)) return false;
+    throw error;
+  }
+  return false;
+}
+
+/** The parser's tokens for the next text (NONE: the end of it), or its fault as a ManifestReadError. */
+function tokensOf(parse: (text: string) => unknown, text: string | symbol): Token[] {
+  let out: unknown;
+  try {
+    out = parse(text as string);
+  } catch (error) {
+    throw new ManifestReadError('json', `not valid JSON (${(error as Error).message})`, { cause: error });
+  }
+  return typeof out === 'object' && out !== null && 'values' in out ? (out as { values: Token[] }).values : [];
 }
 
 type Place =
@@ -133,6 +180,11 @@ class ManifestWalker {
       default:
         this.placeValue()(scalar(token));
     }
+  }
+
+  /** The head read so far, once it holds every one of the IDENTITY_FIELDS. */
+  identity(): Record<string, unknown> | undefined {
+    return IDENTITY_FIELDS.every((key) => Object.hasOwn(this.head, key)) ? this.head : undefined;
   }
 
   get waiting(): boolean {

@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { checkManifestShape } from '../../src/manifest/manifest-shape.js';
-import { ManifestReadError, streamManifest, type FileOwner } from '../../src/manifest/manifest-stream.js';
+import {
+  ManifestReadError,
+  opensAsManifest,
+  streamManifest,
+  type FileOwner,
+} from '../../src/manifest/manifest-stream.js';
 import type { FileEntry, Manifest, PrototypeRecord } from '../../src/manifest/types.js';
 import { sampleManifest } from '../verify/sample-archive.js';
 
@@ -142,4 +147,48 @@ describe('streamManifest', () => {
       expect(checkManifestShape(value)).toContain(error.message);
     },
   );
+});
+
+describe('opensAsManifest', () => {
+  const HEAD_CAP = 64 * 1024;
+  const opens = (text: string, size = 5) => opensAsManifest(chunks(text, size), HEAD_CAP);
+
+  it('says yes from the head of a manifest as the export writes it, and reads no further', async () => {
+    const text = JSON.stringify(sampleManifest(), null, 2);
+    let read = 0;
+    // The head, then bytes that would fail any read that went on to them.
+    async function* headThenNever(): AsyncGenerator<Buffer> {
+      for await (const chunk of chunks(text.slice(0, text.indexOf('"prototypes"')), 7)) {
+        read += chunk.length;
+        yield chunk;
+      }
+      throw new Error('read past the head');
+    }
+    expect(await opensAsManifest(headThenNever(), HEAD_CAP)).toBe(true);
+    expect(read).toBeLessThanOrEqual(text.indexOf('"prototypes"'));
+    expect(await opens(text, 1 << 16)).toBe(true);
+  });
+
+  it.each([
+    ['not JSON', 'this is not JSON'],
+    ['an array', '[{"formatVersion": 1}]'],
+    ['an object of no format', '{"hello": "world", "formatVersion": 1}'],
+    ['a newer format', JSON.stringify({ ...sampleManifest(), formatVersion: 2 })],
+    ['a tool that is a string', JSON.stringify({ ...sampleManifest(), tool: 'rabbit-export' })],
+    ['its fields inherited through __proto__', `{"__proto__": ${JSON.stringify(sampleManifest())}}`],
+    ['only its head, cut short', JSON.stringify(sampleManifest()).slice(0, 60)],
+  ])('says no for %s', async (_label, text) => {
+    expect(await opens(text)).toBe(false);
+  });
+
+  it('says no when the head comes after more than it reads, though the whole read takes it', async () => {
+    const manifest = sampleManifest();
+    const { prototypes, files, errors, ...head } = manifest;
+    const bare = { name: 'x', lastModification: null, revision: 1, complete: true, revisions: {} };
+    const padded = Object.fromEntries(Array.from({ length: 2000 }, (_, i) => [String(10_000 + i), bare]));
+    const text = JSON.stringify({ prototypes: { ...prototypes, ...padded }, files, errors, ...head });
+    expect(text.length).toBeGreaterThan(HEAD_CAP);
+    expect(await opens(text, 4096)).toBe(false);
+    await expect(streamManifest(chunks(text, 4096), {})).resolves.toMatchObject({ formatVersion: 1 });
+  });
 });
