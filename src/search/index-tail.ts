@@ -6,6 +6,7 @@ import { readAtSync } from '../core/positional-io.js';
 import { parseRecord, readDirectoryEnd, type DirectoryEnd, type DirectoryRecord } from '../zip/zip-directory.js';
 import { entryBytes } from '../zip/zip-reader.js';
 import { CENTRAL_HEADER_BYTES, CENTRAL_SIGNATURE } from '../zip/zip-records.js';
+import { MANIFEST_PATH } from '../manifest/types.js';
 import { SEARCH_DIR, SEARCH_PARTS_PATH } from './search-record.js';
 
 /** The first window of the directory read from its end; doubled while the index's records run on. */
@@ -29,6 +30,9 @@ const MAX_RECORDS_AFTER = 16;
  * sizes, and data that must lie before the directory are checked there, so a zip crafted to mislead
  * the walk leads search only to other bytes of its own, never past them. Nor to the same bytes
  * twice: each entry's data must end where the next entry the walk found begins (placeData).
+ *
+ * The manifest's record, when it is among the records after the index's (where the export writes
+ * it), is kept beside them: search reads the manifest's head through it before it trusts the index.
  */
 export class IndexTail {
   private closed = false;
@@ -89,7 +93,8 @@ export class IndexTail {
 
 /**
  * The records of `search/` from the directory's tail, by name (the first of a repeated name, as the
- * zip reader takes it); empty when no `search/` record comes within MAX_RECORDS_AFTER of the end.
+ * zip reader takes it), and the manifest's when it is among the records after them; no `search/`
+ * record when none comes within MAX_RECORDS_AFTER of the end.
  */
 export function tailRecords(fd: number, end: DirectoryEnd): Map<string, DirectoryRecord> {
   const stop = end.offset + end.size;
@@ -128,7 +133,8 @@ function placeData(records: Map<string, DirectoryRecord>, end: DirectoryEnd): Ma
 /**
  * Walks `buffer` (the directory's last bytes, from `offset` in the file) back from its end: the
  * records found, or undefined when the index's records run on past the buffer's start (unless
- * `whole`, the buffer being the whole directory).
+ * `whole`, the buffer being the whole directory). Of the records after the index's, the manifest's
+ * is kept: search reads its head before it trusts the index (search-archive.ts).
  */
 function walkBack(
   buffer: Buffer,
@@ -137,18 +143,22 @@ function walkBack(
   count: number,
 ): Map<string, DirectoryRecord> | undefined {
   const found = new Map<string, DirectoryRecord>();
+  let manifest: DirectoryRecord | undefined;
+  const withManifest = () => (manifest === undefined ? found : found.set(MANIFEST_PATH, manifest));
   let boundary = buffer.length;
   let after = 0;
   for (let walked = 0; walked < count && boundary > 0; walked++) {
     const at = recordEndingAt(buffer, boundary);
-    if (at === -1) return whole ? found : undefined;
+    if (at === -1) return whole ? withManifest() : undefined;
     const record = parseRecord(buffer, at, offset + at);
     if (typeof record === 'number') return undefined;
     if (record.name.startsWith(SEARCH_DIR)) found.set(record.name, record);
-    else if (found.size > 0 || ++after > MAX_RECORDS_AFTER) return found;
+    else if (found.size > 0 || ++after > MAX_RECORDS_AFTER) return withManifest();
+    // Walking back, the last one kept of a repeated name is its first in the directory.
+    else if (record.name === MANIFEST_PATH) manifest = record;
     boundary = at;
   }
-  return found;
+  return withManifest();
 }
 
 /** The start of the record that ends exactly at `boundary`: the nearest signature whose lengths reach it. */

@@ -1,8 +1,10 @@
-import { RabbitError } from '../core/errors.js';
+import { isRabbitError, RabbitError } from '../core/errors.js';
 import { refuseUnheld } from '../api/held-prototypes.js';
 import type { Readable } from 'node:stream';
 import type { WorkProgress } from '../core/counted-work.js';
 import { openArchive, type Archive } from '../archive/open-archive.js';
+import { opensAsManifest, type ManifestVisitor } from '../manifest/manifest-stream.js';
+import { MANIFEST_PATH } from '../manifest/types.js';
 import type { ZipReader } from '../zip/zip-reader.js';
 import type { ArchiveCatalog, ArchivedPrototype } from '../archive/archive-catalog.js';
 import { foldText } from './fold.js';
@@ -34,8 +36,8 @@ export interface SearchOptions {
   useIndex?: boolean;
   signal?: AbortSignal;
   /**
-   * How far the search is: the manifest read (entries, when the archive has no index to go by),
-   * then the prototypes searched of those to search.
+   * How far the search is: the manifest read (entries, when the archive has no index to go by, or
+   * its manifest must be read whole to be judged), then the prototypes searched of those to search.
    */
   onProgress?: (progress: WorkProgress<SearchStep>) => void;
 }
@@ -80,30 +82,38 @@ export function searchQuery(query: string): string {
 
 /**
  * Searches an archive's texts (see search-record.ts), handing out hits as they are found and a
- * summary last. Prototypes the export indexed are read from their index part, line by line,
- * without reading the manifest: the first hit comes before the manifest of a large archive could
- * have been read. The others (an archive from before the index) are read from their bodies
- * through the archive's catalog, a page at a time. Either way memory holds one prototype's page
- * and layer names, and a line or a page of elements.
+ * summary last. Prototypes the export indexed are read from their index part, line by line, with
+ * no more of the manifest read than its head (refuseUnlessManifest): the first hit comes before
+ * the manifest of a large archive could have been read. The others (an archive from before the
+ * index) are read from their bodies through the archive's catalog, a page at a time. Either way
+ * memory holds one prototype's page and layer names, and a line or a page of elements.
  */
 export async function* searchArchive(options: SearchOptions): AsyncGenerator<SearchEvent> {
   const query = searchQuery(options.query);
   const kinds = new Set<SearchKind>(options.kinds?.length ? options.kinds : SEARCH_KINDS);
   const only = options.prototypes?.length ? new Set(options.prototypes) : undefined;
   // The index is looked for at the directory's end first: a million-entry zip is opened whole
-  // (seconds) only when a prototype must be read from its bodies, or when the tail holds no index.
+  // (seconds) only when a prototype must be read from its bodies, or when the tail holds no index
+  // or no manifest that shows as one.
   const tail = options.useIndex === false ? undefined : await IndexTail.open(options.archive);
   let archive: Archive | undefined = tail ? undefined : await openArchive(options.archive);
   const opened = async (): Promise<Archive> => (archive ??= await openArchive(options.archive));
   let catalog: ArchiveCatalog | undefined;
-  let read = 0;
   const progress = options.onProgress;
-  const visitor = { file: () => progress?.({ step: 'manifest', done: ++read, total: null }) };
-  const catalogOf = async (): Promise<ArchiveCatalog> => (catalog ??= await (await opened()).catalog({ visitor }));
+  // Each read of the manifest counts its own entries: the check below may read it whole before the catalog does.
+  const counted = (): ManifestVisitor => {
+    let read = 0;
+    return { file: () => progress?.({ step: 'manifest', done: ++read, total: null }) };
+  };
+  const catalogOf = async (): Promise<ArchiveCatalog> =>
+    (catalog ??= await (await opened()).catalog({ visitor: counted() }));
   const summary: SearchSummary = { hits: 0, prototypes: 0, indexed: 0, scanned: 0 };
   try {
     const index: IndexEntries | undefined =
       options.useIndex === false ? undefined : (tail ?? zipEntries((archive as Archive).zip));
+    // An archive searched by its bodies has its manifest read whole first (the catalog): one
+    // searched by its index must be a manifest's archive too.
+    if (index?.has(SEARCH_PARTS_PATH)) await refuseUnlessManifest(tail, opened, counted());
     const indexed = index && (await indexedPrototypes(index));
     const ids = indexed ?? (await catalogOf()).prototypeIds();
     // An id the archive lacks is a mistake in the command, not a search with no hits.
@@ -135,6 +145,45 @@ export async function* searchArchive(options: SearchOptions): AsyncGenerator<Sea
     await catalog?.close();
     archive?.close();
     tail?.close();
+  }
+}
+
+/** How much of the manifest is read for its identifying fields: the export's take a few hundred bytes. */
+const MANIFEST_HEAD_BYTES = 64 * 1024;
+
+/**
+ * Refuses an archive whose manifest is missing or is not one, as ls and verify do, before anything
+ * is read from its index. That costs the first hit little: the manifest's first bytes, read through
+ * the tail (where the export writes it, after the index), hold the fields that say it is a manifest
+ * of the format this version reads (opensAsManifest). Only when they do not, or when the tail has
+ * no manifest, is the zip opened whole and its manifest looked at there, and then, if it still does
+ * not show as one, read whole as every other command reads it: its error is theirs, word for word,
+ * and a manifest that is one after all (its fields in another order) lets the search go on.
+ *
+ * What the rest of the manifest holds, and whether the index is the one it lists, is not read here:
+ * that is the whole manifest, seconds at a million entries (docs/search.md, "What search checks").
+ */
+async function refuseUnlessManifest(
+  tail: IndexTail | undefined,
+  opened: () => Promise<Archive>,
+  visitor: ManifestVisitor,
+): Promise<void> {
+  if (tail !== undefined && (await headShowsManifest(tail))) return;
+  const archive = await opened();
+  // A manifest the tail had is the one the whole zip reads too (but in a zip crafted with two), and
+  // its head was judged already: what is wrong with it is the whole read's to say.
+  if (!tail?.has(MANIFEST_PATH) && (await headShowsManifest(zipEntries(archive.zip)))) return;
+  await archive.manifest(visitor);
+}
+
+async function headShowsManifest(entries: IndexEntries): Promise<boolean> {
+  if (!entries.has(MANIFEST_PATH)) return false;
+  try {
+    return await opensAsManifest(await entries.openEntry(MANIFEST_PATH), MANIFEST_HEAD_BYTES);
+  } catch (error) {
+    // An entry that cannot be opened (its local header damaged): the whole read says so.
+    if (isRabbitError(error)) return false;
+    throw error;
   }
 }
 

@@ -7,6 +7,7 @@ import { searchArchive, type SearchEvent } from '../../src/search/search-archive
 import { partHead, PART_TAIL, partsFile, recordLine, type SearchRecord } from '../../src/search/search-record.js';
 import { placesOf } from '../../src/site/search-places.js';
 import { requireTool, python } from '../helpers/tools.js';
+import { BARE_MANIFEST } from '../search/bare-manifest.js';
 
 /**
  * Zips built byte by byte by Python in shapes no writer makes: central directory records that
@@ -53,9 +54,14 @@ const part = (...lines: string[]): string => [partHead('1'), ...lines, PART_TAIL
 
 let dir: string;
 
+/** Crafts `spec` with a manifest after it, as the export writes one: search refuses an archive without. */
 async function craft(name: string, spec: Spec): Promise<string> {
   const out = join(dir, name);
-  await writeFile(join(dir, `${name}.json`), JSON.stringify(spec));
+  const withManifest: Spec = {
+    locals: [...spec.locals, ['manifest.json', BARE_MANIFEST]],
+    records: [...spec.records, ['manifest.json', spec.locals.length, {}]],
+  };
+  await writeFile(join(dir, `${name}.json`), JSON.stringify(withManifest));
   execFileSync(python(), ['-c', CRAFT, out, join(dir, `${name}.json`)]);
   return out;
 }
@@ -65,6 +71,9 @@ async function events(archive: string): Promise<SearchEvent[]> {
   for await (const event of searchArchive({ archive, query: 'coupon', places: placesOf })) seen.push(event);
   return seen;
 }
+
+/** The message of a refusal of that part itself, not of the archive around it (its manifest is one). */
+const corruptPart = (name: string): unknown => expect.stringMatching(new RegExp(`^search/${name}\\.js `));
 
 beforeAll(async () => {
   requireTool('python3');
@@ -102,7 +111,7 @@ describe('search over a crafted directory tail', () => {
         ['search/index.js', 1, {}],
       ],
     });
-    await expect(events(zip)).rejects.toMatchObject({ code: 'ARCHIVE_CORRUPT' });
+    await expect(events(zip)).rejects.toMatchObject({ code: 'ARCHIVE_CORRUPT', message: corruptPart('prototype-1') });
   });
 
   it('refuses a part or a parts list that claims gigabytes, before reading any of it', async () => {
@@ -125,8 +134,11 @@ describe('search over a crafted directory tail', () => {
         ['search/index.js', 1, huge],
       ],
     });
-    await expect(events(bigPart)).rejects.toMatchObject({ code: 'ARCHIVE_CORRUPT' });
-    await expect(events(bigList)).rejects.toMatchObject({ code: 'ARCHIVE_CORRUPT' });
+    await expect(events(bigPart)).rejects.toMatchObject({
+      code: 'ARCHIVE_CORRUPT',
+      message: corruptPart('prototype-1'),
+    });
+    await expect(events(bigList)).rejects.toMatchObject({ code: 'ARCHIVE_CORRUPT', message: corruptPart('index') });
   });
 
   it('takes ids and names such as __proto__ and ../x as text, and lists only ids of the archive shape', async () => {

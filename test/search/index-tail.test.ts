@@ -8,10 +8,12 @@ import { IndexTail } from '../../src/search/index-tail.js';
 import { partHead, PART_TAIL, partsFile, recordLine } from '../../src/search/search-record.js';
 import { placesOf } from '../../src/site/search-places.js';
 import { requireTool, python } from '../helpers/tools.js';
+import { BARE_MANIFEST } from './bare-manifest.js';
+import { searchArchives } from './search-archive-fixture.js';
 
 /**
  * Zips written by Python's zipfile in the order the export writes its entries: the prototypes'
- * files, then search/, then index.html and the manifest.
+ * files, then search/, then index.html and the manifest (one that lists nothing).
  */
 const PART = [
   partHead('5'),
@@ -45,7 +47,7 @@ with zipfile.ZipFile(out, 'w', zipfile.ZIP_DEFLATED) as z:
         z.writestr('search/prototype-5.js', open(sys.argv[3]).read())
         z.writestr('search/index.js', open(sys.argv[4]).read())
     z.writestr('index.html', '<!doctype html>')
-    z.writestr('manifest.json', '{}')
+    z.writestr('manifest.json', open(sys.argv[5]).read())
 `;
 
 let dir: string;
@@ -54,7 +56,9 @@ async function makeZip(name: string, withIndex: boolean): Promise<string> {
   const out = join(dir, name);
   await writeFile(join(dir, 'part.js'), PART);
   await writeFile(join(dir, 'parts.js'), partsFile(['5']));
-  execFileSync(python(), ['-c', WRITE_ZIP, out, withIndex ? '1' : '0', join(dir, 'part.js'), join(dir, 'parts.js')]);
+  await writeFile(join(dir, 'manifest.json'), BARE_MANIFEST);
+  const files = ['part.js', 'parts.js', 'manifest.json'].map((name) => join(dir, name));
+  execFileSync(python(), ['-c', WRITE_ZIP, out, withIndex ? '1' : '0', ...files]);
   return out;
 }
 
@@ -88,16 +92,31 @@ describe('the search index found from the central directory tail', () => {
     ]);
   });
 
-  it('finds every search/ entry, and its bytes are the ones zipped', async () => {
+  it('finds every search/ entry and the manifest after them, and their bytes are the ones zipped', async () => {
     const tail = await IndexTail.open(await makeZip('whole.zip', true));
     try {
       expect(tail?.has('search/index.js')).toBe(true);
       expect(tail?.has('search/search-box.js')).toBe(true);
       expect(tail?.has('index.html')).toBe(false);
+      expect((await tail?.readEntry('manifest.json', 1 << 20))?.toString('utf8')).toBe(BARE_MANIFEST);
       expect((await tail?.readEntry('search/prototype-5.js', 1 << 20))?.toString('utf8')).toBe(PART);
     } finally {
       tail?.close();
     }
+  });
+
+  it("checks an export's manifest through the tail too, where the export writes it", async () => {
+    const { archive } = await searchArchives(dir);
+    const hits = async (): Promise<unknown[]> => {
+      const events: SearchEvent[] = [];
+      for await (const event of searchArchive({ archive, query: 'coupon', places: placesOf })) events.push(event);
+      return events;
+    };
+    const whole = await hits();
+    expect(whole.length).toBeGreaterThan(1);
+    // A zip no reader of the whole directory opens: the manifest's head is read through the tail or not at all.
+    await damageDirectoryFront(archive);
+    expect(await hits()).toEqual(whole);
   });
 
   it('is not there for an archive without an index, which is then opened whole', async () => {
