@@ -33,19 +33,33 @@ export async function createPrivateFile(path: string, flags: number = constants.
   return handle;
 }
 
+/** What a caller of openOwnFile adds to its checks and to its refusals. */
+export interface OwnFileChecks {
+  /** Added to a refusal's data (`flag`: the option the user chose this path with). */
+  more?: Record<string, unknown>;
+  /**
+   * Looks at the opened file after its stat and before it is judged the user's own: a refusal of
+   * its own (what the file is, what it holds) then comes first, whoever owns the file.
+   */
+  inspect?: (handle: FileHandle, stats: Stats) => Promise<void>;
+  /** The mode a file of the user's own that others may write is mended to (`mend` in the refusal). */
+  mendMode?: string;
+}
+
 /**
  * Opens a file that may already be there (a journal to resume, the pack to append to): never
  * through a symlink, never a FIFO or device (O_NONBLOCK so a FIFO cannot hang the open), and only
  * when it is the user's own and no one else may write it. A file this creates is 0600, and one
- * left by an earlier run is brought to 0600 too. `what` names it in the refusal; `more` is added to
- * the refusal's data (`flag`: the option the user chose this path with).
+ * left by an earlier run is brought to 0600 too. `what` names it in the refusal; `checks` adds a
+ * look at the file before the ownership check and what the refusal carries.
  */
 export async function openOwnFile(
   path: string,
   flags: number,
   what: string,
-  more: Record<string, unknown> = {},
+  checks: OwnFileChecks = {},
 ): Promise<FileHandle> {
+  const { more = {}, inspect, mendMode } = checks;
   let handle: FileHandle;
   // Truncated only once known to be ours: O_TRUNC at the open would empty another user's file first.
   const truncate = (flags & constants.O_TRUNC) !== 0;
@@ -56,8 +70,13 @@ export async function openOwnFile(
     throw error;
   }
   await closedOnFailure(handle, async () => {
-    const why = whyNotOwn(await handle.stat(), 'file');
-    if (why !== undefined) throw unsafePath(what, path, why, more);
+    const stats = await handle.stat();
+    await inspect?.(handle, stats);
+    const why = whyNotOwn(stats, 'file');
+    if (why !== undefined) {
+      const mendable = mendMode !== undefined && stats.isFile() && stats.uid === process.getuid?.();
+      throw unsafePath(what, path, why, mendable ? { ...more, mend: 'chmod', mode: mendMode } : more);
+    }
     if (flags & (constants.O_WRONLY | constants.O_RDWR)) await handle.chmod(PRIVATE_FILE_MODE);
     if (truncate) await handle.truncate(0);
   });

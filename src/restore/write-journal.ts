@@ -1,9 +1,9 @@
 import { constants, type Stats } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
-import { lstat, open, rename, stat } from 'node:fs/promises';
+import { lstat, rename, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { RabbitError, isRabbitError } from '../core/errors.js';
-import { SYMLINK, closedOnFailure, openOwnFile, unsafePath, whyNotOwn } from '../core/private-files.js';
+import { SYMLINK, closedOnFailure, openOwnFile, unsafePath } from '../core/private-files.js';
 import { normalizeId } from '../api/ids.js';
 import { isPlainObject } from '../api/parse.js';
 import type { PlannedWrite } from './plan.js';
@@ -140,7 +140,7 @@ export class WriteJournal {
     try {
       // Appended to only when it is the user's own regular file (never through a symlink); made 0600.
       handle = await openOwnFile(path, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT, WHAT, {
-        flag: FLAG,
+        more: { flag: FLAG },
       });
     } catch (error) {
       if (isRabbitError(error)) throw error;
@@ -205,39 +205,30 @@ function fields(write: PlannedWrite): { op: PlannedWrite['op']; parent: string; 
  * journal, whoever owns it; one that is a journal is then trusted only when it is the user's own.
  */
 async function openJournal(path: string): Promise<FileHandle | undefined> {
-  let handle: FileHandle;
-  try {
-    // Never through a link; O_NONBLOCK so a FIFO put there since checkJournalPath cannot hang the open.
-    handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return undefined;
-    if (code === 'ELOOP') throw unsafePath(WHAT, path, SYMLINK, { flag: FLAG });
-    throw unreadable(path, error);
-  }
-  const opened = handle;
-  const stats = await closedOnFailure(opened, async () => {
-    const found = await opened.stat().catch((error: unknown) => {
-      throw unreadable(path, error);
-    });
+  let size = 0;
+  const inspect = async (handle: FileHandle, found: Stats): Promise<void> => {
+    // A folder, device or FIFO (one put there since checkJournalPath) is no journal: a usage error, read no further.
     if (!found.isFile()) throw notAFile(path, found);
-    if (found.size > 0 && !(await startsAsJournal(opened, path))) {
+    size = found.size;
+    if (size > 0 && !(await startsAsJournal(handle, path))) {
       throw new RabbitError(
         'NOT_A_JOURNAL',
         `${path} is not a restore journal (its first line is not a journal's start record); it was left as it is, and nothing was written`,
         { data: { path } },
       );
     }
+  };
+  let handle: FileHandle;
+  try {
     // It decides which elements count as created: another user's, or one others may write, is not trusted.
-    const why = whyNotOwn(found, 'file');
-    if (why !== undefined) {
-      const own = found.uid === process.getuid?.();
-      throw unsafePath(WHAT, path, why, own ? { flag: FLAG, mend: 'chmod', mode: '600' } : { flag: FLAG });
-    }
-    return found;
-  });
-  if (stats.size > 0) return opened;
-  await opened.close();
+    handle = await openOwnFile(path, constants.O_RDONLY, WHAT, { more: { flag: FLAG }, inspect, mendMode: '600' });
+  } catch (error) {
+    if (isRabbitError(error)) throw error;
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw unreadable(path, error);
+  }
+  if (size > 0) return handle;
+  await handle.close();
   return undefined;
 }
 

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { chown, readFile, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -37,5 +38,25 @@ describe('the restore journal on a machine shared with other users', () => {
     await chown(path, NOBODY, NOBODY);
     expect(isRabbitError(await readJournal(path, identity).catch((error: unknown) => error), 'UNSAFE_PATH')).toBe(true);
     expect(await readFile(path, 'utf8')).toBe(forged);
+  });
+
+  it('is told as not a journal when it holds something else, whoever owns it: what it holds is judged first', async () => {
+    const dir = await tempDir();
+    const path = join(dir, 'notes.txt');
+    await writeFile(path, 'their notes\n');
+    await chown(path, NOBODY, NOBODY);
+    expect(isRabbitError(await readJournal(path, identity).catch((error: unknown) => error), 'NOT_A_JOURNAL')).toBe(
+      true,
+    );
+    expect(await readFile(path, 'utf8')).toBe('their notes\n');
+  });
+
+  it('is a usage error, not an unsafe path, when a FIFO is there by the time it is read; the read does not hang', async () => {
+    const dir = await tempDir();
+    const path = join(dir, 'restore.journal');
+    execFileSync('mkfifo', [path]);
+    const error = await readJournal(path, identity).catch((caught: unknown) => caught);
+    expect(isRabbitError(error, 'USAGE')).toBe(true);
+    expect((error as Error).message).toContain('a named pipe (FIFO)');
   });
 });
