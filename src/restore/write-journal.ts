@@ -288,19 +288,7 @@ function isTheArchive(path: string, archive: string): RabbitError {
 /** Whether `head`, the first bytes of a file, begins with a whole line that is a start record. */
 function isStartLine(head: Buffer): boolean {
   const end = head.indexOf(0x0a);
-  if (end < 0) return false;
-  let value: unknown;
-  try {
-    value = JSON.parse(head.subarray(0, end).toString('utf8'));
-  } catch {
-    return false;
-  }
-  return (
-    isPlainObject(value) &&
-    value['t'] === 'start' &&
-    typeof value['baseUrl'] === 'string' &&
-    typeof value['prototype'] === 'string'
-  );
+  return end >= 0 && parseRecord(head.subarray(0, end).toString('utf8'))?.t === 'start';
 }
 
 /** Whether two paths name one file (hard links, symlinks and `..` seen through); false when either is missing. */
@@ -327,12 +315,27 @@ function parseLines(text: string): Record[] {
   const records: Record[] = [];
   for (const line of text.split('\n')) {
     if (line.trim() === '') continue;
-    try {
-      const value: unknown = JSON.parse(line);
-      if (isPlainObject(value) && typeof value['t'] === 'string') records.push(value as Record);
-    } catch {
-      // A torn line carries nothing a later run could rely on.
-    }
+    const record = parseRecord(line);
+    if (record !== undefined) records.push(record);
   }
   return records;
+}
+
+/**
+ * One line of a journal as its record, or undefined: a torn line, or one that is no record. This
+ * is the one rule of what a start record is (it names the service and the prototype), by which a
+ * file is told to be a journal at all and a journal to be of this restore or another.
+ */
+function parseRecord(line: string): Record | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch {
+    // A torn line carries nothing a later run could rely on.
+    return undefined;
+  }
+  if (!isPlainObject(value) || typeof value['t'] !== 'string') return undefined;
+  if (value['t'] === 'start' && (typeof value['baseUrl'] !== 'string' || typeof value['prototype'] !== 'string'))
+    return undefined;
+  return value as Record;
 }

@@ -65,6 +65,7 @@ describe('restore never writes its journal into a file that is not one', () => {
     ['a text file', 'my notes\nabout the restore\n'],
     ['JSON lines of something else', '{"t":"x","a":1}\n{"t":"y"}\n'],
     ['a journal missing its first line', '{"t":"begin","op":"update","parent":"page0001","archived":"element1"}\n'],
+    ['a start line that names no service', '{"t":"start","prototype":"1001","at":"x"}\n'],
     ['blank lines', '\n\n'],
     ['bytes that are not text', '\u0000\u00ff\u0001PK\u0003\u0004'],
   ])('a --journal file holding %s is refused and left as it was', async (_what, content) => {
