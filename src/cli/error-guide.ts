@@ -88,10 +88,17 @@ export const ERROR_GUIDE: Readonly<Partial<Record<ErrorCode, NextStep>>> = {
     return `run again with --prototype naming one of the ids it holds${listed}${all}`;
   },
   // Held by a run that is alive: the same command meets the same lock until that run ends, so the
-  // step is to wait for it. A lock no one can be shown to hold says in its message what to remove.
+  // step is to wait for it. A lock no one can be shown to hold says in its message what to remove,
+  // unless it lies beside a path the user chose (`flag`): a file there that is no lock record may be
+  // one of theirs, and the way on is another path or that file moved aside, never its removal.
   LOCKED: (error) => {
     const holder = error.data?.['holder'] as { pid?: unknown; host?: unknown } | undefined;
-    if (typeof holder?.pid !== 'number') return undefined;
+    const flag = dataOf(error, 'flag');
+    if (typeof holder?.pid !== 'number') {
+      if (flag === undefined) return undefined;
+      const path = dataOf(error, 'lockFile') ?? 'it';
+      return `name another file with ${flag}, or move that file out of the way (${shellWords('mv', path, `${path}.aside`)}) if it is not needed there`;
+    }
     const where = typeof holder.host === 'string' && holder.host !== '' ? ` on ${holder.host}` : '';
     return `wait until process ${holder.pid}${where} has ended (it holds the lock), then run the command again`;
   },

@@ -60,6 +60,14 @@ export function defaultJournalPath(archive: string, prototype: string): string {
 }
 
 /**
+ * The journal's lock, beside it: `restore.jsonl.rabbit-lock`. A name no other program gives its
+ * files: with `.lock` alone, `--journal yarn` would lock on a JavaScript project's yarn.lock.
+ */
+export function journalLockPath(journal: string): string {
+  return `${journal}.rabbit-lock`;
+}
+
+/**
  * Plans and (unless dry-run) applies. Throws for what stops a restore before any write (usage,
  * unreadable archive, prototype gone, no key may read it); after writes began, a stop is the
  * report's `fatal`, so what was written is still reported.
@@ -78,7 +86,10 @@ export async function restorePrototype(options: RestoreOptions): Promise<Restore
   const service = openRestoreService(options, caps);
   let lock: Lock | undefined;
   try {
-    if (!options.dryRun) lock = await acquireLock(`${journalPath}.lock`, `the restore journal ${journalPath}`);
+    if (!options.dryRun)
+      lock = await acquireLock(journalLockPath(journalPath), `the restore journal ${journalPath}`, {
+        flag: '--journal',
+      });
     const live = await readableAs(options.keys, prototype, service.as);
     const { client } = service.session;
     const identity: JournalIdentity = { baseUrl: client.origin + client.basePath, prototype };

@@ -19,8 +19,12 @@ export interface Lock {
  * that cannot be read (empty, cut short, not ours) counts as held. One whose process is gone
  * (crash, kill -9, reboot) is taken over, also atomically (see takeOver); a live owner makes the
  * caller fail with LOCKED. The lock is released only while it is still ours, by inode.
+ *
+ * `more` goes into the refusals' data: `flag`, when the lock's name follows from a path the user
+ * chose with that option. What is found there then may be a file of the user's, so no refusal
+ * says to remove it: the way on is another path for the option.
  */
-export async function acquireLock(path: string, what: string): Promise<Lock> {
+export async function acquireLock(path: string, what: string, more: Record<string, unknown> = {}): Promise<Lock> {
   const mine = tempPathFor(path);
   const handle = await createPrivateFile(mine);
   let ino: number;
@@ -39,10 +43,10 @@ export async function acquireLock(path: string, what: string): Promise<Lock> {
       } catch (error) {
         if ((error as { code?: string }).code !== 'EEXIST') throw error;
       }
-      const found = await readLock(path, what);
+      const found = await readLock(path, what, more);
       // Released between the link and the look: try again.
       if (found === undefined) continue;
-      if (found.owner === undefined) throw unreadable(what, path);
+      if (found.owner === undefined) throw unreadable(what, path, more);
       if (isAlive(found.owner)) throw heldBy(found.owner, what, path);
       if (await takeOver(path, mine, found.ino, what)) return ownedLock(path, ino);
     }
@@ -110,14 +114,18 @@ interface Owner {
  * no owner (empty, half-written by another tool, garbage). Anything but a regular file of the
  * user's own is refused without being opened for reading: a FIFO would hang the read.
  */
-async function readLock(path: string, what: string): Promise<{ ino: number; owner?: Owner } | undefined> {
+async function readLock(
+  path: string,
+  what: string,
+  more: Record<string, unknown> = {},
+): Promise<{ ino: number; owner?: Owner } | undefined> {
   const stats = await lstat(path).catch((error: NodeJS.ErrnoException) => {
     if (error.code === 'ENOENT') return undefined;
     throw error;
   });
   if (stats === undefined) return undefined;
   const why = whyNotOwn(stats, 'file');
-  if (why !== undefined) throw unsafePath(`the lock file of ${what}`, path, why);
+  if (why !== undefined) throw unsafePath(`the lock file of ${what}`, path, why, more);
   let text: string;
   try {
     const handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
@@ -147,7 +155,16 @@ async function readLock(path: string, what: string): Promise<{ ino: number; owne
 
 const MAX_LOCK_BYTES = 4096;
 
-function unreadable(what: string, path: string): RabbitError {
+function unreadable(what: string, path: string, more: Record<string, unknown>): RabbitError {
+  // Beside a path the user chose, a file that holds no lock record is not one a run of ours left
+  // (each writes its record whole before the name is linked to it): it may be the user's own.
+  if (more['flag'] !== undefined) {
+    return new RabbitError(
+      'LOCKED',
+      `${what} cannot be locked: ${path}, where its lock goes, holds no lock record (it is no lock of rabbit-export), so it was left as it is`,
+      { data: { lockFile: path, ...more } },
+    );
+  }
   return new RabbitError(
     'LOCKED',
     `${what} is locked, but the lock file ${path} does not say by whom (it is empty or damaged), so it is treated as held; if no other run is using it, remove it (${shellWords('rm', path)}) and run again`,
