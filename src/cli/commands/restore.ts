@@ -48,7 +48,10 @@ export function registerRestore(program: Command, io: CliIO): void {
     .option('--prune', 'also delete live elements the archive does not have')
     .option('--dry-run', 'print the plan and write nothing')
     .option('--json', 'print one JSON summary record at the end (docs/json.md; the plan goes to stderr)')
-    .option('-q, --quiet', 'no progress on stderr (the plan and each write are printed all the same)')
+    .option(
+      '-q, --quiet',
+      'no progress, waits or notices on stderr, only errors (the plan and each write are printed all the same)',
+    )
     .option('--journal <file>', 'the write journal (default .ARCHIVE.restore-ID.jsonl beside the archive)')
     .option(
       '--outage-patience <duration>',
@@ -80,7 +83,7 @@ async function runRestore(archive: string, flags: RestoreFlags, io: CliIO): Prom
   // With the run's clock (a test's, which skips the waits), as every long run takes it.
   const service = { ...(await serviceOptionsOf(flags, io.env, (line) => io.stderr.write(line))), ...io.clock };
   const human = flags.json ? io.stderr : io.stdout;
-  const told = await restoreEvents(io, human);
+  const told = await restoreEvents(io, human, flags.quiet ?? false);
   // Progress: the writes counted off restore's own events, on stderr (restore-progress.ts).
   const { workProgress } = await import('../work-progress.js');
   const { restoreProgress, RESTORE_WORDS } = await import('../restore-progress.js');
@@ -120,14 +123,21 @@ async function runRestore(archive: string, flags: RestoreFlags, io: CliIO): Prom
 
 /**
  * The plan and each write on `human`; a pause for the service, a request's wait to be sent again
- * and a journal set aside on stderr.
+ * and a journal set aside on stderr, unless `quiet`.
  */
-async function restoreEvents(io: CliIO, human: NodeJS.WritableStream): Promise<(event: RestoreEvent) => void> {
+async function restoreEvents(
+  io: CliIO,
+  human: NodeJS.WritableStream,
+  quiet: boolean,
+): Promise<(event: RestoreEvent) => void> {
   const { formatPlan, formatWrite } = await import('../format-restore.js');
   const { outageLine, waitLine, TOLD_WAIT_MS } = await import('../progress-line.js');
   return (event) => {
     if (event.type === 'plan') human.write(formatPlan(event.plan, event.report));
     else if (event.type === 'write') human.write(formatWrite(event.write, event.outcome, event.newId));
+    // --quiet leaves stderr to errors, as export's does: the lines below are the run's progress, and
+    // an export under --quiet prints neither its outage lines nor its saved progress set aside.
+    else if (quiet) return;
     // A pause is news on stderr; giving up is told once, as the fatal error with its next step.
     else if (event.type === 'outage' && event.state !== 'gave-up')
       io.stderr.write(`${outageLine(event, io.clock?.now?.() ?? Date.now())}\n`);
