@@ -167,7 +167,7 @@ class ManifestWalker {
     }
     switch (token.name) {
       case 'keyValue':
-        this.key = token.value;
+        this.key = fieldName(token.value);
         return;
       case 'endObject':
       case 'endArray':
@@ -334,12 +334,23 @@ class ManifestWalker {
         return;
       }
       case 'keyValue':
-        state.key = token.value;
+        state.key = fieldName(token.value);
         return;
       default:
         put(kept(scalar(token)));
     }
   }
+}
+
+/**
+ * A field's name, refused when it is `__proto__`: assigned to an object, that name does not make a
+ * field but replaces the object's prototype, and a manifest wrapped in one would read as a manifest
+ * with nothing in it (its fields inherited, none its own). No manifest the export writes has it:
+ * its only names from the service are ids and revisions, letters and digits.
+ */
+function fieldName(name: string): string {
+  if (name === '__proto__') throw shape('manifest.json has a field named __proto__, which no manifest has');
+  return name;
 }
 
 function withoutFiles(revisions: Record<string, unknown>): Record<string, unknown> {

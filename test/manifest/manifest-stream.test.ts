@@ -149,6 +149,26 @@ describe('streamManifest', () => {
   );
 });
 
+describe('a field named __proto__', () => {
+  // Assigned to an object, `__proto__` replaces its prototype: a manifest wrapped in one read as a
+  // manifest with nothing of its own, and ls showed "no prototypes" where verify found 369 problems.
+  it.each([
+    { label: 'wrapping the whole manifest', text: (m: string) => `{"__proto__":${m}}` },
+    { label: 'in the head', text: (m: string) => m.replace('{', '{"__proto__":{"complete":true},') },
+    { label: 'in a file entry', text: (m: string) => m.replace('"files":[{', '"files":[{"__proto__":{},') },
+    {
+      label: 'as a prototype record',
+      text: (m: string) => m.replace('"prototypes":{', '"prototypes":{"__proto__":{},'),
+    },
+  ])('is refused $label, where the streamed read would have let it replace a prototype', async ({ text }) => {
+    const error = await failure(text(JSON.stringify(sampleManifest())));
+    expect({ kind: error.kind, message: error.message }).toEqual({
+      kind: 'shape',
+      message: 'manifest.json has a field named __proto__, which no manifest has',
+    });
+  });
+});
+
 describe('opensAsManifest', () => {
   const HEAD_CAP = 64 * 1024;
   const opens = (text: string, size = 5) => opensAsManifest(chunks(text, size), HEAD_CAP);
