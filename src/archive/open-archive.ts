@@ -1,5 +1,5 @@
 import { basename } from 'node:path';
-import { RabbitError, isRabbitError } from '../core/errors.js';
+import { RabbitError, isRabbitError, withData } from '../core/errors.js';
 import {
   ManifestReadError,
   streamManifest,
@@ -76,14 +76,14 @@ export async function openArchive(path: string, options: OpenArchiveOptions = {}
         throw new RabbitError(
           'ARCHIVE_CORRUPT',
           `${entry.path} in ${name} holds ${entry.size} bytes, more than the ${maxBytes} read here`,
-          { entry: entry.path },
+          { entry: entry.path, data: { archive: path } },
         );
       }
       return readVerified(
         zip.readEntry(entry.path, maxBytes),
         entry,
         `${entry.path} in ${name} does not match its manifest entry (size or sha256)`,
-        { entry: entry.path },
+        { entry: entry.path, data: { archive: path } },
       );
     },
     close: () => zip.close(),
@@ -106,35 +106,59 @@ export async function readArchiveManifest(path: string, visitor: ManifestVisitor
 
 /**
  * A value out of shape stops every reading command before it is used (written into a file, a rule
- * or a request): what a user can do is find out where the archive came from.
+ * or a request): what a user can do is find out where the archive came from, which the next step
+ * says (a copy checked against its .sha256, or an export again: cli/damaged-archive.ts).
  */
-const NEXT_STEP =
-  '. Nothing was read from the archive past that value: it was changed after export or not written by ' +
-  'rabbit-export. Use a copy you trust (its FILE.sha256 beside it tells), or export again';
+const NOT_USED =
+  '. Nothing was read from the archive past that value: it was changed after export or not written by rabbit-export';
+
+/**
+ * A manifest of a newer format than this version reads: its message says to update rabbit-export,
+ * so it is not told as damage (no "changed after export", no copy to make again).
+ */
+const NEWER_FORMAT = /^formatVersion is \S+, newer than this tool reads/;
 
 /** The one place the manifest is found, streamed and judged. The entries it lists are checked by whoever reads them. */
 async function readManifest(zip: ZipReader, name: string, visitor: ManifestVisitor): Promise<ManifestRead> {
+  // Whoever meets these errors is told what to do with the archive at this path (cli/error-guide.ts).
+  const archive = zip.path;
   if (!zip.entries.has(MANIFEST_PATH)) {
     const message = `${name} has no ${MANIFEST_PATH}; it was not written by rabbit-export or lost its index`;
     return {
       ok: false,
       fault: 'missing',
-      error: new RabbitError('ARCHIVE_CORRUPT', message, { entry: MANIFEST_PATH }),
+      error: new RabbitError('ARCHIVE_CORRUPT', message, { entry: MANIFEST_PATH, data: { archive, foreign: true } }),
     };
   }
   try {
     return { ok: true, head: await streamManifest(await zip.openEntry(MANIFEST_PATH), visitor) };
   } catch (error) {
-    if (isRabbitError(error)) return { ok: false, fault: 'damaged', error };
+    if (isRabbitError(error)) return { ok: false, fault: 'damaged', error: aboutArchive(error, archive) };
     if (!(error instanceof ManifestReadError)) throw error;
+    // The message of a formatVersion out of shape says what it is, and no more: a newer one says to update.
     const message =
       error.kind === 'json'
         ? `${MANIFEST_PATH} in ${name} is not valid JSON`
-        : `${MANIFEST_PATH} in ${name} is not a manifest: ${error.message}${error.message.startsWith('formatVersion ') ? '' : NEXT_STEP}`;
+        : `${MANIFEST_PATH} in ${name} is not a manifest: ${error.message}${error.message.startsWith('formatVersion ') ? '' : NOT_USED}`;
+    const newer = error.kind === 'shape' && NEWER_FORMAT.test(error.message);
     return {
       ok: false,
       fault: 'invalid',
-      error: new RabbitError('ARCHIVE_CORRUPT', message, { cause: error, entry: MANIFEST_PATH, reason: error.message }),
+      error: new RabbitError('ARCHIVE_CORRUPT', message, {
+        cause: error,
+        entry: MANIFEST_PATH,
+        reason: error.message,
+        data: newer ? { archive, newerFormat: true } : { archive, foreign: true },
+      }),
     };
   }
+}
+
+/**
+ * What a reader refused while the manifest streamed by (a value a `links` rule or a WACZ record
+ * cannot hold, raised without knowing the file), named with the archive it was in.
+ */
+function aboutArchive(error: RabbitError, archive: string): RabbitError {
+  if (error.code !== 'ARCHIVE_CORRUPT' || typeof error.data?.['archive'] === 'string') return error;
+  return withData(error, { archive, foreign: true });
 }

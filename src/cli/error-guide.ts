@@ -1,5 +1,6 @@
 import type { ErrorCode, RabbitError } from '../core/errors.js';
 import { SYMLINK } from '../core/private-files.js';
+import { damagedArchiveNext } from './damaged-archive.js';
 import { shellQuote, shellWords } from './format.js';
 
 /**
@@ -156,6 +157,10 @@ export const ERROR_GUIDE: Readonly<Partial<Record<ErrorCode, NextStep>>> = {
     }
     return `${aside}; if it is yours, remove it (${shellWords('rm', '-r', path)}) and run again`;
   },
+  // An archive a reader cannot read as it was written (damaged, cut short, not rabbit-export's, or of
+  // a newer format): the words are damaged-archive.ts's, which verify's FAILED shares.
+  ARCHIVE_CORRUPT: (error) => damagedArchiveNext(error),
+  NOT_A_ZIP: (error) => damagedArchiveNext(error),
 };
 
 /** The next step for an error, if the table has one. */

@@ -1,6 +1,7 @@
 import { basename } from 'node:path';
 import type { ListRow } from '../verify/list-archive.js';
 import type { VerifyProblem, VerifyReport } from '../verify/verify-archive.js';
+import { damagedArchiveNext, damagedArchiveStep } from './damaged-archive.js';
 import { plural } from './format.js';
 import { printable } from './terminal-text.js';
 
@@ -150,6 +151,27 @@ export function formatVerifyReport(report: VerifyReport, mismatch?: SidecarMisma
   }
   return lines.join('\n');
 }
+
+/**
+ * What to do about an archive verify failed, in the words a reader that refuses it prints
+ * (damaged-archive.ts), less the pointer to verify: undefined when it passed, or when what stopped
+ * it names no archive file (a path that does not exist, a folder).
+ */
+export function verifyNextStep(report: VerifyReport, mismatch?: SidecarMismatch): string | undefined {
+  if (report.ok && mismatch === undefined) return undefined;
+  if (report.stoppedBy !== undefined) return damagedArchiveNext(report.stoppedBy, { verify: false });
+  const foreign = report.problems.some((problem) => CRAFTED.has(problem.kind));
+  return damagedArchiveStep({ archive: report.path, verify: false, foreign });
+}
+
+/** Problems no damage to a copy makes: the zip was put together otherwise than an export writes one. */
+const CRAFTED: ReadonlySet<VerifyProblem['kind']> = new Set([
+  'unlisted',
+  'duplicate',
+  'unsafe-name',
+  'not-a-file',
+  'overlap',
+]);
 
 function formatProblem(problem: VerifyProblem, kindWidth: number): string {
   const where = problem.path === undefined ? '' : `${clean(problem.path)}: `;

@@ -149,3 +149,18 @@ function defaultClass(code: ErrorCode): ErrorClass {
 export function isRabbitError(error: unknown, code?: ErrorCode): error is RabbitError {
   return error instanceof RabbitError && (code === undefined || error.code === code);
 }
+
+/**
+ * The same failure with more context in its data, for a caller that knows what the thrower did not
+ * (which archive a refused value came from): every other field, the stack and the cause, as it was.
+ */
+export function withData(error: RabbitError, data: Readonly<Record<string, unknown>>): RabbitError {
+  const copy = Object.create(RabbitError.prototype, Object.getOwnPropertyDescriptors(error)) as RabbitError;
+  Object.defineProperty(copy, 'data', {
+    value: { ...error.data, ...data },
+    enumerable: true,
+    writable: true,
+    configurable: true,
+  });
+  return copy;
+}

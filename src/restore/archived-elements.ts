@@ -66,6 +66,7 @@ export async function readArchivedPrototype(
         throw new RabbitError(
           'ARCHIVE_CORRUPT',
           `${archive.name} lists no files for revision ${prototype.revision} of prototype ${prototypeId}`,
+          { data: { archive: path } },
         );
       }
       return { ...(await readArchivedParents(prototype, selection)), revision: prototype.revision };

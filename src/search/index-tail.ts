@@ -72,14 +72,18 @@ export class IndexTail {
   openEntry(name: string): Readable {
     const record = this.records.get(name);
     if (record === undefined || this.closed)
-      throw new RabbitError('ARCHIVE_CORRUPT', `the search index has no entry ${name}`);
+      throw new RabbitError('ARCHIVE_CORRUPT', `the search index has no entry ${name}`, {
+        data: { archive: this.path },
+      });
     return Readable.from(entryBytes(this.handle.fd, this.path, record, this.end.offset), { objectMode: false });
   }
 
   async readEntry(name: string, maxBytes: number): Promise<Buffer> {
     const record = this.records.get(name);
     if (record !== undefined && record.uncompressedSize > maxBytes)
-      throw new RabbitError('ARCHIVE_CORRUPT', `${name} claims ${record.uncompressedSize} bytes, more than expected`);
+      throw new RabbitError('ARCHIVE_CORRUPT', `${name} claims ${record.uncompressedSize} bytes, more than expected`, {
+        data: { archive: this.path },
+      });
     const chunks: Buffer[] = [];
     for await (const chunk of this.openEntry(name)) chunks.push(chunk as Buffer);
     return Buffer.concat(chunks);

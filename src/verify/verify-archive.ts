@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { isRabbitError } from '../core/errors.js';
+import { isRabbitError, type RabbitError } from '../core/errors.js';
 import { isSafeEntryName } from '../api/paths.js';
 import { NOT_A_FILE, type ZipEntryInfo } from '../zip/zip-reader.js';
 import { openArchive, type Archive } from '../archive/open-archive.js';
@@ -46,6 +46,11 @@ export interface VerifyReport {
   problems: VerifyProblem[];
   /** Every problem found, also those past the ones listed. */
   problemCount: number;
+  /**
+   * Why the zip could not be opened, or its manifest read: the error a reader refusing the archive
+   * meets, so that verify's next step is theirs (not part of --json).
+   */
+  stoppedBy?: RabbitError;
 }
 
 /**
@@ -120,6 +125,7 @@ export async function verifyArchive(path: string, options: VerifyOptions = {}): 
           },
     );
     report.problemCount = problems.count;
+    report.stoppedBy = error;
     return report;
   }
   try {
@@ -154,7 +160,7 @@ async function check(
     return digest;
   };
 
-  const listed = await readManifest(archive, problems, digestAt);
+  const listed = await readManifest(archive, report, problems, digestAt);
   report.manifest = listed?.manifest ?? null;
   const manifest = listed ? index.lookup(MANIFEST_PATH) : undefined;
   if (manifest) {
@@ -193,7 +199,12 @@ interface Listed {
  * it finds is only reported once the whole manifest has proved to be one: a manifest that turns
  * out damaged at its end is reported alone, as it would be had it been read first.
  */
-async function readManifest(archive: Archive, problems: Problems, digestAt: DigestAt): Promise<Listed | null> {
+async function readManifest(
+  archive: Archive,
+  report: VerifyReport,
+  problems: Problems,
+  digestAt: DigestAt,
+): Promise<Listed | null> {
   const { index } = archive.zip;
   const positions = new Bitset(index.count);
   const found = new Problems();
@@ -233,6 +244,7 @@ async function readManifest(archive: Archive, problems: Problems, digestAt: Dige
     const kind =
       read.fault === 'missing' ? 'manifest-missing' : read.fault === 'damaged' ? 'crc-error' : 'manifest-invalid';
     problems.push({ kind, path: MANIFEST_PATH, detail: read.error.reason ?? read.error.message });
+    report.stoppedBy = read.error;
     return null;
   }
   problems.append(found);

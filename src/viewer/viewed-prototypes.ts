@@ -113,14 +113,14 @@ export class ViewedPrototypes {
             throw new RabbitError(
               'ARCHIVE_CORRUPT',
               `${found.path} in ${this.archiveName} holds ${recorded.size} bytes, more than the ${maxBytes} read here`,
-              { entry: found.path },
+              { entry: found.path, data: { archive: zip.path } },
             );
           }
           return readVerified(
             zip.readEntry(found.path, maxBytes),
             recorded,
             `${found.path} in ${this.archiveName} does not match its manifest entry (size or sha256)`,
-            { entry: found.path },
+            { entry: found.path, data: { archive: zip.path } },
           );
         },
       },

@@ -112,8 +112,9 @@ export async function openZip(path: string, options: OpenZipOptions = {}): Promi
   const openEntry = (wanted: string | ZipEntryInfo): Promise<Readable> => {
     const entry = locate(wanted);
     if (entry === undefined) {
+      const missing = typeof wanted === 'string' ? wanted : wanted.name;
       return Promise.reject(
-        new RabbitError('ARCHIVE_CORRUPT', `${name} has no entry ${typeof wanted === 'string' ? wanted : wanted.name}`),
+        new RabbitError('ARCHIVE_CORRUPT', `${name} has no entry ${missing}`, { data: { archive: path } }),
       );
     }
     return Promise.resolve(Readable.from(entryBytes(fd, path, entry, end.offset), { objectMode: false }));
@@ -125,6 +126,7 @@ export async function openZip(path: string, options: OpenZipOptions = {}): Promi
       throw new RabbitError(
         'ARCHIVE_CORRUPT',
         `${entryName} in ${name} claims ${info.uncompressedSize} bytes, more than the ${maxBytes} expected`,
+        { data: { archive: path } },
       );
     }
     const chunks: Buffer[] = [];
@@ -168,7 +170,7 @@ async function openDirectory(
     // O_NONBLOCK: a FIFO under an archive's name is refused below (not a file), never waited on.
     handle = await openFile(path, constants.O_RDONLY | constants.O_NONBLOCK);
   } catch (error) {
-    throw openError(error, name, Buffer.alloc(0));
+    throw openError(error, path, Buffer.alloc(0));
   }
   try {
     const stats = await handle.stat();
@@ -183,7 +185,7 @@ async function openDirectory(
   } catch (error) {
     const head = await headOf(handle);
     await handle.close();
-    throw openError(error, name, head);
+    throw openError(error, path, head);
   }
 }
 
@@ -280,12 +282,17 @@ export async function* entryBytes(fd: number, path: string, entry: Located, dire
   if (crc >>> 0 !== entry.crc32 >>> 0) throw damaged(path, entry, `CRC-32 ${hex(crc)} instead of ${hex(entry.crc32)}`);
 }
 
-/** ARCHIVE_CORRUPT for an entry whose bytes cannot be trusted, with the fault a crafted zip is refused for. */
+/**
+ * ARCHIVE_CORRUPT for an entry whose bytes cannot be trusted, with the fault a crafted zip is refused
+ * for. Bytes listed twice, or headers that disagree, are no damage a copy suffers: such a zip is
+ * `foreign`, not written as it is by any export.
+ */
 function damaged(path: string, entry: Located, reason: string, fault?: ZipFault): RabbitError {
+  const crafted = fault === 'overlap' || fault === 'local-header';
   return new RabbitError('ARCHIVE_CORRUPT', `${entry.name} in ${basename(path)} is damaged: ${reason}`, {
     entry: entry.name,
     reason: `damaged: ${reason}`,
-    ...(fault !== undefined ? { data: { fault } } : {}),
+    data: { archive: path, ...(fault !== undefined ? { fault } : {}), ...(crafted ? { foreign: true } : {}) },
   });
 }
 
@@ -376,8 +383,13 @@ async function headOf(handle: FileHandle): Promise<Buffer> {
 /** The open's own code for a path that is neither a file nor a folder (a FIFO, a device, a socket). */
 const NOT_REGULAR = 'NOT_REGULAR';
 
-/** Tells a missing file, an empty file, a cut-short zip, a non-zip and a damaged directory apart. */
-function openError(error: unknown, name: string, head: Buffer): RabbitError {
+/**
+ * Tells a missing file, an empty file, a cut-short zip, a non-zip and a damaged directory apart. The
+ * path goes in the data of those a fresh copy may mend, for the next step (cli/damaged-archive.ts),
+ * with `foreign` for an entry no export writes.
+ */
+function openError(error: unknown, path: string, head: Buffer): RabbitError {
+  const name = basename(path);
   const code = (error as NodeJS.ErrnoException).code;
   if (code === 'ENOENT') return new RabbitError('NOT_A_ZIP', `${name} does not exist`, { cause: error });
   if (code === 'EISDIR')
@@ -393,7 +405,7 @@ function openError(error: unknown, name: string, head: Buffer): RabbitError {
     return new RabbitError(
       'ARCHIVE_CORRUPT',
       `${name} holds an entry ${JSON.stringify(error.unsafeName)} that is ${error.message}, not a regular file or folder; refusing to read it`,
-      { cause: error, entry: error.unsafeName, reason: NOT_A_FILE },
+      { cause: error, entry: error.unsafeName, reason: NOT_A_FILE, data: { archive: path, foreign: true } },
     );
   }
   if (error instanceof DirectoryError && error.unsafeName !== undefined) {
@@ -401,17 +413,26 @@ function openError(error: unknown, name: string, head: Buffer): RabbitError {
     return new RabbitError(
       'ARCHIVE_CORRUPT',
       `${name} holds an entry with an unsafe name ${JSON.stringify(error.unsafeName)}; refusing to read it`,
-      { cause: error, entry: error.unsafeName, reason: 'unsafe name' },
+      { cause: error, entry: error.unsafeName, reason: 'unsafe name', data: { archive: path, foreign: true } },
     );
   }
   if (!(error instanceof DirectoryError && error.noEndRecord)) {
-    return new RabbitError('ARCHIVE_CORRUPT', `${name} has a damaged table of contents: ${reason}`, { cause: error });
+    return new RabbitError('ARCHIVE_CORRUPT', `${name} has a damaged table of contents: ${reason}`, {
+      cause: error,
+      data: { archive: path },
+    });
   }
-  const message =
-    head.length === 0
-      ? `${name} is empty (0 bytes), not a zip archive`
-      : head.length === 4 && head.readUInt32LE(0) === LOCAL_SIGNATURE
-        ? `${name} is a zip archive whose end is missing or damaged (no end of central directory record where it belongs): the download or copy was probably cut short, or bytes were added after it`
-        : `${name} is not a zip archive (no zip signature at its start or end); it may be another kind of file`;
-  return new RabbitError('NOT_A_ZIP', message, { cause: error });
+  const zipStart = head.length === 4 && head.readUInt32LE(0) === LOCAL_SIGNATURE;
+  if (head.length === 0 || zipStart) {
+    // A copy that never got its first byte, or lost its last ones: copied again, it reads.
+    const message = zipStart
+      ? `${name} is a zip archive whose end is missing or damaged (no end of central directory record where it belongs): the download or copy was probably cut short, or bytes were added after it`
+      : `${name} is empty (0 bytes), not a zip archive`;
+    return new RabbitError('NOT_A_ZIP', message, { cause: error, data: { archive: path } });
+  }
+  return new RabbitError(
+    'NOT_A_ZIP',
+    `${name} is not a zip archive (no zip signature at its start or end); it may be another kind of file`,
+    { cause: error },
+  );
 }

@@ -188,7 +188,7 @@ describe('rabbit-export CLI', () => {
     expect((await runCli(['verify', out], verifyCommand)).code).toBe(0);
   });
 
-  it('verify: 0 on an intact archive; 1 naming a flipped byte; 1 with one line for a truncated file', async () => {
+  it('verify: 0 on an intact archive; 1 naming a flipped byte; 1 with one line and its next step for a truncated file', async () => {
     const dir = await tempDir();
     const out = await keptExport(dir);
     const intact = await runCli(['verify', out], verifyCommand);
@@ -212,7 +212,10 @@ describe('rabbit-export CLI', () => {
     await truncate(truncated, Math.floor(bytes.length / 2));
     const cut = await runCli(['verify', truncated]);
     expect(cut.code).toBe(1);
-    expect((cut.stdout + cut.stderr).trim().split('\n')).toHaveLength(1);
+    const said = (cut.stdout + cut.stderr).trim().split('\n');
+    expect(said).toHaveLength(2);
+    expect(said[0]).toMatch(/^FAILED: truncated\.zip is a zip archive whose end is missing/);
+    expect(said[1]).toMatch(/^next: if truncated\.zip is a copy, copy it again/);
     expect(cut.stdout + cut.stderr).not.toMatch(/\n\s+at /);
   });
 

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { Agent } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerExport } from '../../src/cli/commands/export.js';
+import { registerLs } from '../../src/cli/commands/ls.js';
 import { registerRestore } from '../../src/cli/commands/restore.js';
 import { registerServe } from '../../src/cli/commands/serve.js';
 import { ERROR_GUIDE, nextStepFor } from '../../src/cli/error-guide.js';
@@ -13,6 +14,7 @@ import { isRabbitError, RabbitError, type ErrorCode } from '../../src/core/error
 import { EXPORT_DEFAULTS, exportAccount } from '../../src/export/export-account.js';
 import { startFakeService, type FakeService } from '../../src/fake-service/index.js';
 import { runCli } from '../helpers/cli.js';
+import { plainZip } from '../helpers/plain-zip.js';
 import { skippingClock } from '../helpers/skipping-clock.js';
 import { tempDir } from '../helpers/temp.js';
 import { makeTestCa, startTlsFront, type TlsFront } from '../client/tls-front.js';
@@ -219,6 +221,17 @@ const CASES: Record<string, () => Promise<Failure>> = {
     const dir = await tempDir();
     await writeFile(join(dir, 'team.zip'), 'earlier');
     return exportFails(['--base-url', service.baseUrl, '--out', join(dir, 'team.zip')]);
+  },
+  // A zip that holds no manifest.json, and one cut short: test/cli/damaged-archive-steps.test.ts has the rest.
+  ARCHIVE_CORRUPT: async () => {
+    const archive = join(await tempDir(), 'team.zip');
+    await writeFile(archive, plainZip([{ name: 'notes.txt', data: Buffer.from('not an export\n') }]));
+    return failureOf(await runCli(['ls', archive, '--json'], { register: registerLs }));
+  },
+  NOT_A_ZIP: async () => {
+    const archive = join(await tempDir(), 'team.zip');
+    await writeFile(archive, plainZip([{ name: 'notes.txt', data: Buffer.from('not an export\n') }]).subarray(0, 40));
+    return failureOf(await runCli(['ls', archive, '--json'], { register: registerLs }));
   },
   // A folder that exists and takes no new files, even from root.
   OUTPUT_UNWRITABLE: () => exportFails(['--base-url', service.baseUrl, '--out', '/proc/team.zip']),

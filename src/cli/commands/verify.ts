@@ -73,14 +73,14 @@ export function registerVerify(program: Command, io: CliIO): void {
 
 /** Exit 0: every entry checks and the file matches its .sha256 (when it has one); 1 otherwise. */
 async function verifyFile(file: string, flags: VerifyFlags, io: CliIO): Promise<number> {
-  const { formatVerifyReport } = await import('../format-archive.js');
+  const { formatVerifyReport, verifyNextStep } = await import('../format-archive.js');
   const { sidecarPath } = await import('../../archive/checksum-file.js');
   const { recordLine } = await import('../json-records.js');
   const { report, sidecar } = await checkFile(file, flags, io);
   const sidecarOk = sidecar.status !== 'mismatch';
   const code = report.ok && sidecarOk ? EXIT.ok : EXIT.failed;
   if (flags.json) {
-    const { manifest, ok: _entriesOk, ...rest } = report;
+    const { manifest, ok: _entriesOk, stoppedBy: _stoppedBy, ...rest } = report;
     io.stdout.write(
       recordLine('verify', 'summary', {
         ok: code === EXIT.ok,
@@ -99,6 +99,9 @@ async function verifyFile(file: string, flags: VerifyFlags, io: CliIO): Promise<
     if (sidecar.status === 'ok') io.stdout.write(`matches ${printable(sidecarPath(file))}\n`);
     if (sidecar.status === 'malformed')
       io.stdout.write(`note: ${printable(sidecarPath(file))} is not a sha256sum line and was not used\n`);
+    // Last, as a refusal's next step is: what to do about what the lines above found.
+    const next = verifyNextStep(report, mismatch);
+    if (next !== undefined) io.stdout.write(`next: ${printable(next)}\n`);
   }
   return code;
 }

@@ -3,7 +3,7 @@ import { mkdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { extract } from 'tar-stream';
-import { RabbitError } from '../../core/errors.js';
+import { isRabbitError, RabbitError } from '../../core/errors.js';
 import { openZip } from '../../zip/zip-reader.js';
 
 /**
@@ -29,11 +29,18 @@ export async function unpackBag(file: string, into: string): Promise<string> {
     await pipeline(bytes as NodeJS.ReadableStream, createWriteStream(path, { flags: 'wx', mode: 0o600 }));
   };
   if (file.endsWith('.zip')) {
-    const zip = await openZip(file);
     try {
-      for (const name of zip.entries.keys()) if (!name.endsWith('/')) await save(name, await zip.openEntry(name));
-    } finally {
-      zip.close();
+      const zip = await openZip(file);
+      try {
+        for (const name of zip.entries.keys()) if (!name.endsWith('/')) await save(name, await zip.openEntry(name));
+      } finally {
+        zip.close();
+      }
+    } catch (error) {
+      // The bag is what convert wrote, not an archive: damage to its zip is the package's fault, as for a WACZ.
+      if (!isRabbitError(error) || (error.code !== 'ARCHIVE_CORRUPT' && error.code !== 'NOT_A_ZIP')) throw error;
+      const why = `the serialized bag cannot be read as it was written (${error.message})`;
+      throw new RabbitError('PACKAGE_INVALID', why, { cause: error });
     }
   } else {
     const reader = extract();

@@ -140,7 +140,7 @@ async function writeBagPayload(job: PackageJob, bag: string): Promise<Payload> {
       throw new RabbitError(
         'ARCHIVE_CORRUPT',
         `${MANIFEST_PATH} in ${job.archive.name} claims ${declared} bytes, more than the ${MAX_MANIFEST_BYTES} expected`,
-        { entry: MANIFEST_PATH },
+        { entry: MANIFEST_PATH, data: { archive: job.archive.path } },
       );
     }
     await put(MANIFEST_PATH, (await job.archive.zip.openEntry(MANIFEST_PATH)) as AsyncIterable<Buffer>);
