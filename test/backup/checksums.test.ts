@@ -82,7 +82,10 @@ describe('checksums outside the zip', () => {
     expect(human.stdout).toMatch(/FAILED: the file does not match .*\.sha256/);
     // The verdict is the one line that says FAILED: nothing reads "OK" for a pair that does not match.
     expect(human.stdout).not.toMatch(/^OK/m);
-    expect(human.stdout.trim().split('\n').at(-1)).toMatch(/^FAILED: .*every entry inside checks/);
+    // The verdict comes last, but for the next step after it.
+    const [verdict, next] = human.stdout.trim().split('\n').slice(-2);
+    expect(verdict).toMatch(/^FAILED: .*every entry inside checks/);
+    expect(next).toMatch(/^next: if \S+\.zip is a copy, copy it again/);
 
     // Bytes added to the zip: sha256sum -c and verify both fail.
     await writeFile(`${out}.sha256`, sumLine(sha256, out.split('/').pop() as string));
