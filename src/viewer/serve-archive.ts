@@ -69,7 +69,9 @@ const TYPES: Record<string, string> = {
 
 /** By extension, as a browser opening the unzipped files would decide; unknown types are downloads. */
 export function contentTypeFor(name: string): string {
-  return TYPES[/\.([a-z0-9]+)$/i.exec(name)?.[1]?.toLowerCase() ?? ''] ?? 'application/octet-stream';
+  const extension = /\.([a-z0-9]+)$/i.exec(name)?.[1]?.toLowerCase() ?? '';
+  // Only the table's own names: a plain object also answers `.constructor`.
+  return Object.hasOwn(TYPES, extension) ? (TYPES[extension] as string) : 'application/octet-stream';
 }
 
 /**

@@ -52,7 +52,9 @@ export function mediaType(contentType: string): string {
 
 /** `bin` for anything not on the list: kept, but no browser will take it for a page or script. */
 export function extensionFor(contentType: string): string {
-  return EXTENSIONS[mediaType(contentType)] ?? 'bin';
+  // Only the table's own names: a plain object also answers `constructor` and `__proto__`.
+  const type = mediaType(contentType);
+  return Object.hasOwn(EXTENSIONS, type) ? (EXTENSIONS[type] as string) : 'bin';
 }
 
 export function isCss(contentType: string): boolean {

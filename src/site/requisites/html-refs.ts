@@ -258,7 +258,8 @@ export function decodeEntities(latin1: string): string {
   const decoded = latin1.replace(
     /&(?:#(\d{1,7})|#[xX]([0-9a-fA-F]{1,6})|([A-Za-z]+));/g,
     (whole, dec: string | undefined, hex: string | undefined, name: string | undefined) => {
-      if (name !== undefined) return NAMED[name] ?? whole;
+      // Only the table's own names: a plain object also answers `&constructor;` or `&toString;`.
+      if (name !== undefined) return Object.hasOwn(NAMED, name) ? (NAMED[name] as string) : whole;
       const code = dec !== undefined ? Number(dec) : parseInt(hex as string, 16);
       const char = code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : '\ufffd';
       return Buffer.from(char, 'utf8').toString('latin1');
