@@ -2,6 +2,7 @@ import { drawioStyleOf } from './element-style.js';
 import { discussionLines, textSource } from './page-walk.js';
 import type { DiscussionData, ElementData, LayerData, PageMeta } from './prototype-data.js';
 import { uniqueIds, type UniqueId } from './page-names.js';
+import { addCount } from './report.js';
 import { shapeFor } from './shape-table.js';
 import { endTag, raw, XmlBuilder, type XmlAttr, type XmlNode } from './xml-element.js';
 import type { XmlText } from './xml-text.js';
@@ -153,7 +154,7 @@ function elementCell(
       : ['label', shape.mapped ? '' : element.type, type],
   ];
   if (!shape.mapped) {
-    stats.generic[element.type] = (stats.generic[element.type] ?? 0) + 1;
+    addCount(stats.generic, element.type, 1);
     attrs.push(['tooltip', `Rabbit element of type "${element.type}" (no draw.io shape for it)`, type]);
   }
   attrs.push(['rabbitId', element.id], ['rabbitType', element.type, type]);

@@ -90,5 +90,16 @@ export function emptyPrototypeReport(id: string, name: string | null, revision: 
 }
 
 export function addCounts(into: Record<string, number>, from: Readonly<Record<string, number>>): void {
-  for (const [key, count] of Object.entries(from)) into[key] = (into[key] ?? 0) + count;
+  for (const [key, count] of Object.entries(from)) addCount(into, key, count);
+}
+
+/**
+ * Adds `count` to the tally of `name`, a name from the archive (an element's type): read from the
+ * tally's own names only, and defined rather than assigned, since a plain object answers
+ * `constructor` or `toString` with a function and takes an assignment to `__proto__` as a new
+ * prototype.
+ */
+export function addCount(into: Record<string, number>, name: string, count: number): void {
+  const before = Object.hasOwn(into, name) ? (into[name] as number) : 0;
+  Object.defineProperty(into, name, { value: before + count, enumerable: true, writable: true, configurable: true });
 }
