@@ -59,14 +59,17 @@ export function sameValue(a: unknown, b: unknown): boolean {
   return canonicalJson(a) === canonicalJson(b);
 }
 
-/** Archived attributes whose live value differs or is missing: what an update has to send. */
+/**
+ * Archived attributes whose live value differs or is missing: what an update has to send. Present
+ * means an own attribute: `in` would find `constructor` or `toString` on any object.
+ */
 export function changedAttributes(archived: Attributes, live: Attributes): string[] {
-  return Object.keys(archived).filter((name) => !(name in live) || !sameValue(archived[name], live[name]));
+  return Object.keys(archived).filter((name) => !Object.hasOwn(live, name) || !sameValue(archived[name], live[name]));
 }
 
 /** Live attributes the archive does not have: an update cannot remove them (service-api.md 4.4 rule 1). */
 export function extraAttributes(archived: Attributes, live: Attributes): string[] {
-  return Object.keys(live).filter((name) => !(name in archived));
+  return Object.keys(live).filter((name) => !Object.hasOwn(archived, name));
 }
 
 /**
