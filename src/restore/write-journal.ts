@@ -1,7 +1,7 @@
 import { constants, type Stats } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { lstat, rename, stat } from 'node:fs/promises';
-import { dirname, resolve } from 'node:path';
+import { dirname, resolve, sep } from 'node:path';
 import { RabbitError, isRabbitError } from '../core/errors.js';
 import { SYMLINK, closedOnFailure, openOwnFile, unsafePath } from '../core/private-files.js';
 import { normalizeId } from '../api/ids.js';
@@ -54,8 +54,9 @@ const WHAT = 'the restore journal';
 /**
  * Refuses, before anything is written or sent: a journal in a folder that does not exist (the
  * lock beside it could not be made); a path that is the archive itself (a hard link or a symlink
- * to it too); a folder, device or FIFO, which are no journal; a file with something in it that is
- * not a restore journal, which appending would destroy. An empty file, or none, is a new journal.
+ * to it too); a folder, device or FIFO, which are no journal, and a path that could name only a
+ * folder (empty, or ending in a slash, `.` or `..`); a file with something in it that is not a
+ * restore journal, which appending would destroy. An empty file, or none, is a new journal.
  */
 export async function checkJournalPath(path: string, archive: string): Promise<void> {
   await checkParent(path);
@@ -64,7 +65,11 @@ export async function checkJournalPath(path: string, archive: string): Promise<v
     if (error.code === 'ENOENT') return undefined;
     throw unreadable(path, error);
   });
-  if (found === undefined) return;
+  if (found === undefined) {
+    // Nothing there, but the path names no file that could be made: its lock would go astray.
+    if (!namesAFile(path)) throw noFileName(path);
+    return;
+  }
   if (found.isSymbolicLink()) throw unsafePath(WHAT, path, SYMLINK, { flag: FLAG });
   if (!found.isFile()) throw notAFile(path, found);
   const handle = await openJournal(path);
@@ -273,6 +278,21 @@ function notAFile(path: string, stats: Stats): RabbitError {
         ? 'a device'
         : 'not a regular file';
   return new RabbitError('USAGE', `${FLAG} names a file: ${path} is ${kind}`, {
+    data: { path, next: `name a new file with ${FLAG}, e.g. ${FLAG} restore.jsonl` },
+  });
+}
+
+/**
+ * Whether `path` can name a file: not empty, and not ending in a slash, `.` or `..`, which name a
+ * folder whether or not one is there (and the lock beside such a journal would go inside it).
+ */
+function namesAFile(path: string): boolean {
+  const last = path.split(sep).at(-1);
+  return last !== undefined && last !== '' && last !== '.' && last !== '..';
+}
+
+function noFileName(path: string): RabbitError {
+  return new RabbitError('USAGE', `${FLAG} names a file: ${path === '' ? 'it is empty' : `${path} names a folder`}`, {
     data: { path, next: `name a new file with ${FLAG}, e.g. ${FLAG} restore.jsonl` },
   });
 }

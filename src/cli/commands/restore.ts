@@ -102,7 +102,8 @@ async function runRestore(archive: string, flags: RestoreFlags, io: CliIO): Prom
       ...(flags.layer ? { layers: flags.layer } : {}),
       prune: flags.prune ?? false,
       dryRun: flags.dryRun ?? false,
-      ...(flags.journal ? { journal: flags.journal } : {}),
+      // An empty --journal (a variable left unset) is refused as naming no file, not taken as none given.
+      ...(flags.journal !== undefined ? { journal: flags.journal } : {}),
       ...(flags.outagePatience !== undefined ? { outagePatienceMs: flags.outagePatience } : {}),
       signal,
       onEvent,
