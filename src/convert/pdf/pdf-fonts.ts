@@ -1,4 +1,4 @@
-import { create, type Font } from 'fontkit';
+import { create } from 'fontkit';
 import type PDFDocument from 'pdfkit';
 import type { GlyphPosition } from 'pdfkit';
 import { bundledFonts } from './bundled-fonts.js';
@@ -103,31 +103,15 @@ export class PdfFonts {
     const face = this.listOf(bold)[index] as FontFace;
     const name = `${face.file}#${face.index}`;
     if (!this.metrics.has(name)) {
-      const font = parsedFace(face, name);
+      const bytes = face.read();
+      const collection = face.index > 0 || /\.(ttc|otc)$/i.test(face.file);
+      const font = create(bytes, collection ? face.postscriptName : undefined);
       this.metrics.set(name, { ascent: font.ascent / font.unitsPerEm, descent: font.descent / font.unitsPerEm });
-      this.doc.registerFont(name, font);
+      this.doc.registerFont(name, bytes, collection ? face.postscriptName : undefined);
       this.used.push(`${face.postscriptName} (${face.file})`);
     }
     return name;
   }
-}
-
-/**
- * Each face parsed once per process, by its file and index. fontkit reads a face's tables (the
- * character map, the shaping tables) as they are first used, and a binder that parsed its own copy
- * spent most of its time reading the same tables again; pdfkit takes the parsed face and makes
- * each document's subset from it.
- */
-const parsedFaces = new Map<string, Font>();
-
-function parsedFace(face: FontFace, name: string): Font {
-  let font = parsedFaces.get(name);
-  if (font === undefined) {
-    const collection = face.index > 0 || /\.(ttc|otc)$/i.test(face.file);
-    font = create(face.read(), collection ? face.postscriptName : undefined);
-    parsedFaces.set(name, font);
-  }
-  return font;
 }
 
 /**

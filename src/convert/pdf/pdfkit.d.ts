@@ -1,7 +1,5 @@
 // The parts of pdfkit and fontkit the binder uses; neither package ships its own types.
 declare module 'pdfkit' {
-  import type { Font } from 'fontkit';
-
   interface PdfReference {
     data: Record<string, unknown>;
     end(chunk?: Uint8Array | string): void;
@@ -44,8 +42,7 @@ declare module 'pdfkit' {
     on(event: 'end', listener: () => void): this;
     on(event: 'error', listener: (error: Error) => void): this;
     addPage(options?: Record<string, unknown>): this;
-    /** `src` may be a face fontkit has parsed already (pdfkit 0.20), which it subsets for this document. */
-    registerFont(name: string, src: string | Uint8Array | Font, family?: string): this;
+    registerFont(name: string, src: string | Uint8Array, family?: string): this;
     font(name: string): this;
     fontSize(size: number): this;
     fillColor(color: string): this;
