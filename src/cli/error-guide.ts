@@ -105,14 +105,13 @@ export const ERROR_GUIDE: Readonly<Partial<Record<ErrorCode, NextStep>>> = {
   },
   // A usage error that knows the way out carries it (restore: where a right id is found).
   USAGE: (error) => dataOf(error, 'next'),
-  // Another file where restore's journal goes: the archive itself (moving it away is no step), or a
-  // file the journal would be appended to. --force would not help: that file is never the journal.
-  NOT_A_JOURNAL: (error) => {
-    const path = dataOf(error, 'path') ?? 'it';
-    if (dataOf(error, 'archive') !== undefined)
-      return 'name a new file with --journal, or leave --journal out (the journal then goes beside the archive)';
-    return `name a new file with --journal, or move that file out of the way (${shellWords('mv', path, `${path}.aside`)}) if it is not needed here`;
-  },
+  // Another file where restore's journal goes: the archive itself, or a file the journal would be
+  // appended to. --force would not help: that file is never the journal. Nor is moving it a step: the
+  // user may have named it (--journal /etc/passwd), and another name always does.
+  NOT_A_JOURNAL: (error) =>
+    dataOf(error, 'archive') !== undefined
+      ? 'name a new file with --journal, or leave --journal out (the journal then goes beside the archive)'
+      : 'name a new file with --journal; the file there was left as it is',
   PORT_IN_USE: () => 'choose another port, or --port 0 for any free one',
   OUTPUT_EXISTS: () => 'pass --force to replace it, or choose another name',
   // The archive's work folder is made beside it: a folder that takes no new files (/proc, a read-only
@@ -148,13 +147,11 @@ export const ERROR_GUIDE: Readonly<Partial<Record<ErrorCode, NextStep>>> = {
     // Quoted: `rm -r` of a path with a space in it would remove two other paths.
     const aside = `if you did not make it, move it aside (${shellWords('mv', path, `${path}.suspect`)}) and tell whoever shares this machine`;
     const flag = dataOf(error, 'flag');
-    if (flag !== undefined) {
-      const instead =
-        dataOf(error, 'why') === SYMLINK
-          ? `nothing is followed through a symbolic link: give ${flag} the path it leads to, or another path`
-          : `give ${flag} another path, one of your own`;
-      return `${instead}; ${aside}`;
-    }
+    // A link the user named is not advised away: it may be the system's own (--journal /dev/stdout),
+    // and moving that breaks every program that writes to it.
+    if (flag !== undefined && dataOf(error, 'why') === SYMLINK)
+      return `nothing is followed through a symbolic link: give ${flag} the path it leads to, or another path`;
+    if (flag !== undefined) return `give ${flag} another path, one of your own; ${aside}`;
     return `${aside}; if it is yours, remove it (${shellWords('rm', '-r', path)}) and run again`;
   },
   // An archive a reader cannot read as it was written (damaged, cut short, not rabbit-export's, or of
