@@ -10,7 +10,7 @@ import { sourceNameOf } from '../api/entry-paths.js';
 import { RabbitError, isRabbitError } from '../core/errors.js';
 import { requireId } from '../api/ids.js';
 import { shellWords } from '../core/shell-quote.js';
-import { acquireLock, type Lock } from '../storage/lock.js';
+import { acquireLock, refuseLiveLock, type Lock } from '../storage/lock.js';
 import { applyPlan } from './apply-plan.js';
 import { planWithoutKeys, reportWithoutKeys } from './hide-keys.js';
 import type { ArchivedParent, Selection, Skip } from './archived-elements.js';
@@ -86,10 +86,12 @@ export async function restorePrototype(options: RestoreOptions): Promise<Restore
   const service = openRestoreService(options, caps);
   let lock: Lock | undefined;
   try {
-    if (!options.dryRun)
-      lock = await acquireLock(journalLockPath(journalPath), `the restore journal ${journalPath}`, {
-        flag: '--journal',
-      });
+    if (!options.dryRun) {
+      const what = `the restore journal ${journalPath}`;
+      // Versions before locked FILE.lock: a restore of one of them on this journal still holds it.
+      await refuseLiveLock(`${journalPath}.lock`, what);
+      lock = await acquireLock(journalLockPath(journalPath), what, { flag: '--journal' });
+    }
     const live = await readableAs(options.keys, prototype, service.as);
     const { client } = service.session;
     const identity: JournalIdentity = { baseUrl: client.origin + client.basePath, prototype };

@@ -58,6 +58,16 @@ export async function acquireLock(path: string, what: string, more: Record<strin
 }
 
 /**
+ * Throws LOCKED when `path` holds the record of a run that is alive; anything else there (nothing,
+ * a file that holds no record, another user's, a run that is gone) is let be and left as it is.
+ * For a lock's name of an earlier version, which a run of that version may still hold.
+ */
+export async function refuseLiveLock(path: string, what: string): Promise<void> {
+  const found = await readLock(path, what).catch(() => undefined);
+  if (found?.owner !== undefined && isAlive(found.owner)) throw heldBy(found.owner, what, path);
+}
+
+/**
  * Replaces the stale lock (inode `staleIno`) with ours, as one rename, under a guard that only one
  * process can hold (`path.takeover`, taken with a link as the lock is): under it the lock is
  * looked at again and replaced only if it is still the very file found stale. Two runs that both
