@@ -50,7 +50,7 @@ export function registerRestore(program: Command, io: CliIO): void {
     .option('--json', 'print one JSON summary record at the end (docs/json.md; the plan goes to stderr)')
     .option(
       '-q, --quiet',
-      'no progress, waits or notices on stderr, only errors (the plan and each write are printed all the same)',
+      'no progress, waits or notices on stderr, only errors (the plan, each write and a journal moved aside are printed all the same)',
     )
     .option('--journal <file>', 'the write journal (default .ARCHIVE.restore-ID.jsonl beside the archive)')
     .option(
@@ -124,7 +124,7 @@ async function runRestore(archive: string, flags: RestoreFlags, io: CliIO): Prom
 
 /**
  * The plan and each write on `human`; a pause for the service, a request's wait to be sent again
- * and a journal set aside on stderr, unless `quiet`.
+ * and a journal set aside on stderr, unless `quiet` (which still tells the journal, on `human`).
  */
 async function restoreEvents(
   io: CliIO,
@@ -136,8 +136,12 @@ async function restoreEvents(
   return (event) => {
     if (event.type === 'plan') human.write(formatPlan(event.plan, event.report));
     else if (event.type === 'write') human.write(formatWrite(event.write, event.outcome, event.newId));
+    // Another restore's journal is the record of its writes to a live service, which that restore
+    // needs back under its name to resume: where it went is said even under --quiet, beside the
+    // plan and the writes rather than on stderr.
+    else if (quiet && event.type === 'journal-set-aside') human.write(setAsideLine(event.path));
     // --quiet leaves stderr to errors, as export's does: the lines below are the run's progress, and
-    // an export under --quiet prints neither its outage lines nor its saved progress set aside.
+    // an export under --quiet prints no outage lines.
     else if (quiet) return;
     // A pause is news on stderr; giving up is told once, as the fatal error with its next step.
     else if (event.type === 'outage' && event.state !== 'gave-up')
@@ -145,9 +149,12 @@ async function restoreEvents(
     // The writes go one at a time: a write that waits a minute for Retry-After holds the whole restore.
     else if (event.type === 'retry' && event.delayMs >= TOLD_WAIT_MS)
       io.stderr.write(`${waitLine({ ...event, source: printable(event.source) })}\n`);
-    else if (event.type === 'journal-set-aside')
-      io.stderr.write(`a journal of another restore was moved to ${printable(event.path)}\n`);
+    else if (event.type === 'journal-set-aside') io.stderr.write(setAsideLine(event.path));
   };
+}
+
+function setAsideLine(path: string): string {
+  return `a journal of another restore was moved to ${printable(path)}\n`;
 }
 
 /** What stopped the restore, keys and URLs' queries left out, and the next step for it. */
