@@ -59,6 +59,11 @@ const WHAT = 'the restore journal';
  * restore journal, which appending would destroy. An empty file, or none, is a new journal.
  */
 export async function checkJournalPath(path: string, archive: string): Promise<void> {
+  // Read as stdout (as `--out -` is), but a journal is read back to resume: it would be a file named '-'.
+  if (path === '-')
+    throw new RabbitError('USAGE', `${FLAG} names a file that restore appends to and reads back, never stdout`, {
+      data: { path, next: `name a file with ${FLAG}, e.g. ${FLAG} restore.jsonl, or leave it out` },
+    });
   await checkParent(path);
   if (await sameFile(path, archive)) throw isTheArchive(path, archive);
   const found = await lstat(path).catch((error: NodeJS.ErrnoException) => {

@@ -34,7 +34,8 @@ const restore = (...args: string[]) =>
   });
 
 describe('--journal that cannot name a file is a usage error, before anything is sent', () => {
-  it.each(['newdir/', 'newdir/.', 'newdir/..', ''])('--journal %j', async (journal) => {
+  // '-' reads as stdout, as --out - is, but a journal is read back to resume: a file named '-' it would be.
+  it.each(['newdir/', 'newdir/.', 'newdir/..', '', '-'])('--journal %j', async (journal) => {
     for (const dryRun of [[], ['--dry-run']]) {
       const run = await restore('--journal', journal, ...dryRun);
       const summary = JSON.parse(run.stdout.trim().split('\n').at(-1) ?? '{}') as { error?: { code: string } };
