@@ -1,39 +1,28 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { registerRestore } from '../../src/cli/commands/restore.js';
-import type { FakeService } from '../../src/fake-service/index.js';
 import { runCli } from '../helpers/cli.js';
-import { useFakeService } from '../helpers/fake-service.js';
-import { PROTO, damage, exportPrototype, liveContents } from '../restore/restore-helpers.js';
+import { PROTO, damagedArchiveFixture, liveContents } from '../restore/restore-helpers.js';
 
-let service: FakeService;
-let dir: string;
-let archive: string;
-
-useFakeService({ seed: 1 }, (fixture) => ({ service, dir } = fixture));
-beforeEach(async () => {
-  archive = await exportPrototype(service, dir, 'night.zip');
-  damage(service);
-  service.stats.reset();
-});
+const fixture = damagedArchiveFixture({ name: 'night.zip' });
 
 const restore = (...args: string[]) =>
   runCli(['restore', ...args], {
     register: registerRestore,
-    env: { RABBIT_API_KEY: service.keys.readWrite, RABBIT_BASE_URL: service.baseUrl },
+    env: { RABBIT_API_KEY: fixture.service.keys.readWrite, RABBIT_BASE_URL: fixture.service.baseUrl },
   });
 
 describe('restore given careless flags', () => {
   it('refuses a negative, empty or made-up --outage-patience as a usage error, before any request', async () => {
-    const before = liveContents(service);
+    const before = liveContents(fixture.service);
     for (const patience of ['-5', '', '1e3', '-0', '5 minutes', 'Infinity']) {
-      const run = await restore(archive, '--prototype', PROTO, '--prune', '--outage-patience', patience);
+      const run = await restore(fixture.archive, '--prototype', PROTO, '--prune', '--outage-patience', patience);
       expect({ patience, code: run.code }).toEqual({ patience, code: 2 });
       expect(run.stderr).toMatch(/--outage-patience takes a duration such as 90s/);
     }
-    expect(service.stats.byMethod.size).toBe(0);
-    expect(liveContents(service)).toEqual(before);
+    expect(fixture.service.stats.byMethod.size).toBe(0);
+    expect(liveContents(fixture.service)).toEqual(before);
   });
 
   it('an id of the wrong shape, or one the archive does not hold, is refused with the next step, before any request', async () => {
@@ -61,17 +50,17 @@ describe('restore given careless flags', () => {
       },
     ];
     for (const { args, says, next } of cases) {
-      const run = await restore(archive, ...args, '--dry-run');
+      const run = await restore(fixture.archive, ...args, '--dry-run');
       expect({ args, code: run.code }).toEqual({ args, code: 2 });
       expect(run.stderr).toMatch(says);
       expect(run.stderr).toMatch(next);
     }
-    expect(service.stats.requests).toBe(0);
+    expect(fixture.service.stats.requests).toBe(0);
   });
 
   it('takes --outage-patience 0 as "do not wait", and plans as usual', async () => {
     const run = await restore(
-      archive,
+      fixture.archive,
       '--prototype',
       PROTO,
       '--prune',
@@ -82,16 +71,16 @@ describe('restore given careless flags', () => {
     );
     expect(run.code).toBe(0);
     expect(JSON.parse(run.stdout.trim())).toMatchObject({ dryRun: true, create: 4, update: 2, delete: 1 });
-    expect(service.stats.byMethod.get('POST') ?? 0).toBe(0);
+    expect(fixture.service.stats.byMethod.get('POST') ?? 0).toBe(0);
   });
 
   it('says what is wrong with a folder, a text file or a cut-short archive, and writes nothing', async () => {
-    const folder = join(dir, 'folder.zip');
+    const folder = join(fixture.dir, 'folder.zip');
     await mkdir(folder);
-    const text = join(dir, 'notes.zip');
+    const text = join(fixture.dir, 'notes.zip');
     await writeFile(text, 'not a zip\n');
-    const cut = join(dir, 'cut.zip');
-    const whole = await readFile(archive);
+    const cut = join(fixture.dir, 'cut.zip');
+    const whole = await readFile(fixture.archive);
     await writeFile(cut, whole.subarray(0, whole.length - 100));
     const expected: Array<[string, RegExp]> = [
       [folder, /is a folder, not a zip archive/],
@@ -103,6 +92,6 @@ describe('restore given careless flags', () => {
       expect({ file, code: run.code }).toEqual({ file, code: 1 });
       expect(run.stderr).toMatch(message);
     }
-    for (const method of ['POST', 'PUT', 'DELETE']) expect(service.stats.byMethod.get(method) ?? 0).toBe(0);
+    for (const method of ['POST', 'PUT', 'DELETE']) expect(fixture.service.stats.byMethod.get(method) ?? 0).toBe(0);
   });
 });

@@ -1,67 +1,58 @@
-import { beforeEach, describe, expect, it } from 'vitest';
-import type { FakeService } from '../../src/fake-service/index.js';
+import { describe, expect, it } from 'vitest';
 import { restorePrototype, type RestoreOptions } from '../../src/restore/restore-prototype.js';
-import { useFakeService } from '../helpers/fake-service.js';
 import {
   PROTO,
   archivedElements,
   contents,
-  damage,
-  exportPrototype,
+  damagedArchiveFixture,
   liveContents,
   restoreOptions,
 } from '../restore/restore-helpers.js';
 
-let service: FakeService;
-let dir: string;
-let archive: string;
-
-useFakeService({ seed: 1 }, (fixture) => ({ service, dir } = fixture));
-beforeEach(async () => {
-  archive = await exportPrototype(service, dir, 'night.zip');
-});
+const fixture = damagedArchiveFixture({ name: 'night.zip' });
 
 const PAGE_LIST = `/rabbit/api/prototypes/${PROTO}/pages/page0001/elements.json`;
 
 /** Waits are the test's: none takes real time, however long the service asks for. */
 function options(extra: Partial<RestoreOptions> = {}): RestoreOptions {
-  return restoreOptions(service, archive, { sleep: async (_ms, signal) => signal.throwIfAborted(), ...extra });
+  return restoreOptions(fixture.service, fixture.archive, {
+    sleep: async (_ms, signal) => signal.throwIfAborted(),
+    ...extra,
+  });
 }
 
 describe('restore writes against a service that says "not now"', () => {
   it('a storm of 429 on the creates is waited out: every element restored, none twice', async () => {
-    damage(service);
     const report = await restorePrototype(
       options({
         onEvent: (event) => {
           // Once planned, the page's list answers 429 (with Retry-After) to its next five requests: POSTs and the listings between them.
-          if (event.type === 'plan') service.setFaults({ paths: [{ path: PAGE_LIST, kind: '429', times: 5 }] });
+          if (event.type === 'plan') fixture.service.setFaults({ paths: [{ path: PAGE_LIST, kind: '429', times: 5 }] });
         },
       }),
     );
     expect(report.fatal).toBeUndefined();
     expect(report.failed).toEqual([]);
     expect(report.done).toEqual({ create: 4, update: 2, delete: 1 });
-    expect(liveContents(service)).toEqual(contents(await archivedElements(archive)));
+    expect(liveContents(fixture.service)).toEqual(contents(await archivedElements(fixture.archive)));
   });
 });
 
 describe('restore writes against a service that never finishes answering', () => {
   it('a POST answer whose body trickles for ever is cut by the stall watchdog, and the element is created once', async () => {
-    damage(service);
     const report = await restorePrototype(
       options({
         stall: { minBytesPerSecond: 1024, windowMs: 300 },
         onEvent: (event) => {
           // The first POST is answered 200 without a Location, its body one byte every 20 ms, never ending.
           if (event.type === 'plan')
-            service.setFaults({ paths: [{ path: PAGE_LIST, kind: 'trickle', times: 1 }], trickleMs: 20 });
+            fixture.service.setFaults({ paths: [{ path: PAGE_LIST, kind: 'trickle', times: 1 }], trickleMs: 20 });
         },
       }),
     );
     expect(report.fatal).toBeUndefined();
     expect(report.failed).toEqual([]);
     expect(report.done).toEqual({ create: 4, update: 2, delete: 1 });
-    expect(liveContents(service)).toEqual(contents(await archivedElements(archive)));
+    expect(liveContents(fixture.service)).toEqual(contents(await archivedElements(fixture.archive)));
   }, 15_000);
 });

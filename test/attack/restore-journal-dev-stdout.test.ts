@@ -1,10 +1,6 @@
 import { lstat } from 'node:fs/promises';
-import { beforeEach, describe, expect, it } from 'vitest';
-import { registerRestore } from '../../src/cli/commands/restore.js';
-import type { FakeService } from '../../src/fake-service/index.js';
-import { runCli } from '../helpers/cli.js';
-import { useFakeService } from '../helpers/fake-service.js';
-import { PROTO, damage, exportPrototype } from '../restore/restore-helpers.js';
+import { describe, expect, it } from 'vitest';
+import { damagedArchiveFixture } from '../restore/restore-helpers.js';
 
 /**
  * `--journal /dev/stdout` (a user who wants to watch the journal) is refused as a symbolic link,
@@ -14,31 +10,18 @@ import { PROTO, damage, exportPrototype } from '../restore/restore-helpers.js';
  * that writes to /dev/stdout fails until the next boot. A link the user only named is not theirs
  * to move: the way on is another --journal.
  */
-let service: FakeService;
-let dir: string;
-let archive: string;
-
-useFakeService({ seed: 1 }, (fixture) => ({ service, dir } = fixture));
-beforeEach(async () => {
-  archive = await exportPrototype(service, dir, 'a.zip');
-  damage(service);
-  service.stats.reset();
-});
+const fixture = damagedArchiveFixture();
 
 describe("a system's link named with --journal is refused, and never advised away", () => {
   it.each(['/dev/stdout', '/dev/stderr', '/dev/fd'])('--journal %s', async (journal) => {
     if (!(await lstat(journal).catch(() => undefined))?.isSymbolicLink()) return;
     for (const dryRun of [[], ['--dry-run']]) {
-      const run = await runCli(['restore', archive, '--prototype', PROTO, '--json', '--journal', journal, ...dryRun], {
-        register: registerRestore,
-        env: { RABBIT_API_KEY: service.keys.readWrite, RABBIT_BASE_URL: service.baseUrl },
-        cwd: dir,
-      });
+      const run = await fixture.restore(['--journal', journal, ...dryRun], { json: true, cwd: fixture.dir });
       expect(run.code).not.toBe(0);
       expect(run.stderr).toMatch(/^next: .*--journal/m);
       expect(run.stderr).not.toMatch(/\bmv\b|\brm\b/);
     }
-    expect(service.stats.requests).toBe(0);
+    expect(fixture.service.stats.requests).toBe(0);
     expect((await lstat(journal)).isSymbolicLink()).toBe(true);
   });
 });

@@ -1,11 +1,7 @@
 import { chmod, mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { beforeEach, describe, expect, it } from 'vitest';
-import { registerRestore } from '../../src/cli/commands/restore.js';
-import type { FakeService } from '../../src/fake-service/index.js';
-import { runCli } from '../helpers/cli.js';
-import { useFakeService } from '../helpers/fake-service.js';
-import { PROTO, damage, exportPrototype } from '../restore/restore-helpers.js';
+import { describe, expect, it } from 'vitest';
+import { damagedArchiveFixture } from '../restore/restore-helpers.js';
 
 /**
  * A careless --journal: a folder (the user's own, with their files in it), or an existing text
@@ -14,29 +10,15 @@ import { PROTO, damage, exportPrototype } from '../restore/restore-helpers.js';
  * ~/Documents` for `--journal ~/Documents`. A journal in a folder that does not exist fails on
  * the lock's temporary file, with a raw ENOENT naming that file and no next step.
  */
-let service: FakeService;
-let dir: string;
-let archive: string;
-
-useFakeService({ seed: 1 }, (fixture) => ({ service, dir } = fixture));
-beforeEach(async () => {
-  archive = await exportPrototype(service, dir, 'night.zip');
-  damage(service);
-});
-
-const restore = (...args: string[]) =>
-  runCli(['restore', archive, '--prototype', PROTO, ...args], {
-    register: registerRestore,
-    env: { RABBIT_API_KEY: service.keys.readWrite, RABBIT_BASE_URL: service.baseUrl },
-  });
+const fixture = damagedArchiveFixture({ name: 'night.zip' });
 
 describe("a --journal that is not a journal file gets a next step that keeps the user's files", () => {
   it("a folder of the user's is a usage error, and nothing says to remove it", async () => {
-    const folder = join(dir, 'Documents');
+    const folder = join(fixture.dir, 'Documents');
     await mkdir(folder);
     await writeFile(join(folder, 'thesis.txt'), 'years of work');
     for (const dryRun of [[], ['--dry-run']]) {
-      const run = await restore('--journal', folder, ...dryRun);
+      const run = await fixture.restore(['--journal', folder, ...dryRun]);
       expect(run.code).toBe(2);
       expect(run.stderr).not.toMatch(/\brm\b/);
     }
@@ -44,16 +26,16 @@ describe("a --journal that is not a journal file gets a next step that keeps the
   });
 
   it("a text file of the user's that the group may write is told as not a journal, not to be removed", async () => {
-    const notes = join(dir, 'notes.txt');
+    const notes = join(fixture.dir, 'notes.txt');
     await writeFile(notes, 'my notes\n');
     await chmod(notes, 0o664);
-    const run = await restore('--journal', notes);
+    const run = await fixture.restore(['--journal', notes]);
     expect(run.stderr).not.toMatch(/\brm\b/);
     expect(await readFile(notes, 'utf8')).toBe('my notes\n');
   });
 
   it("a journal in a folder that does not exist is told with a next step, not a temporary file's ENOENT", async () => {
-    const run = await restore('--journal', join(dir, 'no-such-folder', 'j.jsonl'));
+    const run = await fixture.restore(['--journal', join(fixture.dir, 'no-such-folder', 'j.jsonl')]);
     expect(run.stderr).not.toMatch(/\.tmp'/);
     expect(run.stderr).toMatch(/^next: /m);
   });

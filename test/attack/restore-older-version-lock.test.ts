@@ -2,12 +2,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { registerRestore } from '../../src/cli/commands/restore.js';
-import type { FakeService } from '../../src/fake-service/index.js';
-import { runCli } from '../helpers/cli.js';
-import { useFakeService } from '../helpers/fake-service.js';
-import { PROTO, damage, exportPrototype } from '../restore/restore-helpers.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { damagedArchiveFixture } from '../restore/restore-helpers.js';
 
 /**
  * The journal's lock was FILE.lock until today and is FILE.rabbit-lock now. A restore of the
@@ -16,17 +12,9 @@ import { PROTO, damage, exportPrototype } from '../restore/restore-helpers.js';
  * and send their writes to one prototype at once, which the lock exists to prevent. A live lock
  * record at the old name, of the shape the older version writes (pid, host, since), is that run.
  */
-let service: FakeService;
-let dir: string;
-let archive: string;
+const fixture = damagedArchiveFixture();
 let older: ChildProcess | undefined;
 
-useFakeService({ seed: 1 }, (fixture) => ({ service, dir } = fixture));
-beforeEach(async () => {
-  archive = await exportPrototype(service, dir, 'a.zip');
-  damage(service);
-  service.stats.reset();
-});
 afterEach(() => {
   older?.kill();
   older = undefined;
@@ -37,14 +25,10 @@ describe('a restore of the version before, running on the same journal, keeps th
     // A live process of this host stands for the older restore.
     older = spawn('sleep', ['60'], { stdio: 'ignore' });
     const record = { pid: older.pid, host: hostname(), since: new Date().toISOString() };
-    await writeFile(join(dir, 'journal.jsonl.lock'), JSON.stringify(record));
-    const run = await runCli(['restore', archive, '--prototype', PROTO, '--journal', 'journal.jsonl', '--json'], {
-      register: registerRestore,
-      env: { RABBIT_API_KEY: service.keys.readWrite, RABBIT_BASE_URL: service.baseUrl },
-      cwd: dir,
-    });
+    await writeFile(join(fixture.dir, 'journal.jsonl.lock'), JSON.stringify(record));
+    const run = await fixture.restore(['--journal', 'journal.jsonl'], { json: true, cwd: fixture.dir });
     const summary = JSON.parse(run.stdout.trim().split('\n').at(-1) ?? '{}') as { error?: { code: string } };
-    expect({ code: run.code, error: summary.error?.code, writes: service.stats.requests }).toEqual({
+    expect({ code: run.code, error: summary.error?.code, writes: fixture.service.stats.requests }).toEqual({
       code: 1,
       error: 'LOCKED',
       writes: 0,

@@ -1,11 +1,7 @@
 import { readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { registerRestore } from '../../src/cli/commands/restore.js';
-import type { FakeService } from '../../src/fake-service/index.js';
-import { runCli } from '../helpers/cli.js';
-import { useFakeService } from '../helpers/fake-service.js';
-import { PROTO, damage, exportPrototype } from '../restore/restore-helpers.js';
+import { PROTO, damagedArchiveFixture } from '../restore/restore-helpers.js';
 
 /**
  * A journal of another restore (another service or prototype) where this restore's goes is moved
@@ -15,29 +11,20 @@ import { PROTO, damage, exportPrototype } from '../restore/restore-helpers.js';
  * carried it: with -q, the user learns of it nowhere, neither on stdout, nor on stderr, nor in the
  * summary. Export's set-aside progress, the precedent, is its own scratch; this file is not.
  */
-let service: FakeService;
-let dir: string;
-let archive: string;
-
-useFakeService({ seed: 1 }, (fixture) => ({ service, dir } = fixture));
+const fixture = damagedArchiveFixture({ name: 'night.zip' });
 beforeEach(async () => {
-  archive = await exportPrototype(service, dir, 'night.zip');
-  damage(service);
   // Another service's restore, interrupted: its journal where this restore's goes by default.
   await writeFile(
-    join(dir, `.night.zip.restore-${PROTO}.jsonl`),
+    join(fixture.dir, `.night.zip.restore-${PROTO}.jsonl`),
     '{"t":"start","baseUrl":"https://elsewhere.example","prototype":"9","at":"x"}\n',
   );
 });
 
 describe("restore -q still says where it moved another restore's journal", () => {
   it.each([[['-q']], [['-q', '--json']], [['--quiet', '--json']]])('with %j', async (flags) => {
-    const run = await runCli(['restore', archive, '--prototype', PROTO, ...flags], {
-      register: registerRestore,
-      env: { RABBIT_API_KEY: service.keys.readWrite, RABBIT_BASE_URL: service.baseUrl },
-    });
+    const run = await fixture.restore(flags);
     expect(run.code).toBe(0);
-    const moved = (await readdir(dir)).filter((name) => name.endsWith('.old'));
+    const moved = (await readdir(fixture.dir)).filter((name) => name.endsWith('.old'));
     expect(moved).toHaveLength(1);
     expect(run.stdout + run.stderr).toContain(moved[0]);
   });

@@ -1,34 +1,14 @@
 import { chmod, readFile, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { beforeEach, describe, expect, it } from 'vitest';
-import { registerRestore } from '../../src/cli/commands/restore.js';
-import type { FakeService } from '../../src/fake-service/index.js';
-import { runCli } from '../helpers/cli.js';
-import { useFakeService } from '../helpers/fake-service.js';
-import { PROTO, damage, exportPrototype } from './restore-helpers.js';
+import { describe, expect, it } from 'vitest';
+import { damagedArchiveFixture } from './restore-helpers.js';
 
 /**
  * The journal's lock goes beside it, named after it. A name that only adds `.lock` makes
  * `--journal yarn`, in a JavaScript project's folder, lock on the user's yarn.lock: a file that
  * is no lock record, counted as held, with a message saying to remove it.
  */
-let service: FakeService;
-let dir: string;
-let archive: string;
-
-useFakeService({ seed: 1 }, (fixture) => ({ service, dir } = fixture));
-beforeEach(async () => {
-  archive = await exportPrototype(service, dir, 'a.zip');
-  damage(service);
-  service.stats.reset();
-});
-
-const restore = (...args: string[]) =>
-  runCli(['restore', archive, '--prototype', PROTO, '--json', ...args], {
-    register: registerRestore,
-    env: { RABBIT_API_KEY: service.keys.readWrite, RABBIT_BASE_URL: service.baseUrl },
-    cwd: dir,
-  });
+const fixture = damagedArchiveFixture();
 
 interface Refusal {
   code: string;
@@ -55,24 +35,24 @@ describe("the restore journal's lock is never a file of the user's", () => {
   it.each(MODES)(
     '--journal yarn in a folder with a yarn.lock (mode %o) restores, and leaves yarn.lock as it was',
     async (mode) => {
-      await writeFile(join(dir, 'yarn.lock'), YARN_LOCK);
-      await chmod(join(dir, 'yarn.lock'), mode);
-      const run = await restore('--journal', 'yarn');
+      await writeFile(join(fixture.dir, 'yarn.lock'), YARN_LOCK);
+      await chmod(join(fixture.dir, 'yarn.lock'), mode);
+      const run = await fixture.restore(['--journal', 'yarn'], { json: true, cwd: fixture.dir });
       expect(run.stdout + run.stderr).not.toMatch(/\brm\b/);
       expect({ code: run.code, error: summaryOf(run.stdout).error }).toEqual({ code: 0, error: undefined });
-      expect(await readFile(join(dir, 'yarn.lock'), 'utf8')).toBe(YARN_LOCK);
+      expect(await readFile(join(fixture.dir, 'yarn.lock'), 'utf8')).toBe(YARN_LOCK);
       // The journal the user named is kept; the lock beside it is gone with the run.
-      expect((await readdir(dir)).sort()).toEqual(['a.zip', 'yarn', 'yarn.lock']);
+      expect((await readdir(fixture.dir)).sort()).toEqual(['a.zip', 'yarn', 'yarn.lock']);
     },
   );
 
   it.each(MODES)(
     'a file where the lock goes that is no lock record (mode %o) stops the restore, is left as it is, and is never advised away',
     async (mode) => {
-      const notALock = join(dir, 'yarn.rabbit-lock');
+      const notALock = join(fixture.dir, 'yarn.rabbit-lock');
       await writeFile(notALock, YARN_LOCK);
       await chmod(notALock, mode);
-      const run = await restore('--journal', 'yarn');
+      const run = await fixture.restore(['--journal', 'yarn'], { json: true, cwd: fixture.dir });
       expect(run.code).toBe(1);
       const error = summaryOf(run.stdout).error;
       expect(error?.code).toMatch(/^(LOCKED|UNSAFE_PATH)$/);
@@ -80,7 +60,7 @@ describe("the restore journal's lock is never a file of the user's", () => {
       expect(run.stdout + run.stderr).not.toMatch(/\brm\b/);
       expect(run.stderr).toContain(`\nnext: ${error?.next}\n`);
       expect(await readFile(notALock, 'utf8')).toBe(YARN_LOCK);
-      expect(service.stats.requests).toBe(0);
+      expect(fixture.service.stats.requests).toBe(0);
     },
   );
 });

@@ -1,39 +1,19 @@
 import { createHash } from 'node:crypto';
 import { chmod, link, mkdir, readFile, readdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { beforeEach, describe, expect, it } from 'vitest';
-import { registerRestore } from '../../src/cli/commands/restore.js';
+import { describe, expect, it } from 'vitest';
 import { nextStepFor } from '../../src/cli/error-guide.js';
 import { outputFolder } from '../../src/cli/output-path.js';
 import { isRabbitError } from '../../src/core/errors.js';
-import type { FakeService } from '../../src/fake-service/index.js';
 import { WriteJournal } from '../../src/restore/write-journal.js';
-import { runCli } from '../helpers/cli.js';
-import { useFakeService } from '../helpers/fake-service.js';
-import { PROTO, damage, exportPrototype } from './restore-helpers.js';
+import { PROTO, damagedArchiveFixture } from './restore-helpers.js';
 
 /**
  * Where --journal points is the user's choice, and so is what is there already: a folder, a
  * device, a folder that is not there. Each is told as what it is, with a next step that names
  * another path or mends the one given, never one that removes what the user named.
  */
-let service: FakeService;
-let dir: string;
-let archive: string;
-
-useFakeService({ seed: 1 }, (fixture) => ({ service, dir } = fixture));
-beforeEach(async () => {
-  archive = await exportPrototype(service, dir, 'a.zip');
-  damage(service);
-  service.stats.reset();
-});
-
-const restore = (args: string[], cwd?: string) =>
-  runCli(['restore', archive, '--prototype', PROTO, '--json', ...args], {
-    register: registerRestore,
-    env: { RABBIT_API_KEY: service.keys.readWrite, RABBIT_BASE_URL: service.baseUrl },
-    ...(cwd !== undefined ? { cwd } : {}),
-  });
+const fixture = damagedArchiveFixture();
 
 interface Refusal {
   code: string;
@@ -59,12 +39,12 @@ describe('a --journal that names no file of its own', () => {
   ])(
     '%s is a usage error that says --journal names a file, sends nothing and removes nothing',
     async (_, given, kind) => {
-      const folder = join(dir, 'Documents');
+      const folder = join(fixture.dir, 'Documents');
       await mkdir(folder);
       await writeFile(join(folder, 'thesis.txt'), 'years of work');
       const journal = given === 'folder' ? folder : given;
       for (const extra of DRY) {
-        const run = await restore(['--journal', journal, ...extra], folder);
+        const run = await fixture.restore(['--journal', journal, ...extra], { json: true, cwd: folder });
         expect({ extra, code: run.code }).toEqual({ extra, code: 2 });
         const error = errorOf(run.stdout);
         expect(error.code).toBe('USAGE');
@@ -73,73 +53,73 @@ describe('a --journal that names no file of its own', () => {
         expect(run.stdout + run.stderr).not.toMatch(/\brm\b/);
       }
       expect(await readdir(folder)).toEqual(['thesis.txt']);
-      expect((await readdir(dir)).sort()).toEqual(['Documents', 'a.zip']);
-      expect(service.stats.requests).toBe(0);
+      expect((await readdir(fixture.dir)).sort()).toEqual(['Documents', 'a.zip']);
+      expect(fixture.service.stats.requests).toBe(0);
     },
   );
 
   it('in a folder that does not exist is refused before anything is sent, with the mkdir -p the export gives', async () => {
-    const parent = join(dir, 'no such folder');
+    const parent = join(fixture.dir, 'no such folder');
     for (const extra of DRY) {
-      const run = await restore(['--journal', join(parent, 'j.jsonl'), ...extra]);
+      const run = await fixture.restore(['--journal', join(parent, 'j.jsonl'), ...extra], { json: true });
       expect({ extra, code: run.code }).toEqual({ extra, code: 2 });
       const error = errorOf(run.stdout);
       expect(error.code).toBe('OUTPUT_PARENT_MISSING');
       expect(error.next).toContain(`mkdir -p '${parent}'`);
       expect(run.stderr).not.toMatch(/ENOENT|\.tmp/);
     }
-    expect((await readdir(dir)).sort()).toEqual(['a.zip']);
-    expect(service.stats.requests).toBe(0);
+    expect((await readdir(fixture.dir)).sort()).toEqual(['a.zip']);
+    expect(fixture.service.stats.requests).toBe(0);
   });
 
   it('under a file (a.zip/j) is refused as a path under a file, not as an unreadable journal to move away', async () => {
-    const before = await sha256(archive);
+    const before = await sha256(fixture.archive);
     for (const extra of DRY) {
-      const run = await restore(['--journal', join(archive, 'j.jsonl'), ...extra]);
+      const run = await fixture.restore(['--journal', join(fixture.archive, 'j.jsonl'), ...extra], { json: true });
       expect({ extra, code: run.code }).toEqual({ extra, code: 2 });
       const error = errorOf(run.stdout);
       expect(error.code).toBe('OUTPUT_KIND');
-      expect(error.next).toContain(`not under the file ${archive}`);
+      expect(error.next).toContain(`not under the file ${fixture.archive}`);
       expect(run.stderr).not.toMatch(/ENOTDIR|\bmv\b|\brm\b/);
     }
-    expect(await sha256(archive)).toBe(before);
-    expect(service.stats.requests).toBe(0);
+    expect(await sha256(fixture.archive)).toBe(before);
+    expect(fixture.service.stats.requests).toBe(0);
   });
 });
 
 describe('a --journal file that is refused is never advised away with rm', () => {
   it('a text file that the group may write is told as not a journal (what it holds is looked at first)', async () => {
-    const notes = join(dir, 'notes.txt');
+    const notes = join(fixture.dir, 'notes.txt');
     await writeFile(notes, 'my notes\n');
     await chmod(notes, 0o664);
-    const run = await restore(['--journal', notes]);
+    const run = await fixture.restore(['--journal', notes], { json: true });
     expect(run.code).toBe(2);
     expect(errorOf(run.stdout).code).toBe('NOT_A_JOURNAL');
     expect(await readFile(notes, 'utf8')).toBe('my notes\n');
   });
 
   it('a journal of the user that the group may write is still refused, and mended with chmod 600', async () => {
-    const journal = join(dir, 'j.jsonl');
-    const start = `${JSON.stringify({ t: 'start', baseUrl: service.baseUrl, prototype: PROTO, at: 'x' })}\n`;
+    const journal = join(fixture.dir, 'j.jsonl');
+    const start = `${JSON.stringify({ t: 'start', baseUrl: fixture.service.baseUrl, prototype: PROTO, at: 'x' })}\n`;
     await writeFile(journal, start);
     await chmod(journal, 0o664);
-    const run = await restore(['--journal', journal]);
+    const run = await fixture.restore(['--journal', journal], { json: true });
     expect(run.code).not.toBe(0);
     const error = errorOf(run.stdout);
     expect(error.code).toBe('UNSAFE_PATH');
     expect(error.next).toContain(`chmod 600 ${journal}`);
     expect(run.stderr).not.toMatch(/\brm\b/);
     expect(await readFile(journal, 'utf8')).toBe(start);
-    for (const method of ['POST', 'PUT', 'DELETE']) expect(service.stats.byMethod.get(method) ?? 0).toBe(0);
+    for (const method of ['POST', 'PUT', 'DELETE']) expect(fixture.service.stats.byMethod.get(method) ?? 0).toBe(0);
   });
 
   it('a symlink is still refused, and the next step names --journal, not rm', async () => {
-    const target = join(dir, 'real.jsonl');
+    const target = join(fixture.dir, 'real.jsonl');
     await writeFile(target, '');
-    const journal = join(dir, 'j.jsonl');
+    const journal = join(fixture.dir, 'j.jsonl');
     await symlink(target, journal);
     for (const extra of DRY) {
-      const run = await restore(['--journal', journal, ...extra]);
+      const run = await fixture.restore(['--journal', journal, ...extra], { json: true });
       expect(run.code).not.toBe(0);
       const error = errorOf(run.stdout);
       expect(error.code).toBe('UNSAFE_PATH');
@@ -147,13 +127,13 @@ describe('a --journal file that is refused is never advised away with rm', () =>
       expect(run.stderr).not.toMatch(/\brm\b/);
     }
     expect(await readFile(target, 'utf8')).toBe('');
-    expect(service.stats.requests).toBe(0);
+    expect(fixture.service.stats.requests).toBe(0);
   });
 
   it('a folder named with --out that is a symlink gets no rm either; the work folder the tool makes keeps its own', async () => {
-    const real = join(dir, 'real');
+    const real = join(fixture.dir, 'real');
     await mkdir(real);
-    const linked = join(dir, 'out');
+    const linked = join(fixture.dir, 'out');
     await symlink(real, linked);
     const error = await outputFolder(linked, { flag: '--out', force: false }).catch((caught: unknown) => caught);
     if (!isRabbitError(error, 'UNSAFE_PATH')) throw new Error(`expected UNSAFE_PATH, got ${String(error)}`);
@@ -164,16 +144,16 @@ describe('a --journal file that is refused is never advised away with rm', () =>
 
 describe('the journal opened for writing', () => {
   it('is refused when it is by then the archive itself (made a hard link to it after the check)', async () => {
-    const before = await sha256(archive);
-    const journal = join(dir, 'j.jsonl');
-    await link(archive, journal);
+    const before = await sha256(fixture.archive);
+    const journal = join(fixture.dir, 'j.jsonl');
+    await link(fixture.archive, journal);
     const opened = await WriteJournal.open(
       journal,
-      { baseUrl: service.baseUrl, prototype: PROTO },
+      { baseUrl: fixture.service.baseUrl, prototype: PROTO },
       { created: new Map(), unfinished: 0 },
-      archive,
+      fixture.archive,
     ).catch((error: unknown) => error);
     expect(isRabbitError(opened, 'NOT_A_JOURNAL')).toBe(true);
-    expect(await sha256(archive)).toBe(before);
+    expect(await sha256(fixture.archive)).toBe(before);
   });
 });

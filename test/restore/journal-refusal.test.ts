@@ -1,29 +1,12 @@
 import { createHash } from 'node:crypto';
 import { link, mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { beforeEach, describe, expect, it, vi } from 'vitest';
-import type { FakeService } from '../../src/fake-service/index.js';
+import { describe, expect, it, vi } from 'vitest';
 import { registerRestore } from '../../src/cli/commands/restore.js';
 import { runCli } from '../helpers/cli.js';
-import { useFakeService } from '../helpers/fake-service.js';
-import { PROTO, damage, exportPrototype, liveContents } from './restore-helpers.js';
+import { PROTO, damagedArchiveFixture, exportPrototype, liveContents } from './restore-helpers.js';
 
-let service: FakeService;
-let dir: string;
-let archive: string;
-
-useFakeService({ seed: 1 }, (fixture) => ({ service, dir } = fixture));
-beforeEach(async () => {
-  archive = await exportPrototype(service, dir, 'a.zip');
-  damage(service);
-  service.stats.reset();
-});
-
-const restore = (...args: string[]) =>
-  runCli(['restore', archive, '--prototype', PROTO, ...args], {
-    register: registerRestore,
-    env: { RABBIT_API_KEY: service.keys.readWrite, RABBIT_BASE_URL: service.baseUrl },
-  });
+const fixture = damagedArchiveFixture();
 
 const sha256 = async (path: string): Promise<string> =>
   createHash('sha256')
@@ -41,12 +24,12 @@ const errorOf = (stdout: string): Refusal =>
 
 describe('restore never writes its journal into a file that is not one', () => {
   it('--journal naming the archive itself (or a hard link to it) is refused before anything is sent or written', async () => {
-    const before = { archive: await sha256(archive), live: liveContents(service) };
-    const linked = join(dir, 'same.jsonl');
-    await link(archive, linked);
-    for (const journal of [archive, linked]) {
+    const before = { archive: await sha256(fixture.archive), live: liveContents(fixture.service) };
+    const linked = join(fixture.dir, 'same.jsonl');
+    await link(fixture.archive, linked);
+    for (const journal of [fixture.archive, linked]) {
       for (const extra of [[], ['--dry-run']]) {
-        const run = await restore('--journal', journal, '--json', ...extra);
+        const run = await fixture.restore(['--journal', journal, ...extra], { json: true });
         expect({ journal, extra, code: run.code }).toEqual({ journal, extra, code: 2 });
         const error = errorOf(run.stdout);
         expect(error.code).toBe('NOT_A_JOURNAL');
@@ -55,10 +38,10 @@ describe('restore never writes its journal into a file that is not one', () => {
         expect(error.next).not.toMatch(/--force|move/);
       }
     }
-    expect(await sha256(archive)).toBe(before.archive);
-    expect(service.stats.requests).toBe(0);
-    expect(liveContents(service)).toEqual(before.live);
-    expect((await readdir(dir)).sort()).toEqual(['a.zip', 'same.jsonl']);
+    expect(await sha256(fixture.archive)).toBe(before.archive);
+    expect(fixture.service.stats.requests).toBe(0);
+    expect(liveContents(fixture.service)).toEqual(before.live);
+    expect((await readdir(fixture.dir)).sort()).toEqual(['a.zip', 'same.jsonl']);
   });
 
   it.each([
@@ -69,10 +52,10 @@ describe('restore never writes its journal into a file that is not one', () => {
     ['blank lines', '\n\n'],
     ['bytes that are not text', '\u0000\u00ff\u0001PK\u0003\u0004'],
   ])('a --journal file holding %s is refused and left as it was', async (_what, content) => {
-    const journal = join(dir, 'notes.jsonl');
+    const journal = join(fixture.dir, 'notes.jsonl');
     await writeFile(journal, content);
-    const before = { file: await sha256(journal), live: liveContents(service) };
-    const run = await restore('--journal', journal, '--json');
+    const before = { file: await sha256(journal), live: liveContents(fixture.service) };
+    const run = await fixture.restore(['--journal', journal], { json: true });
     expect(run.code).toBe(2);
     const error = errorOf(run.stdout);
     expect(error.code).toBe('NOT_A_JOURNAL');
@@ -83,34 +66,34 @@ describe('restore never writes its journal into a file that is not one', () => {
     // In words, on stderr too: the message, then the next step.
     expect(run.stderr).toContain(`\nnext: ${error.next}\n`);
     expect(await sha256(journal)).toBe(before.file);
-    expect(service.stats.requests).toBe(0);
-    expect(liveContents(service)).toEqual(before.live);
-    expect((await readdir(dir)).sort()).toEqual(['a.zip', 'notes.jsonl']);
+    expect(fixture.service.stats.requests).toBe(0);
+    expect(liveContents(fixture.service)).toEqual(before.live);
+    expect((await readdir(fixture.dir)).sort()).toEqual(['a.zip', 'notes.jsonl']);
   });
 
   it('an empty --journal file is taken as a new journal', async () => {
-    const journal = join(dir, 'new.jsonl');
+    const journal = join(fixture.dir, 'new.jsonl');
     await writeFile(journal, '');
-    const run = await restore('--journal', journal);
+    const run = await fixture.restore(['--journal', journal]);
     expect(run.code).toBe(0);
     const first = JSON.parse((await readFile(journal, 'utf8')).split('\n')[0] ?? '') as { t: string };
     expect(first.t).toBe('start');
   });
 
   it("sets aside a journal of another service's restore, writes its own, and says where the old one went", async () => {
-    const beside = join(dirname(archive), `.a.zip.restore-${PROTO}.jsonl`);
+    const beside = join(dirname(fixture.archive), `.a.zip.restore-${PROTO}.jsonl`);
     const other = '{"t":"start","baseUrl":"https://elsewhere.example","prototype":"9","at":"x"}\n';
     await writeFile(beside, other);
-    const run = await restore();
+    const run = await fixture.restore();
     expect(run.code).toBe(0);
-    const aside = (await readdir(dir)).filter((name) => name.endsWith('.old'));
+    const aside = (await readdir(fixture.dir)).filter((name) => name.endsWith('.old'));
     expect(aside).toHaveLength(1);
-    expect(await readFile(join(dir, aside[0]!), 'utf8')).toBe(other);
-    expect(run.stderr).toContain(`a journal of another restore was moved to ${join(dir, aside[0]!)}`);
+    expect(await readFile(join(fixture.dir, aside[0]!), 'utf8')).toBe(other);
+    expect(run.stderr).toContain(`a journal of another restore was moved to ${join(fixture.dir, aside[0]!)}`);
   });
 
   it("stops, saying so, when another restore's journal cannot be moved aside, and appends nothing to it", async () => {
-    const beside = join(dirname(archive), `.a.zip.restore-${PROTO}.jsonl`);
+    const beside = join(dirname(fixture.archive), `.a.zip.restore-${PROTO}.jsonl`);
     const other = '{"t":"start","baseUrl":"https://elsewhere.example","prototype":"9","at":"x"}\n';
     await writeFile(beside, other);
     // The name it would be moved to is a folder that is not empty: the rename fails, as root's would not otherwise.
@@ -118,7 +101,7 @@ describe('restore never writes its journal into a file that is not one', () => {
     const clock = vi.spyOn(Date, 'now').mockReturnValue(now);
     try {
       await mkdir(join(`${beside}.${now}.old`, 'full'), { recursive: true });
-      const run = await restore('--json');
+      const run = await fixture.restore([], { json: true });
       expect(run.code).not.toBe(0);
       const error = errorOf(run.stdout);
       expect(error.message).toContain('cannot move the journal of another restore');
@@ -130,31 +113,38 @@ describe('restore never writes its journal into a file that is not one', () => {
     }
     expect(await readFile(beside, 'utf8')).toBe(other);
     // It read what is live to plan, and wrote nothing.
-    for (const method of ['POST', 'PUT', 'DELETE']) expect(service.stats.byMethod.get(method) ?? 0).toBe(0);
+    for (const method of ['POST', 'PUT', 'DELETE']) expect(fixture.service.stats.byMethod.get(method) ?? 0).toBe(0);
   });
 
   it("prints the paths of its journals, which hold the archive's name, with no terminal escapes in them", async () => {
     // A name that would set the terminal's title and colour the rest of its screen red.
     const hostile = 'night\u001b]0;owned\u0007\u001b[31m';
-    const named = await exportPrototype(service, dir, `${hostile}.zip`);
+    const named = await exportPrototype(fixture.service, fixture.dir, `${hostile}.zip`);
     const removeOne = (): void =>
-      service.store.deleteElement(PROTO, 'layer1', service.store.layer(PROTO, 'layer1')!.elements[0]!.id);
+      fixture.service.store.deleteElement(
+        PROTO,
+        'layer1',
+        fixture.service.store.layer(PROTO, 'layer1')!.elements[0]!.id,
+      );
     removeOne();
-    const env = { RABBIT_API_KEY: service.keys.readWrite, RABBIT_BASE_URL: service.baseUrl };
+    const env = { RABBIT_API_KEY: fixture.service.keys.readWrite, RABBIT_BASE_URL: fixture.service.baseUrl };
     // The journal of another service's restore where this one's goes by default: moved aside, and said.
-    const beside = join(dir, `.${hostile}.zip.restore-${PROTO}.jsonl`);
+    const beside = join(fixture.dir, `.${hostile}.zip.restore-${PROTO}.jsonl`);
     await writeFile(beside, '{"t":"start","baseUrl":"https://elsewhere.example","prototype":"9","at":"x"}\n');
     const aside = await runCli(['restore', named, '--prototype', PROTO], { register: registerRestore, env });
     expect(aside.code).toBe(0);
     expect(aside.stderr).toContain('a journal of another restore was moved to ');
     // A journal named with --journal is kept, and its path printed with the outcome.
     removeOne();
-    const kept = await runCli(['restore', named, '--prototype', PROTO, '--journal', join(dir, `${hostile}.jsonl`)], {
-      register: registerRestore,
-      env,
-    });
+    const kept = await runCli(
+      ['restore', named, '--prototype', PROTO, '--journal', join(fixture.dir, `${hostile}.jsonl`)],
+      {
+        register: registerRestore,
+        env,
+      },
+    );
     expect(kept.code).toBe(0);
-    expect(kept.stdout).toContain(`journal: ${join(dir, 'night<U+001B>]0;owned<U+0007><U+001B>[31m.jsonl')}`);
+    expect(kept.stdout).toContain(`journal: ${join(fixture.dir, 'night<U+001B>]0;owned<U+0007><U+001B>[31m.jsonl')}`);
     for (const run of [aside, kept]) {
       expect(run.stdout + run.stderr).not.toContain('\u001b');
       expect(run.stdout + run.stderr).not.toContain('\u0007');

@@ -1,11 +1,14 @@
 import { join } from 'node:path';
-import { afterEach } from 'vitest';
+import { afterEach, beforeEach } from 'vitest';
 import { startFakeService, type FakeService, type FakeServiceOptions } from '../../src/fake-service/index.js';
 import { exportAccount } from '../../src/export/export-account.js';
 import type { Format } from '../../src/api/resource-kinds.js';
+import { registerRestore } from '../../src/cli/commands/restore.js';
 import { canonicalJson } from '../../src/restore/element-shape.js';
 import type { RestoreOptions } from '../../src/restore/restore-prototype.js';
 import { readArchive } from '../helpers/archive.js';
+import { runCli, type CliRun } from '../helpers/cli.js';
+import { useFakeService } from '../helpers/fake-service.js';
 
 /** The ordinary sample prototype: 4 pages of 5 elements, 2 layers of 3. */
 export const PROTO = '1001';
@@ -41,6 +44,55 @@ export function damage(service: FakeService): string {
   const layer = service.store.layer(PROTO, 'layer1')!;
   service.store.deleteElement(PROTO, 'layer1', layer.elements[0]!.id);
   return service.store.addElement(PROTO, 'page0001', { type: 'sticker', text: 'oops' }).id;
+}
+
+/** What damagedArchiveFixture gives a test file; its fields are read inside tests and hooks, where they are set. */
+export interface DamagedArchive {
+  readonly service: FakeService;
+  /** The test's temp folder, which holds the archive. */
+  readonly dir: string;
+  /** An archive of PROTO as it was before damage(). */
+  readonly archive: string;
+  /**
+   * `restore ARCHIVE --prototype PROTO [--json] ...args`, in-process, with the service's read-write
+   * key, in `cwd` if one is given.
+   */
+  restore(args?: string[], options?: { json?: boolean; cwd?: string }): Promise<CliRun>;
+}
+
+/**
+ * For each test: a fake service and a temp folder, an archive of PROTO named `name` exported into
+ * it, then the service damaged (see damage) and its request counts reset, so that a test counts
+ * only the requests of what it runs. Called at the top of a test file, for the reason
+ * servicesClosedAfterEach gives; a file's own beforeEach hooks run after these.
+ */
+export function damagedArchiveFixture({ name = 'a.zip' }: { name?: string } = {}): DamagedArchive {
+  let service!: FakeService;
+  let dir!: string;
+  let archive!: string;
+  useFakeService({ seed: 1 }, (fixture) => ({ service, dir } = fixture));
+  beforeEach(async () => {
+    archive = await exportPrototype(service, dir, name);
+    damage(service);
+    service.stats.reset();
+  });
+  return {
+    get service() {
+      return service;
+    },
+    get dir() {
+      return dir;
+    },
+    get archive() {
+      return archive;
+    },
+    restore: (args = [], { json = false, cwd } = {}) =>
+      runCli(['restore', archive, '--prototype', PROTO, ...(json ? ['--json'] : []), ...args], {
+        register: registerRestore,
+        env: { RABBIT_API_KEY: service.keys.readWrite, RABBIT_BASE_URL: service.baseUrl },
+        ...(cwd !== undefined ? { cwd } : {}),
+      }),
+  };
 }
 
 /** Parent id -> its elements (id and attributes as canonical JSON), from an archive. */
