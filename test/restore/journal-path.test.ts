@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { chmod, link, mkdir, readFile, readdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -6,7 +5,7 @@ import { nextStepFor } from '../../src/cli/error-guide.js';
 import { outputFolder } from '../../src/cli/output-path.js';
 import { isRabbitError } from '../../src/core/errors.js';
 import { WriteJournal } from '../../src/restore/write-journal.js';
-import { PROTO, damagedArchiveFixture } from './restore-helpers.js';
+import { PROTO, damagedArchiveFixture, errorOf, sha256 } from './restore-helpers.js';
 
 /**
  * Where --journal points is the user's choice, and so is what is there already: a folder, a
@@ -14,20 +13,6 @@ import { PROTO, damagedArchiveFixture } from './restore-helpers.js';
  * another path or mends the one given, never one that removes what the user named.
  */
 const fixture = damagedArchiveFixture();
-
-interface Refusal {
-  code: string;
-  message: string;
-  next?: string;
-}
-
-const errorOf = (stdout: string): Refusal =>
-  (JSON.parse(stdout.trim().split('\n').at(-1) ?? '{}') as { error: Refusal }).error;
-
-const sha256 = async (path: string): Promise<string> =>
-  createHash('sha256')
-    .update(await readFile(path))
-    .digest('hex');
 
 const DRY = [[], ['--dry-run']];
 

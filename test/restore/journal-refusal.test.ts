@@ -1,26 +1,11 @@
-import { createHash } from 'node:crypto';
 import { link, mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { registerRestore } from '../../src/cli/commands/restore.js';
 import { runCli } from '../helpers/cli.js';
-import { PROTO, damagedArchiveFixture, exportPrototype, liveContents } from './restore-helpers.js';
+import { PROTO, damagedArchiveFixture, errorOf, exportPrototype, liveContents, sha256 } from './restore-helpers.js';
 
 const fixture = damagedArchiveFixture();
-
-const sha256 = async (path: string): Promise<string> =>
-  createHash('sha256')
-    .update(await readFile(path))
-    .digest('hex');
-
-interface Refusal {
-  code: string;
-  message: string;
-  next?: string;
-}
-
-const errorOf = (stdout: string): Refusal =>
-  (JSON.parse(stdout.trim().split('\n').at(-1) ?? '{}') as { error: Refusal }).error;
 
 describe('restore never writes its journal into a file that is not one', () => {
   it('--journal naming the archive itself (or a hard link to it) is refused before anything is sent or written', async () => {

@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach } from 'vitest';
 import { startFakeService, type FakeService, type FakeServiceOptions } from '../../src/fake-service/index.js';
@@ -178,3 +180,20 @@ export function fakeClock(): { now: () => number; sleep: (ms: number, signal: Ab
     },
   };
 }
+
+/** A refusal as a command's --json summary gives it: its code, message and next step. */
+export interface Refusal {
+  code: string;
+  message: string;
+  next?: string;
+}
+
+/** The refusal in the --json summary, the last line of `stdout`. */
+export const errorOf = (stdout: string): Refusal =>
+  (JSON.parse(stdout.trim().split('\n').at(-1) ?? '{}') as { error: Refusal }).error;
+
+/** A file's SHA-256, to show it was left as it was. */
+export const sha256 = async (path: string): Promise<string> =>
+  createHash('sha256')
+    .update(await readFile(path))
+    .digest('hex');
