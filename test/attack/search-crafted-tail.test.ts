@@ -7,7 +7,7 @@ import { searchArchive, type SearchEvent } from '../../src/search/search-archive
 import { partHead, PART_TAIL, partsFile, recordLine, type SearchRecord } from '../../src/search/search-record.js';
 import { placesOf } from '../../src/site/search-places.js';
 import { requireTool, python } from '../helpers/tools.js';
-import { BARE_MANIFEST } from '../search/bare-manifest.js';
+import { BARE_MANIFEST } from '../search/crafted-index.js';
 
 /**
  * Zips built byte by byte by Python in shapes no writer makes: central directory records that

@@ -5,10 +5,10 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerLs } from '../../src/cli/commands/ls.js';
 import { registerSearch } from '../../src/cli/commands/search.js';
-import { partHead, PART_TAIL, partsFile, recordLine } from '../../src/search/search-record.js';
+import { partsFile } from '../../src/search/search-record.js';
 import { runCli } from '../helpers/cli.js';
 import { requireTool, python } from '../helpers/tools.js';
-import { BARE_MANIFEST, MANIFEST_HEAD } from '../search/bare-manifest.js';
+import { BARE_MANIFEST, MANIFEST_HEAD, SHOP_PART } from '../search/crafted-index.js';
 
 /**
  * Archives whose search index is whole and in place, written by Python's zipfile in the order the
@@ -24,33 +24,12 @@ with zipfile.ZipFile(out, 'w', zipfile.ZIP_DEFLATED) as z:
         z.writestr(name, text)
 `;
 
-const PART = [
-  partHead('5'),
-  recordLine(
-    { kind: 'prototype', field: 'name', page: '', layer: '', id: '', target: 'prototypes/5/index.html', text: 'Shop' },
-    'shop',
-  ),
-  recordLine(
-    {
-      kind: 'element',
-      field: 'text',
-      page: 'p1',
-      layer: '',
-      id: 'e1',
-      target: 'prototypes/5/index.html#page-p1',
-      text: 'Coupon code',
-    },
-    'coupon code',
-  ),
-  PART_TAIL,
-].join('');
-
 type Entries = Array<[string, string]>;
 
 const BODIES: Entries = Array.from({ length: 40 }, (_, i) => [`prototypes/5/r1/pages/p${i}.json`, `{"name":"p${i}"}`]);
 const INDEX: Entries = [
   ['search/search-box.js', '// box'],
-  ['search/prototype-5.js', PART],
+  ['search/prototype-5.js', SHOP_PART],
   ['search/index.js', partsFile(['5'])],
 ];
 const VIEWER: Entries = [['index.html', '<!doctype html>']];

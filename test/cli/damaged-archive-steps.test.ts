@@ -15,7 +15,7 @@ import { plainZip } from '../helpers/plain-zip.js';
 import { tempDir } from '../helpers/temp.js';
 import { python } from '../helpers/tools.js';
 import { flipEntryByte } from '../helpers/zip-layout.js';
-import { MANIFEST_HEAD } from '../search/bare-manifest.js';
+import { MANIFEST_HEAD } from '../search/crafted-index.js';
 import { sampleManifest, writeSampleArchive } from '../verify/sample-archive.js';
 
 // A damaged or foreign archive is no dead end: every reader that refuses one says what to do next,

@@ -5,36 +5,16 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { searchArchive, type SearchEvent } from '../../src/search/search-archive.js';
 import { IndexTail } from '../../src/search/index-tail.js';
-import { partHead, PART_TAIL, partsFile, recordLine } from '../../src/search/search-record.js';
+import { partsFile } from '../../src/search/search-record.js';
 import { placesOf } from '../../src/site/search-places.js';
 import { requireTool, python } from '../helpers/tools.js';
-import { BARE_MANIFEST } from './bare-manifest.js';
+import { BARE_MANIFEST, SHOP_PART } from './crafted-index.js';
 import { searchArchives } from './search-archive-fixture.js';
 
 /**
  * Zips written by Python's zipfile in the order the export writes its entries: the prototypes'
  * files, then search/, then index.html and the manifest (one that lists nothing).
  */
-const PART = [
-  partHead('5'),
-  recordLine(
-    { kind: 'prototype', field: 'name', page: '', layer: '', id: '', target: 'prototypes/5/index.html', text: 'Shop' },
-    'shop',
-  ),
-  recordLine(
-    {
-      kind: 'element',
-      field: 'text',
-      page: 'p1',
-      layer: '',
-      id: 'e1',
-      target: 'prototypes/5/index.html#page-p1',
-      text: 'Coupon code',
-    },
-    'coupon code',
-  ),
-  PART_TAIL,
-].join('');
 
 const WRITE_ZIP = `
 import sys, zipfile
@@ -54,7 +34,7 @@ let dir: string;
 
 async function makeZip(name: string, withIndex: boolean): Promise<string> {
   const out = join(dir, name);
-  await writeFile(join(dir, 'part.js'), PART);
+  await writeFile(join(dir, 'part.js'), SHOP_PART);
   await writeFile(join(dir, 'parts.js'), partsFile(['5']));
   await writeFile(join(dir, 'manifest.json'), BARE_MANIFEST);
   const files = ['part.js', 'parts.js', 'manifest.json'].map((name) => join(dir, name));
@@ -99,7 +79,7 @@ describe('the search index found from the central directory tail', () => {
       expect(tail?.has('search/search-box.js')).toBe(true);
       expect(tail?.has('index.html')).toBe(false);
       expect((await tail?.readEntry('manifest.json', 1 << 20))?.toString('utf8')).toBe(BARE_MANIFEST);
-      expect((await tail?.readEntry('search/prototype-5.js', 1 << 20))?.toString('utf8')).toBe(PART);
+      expect((await tail?.readEntry('search/prototype-5.js', 1 << 20))?.toString('utf8')).toBe(SHOP_PART);
     } finally {
       tail?.close();
     }
