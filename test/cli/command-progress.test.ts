@@ -12,6 +12,7 @@ import { registerRestore } from '../../src/cli/commands/restore.js';
 import { registerSearch } from '../../src/cli/commands/search.js';
 import { registerVerify } from '../../src/cli/commands/verify.js';
 import { BIN, runCli, type CliOptions, type CliRun } from '../helpers/cli.js';
+import { SMALL_SAMPLE } from '../helpers/fake-service.js';
 import { tempDir } from '../helpers/temp.js';
 import { requireTool } from '../helpers/tools.js';
 import { PROTO, exportPrototype } from '../restore/restore-helpers.js';
@@ -95,20 +96,11 @@ let service: FakeService;
 let keep: string;
 let archive: string;
 
-// The sample's five prototypes, the two ordinary ones cut to a page, a layer and a discussion each,
-// and small page images: 136 entries to verify, convert and search instead of 228.
+// The small sample: 136 entries to verify, convert and search instead of 228.
 beforeAll(async () => {
   service = await startFakeService({
     seed: 1,
-    dataset: {
-      pagesPerPrototype: 1,
-      elementsPerPage: 1,
-      layersPerPrototype: 1,
-      elementsPerLayer: 1,
-      discussionsPerPrototype: 1,
-      pngWidth: 80,
-      pngHeight: 60,
-    },
+    dataset: SMALL_SAMPLE,
   });
   keep = await mkdtemp(join(tmpdir(), 'rabbit-command-progress-'));
   archive = join(keep, 'team.zip');

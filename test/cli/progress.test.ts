@@ -10,6 +10,7 @@ import { startFakeService, type FakeService } from '../../src/fake-service/index
 import { registerExport } from '../../src/cli/commands/export.js';
 import { BIN, runCli, type CliRun } from '../helpers/cli.js';
 import { requestHold, type RequestHold } from '../helpers/sleep-gate.js';
+import { SMALL_SAMPLE } from '../helpers/fake-service.js';
 import { tempDir } from '../helpers/temp.js';
 import { requireTool } from '../helpers/tools.js';
 
@@ -55,20 +56,11 @@ describe('progress of a real export (issue 15)', () => {
   let hold: RequestHold;
   /** A real wait per request instead of the hold. */
   let latencyMs: number | undefined;
-  // One service for these tests (the runs only read it): its five prototypes, the two ordinary ones cut
-  // to a page, a layer and a discussion each (111 requests, not 197), and small page images. Every
-  // request goes through the hold: answered at once, but for one the test chooses.
+  // One service for these tests (the runs only read it), of the small sample (111 requests, not 197).
+  // Every request goes through the hold: answered at once, but for one the test chooses.
   beforeAll(async () => {
     service = await startFakeService({
-      dataset: {
-        pagesPerPrototype: 1,
-        elementsPerPage: 1,
-        layersPerPrototype: 1,
-        elementsPerLayer: 1,
-        discussionsPerPrototype: 1,
-        pngWidth: 80,
-        pngHeight: 60,
-      },
+      dataset: SMALL_SAMPLE,
       latencyMs: 600_000,
       sleep: (ms) => (latencyMs === undefined ? hold.sleep(ms) : sleep(latencyMs)),
     });

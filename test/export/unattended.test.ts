@@ -8,6 +8,7 @@ import { verifyArchive } from '../../src/verify/verify-archive.js';
 import { isRabbitError } from '../../src/core/errors.js';
 import { manifestOf, readArchive } from '../helpers/archive.js';
 import { runCli } from '../helpers/cli.js';
+import { SMALL_SAMPLE } from '../helpers/fake-service.js';
 import { tempDir } from '../helpers/temp.js';
 import { expectExact } from '../helpers/exact.js';
 import { skippingClock } from '../helpers/skipping-clock.js';
@@ -23,15 +24,6 @@ import { whenever } from '../helpers/until.js';
  * five, the ordinary two cut to a page, a layer and a discussion each (111 requests, not 197).
  */
 const DATASET = { prototypes: 0, pngWidth: 80, pngHeight: 60 } as const;
-const WITH_ORDINARY = {
-  pagesPerPrototype: 1,
-  elementsPerPage: 1,
-  layersPerPrototype: 1,
-  elementsPerLayer: 1,
-  discussionsPerPrototype: 1,
-  pngWidth: 80,
-  pngHeight: 60,
-} as const;
 
 function serve(options: FakeServiceOptions = {}): Promise<FakeService> {
   return startFakeService({ dataset: DATASET, ...options });
@@ -128,7 +120,7 @@ describe('--max-duration', () => {
   it('stops fetching, writes a whole archive of what it has (complete prototypes stay complete), marked incomplete; --since then completes it', async () => {
     const slow = ['/rabbit/api/prototypes/3/pages/page0001.png', '/rabbit/api/prototypes/3/layers.json'];
     service = await serve({
-      dataset: WITH_ORDINARY,
+      dataset: SMALL_SAMPLE,
       faults: { paths: slow.map((path) => ({ path, kind: 'trickle' as const })) },
     });
     const dir = await tempDir();
@@ -190,7 +182,7 @@ describe('--max-duration', () => {
     // The frontier takes the newest task first, so prototype 1002 (listed last) goes early and its
     // pages.json holds the only slot until the deadline; prototypes still queued were never read.
     service = await serve({
-      dataset: WITH_ORDINARY,
+      dataset: SMALL_SAMPLE,
       faults: { paths: [{ path: '/rabbit/api/prototypes/1002/pages.json', kind: 'trickle' }] },
     });
     const dir = await tempDir();

@@ -24,3 +24,18 @@ export function useFakeService(options: FakeServiceOptions, use: (fixture: FakeS
     running = undefined;
   });
 }
+
+/**
+ * The sample's five prototypes with the two ordinary ones cut to a page, a layer and a discussion
+ * each, and small page images (111 requests, not 197): for tests that need the sample's kinds of
+ * prototype, not its size.
+ */
+export const SMALL_SAMPLE = {
+  pagesPerPrototype: 1,
+  elementsPerPage: 1,
+  layersPerPrototype: 1,
+  elementsPerLayer: 1,
+  discussionsPerPrototype: 1,
+  pngWidth: 80,
+  pngHeight: 60,
+} as const;
