@@ -1,13 +1,11 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { fetchResource, type AttemptEvent, type FetchContext } from '../../src/crawl/fetch-resource.js';
-import { HttpClient } from '../../src/client/http-client.js';
+import { fetchResource, type AttemptEvent } from '../../src/crawl/fetch-resource.js';
 import { wireCap } from '../../src/client/content-coding.js';
-import { RETRY_DEFAULTS } from '../../src/client/retry-policy.js';
 import { isRabbitError } from '../../src/core/errors.js';
 import type { FakeService } from '../../src/fake-service/index.js';
-import { Spool } from '../../src/storage/spool.js';
 import { useFakeService } from '../helpers/fake-service.js';
+import { testFetchContext } from './fetch-context.js';
 
 let service: FakeService;
 let dir: string;
@@ -18,28 +16,17 @@ const PNG = '/rabbit/api/prototypes/3/pages/page0001.png';
 
 /** One fetch of `source` with the cap `maxBytes`; what it returned or threw, and the attempts it reported. */
 async function fetchOnce(source: string, maxBytes: number) {
-  const client = new HttpClient({ baseUrl: service.baseUrl, connections: 2, timeoutMs: 30_000 });
-  const spool = new Spool(join(dir, 'spool'));
-  await spool.init();
   const events: AttemptEvent[] = [];
-  const ctx: FetchContext = {
-    client,
-    spool,
-    retry: { ...RETRY_DEFAULTS },
-    signal: new AbortController().signal,
-    random: () => 0.5,
-    now: () => 0,
+  const { ctx, close } = await testFetchContext(service.baseUrl, join(dir, 'spool'), {
     onAttempt: (event) => events.push(event),
-    sleep: () => Promise.resolve(),
-  };
+  });
   try {
     const result = await fetchResource(ctx, { source, key: service.keys.readOnly, maxBytes, keep: false }).catch(
       (error: unknown) => error,
     );
     return { result, events };
   } finally {
-    await client.close();
-    await spool.close();
+    await close();
   }
 }
 
