@@ -1,6 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { redactSecrets } from '../../src/core/redact.js';
 import { KEY_MARKER, SecretMarker } from '../../src/core/secret-marker.js';
+import { replaceIn } from './replace-in.js';
 
 const KEY = 'a1b2c3d4e5f60718293a4b5c6d7e8f9012345678';
 /** A key whose runs hold `+` and `/`: its base64 and base64url differ at every alignment (a hex key's never do). */
@@ -37,19 +38,6 @@ const payload = (key: string, alignment: number): { head: string; tail: string; 
 /** A page carrying `encoded` in a data: URI, and the base64 read back out of one. */
 const page = (encoded: string): string => `<p>hi</p><img src="data:application/json;base64,${encoded}" alt="">`;
 const dataOf = (html: string): string => /base64,([^"]*)"/.exec(html)?.[1] ?? '';
-
-/** The replacer fed `bytes` cut at the given places: its output and count. */
-function replaceIn(marker: SecretMarker, bytes: Buffer, cuts: number[]): { out: Buffer; count: number } {
-  const replacer = marker.replacer();
-  const parts: Buffer[] = [];
-  let from = 0;
-  for (const cut of [...cuts, bytes.length]) {
-    parts.push(replacer.push(bytes.subarray(from, cut)));
-    from = cut;
-  }
-  parts.push(replacer.end());
-  return { out: Buffer.concat(parts), count: replacer.count };
-}
 
 /** Cut nowhere, at each single place, and between every two bytes. */
 function cutsOf(length: number): number[][] {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { KEY_MARKER, SecretMarker } from '../../src/core/secret-marker.js';
+import { replaceIn as replaceBytes } from './replace-in.js';
 
 const KEY = 'a1b2c3d4e5f60718293a4b5c6d7e8f9012345678';
 const PUNCT_KEY = 'k&e<y"/+%\\_-~x';
@@ -30,18 +31,10 @@ function encodings(key: string): [string, string][] {
   ];
 }
 
-/** The replacer fed `text` cut at the given places: its output and count. */
+/** The replacer fed `text` (as latin1 bytes) cut at the given places: its output and count. */
 function replaceIn(marker: SecretMarker, text: string, cuts: number[]): { out: string; count: number } {
-  const bytes = Buffer.from(text, 'latin1');
-  const replacer = marker.replacer();
-  const parts: Buffer[] = [];
-  let from = 0;
-  for (const cut of [...cuts, bytes.length]) {
-    parts.push(replacer.push(bytes.subarray(from, cut)));
-    from = cut;
-  }
-  parts.push(replacer.end());
-  return { out: Buffer.concat(parts).toString('latin1'), count: replacer.count };
+  const { out, count } = replaceBytes(marker, Buffer.from(text, 'latin1'), cuts);
+  return { out: out.toString('latin1'), count };
 }
 
 describe('SecretMarker: the key in every encoding, split at every chunk boundary', () => {
