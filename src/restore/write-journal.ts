@@ -61,9 +61,7 @@ const WHAT = 'the restore journal';
 export async function checkJournalPath(path: string, archive: string): Promise<void> {
   // Read as stdout (as `--out -` is), but a journal is read back to resume: it would be a file named '-'.
   if (path === '-')
-    throw new RabbitError('USAGE', `${FLAG} names a file that restore appends to and reads back, never stdout`, {
-      data: { path, next: `name a file with ${FLAG}, e.g. ${FLAG} restore.jsonl, or leave it out` },
-    });
+    throw namesNoFile(path, '- stands for stdout elsewhere, and a journal is appended to and read back');
   await checkParent(path);
   if (await sameFile(path, archive)) throw isTheArchive(path, archive);
   const found = await lstat(path).catch((error: NodeJS.ErrnoException) => {
@@ -282,9 +280,7 @@ function notAFile(path: string, stats: Stats): RabbitError {
       : stats.isCharacterDevice() || stats.isBlockDevice()
         ? 'a device'
         : 'not a regular file';
-  return new RabbitError('USAGE', `${FLAG} names a file: ${path} is ${kind}`, {
-    data: { path, next: `name a new file with ${FLAG}, e.g. ${FLAG} restore.jsonl` },
-  });
+  return namesNoFile(path, `${path} is ${kind}`);
 }
 
 /**
@@ -297,7 +293,12 @@ function namesAFile(path: string): boolean {
 }
 
 function noFileName(path: string): RabbitError {
-  return new RabbitError('USAGE', `${FLAG} names a file: ${path === '' ? 'it is empty' : `${path} names a folder`}`, {
+  return namesNoFile(path, path === '' ? 'it is empty' : `${path} names a folder`);
+}
+
+/** The usage error for a --journal that names no file restore can make its journal: `why`, and another name. */
+function namesNoFile(path: string, why: string): RabbitError {
+  return new RabbitError('USAGE', `${FLAG} names a file: ${why}`, {
     data: { path, next: `name a new file with ${FLAG}, e.g. ${FLAG} restore.jsonl` },
   });
 }
