@@ -91,6 +91,11 @@ export class PageRequisites {
   /** What has been fetched so far; `archived` is set only while `finish` works on a prototype. */
   readonly catalog: AssetCatalog = { assets: new Map(), archived: new Map(), foreign: new Map() };
   private readonly requested = new Set<string>();
+  /**
+   * Fetched assets by entry name: two URLs serving the same bytes as the same type make one entry,
+   * which the archive holds once (the zip writer refuses a name twice).
+   */
+  private readonly byPath = new Map<string, StoredFile>();
   /** URLs on the service's host outside its base path, recorded as missing once each. */
   private readonly outsideReported = new Set<string>();
   /** Scheduled but not started: what a halted frontier dropped is recorded as missing. */
@@ -252,6 +257,13 @@ export class PageRequisites {
       if (isRabbitError(error) && error.errorClass !== 'fatal') return this.fail(asset.source, error);
       throw error;
     }
+    const same = this.byPath.get(stored.path);
+    if (same !== undefined) {
+      // Already stored, and a stylesheet already followed: this URL is found by its request too.
+      this.catalog.assets.set(asset.request, same);
+      return;
+    }
+    this.byPath.set(stored.path, stored);
     model.addFile(undefined, stored);
     this.catalog.assets.set(asset.request, stored);
     if (!isCss(stored.contentType)) return;
